@@ -1,0 +1,57 @@
+/* sprbench: dispatch to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+#include "sb_cli.h"
+#include "sb_cmds.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command g_commands[] = {
+    {"info", sb_cmd_info, "describe this machine: CPU, ISA, AMX permission, topology"},
+    {"peak", sb_cmd_peak, "measure peak FLOP/s per instruction path"},
+    {"gemm", sb_cmd_gemm, "check and time one GEMM with one kernel"},
+    {"sweep", sb_cmd_sweep, "run a matrix of points, store every sample in SQLite"},
+    {"plot", sb_cmd_plot, "draw GFLOP/s, speedup and efficiency plots from the database"},
+    {"db", sb_cmd_db, "inspect the results database"},
+    {"tokenize", sb_cmd_tokenize, "BERT uncased WordPiece tokenisation, one JSON line per input"},
+    {"features", sb_cmd_features, "SQuAD features as run_qa.py makes them"},
+    {"evaluate", sb_cmd_evaluate, "official SQuAD v1.1 exact match and F1"},
+    {"squad-synth", sb_cmd_squad_synth, "write a synthetic SQuAD-format data set"},
+    {"train", sb_cmd_train, "fine-tune DistilBERT for SQuAD on the chosen kernel"},
+    {"predict", sb_cmd_predict, "predict answers for a SQuAD file from a checkpoint"},
+};
+#define NCOMMANDS (sizeof g_commands / sizeof g_commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: sprbench <command> [options]   (sprbench <command> --help)\n\n"
+               "CPU deep-learning training benchmarks and scaling studies.\n\ncommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-12s %s\n", g_commands[i].name, g_commands[i].summary);
+    fprintf(f, "\nsprbench --version prints the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("sprbench %s\n", sb_version());
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(argv[1], g_commands[i].name))
+            return g_commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "sprbench: unknown command '%s' (see sprbench --help)\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,189 @@
+#include "sb_cpu.h"
+#include <cpuid.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define ARCH_GET_XCOMP_SUPP 0x1021
+#define ARCH_GET_XCOMP_PERM 0x1022
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+
+static void cpuid2(unsigned leaf, unsigned sub, unsigned r[4])
+{
+    __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
+
+static uint64_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+const char *sb_cpu_microarch(const char *vendor, unsigned family,
+                             unsigned model, unsigned stepping)
+{
+    if (strcmp(vendor, "GenuineIntel") == 0 && family == 6) {
+        switch (model) {
+        case 0x55:
+            if (stepping >= 10) return "Cooper Lake";
+            if (stepping >= 5) return "Cascade Lake";
+            return "Skylake-SP";
+        case 0x4E: case 0x5E: return "Skylake";
+        case 0x6A: case 0x6C: return "Ice Lake";
+        case 0x7D: case 0x7E: return "Ice Lake (client)";
+        case 0x8F: return "Sapphire Rapids";
+        case 0xCF: return "Emerald Rapids";
+        case 0xAD: case 0xAE: return "Granite Rapids";
+        case 0xAF: return "Sierra Forest";
+        default: return "unknown";
+        }
+    }
+    if (strcmp(vendor, "AuthenticAMD") == 0) {
+        if (family == 0x17) return model >= 0x30 ? "Zen 2" : "Zen";
+        if (family == 0x19) {
+            if (model <= 0x0F || (model >= 0x20 && model <= 0x5F)) return "Zen 3";
+            if ((model >= 0x10 && model <= 0x1F) || (model >= 0x60 && model <= 0x7F) ||
+                (model >= 0xA0 && model <= 0xAF))
+                return "Zen 4";
+            return "unknown";
+        }
+        if (family == 0x1A) return "Zen 5";
+    }
+    return "unknown";
+}
+
+void sb_cpu_detect(sb_cpu *c)
+{
+    unsigned r[4];
+    memset(c, 0, sizeof *c);
+    cpuid2(0, 0, r);
+    unsigned max_leaf = r[0];
+    memcpy(c->vendor, &r[1], 4);
+    memcpy(c->vendor + 4, &r[3], 4);
+    memcpy(c->vendor + 8, &r[2], 4);
+    c->vendor[12] = '\0';
+
+    cpuid2(1, 0, r);
+    unsigned base_family = (r[0] >> 8) & 0xF, ext_family = (r[0] >> 20) & 0xFF;
+    unsigned base_model = (r[0] >> 4) & 0xF, ext_model = (r[0] >> 16) & 0xF;
+    c->stepping = r[0] & 0xF;
+    c->family = base_family == 0xF ? base_family + ext_family : base_family;
+    c->model = (base_family == 0x6 || base_family == 0xF) ? (ext_model << 4) | base_model
+                                                          : base_model;
+    c->fma = (r[2] >> 12) & 1;
+    int osxsave = (r[2] >> 27) & 1;
+    int avx = (r[2] >> 28) & 1;
+    if (osxsave) {
+        c->xcr0 = read_xcr0();
+        c->os_avx512 = (c->xcr0 & 0xE6) == 0xE6;
+        c->xcr0_amx = (c->xcr0 & (3ull << 17)) == (3ull << 17);
+    }
+    if (max_leaf >= 7) {
+        cpuid2(7, 0, r);
+        c->avx2 = avx && ((r[1] >> 5) & 1);
+        c->avx512f = (r[1] >> 16) & 1;
+        c->avx512dq = (r[1] >> 17) & 1;
+        c->avx512bw = (r[1] >> 30) & 1;
+        c->avx512vl = (r[1] >> 31) & 1;
+        c->avx512_vnni = (r[2] >> 11) & 1;
+        c->amx_bf16 = (r[3] >> 22) & 1;
+        c->amx_tile = (r[3] >> 24) & 1;
+        c->amx_int8 = (r[3] >> 25) & 1;
+        cpuid2(7, 1, r);
+        c->avx512_bf16 = (r[0] >> 5) & 1;
+    }
+    if (max_leaf >= 0x1D && c->amx_tile) {
+        cpuid2(0x1D, 0, r);
+        if (r[0] >= 1) {
+            c->amx_palette1 = 1;
+            cpuid2(0x1D, 1, r);
+            c->amx_bytes_per_row = r[1] & 0xFFFF;
+            c->amx_tiles = r[1] >> 16;
+            c->amx_max_rows = r[2] & 0xFFFF;
+        }
+    }
+    cpuid2(0x80000000, 0, r);
+    if (r[0] >= 0x80000004) {
+        char b[49];
+        for (unsigned i = 0; i < 3; i++) {
+            cpuid2(0x80000002 + i, 0, r);
+            memcpy(b + 16 * i, r, 16);
+        }
+        b[48] = '\0';
+        char *s = b;
+        while (*s == ' ') s++;
+        size_t n = strlen(s);
+        while (n && s[n - 1] == ' ') s[--n] = '\0';
+        snprintf(c->brand, sizeof c->brand, "%s", s);
+    }
+    c->microarch = sb_cpu_microarch(c->vendor, c->family, c->model, c->stepping);
+}
+
+static sb_cpu g_cpu;
+static pthread_once_t g_cpu_once = PTHREAD_ONCE_INIT;
+static void cpu_init(void) { sb_cpu_detect(&g_cpu); }
+
+const sb_cpu *sb_cpu_get(void)
+{
+    pthread_once(&g_cpu_once, cpu_init);
+    return &g_cpu;
+}
+
+static sb_amx_status g_amx;
+static pthread_once_t g_amx_once = PTHREAD_ONCE_INIT;
+
+static void amx_init(void)
+{
+    const sb_cpu *c = sb_cpu_get();
+    sb_amx_status *s = &g_amx;
+    struct utsname u;
+    const char *rel = uname(&u) == 0 ? u.release : "?";
+    if (!c->amx_tile) {
+        snprintf(s->why, sizeof s->why, "CPU has no AMX (CPUID.7.0:EDX[24] amx_tile = 0)");
+        return;
+    }
+    if (!c->xcr0_amx) {
+        snprintf(s->why, sizeof s->why,
+                 "OS has not enabled AMX state in XCR0 (bits 17-18; XCR0=0x%llx, kernel %s)",
+                 (unsigned long long)c->xcr0, rel);
+        return;
+    }
+    unsigned long mask = 0;
+    if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_SUPP, &mask) == 0) {
+        s->supp_ok = 1;
+        s->supp_mask = mask;
+    }
+    if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0) {
+        s->req_errno = errno;
+        snprintf(s->why, sizeof s->why,
+                 "kernel refused arch_prctl(ARCH_REQ_XCOMP_PERM, 18): %s (errno %d, kernel %s)",
+                 strerror(s->req_errno), s->req_errno, rel);
+        return;
+    }
+    mask = 0;
+    if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &mask) == 0)
+        s->perm_mask = mask;
+    if (!(s->perm_mask & (1ul << XFEATURE_XTILEDATA))) {
+        snprintf(s->why, sizeof s->why,
+                 "ARCH_GET_XCOMP_PERM does not include XTILEDATA (mask 0x%llx, kernel %s)",
+                 (unsigned long long)s->perm_mask, rel);
+        return;
+    }
+    if (!c->amx_palette1) {
+        snprintf(s->why, sizeof s->why, "CPUID leaf 0x1D reports no palette 1");
+        return;
+    }
+    s->permitted = 1;
+}
+
+const sb_amx_status *sb_amx_request(void)
+{
+    pthread_once(&g_amx_once, amx_init);
+    return &g_amx;
+}

@@ -1,0 +1,48 @@
+/* sb_cpu: what this CPU and OS let us run, from CPUID, XCR0 and the Linux
+ * AMX permission (arch_prctl). Owns the one process-wide AMX permission
+ * request. No I/O beyond the CPUID/XGETBV instructions and arch_prctl. */
+#ifndef SB_CPU_H
+#define SB_CPU_H
+#include <stdint.h>
+
+typedef struct sb_cpu {
+    char vendor[16];        /* "GenuineIntel", "AuthenticAMD" */
+    char brand[64];         /* CPUID brand string, trimmed */
+    unsigned family, model, stepping;   /* display family/model */
+    const char *microarch;  /* "Sapphire Rapids", "Zen 4", ... or "unknown" */
+    /* ISA flags as CPUID reports them (hardware capability) */
+    int avx2, fma, avx512f, avx512bw, avx512vl, avx512dq;
+    int avx512_vnni, avx512_bf16, amx_tile, amx_bf16, amx_int8;
+    /* OS state */
+    uint64_t xcr0;
+    int os_avx512;          /* XCR0 bits 5-7 (opmask, ZMM_Hi256, Hi16_ZMM) */
+    int xcr0_amx;           /* XCR0 bits 17-18 (XTILECFG, XTILEDATA) */
+    int amx_palette1;       /* CPUID 0x1D: palette 1 exists */
+    int amx_max_rows, amx_bytes_per_row, amx_tiles;
+} sb_cpu;
+
+/* Fills c from CPUID/XGETBV. Cheap; callers may cache. */
+void sb_cpu_detect(sb_cpu *c);
+/* The detected CPU, computed once per process. */
+const sb_cpu *sb_cpu_get(void);
+
+/* Microarchitecture name from vendor/family/model (and flags where families
+ * share a model: Skylake-SP/Cascade Lake by stepping). Never NULL; "unknown" when not recognised. */
+const char *sb_cpu_microarch(const char *vendor, unsigned family,
+                             unsigned model, unsigned stepping);
+
+/* AMX permission for this process. Requests ARCH_REQ_XCOMP_PERM(18) once.
+ * Returns 1 when AMX instructions may run; otherwise 0 and a reason in
+ * `why` (CPU flag missing, XCR0, or the errno of the refused arch_prctl
+ * and the kernel release). */
+typedef struct sb_amx_status {
+    int permitted;
+    int supp_ok;            /* ARCH_GET_XCOMP_SUPP answered */
+    uint64_t supp_mask;     /* features the kernel supports */
+    int req_errno;          /* errno of ARCH_REQ_XCOMP_PERM, 0 if it worked */
+    uint64_t perm_mask;     /* ARCH_GET_XCOMP_PERM after the request */
+    char why[256];
+} sb_amx_status;
+const sb_amx_status *sb_amx_request(void);
+
+#endif

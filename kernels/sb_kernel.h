@@ -1,0 +1,61 @@
+/* sb_kernel: the kernel registry and the GEMM call every workload makes.
+ * A kernel is a name, the dtype it computes in, a probe that says whether
+ * this machine can run it (and why not), and a GEMM entry point.
+ *
+ * Layout: row-major. op(A) is m x k, op(B) is k x n, C is m x n;
+ * op(X) = X when trans == 'N', X^T when trans == 'T' (X stored k x m, etc.).
+ * lda/ldb/ldc are row strides in elements of the stored matrices.
+ *   C = alpha * op(A) * op(B) + beta * C
+ */
+#ifndef SB_KERNEL_H
+#define SB_KERNEL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "sb_err.h"
+
+typedef enum {
+    SB_DT_F32 = 0,  /* f32 in, f32 accumulate */
+    SB_DT_BF16,     /* f32 in rounded to bf16 (nearest-even) while packing, f32 out */
+    SB_DT_INT8,     /* u8 (A) x s8 (B) -> s32; alpha/beta: beta 0 or 1 only */
+} sb_dtype;
+
+const char *sb_dtype_name(sb_dtype d);   /* "f32", "bf16", "int8" */
+
+typedef struct sb_gemm_desc {
+    char transa, transb;    /* 'N' or 'T' */
+    int m, n, k;
+    int lda, ldb, ldc;
+    float alpha, beta;
+    int threads;            /* OpenMP threads for this call; <= 0: current default */
+} sb_gemm_desc;
+
+typedef struct sb_kernel {
+    const char *name;       /* "scalar-f32", "avx512-f32", ... */
+    sb_dtype dtype;
+    const char *isa;        /* instruction path, keys the peak it is measured against:
+                               "scalar", "f32" (AVX-512 FMA), "bf16", "int8", "amx_bf16", "amx_int8" */
+    const char *summary;    /* one line for --help and `sprbench info` */
+    /* 1 when this machine can run the kernel; else 0 with the reason in why. */
+    int (*probe)(char *why, size_t whylen);
+    /* SB_DT_F32 and SB_DT_BF16 kernels. */
+    int (*gemm_f32)(const sb_gemm_desc *d, const float *A, const float *B, float *C, sb_err *err);
+    /* SB_DT_INT8 kernels: A is u8, B is s8, C is s32. */
+    int (*gemm_u8s8)(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B, int32_t *C,
+                     sb_err *err);
+} sb_kernel;
+
+int sb_kernel_count(void);
+const sb_kernel *sb_kernel_at(int i);
+const sb_kernel *sb_kernel_find(const char *name);   /* NULL when unknown */
+/* Comma-separated list of every registered name (for messages). */
+const char *sb_kernel_names(void);
+
+/* Checks sizes, transposes and leading dimensions; SB_EUSAGE with a message. */
+int sb_gemm_desc_check(const sb_gemm_desc *d, sb_err *err);
+
+/* The reference: plain loops, f32 accumulate (exact for small-integer inputs). */
+int sb_gemm_ref_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C);
+/* Reference for u8 x s8 -> s32 (exact). */
+int sb_gemm_ref_u8s8(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B, int32_t *C);
+
+#endif
