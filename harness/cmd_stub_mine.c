@@ -1,8 +1,6 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 static int todo(const char *c) { return sb_cli_usage_error(c, "not built yet"); }
-int sb_cmd_info(int argc, char **argv) { (void)argc; (void)argv; return todo("info"); }
-int sb_cmd_gemm(int argc, char **argv) { (void)argc; (void)argv; return todo("gemm"); }
 int sb_cmd_sweep(int argc, char **argv) { (void)argc; (void)argv; return todo("sweep"); }
 int sb_cmd_plot(int argc, char **argv) { (void)argc; (void)argv; return todo("plot"); }
 int sb_cmd_db(int argc, char **argv) { (void)argc; (void)argv; return todo("db"); }

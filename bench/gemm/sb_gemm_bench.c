@@ -1,0 +1,246 @@
+#include "sb_gemm_bench.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "sb_stats.h"
+
+#define CHECK_ROWS 48
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A deterministic small-integer stream: values in [lo, hi]. */
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+typedef struct {
+    size_t a_elems, b_elems, c_elems;
+    int lda, ldb, ldc;
+} shape_info;
+
+static shape_info shape_of(const sb_gemm_config *c)
+{
+    shape_info s;
+    int a_rows = c->transa == 'N' ? c->m : c->k, a_cols = c->transa == 'N' ? c->k : c->m;
+    int b_rows = c->transb == 'N' ? c->k : c->n, b_cols = c->transb == 'N' ? c->n : c->k;
+    s.lda = a_cols;
+    s.ldb = b_cols;
+    s.ldc = c->n;
+    s.a_elems = (size_t)a_rows * a_cols;
+    s.b_elems = (size_t)b_rows * b_cols;
+    s.c_elems = (size_t)c->m * c->n;
+    return s;
+}
+
+/* Rows checked against the reference: all when few, else a spread sample
+ * that always includes the first and last (edge tiles). */
+static int pick_rows(int m, int *rows)
+{
+    if (m <= CHECK_ROWS) {
+        for (int i = 0; i < m; i++) rows[i] = i;
+        return m;
+    }
+    for (int i = 0; i < CHECK_ROWS; i++) rows[i] = (int)((long)i * (m - 1) / (CHECK_ROWS - 1));
+    return CHECK_ROWS;
+}
+
+static int set_reason(sb_gemm_result *r, const char *status, const char *fmt, const char *msg)
+{
+    r->status = status;
+    snprintf(r->reason, sizeof r->reason, fmt, msg);
+    return SB_OK;
+}
+
+int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
+{
+    memset(res, 0, sizeof *res);
+    const sb_kernel *k = sb_kernel_find(cfg->kernel);
+    if (!k)
+        return sb_errf(e, SB_EUSAGE, "unknown kernel '%s' (known: %s)", cfg->kernel,
+                       sb_kernel_names());
+    res->dtype = sb_dtype_name(k->dtype);
+    shape_info s = shape_of(cfg);
+    sb_gemm_desc d = {cfg->transa, cfg->transb, cfg->m, cfg->n, cfg->k, s.lda, s.ldb, s.ldc,
+                      1.0f, 0.0f, cfg->threads};
+    int rc = sb_gemm_desc_check(&d, e);
+    if (rc) return rc;
+    /* 3 matrices of this size must fit comfortably; refuse absurd requests early. */
+    double bytes = 4.0 * ((double)s.a_elems + s.b_elems + 2.0 * s.c_elems);
+    if (bytes > 16e9)
+        return sb_errf(e, SB_EUSAGE, "shape %dx%dx%d needs %.1f GB, more than the 16 GB allowed",
+                       cfg->m, cfg->n, cfg->k, bytes / 1e9);
+    char why[256] = "";
+    if (!k->probe(why, sizeof why)) return set_reason(res, "skipped", "%s", why);
+
+    int is_int8 = k->dtype == SB_DT_INT8;
+    size_t esz = is_int8 ? 1 : sizeof(float);
+    void *A = aligned_alloc(64, ((s.a_elems * esz + 63) / 64) * 64);
+    void *B = aligned_alloc(64, ((s.b_elems * esz + 63) / 64) * 64);
+    void *C = aligned_alloc(64, ((s.c_elems * 4 + 63) / 64) * 64);
+    float *ref = malloc(sizeof(float) * (size_t)CHECK_ROWS * cfg->n);
+    int32_t *refi = malloc(sizeof(int32_t) * (size_t)CHECK_ROWS * cfg->n);
+    if (!A || !B || !C || !ref || !refi) {
+        free(A); free(B); free(C); free(ref); free(refi);
+        return sb_errf(e, SB_EFAIL, "out of memory for %dx%dx%d", cfg->m, cfg->n, cfg->k);
+    }
+    uint32_t seed = 12345;
+    if (is_int8) {
+        uint8_t *a = A;
+        int8_t *b = B;
+        for (size_t i = 0; i < s.a_elems; i++) a[i] = (uint8_t)(lcg(&seed) % 5);
+        for (size_t i = 0; i < s.b_elems; i++) b[i] = (int8_t)((int)(lcg(&seed) % 9) - 4);
+    } else {
+        float *a = A, *b = B;
+        for (size_t i = 0; i < s.a_elems; i++) a[i] = (float)((int)(lcg(&seed) % 7) - 3);
+        for (size_t i = 0; i < s.b_elems; i++) b[i] = (float)((int)(lcg(&seed) % 7) - 3);
+    }
+    memset(C, 0, s.c_elems * 4);
+
+    sb_err ke = {0};
+    int krc = is_int8 ? k->gemm_u8s8(&d, A, B, C, &ke) : k->gemm_f32(&d, A, B, C, &ke);
+    if (krc) {
+        set_reason(res, "failed", "kernel error: %.400s", ke.msg);
+        goto out;
+    }
+    /* Small-integer inputs make every product and partial sum exact in f32
+     * (|sum| < 2^24) and in s32, so any difference is a kernel bug. */
+    int rows[CHECK_ROWS];
+    int nr = pick_rows(cfg->m, rows);
+    res->error_bound = is_int8 ? 0.0 : 1e-6;
+    double maxerr = 0;
+    for (int r = 0; r < nr; r++) {
+        sb_gemm_desc row = d;
+        row.m = 1;
+        row.threads = 1;
+        size_t aoff = cfg->transa == 'N' ? (size_t)rows[r] * s.lda : (size_t)rows[r];
+        if (is_int8) {
+            sb_gemm_ref_u8s8(&row, (const uint8_t *)A + aoff, B, refi);
+            const int32_t *cr = (const int32_t *)C + (size_t)rows[r] * s.ldc;
+            for (int j = 0; j < cfg->n; j++) {
+                double err = fabs((double)cr[j] - refi[j]) / fmax(1.0, fabs((double)refi[j]));
+                if (err > maxerr) maxerr = err;
+            }
+        } else {
+            sb_gemm_ref_f32(&row, (const float *)A + aoff, B, ref);
+            const float *cr = (const float *)C + (size_t)rows[r] * s.ldc;
+            for (int j = 0; j < cfg->n; j++) {
+                double err = fabs((double)cr[j] - ref[j]) / fmax(1.0, fabs((double)ref[j]));
+                if (!(err <= maxerr)) maxerr = isnan(err) ? INFINITY : err;
+            }
+        }
+    }
+    res->max_rel_error = maxerr;
+    res->checked_rows = nr;
+    if (!(maxerr <= res->error_bound)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "max relative error %.3g exceeds the bound %.3g", maxerr,
+                 res->error_bound);
+        set_reason(res, "failed", "wrong result: %s", msg);
+        goto out;
+    }
+
+    /* Warm-up (also sizes the repetition count). */
+    double t0 = now_s();
+    krc = is_int8 ? k->gemm_u8s8(&d, A, B, C, &ke) : k->gemm_f32(&d, A, B, C, &ke);
+    double once = now_s() - t0;
+    int reps = cfg->reps;
+    double min_s = cfg->min_seconds > 0 ? cfg->min_seconds : 1.0;
+    if (reps <= 0) {
+        reps = once > 0 ? (int)ceil(min_s / once) : 1000;
+        if (reps < 5) reps = 5;
+        if (reps > 1000) reps = 1000;
+    }
+    res->samples = malloc(sizeof(double) * (size_t)reps);
+    if (!res->samples) {
+        set_reason(res, "failed", "%s", "out of memory for samples");
+        goto out;
+    }
+    for (int i = 0; i < reps && !krc; i++) {
+        t0 = now_s();
+        krc = is_int8 ? k->gemm_u8s8(&d, A, B, C, &ke) : k->gemm_f32(&d, A, B, C, &ke);
+        res->samples[res->nsamples++] = now_s() - t0;
+    }
+    if (krc) {
+        set_reason(res, "failed", "kernel error: %.400s", ke.msg);
+        goto out;
+    }
+    double flops = 2.0 * cfg->m * cfg->n * cfg->k;
+    res->median_s = sb_median(res->samples, res->nsamples);
+    res->min_s = sb_quantile(res->samples, res->nsamples, 0.0);
+    res->p90_s = sb_quantile(res->samples, res->nsamples, 0.9);
+    res->gflops = flops / res->median_s / 1e9;
+    if (cfg->peak_gflops > 0) {
+        int t = cfg->threads > 0 ? cfg->threads : 1;
+        res->pct_peak = 100.0 * res->gflops / (cfg->peak_gflops * t);
+    }
+    res->status = "ok";
+out:
+    free(A); free(B); free(C); free(ref); free(refi);
+    return SB_OK;
+}
+
+void sb_gemm_result_free(sb_gemm_result *res)
+{
+    free(res->samples);
+    res->samples = NULL;
+    res->nsamples = 0;
+}
+
+json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res,
+                            const char *repro)
+{
+    char trans[3] = {cfg->transa, cfg->transb, 0};
+    json_t *samples = json_array();
+    for (int i = 0; i < res->nsamples; i++) json_array_append_new(samples, json_real(res->samples[i]));
+    json_t *metrics = json_object();
+    json_t *units = json_object();
+    int int8 = res->dtype && !strcmp(res->dtype, "int8");
+    if (res->status && !strcmp(res->status, "ok")) {
+        json_object_set_new(metrics, "gflops", json_real(res->gflops));
+        json_object_set_new(units, "gflops", json_string(int8 ? "GOP/s" : "GFLOP/s"));
+        json_object_set_new(metrics, "median_s", json_real(res->median_s));
+        json_object_set_new(metrics, "min_s", json_real(res->min_s));
+        json_object_set_new(metrics, "p90_s", json_real(res->p90_s));
+        if (res->pct_peak > 0) json_object_set_new(metrics, "pct_peak", json_real(res->pct_peak));
+    }
+    if (res->checked_rows > 0) {
+        json_object_set_new(metrics, "max_rel_error", json_real(res->max_rel_error));
+        json_object_set_new(metrics, "error_bound", json_real(res->error_bound));
+    }
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:s, s:s}",
+                            "workload", "gemm", "kernel", cfg->kernel, "dtype",
+                            res->dtype ? res->dtype : "", "m", cfg->m, "n", cfg->n, "k", cfg->k,
+                            "trans", trans, "threads", cfg->threads, "ranks", 1, "ppn", 1,
+                            "nodes", 1, "status", res->status ? res->status : "failed",
+                            "reason", res->reason);
+    json_object_set_new(doc, "config", json_pack("{s:i, s:i, s:i, s:s}", "m", cfg->m, "n",
+                                                 cfg->n, "k", cfg->k, "trans", trans));
+    if (cfg->onednn_isa) json_object_set_new(json_object_get(doc, "config"), "onednn_isa",
+                                             json_string(cfg->onednn_isa));
+    if (res->impl[0]) json_object_set_new(doc, "impl", json_string(res->impl));
+    json_object_set_new(doc, "samples", samples);
+    json_object_set_new(doc, "metrics", metrics);
+    json_object_set_new(doc, "units", units);
+    json_object_set_new(doc, "checked_rows", json_integer(res->checked_rows));
+    json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
+    return doc;
+}
+
+/* Provided by the oneDNN kernels (kernels/); weak so the workload links alone. */
+extern int sb_onednn_set_max_isa(const char *isa, sb_err *e) __attribute__((weak));
+
+int sb_gemm_apply_onednn_isa(const char *isa, sb_err *e)
+{
+    if (!sb_onednn_set_max_isa) return sb_errf(e, SB_EUSAGE, "oneDNN kernels are not built in");
+    return sb_onednn_set_max_isa(isa, e);
+}

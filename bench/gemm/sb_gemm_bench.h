@@ -1,0 +1,46 @@
+/* sb_gemm_bench: the micro-GEMM workload. Fills inputs with small integers
+ * (so bf16 and int8 products sum exactly), checks the kernel against the
+ * scalar-f32 reference, then warms up and times repetitions. Returns a
+ * result; sb_gemm_result_json turns it into the worker's result document. */
+#ifndef SB_GEMM_BENCH_H
+#define SB_GEMM_BENCH_H
+#include <jansson.h>
+#include "sb_err.h"
+#include "sb_kernel.h"
+
+typedef struct sb_gemm_config {
+    const char *kernel;
+    int m, n, k;
+    char transa, transb;
+    int threads;
+    int reps;               /* 0: enough for min_seconds, at least 5 */
+    double min_seconds;     /* default 1.0 */
+    double peak_gflops;     /* per-core peak of this kernel's path; 0 = unknown */
+    const char *onednn_isa; /* cap for onednn-* kernels, NULL = none */
+} sb_gemm_config;
+
+typedef struct sb_gemm_result {
+    const char *status;     /* "ok", "skipped", "failed" */
+    char reason[512];
+    const char *dtype;
+    double *samples;        /* seconds, one per repetition */
+    int nsamples;
+    double max_rel_error, error_bound;
+    int checked_rows;
+    double gflops, median_s, min_s, p90_s, pct_peak;
+    char impl[128];         /* implementation reported by the kernel, if any */
+} sb_gemm_result;
+
+/* Runs the point. Returns SB_OK when a result was produced (whatever its
+ * status); SB_EUSAGE for a bad configuration (unknown kernel, bad sizes). */
+int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e);
+void sb_gemm_result_free(sb_gemm_result *res);
+/* Caps oneDNN's ISA for this process before its first primitive (SB_EUSAGE
+ * for a name oneDNN does not know). */
+int sb_gemm_apply_onednn_isa(const char *isa, sb_err *e);
+/* The result document (workload, kernel, dtype, m/n/k, threads, status,
+ * reason, samples, metrics, repro). */
+json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res,
+                            const char *repro);
+
+#endif

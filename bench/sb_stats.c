@@ -1,0 +1,28 @@
+#include "sb_stats.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double sb_quantile(const double *x, int n, double q)
+{
+    if (n <= 0) return 0.0;
+    double *s = malloc(sizeof *s * (size_t)n);
+    if (!s) return 0.0;
+    memcpy(s, x, sizeof *s * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    if (q < 0) q = 0;
+    if (q > 1) q = 1;
+    double pos = q * (n - 1);
+    int lo = (int)pos;
+    double frac = pos - lo, v = s[lo];
+    if (lo + 1 < n) v += frac * (s[lo + 1] - s[lo]);
+    free(s);
+    return v;
+}
+
+double sb_median(const double *x, int n) { return sb_quantile(x, n, 0.5); }

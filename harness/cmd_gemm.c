@@ -1,0 +1,128 @@
+/* sprbench gemm: check one kernel on one shape against the reference, then time it. */
+#include <getopt.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_cli.h"
+#include "sb_cmds.h"
+#include "sb_gemm_bench.h"
+#include "sb_io.h"
+#include "sb_sysinfo.h"
+
+#define SB_MAX_DIM 65536
+
+static void gemm_help(void)
+{
+    printf("usage: sprbench gemm --kernel K --m M --n N --k K [options]\n\n"
+           "Checks C = op(A)*op(B) from kernel K against scalar-f32 on small-integer inputs\n"
+           "(exact in f32, bf16 and int8), then warms up and times R repetitions.\n\n"
+           "  --kernel K          one of: %s\n"
+           "  --m/--n/--k N       sizes, 1..%d\n"
+           "  --trans XY          NN (default), NT (A*B^T), TN (A^T*B) or TT\n"
+           "  --threads T         OpenMP threads (default: physical cores)\n"
+           "  --reps R            timed repetitions (default: enough for --min-seconds, >= 5)\n"
+           "  --min-seconds S     default 1\n"
+           "  --peak-gflops P     per-core peak of the kernel's path, for pct_peak\n"
+           "  --onednn-isa ISA    cap oneDNN's ISA (ONEDNN_MAX_CPU_ISA names)\n"
+           "  --result-file F     write the result as one JSON object\n"
+           "  --json              print the result JSON instead of the human line\n\n"
+           "A kernel this machine cannot run is reported 'skipped' with its reason (exit 0).\n"
+           "Exit status: 0 ok or skipped, 1 wrong result or kernel failure, 2 bad input.\n",
+           sb_kernel_names(), SB_MAX_DIM);
+}
+
+int sb_cmd_gemm(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"kernel", required_argument, 0, 'K'}, {"m", required_argument, 0, 'm'},
+        {"n", required_argument, 0, 'n'},      {"k", required_argument, 0, 'k'},
+        {"trans", required_argument, 0, 'T'},  {"threads", required_argument, 0, 't'},
+        {"reps", required_argument, 0, 'r'},   {"min-seconds", required_argument, 0, 's'},
+        {"peak-gflops", required_argument, 0, 'p'},
+        {"onednn-isa", required_argument, 0, 'I'},
+        {"result-file", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    sb_gemm_config cfg = {.transa = 'N', .transb = 'N', .min_seconds = 1.0};
+    const char *result_file = NULL;
+    int json = 0, c;
+    long v;
+    double dv;
+    sb_err e = {0};
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'K': cfg.kernel = optarg; break;
+        case 'm': if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--m", &v, &e)) return sb_cli_report("gemm", &e); cfg.m = (int)v; break;
+        case 'n': if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--n", &v, &e)) return sb_cli_report("gemm", &e); cfg.n = (int)v; break;
+        case 'k': if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--k", &v, &e)) return sb_cli_report("gemm", &e); cfg.k = (int)v; break;
+        case 't': if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e)) return sb_cli_report("gemm", &e); cfg.threads = (int)v; break;
+        case 'r': if (sb_parse_long(optarg, 1, 100000, "--reps", &v, &e)) return sb_cli_report("gemm", &e); cfg.reps = (int)v; break;
+        case 's': if (sb_parse_double(optarg, 0.001, 3600, "--min-seconds", &dv, &e)) return sb_cli_report("gemm", &e); cfg.min_seconds = dv; break;
+        case 'p': if (sb_parse_double(optarg, 0, 1e7, "--peak-gflops", &dv, &e)) return sb_cli_report("gemm", &e); cfg.peak_gflops = dv; break;
+        case 'I': cfg.onednn_isa = optarg; break;
+        case 'T':
+            if (strlen(optarg) != 2 || !strchr("NT", optarg[0]) || !strchr("NT", optarg[1]))
+                return sb_cli_usage_error("gemm", "--trans: '%s' is not NN, NT, TN or TT", optarg);
+            cfg.transa = optarg[0];
+            cfg.transb = optarg[1];
+            break;
+        case 'o': result_file = optarg; break;
+        case 'j': json = 1; break;
+        case 'h': gemm_help(); return 0;
+        default:
+            return sb_cli_usage_error("gemm", "unknown or incomplete option '%s' (see --help)",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return sb_cli_usage_error("gemm", "unexpected argument '%s'", argv[optind]);
+    if (!cfg.kernel) return sb_cli_usage_error("gemm", "--kernel is required (one of: %s)", sb_kernel_names());
+    if (!cfg.m || !cfg.n || !cfg.k) return sb_cli_usage_error("gemm", "--m, --n and --k are required");
+    if (!sb_kernel_find(cfg.kernel))
+        return sb_cli_usage_error("gemm", "unknown kernel '%s' (known: %s)", cfg.kernel, sb_kernel_names());
+    if (cfg.onednn_isa && sb_gemm_apply_onednn_isa(cfg.onednn_isa, &e)) return sb_cli_report("gemm", &e);
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    if (cfg.threads <= 0) cfg.threads = si && si->cores > 0 ? si->cores : 1;
+    omp_set_num_threads(cfg.threads);
+
+    sb_gemm_result res;
+    if (sb_gemm_bench_run(&cfg, &res, &e)) return sb_cli_report("gemm", &e);
+
+    char reps[16], m[16], n[16], k[16], t[16], trans[3] = {cfg.transa, cfg.transb, 0};
+    snprintf(reps, sizeof reps, "%d", res.nsamples > 0 ? res.nsamples : (cfg.reps > 0 ? cfg.reps : 5));
+    snprintf(m, sizeof m, "%d", cfg.m); snprintf(n, sizeof n, "%d", cfg.n);
+    snprintf(k, sizeof k, "%d", cfg.k); snprintf(t, sizeof t, "%d", cfg.threads);
+    char *rv[20] = {"sprbench", "gemm", "--kernel", (char *)cfg.kernel, "--m", m, "--n", n,
+                    "--k", k, "--trans", trans, "--threads", t, "--reps", reps};
+    int rn = 16;
+    if (cfg.onednn_isa) { rv[rn++] = "--onednn-isa"; rv[rn++] = (char *)cfg.onednn_isa; }
+    char *repro = sb_argv_render(rv, rn);
+    json_t *doc = sb_gemm_result_json(&cfg, &res, repro);
+    if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
+    json_object_set_new(doc, "env", json_pack("{s:i, s:s}", "OMP_NUM_THREADS", cfg.threads,
+                                              "ONEDNN_MAX_CPU_ISA", cfg.onednn_isa ? cfg.onednn_isa : ""));
+    int rc = 0;
+    if (result_file && sb_json_write_atomic(result_file, doc, &e)) rc = sb_cli_report("gemm", &e);
+    if (!rc) {
+        if (json) {
+            json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+            putchar('\n');
+        } else if (!strcmp(res.status, "ok")) {
+            printf("%s %s %dx%dx%d %s threads=%d: %.1f %s median %.3f ms (min %.3f, p90 %.3f, %d reps)",
+                   cfg.kernel, res.dtype, cfg.m, cfg.n, cfg.k, trans, cfg.threads, res.gflops,
+                   strcmp(res.dtype, "int8") ? "GFLOP/s" : "GOP/s", res.median_s * 1e3,
+                   res.min_s * 1e3, res.p90_s * 1e3, res.nsamples);
+            if (res.pct_peak > 0) printf(", %.1f%% of peak", res.pct_peak);
+            printf("; max rel error %.2g (bound %.2g)\n", res.max_rel_error, res.error_bound);
+        } else {
+            printf("%s %dx%dx%d %s threads=%d: %s: %s\n", cfg.kernel, cfg.m, cfg.n, cfg.k, trans,
+                   cfg.threads, res.status, res.reason);
+        }
+        if (!strcmp(res.status, "failed")) rc = 1;
+    }
+    free(repro);
+    json_decref(doc);
+    sb_gemm_result_free(&res);
+    return rc;
+}

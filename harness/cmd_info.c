@@ -1,0 +1,84 @@
+/* sprbench info: what this machine is and what it can run. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "sb_cli.h"
+#include "sb_cmds.h"
+#include "sb_cpu.h"
+#include "sb_kernel.h"
+#include "sb_sysinfo.h"
+
+static const char *yesno(int v) { return v ? "yes" : "no"; }
+
+int sb_cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int json = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+        if (c == 'j') json = 1;
+        else if (c == 'h') {
+            printf("usage: sprbench info [--json]\n\n"
+                   "Describes this machine: CPU vendor, model, family/model/stepping and\n"
+                   "microarchitecture; ISA flags from CPUID; whether the OS grants AMX (XCR0,\n"
+                   "CPUID 0x1D, arch_prctl); hwloc topology and caches; memory; the kernels\n"
+                   "this machine can run; and the machine fingerprint results are keyed by.\n"
+                   "  --json   one JSON object instead of text\n");
+            return 0;
+        } else return sb_cli_usage_error("info", "unknown option (see --help)");
+    }
+    if (optind < argc) return sb_cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+    sb_sysinfo si;
+    sb_err e = {0};
+    if (sb_sysinfo_get(&si, &e)) return sb_cli_report("info", &e);
+    json_t *doc = sb_sysinfo_json(&si);
+    json_t *kernels = json_array();
+    for (int i = 0; i < sb_kernel_count(); i++) {
+        const sb_kernel *k = sb_kernel_at(i);
+        char why[256] = "";
+        int ok = k->probe(why, sizeof why);
+        json_array_append_new(kernels, json_pack("{s:s, s:s, s:b, s:s}", "name", k->name, "dtype",
+                                                 sb_dtype_name(k->dtype), "available", ok,
+                                                 "reason", ok ? "" : why));
+    }
+    json_object_set_new(doc, "kernels", kernels);
+    json_object_set_new(doc, "sprbench_version", json_string(sb_version()));
+    if (json) {
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        putchar('\n');
+        json_decref(doc);
+        return 0;
+    }
+    const sb_cpu *cpu = sb_cpu_get();
+    const sb_amx_status *amx = sb_amx_request();
+    printf("machine      %s (fingerprint %s)\n", si.hostname, si.fingerprint);
+    printf("cpu          %s, %s\n", cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor);
+    printf("             family %u model %u stepping %u -> microarchitecture %s\n", cpu->family,
+           cpu->model, cpu->stepping, cpu->microarch);
+    printf("isa          avx2 %s, avx512f %s, avx512_vnni %s, avx512_bf16 %s\n", yesno(cpu->avx2),
+           yesno(cpu->avx512f), yesno(cpu->avx512_vnni), yesno(cpu->avx512_bf16));
+    printf("             amx_tile %s, amx_bf16 %s, amx_int8 %s\n", yesno(cpu->amx_tile),
+           yesno(cpu->amx_bf16), yesno(cpu->amx_int8));
+    printf("os           XCR0 0x%llx (AVX-512 state %s, AMX state %s), kernel %s\n",
+           (unsigned long long)cpu->xcr0, cpu->os_avx512 ? "on" : "off",
+           cpu->xcr0_amx ? "on" : "off", si.kernel);
+    printf("amx          %s\n", amx->permitted ? "permitted (ARCH_REQ_XCOMP_PERM granted)"
+                                              : amx->why);
+    printf("topology     %d package(s), %d NUMA node(s), %d core(s), %d PU(s)\n", si.packages,
+           si.numa_nodes, si.cores, si.pus);
+    printf("caches       L1d %llu KiB, L2 %llu KiB, L3 %llu MiB (per instance)\n",
+           si.l1d_bytes >> 10, si.l2_bytes >> 10, si.l3_bytes >> 20);
+    printf("memory       %.1f GiB\n", si.mem_bytes / 1073741824.0);
+    printf("governor     %s\n", si.governor[0] ? si.governor : "(not readable)");
+    printf("kernels\n");
+    size_t nk = json_array_size(kernels);
+    for (size_t i = 0; i < nk; i++) {
+        json_t *k = json_array_get(kernels, i);
+        int ok = json_is_true(json_object_get(k, "available"));
+        printf("  %-14s %s\n", json_string_value(json_object_get(k, "name")),
+               ok ? "available" : json_string_value(json_object_get(k, "reason")));
+    }
+    json_decref(doc);
+    return 0;
+}
