@@ -8,6 +8,7 @@
 #include "sb_cmds.h"
 #include "sb_gemm_bench.h"
 #include "sb_io.h"
+#include "sb_launch.h"
 #include "sb_sysinfo.h"
 
 #define SB_MAX_DIM 65536
@@ -93,11 +94,12 @@ int sb_cmd_gemm(int argc, char **argv)
     snprintf(reps, sizeof reps, "%d", res.nsamples > 0 ? res.nsamples : (cfg.reps > 0 ? cfg.reps : 5));
     snprintf(m, sizeof m, "%d", cfg.m); snprintf(n, sizeof n, "%d", cfg.n);
     snprintf(k, sizeof k, "%d", cfg.k); snprintf(t, sizeof t, "%d", cfg.threads);
-    char *rv[20] = {"sprbench", "gemm", "--kernel", (char *)cfg.kernel, "--m", m, "--n", n,
+    char *rv[24] = {"sprbench", "gemm", "--kernel", (char *)cfg.kernel, "--m", m, "--n", n,
                     "--k", k, "--trans", trans, "--threads", t, "--reps", reps};
     int rn = 16;
     if (cfg.onednn_isa) { rv[rn++] = "--onednn-isa"; rv[rn++] = (char *)cfg.onednn_isa; }
-    char *repro = sb_argv_render(rv, rn);
+    rv[rn] = NULL;
+    char *repro = sb_argv_render(rv);
     json_t *doc = sb_gemm_result_json(&cfg, &res, repro);
     if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
     json_object_set_new(doc, "env", json_pack("{s:i, s:s}", "OMP_NUM_THREADS", cfg.threads,

@@ -143,36 +143,3 @@ void sb_progress_end(sb_progress *p)
         fflush(stderr);
     }
 }
-
-static int needs_quotes(const char *s)
-{
-    if (!*s) return 1;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              strchr("-_./=,:+@%", *s)))
-            return 1;
-    return 0;
-}
-
-char *sb_argv_render(char *const *argv, int argc)
-{
-    size_t cap = 1;
-    for (int i = 0; i < argc; i++) cap += 4 * strlen(argv[i]) + 3;
-    char *out = malloc(cap), *p = out;
-    if (!out) return NULL;
-    for (int i = 0; i < argc; i++) {
-        if (i) *p++ = ' ';
-        if (!needs_quotes(argv[i])) {
-            p = stpcpy(p, argv[i]);
-            continue;
-        }
-        *p++ = '\'';
-        for (const char *s = argv[i]; *s; s++) {
-            if (*s == '\'') p = stpcpy(p, "'\\''");
-            else *p++ = *s;
-        }
-        *p++ = '\'';
-    }
-    *p = '\0';
-    return out;
-}

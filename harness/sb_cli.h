@@ -38,9 +38,4 @@ void sb_progress_end(sb_progress *p);
 
 double sb_now(void);   /* monotonic seconds */
 
-/* argv as one copy-pasteable shell line (single-quoted where needed). For
- * display and the database's repro column only: nothing is run through a shell.
- * Returns a malloc'd string. */
-char *sb_argv_render(char *const *argv, int argc);
-
 #endif

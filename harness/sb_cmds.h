@@ -18,5 +18,7 @@ int sb_cmd_train(int argc, char **argv);
 int sb_cmd_predict(int argc, char **argv);
 int sb_cmd_allreduce(int argc, char **argv);
 int sb_cmd_model(int argc, char **argv);
+int sb_cmd_report(int argc, char **argv);
+int sb_cmd_gate(int argc, char **argv);
 
 #endif
