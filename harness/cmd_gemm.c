@@ -1,5 +1,7 @@
 /* sprbench gemm: check one kernel on one shape against the reference, then time it. */
 #include <getopt.h>
+#include <signal.h>
+#include <unistd.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,20 @@ static void gemm_help(void)
            "A kernel this machine cannot run is reported 'skipped' with its reason (exit 0).\n"
            "Exit status: 0 ok or skipped, 1 wrong result or kernel failure, 2 bad input.\n",
            sb_kernel_names(), SB_MAX_DIM);
+}
+
+/* Test hook for the sweep's robustness tests: SPRBENCH_TEST_FAULT=crash:M,
+ * hang:M or slow:M makes the point with --m M die by SIGSEGV, never end, or
+ * take two seconds longer. Unset, it costs one getenv. */
+static void test_fault(int m)
+{
+    const char *f = getenv("SPRBENCH_TEST_FAULT");
+    char kind[16];
+    int fm;
+    if (!f || sscanf(f, "%15[a-z]:%d", kind, &fm) != 2 || fm != m) return;
+    if (!strcmp(kind, "crash")) raise(SIGSEGV);
+    if (!strcmp(kind, "hang")) for (;;) pause();
+    if (!strcmp(kind, "slow")) sleep(2);
 }
 
 int sb_cmd_gemm(int argc, char **argv)
@@ -83,6 +99,7 @@ int sb_cmd_gemm(int argc, char **argv)
     if (!sb_kernel_find(cfg.kernel))
         return sb_cli_usage_error("gemm", "unknown kernel '%s' (known: %s)", cfg.kernel, sb_kernel_names());
     if (cfg.onednn_isa && sb_gemm_apply_onednn_isa(cfg.onednn_isa, &e)) return sb_cli_report("gemm", &e);
+    test_fault(cfg.m);
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (cfg.threads <= 0) cfg.threads = si && si->cores > 0 ? si->cores : 1;
     omp_set_num_threads(cfg.threads);

@@ -16,6 +16,7 @@ int sb_cmd_info(int argc, char **argv)
         {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int json = 0, c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
         if (c == 'j') json = 1;
         else if (c == 'h') {

@@ -1,0 +1,190 @@
+/* sprbench sweep: expand a plan into points, run each as a worker process,
+ * store every sample, print a summary (and optionally draw the plots). */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sb_cli.h"
+#include "sb_cmds.h"
+#include "sb_io.h"
+#include "sb_plan.h"
+#include "sb_plot.h"
+#include "sb_sweep.h"
+#include "sb_sysinfo.h"
+
+#define DEFAULT_DB "results/sprbench.db"
+
+static void sweep_help(void)
+{
+    printf("usage: sprbench sweep [options]\n\n"
+           "Runs every point of a plan (kernel x shape x threads x ppn x nodes) as its own\n"
+           "worker process, stores every sample in SQLite as each point ends, and prints a\n"
+           "summary table. With no options: the default plan on this machine (every kernel,\n"
+           "threads 1..physical cores, shapes 1024^3 and the DistilBERT training GEMMs).\n\n"
+           "  --workload W        gemm (default), train or allreduce\n"
+           "  --plan FILE         plan file (key = value lines; see README); flags override it\n"
+           "  --kernels a,b       kernels (default: all registered)\n"
+           "  --threads 1,2       OpenMP threads per rank (default: 1..physical cores)\n"
+           "  --shapes MxNxK,...  GEMM shapes, each optionally :NN/:NT/:TN/:TT\n"
+           "  --trans XY          transpose for shapes without their own\n"
+           "  --reps R            repetitions per point (default: >= 1 s and >= 5)\n"
+           "  --min-seconds S     time per GEMM point when --reps is not given\n"
+           "  --ppn 1,2           MPI ranks per node;  --nodes 1,2,4  node counts\n"
+           "  --hostfile FILE     Open MPI hostfile (the first n hosts form an n-node point)\n"
+           "  --bind core|socket|none, --mpirun-args 'ARGS'  passed to mpirun\n"
+           "  --point-timeout S   a point running longer is killed and recorded as timeout\n"
+           "  --model, --batch, --seq, --stride, --max-steps, --time-budget, --epochs,\n"
+           "  --vocab, --train, --dev, --lr, --seed, --dropout, --eval, --init,\n"
+           "  --comm-threads      passed to `sprbench train` (workload train)\n"
+           "  --sizes, --iters    passed to `sprbench allreduce` (workload allreduce)\n"
+           "  --db PATH           database (default %s)\n"
+           "  --label TEXT        a name for the sweep\n"
+           "  --plots DIR         draw the sweep's plots into DIR when it ends\n"
+           "  --resume ID         rerun only the unfinished points of sweep ID\n"
+           "  --no-peak           do not measure the peak first (pct_peak then needs one stored)\n"
+           "  --dry-run           print the points and their exact commands, run nothing\n\n"
+           "Exit status: 0 all points ran (some may be skipped), 1 a point failed or the\n"
+           "sweep was interrupted, 2 bad input.\n", DEFAULT_DB);
+}
+
+/* Plan keys that take a value on the command line (long option = key). */
+static const char *const g_value_keys[] = {
+    "workload", "kernels", "threads", "shapes", "trans", "reps", "min-seconds", "ppn", "nodes",
+    "hostfile", "bind", "mpirun-args", "point-timeout", "label", "model", "batch", "seq",
+    "stride", "max-steps", "time-budget", "epochs", "vocab", "train", "dev", "lr", "seed",
+    "dropout", "init", "comm-threads", "sizes", "iters", "warmup", NULL};
+
+static int self_exe(char *buf, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    return 0;
+}
+
+static int ensure_parent_dir(const char *path)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    char *dir = dirname(copy);
+    if (!strcmp(dir, ".") || !strcmp(dir, "/")) return 0;
+    return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int sb_cmd_sweep(int argc, char **argv)
+{
+    enum { OPT_PLAN = 1000, OPT_DB, OPT_DRY, OPT_RESUME, OPT_PLOTS, OPT_NOPEAK, OPT_EVAL, OPT_KEY };
+    struct option opts[64];
+    int no = 0;
+    for (int i = 0; g_value_keys[i]; i++)
+        opts[no++] = (struct option){g_value_keys[i], required_argument, 0, OPT_KEY + i};
+    opts[no++] = (struct option){"plan", required_argument, 0, OPT_PLAN};
+    opts[no++] = (struct option){"db", required_argument, 0, OPT_DB};
+    opts[no++] = (struct option){"dry-run", no_argument, 0, OPT_DRY};
+    opts[no++] = (struct option){"resume", required_argument, 0, OPT_RESUME};
+    opts[no++] = (struct option){"plots", required_argument, 0, OPT_PLOTS};
+    opts[no++] = (struct option){"no-peak", no_argument, 0, OPT_NOPEAK};
+    opts[no++] = (struct option){"eval", no_argument, 0, OPT_EVAL};
+    opts[no++] = (struct option){"help", no_argument, 0, 'h'};
+    opts[no++] = (struct option){0, 0, 0, 0};
+
+    const char *plan_file = NULL, *db_path = DEFAULT_DB, *plots = NULL;
+    int dry = 0, no_peak = 0, c;
+    long resume = 0;
+    const char *keys[128], *values[128];
+    int nkv = 0;
+    sb_err e = {0};
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c >= OPT_KEY) {
+            if (nkv == 128) return sb_cli_usage_error("sweep", "too many options");
+            keys[nkv] = g_value_keys[c - OPT_KEY];
+            values[nkv++] = optarg;
+            continue;
+        }
+        switch (c) {
+        case OPT_PLAN: plan_file = optarg; break;
+        case OPT_DB: db_path = optarg; break;
+        case OPT_DRY: dry = 1; break;
+        case OPT_PLOTS: plots = optarg; break;
+        case OPT_NOPEAK: no_peak = 1; break;
+        case OPT_EVAL: keys[nkv] = "eval"; values[nkv++] = "1"; break;
+        case OPT_RESUME:
+            if (sb_parse_long(optarg, 1, 1L << 40, "--resume", &resume, &e))
+                return sb_cli_report("sweep", &e);
+            break;
+        case 'h': sweep_help(); return 0;
+        default:
+            return sb_cli_usage_error("sweep", "unknown or incomplete option '%s' (see --help)",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return sb_cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
+    if (resume && (plan_file || nkv))
+        return sb_cli_usage_error("sweep", "--resume takes the stored plan; give no plan options");
+
+    sb_plan plan;
+    sb_plan_init(&plan);
+    int rc = SB_OK;
+    if (plan_file) {
+        char *text = NULL;
+        if ((rc = sb_read_file(plan_file, &text, NULL, &e))) goto fail;
+        rc = sb_plan_parse(&plan, text, plan_file, &e);
+        free(text);
+        if (rc) goto fail;
+    }
+    for (int i = 0; i < nkv; i++) {
+        char where[80];
+        snprintf(where, sizeof where, "--%s", keys[i]);
+        if ((rc = sb_plan_set(&plan, keys[i], values[i], where, &e))) goto fail;
+    }
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    if (!resume && (rc = sb_plan_finish(&plan, si ? si->cores : 1, &e))) goto fail;
+
+    char exe[4096];
+    if (self_exe(exe, sizeof exe)) {
+        rc = sb_errf(&e, SB_EFAIL, "cannot find the sprbench binary (/proc/self/exe)");
+        goto fail;
+    }
+    if (!dry && !strcmp(db_path, DEFAULT_DB) && ensure_parent_dir(db_path)) {
+        rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", db_path);
+        goto fail;
+    }
+    sb_sweep_opts o = {.db_path = db_path, .plan = &plan, .resume_id = resume, .dry_run = dry,
+                       .no_peak = no_peak, .self_exe = exe, .out = stdout};
+    sb_sweep_outcome out;
+    rc = sb_sweep_run(&o, &out, &e);
+    if (dry) {
+        sb_plan_free(&plan);
+        return rc ? sb_cli_report("sweep", &e) : 0;
+    }
+    if (out.sweep_id > 0) {
+        sb_err se = {0};
+        if (sb_sweep_summary(db_path, out.sweep_id, stdout, &se)) sb_cli_report("sweep", &se);
+        printf("\nsweep %lld: %d ok, %d skipped, %d failed, %d timeout, %d interrupted; database %s\n",
+               (long long)out.sweep_id, out.ok, out.skipped, out.failed, out.timeout,
+               out.interrupted, db_path);
+    }
+    if (rc) goto fail;
+    if (plots) {
+        sb_plot_opts po = {.db_path = db_path, .sweep_id = out.sweep_id, .out_dir = plots};
+        char **files = NULL;
+        int nfiles = 0;
+        if ((rc = sb_plot_sweep(&po, &files, &nfiles, &e))) goto fail;
+        for (int i = 0; i < nfiles; i++) {
+            printf("plot: %s\n", files[i]);
+            free(files[i]);
+        }
+        free(files);
+    }
+    sb_plan_free(&plan);
+    return out.failed || out.timeout || out.interrupted ? 1 : 0;
+fail:
+    sb_plan_free(&plan);
+    return sb_cli_report("sweep", &e);
+}

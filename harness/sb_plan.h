@@ -1,0 +1,64 @@
+/* sb_plan: what a sweep runs. Parses the plan file format and the sweep's
+ * flags into one plan, validates every value (kernels must be registered,
+ * sizes in range, options known: a plan is hostile input), and expands it
+ * into points (kernel x shape x threads x ppn x nodes).
+ *
+ * Plan file: one `key = value` per line, `#` starts a comment, lists are
+ * comma-separated. Keys: workload, label, kernels, threads, shapes, trans,
+ * reps, min-seconds, ppn, nodes, hostfile, bind, mpirun-args, point-timeout,
+ * and for workload train the options passed to `sprbench train`: model,
+ * batch, seq, stride, max-steps, time-budget, epochs, vocab, train, dev, lr,
+ * seed, dropout, eval, init; for allreduce: sizes, iters. */
+#ifndef SB_PLAN_H
+#define SB_PLAN_H
+#include "sb_err.h"
+
+#define SB_PLAN_MAX 64
+
+typedef struct sb_plan_shape {
+    int m, n, k;
+    char transa, transb;
+} sb_plan_shape;
+
+typedef struct sb_plan {
+    char workload[16];              /* gemm, train, allreduce */
+    char label[256];
+    char *kernels[SB_PLAN_MAX];
+    int nkernels;
+    int threads[SB_PLAN_MAX], nthreads;
+    sb_plan_shape shapes[SB_PLAN_MAX];
+    int nshapes;
+    int ppn[SB_PLAN_MAX], nppn;
+    int nodes[SB_PLAN_MAX], nnodes;
+    int reps;                       /* 0: the worker's default */
+    double min_seconds;             /* 0: the worker's default */
+    double point_timeout;           /* seconds; 0: default per workload */
+    char *hostfile, *bind, *mpirun_args;
+    /* workload options passed through as --key value (train, allreduce) */
+    char *opt_keys[SB_PLAN_MAX], *opt_values[SB_PLAN_MAX];
+    int nopts;
+} sb_plan;
+
+void sb_plan_init(sb_plan *p);
+void sb_plan_free(sb_plan *p);
+/* Sets one key; `where` names the place for messages ("plan.txt:3", "--kernels"). */
+int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *where, sb_err *e);
+/* Parses plan text (a file's contents); `name` is used in messages. */
+int sb_plan_parse(sb_plan *p, const char *text, const char *name, sb_err *e);
+/* Fills what the user left out with the default plan for this machine
+ * (every kernel, threads 1..cores, the default shapes) and checks the whole. */
+int sb_plan_finish(sb_plan *p, int cores, sb_err *e);
+/* The plan as plan-file text (stored with the sweep; --resume reads it back). */
+char *sb_plan_render(const sb_plan *p);
+/* Number of points the plan expands to. */
+int sb_plan_npoints(const sb_plan *p);
+
+typedef struct sb_plan_point {
+    const char *kernel;
+    const sb_plan_shape *shape;     /* NULL for non-GEMM workloads */
+    int threads, ppn, nodes;
+} sb_plan_point;
+/* The i-th point, in kernel-major order (kernel, shape, nodes, ppn, threads). */
+void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt);
+
+#endif

@@ -1,0 +1,265 @@
+#include "sb_plot.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "sb_db.h"
+#include "sb_gnuplot.h"
+#include "sb_stats.h"
+
+typedef struct {
+    char kernel[64];
+    int threads;
+    double median, lo, hi;  /* throughput: median and the p10-p90 spread */
+} series_pt;
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} strbuf;
+
+static void sb_append(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void sb_append(strbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->buf ? b->buf + b->len : NULL, b->buf ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (b->buf && (size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = (b->cap + (size_t)n + 256) * 2;
+        b->buf = realloc(b->buf, b->cap);
+        if (b->len == 0) b->buf[0] = '\0';
+    }
+}
+
+/* Throughput of one sample: GEMM flops / seconds, or tokens / seconds from
+ * the point's own median (tokens_per_s * median step seconds). */
+static int load_series(sb_db *db, int64_t sweep, const char *workload, const char *shape,
+                       series_pt **pts, int *n, char *unit, size_t unitcap)
+{
+    sqlite3 *h = sb_db_handle(db);
+    const char *metric = !strcmp(workload, "gemm") ? "gflops" : "tokens_per_s";
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT p.id, p.kernel, p.threads, m.value, p.dtype FROM point p JOIN metric m"
+        " ON m.point_id = p.id AND m.name = ? WHERE p.sweep_id = ? AND p.workload = ?"
+        " AND p.status = 'ok' AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
+        " ORDER BY p.kernel, p.threads";
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, sweep);
+    sqlite3_bind_text(st, 3, workload, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, shape, -1, SQLITE_STATIC);
+    int cap = 16;
+    *pts = malloc(sizeof **pts * (size_t)cap);
+    *n = 0;
+    snprintf(unit, unitcap, "%s", !strcmp(workload, "gemm") ? "GFLOP/s" : "tokens/s");
+    sqlite3_stmt *ss;
+    sqlite3_prepare_v2(h, "SELECT seconds FROM sample WHERE point_id = ?", -1, &ss, NULL);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) *pts = realloc(*pts, sizeof **pts * (size_t)(cap *= 2));
+        series_pt *p = &(*pts)[(*n)++];
+        snprintf(p->kernel, sizeof p->kernel, "%s", (const char *)sqlite3_column_text(st, 1));
+        p->threads = sqlite3_column_int(st, 2);
+        p->median = p->lo = p->hi = sqlite3_column_double(st, 3);
+        const char *dt = (const char *)sqlite3_column_text(st, 4);
+        if (dt && !strcmp(dt, "int8") && !strcmp(workload, "gemm"))
+            snprintf(unit, unitcap, "GFLOP/s (GOP/s for int8)");
+        /* Spread: the same work over the p90 and p10 sample times. */
+        double xs[4096];
+        int ns = 0;
+        sqlite3_reset(ss);
+        sqlite3_bind_int64(ss, 1, sqlite3_column_int64(st, 0));
+        while (sqlite3_step(ss) == SQLITE_ROW && ns < 4096) xs[ns++] = sqlite3_column_double(ss, 0);
+        if (ns > 0) {
+            double med = sb_median(xs, ns);
+            if (med > 0) {
+                double work = p->median * med;
+                p->lo = work / sb_quantile(xs, ns, 0.9);
+                p->hi = work / sb_quantile(xs, ns, 0.1);
+            }
+        }
+    }
+    sqlite3_finalize(ss);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static void datablocks(strbuf *s, const series_pt *pts, int n, int speedup)
+{
+    int block = 0;
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && !strcmp(pts[j].kernel, pts[i].kernel)) j++;
+        sb_append(s, "$d%d << EOD\n", block++);
+        double base = pts[i].median * 1.0, base_t = pts[i].threads;
+        for (int q = i; q < j; q++) {
+            if (speedup) {
+                double sp = base > 0 ? pts[q].median / base : 0;
+                double ideal = pts[q].threads / base_t;
+                sb_append(s, "%d %g %g\n", pts[q].threads, sp, ideal > 0 ? 100.0 * sp / ideal : 0);
+            } else {
+                sb_append(s, "%d %g %g %g\n", pts[q].threads, pts[q].median, pts[q].lo, pts[q].hi);
+            }
+        }
+        sb_append(s, "EOD\n");
+        i = j;
+    }
+}
+
+static void plot_cmd(strbuf *s, const series_pt *pts, int n, const char *fmt_using)
+{
+    int block = 0;
+    sb_append(s, "plot ");
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && !strcmp(pts[j].kernel, pts[i].kernel)) j++;
+        char q[160];
+        sb_gnuplot_quote(pts[i].kernel, q, sizeof q);
+        sb_append(s, "%s$d%d %s title \"%s\"", block ? ", " : "", block, fmt_using, q);
+        block++;
+        i = j;
+    }
+}
+
+static int add_file(char ***files, int *n, const char *path)
+{
+    char **nf = realloc(*files, sizeof **files * (size_t)(*n + 1));
+    if (!nf) return -1;
+    *files = nf;
+    nf[(*n)++] = strdup(path);
+    return 0;
+}
+
+static void slug(const char *in, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *in && o + 1 < cap; in++)
+        out[o++] = ((*in >= 'a' && *in <= 'z') || (*in >= 'A' && *in <= 'Z') ||
+                    (*in >= '0' && *in <= '9') || *in == '-') ? *in : '_';
+    out[o] = '\0';
+    if (!o) snprintf(out, cap, "all");
+}
+
+static int render_both(const char *script, int w, int h, const char *dir, const char *base,
+                       char ***files, int *nfiles, sb_err *e)
+{
+    static const char *const exts[] = {"png", "svg"};
+    for (int i = 0; i < 2; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.%s", dir, base, exts[i]);
+        int rc = sb_gnuplot_render(script, exts[i], w, h, path, e);
+        if (rc) return rc;
+        add_file(files, nfiles, path);
+    }
+    return SB_OK;
+}
+
+int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
+{
+    *files = NULL;
+    *nfiles = 0;
+    if (!sb_gnuplot_available())
+        return sb_errf(e, SB_EUSAGE, "gnuplot not found on PATH (install gnuplot-nox)");
+    struct stat st0;
+    if (stat(o->db_path, &st0) != 0)
+        return sb_errf(e, SB_EUSAGE, "%s: no such database", o->db_path);
+    sb_db *db;
+    int rc = sb_db_open(o->db_path, &db, e);
+    if (rc) return rc;
+    int64_t sweep = o->sweep_id > 0 ? o->sweep_id : sb_db_latest_sweep(db);
+    sqlite3 *h = sb_db_handle(db);
+    sqlite3_stmt *st;
+    char machine[512] = "unknown machine", workload[32] = "";
+    sqlite3_prepare_v2(h,
+                       "SELECT s.workload, m.hostname, m.cpu_model, m.microarch, m.cores FROM sweep s"
+                       " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", -1, &st, NULL);
+    sqlite3_bind_int64(st, 1, sweep);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    if (found) {
+        snprintf(workload, sizeof workload, "%s", (const char *)sqlite3_column_text(st, 0) ?: "gemm");
+        snprintf(machine, sizeof machine, "%s: %s (%s, %d cores)",
+                 (const char *)sqlite3_column_text(st, 1) ?: "?",
+                 (const char *)sqlite3_column_text(st, 2) ?: "?",
+                 (const char *)sqlite3_column_text(st, 3) ?: "?", sqlite3_column_int(st, 4));
+    }
+    sqlite3_finalize(st);
+    if (!found) {
+        sb_db_close(db);
+        return sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", o->db_path, (long long)sweep);
+    }
+    if (mkdir(o->out_dir, 0755) != 0 && errno != EEXIST) {
+        sb_db_close(db);
+        return sb_errf(e, SB_EUSAGE, "%s: cannot create directory: %s", o->out_dir, strerror(errno));
+    }
+    /* One figure set per shape (GEMM) or per configuration (train). */
+    sqlite3_prepare_v2(h,
+                       "SELECT DISTINCT COALESCE(p.shape, '') FROM point p WHERE p.sweep_id = ?"
+                       " AND p.workload = ? AND p.status = 'ok' ORDER BY 1", -1, &st, NULL);
+    sqlite3_bind_int64(st, 1, sweep);
+    sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
+    char qmachine[600];
+    sb_gnuplot_quote(machine, qmachine, sizeof qmachine);
+    int shapes = 0;
+    while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+        const char *shape = (const char *)sqlite3_column_text(st, 0);
+        char shape_s[64];
+        snprintf(shape_s, sizeof shape_s, "%s", shape ? shape : "");
+        series_pt *pts = NULL;
+        int n = 0;
+        char unit[64];
+        if (load_series(db, sweep, workload, shape_s, &pts, &n, unit, sizeof unit) || n == 0) {
+            free(pts);
+            continue;
+        }
+        shapes++;
+        char name[96], base[160], title[900];
+        slug(shape_s, name, sizeof name);
+        snprintf(title, sizeof title, "%s %s\\n%s", !strcmp(workload, "gemm") ? "GEMM" : workload,
+                 shape_s[0] ? shape_s : "", qmachine);
+        int maxt = 1;
+        for (int i = 0; i < n; i++) if (pts[i].threads > maxt) maxt = pts[i].threads;
+
+        strbuf s = {0};
+        datablocks(&s, pts, n, 0);
+        sb_append(&s, "set title \"%s\"\nset xlabel \"threads\"\nset ylabel \"%s (median, p10-p90)\"\n"
+                      "set key outside right\nset grid\nset xrange [0.5:%g]\nset yrange [0:*]\n"
+                      "set xtics 1\nset style data yerrorlines\n", title, unit, maxt + 0.5);
+        plot_cmd(&s, pts, n, "using 1:2:3:4 with yerrorlines lw 2 pt 7");
+        sb_append(&s, "\n");
+        snprintf(base, sizeof base, "throughput-%s", name);
+        rc = render_both(s.buf, 900, 560, o->out_dir, base, files, nfiles, e);
+        free(s.buf);
+
+        if (!rc) {
+            strbuf t = {0};
+            datablocks(&t, pts, n, 1);
+            sb_append(&t, "set multiplot layout 2,1 title \"Speedup and parallel efficiency: %s\"\n"
+                          "set key outside right\nset grid\nset xrange [0.5:%g]\nset xtics 1\n"
+                          "set ylabel \"speedup vs fewest threads\"\nset yrange [0:%g]\n",
+                      title, maxt + 0.5, maxt + 0.5);
+            plot_cmd(&t, pts, n, "using 1:2 with linespoints lw 2 pt 7");
+            sb_append(&t, ", x title \"ideal (y = x)\" dt 2 lc rgb \"black\"\n");
+            sb_append(&t, "set title \"\"\nset ylabel \"parallel efficiency %%\"\nset xlabel \"threads\"\n"
+                          "set yrange [0:120]\n");
+            plot_cmd(&t, pts, n, "using 1:3 with linespoints lw 2 pt 7");
+            sb_append(&t, ", 100 title \"ideal\" dt 2 lc rgb \"black\"\nunset multiplot\n");
+            snprintf(base, sizeof base, "speedup-%s", name);
+            rc = render_both(t.buf, 900, 800, o->out_dir, base, files, nfiles, e);
+            free(t.buf);
+        }
+        free(pts);
+    }
+    sqlite3_finalize(st);
+    sb_db_close(db);
+    if (!rc && shapes == 0)
+        rc = sb_errf(e, SB_EUSAGE, "sweep %lld has no finished points to plot", (long long)sweep);
+    return rc;
+}

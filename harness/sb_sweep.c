@@ -1,0 +1,558 @@
+#include "sb_sweep.h"
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sb_cli.h"
+#include "sb_db.h"
+#include "sb_io.h"
+#include "sb_kernel.h"
+#include "sb_launch.h"
+#include "sb_sysinfo.h"
+
+static volatile sig_atomic_t g_interrupted;
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_interrupted = 1;
+}
+
+/* A growable NULL-terminated argv of malloc'd strings (freed by sb_argv_free). */
+typedef struct {
+    char **v;
+    int n, cap;
+} argvec;
+
+static void av_push(argvec *a, const char *s)
+{
+    if (a->n + 2 > a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 32;
+        a->v = realloc(a->v, sizeof *a->v * (size_t)a->cap);
+    }
+    a->v[a->n++] = strdup(s);
+    a->v[a->n] = NULL;
+}
+
+static void av_pushf(argvec *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void av_pushf(argvec *a, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    av_push(a, buf);
+}
+
+static const char *peak_path(const sb_kernel *k)
+{
+    return !strcmp(k->isa, "scalar") ? "f32" : k->isa;
+}
+
+static void shape_key(const sb_plan_shape *s, char *buf, size_t cap)
+{
+    if (s) snprintf(buf, cap, "%dx%dx%d:%c%c", s->m, s->n, s->k, s->transa, s->transb);
+    else buf[0] = '\0';
+}
+
+/* The worker's own argv (what runs on every rank). */
+static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *self,
+                        const char *result, double peak, argvec *a)
+{
+    av_push(a, self);
+    if (!strcmp(p->workload, "gemm")) {
+        av_push(a, "gemm");
+        av_push(a, "--kernel");
+        av_push(a, pt->kernel);
+        av_push(a, "--m"); av_pushf(a, "%d", pt->shape->m);
+        av_push(a, "--n"); av_pushf(a, "%d", pt->shape->n);
+        av_push(a, "--k"); av_pushf(a, "%d", pt->shape->k);
+        av_push(a, "--trans"); av_pushf(a, "%c%c", pt->shape->transa, pt->shape->transb);
+        if (p->reps) { av_push(a, "--reps"); av_pushf(a, "%d", p->reps); }
+        if (p->min_seconds > 0) { av_push(a, "--min-seconds"); av_pushf(a, "%g", p->min_seconds); }
+        if (peak > 0) { av_push(a, "--peak-gflops"); av_pushf(a, "%.3f", peak); }
+    } else {
+        av_push(a, p->workload);
+        if (!strcmp(p->workload, "train")) {
+            av_push(a, "--kernel");
+            av_push(a, pt->kernel);
+        }
+        for (int i = 0; i < p->nopts; i++) {
+            av_pushf(a, "--%s", p->opt_keys[i]);
+            /* flags without a value in the worker's CLI */
+            if (!strcmp(p->opt_keys[i], "eval")) {
+                if (strcmp(p->opt_values[i], "1") && strcmp(p->opt_values[i], "yes") &&
+                    strcmp(p->opt_values[i], "true"))
+                    free(a->v[--a->n]), a->v[a->n] = NULL;
+                continue;
+            }
+            av_push(a, p->opt_values[i]);
+        }
+    }
+    if (strcmp(p->workload, "allreduce")) {
+        av_push(a, "--threads");
+        av_pushf(a, "%d", pt->threads);
+    }
+    av_push(a, "--result-file");
+    av_push(a, result);
+}
+
+/* The full argv of a point: the worker alone, or under mpirun. */
+static int point_argv(const sb_plan *p, const sb_plan_point *pt, const char *self,
+                      const char *result, double peak, const char *tmpdir, int seq,
+                      char ***out, sb_err *e)
+{
+    argvec w = {0};
+    worker_argv(p, pt, self, result, peak, &w);
+    int ranks = pt->ppn * pt->nodes;
+    if (ranks == 1 && !p->hostfile) {
+        *out = w.v;
+        return SB_OK;
+    }
+    sb_launch_spec s = SB_LAUNCH_SPEC_INIT;
+    char hostpath[4096];
+    sb_hostfile hf = {0};
+    int rc = SB_OK;
+    char **extra = NULL;
+    int nextra = 0;
+    if (p->hostfile) {
+        if ((rc = sb_hostfile_parse(p->hostfile, &hf, e))) goto out;
+        snprintf(hostpath, sizeof hostpath, "%s/hosts.%d", tmpdir, seq);
+        if ((rc = sb_hostfile_write_first(&hf, pt->nodes, hostpath, e))) goto out;
+        s.hostfile = hostpath;
+        s.slots_per_node = sb_hostfile_min_slots(&hf, pt->nodes);
+    }
+    if (p->mpirun_args && (rc = sb_launch_split_args(p->mpirun_args, &extra, &nextra, e)))
+        goto out;
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    s.nodes = pt->nodes;
+    s.ppn = pt->ppn;
+    s.threads = pt->threads;
+    s.bind = p->bind ? p->bind : "core";
+    s.cores_per_node = si ? si->cores : 0;
+    s.extra = (const char *const *)extra;
+    s.worker = (const char *const *)w.v;
+    rc = sb_launch_mpirun_argv(&s, out, e);
+out:
+    sb_hostfile_free(&hf);
+    sb_argv_free(extra);
+    sb_argv_free(w.v);
+    return rc;
+}
+
+static void last_line(const char *path, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    char *data = NULL;
+    size_t len = 0;
+    if (sb_read_file(path, &data, &len, NULL)) return;
+    while (len && (data[len - 1] == '\n' || data[len - 1] == '\r')) data[--len] = '\0';
+    char *nl = strrchr(data, '\n');
+    snprintf(buf, cap, "%.300s", nl ? nl + 1 : data);
+    free(data);
+}
+
+typedef struct {
+    int64_t id;
+    int seq;
+    char kernel[64], shape[64], workload[16];
+    int threads, ppn, nodes;
+} point_row;
+
+static int load_points(sb_db *db, int64_t sweep, int unfinished_only, point_row **rows, int *n,
+                       sb_err *e)
+{
+    const char *sql = unfinished_only
+        ? "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point WHERE sweep_id = ?"
+          " AND status IN ('pending','running','interrupted') ORDER BY seq"
+        : "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point WHERE sweep_id = ?"
+          " ORDER BY seq";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_errf(e, SB_EFAIL, "cannot read points: %s", sqlite3_errmsg(sb_db_handle(db)));
+    sqlite3_bind_int64(st, 1, sweep);
+    int cap = 64;
+    *rows = malloc(sizeof **rows * (size_t)cap);
+    *n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) *rows = realloc(*rows, sizeof **rows * (size_t)(cap *= 2));
+        point_row *r = &(*rows)[(*n)++];
+        memset(r, 0, sizeof *r);
+        r->id = sqlite3_column_int64(st, 0);
+        r->seq = sqlite3_column_int(st, 1);
+        snprintf(r->kernel, sizeof r->kernel, "%s", (const char *)sqlite3_column_text(st, 2) ?: "");
+        snprintf(r->shape, sizeof r->shape, "%s", (const char *)sqlite3_column_text(st, 3) ?: "");
+        r->threads = sqlite3_column_int(st, 4);
+        r->ppn = sqlite3_column_int(st, 5);
+        r->nodes = sqlite3_column_int(st, 6);
+        snprintf(r->workload, sizeof r->workload, "%s", (const char *)sqlite3_column_text(st, 7) ?: "");
+    }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+static int parse_shape_key(const char *key, sb_plan_shape *s)
+{
+    char ta = 'N', tb = 'N';
+    if (sscanf(key, "%dx%dx%d:%c%c", &s->m, &s->n, &s->k, &ta, &tb) < 3) return -1;
+    s->transa = ta;
+    s->transb = tb;
+    return 0;
+}
+
+/* Runs one point to its end and stores what happened. Returns SB_EFAIL only
+ * when the store failed; the point's own failure is data. */
+static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const char *self,
+                     const char *tmpdir, double peak, double timeout, char *summary,
+                     size_t sumcap, const char **status_out, sb_err *e)
+{
+    sb_plan_shape shape;
+    sb_plan_point pt = {row->kernel, NULL, row->threads, row->ppn, row->nodes};
+    if (row->shape[0] && parse_shape_key(row->shape, &shape) == 0) pt.shape = &shape;
+    char result[4096], outlog[4096], errlog[4096];
+    snprintf(result, sizeof result, "%s/point-%d.json", tmpdir, row->seq);
+    snprintf(outlog, sizeof outlog, "%s/point-%d.out", tmpdir, row->seq);
+    snprintf(errlog, sizeof errlog, "%s/point-%d.err", tmpdir, row->seq);
+    unlink(result);
+    char **argv = NULL;
+    sb_err pe = {0};
+    const char *status = "failed";
+    char reason[600] = "";
+    int rc = SB_OK;
+    sb_plan peak_plan;
+    const sb_plan *use = p;
+    if (!strcmp(row->workload, "peak")) {
+        /* The peak probe is a point of its own, ahead of the GEMM points. */
+        sb_plan_init(&peak_plan);
+        snprintf(peak_plan.workload, sizeof peak_plan.workload, "peak");
+        use = &peak_plan;
+    }
+    if (point_argv(use, &pt, self, result, peak, tmpdir, row->seq, &argv, &pe)) {
+        snprintf(reason, sizeof reason, "cannot build command: %.400s", pe.msg);
+    } else {
+        char *cmd = sb_argv_render(argv);
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(sb_db_handle(db), "UPDATE point SET command = ? WHERE id = ?", -1,
+                               &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(st, 1, cmd, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(st, 2, row->id);
+            sqlite3_step(st);
+            sqlite3_finalize(st);
+        }
+        free(cmd);
+        if ((rc = sb_db_point_set_status(db, row->id, "running", "", e))) goto out;
+        char threads[16];
+        snprintf(threads, sizeof threads, "%d", row->threads);
+        setenv("OMP_NUM_THREADS", threads, 1);
+        sb_run_result r;
+        if (sb_launch_run(argv, NULL, timeout, outlog, errlog, &r, &pe)) {
+            snprintf(reason, sizeof reason, "%.500s", pe.msg);
+        } else if (r.cancelled) {
+            status = "interrupted";
+            snprintf(reason, sizeof reason, "interrupted by SIGINT");
+        } else if (r.timed_out) {
+            status = "timeout";
+            snprintf(reason, sizeof reason, "timeout after %g s (--point-timeout)", timeout);
+        } else {
+            json_error_t je;
+            json_t *doc = access(result, F_OK) == 0 ? json_load_file(result, 0, &je) : NULL;
+            char how[128];
+            sb_run_describe(&r, timeout, how, sizeof how);
+            if (doc && json_is_object(doc)) {
+                const char *ds = json_string_value(json_object_get(doc, "status"));
+                if (!sb_run_ok(&r) && ds && !strcmp(ds, "ok")) {
+                    json_object_set_new(doc, "status", json_string("failed"));
+                    snprintf(reason, sizeof reason, "worker ended with %s after writing its result", how);
+                    json_object_set_new(doc, "reason", json_string(reason));
+                }
+                if (!json_object_get(doc, "workload"))
+                    json_object_set_new(doc, "workload", json_string(row->workload));
+                if ((rc = sb_db_point_ingest(db, row->id, doc, &pe))) {
+                    if (rc == SB_EUSAGE) {   /* a malformed result is the point's failure */
+                        snprintf(reason, sizeof reason, "bad result file: %.400s", pe.msg);
+                        rc = SB_OK;
+                    } else {
+                        sb_errf(e, rc, "%s", pe.msg);
+                        json_decref(doc);
+                        goto out;
+                    }
+                } else {
+                    status = ds && !strcmp(json_string_value(json_object_get(doc, "status")), "ok") ? "ok"
+                             : json_string_value(json_object_get(doc, "status"));
+                    const char *why = json_string_value(json_object_get(doc, "reason"));
+                    json_t *m = json_object_get(doc, "metrics");
+                    json_t *g = json_object_get(m, "gflops"), *tok = json_object_get(m, "tokens_per_s");
+                    json_t *f32 = json_object_get(m, "f32_gflops");
+                    if (!strcmp(status, "ok") && g)
+                        snprintf(summary, sumcap, "%.1f GFLOP/s", json_number_value(g));
+                    else if (!strcmp(status, "ok") && tok)
+                        snprintf(summary, sumcap, "%.0f tokens/s", json_number_value(tok));
+                    else if (!strcmp(status, "ok") && f32)
+                        snprintf(summary, sumcap, "f32 peak %.1f GFLOP/s", json_number_value(f32));
+                    else snprintf(summary, sumcap, "%.200s", why ? why : "");
+                    *status_out = !strcmp(status, "ok") ? "ok"
+                                  : !strcmp(status, "skipped") ? "skipped" : "failed";
+                    json_decref(doc);
+                    goto out;
+                }
+                json_decref(doc);
+            } else {
+                char tail[320];
+                last_line(errlog, tail, sizeof tail);
+                snprintf(reason, sizeof reason, "worker ended with %s without a result%s%.300s", how,
+                         tail[0] ? ": " : "", tail);
+            }
+        }
+    }
+    if ((rc = sb_db_point_set_status(db, row->id, status, reason, e))) goto out;
+    *status_out = status;
+    snprintf(summary, sumcap, "%.300s", reason);
+out:
+    sb_argv_free(argv);
+    unlink(result);
+    unlink(outlog);
+    unlink(errlog);
+    return rc;
+}
+
+static double default_timeout(const char *workload)
+{
+    return !strcmp(workload, "train") ? 24 * 3600.0 : 1800.0;
+}
+
+int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
+{
+    memset(out, 0, sizeof *out);
+    sb_plan resumed;
+    sb_plan_init(&resumed);
+    const sb_plan *p = o->plan;
+    FILE *f = o->out ? o->out : stdout;
+
+    if (o->dry_run) {
+        int n = sb_plan_npoints(p);
+        fprintf(f, "# %d point(s), workload %s\n", n, p->workload);
+        for (int i = 0; i < n; i++) {
+            sb_plan_point pt;
+            sb_plan_point_at(p, i, &pt);
+            char **argv = NULL;
+            int rc = point_argv(p, &pt, o->self_exe, "RESULT.json", 0, "/tmp", i + 1, &argv, e);
+            if (rc) return rc;
+            char *cmd = sb_argv_render(argv);
+            fprintf(f, "%s\n", cmd);
+            free(cmd);
+            sb_argv_free(argv);
+        }
+        out->points = n;
+        return SB_OK;
+    }
+
+    sb_db *db = NULL;
+    int rc = sb_db_open(o->db_path, &db, e);
+    if (rc) return rc;
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    json_t *info = si ? sb_sysinfo_json(si) : NULL;
+    int64_t machine = 0;
+    if (info && (rc = sb_db_machine_upsert(db, info, &machine, e))) goto done;
+
+    int64_t sweep = o->resume_id;
+    if (sweep > 0) {
+        sqlite3_stmt *st;
+        char *plan_text = NULL;
+        if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT plan FROM sweep WHERE id = ?", -1, &st,
+                               NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, sweep);
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+                plan_text = strdup((const char *)sqlite3_column_text(st, 0));
+            sqlite3_finalize(st);
+        }
+        if (!plan_text) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld to resume", o->db_path, (long long)sweep);
+            goto done;
+        }
+        rc = sb_plan_parse(&resumed, plan_text, "stored plan", e);
+        free(plan_text);
+        if (rc || (rc = sb_plan_finish(&resumed, si ? si->cores : 1, e))) goto done;
+        p = &resumed;
+        sqlite3_stmt *up;
+        if (sqlite3_prepare_v2(sb_db_handle(db),
+                               "UPDATE sweep SET status = 'running', finished = NULL WHERE id = ?",
+                               -1, &up, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(up, 1, sweep);
+            sqlite3_step(up);
+            sqlite3_finalize(up);
+        }
+    } else {
+        char *plan_text = sb_plan_render(p);
+        rc = sb_db_sweep_create(db, p->label[0] ? p->label : NULL, p->workload, plan_text, machine,
+                                &sweep, e);
+        free(plan_text);
+        if (rc) goto done;
+        /* All points up front, pending: a resume knows what is left. */
+        if ((rc = sb_db_begin(db, e))) goto done;
+        int seq = 0;
+        int want_peak = !o->no_peak && !strcmp(p->workload, "gemm") &&
+                        sb_db_peak_per_core(db, machine, "f32") <= 0;
+        if (want_peak) {
+            int maxt = 1;
+            for (int i = 0; i < p->nthreads; i++) if (p->threads[i] > maxt) maxt = p->threads[i];
+            sb_point_desc d = {.seq = seq++, .workload = "peak", .kernel = "peak", .dtype = "",
+                               .shape = "", .config = "{}", .threads = maxt, .ppn = 1, .nodes = 1};
+            int64_t id;
+            if ((rc = sb_db_point_add(db, sweep, &d, machine, &id, e))) { sb_db_rollback(db); goto done; }
+        }
+        int n = sb_plan_npoints(p);
+        for (int i = 0; i < n; i++) {
+            sb_plan_point pt;
+            sb_plan_point_at(p, i, &pt);
+            char shape[64];
+            shape_key(pt.shape, shape, sizeof shape);
+            const sb_kernel *k = sb_kernel_find(pt.kernel);
+            sb_point_desc d = {.seq = seq++, .workload = p->workload, .kernel = pt.kernel,
+                               .dtype = k ? sb_dtype_name(k->dtype) : "", .shape = shape,
+                               .config = "{}", .threads = pt.threads, .ppn = pt.ppn,
+                               .nodes = pt.nodes};
+            int64_t id;
+            if ((rc = sb_db_point_add(db, sweep, &d, machine, &id, e))) { sb_db_rollback(db); goto done; }
+        }
+        if ((rc = sb_db_commit(db, e))) goto done;
+    }
+    out->sweep_id = sweep;
+
+    point_row *rows = NULL;
+    int nrows = 0;
+    if ((rc = load_points(db, sweep, 1, &rows, &nrows, e))) goto done;
+    char tmpdir[] = "/tmp/sprbench-sweep-XXXXXX";
+    const char *tmpbase = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/sprbench-sweep-XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
+    char *dir = mkdtemp(tmpl);
+    if (!dir) dir = mkdtemp(tmpdir);
+    if (!dir) {
+        free(rows);
+        rc = sb_errf(e, SB_EFAIL, "cannot make a temporary directory: %s", strerror(errno));
+        goto done;
+    }
+    g_interrupted = 0;
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sb_launch_cancel = &g_interrupted;
+    double timeout = p->point_timeout > 0 ? p->point_timeout : default_timeout(p->workload);
+    fprintf(f, "sweep %lld: %d point(s) to run, database %s\n", (long long)sweep, nrows, o->db_path);
+    fflush(f);
+    sb_progress bar;
+    sb_progress_start(&bar, "sweep", nrows);
+    for (int i = 0; i < nrows && !g_interrupted; i++) {
+        point_row *r = &rows[i];
+        double peak = 0;
+        const sb_kernel *k = sb_kernel_find(r->kernel);
+        if (k && !strcmp(r->workload, "gemm")) peak = sb_db_peak_per_core(db, machine, peak_path(k));
+        char summary[400] = "";
+        const char *status = "failed";
+        double t0 = sb_now();
+        rc = run_point(db, p, r, o->self_exe, dir, peak, timeout, summary, sizeof summary,
+                       &status, e);
+        if (rc) break;
+        if (!strcmp(status, "ok")) out->ok++;
+        else if (!strcmp(status, "skipped")) out->skipped++;
+        else if (!strcmp(status, "timeout")) out->timeout++;
+        else if (!strcmp(status, "interrupted")) out->interrupted++;
+        else out->failed++;
+        out->points++;
+        sb_progress_end(&bar);
+        fprintf(f, "[%d/%d] %s %s %s threads=%d ppn=%d nodes=%d: %s %s (%.1f s)\n", i + 1, nrows,
+                r->workload, r->kernel, r->shape, r->threads, r->ppn, r->nodes, status, summary,
+                sb_now() - t0);
+        fflush(f);
+        sb_progress_update(&bar, i + 1, "");
+    }
+    sb_progress_end(&bar);
+    sb_launch_cancel = NULL;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    free(rows);
+    rmdir(dir);
+    if (!rc) {
+        int interrupted = g_interrupted != 0;
+        if (interrupted)
+            rc = sb_errf(e, SB_EFAIL, "interrupted; finished points are stored, resume with "
+                                      "--resume %lld", (long long)sweep);
+        sb_err fe = {0};
+        sb_db_sweep_finish(db, sweep, interrupted ? "interrupted" : "done", &fe);
+    }
+done:
+    json_decref(info);
+    sb_db_close(db);
+    sb_plan_free(&resumed);
+    return rc;
+}
+
+int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
+{
+    sb_db *db;
+    int rc = sb_db_open(db_path, &db, e);
+    if (rc) return rc;
+    /* Speedup against the 1-thread point of the same series (kernel, shape,
+     * ppn, nodes) in this sweep. */
+    static const char *sql =
+        "WITH v AS ("
+        "  SELECT p.id, p.workload, p.kernel, p.shape, p.threads, p.ppn, p.nodes, p.status,"
+        "         p.reason, COALESCE(mg.value, mt.value) AS value,"
+        "         CASE WHEN mg.value IS NOT NULL THEN (CASE WHEN p.dtype = 'int8' THEN 'GOP/s' ELSE 'GFLOP/s' END)"
+        "              WHEN mt.value IS NOT NULL THEN 'tokens/s' END AS unit, mp.value AS pct"
+        "  FROM point p"
+        "  LEFT JOIN metric mg ON mg.point_id = p.id AND mg.name = 'gflops'"
+        "  LEFT JOIN metric mt ON mt.point_id = p.id AND mt.name = 'tokens_per_s'"
+        "  LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
+        "  WHERE p.sweep_id = ? AND p.workload != 'peak')"
+        " SELECT v.kernel, v.shape, v.threads, v.ppn, v.nodes, v.status, v.reason, v.value, v.unit,"
+        "        v.pct, (SELECT b.value FROM v b WHERE b.kernel = v.kernel AND b.shape = v.shape"
+        "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
+        "          ORDER BY b.threads LIMIT 1),"
+        "        (SELECT b.threads FROM v b WHERE b.kernel = v.kernel AND b.shape = v.shape"
+        "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
+        "          ORDER BY b.threads LIMIT 1)"
+        " FROM v ORDER BY v.kernel, v.shape, v.nodes, v.ppn, v.threads";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
+        rc = sb_errf(e, SB_EFAIL, "summary: %s", sqlite3_errmsg(sb_db_handle(db)));
+        sb_db_close(db);
+        return rc;
+    }
+    sqlite3_bind_int64(st, 1, sweep_id);
+    fprintf(f, "\n%-13s %-20s %7s %4s %5s  %-8s %12s %-8s %7s %8s %6s\n", "kernel", "shape",
+            "threads", "ppn", "nodes", "status", "median", "unit", "speedup", "eff", "%peak");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *kernel = (const char *)sqlite3_column_text(st, 0);
+        const char *shape = (const char *)sqlite3_column_text(st, 1);
+        int threads = sqlite3_column_int(st, 2);
+        const char *status = (const char *)sqlite3_column_text(st, 5);
+        const char *reason = (const char *)sqlite3_column_text(st, 6);
+        fprintf(f, "%-13s %-20s %7d %4d %5d  %-8s", kernel ? kernel : "", shape && *shape ? shape : "-",
+                threads, sqlite3_column_int(st, 3), sqlite3_column_int(st, 4), status ? status : "");
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
+            double v = sqlite3_column_double(st, 7);
+            fprintf(f, " %12.1f %-8s", v, (const char *)sqlite3_column_text(st, 8));
+            if (sqlite3_column_type(st, 10) != SQLITE_NULL && sqlite3_column_double(st, 10) > 0) {
+                double base = sqlite3_column_double(st, 10);
+                int bt = sqlite3_column_int(st, 11);
+                double speedup = v / base;
+                fprintf(f, " %6.2fx %7.0f%%", speedup, 100.0 * speedup / ((double)threads / bt));
+            } else fprintf(f, " %7s %8s", "-", "-");
+            if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+                fprintf(f, " %5.1f%%", sqlite3_column_double(st, 9));
+            fputc('\n', f);
+        } else {
+            fprintf(f, "  %.70s\n", reason ? reason : "");
+        }
+    }
+    sqlite3_finalize(st);
+    sb_db_close(db);
+    return SB_OK;
+}

@@ -1,0 +1,6 @@
+# The foundation: plan, database, and the CLI end to end (info, gemm, sweep, plot).
+sb_add_unit(test_harness_plan test_harness_plan.c)
+sb_add_unit(test_harness_db test_harness_db.c)
+sb_add_script(harness_cli harness_cli.sh)
+sb_add_script(harness_sweep_e2e harness_sweep_e2e.sh)
+sb_add_script(harness_sweep_robust harness_sweep_robust.sh)

@@ -1,0 +1,35 @@
+/* Tiny assertion helpers shared by the C tests. */
+#ifndef SB_TESTUTIL_H
+#define SB_TESTUTIL_H
+#include <stdio.h>
+
+static int g_test_failures;
+static int g_test_checks;
+
+#define CHECK(cond)                                                             \
+    do {                                                                        \
+        g_test_checks++;                                                        \
+        if (!(cond)) {                                                          \
+            g_test_failures++;                                                  \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                       \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                      \
+    do {                                                                        \
+        long long _a = (long long)(a), _b = (long long)(b);                     \
+        g_test_checks++;                                                        \
+        if (_a != _b) {                                                         \
+            g_test_failures++;                                                  \
+            fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, \
+                    __LINE__, #a, _a, #b, _b);                                  \
+        }                                                                       \
+    } while (0)
+
+static inline int test_report(const char *name)
+{
+    printf("%s: %d checks, %d failed\n", name, g_test_checks, g_test_failures);
+    return g_test_failures ? 1 : 0;
+}
+
+#endif
