@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "sb_db.h"
 #include "sb_gnuplot.h"
+#include "sb_scaling.h"
 #include "sb_stats.h"
 
 typedef struct {
@@ -162,6 +163,140 @@ static int render_both(const char *script, int w, int h, const char *dir, const 
     return SB_OK;
 }
 
+#ifndef SB_SOURCE_DIR
+#define SB_SOURCE_DIR "."
+#endif
+
+typedef struct {
+    char kernel[64];
+    int ppn, nodes;
+    double epoch_s;
+    int projected;
+} scale_pt;
+
+/* Epoch time and speedup against nodes (log2 axes, y = x ideal), a parallel-
+ * efficiency panel, and the original study's published points as an overlay.
+ * Drawn only when the sweep has points on more than one rank count. */
+static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, const char *dir,
+                        const char *reference, char ***files, int *nfiles, sb_err *e)
+{
+    sqlite3 *h = sb_db_handle(db);
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT p.kernel, p.ppn, p.nodes, m.value, m.projected FROM point p JOIN metric m"
+        " ON m.point_id = p.id AND m.name = 'epoch_seconds' WHERE p.sweep_id = ?"
+        " AND p.status = 'ok' ORDER BY p.kernel, p.ppn, p.nodes, p.threads DESC";
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) return SB_OK;
+    sqlite3_bind_int64(st, 1, sweep);
+    scale_pt pts[512];
+    int n = 0, distinct_ranks = 0, last_ranks = -1, maxn = 1;
+    while (sqlite3_step(st) == SQLITE_ROW && n < 512) {
+        scale_pt *p = &pts[n];
+        snprintf(p->kernel, sizeof p->kernel, "%s", (const char *)sqlite3_column_text(st, 0) ?: "");
+        p->ppn = sqlite3_column_int(st, 1);
+        p->nodes = sqlite3_column_int(st, 2);
+        p->epoch_s = sqlite3_column_double(st, 3);
+        p->projected = sqlite3_column_int(st, 4);
+        /* several thread counts at one (kernel, ppn, nodes): keep the most threads */
+        if (n && !strcmp(pts[n - 1].kernel, p->kernel) && pts[n - 1].ppn == p->ppn &&
+            pts[n - 1].nodes == p->nodes)
+            continue;
+        if (p->ppn * p->nodes != last_ranks) distinct_ranks++;
+        last_ranks = p->ppn * p->nodes;
+        if (p->nodes > maxn) maxn = p->nodes;
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (n < 2 || distinct_ranks < 2) return SB_OK;
+
+    sb_study_point *study = NULL;
+    int nstudy = 0;
+    sb_err se = {0};
+    if (reference && sb_study_load(reference, &study, &nstudy, &se)) nstudy = 0;
+
+    strbuf s = {0};
+    int blocks = 0;
+    char labels[64][160];
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && !strcmp(pts[j].kernel, pts[i].kernel) && pts[j].ppn == pts[i].ppn) j++;
+        /* the series' own 1-node point is its baseline */
+        double base = 0;
+        for (int q = i; q < j; q++) if (pts[q].nodes == 1) base = pts[q].epoch_s;
+        sb_append(&s, "$s%d << EOD\n", blocks);
+        for (int q = i; q < j; q++) {
+            double sp = base > 0 ? base / pts[q].epoch_s : 0;
+            sb_append(&s, "%d %g %g %g %d\n", pts[q].nodes, pts[q].epoch_s, sp,
+                      pts[q].nodes > 0 ? 100.0 * sp / pts[q].nodes : 0, pts[q].ppn * pts[q].nodes);
+        }
+        sb_append(&s, "EOD\n");
+        char q[100];
+        sb_gnuplot_quote(pts[i].kernel, q, sizeof q);
+        snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node%s", q, pts[i].ppn,
+                 pts[i].projected ? " (projected)" : "");
+        if (++blocks == 64) break;
+        i = j;
+    }
+    /* the study: measured points and its own speedup (1 node -> 4 nodes) */
+    double study1 = 0;
+    for (int i = 0; i < nstudy; i++)
+        if (study[i].nodes == 1 && !strcmp(study[i].kind, "measured") && strstr(study[i].machine, "Sapphire"))
+            study1 = study[i].epoch_s;
+    if (study1 > 0) {
+        sb_append(&s, "$study << EOD\n");
+        for (int i = 0; i < nstudy; i++)
+            if (!strcmp(study[i].kind, "measured") && strstr(study[i].machine, "Sapphire"))
+                sb_append(&s, "%d %g %g %g\n", study[i].nodes, study[i].epoch_s,
+                          study1 / study[i].epoch_s, 100.0 * study1 / study[i].epoch_s / study[i].nodes);
+        sb_append(&s, "EOD\n");
+        if (study[0].nodes > maxn) maxn = study[0].nodes;
+        for (int i = 0; i < nstudy; i++) if (study[i].nodes > maxn) maxn = study[i].nodes;
+    }
+    int xmax = 1;
+    while (xmax < maxn) xmax *= 2;
+    sb_append(&s, "set multiplot layout 3,1 title \"Scaling over nodes: %s\"\n"
+                  "set logscale x 2\nset xrange [0.8:%g]\nset grid\nset key outside right\n"
+                  "set lmargin 12\nset rmargin 42\n"
+                  "set ylabel \"epoch time, s\"\nset logscale y 10\n",
+              title_machine, xmax * 1.25);
+    sb_append(&s, "plot ");
+    for (int b = 0; b < blocks; b++)
+        sb_append(&s, "%s$s%d using 1:2 with linespoints lw 2 pt 7 title \"%s\"", b ? ", " : "", b, labels[b]);
+    if (study1 > 0)
+        sb_append(&s, ", $study using 1:2 with points pt 5 ps 1.5 lc rgb \"black\" title "
+                      "\"published study (SPR bf16, HF blog 2023)\"");
+    sb_append(&s, "\nunset logscale y\nset logscale y 2\nset ylabel \"speedup vs 1 node\"\n"
+                  "set yrange [0.8:%g]\nplot ", xmax * 1.25);
+    for (int b = 0; b < blocks; b++)
+        sb_append(&s, "$s%d using 1:3 with linespoints lw 2 pt 7 title \"%s\", ", b, labels[b]);
+    if (study1 > 0)
+        sb_append(&s, "$study using 1:3 with points pt 5 ps 1.5 lc rgb \"black\" title \"published study\", ");
+    sb_append(&s, "x title \"ideal (y = x)\" dt 2 lc rgb \"black\"\n"
+                  "unset logscale y\nset yrange [0:120]\nset ylabel \"parallel efficiency %%\"\n"
+                  "set xlabel \"nodes\"\nplot ");
+    for (int b = 0; b < blocks; b++)
+        sb_append(&s, "$s%d using 1:4 with linespoints lw 2 pt 7 title \"%s\", ", b, labels[b]);
+    if (study1 > 0)
+        sb_append(&s, "$study using 1:4 with points pt 5 ps 1.5 lc rgb \"black\" title \"published study\", ");
+    sb_append(&s, "100 title \"ideal\" dt 2 lc rgb \"black\"\nunset multiplot\n");
+    int rc = render_both(s.buf, 900, 1100, dir, "scaling-nodes", files, nfiles, e);
+    free(s.buf);
+    free(study);
+    if (rc) return rc;
+
+    /* against total ranks, every (kernel, ppn) series on one axis */
+    strbuf r = {0};
+    sb_append(&r, "$r << EOD\n");
+    for (int i = 0; i < n; i++) sb_append(&r, "%d %g\n", pts[i].ppn * pts[i].nodes, pts[i].epoch_s);
+    sb_append(&r, "EOD\nset title \"Epoch time against total ranks: %s\"\nset logscale x 2\n"
+                  "set logscale y 10\nset grid\nset xlabel \"total MPI ranks\"\n"
+                  "set ylabel \"epoch time, s\"\nplot $r using 1:2 with points pt 7 ps 1.3 title \"measured points\"\n",
+              title_machine);
+    rc = render_both(r.buf, 900, 560, dir, "scaling-ranks", files, nfiles, e);
+    free(r.buf);
+    return rc;
+}
+
 int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
 {
     *files = NULL;
@@ -243,7 +378,7 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
             datablocks(&t, pts, n, 1);
             sb_append(&t, "set multiplot layout 2,1 title \"Speedup and parallel efficiency: %s\"\n"
                           "set key outside right\nset grid\nset xrange [0.5:%g]\nset xtics 1\n"
-                          "set ylabel \"speedup vs fewest threads\"\nset yrange [0:%g]\n",
+                          "set lmargin 12\nset rmargin 24\nset ylabel \"speedup vs fewest threads\"\nset yrange [0:%g]\n",
                       title, maxt + 0.5, maxt + 0.5);
             plot_cmd(&t, pts, n, "using 1:2 with linespoints lw 2 pt 7");
             sb_append(&t, ", x title \"ideal (y = x)\" dt 2 lc rgb \"black\"\n");
@@ -258,6 +393,12 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
         free(pts);
     }
     sqlite3_finalize(st);
+    if (!rc) {
+        const char *ref = o->reference ? o->reference : SB_SOURCE_DIR "/results/reference/study.csv";
+        int before = *nfiles;
+        rc = plot_scaling(db, sweep, qmachine, o->out_dir, ref, files, nfiles, e);
+        if (*nfiles > before) shapes++;
+    }
     sb_db_close(db);
     if (!rc && shapes == 0)
         rc = sb_errf(e, SB_EUSAGE, "sweep %lld has no finished points to plot", (long long)sweep);

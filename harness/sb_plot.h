@@ -11,6 +11,8 @@ typedef struct sb_plot_opts {
     const char *db_path;
     int64_t sweep_id;       /* 0: the newest sweep */
     const char *out_dir;    /* created if missing */
+    const char *reference;  /* published points to overlay (default: the
+                               source tree's results/reference/study.csv) */
 } sb_plot_opts;
 
 /* Draws every plot of the sweep; *files receives the written paths (caller

@@ -60,6 +60,20 @@ static void shape_key(const sb_plan_shape *s, char *buf, size_t cap)
     else buf[0] = '\0';
 }
 
+/* A training or allreduce point's series key: the options that change the
+ * work (model, batch, seq / sizes), so plots and reports group like with like. */
+static void config_key(const sb_plan *p, char *buf, size_t cap)
+{
+    static const char *const keys[] = {"model", "batch", "seq", "sizes", NULL};
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int k = 0; keys[k]; k++)
+        for (int i = 0; i < p->nopts; i++)
+            if (!strcmp(p->opt_keys[i], keys[k]) && off < cap)
+                off += (size_t)snprintf(buf + off, cap - off, "%s%s=%s", off ? " " : "", keys[k],
+                                        p->opt_values[i]);
+}
+
 /* The worker's own argv (what runs on every rank). */
 static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *self,
                         const char *result, double peak, argvec *a)
@@ -410,7 +424,8 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
             sb_plan_point pt;
             sb_plan_point_at(p, i, &pt);
             char shape[64];
-            shape_key(pt.shape, shape, sizeof shape);
+            if (pt.shape) shape_key(pt.shape, shape, sizeof shape);
+            else config_key(p, shape, sizeof shape);
             const sb_kernel *k = sb_kernel_find(pt.kernel);
             sb_point_desc d = {.seq = seq++, .workload = p->workload, .kernel = pt.kernel,
                                .dtype = k ? sb_dtype_name(k->dtype) : "", .shape = shape,
