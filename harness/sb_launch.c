@@ -1,0 +1,627 @@
+#include "sb_launch.h"
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "sb_cli.h"
+#include "sb_io.h"
+
+extern char **environ;
+
+/* ---------------- hostfile ---------------- */
+
+void sb_hostfile_free(sb_hostfile *hf)
+{
+    if (!hf) return;
+    for (int i = 0; i < hf->n; i++) free(hf->hosts[i].name);
+    free(hf->hosts);
+    hf->hosts = NULL;
+    hf->n = 0;
+}
+
+static int valid_host_char(int c)
+{
+    return isalnum(c) || c == '.' || c == '-' || c == '_' || c == ':' || c == '@' || c == '[' ||
+           c == ']';
+}
+
+/* Reads a positive count after "key=" for line diagnostics. */
+static int parse_count(const char *v, const char *name, int line, const char *key, int *out,
+                       sb_err *e)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || errno || x < 1 || x > 1000000)
+        return sb_errf(e, SB_EUSAGE, "%s:%d: %s needs a positive whole number, got '%s'", name,
+                       line, key, v);
+    *out = (int)x;
+    return SB_OK;
+}
+
+static int add_host(sb_hostfile *hf, const char *host, int slots, int max_slots, int line)
+{
+    for (int i = 0; i < hf->n; i++) {
+        if (!strcmp(hf->hosts[i].name, host)) {
+            sb_host *h = &hf->hosts[i];
+            /* Repeated lines add slots (Open MPI counts each bare line as one). */
+            h->slots = (h->slots ? h->slots : 1) + (slots ? slots : 1);
+            if (max_slots) h->max_slots = max_slots;
+            return SB_OK;
+        }
+    }
+    sb_host *grown = realloc(hf->hosts, (size_t)(hf->n + 1) * sizeof *grown);
+    if (!grown) return SB_EFAIL;
+    hf->hosts = grown;
+    hf->hosts[hf->n] = (sb_host){strdup(host), slots, max_slots, line};
+    if (!hf->hosts[hf->n].name) return SB_EFAIL;
+    hf->n++;
+    return SB_OK;
+}
+
+int sb_hostfile_parse_text(const char *text, const char *name, sb_hostfile *hf, sb_err *e)
+{
+    *hf = (sb_hostfile){0};
+    int rc = SB_OK, lineno = 0;
+    const char *p = text;
+    char *line = NULL;
+    while (*p && !rc) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        lineno++;
+        free(line);
+        line = strndup(p, len);
+        p += len + (nl ? 1 : 0);
+        if (!line) {
+            rc = sb_errf(e, SB_EFAIL, "%s: out of memory", name);
+            break;
+        }
+        if (len >= 4000) {
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: line longer than 4000 characters", name, lineno);
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        /* "slots = 2" is accepted by Open MPI: glue the '=' to its neighbours. */
+        char norm[4096];
+        size_t k = 0;
+        for (size_t i = 0; line[i] && k + 1 < sizeof norm; i++) {
+            if (isspace((unsigned char)line[i])) {
+                size_t j = i;
+                while (line[j] && isspace((unsigned char)line[j])) j++;
+                if (line[j] == '=' || (k > 0 && norm[k - 1] == '=')) {
+                    i = j - 1;
+                    continue;
+                }
+                norm[k++] = ' ';
+                i = j - 1;
+                continue;
+            }
+            norm[k++] = line[i];
+        }
+        norm[k] = 0;
+        char *save = NULL, *tok = strtok_r(norm, " ", &save);
+        if (!tok) continue;
+        if (strchr(tok, '=')) {
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: line starts with '%s', expected a host name",
+                         name, lineno, tok);
+            break;
+        }
+        for (const char *c = tok; *c; c++) {
+            if (!valid_host_char((unsigned char)*c)) {
+                rc = sb_errf(e, SB_EUSAGE, "%s:%d: '%s' is not a host name", name, lineno, tok);
+                break;
+            }
+        }
+        if (rc) break;
+        char host[256];
+        snprintf(host, sizeof host, "%s", tok);
+        int slots = 0, max_slots = 0;
+        while (!rc && (tok = strtok_r(NULL, " ", &save))) {
+            char *eq = strchr(tok, '=');
+            if (!eq) {
+                rc = sb_errf(e, SB_EUSAGE, "%s:%d: unexpected '%s' (expected slots=N or max_slots=N)",
+                             name, lineno, tok);
+                break;
+            }
+            *eq = 0;
+            const char *key = tok, *val = eq + 1;
+            if (!strcmp(key, "slots") || !strcmp(key, "count") || !strcmp(key, "cpu"))
+                rc = parse_count(val, name, lineno, key, &slots, e);
+            else if (!strcmp(key, "max_slots") || !strcmp(key, "max-slots"))
+                rc = parse_count(val, name, lineno, key, &max_slots, e);
+            else
+                rc = sb_errf(e, SB_EUSAGE, "%s:%d: unknown keyword '%s' (expected slots or max_slots)",
+                             name, lineno, key);
+        }
+        if (rc) break;
+        if (slots && max_slots && max_slots < slots) {
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: max_slots=%d is below slots=%d", name, lineno,
+                         max_slots, slots);
+            break;
+        }
+        if (add_host(hf, host, slots, max_slots, lineno))
+            rc = sb_errf(e, SB_EFAIL, "%s: out of memory", name);
+    }
+    free(line);
+    if (!rc && hf->n == 0) rc = sb_errf(e, SB_EUSAGE, "%s: no hosts listed", name);
+    if (rc) sb_hostfile_free(hf);
+    return rc;
+}
+
+int sb_hostfile_parse(const char *path, sb_hostfile *hf, sb_err *e)
+{
+    char *text = NULL;
+    size_t len = 0;
+    *hf = (sb_hostfile){0};
+    if (sb_read_file(path, &text, &len, e)) {
+        if (e) e->code = SB_EUSAGE;
+        return SB_EUSAGE;
+    }
+    if (memchr(text, 0, len)) {
+        free(text);
+        return sb_errf(e, SB_EUSAGE, "%s: not a text file", path);
+    }
+    int rc = sb_hostfile_parse_text(text, path, hf, e);
+    free(text);
+    return rc;
+}
+
+int sb_hostfile_write_first(const sb_hostfile *hf, int n, const char *path, sb_err *e)
+{
+    if (n < 1 || n > hf->n)
+        return sb_errf(e, SB_EUSAGE, "a %d-node point needs %d hosts, the hostfile lists %d", n,
+                       n, hf->n);
+    size_t cap = 64, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) return sb_errf(e, SB_EFAIL, "out of memory");
+    for (int i = 0; i < n; i++) {
+        char line[512];
+        int k = snprintf(line, sizeof line, "%s", hf->hosts[i].name);
+        if (hf->hosts[i].slots) k += snprintf(line + k, sizeof line - (size_t)k, " slots=%d", hf->hosts[i].slots);
+        if (hf->hosts[i].max_slots)
+            k += snprintf(line + k, sizeof line - (size_t)k, " max_slots=%d", hf->hosts[i].max_slots);
+        k += snprintf(line + k, sizeof line - (size_t)k, "\n");
+        if (len + (size_t)k + 1 > cap) {
+            cap = (len + (size_t)k + 1) * 2;
+            char *g = realloc(buf, cap);
+            if (!g) {
+                free(buf);
+                return sb_errf(e, SB_EFAIL, "out of memory");
+            }
+            buf = g;
+        }
+        memcpy(buf + len, line, (size_t)k);
+        len += (size_t)k;
+    }
+    int rc = sb_write_file_atomic(path, buf, len, e);
+    free(buf);
+    return rc;
+}
+
+int sb_hostfile_min_slots(const sb_hostfile *hf, int n)
+{
+    int m = 0;
+    for (int i = 0; i < n && i < hf->n; i++) {
+        if (!hf->hosts[i].slots) return 0;
+        if (!m || hf->hosts[i].slots < m) m = hf->hosts[i].slots;
+    }
+    return m;
+}
+
+/* ---------------- argv building ---------------- */
+
+typedef struct {
+    char **v;
+    int n, cap, oom;
+} argv_builder;
+
+static void push(argv_builder *b, const char *s)
+{
+    if (b->oom) return;
+    if (b->n + 2 > b->cap) {
+        int cap = b->cap ? b->cap * 2 : 32;
+        char **g = realloc(b->v, (size_t)cap * sizeof *g);
+        if (!g) {
+            b->oom = 1;
+            return;
+        }
+        b->v = g;
+        b->cap = cap;
+    }
+    b->v[b->n] = strdup(s);
+    if (!b->v[b->n]) {
+        b->oom = 1;
+        return;
+    }
+    b->v[++b->n] = NULL;
+}
+
+static void pushf(argv_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pushf(argv_builder *b, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    push(b, buf);
+}
+
+void sb_argv_free(char **argv)
+{
+    if (!argv) return;
+    for (char **p = argv; *p; p++) free(*p);
+    free(argv);
+}
+
+int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***out, sb_err *e)
+{
+    *out = NULL;
+    if (s->nodes < 1 || s->ppn < 1 || s->threads < 1)
+        return sb_errf(e, SB_EUSAGE, "nodes, ppn and threads must be >= 1 (got %d, %d, %d)",
+                       s->nodes, s->ppn, s->threads);
+    if (!s->worker || !s->worker[0]) return sb_errf(e, SB_EUSAGE, "no worker command");
+    const char *bind = s->bind ? s->bind : "core";
+    if (strcmp(bind, "core") && strcmp(bind, "socket") && strcmp(bind, "none"))
+        return sb_errf(e, SB_EUSAGE, "bind '%s': expected core, socket or none", bind);
+    if (s->nodes > 1 && !s->hostfile)
+        return sb_errf(e, SB_EUSAGE, "a %d-node point needs a hostfile", s->nodes);
+
+    int cores_short = s->cores_per_node > 0 && s->ppn * s->threads > s->cores_per_node;
+    int slots_short = s->slots_per_node > 0 && s->ppn > s->slots_per_node;
+    /* Without a hostfile mpirun counts this machine's cores as slots. */
+    int local_short = !s->hostfile && s->cores_per_node > 0 && s->ppn > s->cores_per_node;
+    int oversub = s->oversubscribe || cores_short || slots_short || local_short;
+    int as_root = s->as_root < 0 ? geteuid() == 0 : s->as_root;
+
+    argv_builder b = {0};
+    push(&b, s->mpirun ? s->mpirun : "mpirun");
+    if (as_root) push(&b, "--allow-run-as-root");
+    if (s->hostfile) {
+        push(&b, "--hostfile");
+        push(&b, s->hostfile);
+    }
+    push(&b, "-np");
+    pushf(&b, "%d", s->ppn * s->nodes);
+    push(&b, "--map-by");
+    if (!strcmp(bind, "core") && !cores_short) {
+        /* PE=T reserves T cores per rank and binds the rank to them. */
+        pushf(&b, "ppr:%d:node:PE=%d", s->ppn, s->threads);
+        push(&b, "--bind-to");
+        push(&b, "core");
+    } else {
+        /* Oversubscribed cores cannot be reserved: mpirun would refuse PE=. */
+        pushf(&b, "ppr:%d:node", s->ppn);
+        push(&b, "--bind-to");
+        push(&b, cores_short ? "none" : bind);
+    }
+    if (oversub) push(&b, "--oversubscribe");
+    push(&b, "-x");
+    pushf(&b, "OMP_NUM_THREADS=%d", s->threads);
+    if (as_root) {
+        push(&b, "-x");
+        push(&b, "OMPI_ALLOW_RUN_AS_ROOT=1");
+        push(&b, "-x");
+        push(&b, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+    }
+    for (const char *const *p = s->env; p && *p; p++) {
+        push(&b, "-x");
+        push(&b, *p);
+    }
+    if (s->rsh_agent) {
+        push(&b, "--mca");
+        push(&b, "plm_rsh_agent");
+        push(&b, s->rsh_agent);
+    }
+    for (const char *const *p = s->extra; p && *p; p++) push(&b, *p);
+    for (const char *const *p = s->worker; *p; p++) push(&b, *p);
+    if (b.oom) {
+        sb_argv_free(b.v);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    *out = b.v;
+    return SB_OK;
+}
+
+static int needs_quotes(const char *s)
+{
+    if (!*s) return 1;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || strchr("%+,-./:=@_^", *p))) return 1;
+    return 0;
+}
+
+char *sb_argv_render(char *const *argv)
+{
+    size_t cap = 1;
+    for (char *const *p = argv; p && *p; p++) cap += 4 * strlen(*p) + 3;
+    char *out = malloc(cap), *w = out;
+    if (!out) return NULL;
+    for (char *const *p = argv; p && *p; p++) {
+        if (p != argv) *w++ = ' ';
+        if (!needs_quotes(*p)) {
+            w = stpcpy(w, *p);
+            continue;
+        }
+        *w++ = '\'';
+        for (const char *c = *p; *c; c++) {
+            if (*c == '\'') {
+                w = stpcpy(w, "'\\''");
+            } else {
+                *w++ = *c;
+            }
+        }
+        *w++ = '\'';
+    }
+    *w = 0;
+    return out;
+}
+
+int sb_launch_split_args(const char *s, char ***tokens, int *count, sb_err *e)
+{
+    argv_builder b = {0};
+    size_t n = strlen(s);
+    char *cur = malloc(n + 1);
+    if (!cur) return sb_errf(e, SB_EFAIL, "out of memory");
+    const char *p = s;
+    *tokens = NULL;
+    *count = 0;
+    while (*p) {
+        while (*p && isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        size_t k = 0;
+        while (*p && !isspace((unsigned char)*p)) {
+            if (*p == '\'') {
+                const char *q = strchr(p + 1, '\'');
+                if (!q) goto unbalanced;
+                memcpy(cur + k, p + 1, (size_t)(q - p - 1));
+                k += (size_t)(q - p - 1);
+                p = q + 1;
+            } else if (*p == '"') {
+                p++;
+                while (*p && *p != '"') {
+                    if (*p == '\\' && (p[1] == '"' || p[1] == '\\')) p++;
+                    cur[k++] = *p++;
+                }
+                if (*p != '"') goto unbalanced;
+                p++;
+            } else if (*p == '\\' && p[1]) {
+                cur[k++] = p[1];
+                p += 2;
+            } else {
+                cur[k++] = *p++;
+            }
+        }
+        cur[k] = 0;
+        push(&b, cur);
+    }
+    free(cur);
+    if (!b.v && !b.oom && !(b.v = calloc(1, sizeof *b.v))) b.oom = 1;
+    if (b.oom) {
+        sb_argv_free(b.v);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    *tokens = b.v;
+    *count = b.n;
+    return SB_OK;
+unbalanced:
+    free(cur);
+    sb_argv_free(b.v);
+    return sb_errf(e, SB_EUSAGE, "unbalanced quote in '%s'", s);
+}
+
+/* ---------------- point runner ---------------- */
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) && errno == EINTR) {
+    }
+}
+
+/* Killed members stay as zombies until their parent reaps them, and an
+ * orphan's parent is init, which may take its time: only processes that can
+ * still run count. */
+int sb_launch_group_alive(int pgid)
+{
+    if (kill(-pgid, 0) != 0 && errno == ESRCH) return 0;
+    DIR *d = opendir("/proc");
+    if (!d) return 1;
+    struct dirent *de;
+    int alive = 0;
+    while (!alive && (de = readdir(d))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9') continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        /* pid (comm) state ppid pgrp ...; comm may hold spaces and parens. */
+        char *rp = strrchr(buf, ')');
+        char state;
+        int ppid, pgrp;
+        if (rp && sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
+            state != 'Z' && state != 'X')
+            alive = 1;
+    }
+    closedir(d);
+    return alive;
+}
+
+static int group_alive(pid_t pgid) { return sb_launch_group_alive((int)pgid); }
+
+/* Signals the group until it is gone or the grace runs out. */
+static void kill_group(pid_t pgid, pid_t leader, int *leader_status, int *leader_reaped)
+{
+    kill(-pgid, SIGTERM);
+    double t0 = sb_now();
+    for (;;) {
+        if (!*leader_reaped && waitpid(leader, leader_status, WNOHANG) == leader) *leader_reaped = 1;
+        if (*leader_reaped && !group_alive(pgid)) return;
+        if (sb_now() - t0 > 3.0) break;
+        sleep_s(0.02);
+    }
+    kill(-pgid, SIGKILL);
+    if (!*leader_reaped && waitpid(leader, leader_status, 0) == leader) *leader_reaped = 1;
+    /* Members that are not our children vanish once init reaps them. */
+    for (int i = 0; i < 100 && group_alive(pgid); i++) sleep_s(0.01);
+}
+
+volatile sig_atomic_t *sb_launch_cancel;
+
+int sb_launch_run(char *const argv[], char *const envp[], double timeout_s,
+                  const char *stdout_path, const char *stderr_path, sb_run_result *r, sb_err *e)
+{
+    *r = (sb_run_result){0};
+    if (!argv || !argv[0]) return sb_errf(e, SB_EUSAGE, "empty command");
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    if (stdout_path)
+        posix_spawn_file_actions_addopen(&fa, 1, stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (stderr_path)
+        posix_spawn_file_actions_addopen(&fa, 2, stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawnattr_setpgroup(&at, 0);
+    /* The child must not inherit a blocked or ignored SIGTERM from us. */
+    sigset_t none, dflt;
+    sigemptyset(&none);
+    sigemptyset(&dflt);
+    sigaddset(&dflt, SIGTERM);
+    sigaddset(&dflt, SIGINT);
+    sigaddset(&dflt, SIGPIPE);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &dflt);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+    pid_t pid;
+    double t0 = sb_now();
+    int err = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp ? envp : environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (err) return sb_errf(e, SB_EFAIL, "cannot start %s: %s", argv[0], strerror(err));
+
+    r->pgid = (int)pid;
+    int status = 0, reaped = 0;
+    while (!reaped) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) {
+            reaped = 1;
+            break;
+        }
+        if (w < 0 && errno != EINTR) break;
+        if (timeout_s > 0 && sb_now() - t0 > timeout_s) {
+            r->timed_out = 1;
+            kill_group(pid, pid, &status, &reaped);
+            break;
+        }
+        if (sb_launch_cancel && *sb_launch_cancel) {
+            r->cancelled = 1;
+            kill_group(pid, pid, &status, &reaped);
+            break;
+        }
+        /* Short naps early so quick points return quickly. */
+        double el = sb_now() - t0;
+        sleep_s(el < 1 ? 0.005 : 0.05);
+    }
+    if (!r->timed_out && group_alive(pid)) {
+        r->leftovers = 1;
+        int dummy = 1;
+        kill_group(pid, pid, &status, &dummy);
+    }
+    r->seconds = sb_now() - t0;
+    if (reaped) {
+        if (WIFEXITED(status)) {
+            r->exited = 1;
+            r->exit_code = WEXITSTATUS(status);
+        } else if (WIFSIGNALED(status)) {
+            r->signaled = 1;
+            r->signo = WTERMSIG(status);
+        }
+    }
+    return SB_OK;
+}
+
+int sb_run_ok(const sb_run_result *r) { return !r->timed_out && r->exited && r->exit_code == 0; }
+
+void sb_run_describe(const sb_run_result *r, double timeout_s, char *buf, int cap)
+{
+    if (r->timed_out)
+        snprintf(buf, (size_t)cap, "timeout after %g s", timeout_s);
+    else if (r->exited)
+        snprintf(buf, (size_t)cap, "exit %d", r->exit_code);
+    else if (r->signaled)
+        snprintf(buf, (size_t)cap, "signal %d (%s)", r->signo, strsignal(r->signo));
+    else
+        snprintf(buf, (size_t)cap, "unknown status");
+}
+
+int sb_launch_probe_host(const char *rsh_agent, const char *host, double timeout_s, sb_err *e)
+{
+    char **agent = NULL;
+    int na = 0, rc = sb_launch_split_args(rsh_agent && *rsh_agent ? rsh_agent : "ssh", &agent, &na, e);
+    if (rc) return rc;
+    if (na == 0) {
+        sb_argv_free(agent);
+        return sb_errf(e, SB_EUSAGE, "empty launcher agent");
+    }
+    const char *base = strrchr(agent[0], '/');
+    base = base ? base + 1 : agent[0];
+    int is_ssh = !strcmp(base, "ssh");
+    char ct[64];
+    snprintf(ct, sizeof ct, "ConnectTimeout=%d", timeout_s > 1 ? (int)timeout_s : 1);
+    char **argv = calloc((size_t)na + 8, sizeof *argv);
+    if (!argv) {
+        sb_argv_free(agent);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    int k = 0;
+    for (int i = 0; i < na; i++) argv[k++] = agent[i];
+    if (is_ssh) {
+        argv[k++] = "-o";
+        argv[k++] = "BatchMode=yes";
+        argv[k++] = "-o";
+        argv[k++] = ct;
+    }
+    argv[k++] = (char *)host;
+    argv[k++] = "true";
+    argv[k] = NULL;
+    sb_run_result r;
+    char errpath[] = "/tmp/sb_probe.XXXXXX";
+    int fd = mkstemp(errpath);
+    if (fd >= 0) close(fd);
+    rc = sb_launch_run(argv, NULL, timeout_s, "/dev/null", fd >= 0 ? errpath : NULL, &r, e);
+    char *agent_line = sb_argv_render(agent);
+    if (!rc && !sb_run_ok(&r)) {
+        char why[128], last[256] = "";
+        sb_run_describe(&r, timeout_s, why, sizeof why);
+        char *text = NULL;
+        size_t len = 0;
+        sb_err ignore = {0};
+        if (fd >= 0 && !sb_read_file(errpath, &text, &len, &ignore) && len) {
+            while (len && (text[len - 1] == '\n' || text[len - 1] == '\r')) text[--len] = 0;
+            const char *nl = strrchr(text, '\n');
+            snprintf(last, sizeof last, ": %s", nl ? nl + 1 : text);
+        }
+        free(text);
+        rc = sb_errf(e, SB_EUSAGE, "host %s is unreachable via '%s' (%s%s)", host,
+                     agent_line ? agent_line : "?", why, last);
+    }
+    if (fd >= 0) unlink(errpath);
+    free(agent_line);
+    free(argv);
+    sb_argv_free(agent);
+    return rc;
+}
