@@ -11,6 +11,7 @@
 #include "sb_gemm_bench.h"
 #include "sb_io.h"
 #include "sb_launch.h"
+#include "sb_onednn.h"
 #include "sb_sysinfo.h"
 
 #define SB_MAX_DIM 65536
@@ -98,7 +99,7 @@ int sb_cmd_gemm(int argc, char **argv)
     if (!cfg.m || !cfg.n || !cfg.k) return sb_cli_usage_error("gemm", "--m, --n and --k are required");
     if (!sb_kernel_find(cfg.kernel))
         return sb_cli_usage_error("gemm", "unknown kernel '%s' (known: %s)", cfg.kernel, sb_kernel_names());
-    if (cfg.onednn_isa && sb_gemm_apply_onednn_isa(cfg.onednn_isa, &e)) return sb_cli_report("gemm", &e);
+    if (cfg.onednn_isa && sb_onednn_set_max_isa(cfg.onednn_isa, &e)) return sb_cli_report("gemm", &e);
     test_fault(cfg.m);
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (cfg.threads <= 0) cfg.threads = si && si->cores > 0 ? si->cores : 1;

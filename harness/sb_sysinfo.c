@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "sb_cpu.h"
+#include "sb_kernel.h"
 
 static unsigned long long cache_size(hwloc_topology_t t, hwloc_obj_type_t type)
 {
@@ -77,7 +78,13 @@ int sb_sysinfo_get(sb_sysinfo *s, sb_err *e)
 static sb_sysinfo g_info;
 static int g_info_rc;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static void info_init(void) { g_info_rc = sb_sysinfo_get(&g_info, NULL); }
+/* The GEMM driver's cache blocking follows the caches hwloc reports. */
+static void info_init(void)
+{
+    g_info_rc = sb_sysinfo_get(&g_info, NULL);
+    if (!g_info_rc && g_info.l2_bytes)
+        sb_gemm_set_cache_sizes(g_info.l1d_bytes, g_info.l2_bytes, g_info.l3_bytes);
+}
 
 const sb_sysinfo *sb_sysinfo_cached(void)
 {

@@ -184,6 +184,7 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
         res->pct_peak = 100.0 * res->gflops / (cfg->peak_gflops * t);
     }
     res->status = "ok";
+    if (k->impl && k->impl()) snprintf(res->impl, sizeof res->impl, "%s", k->impl());
 out:
     free(A); free(B); free(C); free(ref); free(refi);
     return SB_OK;
@@ -236,11 +237,3 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
     return doc;
 }
 
-/* Provided by the oneDNN kernels (kernels/); weak so the workload links alone. */
-extern int sb_onednn_set_max_isa(const char *isa, sb_err *e) __attribute__((weak));
-
-int sb_gemm_apply_onednn_isa(const char *isa, sb_err *e)
-{
-    if (!sb_onednn_set_max_isa) return sb_errf(e, SB_EUSAGE, "oneDNN kernels are not built in");
-    return sb_onednn_set_max_isa(isa, e);
-}

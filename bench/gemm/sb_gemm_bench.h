@@ -35,9 +35,6 @@ typedef struct sb_gemm_result {
  * status); SB_EUSAGE for a bad configuration (unknown kernel, bad sizes). */
 int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e);
 void sb_gemm_result_free(sb_gemm_result *res);
-/* Caps oneDNN's ISA for this process before its first primitive (SB_EUSAGE
- * for a name oneDNN does not know). */
-int sb_gemm_apply_onednn_isa(const char *isa, sb_err *e);
 /* The result document (workload, kernel, dtype, m/n/k, threads, status,
  * reason, samples, metrics, repro). */
 json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res,
