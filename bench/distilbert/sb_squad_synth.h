@@ -1,0 +1,29 @@
+/* sb_squad_synth: a deterministic synthetic SQuAD-format data set for runs and
+ * tests without the real files. Each paragraph states facts "the <attr> of
+ * <entity> is <value> ." with distinct attributes, and each question asks
+ * "what is the <attr> of <entity> ?" with the value as the answer span: a tiny
+ * transformer trained from scratch learns it quickly (match the attribute,
+ * copy the value). Every word is a whole token of bert-base-uncased's vocab
+ * and of sb_vocab_builtin_synth(). Paragraphs are ~40-120 tokens, so
+ * max_seq 128 holds a question and its context. */
+#ifndef SB_SQUAD_SYNTH_H
+#define SB_SQUAD_SYNTH_H
+#include <stdint.h>
+#include <jansson.h>
+#include "sb_err.h"
+#include "sb_squad.h"
+
+/* The official JSON layout ("version": "1.1", data[].paragraphs[]...) with
+ * n_questions questions. The same (n_questions, seed, dev) gives the same
+ * bytes. dev != 0 draws from a separate random stream (a held-apart split:
+ * other paragraphs, same word lists and pattern); question ids are
+ * "synth-<seed>-<n>" or "synth-dev-<seed>-<n>". */
+int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **doc, sb_err *e);
+int sb_squad_synth(int32_t n_questions, uint64_t seed, int dev, sb_squad_set *set, sb_err *e);
+int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, int dev,
+                         sb_err *e);
+
+/* The synthetic word list (NULL-terminated), for the built-in vocab. */
+const char *const *sb_squad_synth_words(void);
+
+#endif
