@@ -1,0 +1,230 @@
+/* sprbench gate: PASS/WARN/FAIL of a candidate run against a baseline run
+ * or against absolute references; exit 1 on any FAIL (for CI). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sb_cli.h"
+#include "sb_cmds.h"
+#include "sb_export.h"
+#include "sb_gate.h"
+#include "sb_io.h"
+
+#define MAX_METRICS 16
+
+static void gate_help(void)
+{
+    printf("usage: sprbench gate --baseline REF --candidate RUN [options]\n"
+           "       sprbench gate --references FILE --candidate RUN [options]\n\n"
+           "Compares the raw samples (seconds per repetition) of every configuration run\n"
+           "by both sides: same machine fingerprint, workload, kernel, dtype, shape/config,\n"
+           "threads and ranks.\n\n"
+           "  FAIL  the candidate's median is worse by more than the tolerance AND the\n"
+           "        difference is significant: one-sided Mann-Whitney U (candidate slower),\n"
+           "        p < --alpha, with at least --min-samples per side (with --method\n"
+           "        bootstrap: the lower end of the bootstrap interval of the median ratio\n"
+           "        is above 1 + tolerance); also a point that ran in the baseline but\n"
+           "        failed in the candidate, and a candidate machine the baseline never saw\n"
+           "        while it holds the point from another machine (machine mismatch)\n"
+           "  WARN  beyond tolerance but not significant, too few samples, a point on one\n"
+           "        side only (points missing); baseline points of machines the candidate\n"
+           "        did not run on are counted as ignored\n"
+           "  PASS  otherwise\n\n"
+           "REF and RUN are each a database file (all of it; the newest ok point of each\n"
+           "configuration), or a sweep (id or uuid) or machine (fingerprint or hostname)\n"
+           "in --db.\n\n"
+           "  --db FILE          database for sweep and machine names (default %s)\n"
+           "  --tolerance T      5%% (default) or a fraction such as 0.05\n"
+           "  --metric M         gate metric M instead of the raw seconds (repeatable);\n"
+           "                     rates such as gflops or tokens_per_s count higher as\n"
+           "                     better, names ending in _s/seconds or with time/latency\n"
+           "                     lower; its spread comes from the samples\n"
+           "  --alpha A          significance level, default 0.01\n"
+           "  --min-samples N    per side, default 6\n"
+           "  --method M         mwu (default) or bootstrap\n"
+           "  --pool             pool the samples of every ok point of a configuration\n"
+           "                     (interleaved rounds of baseline and candidate runs)\n"
+           "  --cross-machine    match configurations whatever machine they ran on\n"
+           "  --references FILE  absolute references instead of a baseline, one per line:\n"
+           "                       MACHINE WORKLOAD KERNEL SHAPE THREADS[:RANKS] METRIC\n"
+           "                       VALUE LOWER UPPER [UNIT]\n"
+           "                     MACHINE is a fingerprint or *, SHAPE and THREADS may be *,\n"
+           "                     bounds as -5%%/+10%%/null; outside the bounds is FAIL, a\n"
+           "                     machine with no reference FAILs (mismatch), a reference\n"
+           "                     with no point WARNs\n"
+           "  --junit FILE       also write JUnit XML (FAIL = failure, WARN = skipped)\n\n"
+           "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input.\n",
+           SB_DEFAULT_DB);
+}
+
+static int is_sqlite_file(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char magic[16] = {0};
+    size_t n = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    return n == 16 && !memcmp(magic, "SQLite format 3", 16);
+}
+
+/* Loads the points REF/RUN names; *own is the database opened for a file. */
+static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_ptset *set,
+                     char *what, size_t cap, sb_err *e)
+{
+    struct stat sb;
+    if (stat(spec, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (!is_sqlite_file(spec)) return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", spec);
+        sb_db *db;
+        int rc = sb_db_open(spec, &db, e);
+        if (rc) return rc;
+        rc = sb_ptset_load(db, 0, 0, set, e);
+        sb_db_close(db);
+        snprintf(what, cap, "database %s", spec);
+        return rc;
+    }
+    if (!*shared) {
+        if (access(dbpath, F_OK) != 0)
+            return sb_errf(e, SB_EUSAGE, "'%s' is not a file, and there is no database %s to look"
+                           " it up in (--db)", spec, dbpath);
+        int rc = sb_db_open(dbpath, shared, e);
+        if (rc) return rc;
+    }
+    sb_selection sel;
+    int rc = sb_select_resolve(*shared, spec, &sel, e);
+    if (rc) return rc;
+    snprintf(what, cap, "%s", sel.label);
+    return sb_ptset_load(*shared, sel.sweep_id ? 0 : sel.machine_id, sel.sweep_id, set, e);
+}
+
+int sb_cmd_gate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"baseline", required_argument, 0, 'b'},  {"candidate", required_argument, 0, 'c'},
+        {"db", required_argument, 0, 'd'},        {"tolerance", required_argument, 0, 't'},
+        {"metric", required_argument, 0, 'm'},    {"references", required_argument, 0, 'r'},
+        {"junit", required_argument, 0, 'j'},     {"alpha", required_argument, 0, 'a'},
+        {"min-samples", required_argument, 0, 'n'}, {"method", required_argument, 0, 'M'},
+        {"pool", no_argument, 0, 'P'},            {"cross-machine", no_argument, 0, 'X'},
+        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+    const char *baseline = NULL, *candidate = NULL, *dbpath = SB_DEFAULT_DB, *refs_path = NULL,
+               *junit = NULL;
+    const char *metrics[MAX_METRICS + 1] = {0};
+    int nmetrics = 0, c;
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    sb_err e = {0};
+    long lv;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b': baseline = optarg; break;
+        case 'c': candidate = optarg; break;
+        case 'd': dbpath = optarg; break;
+        case 'r': refs_path = optarg; break;
+        case 'j': junit = optarg; break;
+        case 'P': o.pool = 1; break;
+        case 'X': o.cross_machine = 1; break;
+        case 't': {
+            size_t n = strlen(optarg);
+            char buf[64];
+            int pct = n > 0 && n < sizeof buf && optarg[n - 1] == '%';
+            snprintf(buf, sizeof buf, "%.*s", pct ? (int)n - 1 : (int)n, optarg);
+            double v;
+            if (sb_parse_double(buf, 0, pct ? 1000 : 0.9999, "--tolerance", &v, &e)) {
+                if (!pct)
+                    return sb_cli_usage_error("gate", "--tolerance: '%s' is not a percentage"
+                                              " (5%%) or a fraction below 1 (0.05)", optarg);
+                return sb_cli_report("gate", &e);
+            }
+            o.tolerance = pct ? v / 100 : v;
+            break;
+        }
+        case 'a':
+            if (sb_parse_double(optarg, 1e-9, 0.5, "--alpha", &o.alpha, &e)) return sb_cli_report("gate", &e);
+            break;
+        case 'n':
+            if (sb_parse_long(optarg, 2, 100000, "--min-samples", &lv, &e)) return sb_cli_report("gate", &e);
+            o.min_samples = (int)lv;
+            break;
+        case 'M':
+            if (!strcmp(optarg, "mwu")) o.method = SB_GATE_MWU;
+            else if (!strcmp(optarg, "bootstrap")) o.method = SB_GATE_BOOTSTRAP;
+            else return sb_cli_usage_error("gate", "--method: '%s' is not mwu or bootstrap", optarg);
+            break;
+        case 'm':
+            if (nmetrics == MAX_METRICS) return sb_cli_usage_error("gate", "--metric: at most %d", MAX_METRICS);
+            if (!*optarg || strlen(optarg) > 63) return sb_cli_usage_error("gate", "--metric: bad name '%s'", optarg);
+            metrics[nmetrics++] = optarg;
+            break;
+        case 'h': gate_help(); return 0;
+        default:
+            return sb_cli_usage_error("gate", "unknown or incomplete option '%s' (see --help)",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return sb_cli_usage_error("gate", "unexpected argument '%s'", argv[optind]);
+    if (!candidate) return sb_cli_usage_error("gate", "--candidate RUN is required (see --help)");
+    if (!baseline && !refs_path)
+        return sb_cli_usage_error("gate", "give --baseline REF or --references FILE (see --help)");
+    if (baseline && refs_path)
+        return sb_cli_usage_error("gate", "--baseline and --references are two modes: give one");
+    o.metrics = metrics;
+
+    sb_reference *refs = NULL;
+    int nrefs = 0, rc;
+    if (refs_path) {
+        char *text;
+        size_t len;
+        if ((rc = sb_read_file(refs_path, &text, &len, &e))) return sb_cli_report("gate", &e);
+        if (strlen(text) != len) {
+            free(text);
+            return sb_cli_usage_error("gate", "%s: contains a NUL byte", refs_path);
+        }
+        rc = sb_gate_parse_references(text, refs_path, &refs, &nrefs, &e);
+        free(text);
+        if (rc) return sb_cli_report("gate", &e);
+    }
+    sb_db *shared = NULL;
+    sb_ptset base = {0}, cand = {0};
+    sb_gate_result res = {0};
+    char bwhat[300] = "", cwhat[300] = "";
+    if ((baseline && (rc = load_side(baseline, dbpath, &shared, &base, bwhat, sizeof bwhat, &e))) ||
+        (rc = load_side(candidate, dbpath, &shared, &cand, cwhat, sizeof cwhat, &e)))
+        goto out;
+    if (cand.n == 0) {
+        rc = sb_errf(&e, SB_EUSAGE, "candidate %s has no points", cwhat);
+        goto out;
+    }
+    if (baseline && base.n == 0) {
+        rc = sb_errf(&e, SB_EUSAGE, "baseline %s has no points", bwhat);
+        goto out;
+    }
+    rc = refs ? sb_gate_references(refs, nrefs, &cand, &o, &res, &e)
+              : sb_gate_compare(&base, &cand, &o, &res, &e);
+    if (rc) goto out;
+    printf("baseline:  %s\ncandidate: %s\ntolerance: %.1f%%, %s, alpha %g, >= %d samples per side\n\n",
+           refs ? refs_path : bwhat, cwhat, o.tolerance * 100,
+           refs ? "references" : o.method == SB_GATE_BOOTSTRAP ? "bootstrap" : "Mann-Whitney U",
+           o.alpha, o.min_samples);
+    sb_gate_print(&res, stdout);
+    if (res.ignored)
+        printf("ignored: %d baseline configuration(s) from machines the candidate did not run on\n",
+               res.ignored);
+    fflush(stdout);
+    if (junit && (rc = sb_gate_junit(&res, junit, &e))) goto out;
+    rc = res.count[SB_FAIL] ? SB_EFAIL : SB_OK;
+    sb_err_clear(&e);
+out:
+    sb_gate_result_free(&res);
+    sb_ptset_free(&base);
+    sb_ptset_free(&cand);
+    sb_db_close(shared);
+    free(refs);
+    if (rc && e.msg[0]) return sb_cli_report("gate", &e);
+    return rc;
+}

@@ -1,0 +1,122 @@
+/* sprbench report: Markdown + self-contained HTML comparison of two
+ * machines or sweeps. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "sb_cli.h"
+#include "sb_cmds.h"
+#include "sb_export.h"
+#include "sb_report.h"
+
+#define MAX_DBS 16
+
+static void report_help(void)
+{
+    printf("usage: sprbench report --baseline MACHINE|SWEEP --candidate MACHINE|SWEEP\n"
+           "                       [--db FILE] --out DIR [--title TEXT] [--no-plots]\n\n"
+           "Writes DIR/report.md and DIR/report.html (self-contained: plots embedded) comparing\n"
+           "two machines or two sweeps: the machines side by side (CPU, microarchitecture,\n"
+           "cores, ISA incl. AMX and whether the OS granted it, memory, kernel), the training\n"
+           "epoch-time headline ratio, tokens/s and epoch time per kernel, peaks per ISA, GEMM\n"
+           "throughput per kernel and shape with the candidate/baseline ratio, and scaling\n"
+           "tables and plots. Figures are medians with the p10-p90 range of their samples;\n"
+           "projected figures say so; what a machine could not run shows as\n"
+           "\"not available (reason)\". The PNG plots are also written to DIR for the Markdown.\n\n"
+           "  MACHINE     a fingerprint (or a unique prefix of >= 4 digits) or a hostname\n"
+           "  SWEEP       a sweep id or (a prefix of) its uuid (sprbench db sweeps)\n"
+           "  --db FILE   default %s; give it once per database to compare machines\n"
+           "              kept in separate databases (they are read together)\n"
+           "  --no-plots  tables only (also when gnuplot is not installed)\n\n"
+           "Exit status: 0 written, 1 failure, 2 bad usage or input.\n",
+           SB_DEFAULT_DB);
+}
+
+int sb_cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"baseline", required_argument, 0, 'b'}, {"candidate", required_argument, 0, 'c'},
+        {"db", required_argument, 0, 'd'},       {"out", required_argument, 0, 'o'},
+        {"title", required_argument, 0, 't'},    {"no-plots", no_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS];
+    int ndbs = 0;
+    sb_report_opts ro = {.plots = 1};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b': baseline = optarg; break;
+        case 'c': candidate = optarg; break;
+        case 'd':
+            if (ndbs == MAX_DBS) return sb_cli_usage_error("report", "--db: at most %d", MAX_DBS);
+            dbs[ndbs++] = optarg;
+            break;
+        case 'o': ro.out_dir = optarg; break;
+        case 't': ro.title = optarg; break;
+        case 'n': ro.plots = 0; break;
+        case 'h': report_help(); return 0;
+        default:
+            return sb_cli_usage_error("report", "unknown or incomplete option '%s' (see --help)",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return sb_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+    if (!baseline || !candidate)
+        return sb_cli_usage_error("report", "--baseline and --candidate are required (see --help)");
+    if (!ro.out_dir || !*ro.out_dir) return sb_cli_usage_error("report", "--out DIR is required");
+    if (ndbs == 0) dbs[ndbs++] = SB_DEFAULT_DB;
+    for (int i = 0; i < ndbs; i++)
+        if (access(dbs[i], F_OK) != 0)
+            return sb_cli_usage_error("report", "%s: no such database", dbs[i]);
+    sb_err e = {0};
+    sb_db *db;
+    int rc;
+    char tmp[] = "/tmp/sprbench-report-XXXXXX";
+    char joined[4096] = "";
+    if (ndbs == 1) {
+        ro.db_path = dbs[0];
+        if (sb_db_open(dbs[0], &db, &e)) return sb_cli_report("report", &e);
+    } else {
+        /* Several databases (one per machine): read together from a merged
+         * temporary copy; the inputs are not touched beyond opening. */
+        int fd = mkstemp(tmp);
+        if (fd < 0) return sb_cli_usage_error("report", "cannot create a temporary database");
+        close(fd);
+        unlink(tmp);
+        rc = sb_db_open(tmp, &db, &e);
+        for (int i = 0; !rc && i < ndbs; i++) {
+            sb_import_stats st;
+            rc = sb_merge_db(db, dbs[i], &st, &e);
+            size_t l = strlen(joined);
+            snprintf(joined + l, sizeof joined - l, "%s%s", i ? " + " : "", dbs[i]);
+        }
+        ro.db_path = joined;
+        if (rc) {
+            sb_db_close(db);
+            unlink(tmp);
+            return sb_cli_report("report", &e);
+        }
+    }
+    sb_selection b, cd;
+    rc = sb_select_resolve(db, baseline, &b, &e);
+    if (!rc) rc = sb_select_resolve(db, candidate, &cd, &e);
+    sb_report_summary s;
+    if (!rc) rc = sb_report_write(db, &b, &cd, &ro, &s, &e);
+    sb_db_close(db);
+    if (ndbs > 1) {
+        unlink(tmp);
+        char side[sizeof tmp + 8];
+        snprintf(side, sizeof side, "%s-wal", tmp);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", tmp);
+        unlink(side);
+    }
+    if (rc) return sb_cli_report("report", &e);
+    printf("wrote %s and %s (%d table rows, %d plots", s.md_path, s.html_path, s.rows,
+           s.plots_drawn);
+    if (s.headline_ratio > 0) printf(", epoch-time ratio baseline/candidate %.2fx", s.headline_ratio);
+    printf(")\n");
+    return 0;
+}

@@ -1,0 +1,1133 @@
+#include "sb_export.h"
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sb_io.h"
+#include "sb_stats.h"
+
+/* Plain columns travel verbatim. Each has a type and, for integers, a range:
+ * anything outside is refused at import rather than stored. */
+typedef struct column {
+    const char *name;
+    char type;          /* 'T' text, 'I' integer */
+    long long min, max;
+    size_t max_len;     /* text only */
+} column;
+
+#define SMALL_TEXT ((size_t)4096)
+#define BIG_TEXT ((size_t)16 << 20)
+#define INT_ANY (1LL << 53)
+
+static const column g_machine_cols[] = {
+    {"fingerprint", 'T', 0, 0, 64},  {"hostname", 'T', 0, 0, 256},
+    {"cpu_model", 'T', 0, 0, 256},   {"vendor", 'T', 0, 0, 64},
+    {"family", 'I', 0, 1 << 20, 0},  {"model", 'I', 0, 1 << 20, 0},
+    {"stepping", 'I', 0, 1 << 20, 0}, {"microarch", 'T', 0, 0, 128},
+    {"packages", 'I', 0, 1 << 20, 0}, {"numa_nodes", 'I', 0, 1 << 20, 0},
+    {"cores", 'I', 0, 1 << 24, 0},   {"pus", 'I', 0, 1 << 24, 0},
+    {"l1d_bytes", 'I', 0, INT_ANY, 0}, {"l2_bytes", 'I', 0, INT_ANY, 0},
+    {"l3_bytes", 'I', 0, INT_ANY, 0}, {"isa", 'T', 0, 0, 65536},
+    {"amx_os_permitted", 'I', 0, 1, 0}, {"amx_reason", 'T', 0, 0, SMALL_TEXT},
+    {"kernel", 'T', 0, 0, 256},      {"mem_bytes", 'I', 0, INT_ANY, 0},
+    {"info_json", 'T', 0, 0, BIG_TEXT}, {"first_seen", 'T', 0, 0, 64},
+};
+static const column g_sweep_cols[] = {
+    {"uuid", 'T', 0, 0, 32},          {"label", 'T', 0, 0, SMALL_TEXT},
+    {"workload", 'T', 0, 0, 64},      {"plan", 'T', 0, 0, BIG_TEXT},
+    {"started", 'T', 0, 0, 64},       {"finished", 'T', 0, 0, 64},
+    {"tool_version", 'T', 0, 0, 256}, {"status", 'T', 0, 0, 64},
+};
+static const column g_point_cols[] = {
+    {"uuid", 'T', 0, 0, 32},         {"seq", 'I', 0, 1LL << 31, 0},
+    {"workload", 'T', 0, 0, 64},     {"kernel", 'T', 0, 0, 128},
+    {"dtype", 'T', 0, 0, 64},        {"shape", 'T', 0, 0, 1024},
+    {"config", 'T', 0, 0, 65536},    {"threads", 'I', 0, 1 << 20, 0},
+    {"ppn", 'I', 0, 1 << 20, 0},     {"nodes", 'I', 0, 1 << 20, 0},
+    {"status", 'T', 0, 0, 32},       {"reason", 'T', 0, 0, 65536},
+    {"started", 'T', 0, 0, 64},      {"finished", 'T', 0, 0, 64},
+    {"result_json", 'T', 0, 0, BIG_TEXT}, {"command", 'T', 0, 0, 65536},
+    {"binding", 'T', 0, 0, 65536},
+};
+#define NCOLS(a) ((int)(sizeof a / sizeof a[0]))
+
+#define MAX_SAMPLE_SECONDS 1e9
+#define MAX_METRIC_ABS 1e300
+
+static int db_err(sb_db *db, sb_err *e, const char *what)
+{
+    return sb_errf(e, SB_EFAIL, "database: %s: %s", what, sqlite3_errmsg(sb_db_handle(db)));
+}
+
+static int prepare(sb_db *db, const char *sql, sqlite3_stmt **st, sb_err *e)
+{
+    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, st, NULL) != SQLITE_OK) {
+        *st = NULL;
+        return db_err(db, e, "prepare");
+    }
+    return SB_OK;
+}
+
+static char *col_text_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return strdup(s ? (const char *)s : "");
+}
+
+/* ---- export ---- */
+
+static json_t *column_json(sqlite3_stmt *st, int i, char type)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
+    if (type == 'I') return json_integer(sqlite3_column_int64(st, i));
+    return json_string((const char *)sqlite3_column_text(st, i));
+}
+
+static void append_cols(char *sql, size_t cap, const char *prefix, const column *cols, int n)
+{
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(sql);
+        snprintf(sql + len, cap - len, "%s%s%s", i ? ", " : "", prefix, cols[i].name);
+    }
+}
+
+int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, sb_err *e)
+{
+    *out = NULL;
+    char sql[2048];
+    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL;
+    json_t *doc = json_object(), *machines = json_array(), *sweeps = json_array(),
+           *points = json_array();
+    char now[32];
+    sb_db_now_iso(now);
+    json_object_set_new(doc, "format", json_string(SB_EXPORT_FORMAT));
+    json_object_set_new(doc, "version", json_integer(SB_EXPORT_VERSION));
+    json_object_set_new(doc, "exported", json_string(now));
+    json_object_set_new(doc, "tool", json_string("sprbench"));
+    json_object_set_new(doc, "machines", machines);
+    json_object_set_new(doc, "sweeps", sweeps);
+    json_object_set_new(doc, "points", points);
+    int rc = SB_OK;
+
+    /* machines: those the selected sweeps or points refer to (all when whole) */
+    strcpy(sql, "SELECT ");
+    append_cols(sql, sizeof sql, "", g_machine_cols, NCOLS(g_machine_cols));
+    strcat(sql, " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
+                " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
+    if ((rc = prepare(db, sql, &st, e))) goto out;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        json_t *m = json_object();
+        for (int i = 0; i < NCOLS(g_machine_cols); i++)
+            json_object_set_new(m, g_machine_cols[i].name,
+                                column_json(st, i, g_machine_cols[i].type));
+        json_array_append_new(machines, m);
+    }
+    sqlite3_finalize(st);
+
+    strcpy(sql, "SELECT ");
+    append_cols(sql, sizeof sql, "s.", g_sweep_cols, NCOLS(g_sweep_cols));
+    strcat(sql, ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
+                " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
+    if ((rc = prepare(db, sql, &st, e))) goto out;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        json_t *s = json_object();
+        for (int i = 0; i < NCOLS(g_sweep_cols); i++)
+            json_object_set_new(s, g_sweep_cols[i].name, column_json(st, i, g_sweep_cols[i].type));
+        json_object_set_new(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T'));
+        json_array_append_new(sweeps, s);
+    }
+    sqlite3_finalize(st);
+
+    strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
+    append_cols(sql, sizeof sql, "p.", g_point_cols, NCOLS(g_point_cols));
+    strcat(sql, " FROM point p JOIN sweep s ON s.id = p.sweep_id"
+                " LEFT JOIN machine m ON m.id = p.machine_id"
+                " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
+    if ((rc = prepare(db, sql, &st, e))) goto out;
+    if ((rc = prepare(db, "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
+        (rc = prepare(db, "SELECT name, value, unit, projected, source FROM metric"
+                          " WHERE point_id = ? ORDER BY name", &sm, e)))
+        goto out;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 0);
+        json_t *p = json_object();
+        json_object_set_new(p, "uuid", column_json(st, 3, 'T'));
+        json_object_set_new(p, "sweep", column_json(st, 1, 'T'));
+        json_object_set_new(p, "machine", column_json(st, 2, 'T'));
+        for (int i = 1; i < NCOLS(g_point_cols); i++)
+            json_object_set_new(p, g_point_cols[i].name,
+                                column_json(st, 3 + i, g_point_cols[i].type));
+        json_t *samples = json_array(), *metrics = json_array();
+        sqlite3_bind_int64(ss, 1, pid);
+        while (sqlite3_step(ss) == SQLITE_ROW)
+            json_array_append_new(samples, json_real(sqlite3_column_double(ss, 0)));
+        sqlite3_reset(ss);
+        sqlite3_bind_int64(sm, 1, pid);
+        while (sqlite3_step(sm) == SQLITE_ROW) {
+            json_t *m = json_object();
+            json_object_set_new(m, "name", column_json(sm, 0, 'T'));
+            json_object_set_new(m, "value", json_real(sqlite3_column_double(sm, 1)));
+            json_object_set_new(m, "unit", column_json(sm, 2, 'T'));
+            json_object_set_new(m, "projected", json_integer(sqlite3_column_int(sm, 3)));
+            json_object_set_new(m, "source", column_json(sm, 4, 'T'));
+            json_array_append_new(metrics, m);
+        }
+        sqlite3_reset(sm);
+        json_object_set_new(p, "samples", samples);
+        json_object_set_new(p, "metrics", metrics);
+        json_array_append_new(points, p);
+    }
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ss);
+    sqlite3_finalize(sm);
+    if (rc) {
+        json_decref(doc);
+        return rc;
+    }
+    *out = doc;
+    return SB_OK;
+}
+
+int sb_export_write(sb_db *db, int64_t sweep_id, const char *path, sb_err *e)
+{
+    json_t *doc;
+    int rc = sb_export_doc(db, sweep_id, &doc, e);
+    if (rc) return rc;
+    /* 17 significant digits: every double survives the round trip exactly. */
+    char *s = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    if (!s) return sb_errf(e, SB_EFAIL, "%s: cannot encode JSON", path);
+    size_t n = strlen(s);
+    char *buf = realloc(s, n + 2);
+    if (!buf) {
+        free(s);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    buf[n] = '\n';
+    rc = sb_write_file_atomic(path, buf, n + 1, e);
+    free(buf);
+    return rc;
+}
+
+/* ---- import: validation ---- */
+
+static int is_uuid(const char *s)
+{
+    if (strlen(s) != 32) return 0;
+    for (int i = 0; i < 32; i++)
+        if (!isdigit((unsigned char)s[i]) && !(s[i] >= 'a' && s[i] <= 'f')) return 0;
+    return 1;
+}
+
+static int is_token(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i])) return 0;
+    return 1;
+}
+
+/* Checks one object's plain columns. `where` names it ("points[3]"). */
+static int check_cols(json_t *o, const column *cols, int n, const char *name, const char *where,
+                      sb_err *e)
+{
+    for (int i = 0; i < n; i++) {
+        json_t *v = json_object_get(o, cols[i].name);
+        if (!v || json_is_null(v)) continue;
+        if (cols[i].type == 'T') {
+            if (!json_is_string(v))
+                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: must be a string", name, where,
+                               cols[i].name);
+            if (json_string_length(v) > cols[i].max_len)
+                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: longer than %zu bytes", name, where,
+                               cols[i].name, cols[i].max_len);
+        } else {
+            if (!json_is_integer(v))
+                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: must be an integer", name, where,
+                               cols[i].name);
+            json_int_t x = json_integer_value(v);
+            if (x < cols[i].min || x > cols[i].max)
+                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: %" JSON_INTEGER_FORMAT
+                               " is out of range [%lld, %lld]", name, where, cols[i].name, x,
+                               cols[i].min, cols[i].max);
+        }
+    }
+    return SB_OK;
+}
+
+static int check_known_keys(json_t *o, const column *cols, int n, const char *const *extra,
+                            const char *name, const char *where, sb_err *e)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        int known = 0;
+        for (int i = 0; i < n && !known; i++) known = !strcmp(key, cols[i].name);
+        for (int i = 0; extra && extra[i] && !known; i++) known = !strcmp(key, extra[i]);
+        if (!known)
+            return sb_errf(e, SB_EUSAGE, "%s: %s: unknown field '%.64s'", name, where, key);
+    }
+    return SB_OK;
+}
+
+static const char *str_or_null(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int array_field(json_t *doc, const char *k, const char *name, json_t **arr, sb_err *e)
+{
+    *arr = json_object_get(doc, k);
+    if (!json_is_array(*arr))
+        return sb_errf(e, SB_EUSAGE, "%s: '%s' must be an array", name, k);
+    return SB_OK;
+}
+
+/* Whether `s` is the value of key `k` in one of the array's objects. */
+static int listed(json_t *arr, const char *k, const char *s)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        const char *v = str_or_null(o, k);
+        if (v && !strcmp(v, s)) return 1;
+    }
+    return 0;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int validate(json_t *doc, const char *name, sb_err *e)
+{
+    if (!json_is_object(doc)) return sb_errf(e, SB_EUSAGE, "%s: not a JSON object", name);
+    const char *fmt = str_or_null(doc, "format");
+    if (!fmt || strcmp(fmt, SB_EXPORT_FORMAT))
+        return sb_errf(e, SB_EUSAGE, "%s: not a sprbench export (\"format\" is not \"%s\")",
+                       name, SB_EXPORT_FORMAT);
+    json_t *ver = json_object_get(doc, "version");
+    if (!json_is_integer(ver) || json_integer_value(ver) != SB_EXPORT_VERSION)
+        return sb_errf(e, SB_EUSAGE, "%s: unsupported export version (this sprbench reads %d)",
+                       name, SB_EXPORT_VERSION);
+    json_t *machines, *sweeps, *points;
+    int rc;
+    if ((rc = array_field(doc, "machines", name, &machines, e)) ||
+        (rc = array_field(doc, "sweeps", name, &sweeps, e)) ||
+        (rc = array_field(doc, "points", name, &points, e)))
+        return rc;
+    char where[64];
+    size_t i, j;
+    json_t *o, *v;
+    json_array_foreach(machines, i, o) {
+        snprintf(where, sizeof where, "machines[%zu]", i);
+        if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
+        if ((rc = check_known_keys(o, g_machine_cols, NCOLS(g_machine_cols), NULL, name, where, e)) ||
+            (rc = check_cols(o, g_machine_cols, NCOLS(g_machine_cols), name, where, e)))
+            return rc;
+        const char *fp = str_or_null(o, "fingerprint");
+        if (!fp || !is_token(fp, 64))
+            return sb_errf(e, SB_EUSAGE, "%s: %s.fingerprint: missing or not [A-Za-z0-9_.:-]{1,64}",
+                           name, where);
+        for (j = 0; j < i; j++)
+            if (!strcmp(fp, str_or_null(json_array_get(machines, j), "fingerprint")))
+                return sb_errf(e, SB_EUSAGE, "%s: %s: fingerprint %s listed twice", name, where, fp);
+    }
+    static const char *const sweep_extra[] = {"machine", NULL};
+    json_array_foreach(sweeps, i, o) {
+        snprintf(where, sizeof where, "sweeps[%zu]", i);
+        if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
+        if ((rc = check_known_keys(o, g_sweep_cols, NCOLS(g_sweep_cols), sweep_extra, name, where, e)) ||
+            (rc = check_cols(o, g_sweep_cols, NCOLS(g_sweep_cols), name, where, e)))
+            return rc;
+        const char *uuid = str_or_null(o, "uuid");
+        if (!uuid || !is_uuid(uuid))
+            return sb_errf(e, SB_EUSAGE, "%s: %s.uuid: missing or not 32 lowercase hex digits",
+                           name, where);
+        for (j = 0; j < i; j++)
+            if (!strcmp(uuid, str_or_null(json_array_get(sweeps, j), "uuid")))
+                return sb_errf(e, SB_EUSAGE, "%s: %s: uuid %s listed twice", name, where, uuid);
+        json_t *m = json_object_get(o, "machine");
+        if (m && !json_is_null(m) &&
+            (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m))))
+            return sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines",
+                           name, where);
+    }
+    static const char *const point_extra[] = {"sweep", "machine", "samples", "metrics", NULL};
+    /* uuids are checked for duplicates through a sorted copy: documents can hold
+     * many points and a quadratic scan would let an import stall. */
+    const char **uuids = calloc(json_array_size(points) + 1, sizeof *uuids);
+    if (!uuids) return sb_errf(e, SB_EFAIL, "out of memory");
+    rc = SB_OK;
+    json_array_foreach(points, i, o) {
+        snprintf(where, sizeof where, "points[%zu]", i);
+        if (!json_is_object(o)) { rc = sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where); break; }
+        if ((rc = check_known_keys(o, g_point_cols, NCOLS(g_point_cols), point_extra, name, where, e)) ||
+            (rc = check_cols(o, g_point_cols, NCOLS(g_point_cols), name, where, e)))
+            break;
+        const char *uuid = str_or_null(o, "uuid");
+        if (!uuid || !is_uuid(uuid)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.uuid: missing or not 32 lowercase hex digits", name, where);
+            break;
+        }
+        uuids[i] = uuid;
+        const char *status = str_or_null(o, "status");
+        if (!status || !is_token(status, 32)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.status: missing or not a status word", name, where);
+            break;
+        }
+        const char *sw = str_or_null(o, "sweep");
+        if (!sw || !listed(sweeps, "uuid", sw)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.sweep: not a sweep uuid listed in sweeps", name, where);
+            break;
+        }
+        json_t *m = json_object_get(o, "machine");
+        if (m && !json_is_null(m) &&
+            (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m)))) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines", name, where);
+            break;
+        }
+        json_t *samples = json_object_get(o, "samples");
+        if (samples && !json_is_array(samples)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.samples: must be an array", name, where);
+            break;
+        }
+        json_array_foreach(samples, j, v) {
+            double x = json_number_value(v);
+            if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS) {
+                rc = sb_errf(e, SB_EUSAGE, "%s: %s.samples[%zu]: not a number of seconds in [0, %g]",
+                             name, where, j, MAX_SAMPLE_SECONDS);
+                break;
+            }
+        }
+        if (rc) break;
+        json_t *metrics = json_object_get(o, "metrics");
+        if (metrics && !json_is_array(metrics)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
+            break;
+        }
+        json_array_foreach(metrics, j, v) {
+            json_t *val = json_object_get(v, "value"), *proj = json_object_get(v, "projected");
+            const char *mn = str_or_null(v, "name");
+            json_t *unit = json_object_get(v, "unit"), *src = json_object_get(v, "source");
+            if (!json_is_object(v) || !mn || !is_token(mn, 128)) {
+                rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu].name: missing or not [A-Za-z0-9_.:-]{1,128}",
+                             name, where, j);
+                break;
+            }
+            if (!json_is_number(val) || !isfinite(json_number_value(val)) ||
+                fabs(json_number_value(val)) > MAX_METRIC_ABS) {
+                rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu].value: not a finite number", name,
+                             where, j);
+                break;
+            }
+            if ((proj && !json_is_null(proj) && !json_is_boolean(proj) &&
+                 !(json_is_integer(proj) && (json_integer_value(proj) == 0 ||
+                                             json_integer_value(proj) == 1))) ||
+                (unit && !json_is_null(unit) && (!json_is_string(unit) || json_string_length(unit) > 64)) ||
+                (src && !json_is_null(src) && (!json_is_string(src) || json_string_length(src) > SMALL_TEXT))) {
+                rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu]: unit/source must be short strings"
+                             " and projected 0, 1 or a boolean", name, where, j);
+                break;
+            }
+            for (size_t k = 0; k < j; k++)
+                if (!strcmp(mn, str_or_null(json_array_get(metrics, k), "name"))) {
+                    rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu]: metric '%s' listed twice",
+                                 name, where, j, mn);
+                    break;
+                }
+            if (rc) break;
+        }
+        if (rc) break;
+    }
+    if (!rc) {
+        size_t n = json_array_size(points);
+        qsort(uuids, n, sizeof *uuids, cmp_str_ptr);
+        for (i = 1; i < n; i++)
+            if (!strcmp(uuids[i - 1], uuids[i])) {
+                rc = sb_errf(e, SB_EUSAGE, "%s: point uuid %s listed twice", name, uuids[i]);
+                break;
+            }
+    }
+    free(uuids);
+    return rc;
+}
+
+/* ---- import: writing ---- */
+
+static void bind_json(sqlite3_stmt *st, int i, json_t *v)
+{
+    if (json_is_string(v)) sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+    else if (json_is_integer(v)) sqlite3_bind_int64(st, i, json_integer_value(v));
+    else sqlite3_bind_null(st, i);
+}
+
+/* "INSERT INTO t (a, b, ..., extra) VALUES (?, ?, ..., ?)" */
+static void insert_sql(char *sql, size_t cap, const char *table, const column *cols, int n,
+                       const char *extra, int nextra)
+{
+    snprintf(sql, cap, "INSERT INTO %s (", table);
+    append_cols(sql, cap, "", cols, n);
+    size_t len = strlen(sql);
+    snprintf(sql + len, cap - len, "%s) VALUES (", extra);
+    for (int i = 0; i < n + nextra; i++) {
+        len = strlen(sql);
+        snprintf(sql + len, cap - len, "%s?", i ? ", " : "");
+    }
+    strncat(sql, ")", cap - strlen(sql) - 1);
+}
+
+static int step_done(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? SB_OK : db_err(db, e, what);
+}
+
+/* id of the row whose text column `col` equals s (0 when none) */
+static int lookup_id(sb_db *db, sqlite3_stmt *st, const char *s, int64_t *id, sb_err *e)
+{
+    sqlite3_bind_text(st, 1, s, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : db_err(db, e, "lookup");
+}
+
+typedef struct fp_map {
+    const char *fp;
+    int64_t id;
+} fp_map;
+
+static int64_t map_find(const fp_map *m, size_t n, const char *key)
+{
+    for (size_t i = 0; key && i < n; i++)
+        if (!strcmp(m[i].fp, key)) return m[i].id;
+    return 0;
+}
+
+/* A point a sweep has yet to finish (or rerun): its data may still change. */
+static int unfinished(const char *status)
+{
+    return !status || !strcmp(status, "pending") || !strcmp(status, "running") ||
+           !strcmp(status, "interrupted");
+}
+
+static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
+{
+    json_t *machines = json_object_get(doc, "machines"), *sweeps = json_object_get(doc, "sweeps"),
+           *points = json_object_get(doc, "points");
+    size_t nm = json_array_size(machines), ns = json_array_size(sweeps);
+    fp_map *mmap = calloc(nm + 1, sizeof *mmap), *smap = calloc(ns + 1, sizeof *smap);
+    sqlite3_stmt *find_m = NULL, *find_s = NULL, *find_p = NULL, *ins_m = NULL, *ins_s = NULL,
+                 *ins_p = NULL, *ins_sample = NULL, *ins_metric = NULL, *status_p = NULL,
+                 *del_p = NULL;
+    char sql[2048];
+    int rc = SB_OK;
+    if (!mmap || !smap) {
+        rc = sb_errf(e, SB_EFAIL, "out of memory");
+        goto out;
+    }
+    if ((rc = prepare(db, "SELECT id FROM machine WHERE fingerprint = ?", &find_m, e)) ||
+        (rc = prepare(db, "SELECT id FROM sweep WHERE uuid = ?", &find_s, e)) ||
+        (rc = prepare(db, "SELECT id FROM point WHERE uuid = ?", &find_p, e)) ||
+        (rc = prepare(db, "SELECT status FROM point WHERE id = ?", &status_p, e)) ||
+        (rc = prepare(db, "DELETE FROM point WHERE id = ?", &del_p, e)))
+        goto out;
+    insert_sql(sql, sizeof sql, "machine", g_machine_cols, NCOLS(g_machine_cols), "", 0);
+    if ((rc = prepare(db, sql, &ins_m, e))) goto out;
+    insert_sql(sql, sizeof sql, "sweep", g_sweep_cols, NCOLS(g_sweep_cols), ", machine_id", 1);
+    if ((rc = prepare(db, sql, &ins_s, e))) goto out;
+    insert_sql(sql, sizeof sql, "point", g_point_cols, NCOLS(g_point_cols),
+               ", sweep_id, machine_id", 2);
+    if ((rc = prepare(db, sql, &ins_p, e))) goto out;
+    if ((rc = prepare(db, "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)",
+                      &ins_sample, e)) ||
+        (rc = prepare(db, "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+                          " VALUES (?,?,?,?,?,?)", &ins_metric, e)))
+        goto out;
+
+    size_t i, j;
+    json_t *o, *v;
+    json_array_foreach(machines, i, o) {
+        const char *fp = str_or_null(o, "fingerprint");
+        if ((rc = lookup_id(db, find_m, fp, &mmap[i].id, e))) goto out;
+        mmap[i].fp = fp;
+        if (mmap[i].id) continue;
+        for (int c = 0; c < NCOLS(g_machine_cols); c++)
+            bind_json(ins_m, c + 1, json_object_get(o, g_machine_cols[c].name));
+        if ((rc = step_done(db, ins_m, e, "machine insert"))) goto out;
+        mmap[i].id = sqlite3_last_insert_rowid(sb_db_handle(db));
+        st->machines_added++;
+    }
+    json_array_foreach(sweeps, i, o) {
+        const char *uuid = str_or_null(o, "uuid");
+        if ((rc = lookup_id(db, find_s, uuid, &smap[i].id, e))) goto out;
+        smap[i].fp = uuid;
+        if (smap[i].id) continue;
+        for (int c = 0; c < NCOLS(g_sweep_cols); c++)
+            bind_json(ins_s, c + 1, json_object_get(o, g_sweep_cols[c].name));
+        int64_t mid = map_find(mmap, nm, str_or_null(o, "machine"));
+        if (mid) sqlite3_bind_int64(ins_s, NCOLS(g_sweep_cols) + 1, mid);
+        if ((rc = step_done(db, ins_s, e, "sweep insert"))) goto out;
+        smap[i].id = sqlite3_last_insert_rowid(sb_db_handle(db));
+        st->sweeps_added++;
+    }
+    json_array_foreach(points, i, o) {
+        int64_t pid;
+        if ((rc = lookup_id(db, find_p, str_or_null(o, "uuid"), &pid, e))) goto out;
+        if (pid) {
+            /* The same point finished since the copy here was made (a resumed
+             * sweep exported again): the finished one replaces the unfinished. */
+            int here_open = 0;
+            sqlite3_bind_int64(status_p, 1, pid);
+            if (sqlite3_step(status_p) == SQLITE_ROW)
+                here_open = unfinished((const char *)sqlite3_column_text(status_p, 0));
+            sqlite3_reset(status_p);
+            if (!here_open || unfinished(str_or_null(o, "status"))) {
+                st->points_present++;
+                continue;
+            }
+            sqlite3_bind_int64(del_p, 1, pid);
+            if ((rc = step_done(db, del_p, e, "point replace"))) goto out;
+            st->points_updated++;
+        } else {
+            st->points_added++;
+        }
+        for (int c = 0; c < NCOLS(g_point_cols); c++)
+            bind_json(ins_p, c + 1, json_object_get(o, g_point_cols[c].name));
+        sqlite3_bind_int64(ins_p, NCOLS(g_point_cols) + 1,
+                           map_find(smap, ns, str_or_null(o, "sweep")));
+        int64_t mid = map_find(mmap, nm, str_or_null(o, "machine"));
+        if (mid) sqlite3_bind_int64(ins_p, NCOLS(g_point_cols) + 2, mid);
+        if ((rc = step_done(db, ins_p, e, "point insert"))) goto out;
+        pid = sqlite3_last_insert_rowid(sb_db_handle(db));
+        json_array_foreach(json_object_get(o, "samples"), j, v) {
+            sqlite3_bind_int64(ins_sample, 1, pid);
+            sqlite3_bind_int64(ins_sample, 2, (sqlite3_int64)j);
+            sqlite3_bind_double(ins_sample, 3, json_number_value(v));
+            if ((rc = step_done(db, ins_sample, e, "sample insert"))) goto out;
+            st->samples_added++;
+        }
+        json_array_foreach(json_object_get(o, "metrics"), j, v) {
+            json_t *proj = json_object_get(v, "projected");
+            sqlite3_bind_int64(ins_metric, 1, pid);
+            bind_json(ins_metric, 2, json_object_get(v, "name"));
+            sqlite3_bind_double(ins_metric, 3, json_number_value(json_object_get(v, "value")));
+            bind_json(ins_metric, 4, json_object_get(v, "unit"));
+            sqlite3_bind_int(ins_metric, 5, json_is_true(proj) ||
+                                            (json_is_integer(proj) && json_integer_value(proj)));
+            bind_json(ins_metric, 6, json_object_get(v, "source"));
+            if ((rc = step_done(db, ins_metric, e, "metric insert"))) goto out;
+            st->metrics_added++;
+        }
+    }
+out:
+    sqlite3_finalize(find_m);
+    sqlite3_finalize(find_s);
+    sqlite3_finalize(find_p);
+    sqlite3_finalize(ins_m);
+    sqlite3_finalize(ins_s);
+    sqlite3_finalize(ins_p);
+    sqlite3_finalize(ins_sample);
+    sqlite3_finalize(ins_metric);
+    sqlite3_finalize(status_p);
+    sqlite3_finalize(del_p);
+    free(mmap);
+    free(smap);
+    return rc;
+}
+
+int sb_import_doc(sb_db *db, json_t *doc, const char *name, sb_import_stats *st, sb_err *e)
+{
+    sb_import_stats local = {0};
+    int rc = validate(doc, name, e);
+    if (rc) return rc;
+    if ((rc = sb_db_begin(db, e))) return rc;
+    if ((rc = write_doc(db, doc, &local, e))) {
+        sb_db_rollback(db);
+        return rc;
+    }
+    if ((rc = sb_db_commit(db, e))) return rc;
+    if (st) *st = local;
+    return SB_OK;
+}
+
+int sb_import_text(sb_db *db, const char *text, size_t len, const char *name,
+                   sb_import_stats *st, sb_err *e)
+{
+    json_error_t je;
+    /* Duplicate keys are refused: which of two values "counts" would be a guess. */
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!doc)
+        return sb_errf(e, SB_EUSAGE, "%s:%d:%d: invalid JSON: %s", name, je.line, je.column,
+                       je.text);
+    int rc = sb_import_doc(db, doc, name, st, e);
+    json_decref(doc);
+    return rc;
+}
+
+int sb_import_file(sb_db *db, const char *path, sb_import_stats *st, sb_err *e)
+{
+    char *text;
+    size_t len;
+    int rc = sb_read_file(path, &text, &len, e);
+    if (rc) return rc;
+    rc = sb_import_text(db, text, len, path, st, e);
+    free(text);
+    return rc;
+}
+
+int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e)
+{
+    if (access(src_path, R_OK) != 0)
+        return sb_errf(e, SB_EUSAGE, "%s: cannot read: %s", src_path, strerror(errno));
+    sb_db *src;
+    int rc = sb_db_open(src_path, &src, e);
+    if (rc) return rc;
+    json_t *doc;
+    rc = sb_export_doc(src, 0, &doc, e);
+    sb_db_close(src);
+    if (rc) return rc;
+    rc = sb_import_doc(db, doc, src_path, st, e);
+    json_decref(doc);
+    return rc;
+}
+
+/* ---- point sets ---- */
+
+static void pt_free(sb_pt *p)
+{
+    free(p->fingerprint);
+    free(p->workload);
+    free(p->kernel);
+    free(p->dtype);
+    free(p->shape);
+    free(p->config);
+    free(p->status);
+    free(p->reason);
+    free(p->samples);
+    for (int i = 0; i < p->nmetrics; i++) {
+        free(p->metrics[i].name);
+        free(p->metrics[i].unit);
+        free(p->metrics[i].source);
+    }
+    free(p->metrics);
+}
+
+void sb_ptset_free(sb_ptset *set)
+{
+    for (int i = 0; i < set->n; i++) pt_free(&set->p[i]);
+    free(set->p);
+    set->p = NULL;
+    set->n = 0;
+}
+
+int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e)
+{
+    set->p = NULL;
+    set->n = 0;
+    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL;
+    int rc, cap = 0;
+    if ((rc = prepare(db,
+                      "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
+                      " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
+                      " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
+                      " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1)"
+                      " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+                      " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
+                      " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
+                      " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY p.id", &st, e)) ||
+        (rc = prepare(db, "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
+        (rc = prepare(db, "SELECT name, value, unit, projected, source FROM metric"
+                          " WHERE point_id = ? ORDER BY name", &sm, e)))
+        goto out;
+    sqlite3_bind_int64(st, 1, machine_id);
+    sqlite3_bind_int64(st, 2, sweep_id);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (set->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            sb_pt *np = realloc(set->p, sizeof *np * (size_t)cap);
+            if (!np) { rc = sb_errf(e, SB_EFAIL, "out of memory"); goto out; }
+            set->p = np;
+        }
+        sb_pt *p = &set->p[set->n++];
+        memset(p, 0, sizeof *p);
+        p->id = sqlite3_column_int64(st, 0);
+        p->sweep_id = sqlite3_column_int64(st, 1);
+        p->machine_id = sqlite3_column_int64(st, 2);
+        snprintf(p->uuid, sizeof p->uuid, "%s",
+                 sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+        p->fingerprint = col_text_dup(st, 4);
+        p->workload = col_text_dup(st, 5);
+        p->kernel = col_text_dup(st, 6);
+        p->dtype = col_text_dup(st, 7);
+        p->shape = col_text_dup(st, 8);
+        p->config = col_text_dup(st, 9);
+        p->status = col_text_dup(st, 10);
+        p->reason = col_text_dup(st, 11);
+        p->threads = sqlite3_column_int(st, 12);
+        p->ppn = sqlite3_column_int(st, 13) > 0 ? sqlite3_column_int(st, 13) : 1;
+        p->nodes = sqlite3_column_int(st, 14) > 0 ? sqlite3_column_int(st, 14) : 1;
+        sqlite3_bind_int64(ss, 1, p->id);
+        int scap = 0;
+        while (sqlite3_step(ss) == SQLITE_ROW) {
+            if (p->nsamples == scap) {
+                scap = scap ? 2 * scap : 16;
+                double *ns = realloc(p->samples, sizeof *ns * (size_t)scap);
+                if (!ns) { rc = sb_errf(e, SB_EFAIL, "out of memory"); goto out; }
+                p->samples = ns;
+            }
+            p->samples[p->nsamples++] = sqlite3_column_double(ss, 0);
+        }
+        sqlite3_reset(ss);
+        sqlite3_bind_int64(sm, 1, p->id);
+        int mcap = 0;
+        while (sqlite3_step(sm) == SQLITE_ROW) {
+            if (p->nmetrics == mcap) {
+                mcap = mcap ? 2 * mcap : 8;
+                sb_metric_val *nm = realloc(p->metrics, sizeof *nm * (size_t)mcap);
+                if (!nm) { rc = sb_errf(e, SB_EFAIL, "out of memory"); goto out; }
+                p->metrics = nm;
+            }
+            sb_metric_val *m = &p->metrics[p->nmetrics++];
+            m->name = col_text_dup(sm, 0);
+            m->value = sqlite3_column_double(sm, 1);
+            m->unit = col_text_dup(sm, 2);
+            m->projected = sqlite3_column_int(sm, 3);
+            m->source = col_text_dup(sm, 4);
+        }
+        sqlite3_reset(sm);
+    }
+    if (step != SQLITE_DONE) rc = db_err(db, e, "reading points");
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ss);
+    sqlite3_finalize(sm);
+    if (rc) sb_ptset_free(set);
+    return rc;
+}
+
+const sb_metric_val *sb_pt_metric(const sb_pt *p, const char *name)
+{
+    for (int i = 0; i < p->nmetrics; i++)
+        if (!strcmp(p->metrics[i].name, name)) return &p->metrics[i];
+    return NULL;
+}
+
+char *sb_pt_key(const sb_pt *p, int with_machine)
+{
+    /* \x1f separates fields: it cannot be confused with text inside them. */
+    size_t n = strlen(p->workload) + strlen(p->kernel) + strlen(p->dtype) + strlen(p->shape) +
+               strlen(p->config) + strlen(p->fingerprint) + 96;
+    char *k = malloc(n);
+    if (!k) return NULL;
+    snprintf(k, n, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d",
+             with_machine ? p->fingerprint : "", p->workload, p->kernel, p->dtype, p->shape,
+             p->config, p->threads, p->ppn, p->nodes);
+    return k;
+}
+
+void sb_pt_label(const sb_pt *p, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s", p->kernel[0] ? p->kernel : p->workload);
+    if (p->dtype[0] && !strstr(p->kernel, p->dtype) && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " %s", p->dtype);
+    if (p->shape[0] && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " %s", p->shape);
+    if (n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " t%d", p->threads);
+    if (p->ppn * p->nodes > 1 && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " %dx%d ranks", p->nodes, p->ppn);
+}
+
+typedef struct keyed {
+    char *key;
+    int idx;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+void sb_ptset_latest(sb_ptset *set)
+{
+    if (set->n < 2) return;
+    int n0 = set->n;
+    keyed *k = calloc((size_t)set->n, sizeof *k);
+    char *keep = calloc((size_t)set->n, 1);
+    int ok = k && keep;
+    for (int i = 0; ok && i < set->n; i++) {
+        k[i].idx = i;
+        ok = (k[i].key = sb_pt_key(&set->p[i], 1)) != NULL;
+    }
+    if (ok) {
+        qsort(k, (size_t)set->n, sizeof *k, cmp_keyed);
+        /* in each group of one key (ordered by id): the newest ok, else the newest */
+        for (int g = 0; g < set->n;) {
+            int end = g, best = -1;
+            while (end < set->n && !strcmp(k[end].key, k[g].key)) {
+                if (!strcmp(set->p[k[end].idx].status, "ok")) best = k[end].idx;
+                end++;
+            }
+            keep[best >= 0 ? best : k[end - 1].idx] = 1;
+            g = end;
+        }
+        int w = 0;
+        for (int i = 0; i < set->n; i++) {
+            if (keep[i]) set->p[w++] = set->p[i];
+            else pt_free(&set->p[i]);
+        }
+        set->n = w;
+    }
+    for (int i = 0; k && i < n0; i++) free(k[i].key);
+    free(k);
+    free(keep);
+}
+
+/* ---- selections ---- */
+
+static int all_digits(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return 0;
+    return 1;
+}
+
+/* Rows whose text column starts with spec (prefix) or equals it: count and id. */
+static int match_prefix(sb_db *db, const char *sql, const char *spec, int *count, int64_t *id,
+                        sb_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = prepare(db, sql, &st, e);
+    if (rc) return rc;
+    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
+    *count = 0;
+    *id = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        (*count)++;
+        *id = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e)
+{
+    int n;
+    int64_t id;
+    int rc;
+    if (all_digits(spec) && strlen(spec) < 16) {
+        if ((rc = match_prefix(db, "SELECT id FROM sweep WHERE id = CAST(?1 AS INTEGER)", spec,
+                               &n, &id, e)))
+            return rc;
+        if (n == 1) {
+            *sweep_id = id;
+            return SB_OK;
+        }
+    }
+    if (strlen(spec) >= 4 && strlen(spec) <= 32) {
+        /* substr, not LIKE: '%' and '_' in the argument stay literal */
+        if ((rc = match_prefix(db, "SELECT id FROM sweep WHERE substr(uuid, 1, length(?1)) = ?1",
+                               spec, &n, &id, e)))
+            return rc;
+        if (n == 1) {
+            *sweep_id = id;
+            return SB_OK;
+        }
+        if (n > 1) return sb_errf(e, SB_EUSAGE, "sweep '%s' is ambiguous (%d sweeps match)", spec, n);
+    }
+    return sb_errf(e, SB_EUSAGE, "no sweep '%s' in the database (see sprbench db sweeps)", spec);
+}
+
+int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
+{
+    memset(sel, 0, sizeof *sel);
+    int n = 0, rc;
+    int64_t id;
+    sb_err ignore;
+    if (!spec || !*spec) return sb_errf(e, SB_EUSAGE, "empty machine or sweep name");
+    if (sb_sweep_resolve(db, spec, &sel->sweep_id, &ignore) == SB_OK) {
+        sqlite3_stmt *st;
+        if ((rc = prepare(db, "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
+                              " COALESCE(m.hostname, '') FROM sweep s"
+                              " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", &st, e)))
+            return rc;
+        sqlite3_bind_int64(st, 1, sel->sweep_id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            sel->machine_id = sqlite3_column_int64(st, 0);
+            const char *label = (const char *)sqlite3_column_text(st, 1);
+            const char *host = (const char *)sqlite3_column_text(st, 2);
+            snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.100s%s%.100s",
+                     (long long)sel->sweep_id, label && *label ? " " : "", label ? label : "",
+                     host && *host ? " on " : "", host ? host : "");
+        }
+        sqlite3_finalize(st);
+        return SB_OK;
+    }
+    if ((rc = match_prefix(db, "SELECT id FROM machine WHERE fingerprint = ?1", spec, &n, &id, e)))
+        return rc;
+    if (n == 0 && strlen(spec) >= 4 &&
+        (rc = match_prefix(db, "SELECT id FROM machine WHERE substr(fingerprint, 1, length(?1)) = ?1",
+                           spec, &n, &id, e)))
+        return rc;
+    if (n == 0 && (rc = match_prefix(db, "SELECT id FROM machine WHERE hostname = ?1", spec, &n,
+                                     &id, e)))
+        return rc;
+    if (n > 1)
+        return sb_errf(e, SB_EUSAGE, "'%s' names %d machines: give the fingerprint", spec, n);
+    if (n == 0)
+        return sb_errf(e, SB_EUSAGE, "'%s' is neither a sweep nor a machine in the database"
+                       " (see sprbench db info)", spec);
+    sel->machine_id = id;
+    sqlite3_stmt *st;
+    if ((rc = prepare(db, "SELECT COALESCE(hostname, ''), fingerprint FROM machine WHERE id = ?",
+                      &st, e)))
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        snprintf(sel->label, sizeof sel->label, "%.100s (%.64s)", sqlite3_column_text(st, 0),
+                 sqlite3_column_text(st, 1));
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+/* ---- CSV ---- */
+
+static void csv_text(FILE *f, const char *s)
+{
+    if (!s) s = "";
+    /* A cell a spreadsheet would run as a formula gets a leading quote. */
+    int formula = strchr("=+-@\t\r", s[0]) != NULL && s[0];
+    int quote = formula || strpbrk(s, ",\"\n\r") != NULL || (s[0] == ' ');
+    if (!quote) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    if (formula) fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
+{
+    sb_ptset set;
+    int rc = sb_ptset_load(db, 0, sweep_id, &set, e);
+    if (rc) return rc;
+    /* the union of metric names, sorted, one column each */
+    char **names = NULL;
+    int nn = 0, cap = 0;
+    for (int i = 0; i < set.n; i++)
+        for (int j = 0; j < set.p[i].nmetrics; j++) {
+            const char *m = set.p[i].metrics[j].name;
+            int seen = 0;
+            for (int k = 0; k < nn && !seen; k++) seen = !strcmp(names[k], m);
+            if (seen) continue;
+            if (nn == cap) {
+                cap = cap ? 2 * cap : 16;
+                char **nw = realloc(names, sizeof *nw * (size_t)cap);
+                if (!nw) { free(names); sb_ptset_free(&set); return sb_errf(e, SB_EFAIL, "out of memory"); }
+                names = nw;
+            }
+            names[nn++] = set.p[i].metrics[j].name;
+        }
+    if (nn) qsort(names, (size_t)nn, sizeof *names, cmp_cstr);
+    sqlite3_stmt *st = NULL;
+    rc = prepare(db, "SELECT s.uuid, COALESCE(s.label, ''), COALESCE(m.hostname, ''),"
+                     " COALESCE(m.cpu_model, '') FROM point p JOIN sweep s ON s.id = p.sweep_id"
+                     " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
+                     " WHERE p.id = ?", &st, e);
+    if (!rc) {
+        fputs("point_uuid,sweep_uuid,sweep_label,machine_fingerprint,hostname,cpu_model,workload,"
+              "kernel,dtype,shape,threads,ppn,nodes,ranks,status,reason,n_samples,samples_min_s,"
+              "samples_p10_s,samples_median_s,samples_p90_s,projected_metrics", f);
+        for (int k = 0; k < nn; k++) {
+            fputc(',', f);
+            csv_text(f, names[k]);
+        }
+        fputc('\n', f);
+        for (int i = 0; i < set.n; i++) {
+            const sb_pt *p = &set.p[i];
+            sqlite3_bind_int64(st, 1, p->id);
+            int have = sqlite3_step(st) == SQLITE_ROW;
+            csv_text(f, p->uuid);
+            for (int c = 0; c < 4; c++) {
+                fputc(',', f);
+                if (c == 2) csv_text(f, p->fingerprint), fputc(',', f);
+                csv_text(f, have ? (const char *)sqlite3_column_text(st, c) : "");
+            }
+            sqlite3_reset(st);
+            const char *txt[] = {p->workload, p->kernel, p->dtype, p->shape};
+            for (int c = 0; c < 4; c++) {
+                fputc(',', f);
+                csv_text(f, txt[c]);
+            }
+            fprintf(f, ",%d,%d,%d,%d,", p->threads, p->ppn, p->nodes, p->ppn * p->nodes);
+            csv_text(f, p->status);
+            fputc(',', f);
+            csv_text(f, p->reason);
+            fprintf(f, ",%d", p->nsamples);
+            if (p->nsamples)
+                fprintf(f, ",%.9g,%.9g,%.9g,%.9g", sb_quantile(p->samples, p->nsamples, 0),
+                        sb_quantile(p->samples, p->nsamples, 0.1),
+                        sb_median(p->samples, p->nsamples),
+                        sb_quantile(p->samples, p->nsamples, 0.9));
+            else
+                fputs(",,,,", f);
+            fputc(',', f);
+            char proj[1024] = "";
+            for (int j = 0; j < p->nmetrics; j++)
+                if (p->metrics[j].projected && strlen(proj) + strlen(p->metrics[j].name) + 2 < sizeof proj)
+                    strcat(strcat(proj, proj[0] ? ";" : ""), p->metrics[j].name);
+            csv_text(f, proj);
+            for (int k = 0; k < nn; k++) {
+                const sb_metric_val *m = sb_pt_metric(p, names[k]);
+                if (m) fprintf(f, ",%.9g", m->value);
+                else fputc(',', f);
+            }
+            fputc('\n', f);
+        }
+    }
+    sqlite3_finalize(st);
+    free(names);
+    sb_ptset_free(&set);
+    if (!rc && ferror(f)) rc = sb_errf(e, SB_EFAIL, "CSV: write error");
+    return rc;
+}
+
+int sb_export_csv_file(sb_db *db, int64_t sweep_id, const char *path, sb_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return sb_errf(e, SB_EFAIL, "out of memory");
+    int rc = sb_export_csv(db, sweep_id, f, e);
+    fclose(f);
+    if (!rc) rc = sb_write_file_atomic(path, buf, len, e);
+    free(buf);
+    return rc;
+}

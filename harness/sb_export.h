@@ -1,0 +1,112 @@
+/* sb_export: moving results between databases and reading them back.
+ * Owns the export document (one JSON object: machines, sweeps, points with
+ * their raw samples and metrics), its validated import (one transaction,
+ * idempotent: sweeps and points keep their uuid, machines are matched by
+ * fingerprint), merging databases, the flat CSV table, and the point sets
+ * that `db`, `report` and `gate` read (selection by machine or sweep,
+ * samples and metrics loaded, latest point per configuration).
+ *
+ * Export document (format "sprbench-export", version 1):
+ *   {"format":"sprbench-export", "version":1, "exported":"ISO time", "tool":"...",
+ *    "machines":[{"fingerprint":"..", "hostname":.., "cpu_model":.., ...}],
+ *    "sweeps":[{"uuid":"32 hex", "machine":"fingerprint"|null, "label":.., ...}],
+ *    "points":[{"uuid":"32 hex", "sweep":"sweep uuid", "machine":fp|null,
+ *               "workload":.., "kernel":.., ..., "samples":[seconds...],
+ *               "metrics":[{"name":.., "value":.., "unit":.., "projected":0|1,
+ *                           "source":..}]}]}
+ * Column values are exported verbatim (text or integer or null). */
+#ifndef SB_EXPORT_H
+#define SB_EXPORT_H
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "sb_db.h"
+#include "sb_err.h"
+
+#define SB_EXPORT_FORMAT "sprbench-export"
+#define SB_EXPORT_VERSION 1
+/* The database commands use when --db is not given. */
+#define SB_DEFAULT_DB "results/sprbench.db"
+
+/* ---- export / import / merge ---- */
+
+/* The export document of every sweep (sweep_id 0) or of one sweep. */
+int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **doc, sb_err *e);
+/* Writes it atomically (doubles kept exactly). */
+int sb_export_write(sb_db *db, int64_t sweep_id, const char *path, sb_err *e);
+
+typedef struct sb_import_stats {
+    long machines_added, sweeps_added, points_added, points_present;
+    long points_updated;   /* unfinished here, finished in the document: replaced */
+    long samples_added, metrics_added;
+} sb_import_stats;
+
+/* Validates the whole document, then adds what the database lacks in one
+ * transaction (nothing is written when anything is wrong). A point present
+ * here but unfinished (pending, running, interrupted) is replaced by a
+ * finished copy of it; any other present point is left as it is. `name` prefixes
+ * messages ("FILE: points[3].samples[0]: ..."). Bad input is SB_EUSAGE. */
+int sb_import_doc(sb_db *db, json_t *doc, const char *name, sb_import_stats *st, sb_err *e);
+/* Parses text (len bytes, NUL not required) and imports it. */
+int sb_import_text(sb_db *db, const char *text, size_t len, const char *name,
+                   sb_import_stats *st, sb_err *e);
+int sb_import_file(sb_db *db, const char *path, sb_import_stats *st, sb_err *e);
+/* Everything of the database at src_path into db (as export + import). */
+int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e);
+
+/* One row per point: identity, configuration, status, sample statistics
+ * (n, min, p10, median, p90 in seconds) and one column per metric name. */
+int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *out, sb_err *e);
+int sb_export_csv_file(sb_db *db, int64_t sweep_id, const char *path, sb_err *e);
+
+/* ---- selections ---- */
+
+/* What --baseline/--candidate name: a machine (fingerprint, unique prefix of
+ * at least 4 digits, or hostname) or a sweep (id or uuid / uuid prefix). */
+typedef struct sb_selection {
+    int64_t machine_id;   /* set for a machine; also the sweep's machine */
+    int64_t sweep_id;     /* set for a sweep only */
+    char label[256];      /* what to call it in tables */
+} sb_selection;
+int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e);
+/* A sweep only: integer id or (prefix of) uuid. */
+int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e);
+
+/* ---- point sets ---- */
+
+typedef struct sb_metric_val {
+    char *name, *unit, *source;
+    double value;
+    int projected;
+} sb_metric_val;
+
+typedef struct sb_pt {
+    int64_t id, sweep_id, machine_id;
+    char uuid[33];
+    char *fingerprint, *workload, *kernel, *dtype, *shape, *config, *status, *reason;
+    int threads, ppn, nodes;
+    double *samples;      /* seconds per repetition/step, in repetition order */
+    int nsamples;
+    sb_metric_val *metrics;
+    int nmetrics;
+} sb_pt;
+
+typedef struct sb_ptset {
+    sb_pt *p;
+    int n;
+} sb_ptset;
+
+/* Every point of a machine and/or sweep (0 = any), ordered by id. */
+int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e);
+void sb_ptset_free(sb_ptset *set);
+/* Keeps one point per configuration: the newest with status ok, else the
+ * newest of any status (so a skip reason stays visible). */
+void sb_ptset_latest(sb_ptset *set);
+const sb_metric_val *sb_pt_metric(const sb_pt *p, const char *name);
+/* Configuration identity: workload, kernel, dtype, shape, config, threads,
+ * ppn, nodes, and the machine fingerprint when with_machine. Caller frees. */
+char *sb_pt_key(const sb_pt *p, int with_machine);
+/* "scalar-f32 f32 64x64x64 t2" or with " 2x4 ranks" for distributed points. */
+void sb_pt_label(const sb_pt *p, char *buf, size_t cap);
+
+#endif

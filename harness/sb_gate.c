@@ -1,0 +1,775 @@
+#include "sb_gate.h"
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_io.h"
+#include "sb_stats.h"
+
+const char *sb_verdict_name(sb_verdict v)
+{
+    return v == SB_FAIL ? "FAIL" : v == SB_WARN ? "WARN" : "PASS";
+}
+
+/* ---- statistics ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Number of ways, among all C(m+n, m) orderings, that U equals u, for
+ * u = 0..m*n: f(m, n, u) = f(m-1, n, u-n) + f(m, n-1, u). */
+static double mwu_exact_tail(int m, int n, double u)
+{
+    int umax = m * n;
+    /* f[j][u] for the current i (rows over n), rolled over i */
+    double *prev = calloc((size_t)(n + 1) * (size_t)(umax + 1), sizeof *prev);
+    double *cur = calloc((size_t)(n + 1) * (size_t)(umax + 1), sizeof *cur);
+    if (!prev || !cur) {
+        free(prev);
+        free(cur);
+        return -1;
+    }
+#define F(a, j, k) (a)[(size_t)(j) * (size_t)(umax + 1) + (size_t)(k)]
+    for (int j = 0; j <= n; j++) F(prev, j, 0) = 1;   /* i = 0: U = 0 one way */
+    for (int i = 1; i <= m; i++) {
+        memset(cur, 0, sizeof *cur * (size_t)(n + 1) * (size_t)(umax + 1));
+        F(cur, 0, 0) = 1;
+        for (int j = 1; j <= n; j++)
+            for (int k = 0; k <= i * j; k++)
+                F(cur, j, k) = (k >= j ? F(prev, j, k - j) : 0) + F(cur, j - 1, k);
+        double *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    double total = 0, tail = 0;
+    for (int k = 0; k <= umax; k++) {
+        total += F(prev, n, k);
+        if (k >= u - 1e-9) tail += F(prev, n, k);
+    }
+#undef F
+    free(prev);
+    free(cur);
+    return tail / total;
+}
+
+double sb_mwu_p_greater(const double *x, int nx, const double *y, int ny)
+{
+    if (nx < 1 || ny < 1) return 1.0;
+    double u = 0;
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++) u += x[i] > y[j] ? 1.0 : x[i] == y[j] ? 0.5 : 0.0;
+    /* ties: sum of t^3 - t over groups of equal values in the pooled sample */
+    int N = nx + ny;
+    double *all = malloc(sizeof *all * (size_t)N);
+    if (!all) return 1.0;
+    memcpy(all, x, sizeof *x * (size_t)nx);
+    memcpy(all + nx, y, sizeof *y * (size_t)ny);
+    qsort(all, (size_t)N, sizeof *all, cmp_double);
+    double ties = 0;
+    for (int i = 0; i < N;) {
+        int j = i;
+        while (j < N && all[j] == all[i]) j++;
+        double t = j - i;
+        ties += t * t * t - t;
+        i = j;
+    }
+    free(all);
+    if (ties == 0 && nx <= 30 && ny <= 30) {
+        double p = mwu_exact_tail(nx, ny, u);
+        if (p >= 0) return p;
+    }
+    double mean = nx * (double)ny / 2;
+    double var = nx * (double)ny / 12.0 * ((N + 1) - ties / ((double)N * (N - 1)));
+    if (var <= 0) return u > mean ? 0.0 : 1.0;
+    double z = (u - mean - 0.5) / sqrt(var);
+    return 0.5 * erfc(z / sqrt(2.0));
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+static double resampled_median(const double *v, int n, double *buf, uint64_t *s)
+{
+    for (int i = 0; i < n; i++) buf[i] = v[xorshift(s) % (uint64_t)n];
+    qsort(buf, (size_t)n, sizeof *buf, cmp_double);
+    return n % 2 ? buf[n / 2] : 0.5 * (buf[n / 2 - 1] + buf[n / 2]);
+}
+
+void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double conf, int iters,
+                        uint64_t seed, double *lo, double *hi)
+{
+    *lo = *hi = 0;
+    if (nx < 1 || ny < 1 || iters < 1) return;
+    double *r = malloc(sizeof *r * (size_t)iters);
+    double *buf = malloc(sizeof *buf * (size_t)(nx > ny ? nx : ny));
+    if (!r || !buf) {
+        free(r);
+        free(buf);
+        return;
+    }
+    uint64_t s = seed ? seed : 0x9e3779b97f4a7c15ull;
+    int k = 0;
+    for (int i = 0; i < iters; i++) {
+        double mx = resampled_median(x, nx, buf, &s), my = resampled_median(y, ny, buf, &s);
+        if (my > 0) r[k++] = mx / my;
+    }
+    if (k) {
+        *lo = sb_quantile(r, k, (1 - conf) / 2);
+        *hi = sb_quantile(r, k, 1 - (1 - conf) / 2);
+    }
+    free(r);
+    free(buf);
+}
+
+int sb_metric_lower_is_better(const char *name)
+{
+    size_t n = strlen(name);
+    if (strstr(name, "per_s") || strstr(name, "_per_") || strstr(name, "flops") ||
+        strstr(name, "gops") || strstr(name, "bw"))
+        return 0;   /* rates: tokens_per_s, gflops, busbw_gbps */
+#define ENDS(s) (n >= strlen(s) && !strcmp(name + n - strlen(s), s))
+    return ENDS("seconds") || ENDS("_s") || ENDS("_ms") || ENDS("_us") || ENDS("_ns") ||
+           strstr(name, "latency") != NULL || strstr(name, "time") != NULL;
+#undef ENDS
+}
+
+/* ---- rows ---- */
+
+void sb_gate_result_free(sb_gate_result *r)
+{
+    free(r->rows);
+    memset(r, 0, sizeof *r);
+}
+
+static sb_gate_row *add_row(sb_gate_result *r, sb_verdict v, const sb_pt *p, const char *metric)
+{
+    if (r->n == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 32;
+        sb_gate_row *nr = realloc(r->rows, sizeof *nr * (size_t)cap);
+        if (!nr) return NULL;
+        r->rows = nr;
+        r->cap = cap;
+    }
+    sb_gate_row *row = &r->rows[r->n++];
+    memset(row, 0, sizeof *row);
+    row->verdict = v;
+    row->p = -1;
+    r->count[v]++;
+    snprintf(row->metric, sizeof row->metric, "%s", metric);
+    if (p) {
+        snprintf(row->workload, sizeof row->workload, "%s", p->workload);
+        sb_pt_label(p, row->label, sizeof row->label);
+        snprintf(row->machine, sizeof row->machine, "%s", p->fingerprint);
+    }
+    return row;
+}
+
+static void set_verdict(sb_gate_result *r, sb_gate_row *row, sb_verdict v)
+{
+    r->count[row->verdict]--;
+    row->verdict = v;
+    r->count[v]++;
+}
+
+static void notef(sb_gate_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notef(sb_gate_row *row, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(row->note, sizeof row->note, fmt, ap);
+    va_end(ap);
+}
+
+/* Values of a metric per repetition, as "cost" (larger = worse): seconds as
+ * they are; another metric scaled by each sample's share of the median
+ * (the metric was computed from the median), a rate inverted. Appends. */
+static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, int *cap,
+                       double *shown, int *nshown)
+{
+    int seconds = !strcmp(metric, "seconds");
+    const sb_metric_val *m = seconds ? NULL : sb_pt_metric(p, metric);
+    if (!seconds && !m) return 0;
+    if (seconds && p->nsamples == 0) return 0;   /* e.g. peak points: rates, no repetitions */
+    int lower = seconds || sb_metric_lower_is_better(metric);
+    double med = p->nsamples ? sb_median(p->samples, p->nsamples) : 0;
+    int count = p->nsamples > 0 && (seconds || med > 0) ? p->nsamples : (m ? 1 : 0);
+    if (*n + count > *cap) {
+        *cap = (*n + count) * 2;
+        double *nv = realloc(*v, sizeof *nv * (size_t)*cap);
+        if (!nv) return -1;
+        *v = nv;
+    }
+    for (int i = 0; i < count; i++) {
+        double val;
+        if (seconds) val = p->samples[i];
+        else if (p->nsamples > 0 && med > 0)
+            val = lower ? m->value * p->samples[i] / med
+                        : (p->samples[i] > 0 ? m->value * med / p->samples[i] : 0);
+        else val = m->value;
+        (*v)[*n + i] = lower ? val : (val > 0 ? 1.0 / val : INFINITY);
+    }
+    *n += count;
+    *shown += seconds ? med : m->value;
+    (*nshown)++;
+    return 1;
+}
+
+/* Groups: indexes of points per key, sorted by key. */
+typedef struct group {
+    char *key;
+    int idx;
+} group;
+
+static int cmp_group(const void *a, const void *b)
+{
+    const group *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static group *make_groups(const sb_ptset *s, int with_machine)
+{
+    group *g = calloc((size_t)s->n + 1, sizeof *g);
+    if (!g) return NULL;
+    for (int i = 0; i < s->n; i++) {
+        g[i].idx = i;
+        g[i].key = sb_pt_key(&s->p[i], with_machine);
+        if (!g[i].key) {
+            for (int j = 0; j < i; j++) free(g[j].key);
+            free(g);
+            return NULL;
+        }
+    }
+    qsort(g, (size_t)s->n, sizeof *g, cmp_group);
+    return g;
+}
+
+static void free_groups(group *g, int n)
+{
+    for (int i = 0; g && i < n; i++) free(g[i].key);
+    free(g);
+}
+
+/* [*first, *end) of the run with `key`, or *first = -1 */
+static void find_group(const group *g, int n, const char *key, int *first, int *end)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (strcmp(g[mid].key, key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *first = lo < n && !strcmp(g[lo].key, key) ? lo : -1;
+    *end = lo;
+    while (*end < n && !strcmp(g[*end].key, key)) (*end)++;
+}
+
+/* The representative point of a run: newest ok, else newest. */
+static const sb_pt *pick(const sb_ptset *s, const group *g, int first, int end)
+{
+    const sb_pt *best = NULL;
+    for (int i = first; i < end; i++) {
+        const sb_pt *p = &s->p[g[i].idx];
+        if (!strcmp(p->status, "ok")) best = p;
+    }
+    return best ? best : &s->p[g[end - 1].idx];
+}
+
+static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, const sb_ptset *cs,
+                        const group *cg, int c0, int c1, const char *metric, int first_metric,
+                        const sb_gate_opts *o, sb_gate_result *r)
+{
+    const sb_pt *bp = pick(bs, bg, b0, b1), *cp = pick(cs, cg, c0, c1);
+    int bok = !strcmp(bp->status, "ok"), cok = !strcmp(cp->status, "ok");
+    if (!bok || !cok) {
+        /* one row about the status, whatever metrics were asked for */
+        if (!first_metric) return;
+        sb_gate_row *row = add_row(r, SB_PASS, cp, "status");
+        if (!row) return;
+        if (bok) {
+            set_verdict(r, row, SB_FAIL);
+            notef(row, "candidate %s: %.400s", cp->status, cp->reason[0] ? cp->reason : "no reason given");
+        } else if (cok) {
+            set_verdict(r, row, SB_WARN);
+            notef(row, "baseline %s (%.300s): nothing to compare with", bp->status, bp->reason);
+        } else if (!strcmp(bp->status, "skipped") && !strcmp(cp->status, "skipped")) {
+            notef(row, "skipped on both: %.400s", cp->reason);
+        } else {
+            set_verdict(r, row, SB_WARN);
+            notef(row, "baseline %s, candidate %s: %.300s", bp->status, cp->status, cp->reason);
+        }
+        return;
+    }
+    double *bv = NULL, *cv = NULL, bshown = 0, cshown = 0;
+    int nb = 0, nc = 0, bcap = 0, ccap = 0, nbs = 0, ncs = 0, have_b = 0, have_c = 0;
+    /* pooled: every ok point of the configuration; otherwise the chosen one */
+    for (int i = o->pool ? b0 : 0; i < (o->pool ? b1 : 1); i++) {
+        const sb_pt *p = o->pool ? &bs->p[bg[i].idx] : bp;
+        if (strcmp(p->status, "ok")) continue;
+        if (point_costs(p, metric, &bv, &nb, &bcap, &bshown, &nbs) > 0) have_b = 1;
+    }
+    for (int i = o->pool ? c0 : 0; i < (o->pool ? c1 : 1); i++) {
+        const sb_pt *p = o->pool ? &cs->p[cg[i].idx] : cp;
+        if (strcmp(p->status, "ok")) continue;
+        if (point_costs(p, metric, &cv, &nc, &ccap, &cshown, &ncs) > 0) have_c = 1;
+    }
+    if (!have_b && !have_c) {   /* this metric does not exist for this workload */
+        free(bv);
+        free(cv);
+        return;
+    }
+    sb_gate_row *row = add_row(r, SB_PASS, cp, metric);
+    if (!row) goto out;
+    const sb_metric_val *m = strcmp(metric, "seconds") ? sb_pt_metric(cp, metric) : NULL;
+    snprintf(row->unit, sizeof row->unit, "%s", m ? m->unit : "s");
+    row->nb = nb;
+    row->nc = nc;
+    if (!have_b || !have_c) {
+        set_verdict(r, row, SB_WARN);
+        notef(row, "metric %s only in the %s", metric, have_b ? "baseline" : "candidate");
+        goto out;
+    }
+    row->base = bshown / nbs;
+    row->cand = cshown / ncs;
+    double mb = sb_median(bv, nb), mc = sb_median(cv, nc);
+    row->ratio = mb > 0 ? mc / mb : 0;
+    sb_bootstrap_ratio(cv, nc, bv, nb, 1 - 2 * o->alpha, 2000, 0x5eed + (uint64_t)nb * 131 + (uint64_t)nc,
+                       &row->lo, &row->hi);
+    double limit = 1 + o->tolerance;
+    if (nb < o->min_samples || nc < o->min_samples) {
+        set_verdict(r, row, SB_WARN);
+        notef(row, "too few samples (%d vs %d; need %d per side)", nb, nc, o->min_samples);
+        goto out;
+    }
+    /* Two conditions: the median is beyond the tolerance, and the candidate
+     * is significantly slower at all (one-sided U test); the bootstrap
+     * method asks instead that the whole interval lie beyond the tolerance. */
+    row->p = sb_mwu_p_greater(cv, nc, bv, nb);
+    int significant = o->method == SB_GATE_BOOTSTRAP ? row->lo > limit : row->p < o->alpha;
+    double pct = (row->ratio - 1) * 100;
+    if (row->ratio > limit && significant) {
+        set_verdict(r, row, SB_FAIL);
+        notef(row, "%.1f%% slower (tolerance %.1f%%), significant", pct, o->tolerance * 100);
+    } else if (row->ratio > limit) {
+        set_verdict(r, row, SB_WARN);
+        notef(row, "%.1f%% slower (tolerance %.1f%%) but not significant", pct, o->tolerance * 100);
+    } else if (row->ratio < 1 - o->tolerance) {
+        notef(row, "%.1f%% faster", -pct);
+    } else {
+        notef(row, "within tolerance (%+.1f%%)", pct);
+    }
+out:
+    free(bv);
+    free(cv);
+}
+
+static int has_machine(const sb_ptset *s, const char *fp)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->p[i].fingerprint, fp)) return 1;
+    return 0;
+}
+
+int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
+                    sb_gate_result *r, sb_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->conf = 1 - 2 * o->alpha;
+    static const char *const dflt[] = {"seconds", NULL};
+    const char *const *metrics = o->metrics && o->metrics[0] ? o->metrics : dflt;
+    int with_machine = !o->cross_machine;
+    group *bg = make_groups(base, with_machine), *cg = make_groups(cand, with_machine);
+    group *bg_any = make_groups(base, 0);
+    int rc = SB_OK;
+    if (!bg || !cg || !bg_any) {
+        rc = sb_errf(e, SB_EFAIL, "out of memory");
+        goto out;
+    }
+    for (int mi = 0; metrics[mi]; mi++) {
+        const char *metric = metrics[mi];
+        for (int b = 0; b < base->n;) {
+            int b0, b1, c0, c1;
+            find_group(bg, base->n, bg[b].key, &b0, &b1);
+            find_group(cg, cand->n, bg[b].key, &c0, &c1);
+            const sb_pt *bp = pick(base, bg, b0, b1);
+            if (c0 >= 0) {
+                compare_one(base, bg, b0, b1, cand, cg, c0, c1, metric, mi == 0, o, r);
+            } else if (mi == 0 && (!with_machine || has_machine(cand, bp->fingerprint))) {
+                sb_gate_row *row = add_row(r, SB_WARN, bp, metric);
+                if (row) notef(row, "point missing in the candidate");
+            } else if (mi == 0) {
+                /* a baseline kept for several runners: other machines are not this gate's */
+                r->ignored++;
+            }
+            b = b1;
+        }
+        if (mi) continue;
+        for (int c = 0; c < cand->n;) {
+            int c0, c1, b0, b1;
+            find_group(cg, cand->n, cg[c].key, &c0, &c1);
+            find_group(bg, base->n, cg[c].key, &b0, &b1);
+            if (b0 < 0) {
+                const sb_pt *cp = pick(cand, cg, c0, c1);
+                char *k = sb_pt_key(cp, 0);
+                int fb0 = -1, fb1;
+                if (k && with_machine && !has_machine(base, cp->fingerprint))
+                    find_group(bg_any, base->n, k, &fb0, &fb1);
+                free(k);
+                sb_gate_row *row = add_row(r, fb0 >= 0 ? SB_FAIL : SB_WARN, cp, metric);
+                if (row && fb0 >= 0)
+                    notef(row, "machine mismatch: the baseline has this point only from %s, never"
+                          " from this machine (--cross-machine compares anyway)",
+                          base->p[bg_any[fb0].idx].fingerprint);
+                else if (row)
+                    notef(row, "point not in the baseline (new)");
+            }
+            c = c1;
+        }
+    }
+out:
+    free_groups(bg, base->n);
+    free_groups(cg, cand->n);
+    free_groups(bg_any, base->n);
+    return rc;
+}
+
+/* ---- references ---- */
+
+static int parse_bound(const char *s, double *out)
+{
+    if (!strcmp(s, "null") || !strcmp(s, "none") || !strcmp(s, "inf") || !strcmp(s, "+inf") ||
+        !strcmp(s, "-inf")) {
+        *out = NAN;
+        return 0;
+    }
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v)) return -1;
+    if (*end == '%') {
+        v /= 100;
+        end++;
+    }
+    if (*end) return -1;
+    *out = v;
+    return 0;
+}
+
+int sb_gate_parse_references(const char *text, const char *name, sb_reference **refs, int *n,
+                             sb_err *e)
+{
+    *refs = NULL;
+    *n = 0;
+    int cap = 0, lineno = 0, rc = SB_OK;
+    const char *s = text;
+    while (*s && !rc) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        lineno++;
+        char line[2048];
+        if (len >= sizeof line) {
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: line longer than %zu bytes", name, lineno, sizeof line - 1);
+            break;
+        }
+        memcpy(line, s, len);
+        line[len] = '\0';
+        s = nl ? nl + 1 : s + len;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *tok[12], *save = NULL;
+        int nt = 0;
+        for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+            if (nt == 10) {
+                nt = 11;
+                break;
+            }
+            tok[nt++] = t;
+        }
+        if (nt == 0) continue;
+        if (nt < 9 || nt > 10) {
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: expected MACHINE WORKLOAD KERNEL SHAPE THREADS METRIC"
+                         " VALUE LOWER UPPER [UNIT], got %s%d field(s)", name, lineno, nt > 10 ? "more than " : "", nt > 10 ? 10 : nt);
+            break;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            sb_reference *nr = realloc(*refs, sizeof *nr * (size_t)cap);
+            if (!nr) { rc = sb_errf(e, SB_EFAIL, "out of memory"); break; }
+            *refs = nr;
+        }
+        sb_reference *r = &(*refs)[*n];
+        memset(r, 0, sizeof *r);
+        r->line = lineno;
+        struct { char *dst; size_t cap; const char *src; const char *what; } f[] = {
+            {r->machine, sizeof r->machine, tok[0], "machine"},
+            {r->workload, sizeof r->workload, tok[1], "workload"},
+            {r->kernel, sizeof r->kernel, tok[2], "kernel"},
+            {r->shape, sizeof r->shape, tok[3], "shape"},
+            {r->metric, sizeof r->metric, tok[5], "metric"},
+            {r->unit, sizeof r->unit, nt > 9 ? tok[9] : "", "unit"},
+        };
+        for (size_t i = 0; i < sizeof f / sizeof f[0] && !rc; i++) {
+            if (strlen(f[i].src) >= f[i].cap)
+                rc = sb_errf(e, SB_EUSAGE, "%s:%d: %s '%.40s...' is too long", name, lineno,
+                             f[i].what, f[i].src);
+            else
+                strcpy(f[i].dst, f[i].src);
+        }
+        if (rc) break;
+        r->threads = r->ranks = -1;
+        if (strcmp(tok[4], "*")) {
+            char *end;
+            long t = strtol(tok[4], &end, 10), rk = 1;
+            if (*end == ':') rk = strtol(end + 1, &end, 10);
+            if (end == tok[4] || *end || t < 1 || t > 1 << 20 || rk < 1 || rk > 1 << 20) {
+                rc = sb_errf(e, SB_EUSAGE, "%s:%d: threads '%s' is not T, T:RANKS or *", name,
+                             lineno, tok[4]);
+                break;
+            }
+            r->threads = (int)t;
+            r->ranks = (int)rk;
+        }
+        char *end;
+        r->value = strtod(tok[6], &end);
+        if (end == tok[6] || *end || !isfinite(r->value) || r->value <= 0) {
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: value '%s' is not a positive number", name, lineno, tok[6]);
+            break;
+        }
+        if (parse_bound(tok[7], &r->lower) || parse_bound(tok[8], &r->upper) ||
+            (!isnan(r->lower) && r->lower > 0) || (!isnan(r->upper) && r->upper < 0)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: bounds '%s' '%s': need LOWER <= 0 and UPPER >= 0"
+                         " as -5%%, +10%%, -0.05 or null", name, lineno, tok[7], tok[8]);
+            break;
+        }
+        if (!strcmp(r->unit, "-")) r->unit[0] = '\0';
+        (*n)++;
+    }
+    if (!rc && *n == 0) rc = sb_errf(e, SB_EUSAGE, "%s: no references in the file", name);
+    if (rc) {
+        free(*refs);
+        *refs = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+static int machine_matches(const char *ref, const char *fp)
+{
+    return !strcmp(ref, "*") || !strcmp(ref, fp) ||
+           (strlen(ref) >= 4 && !strncmp(ref, fp, strlen(ref)));
+}
+
+static int ref_matches_config(const sb_reference *rf, const sb_pt *p)
+{
+    return !strcmp(rf->workload, p->workload) && !strcmp(rf->kernel, p->kernel) &&
+           (!strcmp(rf->shape, "*") || !strcmp(rf->shape, p->shape)) &&
+           (rf->threads < 0 || (rf->threads == p->threads && rf->ranks == p->ppn * p->nodes));
+}
+
+int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
+                       const sb_gate_opts *o, sb_gate_result *r, sb_err *e)
+{
+    (void)o;
+    (void)e;
+    memset(r, 0, sizeof *r);
+    /* machines the candidate ran on, and whether any reference is meant for each */
+    for (int i = 0; i < cand->n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = !strcmp(cand->p[j].fingerprint, cand->p[i].fingerprint);
+        if (seen) continue;
+        int covered = 0;
+        for (int k = 0; k < nrefs && !covered; k++)
+            covered = machine_matches(refs[k].machine, cand->p[i].fingerprint);
+        if (!covered) {
+            sb_gate_row *row = add_row(r, SB_FAIL, NULL, "-");
+            if (!row) return sb_errf(e, SB_EFAIL, "out of memory");
+            snprintf(row->machine, sizeof row->machine, "%s", cand->p[i].fingerprint);
+            snprintf(row->label, sizeof row->label, "machine %s", cand->p[i].fingerprint);
+            notef(row, "machine mismatch: no reference is for this machine");
+        }
+    }
+    for (int k = 0; k < nrefs; k++) {
+        const sb_reference *rf = &refs[k];
+        int matched = 0, machine_present = 0;
+        for (int i = 0; i < cand->n; i++) {
+            const sb_pt *p = &cand->p[i];
+            if (!machine_matches(rf->machine, p->fingerprint)) continue;
+            machine_present = 1;
+            if (!ref_matches_config(rf, p)) continue;
+            matched = 1;
+            sb_gate_row *row = add_row(r, SB_PASS, p, rf->metric);
+            if (!row) return sb_errf(e, SB_EFAIL, "out of memory");
+            row->base = rf->value;
+            row->lo = rf->lower;
+            row->hi = rf->upper;
+            if (strcmp(p->status, "ok")) {
+                set_verdict(r, row, SB_FAIL);
+                notef(row, "point %s: %.400s", p->status, p->reason);
+                continue;
+            }
+            double v;
+            const char *unit = "s";
+            if (!strcmp(rf->metric, "seconds")) {
+                if (!p->nsamples) {
+                    set_verdict(r, row, SB_WARN);
+                    notef(row, "no samples");
+                    continue;
+                }
+                v = sb_median(p->samples, p->nsamples);
+            } else {
+                const sb_metric_val *m = sb_pt_metric(p, rf->metric);
+                if (!m) {
+                    set_verdict(r, row, SB_WARN);
+                    notef(row, "point has no metric %s (reference line %d)", rf->metric, rf->line);
+                    continue;
+                }
+                v = m->value;
+                unit = m->unit;
+            }
+            row->cand = v;
+            row->ratio = v / rf->value;
+            row->nc = p->nsamples;
+            snprintf(row->unit, sizeof row->unit, "%s", rf->unit[0] ? rf->unit : unit);
+            double dev = v / rf->value - 1;
+            if (rf->unit[0] && unit[0] && strcmp(rf->unit, unit)) {
+                set_verdict(r, row, SB_WARN);
+                notef(row, "unit mismatch: reference in %s, measured in %s", rf->unit, unit);
+            } else if ((!isnan(rf->lower) && dev < rf->lower) || (!isnan(rf->upper) && dev > rf->upper)) {
+                set_verdict(r, row, SB_FAIL);
+                notef(row, "%+.1f%% from the reference, outside [%s%.1f%%, %s%.1f%%] (line %d)",
+                      dev * 100, "", isnan(rf->lower) ? -INFINITY : rf->lower * 100, "+",
+                      isnan(rf->upper) ? INFINITY : rf->upper * 100, rf->line);
+            } else {
+                notef(row, "%+.1f%% from the reference (line %d)", dev * 100, rf->line);
+            }
+        }
+        if (!matched && machine_present) {
+            sb_gate_row *row = add_row(r, SB_WARN, NULL, rf->metric);
+            if (!row) return sb_errf(e, SB_EFAIL, "out of memory");
+            snprintf(row->workload, sizeof row->workload, "%s", rf->workload);
+            snprintf(row->label, sizeof row->label, "%s %s t%s", rf->kernel, rf->shape,
+                     rf->threads < 0 ? "*" : "");
+            if (rf->threads >= 0) {
+                size_t l = strlen(row->label);
+                snprintf(row->label + l, sizeof row->label - l, "%d", rf->threads);
+            }
+            snprintf(row->machine, sizeof row->machine, "%s", rf->machine);
+            row->base = rf->value;
+            notef(row, "point missing: no candidate point matches reference line %d", rf->line);
+        }
+    }
+    return SB_OK;
+}
+
+/* ---- output ---- */
+
+static void fmt_num(char *buf, size_t cap, double v)
+{
+    if (v == 0) snprintf(buf, cap, "-");
+    else snprintf(buf, cap, "%.4g", v);
+}
+
+void sb_gate_print(const sb_gate_result *r, FILE *f)
+{
+    char ci_head[32] = "interval";
+    if (r->conf > 0) snprintf(ci_head, sizeof ci_head, "%.0f%% interval", r->conf * 100);
+    fprintf(f, "%-7s %-9s %-36s %-13s %11s %11s %8s %-17s %8s %7s  %s\n", "VERDICT", "workload",
+            "point", "metric", "baseline", "candidate", "ratio", ci_head, "p", "n", "note");
+    for (int i = 0; i < r->n; i++) {
+        const sb_gate_row *w = &r->rows[i];
+        char b[32], c[32], ratio[32] = "-", ci[48] = "-", p[32] = "-", n[32] = "-";
+        fmt_num(b, sizeof b, w->base);
+        fmt_num(c, sizeof c, w->cand);
+        if (w->ratio > 0) snprintf(ratio, sizeof ratio, "%.3f", w->ratio);
+        if (w->p >= 0) {
+            snprintf(ci, sizeof ci, "[%.3f, %.3f]", w->lo, w->hi);
+            snprintf(p, sizeof p, "%.2g", w->p);
+        }
+        if (w->nb || w->nc) snprintf(n, sizeof n, "%d/%d", w->nb, w->nc);
+        fprintf(f, "%-7s %-9.9s %-36.36s %-13.13s %11s %11s %8s %-17s %8s %7s  %s\n",
+                sb_verdict_name(w->verdict), w->workload, w->label, w->metric, b, c, ratio, ci,
+                p, n, w->note);
+    }
+    fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL\n", r->n, r->count[SB_PASS],
+            r->count[SB_WARN], r->count[SB_FAIL]);
+}
+
+static void xml_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            /* XML 1.0 forbids most control characters even as references */
+            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') fputc('?', f);
+            else fputc(ch, f);
+        }
+    }
+}
+
+int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return sb_errf(e, SB_EFAIL, "out of memory");
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<testsuites name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n"
+               "  <testsuite name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" errors=\"0\""
+               " skipped=\"%d\">\n", r->n, r->count[SB_FAIL], r->count[SB_WARN], r->n,
+            r->count[SB_FAIL], r->count[SB_WARN]);
+    for (int i = 0; i < r->n; i++) {
+        const sb_gate_row *w = &r->rows[i];
+        char detail[1024];
+        snprintf(detail, sizeof detail, "%s %s on %s: baseline %.6g, candidate %.6g %s, ratio %.4f,"
+                 " p %.3g, samples %d/%d", w->label, w->metric, w->machine[0] ? w->machine : "?",
+                 w->base, w->cand, w->unit, w->ratio, w->p, w->nb, w->nc);
+        fputs("    <testcase classname=\"sprbench.gate.", f);
+        xml_escape(f, w->workload[0] ? w->workload : "point");
+        fputs("\" name=\"", f);
+        xml_escape(f, w->label);
+        fputs(" [", f);
+        xml_escape(f, w->metric);
+        fputs("]\">\n", f);
+        if (w->verdict == SB_FAIL) {
+            fputs("      <failure type=\"regression\" message=\"", f);
+            xml_escape(f, w->note);
+            fputs("\">", f);
+            xml_escape(f, detail);
+            fputs("</failure>\n", f);
+        } else if (w->verdict == SB_WARN) {
+            fputs("      <skipped message=\"WARN: ", f);
+            xml_escape(f, w->note);
+            fputs("\"/>\n", f);
+        }
+        fputs("      <system-out>", f);
+        xml_escape(f, sb_verdict_name(w->verdict));
+        fputs(": ", f);
+        xml_escape(f, w->note);
+        fputs("; ", f);
+        xml_escape(f, detail);
+        fputs("</system-out>\n    </testcase>\n", f);
+    }
+    fputs("  </testsuite>\n</testsuites>\n", f);
+    if (fclose(f)) {
+        free(buf);
+        return sb_errf(e, SB_EFAIL, "%s: cannot build XML", path);
+    }
+    int rc = sb_write_file_atomic(path, buf, len, e);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,101 @@
+/* sb_gate: deciding whether a candidate run is slower than a baseline. Owns
+ * the statistics (one-sided Mann-Whitney U with exact small-sample p values
+ * and tie-corrected normal approximation, bootstrap interval of a median
+ * ratio), the matching of points between two point sets (same machine,
+ * workload, kernel, dtype, shape, config, threads, ranks), the ReFrame-style
+ * references file, the verdict table and its JUnit XML.
+ *
+ * Verdicts, per matched point (samples are seconds per repetition: lower is
+ * better; a rate metric such as gflops is turned into its cost 1/value):
+ *   FAIL  median cost ratio > 1 + tolerance AND significant (one-sided U test
+ *         of candidate > baseline at p < alpha, or with the bootstrap method
+ *         the interval's lower end above 1 + tolerance), or the point failed
+ *         in the candidate, or the candidate's machine has no baseline while
+ *         another machine has (machine mismatch);
+ *   WARN  beyond tolerance but not significant, too few samples, a point
+ *         present on one side only (baseline points of machines the
+ *         candidate never ran on are counted as ignored);
+ *   PASS  otherwise. */
+#ifndef SB_GATE_H
+#define SB_GATE_H
+#include <stdint.h>
+#include <stdio.h>
+#include "sb_err.h"
+#include "sb_export.h"
+
+typedef enum { SB_PASS = 0, SB_WARN = 1, SB_FAIL = 2 } sb_verdict;
+const char *sb_verdict_name(sb_verdict v);
+
+/* One-sided p value of H1 "x tends to be larger than y". Exact (no ties,
+ * nx, ny <= 30) or normal with tie and continuity correction. */
+double sb_mwu_p_greater(const double *x, int nx, const double *y, int ny);
+/* Percentile bootstrap of median(x)/median(y): [lo, hi] holds the central
+ * `conf` share of `iters` resamples (deterministic for a seed). */
+void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double conf, int iters,
+                        uint64_t seed, double *lo, double *hi);
+/* 1 when smaller values of the metric are better (seconds, latencies). */
+int sb_metric_lower_is_better(const char *name);
+
+enum { SB_GATE_MWU = 0, SB_GATE_BOOTSTRAP = 1 };
+
+typedef struct sb_gate_opts {
+    double tolerance;        /* 0.05 for 5 % */
+    double alpha;            /* 0.01 */
+    int min_samples;         /* per side, 6 */
+    int method;              /* SB_GATE_MWU or SB_GATE_BOOTSTRAP */
+    int pool;                /* pool the samples of every ok point of a configuration */
+    int cross_machine;       /* match points whatever machine they ran on */
+    const char *const *metrics;   /* NULL-terminated; NULL or empty: "seconds" */
+} sb_gate_opts;
+#define SB_GATE_OPTS_INIT {.tolerance = 0.05, .alpha = 0.01, .min_samples = 6}
+
+typedef struct sb_gate_row {
+    sb_verdict verdict;
+    char workload[64], label[320], metric[64], unit[64];
+    char machine[80];
+    double base, cand;       /* medians (or the reference value) */
+    double ratio;            /* candidate cost / baseline cost; 0 when none */
+    double lo, hi;           /* bootstrap interval of the ratio; 0 when none */
+    double p;                /* -1 when no test ran */
+    int nb, nc;
+    char note[512];
+} sb_gate_row;
+
+typedef struct sb_gate_result {
+    sb_gate_row *rows;
+    int n, cap;
+    int count[3];            /* per verdict */
+    int ignored;             /* baseline points of machines the candidate never ran on */
+    double conf;             /* of the bootstrap intervals: 1 - 2 alpha (one-sided 1 - alpha) */
+} sb_gate_result;
+
+void sb_gate_result_free(sb_gate_result *r);
+
+/* Compares every configuration of base with the candidate's. */
+int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
+                    sb_gate_result *r, sb_err *e);
+
+/* ReFrame-style absolute references, one per line:
+ *   MACHINE WORKLOAD KERNEL SHAPE THREADS[:RANKS] METRIC VALUE LOWER UPPER [UNIT]
+ * MACHINE is a fingerprint (or a prefix of >= 4 digits) or '*'; SHAPE and
+ * THREADS may be '*'; LOWER/UPPER are "-5%", "+10%", fractions ("-0.05") or
+ * "null" (unbounded); '#' starts a comment. Bad lines are SB_EUSAGE naming
+ * FILE:LINE. */
+typedef struct sb_reference {
+    char machine[80], workload[64], kernel[128], shape[128], metric[64], unit[64];
+    int threads, ranks;      /* -1 = any */
+    double value, lower, upper;   /* bounds as fractions; NAN = unbounded */
+    int line;
+} sb_reference;
+int sb_gate_parse_references(const char *text, const char *name, sb_reference **refs, int *n,
+                             sb_err *e);
+int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
+                       const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
+
+/* The verdict table (human) and a one-line summary. */
+void sb_gate_print(const sb_gate_result *r, FILE *f);
+/* JUnit XML: one testcase per row; FAIL is a failure, WARN a skipped case
+ * with its reason. Written atomically. */
+int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e);
+
+#endif

@@ -1,0 +1,1022 @@
+#include "sb_report.h"
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sb_cli.h"
+#include "sb_gate.h"
+#include "sb_gnuplot.h"
+#include "sb_io.h"
+#include "sb_stats.h"
+
+#define MAX_PLOT_BARS 48
+
+static size_t cnt(int n) { return n > 0 ? (size_t)n : 1; }
+
+char *sb_base64(const unsigned char *d, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc(4 * ((n + 2) / 3) + 1), *w = out;
+    if (!out) return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
+                     (i + 2 < n ? d[i + 2] : 0);
+        *w++ = tab[v >> 18 & 63];
+        *w++ = tab[v >> 12 & 63];
+        *w++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        *w++ = i + 2 < n ? tab[v & 63] : '=';
+    }
+    *w = '\0';
+    return out;
+}
+
+/* ---- output: every block goes to the Markdown and the HTML stream ---- */
+
+typedef struct out {
+    FILE *md, *html;
+    int rows;
+} out;
+
+static void html_esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void md_esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|' || *s == '*' || *s == '`' || *s == '<' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+}
+
+static void heading(out *o, int level, const char *text)
+{
+    fprintf(o->md, "\n%.*s ", level, "######");
+    md_esc(o->md, text);
+    fputs("\n\n", o->md);
+    fprintf(o->html, "<h%d>", level);
+    html_esc(o->html, text);
+    fprintf(o->html, "</h%d>\n", level);
+}
+
+static void para(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void para(out *o, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    md_esc(o->md, buf);
+    fputs("\n\n", o->md);
+    fputs("<p>", o->html);
+    html_esc(o->html, buf);
+    fputs("</p>\n", o->html);
+}
+
+typedef struct table {
+    int ncols, nrows, cap;
+    char **cells;   /* (nrows + 1) * ncols, row 0 = header */
+} table;
+
+static void t_init(table *t, int ncols, const char *const *header)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols;
+    t->cap = 16;
+    t->cells = calloc((size_t)t->cap * (size_t)ncols, sizeof *t->cells);
+    for (int c = 0; t->cells && c < ncols; c++) t->cells[c] = strdup(header[c]);
+}
+
+static void t_row(table *t, const char *const *cells)
+{
+    if (!t->cells) return;
+    if (t->nrows + 2 > t->cap) {
+        int cap = t->cap * 2;
+        char **nc = realloc(t->cells, sizeof *nc * (size_t)cap * (size_t)t->ncols);
+        if (!nc) return;
+        t->cells = nc;
+        t->cap = cap;
+    }
+    t->nrows++;
+    for (int c = 0; c < t->ncols; c++)
+        t->cells[t->nrows * t->ncols + c] = strdup(cells[c] ? cells[c] : "");
+}
+
+static void t_emit(out *o, table *t)
+{
+    if (!t->cells) return;
+    for (int r = 0; r <= t->nrows; r++) {
+        fputc('|', o->md);
+        for (int c = 0; c < t->ncols; c++) {
+            fputc(' ', o->md);
+            md_esc(o->md, t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "");
+            fputs(" |", o->md);
+        }
+        fputc('\n', o->md);
+        if (r == 0) {
+            fputc('|', o->md);
+            for (int c = 0; c < t->ncols; c++) fputs(c ? "---:|" : "---|", o->md);
+            fputc('\n', o->md);
+        }
+    }
+    fputc('\n', o->md);
+    fputs("<table>\n", o->html);
+    for (int r = 0; r <= t->nrows; r++) {
+        fputs("<tr>", o->html);
+        for (int c = 0; c < t->ncols; c++) {
+            const char *cell = t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "";
+            int na = strstr(cell, "not available") != NULL, proj = strstr(cell, "projected") != NULL;
+            fprintf(o->html, "<%s%s>", r ? "td" : "th",
+                    na ? " class=\"na\"" : proj ? " class=\"proj\"" : "");
+            html_esc(o->html, cell);
+            fprintf(o->html, "</%s>", r ? "td" : "th");
+        }
+        fputs("</tr>\n", o->html);
+    }
+    fputs("</table>\n", o->html);
+    o->rows += t->nrows;
+    for (int i = 0; i < (t->nrows + 1) * t->ncols; i++) free(t->cells[i]);
+    free(t->cells);
+    t->cells = NULL;
+}
+
+/* ---- machines ---- */
+
+static int machine_of(const sb_selection *sel, const sb_ptset *set)
+{
+    if (sel->machine_id) return (int)sel->machine_id;
+    return set->n ? (int)set->p[0].machine_id : 0;
+}
+
+static json_t *machine_info(sb_db *db, int64_t id)
+{
+    sqlite3_stmt *st;
+    json_t *info = NULL;
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
+                           " microarch, packages, numa_nodes, cores, pus, l2_bytes, l3_bytes, isa,"
+                           " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json"
+                           " FROM machine WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        info = json_object();
+        static const char *const names[] = {
+            "fingerprint", "hostname", "cpu_model", "vendor", "family", "model", "stepping",
+            "microarch", "packages", "numa_nodes", "cores", "pus", "l2_bytes", "l3_bytes", "isa",
+            "amx_os_permitted", "amx_reason", "kernel", "mem_bytes", "info_json"};
+        for (int i = 0; i < 20; i++) {
+            int t = sqlite3_column_type(st, i);
+            if (t == SQLITE_INTEGER)
+                json_object_set_new(info, names[i], json_integer(sqlite3_column_int64(st, i)));
+            else if (t != SQLITE_NULL)
+                json_object_set_new(info, names[i], json_string((const char *)sqlite3_column_text(st, i)));
+        }
+        /* the ISA flags and the governor live in JSON texts */
+        const char *isa = json_string_value(json_object_get(info, "isa"));
+        json_t *isa_j = isa ? json_loads(isa, 0, NULL) : NULL;
+        json_object_set_new(info, "isa_flags", isa_j ? isa_j : json_object());
+        const char *all = json_string_value(json_object_get(info, "info_json"));
+        json_t *all_j = all ? json_loads(all, 0, NULL) : NULL;
+        json_t *gov = json_object_get(all_j, "governor");
+        json_object_set_new(info, "governor", json_string(json_is_string(gov) ? json_string_value(gov) : ""));
+        json_decref(all_j);
+    }
+    sqlite3_finalize(st);
+    return info;
+}
+
+static void mval(json_t *m, const char *key, char *buf, size_t cap)
+{
+    json_t *v = json_object_get(m, key);
+    if (json_is_string(v)) snprintf(buf, cap, "%s", json_string_value(v)[0] ? json_string_value(v) : "-");
+    else if (json_is_integer(v)) snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+    else snprintf(buf, cap, "unknown");
+}
+
+static void bytes_str(json_t *m, const char *key, char *buf, size_t cap)
+{
+    json_t *v = json_object_get(m, key);
+    double b = json_is_integer(v) ? (double)json_integer_value(v) : 0;
+    if (b <= 0) snprintf(buf, cap, "unknown");
+    else if (b >= 1 << 30) snprintf(buf, cap, "%.1f GiB", b / (1 << 30));
+    else if (b >= 1 << 20) snprintf(buf, cap, "%.1f MiB", b / (1 << 20));
+    else snprintf(buf, cap, "%.0f KiB", b / 1024);
+}
+
+static const char *flag(json_t *m, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(m, "isa_flags"), key);
+    return json_is_true(v) ? "yes" : json_is_false(v) ? "no" : "unknown";
+}
+
+static void section_machines(out *o, sb_db *db, int64_t bid, int64_t cid, const char *bname,
+                             const char *cname)
+{
+    heading(o, 2, "Machines");
+    json_t *m[2] = {machine_info(db, bid), machine_info(db, cid)};
+    const char *hdr[] = {"", bname, cname};
+    table t;
+    t_init(&t, 3, hdr);
+    static const struct { const char *label, *key; int kind; } rows[] = {
+        {"CPU", "cpu_model", 0},          {"vendor", "vendor", 0},
+        {"microarchitecture", "microarch", 0}, {"family / model / stepping", NULL, 3},
+        {"sockets", "packages", 0},       {"cores", "cores", 0},
+        {"hardware threads", "pus", 0},   {"NUMA nodes", "numa_nodes", 0},
+        {"L2 per core", "l2_bytes", 1},   {"L3 per instance", "l3_bytes", 1},
+        {"memory", "mem_bytes", 1},       {"AVX-512F", "avx512f", 2},
+        {"AVX512_VNNI", "avx512_vnni", 2}, {"AVX512_BF16", "avx512_bf16", 2},
+        {"AMX tiles (CPU)", "amx_tile", 2}, {"AMX-BF16 / AMX-INT8", NULL, 4},
+        {"AMX granted by the OS", NULL, 5}, {"OS kernel", "kernel", 0},
+        {"CPU frequency governor", "governor", 0}, {"hostname", "hostname", 0},
+        {"fingerprint", "fingerprint", 0},
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        char v[2][512];
+        for (int s = 0; s < 2; s++) {
+            if (!m[s]) {
+                snprintf(v[s], sizeof v[s], "not available (machine not recorded)");
+                continue;
+            }
+            switch (rows[r].kind) {
+            case 0: mval(m[s], rows[r].key, v[s], sizeof v[s]); break;
+            case 1: bytes_str(m[s], rows[r].key, v[s], sizeof v[s]); break;
+            case 2: snprintf(v[s], sizeof v[s], "%s", flag(m[s], rows[r].key)); break;
+            case 3: {
+                char a[32], b[32], c[32];
+                mval(m[s], "family", a, sizeof a);
+                mval(m[s], "model", b, sizeof b);
+                mval(m[s], "stepping", c, sizeof c);
+                snprintf(v[s], sizeof v[s], "%s / %s / %s", a, b, c);
+                break;
+            }
+            case 4:
+                snprintf(v[s], sizeof v[s], "%s / %s", flag(m[s], "amx_bf16"), flag(m[s], "amx_int8"));
+                break;
+            default: {
+                json_t *p = json_object_get(m[s], "amx_os_permitted");
+                const char *why = json_string_value(json_object_get(m[s], "amx_reason"));
+                int yes = json_is_integer(p) && json_integer_value(p);
+                snprintf(v[s], sizeof v[s], "%s%s%.400s%s", yes ? "yes" : "no",
+                         !yes && why && *why ? " (" : "", !yes && why ? why : "",
+                         !yes && why && *why ? ")" : "");
+            }
+            }
+        }
+        const char *cells[] = {rows[r].label, v[0], v[1]};
+        t_row(&t, cells);
+    }
+    t_emit(o, &t);
+    json_decref(m[0]);
+    json_decref(m[1]);
+}
+
+/* ---- figures ---- */
+
+/* 4 significant digits, but whole numbers up to 1e9 in full (40000, not 4e+04). */
+static const char *num(double v, char *buf, size_t cap)
+{
+    if (fabs(v) >= 1000 && fabs(v) < 1e9) snprintf(buf, cap, "%.0f", v);
+    else snprintf(buf, cap, "%.4g", v);
+    return buf;
+}
+
+/* "123.4 [118.0, 125.1]": the metric (computed from the median) and the same
+ * metric at the p10 and p90 samples. */
+static void with_spread(const sb_pt *p, const sb_metric_val *m, char *buf, size_t cap)
+{
+    int lower = sb_metric_lower_is_better(m->name);
+    char proj[600] = "";
+    if (m->projected)
+        snprintf(proj, sizeof proj, " (projected%s%.500s)", m->source[0] ? " from " : "", m->source);
+    if (p->nsamples >= 2) {
+        double med = sb_median(p->samples, p->nsamples);
+        double p10 = sb_quantile(p->samples, p->nsamples, 0.1);
+        double p90 = sb_quantile(p->samples, p->nsamples, 0.9);
+        double a, b;
+        if (med > 0 && p10 > 0) {
+            if (lower) { a = m->value * p10 / med; b = m->value * p90 / med; }
+            else { a = m->value * med / p90; b = m->value * med / p10; }
+            char x[32], y[32], z[32];
+            snprintf(buf, cap, "%s [%s, %s]%s", num(m->value, x, sizeof x), num(a, y, sizeof y),
+                     num(b, z, sizeof z), proj);
+            return;
+        }
+    }
+    char x[32];
+    snprintf(buf, cap, "%s [%d sample%s]%s", num(m->value, x, sizeof x), p->nsamples,
+             p->nsamples == 1 ? "" : "s", proj);
+}
+
+static void not_available(const sb_pt *p, char *buf, size_t cap)
+{
+    if (!p) snprintf(buf, cap, "not available (not run)");
+    else if (strcmp(p->status, "ok"))
+        snprintf(buf, cap, "not available (%s%s%.400s)", p->status, p->reason[0] ? ": " : "", p->reason);
+    else snprintf(buf, cap, "not available (no such metric)");
+}
+
+static void ratio_str(double num, double den, char *buf, size_t cap)
+{
+    if (num > 0 && den > 0) snprintf(buf, cap, "%.2fx", num / den);
+    else snprintf(buf, cap, "-");
+}
+
+/* Points of one section, matched across the two sides by configuration. */
+typedef struct pair {
+    const sb_pt *b, *c;
+} pair;
+
+static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), pair **out)
+{
+    int n = 0, cap = bs->n + cs->n + 1;
+    pair *v = calloc((size_t)cap, sizeof *v);
+    char **keys = calloc((size_t)cap, sizeof *keys);
+    if (!v || !keys) {
+        free(v);
+        free(keys);
+        *out = NULL;
+        return 0;
+    }
+    for (int side = 0; side < 2; side++) {
+        const sb_ptset *s = side ? cs : bs;
+        for (int i = 0; i < s->n; i++) {
+            const sb_pt *p = &s->p[i];
+            if (!want(p)) continue;
+            char *k = sb_pt_key(p, 0);
+            if (!k) continue;
+            int j = 0;
+            while (j < n && strcmp(keys[j], k)) j++;
+            if (j == n) {
+                keys[n++] = k;
+            } else {
+                free(k);
+            }
+            if (side) v[j].c = p;
+            else v[j].b = p;
+        }
+    }
+    for (int j = 0; j < n; j++) free(keys[j]);
+    free(keys);
+    *out = v;
+    return n;
+}
+
+static int is_gemm1(const sb_pt *p) { return !strcmp(p->workload, "gemm") && p->ppn * p->nodes == 1; }
+static int is_train1(const sb_pt *p) { return !strcmp(p->workload, "train") && p->ppn * p->nodes == 1; }
+static int is_peak(const sb_pt *p) { return !strcmp(p->workload, "peak"); }
+static int is_scaling(const sb_pt *p) { return p->ppn * p->nodes > 1 && strcmp(p->workload, "peak"); }
+
+static const sb_metric_val *rate_metric(const sb_pt *p)
+{
+    if (!p) return NULL;
+    static const char *const pref[] = {"gflops", "gops", "tokens_per_s", "busbw_gbps",
+                                       "busbw_gbs", "algbw_gbps", "samples_per_s", NULL};
+    for (int i = 0; pref[i]; i++) {
+        const sb_metric_val *m = sb_pt_metric(p, pref[i]);
+        if (m) return m;
+    }
+    return NULL;
+}
+
+static int ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
+
+/* ---- plots ---- */
+
+typedef struct plots {
+    int enabled, drawn;
+    const char *dir;
+    char skipped_why[256];
+} plots;
+
+static void plot_label(const char *s, char *buf, size_t cap)
+{
+    /* gnuplot datablock strings: no quotes, no newlines */
+    size_t i = 0;
+    for (; *s && i + 1 < cap; s++) buf[i++] = (*s == '"' || *s == '\n' || *s == '\\') ? '\'' : *s;
+    buf[i] = '\0';
+}
+
+/* Draws name.png from a script, links it from the Markdown and embeds it in
+ * the HTML. */
+static void plot_emit(out *o, plots *pl, const char *name, const char *script, int w, int h,
+                      const char *caption)
+{
+    if (!pl->enabled) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.png", pl->dir, name);
+    sb_err e = {0};
+    if (sb_gnuplot_render(script, "png", w, h, path, &e)) {
+        snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s", e.msg);
+        return;
+    }
+    char *data;
+    size_t len;
+    if (sb_read_file(path, &data, &len, &e)) return;
+    char *b64 = sb_base64((unsigned char *)data, len);
+    free(data);
+    if (!b64) return;
+    fprintf(o->md, "![%s](%s.png)\n\n", caption, name);
+    fputs("<figure><img alt=\"", o->html);
+    html_esc(o->html, caption);
+    fprintf(o->html, "\" src=\"data:image/png;base64,%s\"><figcaption>", b64);
+    html_esc(o->html, caption);
+    fputs("</figcaption></figure>\n", o->html);
+    free(b64);
+    pl->drawn++;
+}
+
+/* Clustered bars, baseline and candidate, one cluster per label. */
+static void plot_bars(out *o, plots *pl, const char *name, const char *ylabel, const char *title,
+                      char **labels, const double *bv, const double *cv, int n,
+                      const char *bname, const char *cname)
+{
+    if (!pl->enabled || n == 0) return;
+    char *s = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&s, &len);
+    if (!f) return;
+    char q1[512], q2[512], q3[512], q4[512], lab[256];
+    sb_gnuplot_quote(title, q1, sizeof q1);
+    sb_gnuplot_quote(ylabel, q2, sizeof q2);
+    sb_gnuplot_quote(bname, q3, sizeof q3);
+    sb_gnuplot_quote(cname, q4, sizeof q4);
+    fputs("$d << EOD\n", f);
+    for (int i = 0; i < n && i < MAX_PLOT_BARS; i++) {
+        plot_label(labels[i], lab, sizeof lab);
+        fprintf(f, "\"%s\" %.6g %.6g\n", lab, bv[i] > 0 ? bv[i] : 0, cv[i] > 0 ? cv[i] : 0);
+    }
+    fprintf(f, "EOD\nset termoption noenhanced\nset title \"%s\"\nset ylabel \"%s\"\nset style data histogram\n"
+               "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+               "set boxwidth 0.9\nset xtics rotate by -35 left font ',8'\nset grid ytics\n"
+               "set key outside top center horizontal\nset yrange [0:*]\n"
+               "plot $d using 2:xtic(1) title \"%s\", '' using 3 title \"%s\"\n", q1, q2, q3, q4);
+    fclose(f);
+    plot_emit(o, pl, name, s, 1000, 520, title);
+    free(s);
+}
+
+/* ---- sections ---- */
+
+/* The newest peak point of a side (ok if any): machines differ in cores, so
+ * peaks are compared whatever their thread counts. */
+static const sb_pt *newest_peak(const sb_ptset *s)
+{
+    const sb_pt *best = NULL;
+    for (int i = 0; i < s->n; i++) {
+        const sb_pt *p = &s->p[i];
+        if (!is_peak(p)) continue;
+        if (!best || ok(p) || !ok(best)) best = p;
+    }
+    return best;
+}
+
+/* The reasons `sprbench peak` gave for the paths it could not run. */
+static json_t *peak_skipped(sb_db *db, const sb_pt *p)
+{
+    json_t *sk = NULL;
+    sqlite3_stmt *st;
+    if (!p || sqlite3_prepare_v2(sb_db_handle(db), "SELECT result_json FROM point WHERE id = ?", -1,
+                                 &st, NULL) != SQLITE_OK)
+        return json_object();
+    sqlite3_bind_int64(st, 1, p->id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        json_t *doc = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+        sk = json_incref(json_object_get(doc, "skipped"));
+        json_decref(doc);
+    }
+    sqlite3_finalize(st);
+    if (!json_is_object(sk)) {
+        json_decref(sk);
+        sk = json_object();
+    }
+    return sk;
+}
+
+static void add_name(char ***names, int *n, const char *name)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*names)[i], name)) return;
+    char **nn = realloc(*names, sizeof *nn * (size_t)(*n + 1));
+    if (!nn) return;
+    *names = nn;
+    nn[(*n)++] = strdup(name);
+}
+
+static void peak_cell(const sb_pt *p, const sb_metric_val *m, json_t *skipped, const char *name,
+                      char *buf, size_t cap)
+{
+    if (m) {
+        char x[32];
+        snprintf(buf, cap, "%s (one timed run%s)", num(m->value, x, sizeof x),
+                 strstr(name, "_1t") ? ", one core" : "");
+        return;
+    }
+    char base[128];
+    snprintf(base, sizeof base, "%s", name);
+    char *t = strstr(base, "_1t");
+    if (t && !t[3]) *t = '\0';
+    const char *why = json_string_value(json_object_get(skipped, base));
+    if (p && why) snprintf(buf, cap, "not available (%.500s)", why);
+    else not_available(p, buf, cap);
+}
+
+static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs)
+{
+    heading(o, 2, "Peaks per instruction set");
+    const sb_pt *b = newest_peak(bs), *c = newest_peak(cs);
+    if (!b && !c) {
+        para(o, "No peak measurements (sprbench peak) on either side.");
+        return;
+    }
+    para(o, "Measured by sprbench peak (all cores, and _1t on one core); a peak is the"
+            " rate of one timed run of a register-only loop, so it has no spread.");
+    json_t *sk[2] = {peak_skipped(db, b), peak_skipped(db, c)};
+    char **names = NULL;
+    int n = 0;
+    const sb_pt *sides[2] = {b, c};
+    for (int s = 0; s < 2; s++) {
+        for (int k = 0; sides[s] && k < sides[s]->nmetrics; k++)
+            add_name(&names, &n, sides[s]->metrics[k].name);
+        const char *key;
+        json_t *v;
+        json_object_foreach(sk[s], key, v) {
+            char one[160];
+            add_name(&names, &n, key);
+            snprintf(one, sizeof one, "%.120s_1t", key);
+            add_name(&names, &n, one);
+        }
+    }
+    const char *hdr[] = {"metric", "baseline", "candidate", "candidate/baseline"};
+    table t;
+    t_init(&t, 4, hdr);
+    for (int i = 0; i < n; i++) {
+        const sb_metric_val *mb = ok(b) ? sb_pt_metric(b, names[i]) : NULL;
+        const sb_metric_val *mc = ok(c) ? sb_pt_metric(c, names[i]) : NULL;
+        char vb[700], vc[700], r[32], metric[200];
+        peak_cell(b, mb, sk[0], names[i], vb, sizeof vb);
+        peak_cell(c, mc, sk[1], names[i], vc, sizeof vc);
+        ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
+        const sb_metric_val *any = mb ? mb : mc;
+        snprintf(metric, sizeof metric, "%.120s%s%.60s%s", names[i], any && any->unit[0] ? " (" : "",
+                 any ? any->unit : "", any && any->unit[0] ? ")" : "");
+        const char *cells[] = {metric, vb, vc, r};
+        t_row(&t, cells);
+        free(names[i]);
+    }
+    free(names);
+    if (n == 0) {
+        char vb[600], vc[600];
+        not_available(b, vb, sizeof vb);
+        not_available(c, vc, sizeof vc);
+        const char *cells[] = {"-", vb, vc, "-"};
+        t_row(&t, cells);
+    }
+    t_emit(o, &t);
+    json_decref(sk[0]);
+    json_decref(sk[1]);
+}
+
+static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
+                         const char *bname, const char *cname)
+{
+    heading(o, 2, "GEMM throughput per kernel and shape");
+    pair *pv;
+    int n = pairs_of(bs, cs, is_gemm1, &pv);
+    if (n == 0) {
+        para(o, "No single-process GEMM points on either side.");
+        free(pv);
+        return;
+    }
+    para(o, "Median throughput with the p10-p90 range of the repetitions in brackets;"
+            " the ratio is candidate/baseline (above 1: the candidate is faster).");
+    const char *hdr[] = {"kernel", "dtype", "shape", "threads", "baseline", "candidate",
+                         "candidate/baseline"};
+    table t;
+    t_init(&t, 7, hdr);
+    char **labels = calloc(cnt(n), sizeof *labels);
+    double *bv = calloc(cnt(n), sizeof *bv), *cv = calloc(cnt(n), sizeof *cv);
+    int nbar = 0;
+    char unit[64] = "GFLOP/s";
+    for (int i = 0; i < n; i++) {
+        const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
+        const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL, *mc = ok(c) ? rate_metric(c) : NULL;
+        char vb[700], vc[700], r[32], thr[16];
+        if (mb) with_spread(b, mb, vb, sizeof vb);
+        else not_available(b, vb, sizeof vb);
+        if (mc) with_spread(c, mc, vc, sizeof vc);
+        else not_available(c, vc, sizeof vc);
+        if (mb && mb->unit[0]) snprintf(unit, sizeof unit, "%s", mb->unit);
+        ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
+        snprintf(thr, sizeof thr, "%d", any->threads);
+        const char *cells[] = {any->kernel, any->dtype, any->shape, thr, vb, vc, r};
+        t_row(&t, cells);
+        if (labels && bv && cv && (mb || mc)) {
+            char l[320];
+            snprintf(l, sizeof l, "%s %s t%d", any->kernel, any->shape, any->threads);
+            labels[nbar] = strdup(l);
+            bv[nbar] = mb ? mb->value : 0;
+            cv[nbar] = mc ? mc->value : 0;
+            nbar++;
+        }
+    }
+    t_emit(o, &t);
+    if (labels && bv && cv) {
+        char yl[128];
+        snprintf(yl, sizeof yl, "median %s", unit);
+        plot_bars(o, pl, "gemm", yl, "GEMM throughput per kernel and shape", labels, bv, cv, nbar,
+                  bname, cname);
+    }
+    for (int i = 0; labels && i < nbar; i++) free(labels[i]);
+    free(labels);
+    free(bv);
+    free(cv);
+    free(pv);
+}
+
+static double section_train(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
+                            const char *bname, const char *cname)
+{
+    heading(o, 2, "Training (DistilBERT SQuAD fine-tuning)");
+    pair *pv;
+    int n = pairs_of(bs, cs, is_train1, &pv);
+    if (n == 0) {
+        para(o, "No single-process training points on either side.");
+        free(pv);
+        return 0;
+    }
+    /* the headline: each machine's best epoch time, whatever kernel gave it */
+    const sb_pt *best[2] = {NULL, NULL};
+    for (int i = 0; i < n; i++) {
+        const sb_pt *sides[2] = {pv[i].b, pv[i].c};
+        for (int s = 0; s < 2; s++) {
+            const sb_metric_val *m = ok(sides[s]) ? sb_pt_metric(sides[s], "epoch_seconds") : NULL;
+            if (m && m->value > 0 &&
+                (!best[s] || m->value < sb_pt_metric(best[s], "epoch_seconds")->value))
+                best[s] = sides[s];
+        }
+    }
+    double headline = 0;
+    if (best[0] && best[1]) {
+        const sb_metric_val *mb = sb_pt_metric(best[0], "epoch_seconds"),
+                            *mc = sb_pt_metric(best[1], "epoch_seconds");
+        headline = mb->value / mc->value;
+        para(o, "Headline: epoch time %.4g s on the baseline (%s) against %.4g s on the candidate"
+                " (%s): the candidate trains an epoch %.2fx %s (baseline/candidate epoch-time"
+                " ratio %.2fx)%s.", mb->value, best[0]->kernel, mc->value, best[1]->kernel,
+             headline >= 1 ? headline : 1 / headline, headline >= 1 ? "faster" : "slower", headline,
+             mb->projected || mc->projected ? "; projected figures involved, see the table" : "");
+    } else {
+        para(o, "Headline epoch-time ratio: not available (an epoch time is missing on %s).",
+             best[0] ? "the candidate" : best[1] ? "the baseline" : "both sides");
+    }
+    const char *hdr[] = {"kernel", "dtype", "config", "threads", "tokens/s baseline",
+                         "tokens/s candidate", "candidate/baseline", "epoch s baseline",
+                         "epoch s candidate", "epoch-time ratio baseline/candidate"};
+    table t;
+    t_init(&t, 10, hdr);
+    char **labels = calloc(cnt(n), sizeof *labels);
+    double *bv = calloc(cnt(n), sizeof *bv), *cv = calloc(cnt(n), sizeof *cv);
+    int nbar = 0;
+    for (int i = 0; i < n; i++) {
+        const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
+        const sb_metric_val *tb = ok(b) ? sb_pt_metric(b, "tokens_per_s") : NULL;
+        const sb_metric_val *tc = ok(c) ? sb_pt_metric(c, "tokens_per_s") : NULL;
+        const sb_metric_val *eb = ok(b) ? sb_pt_metric(b, "epoch_seconds") : NULL;
+        const sb_metric_val *ec = ok(c) ? sb_pt_metric(c, "epoch_seconds") : NULL;
+        char v[4][700], r1[32], r2[32], thr[16];
+        const sb_metric_val *ms[4] = {tb, tc, eb, ec};
+        const sb_pt *ps[4] = {b, c, b, c};
+        for (int k = 0; k < 4; k++) {
+            if (ms[k]) with_spread(ps[k], ms[k], v[k], sizeof v[k]);
+            else not_available(ps[k], v[k], sizeof v[k]);
+        }
+        ratio_str(tc ? tc->value : 0, tb ? tb->value : 0, r1, sizeof r1);
+        ratio_str(eb ? eb->value : 0, ec ? ec->value : 0, r2, sizeof r2);
+        snprintf(thr, sizeof thr, "%d", any->threads);
+        const char *cfg = any->shape[0] ? any->shape : any->config;
+        const char *cells[] = {any->kernel, any->dtype, cfg, thr, v[0], v[1], r1, v[2], v[3], r2};
+        t_row(&t, cells);
+        if (labels && bv && cv && (tb || tc)) {
+            char l[320];
+            snprintf(l, sizeof l, "%s t%d", any->kernel, any->threads);
+            labels[nbar] = strdup(l);
+            bv[nbar] = tb ? tb->value : 0;
+            cv[nbar] = tc ? tc->value : 0;
+            nbar++;
+        }
+    }
+    t_emit(o, &t);
+    if (labels && bv && cv)
+        plot_bars(o, pl, "train", "median tokens/s", "Training throughput per kernel", labels, bv,
+                  cv, nbar, bname, cname);
+    for (int i = 0; labels && i < nbar; i++) free(labels[i]);
+    free(labels);
+    free(bv);
+    free(cv);
+    free(pv);
+    return headline;
+}
+
+/* Same configuration but for the ranks: the scaling family of a point. */
+static char *family_key(const sb_pt *p)
+{
+    sb_pt q = *p;
+    q.ppn = q.nodes = 1;
+    q.fingerprint = (char *)"";
+    return sb_pt_key(&q, 0);
+}
+
+static const sb_pt *one_rank(const sb_ptset *s, const char *fam)
+{
+    const sb_pt *r = NULL;
+    for (int i = 0; i < s->n; i++) {
+        if (s->p[i].ppn * s->p[i].nodes != 1 || !ok(&s->p[i])) continue;
+        char *k = family_key(&s->p[i]);
+        if (k && !strcmp(k, fam)) r = &s->p[i];
+        free(k);
+    }
+    return r;
+}
+
+static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
+                            const char *bname, const char *cname)
+{
+    heading(o, 2, "Scaling (ranks = nodes x processes per node)");
+    pair *pv;
+    int n = pairs_of(bs, cs, is_scaling, &pv);
+    if (n == 0) {
+        para(o, "No multi-rank points on either side.");
+        free(pv);
+        return;
+    }
+    para(o, "Speedup is against the same configuration on one rank of the same machine;"
+            " efficiency is speedup / ranks.");
+    char **fams = calloc(cnt(n), sizeof *fams);
+    int nf = 0;
+    for (int i = 0; fams && i < n; i++) {
+        char *k = family_key(pv[i].b ? pv[i].b : pv[i].c);
+        int j = 0;
+        while (k && j < nf && strcmp(fams[j], k)) j++;
+        if (k && j == nf) fams[nf++] = k;
+        else free(k);
+    }
+    for (int f = 0; f < nf; f++) {
+        const sb_pt *rb = one_rank(bs, fams[f]), *rc = one_rank(cs, fams[f]);
+        const sb_pt *first = NULL;
+        table t;
+        const char *hdr[] = {"ranks", "nodes x ppn", "baseline", "speedup", "efficiency",
+                             "candidate", "speedup", "efficiency", "candidate/baseline"};
+        t_init(&t, 9, hdr);
+        double xs[64], yb[64], yc[64];
+        int np = 0;
+        if (rb || rc) {
+            const sb_metric_val *mb = ok(rb) ? rate_metric(rb) : NULL, *mc = ok(rc) ? rate_metric(rc) : NULL;
+            char vb[700], vc[700], r[32];
+            if (mb) with_spread(rb, mb, vb, sizeof vb);
+            else not_available(rb, vb, sizeof vb);
+            if (mc) with_spread(rc, mc, vc, sizeof vc);
+            else not_available(rc, vc, sizeof vc);
+            ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
+            const char *cells[] = {"1", "1x1", vb, "1.00", "100%", vc, "1.00", "100%", r};
+            t_row(&t, cells);
+            xs[np] = 1;
+            yb[np] = mb ? mb->value : 0;
+            yc[np] = mc ? mc->value : 0;
+            np++;
+        }
+        for (int i = 0; i < n; i++) {
+            const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
+            char *k = family_key(any);
+            int mine = k && !strcmp(k, fams[f]);
+            free(k);
+            if (!mine) continue;
+            if (!first) first = any;
+            int ranks = any->ppn * any->nodes;
+            const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL, *mc = ok(c) ? rate_metric(c) : NULL;
+            const sb_metric_val *m1b = ok(rb) ? rate_metric(rb) : NULL, *m1c = ok(rc) ? rate_metric(rc) : NULL;
+            char vb[700], vc[700], r[32], rk[16], nx[32], sb_[32] = "-", eb[32] = "-", sc[32] = "-",
+                                                                  ec[32] = "-";
+            if (mb) with_spread(b, mb, vb, sizeof vb);
+            else not_available(b, vb, sizeof vb);
+            if (mc) with_spread(c, mc, vc, sizeof vc);
+            else not_available(c, vc, sizeof vc);
+            if (mb && m1b && m1b->value > 0) {
+                snprintf(sb_, sizeof sb_, "%.2f", mb->value / m1b->value);
+                snprintf(eb, sizeof eb, "%.0f%%", 100 * mb->value / m1b->value / ranks);
+            }
+            if (mc && m1c && m1c->value > 0) {
+                snprintf(sc, sizeof sc, "%.2f", mc->value / m1c->value);
+                snprintf(ec, sizeof ec, "%.0f%%", 100 * mc->value / m1c->value / ranks);
+            }
+            ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
+            snprintf(rk, sizeof rk, "%d", ranks);
+            snprintf(nx, sizeof nx, "%dx%d", any->nodes, any->ppn);
+            const char *cells[] = {rk, nx, vb, sb_, eb, vc, sc, ec, r};
+            t_row(&t, cells);
+            if (np < 64) {
+                xs[np] = ranks;
+                yb[np] = mb ? mb->value : 0;
+                yc[np] = mc ? mc->value : 0;
+                np++;
+            }
+        }
+        if (!first) {
+            for (int i = 0; i < (t.nrows + 1) * t.ncols; i++) free(t.cells[i]);
+            free(t.cells);
+            continue;
+        }
+        char title[400], label[320];
+        sb_pt one = *first;
+        one.ppn = one.nodes = 1;   /* the family, not its first member */
+        sb_pt_label(&one, label, sizeof label);
+        const sb_metric_val *unitm = rate_metric(first);
+        snprintf(title, sizeof title, "%s %.300s%s%s%s", first->workload, label,
+                 unitm ? " (" : "", unitm ? unitm->name : "", unitm ? ")" : "");
+        heading(o, 3, title);
+        t_emit(o, &t);
+        if (pl->enabled && np > 1) {
+            char *s = NULL;
+            size_t len = 0;
+            FILE *fp = open_memstream(&s, &len);
+            if (!fp) continue;
+            char q1[512], q3[512], q4[512], q5[200];
+            sb_gnuplot_quote(title, q1, sizeof q1);
+            sb_gnuplot_quote(bname, q3, sizeof q3);
+            sb_gnuplot_quote(cname, q4, sizeof q4);
+            sb_gnuplot_quote(unitm && unitm->unit[0] ? unitm->unit : "median", q5, sizeof q5);
+            fputs("$d << EOD\n", fp);
+            for (int i = 0; i < np; i++) {
+                char a[32], b[32];
+                if (yb[i] > 0) snprintf(a, sizeof a, "%.6g", yb[i]); else strcpy(a, "NaN");
+                if (yc[i] > 0) snprintf(b, sizeof b, "%.6g", yc[i]); else strcpy(b, "NaN");
+                fprintf(fp, "%g %s %s\n", xs[i], a, b);
+            }
+            fprintf(fp, "EOD\nset termoption noenhanced\nset title \"%s\"\nset xlabel 'ranks'\nset ylabel \"%s\"\nset grid\n"
+                        "set logscale x 2\nset key outside top center horizontal\nset yrange [0:*]\n"
+                        "plot $d using 1:2 with linespoints title \"%s\","
+                        " '' using 1:3 with linespoints title \"%s\"\n", q1, q5, q3, q4);
+            fclose(fp);
+            char name[32];
+            snprintf(name, sizeof name, "scaling%d", f + 1);
+            plot_emit(o, pl, name, s, 800, 480, title);
+            free(s);
+        }
+    }
+    for (int f = 0; f < nf; f++) free(fams[f]);
+    free(fams);
+    free(pv);
+}
+
+static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
+{
+    table t;
+    const char *hdr[] = {"side", "point", "metric", "value", "projected from"};
+    t_init(&t, 5, hdr);
+    for (int s = 0; s < 2; s++) {
+        const sb_ptset *set = s ? cs : bs;
+        for (int i = 0; i < set->n; i++) {
+            const sb_pt *p = &set->p[i];
+            for (int k = 0; k < p->nmetrics; k++) {
+                if (!p->metrics[k].projected) continue;
+                char label[320], v[128], x[32];
+                sb_pt_label(p, label, sizeof label);
+                snprintf(v, sizeof v, "%s %.64s", num(p->metrics[k].value, x, sizeof x),
+                         p->metrics[k].unit);
+                const char *cells[] = {s ? "candidate" : "baseline", label, p->metrics[k].name, v,
+                                       p->metrics[k].source[0] ? p->metrics[k].source : "(not recorded)"};
+                t_row(&t, cells);
+            }
+        }
+    }
+    if (t.nrows) {
+        heading(o, 2, "Projected figures");
+        para(o, "These figures were computed, not measured (marked \"projected\" in the tables above).");
+        t_emit(o, &t);
+    } else {
+        for (int i = 0; i < t.ncols; i++) free(t.cells[i]);
+        free(t.cells);
+    }
+}
+
+static void side_name(sb_db *db, const char *side, int64_t machine, char *buf, size_t cap)
+{
+    json_t *m = machine_info(db, machine);
+    const char *ua = json_string_value(json_object_get(m, "microarch"));
+    const char *host = json_string_value(json_object_get(m, "hostname"));
+    if (m && ua && host) snprintf(buf, cap, "%s: %.80s (%.80s)", side, ua, host);
+    else snprintf(buf, cap, "%s", side);
+    json_decref(m);
+}
+
+static int mkdir_p(const char *dir, sb_err *e)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+        return sb_errf(e, SB_EUSAGE, "%s: path too long", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return sb_errf(e, SB_EUSAGE, "%s: cannot create: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return sb_errf(e, SB_EUSAGE, "%s: cannot create: %s", buf, strerror(errno));
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+        return sb_errf(e, SB_EUSAGE, "%s: is not a directory", buf);
+    return SB_OK;
+}
+
+static const char *g_css =
+    "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
+    "td,th{border:1px solid #ccc;padding:0.3em 0.6em;text-align:right}"
+    "td:first-child,th:first-child{text-align:left}th{background:#f0f0f0}"
+    "td.na{color:#a00}td.proj{font-style:italic;background:#fff8e0}"
+    "figure{margin:1em 0}img{max-width:100%}";
+
+int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *csel,
+                    const sb_report_opts *ro, sb_report_summary *sum, sb_err *e)
+{
+    memset(sum, 0, sizeof *sum);
+    int rc = mkdir_p(ro->out_dir, e);
+    if (rc) return rc;
+    sb_ptset bs = {0}, cs = {0};
+    if ((rc = sb_ptset_load(db, bsel->sweep_id ? 0 : bsel->machine_id, bsel->sweep_id, &bs, e)) ||
+        (rc = sb_ptset_load(db, csel->sweep_id ? 0 : csel->machine_id, csel->sweep_id, &cs, e))) {
+        sb_ptset_free(&bs);
+        return rc;
+    }
+    sb_ptset_latest(&bs);
+    sb_ptset_latest(&cs);
+    char *mdbuf = NULL, *htbuf = NULL;
+    size_t mdlen = 0, htlen = 0;
+    out o = {open_memstream(&mdbuf, &mdlen), open_memstream(&htbuf, &htlen), 0};
+    if (!o.md || !o.html) {
+        if (o.md) fclose(o.md);
+        if (o.html) fclose(o.html);
+        free(mdbuf);
+        free(htbuf);
+        sb_ptset_free(&bs);
+        sb_ptset_free(&cs);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    plots pl = {ro->plots && sb_gnuplot_available(), 0, ro->out_dir, ""};
+    if (ro->plots && !pl.enabled) snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
+    char title[800];
+    if (ro->title) snprintf(title, sizeof title, "%.700s", ro->title);
+    else snprintf(title, sizeof title, "sprbench report: %.300s vs %.300s", csel->label, bsel->label);
+    char now[32];
+    sb_db_now_iso(now);
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", o.html);
+    html_esc(o.html, title);
+    fprintf(o.html, "</title><style>%s</style></head><body>\n", g_css);
+    heading(&o, 1, title);
+    para(&o, "Baseline: %s (%d points). Candidate: %s (%d points). Database %s, generated %s by"
+             " sprbench %s.", bsel->label, bs.n, csel->label, cs.n, ro->db_path ? ro->db_path : "?",
+         now, sb_version());
+    para(&o, "Every figure is a median with the p10-p90 range of its raw samples in brackets;"
+             " computed (not measured) figures say \"projected\".");
+    /* tables say baseline/candidate; plot legends also name the machines */
+    char bname[200], cname[200];
+    side_name(db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);
+    side_name(db, "candidate", machine_of(csel, &cs), cname, sizeof cname);
+    section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline", "candidate");
+    sum->headline_ratio = section_train(&o, &pl, &bs, &cs, bname, cname);
+    section_peaks(&o, db, &bs, &cs);
+    section_gemm(&o, &pl, &bs, &cs, bname, cname);
+    section_scaling(&o, &pl, &bs, &cs, bname, cname);
+    section_projected(&o, &bs, &cs);
+    if (ro->plots && pl.skipped_why[0]) para(&o, "Some plots were not drawn: %s.", pl.skipped_why);
+    fputs("</body></html>\n", o.html);
+    fclose(o.md);
+    fclose(o.html);
+    sum->rows = o.rows;
+    sum->plots_drawn = pl.drawn;
+    snprintf(sum->md_path, sizeof sum->md_path, "%s/report.md", ro->out_dir);
+    snprintf(sum->html_path, sizeof sum->html_path, "%s/report.html", ro->out_dir);
+    rc = sb_write_file_atomic(sum->md_path, mdbuf, mdlen, e);
+    if (!rc) rc = sb_write_file_atomic(sum->html_path, htbuf, htlen, e);
+    free(mdbuf);
+    free(htbuf);
+    sb_ptset_free(&bs);
+    sb_ptset_free(&cs);
+    return rc;
+}

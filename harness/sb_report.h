@@ -1,0 +1,35 @@
+/* sb_report: the two-machine (or two-sweep) comparison report. Owns the
+ * layout of the Markdown file and of the self-contained HTML file (plots
+ * embedded as data: URIs): machines side by side, peaks per ISA, GEMM
+ * throughput per kernel and shape with the candidate/baseline ratio,
+ * training tokens/s and epoch time with the headline epoch-time ratio,
+ * scaling tables and plots, projected figures marked, medians always with
+ * their p10-p90 spread, and "not available (reason)" for what a machine
+ * could not run. Reads the database only. */
+#ifndef SB_REPORT_H
+#define SB_REPORT_H
+#include "sb_db.h"
+#include "sb_err.h"
+#include "sb_export.h"
+
+typedef struct sb_report_opts {
+    const char *out_dir;     /* created when absent */
+    const char *title;       /* NULL: "<candidate> vs <baseline>" */
+    int plots;               /* draw plots with gnuplot when it is available */
+    const char *db_path;     /* named in the report */
+} sb_report_opts;
+
+typedef struct sb_report_summary {
+    char md_path[4096], html_path[4096];
+    int plots_drawn;
+    int rows;                /* table rows written (all sections) */
+    double headline_ratio;   /* baseline/candidate best epoch time; 0 when none */
+} sb_report_summary;
+
+int sb_report_write(sb_db *db, const sb_selection *baseline, const sb_selection *candidate,
+                    const sb_report_opts *o, sb_report_summary *s, sb_err *e);
+
+/* RFC 4648 base64 of n bytes; caller frees. */
+char *sb_base64(const unsigned char *data, size_t n);
+
+#endif

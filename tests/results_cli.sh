@@ -1,0 +1,207 @@
+#!/bin/bash
+# The results commands as a user meets them: a real sweep, export, a second
+# "machine" made by editing the export, import (twice), merge, CSV, report,
+# gate (identical, 10 % and 2 % slower, too few samples, JUnit, references),
+# and hostile files that must change nothing.
+. "$SB_SOURCE_DIR/tests/lib.sh"
+command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
+cd "$T"
+
+for c in db report gate; do
+  expect_rc 0 "$SPRBENCH" $c --help
+  expect_grep "usage: sprbench $c" "$T/out"
+done
+expect_rc 2 "$SPRBENCH" db frobnicate; expect_one_error_line '^sprbench db: unknown subcommand'
+expect_rc 2 "$SPRBENCH" db info --db "$T/none.db"; expect_one_error_line 'no such database'
+expect_rc 2 "$SPRBENCH" gate --candidate 1; expect_one_error_line '^sprbench gate: give --baseline'
+expect_rc 2 "$SPRBENCH" report --baseline a --candidate b; expect_one_error_line '^sprbench report: --out'
+expect_rc 2 "$SPRBENCH" gate --baseline 1 --candidate 1 --tolerance 5 --db x
+expect_one_error_line 'tolerance'
+
+# a real sweep: two tiny GEMM points, 6 samples each
+expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 16x16x16,24x24x24 \
+  --reps 6 --no-peak --db a.db --label first
+expect_rc 0 "$SPRBENCH" db sweeps --db a.db; expect_grep 'first' out
+expect_rc 0 "$SPRBENCH" db points --db a.db --sweep 1; expect_grep 'scalar-f32 .*ok' out
+expect_rc 0 "$SPRBENCH" db export --db a.db --out a.json
+FP=$(python3 -c "import json;print(json.load(open('a.json'))['machines'][0]['fingerprint'])")
+
+# export/import round trip, idempotent
+expect_rc 0 "$SPRBENCH" db import --db b.db a.json; expect_grep '^a.json: 2 point\(s\) added' out
+expect_rc 0 "$SPRBENCH" db import --db b.db a.json; expect_grep '0 point\(s\) added .* 2 already present' out
+expect_rc 0 "$SPRBENCH" db export --db b.db --out b.json
+python3 - <<'PY' || fail "round trip changed the data"
+import json
+a, b = json.load(open('a.json')), json.load(open('b.json'))
+assert all(a[k] == b[k] for k in ('machines', 'sweeps', 'points'))
+PY
+ok
+expect_rc 0 "$SPRBENCH" db merge --db m.db a.db b.db
+expect_grep '^b.db: 0 point\(s\) added' out
+
+# CSV for pandas: a header and one row per point
+expect_rc 0 "$SPRBENCH" db export --csv --db a.db --out a.csv
+[ "$(wc -l <a.csv)" -eq 3 ] && ok || fail "a.csv has $(wc -l <a.csv) lines"
+python3 - <<'PY' || fail "CSV unreadable"
+import csv
+rows = list(csv.DictReader(open('a.csv')))
+assert len(rows) == 2 and rows[0]['kernel'] == 'scalar-f32' and float(rows[0]['gflops']) > 0
+assert int(rows[0]['n_samples']) == 6
+PY
+ok
+
+# derived exports: another machine at 2.5x the time; the same machine 10 %,
+# 2 % slower; and one with 3 samples
+python3 - "$FP" <<'PY'
+import json, sys, uuid
+fp = sys.argv[1]
+def derive(name, scale, newfp=None, cpu=None, nsamples=None, tight=False):
+    d = json.load(open('a.json'))
+    if tight:   # the real medians with +-0.5 % spread: a known, clean difference
+        for p in d['points']:
+            med = sorted(p['samples'])[len(p['samples']) // 2]
+            p['samples'] = [med * (1 + 0.001 * (i % 11 - 5)) for i in range(len(p['samples']))]
+    if newfp:
+        d['machines'][0]['fingerprint'] = newfp
+        d['machines'][0]['cpu_model'] = cpu
+        d['machines'][0]['microarch'] = 'Ice Lake'
+    for s in d['sweeps']:
+        s['uuid'] = uuid.uuid4().hex
+        s['machine'] = newfp or fp
+    for p in d['points']:
+        p['uuid'] = uuid.uuid4().hex
+        p['sweep'] = d['sweeps'][0]['uuid']
+        p['machine'] = newfp or fp
+        p['samples'] = [x * scale for x in p['samples']][:nsamples]
+        for m in p['metrics']:
+            if m['name'] == 'gflops': m['value'] /= scale
+    json.dump(d, open(name, 'w'))
+derive('icl.json', 2.5, 'feedface00000001', 'Intel Xeon Platinum 8380')
+derive('base.json', 1.0, tight=True)
+derive('slow10.json', 1.10, tight=True)
+derive('slow2.json', 1.02, tight=True)
+derive('few.json', 1.10, nsamples=3, tight=True)
+PY
+
+# report: Ice Lake (baseline) against this machine (candidate)
+expect_rc 0 "$SPRBENCH" db merge --db r.db a.db
+expect_rc 0 "$SPRBENCH" db import --db r.db icl.json
+expect_rc 0 "$SPRBENCH" report --db r.db --baseline feedface --candidate "$FP" --out rep
+for f in rep/report.md rep/report.html; do
+  [ -s $f ] && ok || fail "$f missing"
+  expect_grep 'feedface00000001' $f
+  expect_grep "$FP" $f
+  expect_grep 'Intel Xeon Platinum 8380' $f
+  expect_grep '2\.50x' $f
+done
+if command -v gnuplot >/dev/null; then expect_grep 'src="data:image/png;base64,' rep/report.html; fi
+# the same from two databases, one per machine
+expect_rc 0 "$SPRBENCH" db import --db icl_only.db icl.json
+expect_rc 0 "$SPRBENCH" report --db icl_only.db --db a.db --baseline feedface --candidate "$FP" --out rep2
+expect_grep '2\.50x' rep2/report.md
+expect_grep 'icl_only.db \+ a.db' rep2/report.md
+expect_rc 2 "$SPRBENCH" report --db r.db --baseline nosuch --candidate "$FP" --out rep2
+expect_one_error_line "'nosuch' is neither a sweep nor a machine"
+
+# gate: identical runs PASS
+expect_rc 0 "$SPRBENCH" gate --baseline a.db --candidate b.db --junit j0.xml
+expect_grep '2 PASS, 0 WARN, 0 FAIL' out
+# 10 % slower FAILs (exit 1) with valid JUnit naming the failures
+expect_rc 0 "$SPRBENCH" db import --db base.db base.json
+expect_rc 0 "$SPRBENCH" db import --db slow10.db slow10.json
+expect_rc 1 "$SPRBENCH" gate --baseline base.db --candidate slow10.db --junit j1.xml
+expect_grep '0 PASS, 0 WARN, 2 FAIL' out
+python3 - <<'PY' || fail "JUnit XML invalid"
+import xml.etree.ElementTree as E
+for f, fails in (('j0.xml', 0), ('j1.xml', 2)):
+    r = E.parse(f).getroot()
+    s = r.find('testsuite')
+    assert r.tag == 'testsuites' and int(s.get('tests')) == 2 and int(s.get('failures')) == fails
+    assert len(s.findall('testcase/failure')) == fails
+PY
+ok
+# ... and with the sweep id form, in one database
+expect_rc 0 "$SPRBENCH" db import --db s.db base.json slow10.json
+expect_rc 1 "$SPRBENCH" gate --db s.db --baseline 1 --candidate 2
+expect_grep '0 PASS, 0 WARN, 2 FAIL' out
+# 2 % slower: PASS or WARN, never FAIL
+expect_rc 0 "$SPRBENCH" db import --db slow2.db slow2.json
+expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate slow2.db
+expect_grep ' 0 FAIL' out
+# too few samples WARN
+expect_rc 0 "$SPRBENCH" db import --db few.db few.json
+expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate few.db
+expect_grep '^WARN .*too few samples' out
+# another machine: mismatch FAILs unless asked to compare across machines
+expect_rc 0 "$SPRBENCH" db import --db icl.db icl.json
+expect_rc 1 "$SPRBENCH" gate --baseline icl.db --candidate b.db
+expect_grep 'machine mismatch' out
+expect_rc 0 "$SPRBENCH" gate --baseline icl.db --candidate b.db --cross-machine
+expect_rc 0 "$SPRBENCH" gate --baseline r.db --candidate b.db
+expect_grep '^ignored: 2 baseline' out
+# a point missing on one side is reported
+python3 -c "
+import json; d = json.load(open('slow2.json')); d['points'] = d['points'][:1]; json.dump(d, open('one.json', 'w'))"
+expect_rc 0 "$SPRBENCH" db import --db one.db one.json
+expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate one.db
+expect_grep '^WARN .*point missing in the candidate' out
+
+# references (ReFrame style): around the measured gflops PASS, twice it FAILs
+G=$(python3 -c "
+import json; d = json.load(open('a.json'))
+print([m['value'] for m in d['points'][0]['metrics'] if m['name'] == 'gflops'][0])")
+S0=$(python3 -c "import json; print(json.load(open('a.json'))['points'][0]['shape'])")
+printf '# ref\n%s gemm scalar-f32 %s 1 gflops %s -1%% +1%% GFLOP/s\n' "$FP" "$S0" "$G" > ok.ref
+expect_rc 0 "$SPRBENCH" gate --references ok.ref --candidate b.db
+expect_grep '1 PASS, 0 WARN, 0 FAIL' out
+G2=$(python3 -c "print($G * 2)")
+printf '* gemm scalar-f32 * * gflops %s -10%% null GFLOP/s\n' "$G2" > bad.ref
+expect_rc 1 "$SPRBENCH" gate --references bad.ref --candidate b.db --junit jr.xml
+expect_grep '0 PASS, 0 WARN, 2 FAIL' out
+printf 'x gemm\n' > broken.ref
+expect_rc 2 "$SPRBENCH" gate --references broken.ref --candidate b.db
+expect_one_error_line '^sprbench gate: broken.ref:1: expected'
+
+# hostile files: exit 2, one line naming the file, nothing written
+before=$("$SPRBENCH" db info --db b.db | grep -E '^(point|sample|metric|sweep|machine) ')
+printf 'not json {' > h1.json
+printf '{"format":"sprbench-export","version":1,"machines":[],"sweeps":[],"points":"x"}' > h2.json
+python3 - <<'PY'
+import json, copy
+d = json.load(open('icl.json'))
+def bad(name, f):
+    x = copy.deepcopy(d); f(x); json.dump(x, open(name, 'w'))
+bad('h3.json', lambda x: x['points'][1].__setitem__('samples', ['1.0']))
+bad('h4.json', lambda x: x['points'][1].__setitem__('threads', 10**30))
+bad('h5.json', lambda x: x['points'][1].__setitem__('status', "ok'; DROP TABLE point; --"))
+bad('h6.json', lambda x: x['points'][1]['samples'].append(1e300))
+bad('h7.json', lambda x: x['points'][1].__setitem__('kernel', 42))
+bad('h8.json', lambda x: x['machines'][0].__setitem__('fingerprint', 'a b'))
+open('h9.json', 'w').write(json.dumps(d).replace('"version": 1', '"version": 1, "version": 1'))
+PY
+for h in h1 h2 h3 h4 h5 h6 h7 h8 h9; do
+  expect_rc 2 "$SPRBENCH" db import --db b.db $h.json
+  expect_one_error_line "^sprbench db: $h.json"
+done
+printf 'SQLite format 3\0garbage' > notadb.db
+expect_rc 2 "$SPRBENCH" db merge --db b.db notadb.db
+expect_one_error_line 'notadb.db'
+expect_rc 2 "$SPRBENCH" gate --baseline notadb.db --candidate b.db
+after=$("$SPRBENCH" db info --db b.db | grep -E '^(point|sample|metric|sweep|machine) ')
+[ "$before" = "$after" ] && ok || fail "hostile imports changed b.db: $before -> $after"
+# a SQL-looking kernel name is data, stored verbatim
+python3 - <<'PY'
+import json
+d = json.load(open('icl.json'))
+d['points'][0]['kernel'] = "avx512-f32; rm -rf /'); DROP TABLE point; --"
+d['points'][1]['kernel'] = "=HYPERLINK(1)"
+json.dump(d, open('sqlish.json', 'w'))
+PY
+expect_rc 0 "$SPRBENCH" db import --db q.db sqlish.json
+expect_rc 0 "$SPRBENCH" db export --csv --db q.db --out -
+expect_grep "avx512-f32; rm -rf /'\); DROP TABLE point; --" out
+# ... and a spreadsheet formula stays text in the CSV
+expect_grep "\"'=HYPERLINK\(1\)\"" out
+expect_rc 0 "$SPRBENCH" db points --db q.db --sweep 1
+expect_grep '=HYPERLINK' out
+finish results_cli

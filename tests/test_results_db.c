@@ -1,0 +1,408 @@
+/* Export/import/merge/CSV, the two-machine report, and hostile imports,
+ * on a database built through sb_db with constructed figures (an "Ice Lake"
+ * and a "Sapphire Rapids" machine), so every ratio is known exactly. */
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sb_db.h"
+#include "sb_export.h"
+#include "sb_gate.h"
+#include "sb_io.h"
+#include "sb_report.h"
+#include "testutil.h"
+
+#define ICL "1ce1a4e0aaaa0001"
+#define SPR "5a9a0000bbbb0002"
+
+static char g_dir[64];
+
+static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    return remove(path);
+}
+
+static json_t *machine(const char *fp, const char *cpu, const char *uarch, int amx)
+{
+    return json_pack("{s:s, s:s, s:{s:s, s:s, s:i, s:i, s:i, s:s},"
+                     " s:{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:s},"
+                     " s:{s:i, s:i, s:i, s:i, s:I, s:I, s:I}, s:{s:I}, s:s, s:s}",
+                     "fingerprint", fp, "hostname", amx ? "spr1" : "icl1", "cpu", "vendor",
+                     "GenuineIntel", "model", cpu, "family", 6, "model_number", amx ? 143 : 106,
+                     "stepping", 8, "microarch", uarch, "isa", "avx512f", 1, "avx512_vnni", 1,
+                     "avx512_bf16", amx, "amx_tile", amx, "amx_bf16", amx, "amx_int8", amx,
+                     "amx_os_permitted", amx, "amx_reason",
+                     amx ? "" : "CPU has no AMX (CPUID.7.0:EDX[24] amx_tile = 0)", "topology",
+                     "packages", 2, "numa_nodes", 2, "cores", amx ? 112 : 80, "pus", amx ? 224 : 160,
+                     "l1d_bytes", (json_int_t)49152, "l2_bytes", (json_int_t)(amx ? 2 << 20 : 1280 << 10),
+                     "l3_bytes", (json_int_t)(amx ? 105 << 20 : 60 << 20), "memory", "total_bytes",
+                     (json_int_t)512 << 30, "kernel", "6.1.0-13-amd64", "governor", "performance");
+}
+
+/* A result document: samples are the median `sec` times 1, 0.99, 1.01, ... */
+static json_t *result(const char *workload, const char *kernel, const char *dtype,
+                      const char *status, const char *reason, double sec, int n)
+{
+    json_t *samples = json_array();
+    static const double f[] = {1.0, 0.99, 1.01, 0.98, 1.02, 0.97, 1.03, 1.0};
+    for (int i = 0; i < n; i++) json_array_append_new(samples, json_real(sec * f[i % 8]));
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:{}, s:{}, s:{}}", "workload", workload,
+                     "kernel", kernel, "dtype", dtype, "status", status, "reason", reason,
+                     "samples", samples, "metrics", "units", "projected");
+}
+
+static void metric(json_t *r, const char *name, double v, const char *unit, const char *projected)
+{
+    json_object_set_new(json_object_get(r, "metrics"), name, json_real(v));
+    json_object_set_new(json_object_get(r, "units"), name, json_string(unit));
+    if (projected) json_object_set_new(json_object_get(r, "projected"), name, json_string(projected));
+}
+
+static int64_t point(sb_db *db, int64_t sweep, int64_t mach, int seq, const char *workload,
+                     const char *kernel, const char *dtype, const char *shape, int threads,
+                     int ppn, int nodes, json_t *res)
+{
+    sb_point_desc d = {.seq = seq, .workload = workload, .kernel = kernel, .dtype = dtype,
+                       .shape = shape, .config = "{}", .threads = threads, .ppn = ppn,
+                       .nodes = nodes, .command = "sprbench ..."};
+    int64_t id = 0;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_db_point_add(db, sweep, &d, mach, &id, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_point_ingest(db, id, res, &e), SB_OK);
+    json_decref(res);
+    return id;
+}
+
+/* Ice Lake: avx512-f32 GEMM 100 GFLOP/s, no AMX; epoch 800 s (projected).
+ * Sapphire Rapids: 250 GFLOP/s (2.5x), amx-bf16 2000; best epoch 100 s (8x). */
+static void build(sb_db *db)
+{
+    sb_err e = {0};
+    int64_t m[2], s[2];
+    json_t *mi = machine(ICL, "Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz", "Ice Lake", 0);
+    json_t *ms = machine(SPR, "Intel(R) Xeon(R) Platinum 8480+", "Sapphire Rapids", 1);
+    CHECK_EQ_INT(sb_db_machine_upsert(db, mi, &m[0], &e), SB_OK);
+    CHECK_EQ_INT(sb_db_machine_upsert(db, ms, &m[1], &e), SB_OK);
+    json_decref(mi);
+    json_decref(ms);
+    CHECK_EQ_INT(sb_db_sweep_create(db, "icl, \"quoted\"", "gemm", "plan", m[0], &s[0], &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_create(db, "spr", "gemm", "plan", m[1], &s[1], &e), SB_OK);
+    const double flops = 2.0 * 1024 * 1024 * 1024;
+    for (int k = 0; k < 2; k++) {
+        double g = k ? 250 : 100;
+        json_t *r = result("gemm", "avx512-f32", "f32", "ok", "", flops / g / 1e9, 8);
+        metric(r, "gflops", g, "GFLOP/s", NULL);
+        point(db, s[k], m[k], 1, "gemm", "avx512-f32", "f32", "1024x1024x1024:NN", 4, 1, 1, r);
+        r = k ? result("gemm", "amx-bf16", "bf16", "ok", "", flops / 2000 / 1e9, 8)
+              : result("gemm", "amx-bf16", "bf16", "skipped",
+                       "CPU has no AMX (CPUID.7.0:EDX[24] amx_tile = 0)", 0, 0);
+        if (k) metric(r, "gflops", 2000, "GFLOP/s", NULL);
+        point(db, s[k], m[k], 2, "gemm", "amx-bf16", "bf16", "1024x1024x1024:NN", 4, 1, 1, r);
+        /* as sprbench peak writes it: no samples, threads = cores, reasons for skips */
+        r = result("peak", "", "", "ok", "", 0, 0);
+        metric(r, "f32_gflops", k ? 5000 : 3000, "GFLOP/s", NULL);
+        metric(r, "f32_gflops_1t", k ? 90 : 75, "GFLOP/s", NULL);
+        if (k) metric(r, "amx_bf16_gflops", 40000, "GFLOP/s", NULL);
+        else json_object_set_new(r, "skipped", json_pack("{s:s}", "amx_bf16_gflops",
+                                                          "AMX not granted: no AMX on this CPU"));
+        point(db, s[k], m[k], 3, "peak", "", "", "", k ? 112 : 80, 1, 1, r);
+        /* training: a step of 4 s at 100 tokens/s on Ice Lake */
+        r = result("train", "avx512-f32", "f32", "ok", "", k ? 2.6667 : 4.0, 8);
+        metric(r, "tokens_per_s", k ? 150 : 100, "tokens/s", NULL);
+        metric(r, "epoch_seconds", k ? 533.33 : 800, "s", "20 measured steps x steps per epoch");
+        point(db, s[k], m[k], 4, "train", "avx512-f32", "f32", "distilbert-b32-s384", 4, 1, 1, r);
+        if (k) {
+            r = result("train", "amx-bf16", "bf16", "ok", "", 0.5, 8);
+            metric(r, "tokens_per_s", 800, "tokens/s", NULL);
+            metric(r, "epoch_seconds", 100, "s", "20 measured steps x steps per epoch");
+            point(db, s[k], m[k], 5, "train", "amx-bf16", "bf16", "distilbert-b32-s384", 4, 1, 1, r);
+        }
+        /* scaling: 2 and 4 ranks of the avx512-f32 trainer */
+        for (int ranks = 2; ranks <= 4; ranks *= 2) {
+            r = result("train", "avx512-f32", "f32", "ok", "", 4.0 / ranks, 8);
+            metric(r, "tokens_per_s", (k ? 150 : 100) * ranks * 0.9, "tokens/s", NULL);
+            point(db, s[k], m[k], 5 + ranks, "train", "avx512-f32", "f32", "distilbert-b32-s384",
+                  4, 2, ranks / 2, r);
+        }
+    }
+    /* text that looks like SQL is data, stored and read back verbatim */
+    json_t *r = result("gemm", "x'); DROP TABLE point; --", "f32", "failed",
+                       "reason with 'quotes' and \"double\" and ; DELETE FROM sample", 0, 0);
+    point(db, s[0], m[0], 9, "gemm", "x'); DROP TABLE point; --", "f32", "8x8x8", 1, 1, 1, r);
+}
+
+static long count(sb_db *db, const char *table)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", table);
+    sqlite3_stmt *st;
+    long n = -1;
+    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    char *d = NULL;
+    size_t n;
+    sb_err e = {0};
+    if (sb_read_file(path, &d, &n, &e)) return NULL;
+    return d;
+}
+
+static void test_roundtrip(sb_db *db)
+{
+    sb_err e = {0};
+    char p1[128], p2[128], p3[128];
+    snprintf(p1, sizeof p1, "%s/a.json", g_dir);
+    snprintf(p2, sizeof p2, "%s/b.db", g_dir);
+    snprintf(p3, sizeof p3, "%s/b.json", g_dir);
+    CHECK_EQ_INT(sb_export_write(db, 0, p1, &e), SB_OK);
+    sb_db *b;
+    CHECK_EQ_INT(sb_db_open(p2, &b, &e), SB_OK);
+    sb_import_stats st = {0};
+    CHECK_EQ_INT(sb_import_file(b, p1, &st, &e), SB_OK);
+    CHECK_EQ_INT(st.points_added, count(db, "point"));
+    CHECK_EQ_INT(st.machines_added, 2);
+    CHECK_EQ_INT(st.sweeps_added, 2);
+    CHECK_EQ_INT(st.samples_added, count(db, "sample"));
+    CHECK_EQ_INT(st.metrics_added, count(db, "metric"));
+    /* idempotent */
+    CHECK_EQ_INT(sb_import_file(b, p1, &st, &e), SB_OK);
+    CHECK_EQ_INT(st.points_added, 0);
+    CHECK_EQ_INT(st.points_present, count(db, "point"));
+    CHECK_EQ_INT(count(b, "sample"), count(db, "sample"));
+    /* the copy exports the same machines, sweeps and points, bit for bit */
+    CHECK_EQ_INT(sb_export_write(b, 0, p3, &e), SB_OK);
+    json_t *ja = json_load_file(p1, 0, NULL), *jb = json_load_file(p3, 0, NULL);
+    CHECK(ja && jb);
+    static const char *const keys[] = {"machines", "sweeps", "points"};
+    for (int i = 0; i < 3; i++)
+        CHECK(json_equal(json_object_get(ja, keys[i]), json_object_get(jb, keys[i])));
+    json_decref(ja);
+    json_decref(jb);
+    /* the SQL-looking kernel came through verbatim, the tables are all there */
+    sb_ptset set;
+    CHECK_EQ_INT(sb_ptset_load(b, 0, 0, &set, &e), SB_OK);
+    int found = 0;
+    for (int i = 0; i < set.n; i++)
+        found += !strcmp(set.p[i].kernel, "x'); DROP TABLE point; --") &&
+                 !strcmp(set.p[i].reason, "reason with 'quotes' and \"double\" and ; DELETE FROM sample");
+    CHECK_EQ_INT(found, 1);
+    sb_ptset_free(&set);
+    /* merge: a third database from the second one */
+    char p4[128];
+    snprintf(p4, sizeof p4, "%s/c.db", g_dir);
+    sb_db *c;
+    CHECK_EQ_INT(sb_db_open(p4, &c, &e), SB_OK);
+    CHECK_EQ_INT(sb_merge_db(c, p2, &st, &e), SB_OK);
+    CHECK_EQ_INT(count(c, "point"), count(db, "point"));
+    CHECK_EQ_INT(sb_merge_db(c, p2, &st, &e), SB_OK);
+    CHECK_EQ_INT(st.points_added, 0);
+    sb_db_close(c);
+    /* a point exported unfinished, then finished and exported again, is completed */
+    {
+        sb_point_desc d = {.seq = 50, .workload = "gemm", .kernel = "scalar-f32", .dtype = "f32",
+                           .shape = "8x8x8", .config = "{}", .threads = 1, .ppn = 1, .nodes = 1};
+        int64_t pid;
+        CHECK_EQ_INT(sb_db_point_add(db, 1, &d, 1, &pid, &e), SB_OK);
+        CHECK_EQ_INT(sb_export_write(db, 1, p1, &e), SB_OK);
+        CHECK_EQ_INT(sb_import_file(b, p1, &st, &e), SB_OK);
+        CHECK_EQ_INT(st.points_added, 1);
+        json_t *r = result("gemm", "scalar-f32", "f32", "ok", "", 1e-6, 6);
+        metric(r, "gflops", 1, "GFLOP/s", NULL);
+        CHECK_EQ_INT(sb_db_point_ingest(db, pid, r, &e), SB_OK);
+        json_decref(r);
+        CHECK_EQ_INT(sb_export_write(db, 1, p1, &e), SB_OK);
+        long samples = count(b, "sample");
+        CHECK_EQ_INT(sb_import_file(b, p1, &st, &e), SB_OK);
+        CHECK_EQ_INT(st.points_updated, 1);
+        CHECK_EQ_INT(st.points_added, 0);
+        CHECK_EQ_INT(count(b, "sample"), samples + 6);
+        CHECK_EQ_INT(sb_import_file(b, p1, &st, &e), SB_OK);
+        CHECK_EQ_INT(st.points_updated, 0);
+        CHECK_EQ_INT(count(b, "point"), count(db, "point"));
+    }
+    /* one sweep only */
+    json_t *doc;
+    CHECK_EQ_INT(sb_export_doc(db, 2, &doc, &e), SB_OK);
+    CHECK_EQ_INT(json_array_size(json_object_get(doc, "sweeps")), 1);
+    CHECK_EQ_INT(json_array_size(json_object_get(doc, "machines")), 1);
+    CHECK(!strcmp(json_string_value(json_object_get(json_array_get(json_object_get(doc, "machines"), 0),
+                                                    "fingerprint")), SPR));
+    json_decref(doc);
+    sb_db_close(b);
+}
+
+static void test_csv(sb_db *db)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_export_csv(db, 0, f, &e), SB_OK);
+    fclose(f);
+    int lines = 0;
+    for (char *s = buf; *s; s++) lines += *s == '\n';
+    CHECK_EQ_INT(lines, count(db, "point") + 1);
+    CHECK(strncmp(buf, "point_uuid,sweep_uuid,sweep_label,machine_fingerprint,", 54) == 0);
+    CHECK(strstr(buf, ",epoch_seconds,") || strstr(buf, ",epoch_seconds\n"));
+    CHECK(strstr(buf, "\"icl, \"\"quoted\"\"\"") != NULL);   /* RFC 4180 quoting */
+    CHECK(strstr(buf, "epoch_seconds,") != NULL);
+    free(buf);
+}
+
+static void test_report_files(sb_db *db)
+{
+    sb_err e = {0};
+    sb_selection b, c;
+    CHECK_EQ_INT(sb_select_resolve(db, "1ce1", &b, &e), SB_OK);          /* fingerprint prefix */
+    CHECK_EQ_INT(sb_select_resolve(db, "spr1", &c, &e), SB_OK);          /* hostname */
+    CHECK_EQ_INT(sb_select_resolve(db, "nosuch", &c, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_select_resolve(db, "2", &c, &e), SB_OK);             /* sweep id */
+    CHECK(c.sweep_id == 2 && c.machine_id == 2);
+    char out[128];
+    snprintf(out, sizeof out, "%s/report/sub", g_dir);
+    sb_report_opts o = {.out_dir = out, .plots = 1, .db_path = "test.db"};
+    sb_report_summary s;
+    CHECK_EQ_INT(sb_report_write(db, &b, &c, &o, &s, &e), SB_OK);
+    CHECK(s.headline_ratio > 7.999 && s.headline_ratio < 8.001);
+    char *md = slurp(s.md_path), *html = slurp(s.html_path);
+    CHECK(md && html);
+    if (!md || !html) return;
+    static const char *const both[] = {
+        ICL, SPR, "Ice Lake", "Sapphire Rapids", "Platinum 8380", "Platinum 8480+",
+        "2.50x",                       /* avx512-f32 GEMM 250 / 100 */
+        "8.00x",                       /* epoch 800 / 100 */
+        "1.50x",                       /* avx512-f32 tokens/s 150 / 100 */
+        "not available (skipped: CPU has no AMX", "projected", "amx_bf16_gflops",
+        "1.67x",                       /* f32_gflops 5000 / 3000 */
+        "not available (AMX not granted: no AMX on this CPU)", "40000 (one timed run)",
+        "1.80", "90%",                 /* scaling: 2 ranks at 0.9 efficiency */
+        "3.60",                        /* 4 ranks */
+        "20 measured steps x steps per epoch",
+        "100 [", "250 [",              /* a median always has its spread */
+    };
+    for (size_t i = 0; i < sizeof both / sizeof both[0]; i++) {
+        if (!strstr(md, both[i])) fprintf(stderr, "report.md lacks '%s'\n", both[i]);
+        if (!strstr(html, both[i])) fprintf(stderr, "report.html lacks '%s'\n", both[i]);
+        CHECK(strstr(md, both[i]) != NULL);
+        CHECK(strstr(html, both[i]) != NULL);
+    }
+    /* the AMX grant row says no with the reason on Ice Lake, yes on SPR */
+    CHECK(strstr(md, "| AMX granted by the OS | no (CPU has no AMX") != NULL);
+    /* self-contained: images only as data URIs, nothing fetched */
+    CHECK(strstr(html, "src=\"http") == NULL && strstr(html, "<link") == NULL);
+    if (s.plots_drawn) CHECK(strstr(html, "src=\"data:image/png;base64,") != NULL);
+    CHECK(strstr(html, "<script") == NULL);
+    CHECK(strstr(html, "DROP TABLE") == NULL || strstr(html, "<td>x&#39;") == NULL);
+    free(md);
+    free(html);
+}
+
+static void expect_bad(sb_db *db, json_t *doc, const char *what)
+{
+    sb_err e = {0};
+    long before = count(db, "point"), sb = count(db, "sample"), mb = count(db, "machine");
+    int rc = sb_import_doc(db, doc, "hostile.json", NULL, &e);
+    if (rc != SB_EUSAGE) fprintf(stderr, "hostile %s: rc %d (%s)\n", what, rc, e.msg);
+    CHECK_EQ_INT(rc, SB_EUSAGE);
+    CHECK(strncmp(e.msg, "hostile.json", 12) == 0 && !strchr(e.msg, '\n'));
+    CHECK_EQ_INT(count(db, "point"), before);
+    CHECK_EQ_INT(count(db, "sample"), sb);
+    CHECK_EQ_INT(count(db, "machine"), mb);
+    json_decref(doc);
+}
+
+static json_t *pt0(json_t *doc) { return json_array_get(json_object_get(doc, "points"), 0); }
+
+static void test_hostile(sb_db *src)
+{
+    sb_err e = {0};
+    char path[128];
+    snprintf(path, sizeof path, "%s/hostile.db", g_dir);
+    sb_db *db;
+    CHECK_EQ_INT(sb_db_open(path, &db, &e), SB_OK);
+    json_t *good;
+    CHECK_EQ_INT(sb_export_doc(src, 0, &good, &e), SB_OK);
+    /* new uuids for the last point so that a valid prefix would be importable */
+    json_t *d;
+#define MUT(stmt, what) do { d = json_deep_copy(good); stmt; expect_bad(db, d, what); } while (0)
+    MUT(json_object_set_new(d, "format", json_string("other")), "format");
+    MUT(json_object_set_new(d, "version", json_integer(2)), "version");
+    MUT(json_object_set_new(d, "points", json_object()), "points not array");
+    MUT(json_object_set_new(pt0(d), "uuid", json_string("../../etc/passwd")), "uuid");
+    MUT(json_object_set_new(pt0(d), "sweep", json_string("0123456789abcdef0123456789abcdef")), "dangling sweep");
+    MUT(json_object_set_new(pt0(d), "threads", json_string("4")), "threads as string");
+    MUT(json_object_set_new(pt0(d), "threads", json_integer(1LL << 40)), "threads huge");
+    MUT(json_object_set_new(pt0(d), "seq", json_real(1.5)), "seq real");
+    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_string("1.0")), "sample string");
+    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(-1)), "sample negative");
+    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(1e300)), "sample huge");
+    MUT(json_object_set_new(pt0(d), "samples", json_string("x")), "samples not array");
+    MUT(json_object_set_new(pt0(d), "evil", json_true()), "unknown field");
+    MUT(json_object_set_new(pt0(d), "status", json_string("ok'; DROP TABLE point; --")), "status");
+    MUT(json_array_append_new(json_object_get(pt0(d), "metrics"),
+                              json_pack("{s:s, s:f}", "name", "a b; DROP", "value", 1.0)), "metric name");
+    MUT(json_array_append_new(json_object_get(pt0(d), "metrics"),
+                              json_pack("{s:s, s:s}", "name", "x", "value", "1")), "metric value");
+    MUT(json_array_append_new(json_object_get(pt0(d), "metrics"),
+                              json_pack("{s:s, s:f}", "name", "x", "value", 1e301)), "metric huge");
+    MUT(json_object_set_new(json_array_get(json_object_get(d, "machines"), 0), "cores",
+                            json_integer(-3)), "negative cores");
+    MUT(json_object_set_new(json_array_get(json_object_get(d, "machines"), 0), "fingerprint",
+                            json_string("")), "empty fingerprint");
+    /* the last point bad: the valid ones before it are not written either */
+    MUT(json_object_set_new(json_array_get(json_object_get(d, "points"),
+                                           json_array_size(json_object_get(d, "points")) - 1),
+                            "ppn", json_string("2")), "last point bad");
+    MUT(json_array_append(json_object_get(d, "points"), pt0(d)), "duplicate point uuid");
+#undef MUT
+    /* text that is not JSON, or JSON with duplicate keys or too-large numbers */
+    static const char *const texts[] = {
+        "", "not json {", "[]", "{\"format\":\"sprbench-export\",\"format\":\"x\"}",
+        "{\"format\":\"sprbench-export\",\"version\":99999999999999999999999}",
+        "{\"format\":\"sprbench-export\",\"version\":1e999}",
+        "{\"format\":\"sprbench-export\",\"version\":1,\"machines\":[],\"sweeps\":[],\"points\":[1]}",
+        "{\"format\":\"sprbench-export\",\"version\":1,\"machines\":[],\"sweeps\":[],\"points\":[{\"uuid\":\"\\u0000\"}]}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        sb_err te = {0};
+        CHECK_EQ_INT(sb_import_text(db, texts[i], strlen(texts[i]), "hostile.json", NULL, &te), SB_EUSAGE);
+        CHECK(strncmp(te.msg, "hostile.json", 12) == 0);
+    }
+    CHECK_EQ_INT(count(db, "point"), 0);
+    /* and the unmodified document imports */
+    sb_import_stats st;
+    CHECK_EQ_INT(sb_import_doc(db, good, "good.json", &st, &e), SB_OK);
+    CHECK_EQ_INT(st.points_added, count(src, "point"));
+    json_decref(good);
+    sb_db_close(db);
+}
+
+int main(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/sb-results-XXXXXX");
+    if (!mkdtemp(g_dir)) return 1;
+    char path[128];
+    snprintf(path, sizeof path, "%s/a.db", g_dir);
+    sb_db *db;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_db_open(path, &db, &e), SB_OK);
+    build(db);
+    test_roundtrip(db);
+    test_csv(db);
+    test_report_files(db);
+    test_hostile(db);
+    sb_db_close(db);
+    if (!getenv("SB_KEEP")) CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
+    else fprintf(stderr, "kept %s\n", g_dir);
+    return test_report("test_results_db");
+}

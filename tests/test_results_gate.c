@@ -1,0 +1,296 @@
+/* sb_gate: statistics on known values, verdicts on constructed samples,
+ * references, JUnit structure. No database: point sets are built in memory. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sb_gate.h"
+#include "sb_io.h"
+#include "sb_report.h"
+#include "testutil.h"
+
+/* deterministic noise in [-1, 1] */
+static double noise(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return ((*s >> 8) & 0xffff) / 32767.5 - 1.0;
+}
+
+static sb_pt make_pt(const char *fp, const char *kernel, const char *status, int n, double base,
+                     double scale, unsigned seed)
+{
+    sb_pt p;
+    memset(&p, 0, sizeof p);
+    p.fingerprint = strdup(fp);
+    p.workload = strdup("gemm");
+    p.kernel = strdup(kernel);
+    p.dtype = strdup("f32");
+    p.shape = strdup("64x64x64:NN");
+    p.config = strdup("{}");
+    p.status = strdup(status);
+    p.reason = strdup(strcmp(status, "ok") ? "worker crashed: signal 11" : "");
+    p.threads = 1;
+    p.ppn = p.nodes = 1;
+    p.nsamples = n;
+    p.samples = calloc((size_t)n + 1, sizeof *p.samples);
+    for (int i = 0; i < n; i++) p.samples[i] = base * scale * (1 + 0.01 * noise(&seed));
+    p.nmetrics = 1;
+    p.metrics = calloc(1, sizeof *p.metrics);
+    p.metrics[0].name = strdup("gflops");
+    p.metrics[0].unit = strdup("GFLOP/s");
+    p.metrics[0].source = strdup("");
+    p.metrics[0].value = 2.0 * 64 * 64 * 64 / (base * scale) / 1e9;
+    return p;
+}
+
+static void set_of(sb_ptset *s, sb_pt *pts, int n)
+{
+    s->p = calloc((size_t)n + 1, sizeof *s->p);
+    memcpy(s->p, pts, sizeof *pts * (size_t)n);
+    s->n = n;
+}
+
+/* verdict of a one-point comparison: candidate = baseline x scale */
+static sb_verdict one(double scale, int nb, int nc, const char *cand_status, sb_gate_result *keep)
+{
+    sb_ptset b, c;
+    sb_pt pb = make_pt("fp1", "scalar-f32", "ok", nb, 1e-3, 1.0, 7);
+    sb_pt pc = make_pt("fp1", "scalar-f32", cand_status, nc, 1e-3, scale, 99);
+    set_of(&b, &pb, 1);
+    set_of(&c, &pc, 1);
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    sb_gate_result r;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    CHECK_EQ_INT(r.n, 1);
+    sb_verdict v = r.n ? r.rows[0].verdict : SB_FAIL;
+    if (keep) *keep = r;
+    else sb_gate_result_free(&r);
+    sb_ptset_free(&b);
+    sb_ptset_free(&c);
+    return v;
+}
+
+static void test_mwu(void)
+{
+    double lo[6] = {1, 2, 3, 4, 5, 6}, hi[6] = {7, 8, 9, 10, 11, 12};
+    /* every candidate sample above every baseline one: 1 / C(12,6) */
+    CHECK(fabs(sb_mwu_p_greater(hi, 6, lo, 6) - 1.0 / 924) < 1e-12);
+    CHECK(fabs(sb_mwu_p_greater(lo, 6, hi, 6) - 1.0) < 1e-12);
+    /* interleaved halves: U = 18 of 36, p just above 0.5 */
+    double a[6] = {1, 3, 5, 7, 9, 11}, b[6] = {2, 4, 6, 8, 10, 12};
+    double p = sb_mwu_p_greater(a, 6, b, 6);
+    CHECK(p > 0.5 && p < 0.75);
+    /* 2 vs 2 exact distribution: P(U >= 4) = 1/6, P(U >= 3) = 2/6 */
+    double x2[2] = {3, 4}, y2[2] = {1, 2}, x3[2] = {2.5, 4}, y3[2] = {1, 3};
+    CHECK(fabs(sb_mwu_p_greater(x2, 2, y2, 2) - 1.0 / 6) < 1e-12);
+    CHECK(fabs(sb_mwu_p_greater(x3, 2, y3, 2) - 2.0 / 6) < 1e-12);
+    /* ties go through the normal approximation; all equal: nothing significant */
+    double t1[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    CHECK(sb_mwu_p_greater(t1, 8, t1, 8) > 0.4);
+    /* large samples: clear shift is tiny p */
+    double big1[40], big2[40];
+    unsigned s = 3;
+    for (int i = 0; i < 40; i++) {
+        big1[i] = 1.2 + 0.01 * noise(&s);
+        big2[i] = 1.0 + 0.01 * noise(&s);
+    }
+    CHECK(sb_mwu_p_greater(big1, 40, big2, 40) < 1e-6);
+    CHECK(sb_mwu_p_greater(big2, 40, big1, 40) > 0.99);
+
+    double l, h;
+    sb_bootstrap_ratio(big1, 40, big2, 40, 0.98, 2000, 1, &l, &h);
+    CHECK(l > 1.15 && l < 1.2 && h > 1.2 && h < 1.25);
+    double l2, h2;
+    sb_bootstrap_ratio(big1, 40, big2, 40, 0.98, 2000, 1, &l2, &h2);
+    CHECK(l == l2 && h == h2);   /* deterministic */
+
+    CHECK(sb_metric_lower_is_better("seconds"));
+    CHECK(sb_metric_lower_is_better("epoch_seconds"));
+    CHECK(sb_metric_lower_is_better("median_s"));
+    CHECK(!sb_metric_lower_is_better("gflops"));
+    CHECK(!sb_metric_lower_is_better("tokens_per_s"));
+    CHECK(!sb_metric_lower_is_better("busbw_gbps"));
+}
+
+static void test_verdicts(void)
+{
+    CHECK_EQ_INT(one(1.00, 10, 10, "ok", NULL), SB_PASS);
+    CHECK_EQ_INT(one(1.10, 10, 10, "ok", NULL), SB_FAIL);
+    sb_verdict v = one(1.02, 10, 10, "ok", NULL);
+    CHECK(v == SB_PASS || v == SB_WARN);
+    CHECK_EQ_INT(one(0.80, 10, 10, "ok", NULL), SB_PASS);    /* faster */
+    CHECK_EQ_INT(one(1.10, 3, 3, "ok", NULL), SB_WARN);      /* too few */
+    CHECK_EQ_INT(one(1.00, 3, 10, "ok", NULL), SB_WARN);
+    CHECK_EQ_INT(one(1.00, 10, 10, "failed", NULL), SB_FAIL);
+    sb_gate_result r;
+    /* beyond tolerance but not significant: wide, overlapping samples */
+    {
+        double bs[6] = {1.0, 1.3, 0.8, 1.2, 0.9, 1.1}, cs[6] = {1.2, 0.9, 1.5, 1.0, 1.4, 1.25};
+        sb_pt pb = make_pt("fp1", "scalar-f32", "ok", 6, 1, 1, 1);
+        sb_pt pc = make_pt("fp1", "scalar-f32", "ok", 6, 1, 1, 2);
+        memcpy(pb.samples, bs, sizeof bs);
+        memcpy(pc.samples, cs, sizeof cs);
+        sb_ptset b, c;
+        set_of(&b, &pb, 1);
+        set_of(&c, &pc, 1);
+        sb_gate_opts o = SB_GATE_OPTS_INIT;
+        sb_err e = {0};
+        CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+        CHECK(r.n == 1 && r.rows[0].verdict == SB_WARN && r.rows[0].ratio > 1.05);
+        CHECK(r.n == 1 && strstr(r.rows[0].note, "not significant"));
+        sb_gate_result_free(&r);
+        o.method = SB_GATE_BOOTSTRAP;
+        CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+        CHECK(r.n == 1 && r.rows[0].verdict == SB_WARN);
+        sb_gate_result_free(&r);
+        sb_ptset_free(&b);
+        sb_ptset_free(&c);
+    }
+    CHECK_EQ_INT(one(1.10, 6, 6, "ok", &r), SB_FAIL);
+    CHECK(r.n == 1 && r.rows[0].p >= 0 && r.rows[0].p < 0.01);
+    CHECK(r.n == 1 && fabs(r.rows[0].ratio - 1.10) < 0.02);
+    sb_gate_result_free(&r);
+
+    /* missing and mismatched points, and metric mode */
+    sb_pt pb[2] = {make_pt("fp1", "scalar-f32", "ok", 8, 1e-3, 1, 1),
+                   make_pt("fp1", "avx512-f32", "ok", 8, 1e-4, 1, 2)};
+    sb_pt pc[2] = {make_pt("fp1", "scalar-f32", "ok", 8, 1e-3, 1.2, 3),
+                   make_pt("fp1", "vnni-int8", "ok", 8, 1e-4, 1, 4)};
+    sb_ptset b, c;
+    set_of(&b, pb, 2);
+    set_of(&c, pc, 2);
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    CHECK_EQ_INT(r.n, 3);
+    CHECK_EQ_INT(r.count[SB_FAIL], 1);
+    CHECK_EQ_INT(r.count[SB_WARN], 2);
+    int missing = 0, added = 0;
+    for (int i = 0; i < r.n; i++) {
+        missing += strstr(r.rows[i].note, "missing in the candidate") != NULL;
+        added += strstr(r.rows[i].note, "not in the baseline") != NULL;
+    }
+    CHECK_EQ_INT(missing, 1);
+    CHECK_EQ_INT(added, 1);
+    sb_gate_result_free(&r);
+    static const char *const gf[] = {"gflops", NULL};
+    o.metrics = gf;
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    const sb_gate_row *sc = NULL;
+    for (int i = 0; i < r.n; i++)
+        if (strstr(r.rows[i].label, "scalar-f32")) sc = &r.rows[i];
+    CHECK(sc && sc->verdict == SB_FAIL && !strcmp(sc->metric, "gflops"));
+    /* gflops is reported as it is, the ratio as cost: 20 % slower */
+    CHECK(sc && fabs(sc->ratio - 1.2) < 0.03 && sc->cand < sc->base);
+    sb_gate_result_free(&r);
+    o.metrics = NULL;
+    sb_ptset_free(&c);
+
+    sb_pt pm = make_pt("fp2", "scalar-f32", "ok", 8, 1e-3, 1, 5);
+    set_of(&c, &pm, 1);
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    int mismatch = 0;
+    for (int i = 0; i < r.n; i++)
+        mismatch += r.rows[i].verdict == SB_FAIL && strstr(r.rows[i].note, "machine mismatch") != NULL;
+    CHECK_EQ_INT(mismatch, 1);
+    sb_gate_result_free(&r);
+    o.cross_machine = 1;
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    CHECK_EQ_INT(r.count[SB_FAIL], 0);
+    CHECK_EQ_INT(r.count[SB_PASS], 1);
+
+    /* JUnit: one testcase per row, failures counted, escaping */
+    char path[] = "/tmp/sb-junit-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    snprintf(r.rows[0].note, sizeof r.rows[0].note, "a <b> & \"c\" \x01");
+    CHECK_EQ_INT(sb_gate_junit(&r, path, &e), SB_OK);
+    char *xml;
+    size_t len;
+    CHECK_EQ_INT(sb_read_file(path, &xml, &len, &e), SB_OK);
+    int cases = 0;
+    for (const char *s = xml; (s = strstr(s, "<testcase ")); s++) cases++;
+    CHECK_EQ_INT(cases, r.n);
+    CHECK(strstr(xml, "a &lt;b&gt; &amp; &quot;c&quot; ?") != NULL);
+    CHECK(strstr(xml, "<?xml version=\"1.0\"") == xml);
+    CHECK(strstr(xml, "</testsuites>") != NULL);
+    free(xml);
+    unlink(path);
+    sb_gate_result_free(&r);
+    sb_ptset_free(&b);
+    sb_ptset_free(&c);
+}
+
+static void test_references(void)
+{
+    const char *text =
+        "# machine workload kernel shape threads metric value lower upper unit\n"
+        "fp1 gemm scalar-f32 64x64x64:NN 1 gflops 0.524 -10% +10% GFLOP/s\n"
+        "*   gemm avx512-f32 *           * seconds 1e-4 null +5%\n"
+        "fp1 gemm vnni-int8  *           * gflops 1 -5% null\n";
+    sb_reference *refs;
+    int n;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_gate_parse_references(text, "refs", &refs, &n, &e), SB_OK);
+    CHECK_EQ_INT(n, 3);
+    CHECK(n == 3 && fabs(refs[0].lower + 0.1) < 1e-12 && isnan(refs[1].lower) && refs[1].threads == -1);
+    /* scalar: 2*64^3/1e-3/1e9 = 0.524 GFLOP/s: PASS; avx512 at 1.2e-4 s: 20 % over: FAIL;
+     * vnni-int8 not run: WARN (missing) */
+    sb_pt pts[2] = {make_pt("fp1", "scalar-f32", "ok", 8, 1e-3, 1, 1),
+                    make_pt("fp1", "avx512-f32", "ok", 8, 1e-4, 1.2, 2)};
+    sb_ptset c;
+    set_of(&c, pts, 2);
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    sb_gate_result r;
+    CHECK_EQ_INT(sb_gate_references(refs, n, &c, &o, &r, &e), SB_OK);
+    CHECK_EQ_INT(r.n, 3);
+    CHECK_EQ_INT(r.count[SB_PASS], 1);
+    CHECK_EQ_INT(r.count[SB_FAIL], 1);
+    CHECK_EQ_INT(r.count[SB_WARN], 1);
+    sb_gate_result_free(&r);
+    free(refs);
+    /* a machine nothing refers to is a mismatch */
+    CHECK_EQ_INT(sb_gate_parse_references("abcdef gemm scalar-f32 * * gflops 1 -5% +5%\n", "r",
+                                          &refs, &n, &e), SB_OK);
+    CHECK_EQ_INT(sb_gate_references(refs, n, &c, &o, &r, &e), SB_OK);
+    CHECK(r.count[SB_FAIL] == 1 && r.n == 1 && strstr(r.rows[0].note, "machine mismatch"));
+    sb_gate_result_free(&r);
+    free(refs);
+    sb_ptset_free(&c);
+
+    static const char *const bad[] = {
+        "fp1 gemm k s 1 gflops 1 -5%\n",                 /* too few fields */
+        "fp1 gemm k s 1 gflops abc -5% +5%\n",           /* value */
+        "fp1 gemm k s 1 gflops 1 +5% +5%\n",             /* lower > 0 */
+        "fp1 gemm k s x gflops 1 -5% +5%\n",             /* threads */
+        "fp1 gemm k s 1 gflops 1 -5% +5% u extra\n",     /* too many */
+        "# only a comment\n",                            /* nothing */
+        "fp1 gemm k s 1 gflops 1e999 -5% +5%\n",         /* huge */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sb_err be = {0};
+        CHECK_EQ_INT(sb_gate_parse_references(bad[i], "bad.ref", &refs, &n, &be), SB_EUSAGE);
+        CHECK(strncmp(be.msg, "bad.ref", 7) == 0);
+    }
+}
+
+static void test_base64(void)
+{
+    static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *const want[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    for (int i = 0; i < 7; i++) {
+        char *b = sb_base64((const unsigned char *)in[i], strlen(in[i]));
+        CHECK(b && !strcmp(b, want[i]));
+        free(b);
+    }
+}
+
+int main(void)
+{
+    test_mwu();
+    test_verdicts();
+    test_references();
+    test_base64();
+    return test_report("test_results_gate");
+}
