@@ -153,7 +153,7 @@ int sb_db_open_at_version(const char *path, int target, sb_db **out, sb_err *e)
     sqlite3_busy_timeout(db->h, 10000);
     sqlite3_extended_result_codes(db->h, 0);
     char *msg = NULL;
-    int rc = sqlite3_exec(db->h, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
+    int rc = sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
                                  "PRAGMA synchronous=NORMAL;", NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
         sb_errf(e, rc == SQLITE_NOTADB ? SB_EUSAGE : SB_EUSAGE, "%s: %s", path,

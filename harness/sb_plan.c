@@ -88,7 +88,7 @@ static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *
     int rc = SB_OK;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         t = trim(t);
-        sb_plan_shape s = {0, 0, 0, 'N', 'N'};
+        sb_plan_shape s = {0, 0, 0, 0, 0};   /* transpose 0: the plan's `trans` */
         /* MxNxK or MxNxK:TRANS */
         char *colon = strchr(t, ':');
         if (colon) {
@@ -155,10 +155,7 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
     if (!strcmp(key, "trans")) {
         if (strlen(value) != 2 || !strchr("NT", value[0]) || !strchr("NT", value[1]))
             return sb_errf(e, SB_EUSAGE, "%s: trans '%.20s' is not NN, NT, TN or TT", where, value);
-        for (int i = 0; i < p->nshapes; i++) {
-            p->shapes[i].transa = value[0];
-            p->shapes[i].transb = value[1];
-        }
+        snprintf(p->trans, sizeof p->trans, "%s", value);
         return SB_OK;
     }
     if (!strcmp(key, "reps")) {
@@ -255,6 +252,11 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
         for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
             p->shapes[p->nshapes++] = defaults[i];
     }
+    for (int i = 0; i < p->nshapes; i++)
+        if (!p->shapes[i].transa) {
+            p->shapes[i].transa = p->trans[0] ? p->trans[0] : 'N';
+            p->shapes[i].transb = p->trans[0] ? p->trans[1] : 'N';
+        }
     if (!gemm) p->nshapes = 0;
     for (int i = 0; i < p->nopts; i++) {
         const char *const *allowed = !strcmp(p->workload, "train") ? g_train_opts
@@ -327,9 +329,13 @@ char *sb_plan_render(const sb_plan *p)
     b[0] = '\0';
     append(&b, &len, &cap, "workload = %s\n", p->workload);
     if (p->label[0]) append(&b, &len, &cap, "label = %s\n", p->label);
-    append(&b, &len, &cap, "kernels = ");
-    for (int i = 0; i < p->nkernels; i++) append(&b, &len, &cap, "%s%s", i ? "," : "", p->kernels[i]);
-    append(&b, &len, &cap, "\n");
+    /* allreduce has no kernel axis: its placeholder kernel is not a plan value */
+    if (strcmp(p->workload, "allreduce")) {
+        append(&b, &len, &cap, "kernels = ");
+        for (int i = 0; i < p->nkernels; i++)
+            append(&b, &len, &cap, "%s%s", i ? "," : "", p->kernels[i]);
+        append(&b, &len, &cap, "\n");
+    }
     if (p->nshapes) {
         append(&b, &len, &cap, "shapes = ");
         for (int i = 0; i < p->nshapes; i++)

@@ -30,6 +30,7 @@ typedef struct sb_plan {
     int nshapes;
     int ppn[SB_PLAN_MAX], nppn;
     int nodes[SB_PLAN_MAX], nnodes;
+    char trans[3];                  /* for shapes without their own; "" = NN */
     int reps;                       /* 0: the worker's default */
     double min_seconds;             /* 0: the worker's default */
     double point_timeout;           /* seconds; 0: default per workload */

@@ -67,6 +67,29 @@ static void test_hostile(void)
     expect_error("nodes = 2\n", "hostfile");
 }
 
+/* Every workload's plan survives render -> parse (--resume reads it back). */
+static void test_render_round_trip(void)
+{
+    static const char *const texts[] = {"workload = allreduce\nsizes = 4..1M\n",
+                                        "workload = train\nkernels = scalar-f32\nmodel = tiny\n",
+                                        "workload = gemm\nshapes = 8x8x8:TT\n"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        sb_plan p, q;
+        sb_err e = {0};
+        sb_plan_init(&p);
+        sb_plan_init(&q);
+        CHECK(sb_plan_parse(&p, texts[i], "t", &e) == SB_OK);
+        CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+        char *r = sb_plan_render(&p);
+        CHECK(sb_plan_parse(&q, r, "rendered", &e) == SB_OK);
+        CHECK(sb_plan_finish(&q, 2, &e) == SB_OK);
+        CHECK_EQ_INT(sb_plan_npoints(&q), sb_plan_npoints(&p));
+        free(r);
+        sb_plan_free(&p);
+        sb_plan_free(&q);
+    }
+}
+
 static void test_defaults(void)
 {
     sb_plan p;
@@ -80,6 +103,14 @@ static void test_defaults(void)
     CHECK_EQ_INT(p.shapes[2].m, 3072);
     CHECK_EQ_INT(p.shapes[2].n, 3072);
     CHECK_EQ_INT(p.shapes[2].k, 768);
+    CHECK(p.shapes[0].transa == 'N' && p.shapes[0].transb == 'N');
+    sb_plan_free(&p);
+    /* `trans` applies to every shape without its own, wherever it stands */
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, "trans = NT\nshapes = 4x4x4, 5x5x5:TN\n", "t", &e) == SB_OK);
+    CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+    CHECK(p.shapes[0].transa == 'N' && p.shapes[0].transb == 'T');
+    CHECK(p.shapes[1].transa == 'T' && p.shapes[1].transb == 'N');
     sb_plan_free(&p);
 }
 
@@ -88,5 +119,6 @@ int main(void)
     test_parse_and_expand();
     test_hostile();
     test_defaults();
+    test_render_round_trip();
     return test_report("plan");
 }
