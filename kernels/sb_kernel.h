@@ -29,6 +29,12 @@ typedef struct sb_gemm_desc {
     int threads;            /* OpenMP threads for this call; <= 0: current default */
 } sb_gemm_desc;
 
+/* B packed once in a kernel's own layout, reused across calls (weights).
+ * Opaque; made by a kernel's pack_b and valid only for that kernel and the
+ * k, n, transb and ldb it was packed with. */
+typedef struct sb_packed_b sb_packed_b;
+void sb_packed_b_free(sb_packed_b *p);
+
 typedef struct sb_kernel {
     const char *name;       /* "scalar-f32", "avx512-f32", ... */
     sb_dtype dtype;
@@ -42,7 +48,38 @@ typedef struct sb_kernel {
     /* SB_DT_INT8 kernels: A is u8, B is s8, C is s32. */
     int (*gemm_u8s8)(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B, int32_t *C,
                      sb_err *err);
+    /* The implementation the kernel last ran as its library reports it (oneDNN's
+     * impl_info_str, e.g. "brg:avx512_core"); NULL for the project's own kernels. */
+    const char *(*impl)(void);
+    /* SB_DT_BF16 kernels, for callers that already hold bf16 (raw bit patterns):
+     * no rounding happens on the way in. NULL when not offered. */
+    int (*gemm_bf16)(const sb_gemm_desc *d, const uint16_t *A, const uint16_t *B, float *C,
+                     sb_err *err);
+    /* Weight reuse: pack op(B) (f32 for f32/bf16 kernels, s8 for int8) once, then
+     * run with any A/C of the same k and n. Uses d's k, n, transb, ldb (and
+     * threads for oneDNN). NULL when not offered. */
+    int (*pack_b)(const sb_gemm_desc *d, const void *B, sb_packed_b **out, sb_err *err);
+    /* C = alpha op(A) B + beta C with B from pack_b; A and C typed as for gemm_f32 /
+     * gemm_u8s8. SB_EUSAGE when B was packed for another kernel or shape. */
+    int (*gemm_packed)(const sb_gemm_desc *d, const void *A, const sb_packed_b *B, void *C,
+                       sb_err *err);
 } sb_kernel;
+
+/* Cache sizes in bytes (per instance) the GEMM driver blocks for: MC/KC/NC.
+ * Default from CPUID (leaf 4, or 0x8000001D on AMD); the harness passes
+ * hwloc's figures. A zero keeps the current value. */
+void sb_gemm_set_cache_sizes(size_t l1d, size_t l2, size_t l3);
+void sb_gemm_get_cache_sizes(size_t *l1d, size_t *l2, size_t *l3);
+
+/* Test hook: a probe answers "no" when SB_FORCE_NO_<FLAG> is set to a
+ * non-empty value other than "0", e.g. SB_FORCE_NO_AVX512, SB_FORCE_NO_AVX512_BF16,
+ * SB_FORCE_NO_AVX512_VNNI, SB_FORCE_NO_AMX, SB_FORCE_NO_ONEDNN. */
+int sb_kernel_forced_off(const char *flag);
+
+/* Whether this machine can run an instruction path (an sb_kernel.isa value:
+ * "scalar", "f32", "bf16", "int8", "amx_bf16", "amx_int8"); 0 with the
+ * reason otherwise (also for an unknown path). */
+int sb_isa_probe(const char *isa, char *why, size_t whylen);
 
 int sb_kernel_count(void);
 const sb_kernel *sb_kernel_at(int i);

@@ -1,0 +1,113 @@
+/* sb_gemm: the one blocked, threaded GEMM driver every project kernel runs
+ * through (BLIS style). It owns the cache blocking (MC/KC/NC from the cache
+ * sizes), the OpenMP partition of the macro loops, the per-thread packing
+ * buffers that survive between calls, edge tiles, alpha/beta across KC
+ * blocks, and pre-packed B objects. A kernel supplies only an sb_ukr: its
+ * register block, its packed layout (two packers) and its micro-kernel.
+ *
+ * Packed layouts (per micro-panel, kcp = kc rounded up to ku, zero padded),
+ * in 32-bit slots of kg k values (1 f32, 2 bf16, 4 int8):
+ *   A panel: mr rows x kcp, layout chosen by the kernel: slot-major
+ *            ([slot][mr], from op(A) = A^T), row chunks ([chunk of 16 slots]
+ *            [mr][16], from op(A) = A), or plain rows (AMX tiles)
+ *   B panel: kcp x nr, element (p, j) at ((p / kg) * nr + j) * kg + p % kg
+ * Loops: jc (NC) -> pc (KC, pack B) -> ic (MC, pack A) -> jr (NR) -> ir (MR)
+ * -> micro-kernel. Threads split rows or column panels and pack what they
+ * use themselves, so nothing waits on anything until the end of the call. */
+#ifndef SB_GEMM_H
+#define SB_GEMM_H
+#include <stddef.h>
+#include "sb_kernel.h"
+
+/* What the packers read: the caller's element type. */
+typedef enum { SB_SRC_F32, SB_SRC_BF16, SB_SRC_U8, SB_SRC_S8 } sb_src_type;
+
+/* Packs op(A)[i0, i0+mc) x [p0, p0+kc) into ceil(mc/mr) panels of mr*kcp elements. */
+typedef void (*sb_pack_a_fn)(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0,
+                             int kc, int kcp, void *dst);
+/* Packs op(B)[p0, p0+kc) x [j0, j0+nc) into ceil(nc/nr) panels of kcp*nr elements. */
+typedef void (*sb_pack_b_fn)(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp,
+                             int j0, int nc, void *dst);
+/* C[0..mre) x [0..nre) = alpha * (a_panel . b_panel) + beta * C (beta == 0: C not read).
+ * For int32 C: alpha is ignored and beta is 0 or 1. */
+typedef void (*sb_ukr_fn)(int kcp, const void *a, const void *b, void *C, int ldc, int mre,
+                          int nre, float alpha, float beta);
+
+typedef struct sb_ukr {
+    const char *name;
+    int mr, nr;             /* register block */
+    int ku;                 /* k is packed in multiples of ku */
+    int kg;                 /* k values grouped per B element column (1 f32, 2 bf16, 4 int8) */
+    size_t a_esz, b_esz;    /* bytes per packed element */
+    size_t c_esz;           /* 4: f32 or s32 */
+    int kc_max;             /* upper bound for KC (0: none) */
+    sb_pack_a_fn pack_a;
+    sb_pack_b_fn pack_b;
+    sb_ukr_fn kernel;
+    /* Called in every thread before its first / after its last micro-kernel
+     * (AMX: load the tile configuration / tilerelease). May be NULL. */
+    int (*thread_begin)(sb_err *e);
+    int (*thread_end)(sb_err *e);
+} sb_ukr;
+
+/* Defined here so the oneDNN kernels can hang their own packed weights on it. */
+struct sb_packed_b {
+    const void *owner;      /* the sb_kernel (or sb_ukr) that packed it */
+    int k, n, ldb;
+    char transb;
+    int kc, nc, njc, npc;   /* blocking fixed at pack time */
+    size_t *off;            /* byte offset of block (jc, pc) at [jc * npc + pc] */
+    void *buf;
+    void *ext;              /* owner's own data (oneDNN), freed by ext_free */
+    void (*ext_free)(void *ext);
+};
+
+/* Runs C = alpha op(A) op(B) + beta C. B is ignored when pb is given. */
+int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const void *B,
+                const sb_packed_b *pb, void *C, sb_err *e);
+
+/* Packs op(B) whole for u (blocking fixed now, used again by sb_gemm_run). */
+int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc *d,
+                         const void *B, sb_packed_b **out, sb_err *e);
+/* SB_EUSAGE unless pb was made by owner for d's k, n, transb, ldb. */
+int sb_packed_b_check(const sb_packed_b *pb, const void *owner, const sb_gemm_desc *d,
+                      sb_err *e);
+
+/* The blocking sb_gemm_run picks for u and this shape (exposed for tests and
+ * the benchmark's notes). */
+void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, int *kc);
+
+/* Generic packers, parameterised by the source type and the destination
+ * element: f32 -> f32, f32 -> bf16 (round to nearest even), bf16 -> bf16,
+ * u8 -> u8, s8 -> s8. a_vnni: panel element (i, p) at ((p/kg)*mr + i)*kg + p%kg.
+ * a_rows: panel element (i, p) at i*kcp + p (AMX tiles: one row per A row). */
+void sb_pack_a_vnni(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
+                    int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
+/* a_chunked (op(A) = A only): panel element (i, p) in 16-slot row chunks,
+ * slot s of row i at ((s/16)*mr + i)*64 + (s%16)*4 bytes (kcp a multiple of 16*kg). */
+void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
+                       int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
+void sb_pack_a_rows(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
+                    int mr, int i0, int mc, int p0, int kc, int kcp, void *dst);
+void sb_pack_b_vnni(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16,
+                    int nr, int kg, int p0, int kc, int kcp, int j0, int nc, void *dst);
+
+/* f32 -> bf16 bits, round to nearest even; NaN stays NaN (quiet). */
+static inline unsigned short sb_f32_to_bf16(float f)
+{
+    union { float f; unsigned u; } v = {f};
+    if ((v.u & 0x7f800000u) == 0x7f800000u && (v.u & 0x007fffffu))
+        return (unsigned short)((v.u >> 16) | 0x40);
+    v.u += 0x7fffu + ((v.u >> 16) & 1u);
+    return (unsigned short)(v.u >> 16);
+}
+static inline float sb_bf16_to_f32(unsigned short h)
+{
+    union { unsigned u; float f; } v = {(unsigned)h << 16};
+    return v.f;
+}
+
+/* Shared checks for the int8 entry points: beta 0 or 1. */
+int sb_gemm_check_int8(const sb_gemm_desc *d, sb_err *e);
+
+#endif
