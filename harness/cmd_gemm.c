@@ -29,6 +29,7 @@ static void gemm_help(void)
            "  --min-seconds S     default 1\n"
            "  --peak-gflops P     per-core peak of the kernel's path, for pct_peak\n"
            "  --onednn-isa ISA    cap oneDNN's ISA (ONEDNN_MAX_CPU_ISA names)\n"
+           "  --prepack           pack B (the weights) once, time only the calls that reuse it\n"
            "  --result-file F     write the result as one JSON object\n"
            "  --json              print the result JSON instead of the human line\n\n"
            "A kernel this machine cannot run is reported 'skipped' with its reason (exit 0).\n"
@@ -58,7 +59,7 @@ int sb_cmd_gemm(int argc, char **argv)
         {"trans", required_argument, 0, 'T'},  {"threads", required_argument, 0, 't'},
         {"reps", required_argument, 0, 'r'},   {"min-seconds", required_argument, 0, 's'},
         {"peak-gflops", required_argument, 0, 'p'},
-        {"onednn-isa", required_argument, 0, 'I'},
+        {"onednn-isa", required_argument, 0, 'I'}, {"prepack", no_argument, 0, 'P'},
         {"result-file", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     sb_gemm_config cfg = {.transa = 'N', .transb = 'N', .min_seconds = 1.0};
@@ -80,6 +81,7 @@ int sb_cmd_gemm(int argc, char **argv)
         case 's': if (sb_parse_double(optarg, 0.001, 3600, "--min-seconds", &dv, &e)) return sb_cli_report("gemm", &e); cfg.min_seconds = dv; break;
         case 'p': if (sb_parse_double(optarg, 0, 1e7, "--peak-gflops", &dv, &e)) return sb_cli_report("gemm", &e); cfg.peak_gflops = dv; break;
         case 'I': cfg.onednn_isa = optarg; break;
+        case 'P': cfg.prepack = 1; break;
         case 'T':
             if (strlen(optarg) != 2 || !strchr("NT", optarg[0]) || !strchr("NT", optarg[1]))
                 return sb_cli_usage_error("gemm", "--trans: '%s' is not NN, NT, TN or TT", optarg);
@@ -116,6 +118,7 @@ int sb_cmd_gemm(int argc, char **argv)
                     "--k", k, "--trans", trans, "--threads", t, "--reps", reps};
     int rn = 16;
     if (cfg.onednn_isa) { rv[rn++] = "--onednn-isa"; rv[rn++] = (char *)cfg.onednn_isa; }
+    if (cfg.prepack) rv[rn++] = "--prepack";
     rv[rn] = NULL;
     char *repro = sb_argv_render(rv);
     json_t *doc = sb_gemm_result_json(&cfg, &res, repro);
@@ -129,8 +132,9 @@ int sb_cmd_gemm(int argc, char **argv)
             json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
             putchar('\n');
         } else if (!strcmp(res.status, "ok")) {
-            printf("%s %s %dx%dx%d %s threads=%d: %.1f %s median %.3f ms (min %.3f, p90 %.3f, %d reps)",
-                   cfg.kernel, res.dtype, cfg.m, cfg.n, cfg.k, trans, cfg.threads, res.gflops,
+            printf("%s %s %dx%dx%d %s%s threads=%d: %.1f %s median %.3f ms (min %.3f, p90 %.3f, %d reps)",
+                   cfg.kernel, res.dtype, cfg.m, cfg.n, cfg.k, trans, cfg.prepack ? " prepacked" : "",
+                   cfg.threads, res.gflops,
                    strcmp(res.dtype, "int8") ? "GFLOP/s" : "GOP/s", res.median_s * 1e3,
                    res.min_s * 1e3, res.p90_s * 1e3, res.nsamples);
             if (res.pct_peak > 0) printf(", %.1f%% of peak", res.pct_peak);

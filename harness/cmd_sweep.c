@@ -33,6 +33,7 @@ static void sweep_help(void)
            "  --trans XY          transpose for shapes without their own\n"
            "  --reps R            repetitions per point (default: >= 1 s and >= 5)\n"
            "  --min-seconds S     time per GEMM point when --reps is not given\n"
+           "  --prepack 1         GEMM: pack B once and time only its reuse (weights)\n"
            "  --ppn 1,2           MPI ranks per node;  --nodes 1,2,4  node counts\n"
            "  --hostfile FILE     Open MPI hostfile (the first n hosts form an n-node point)\n"
            "  --bind core|socket|none, --mpirun-args 'ARGS'  passed to mpirun\n"
@@ -53,7 +54,7 @@ static void sweep_help(void)
 
 /* Plan keys that take a value on the command line (long option = key). */
 static const char *const g_value_keys[] = {
-    "workload", "kernels", "threads", "shapes", "trans", "reps", "min-seconds", "ppn", "nodes",
+    "workload", "kernels", "threads", "shapes", "trans", "reps", "min-seconds", "prepack", "ppn", "nodes",
     "hostfile", "bind", "mpirun-args", "point-timeout", "label", "model", "batch", "seq",
     "stride", "max-steps", "time-budget", "epochs", "vocab", "train", "dev", "lr", "seed",
     "dropout", "init", "comm-threads", "sizes", "iters", "warmup", NULL};

@@ -165,6 +165,13 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         p->reps = (int)v;
         return SB_OK;
     }
+    if (!strcmp(key, "prepack")) {
+        long v;
+        if (sb_parse_long(value, 0, 1, "prepack", &v, &pe))
+            return sb_errf(e, SB_EUSAGE, "%s: %s", where, pe.msg);
+        p->prepack = (int)v;
+        return SB_OK;
+    }
     if (!strcmp(key, "min-seconds") || !strcmp(key, "point-timeout")) {
         double v;
         if (sb_parse_double(value, 0.001, 7 * 86400.0, key, &v, &pe))
@@ -347,6 +354,7 @@ char *sb_plan_render(const sb_plan *p)
     append_ints(&b, &len, &cap, "ppn", p->ppn, p->nppn);
     append_ints(&b, &len, &cap, "nodes", p->nodes, p->nnodes);
     if (p->reps) append(&b, &len, &cap, "reps = %d\n", p->reps);
+    if (p->prepack) append(&b, &len, &cap, "prepack = 1\n");
     if (p->min_seconds > 0) append(&b, &len, &cap, "min-seconds = %g\n", p->min_seconds);
     if (p->point_timeout > 0) append(&b, &len, &cap, "point-timeout = %g\n", p->point_timeout);
     if (p->hostfile) append(&b, &len, &cap, "hostfile = %s\n", p->hostfile);

@@ -5,7 +5,7 @@
  *
  * Plan file: one `key = value` per line, `#` starts a comment, lists are
  * comma-separated. Keys: workload, label, kernels, threads, shapes, trans,
- * reps, min-seconds, ppn, nodes, hostfile, bind, mpirun-args, point-timeout,
+ * reps, min-seconds, prepack, ppn, nodes, hostfile, bind, mpirun-args, point-timeout,
  * and for workload train the options passed to `sprbench train`: model,
  * batch, seq, stride, max-steps, time-budget, epochs, vocab, train, dev, lr,
  * seed, dropout, eval, init; for allreduce: sizes, iters. */
@@ -31,6 +31,7 @@ typedef struct sb_plan {
     int ppn[SB_PLAN_MAX], nppn;
     int nodes[SB_PLAN_MAX], nnodes;
     char trans[3];                  /* for shapes without their own; "" = NN */
+    int prepack;                    /* GEMM: B packed once and reused (weights) */
     int reps;                       /* 0: the worker's default */
     double min_seconds;             /* 0: the worker's default */
     double point_timeout;           /* seconds; 0: default per workload */

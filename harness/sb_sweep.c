@@ -54,9 +54,10 @@ static const char *peak_path(const sb_kernel *k)
     return !strcmp(k->isa, "scalar") ? "f32" : k->isa;
 }
 
-static void shape_key(const sb_plan_shape *s, char *buf, size_t cap)
+static void shape_key(const sb_plan *p, const sb_plan_shape *s, char *buf, size_t cap)
 {
-    if (s) snprintf(buf, cap, "%dx%dx%d:%c%c", s->m, s->n, s->k, s->transa, s->transb);
+    if (s) snprintf(buf, cap, "%dx%dx%d:%c%c%s", s->m, s->n, s->k, s->transa, s->transb,
+                    p->prepack ? "+prepack" : "");
     else buf[0] = '\0';
 }
 
@@ -90,6 +91,7 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         if (p->reps) { av_push(a, "--reps"); av_pushf(a, "%d", p->reps); }
         if (p->min_seconds > 0) { av_push(a, "--min-seconds"); av_pushf(a, "%g", p->min_seconds); }
         if (peak > 0) { av_push(a, "--peak-gflops"); av_pushf(a, "%.3f", peak); }
+        if (p->prepack) av_push(a, "--prepack");
     } else {
         av_push(a, p->workload);
         if (!strcmp(p->workload, "train")) {
@@ -424,7 +426,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
             sb_plan_point pt;
             sb_plan_point_at(p, i, &pt);
             char shape[64];
-            if (pt.shape) shape_key(pt.shape, shape, sizeof shape);
+            if (pt.shape) shape_key(p, pt.shape, shape, sizeof shape);
             else config_key(p, shape, sizeof shape);
             const sb_kernel *k = sb_kernel_find(pt.kernel);
             sb_point_desc d = {.seq = seq++, .workload = p->workload, .kernel = pt.kernel,

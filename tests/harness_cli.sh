@@ -39,6 +39,9 @@ for k in ["gflops", "median_s", "min_s", "max_rel_error"]: assert k in d["metric
 assert d["repro"].startswith("sprbench gemm --kernel scalar-f32 --m 17 --n 5 --k 3")
 PY
 ok
+# weight reuse: B packed once, checked and timed through the packed entry
+expect_rc 0 "$SPRBENCH" gemm --kernel avx512-f32 --m 33 --n 47 --k 65 --trans NT --threads 2 --reps 5 --prepack --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="ok" and d["config"]["prepack"] and "pack_s" in d["metrics"] and d["metrics"]["max_rel_error"]==0, d' "$T/out" && ok || fail "prepack result"
 # every transpose
 for t in NN NT TN TT; do expect_rc 0 "$SPRBENCH" gemm --kernel scalar-f32 --m 9 --n 7 --k 5 --trans $t --reps 5; done
 

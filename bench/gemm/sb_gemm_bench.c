@@ -61,6 +61,15 @@ static int set_reason(sb_gemm_result *r, const char *status, const char *fmt, co
     return SB_OK;
 }
 
+/* One call of the kernel: plain, or with B packed once beforehand. */
+static int call_kernel(const sb_kernel *k, const sb_gemm_desc *d, const void *A, const void *B,
+                       void *C, const sb_packed_b *pb, sb_err *ke)
+{
+    if (pb) return k->gemm_packed(d, A, pb, C, ke);
+    if (k->dtype == SB_DT_INT8) return k->gemm_u8s8(d, A, B, C, ke);
+    return k->gemm_f32(d, A, B, C, ke);
+}
+
 int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
 {
     memset(res, 0, sizeof *res);
@@ -81,6 +90,9 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
                        cfg->m, cfg->n, cfg->k, bytes / 1e9);
     char why[256] = "";
     if (!k->probe(why, sizeof why)) return set_reason(res, "skipped", "%s", why);
+    if (cfg->prepack && (!k->pack_b || !k->gemm_packed))
+        return set_reason(res, "skipped", "%s", "kernel offers no pre-packed B");
+    sb_packed_b *pb = NULL;
 
     int is_int8 = k->dtype == SB_DT_INT8;
     size_t esz = is_int8 ? 1 : sizeof(float);
@@ -107,7 +119,13 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     memset(C, 0, s.c_elems * 4);
 
     sb_err ke = {0};
-    int krc = is_int8 ? k->gemm_u8s8(&d, A, B, C, &ke) : k->gemm_f32(&d, A, B, C, &ke);
+    int krc = SB_OK;
+    if (cfg->prepack) {
+        double tp = now_s();
+        krc = k->pack_b(&d, B, &pb, &ke);
+        res->pack_s = now_s() - tp;
+    }
+    if (!krc) krc = call_kernel(k, &d, A, B, C, pb, &ke);
     if (krc) {
         set_reason(res, "failed", "kernel error: %.400s", ke.msg);
         goto out;
@@ -151,7 +169,7 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
 
     /* Warm-up (also sizes the repetition count). */
     double t0 = now_s();
-    krc = is_int8 ? k->gemm_u8s8(&d, A, B, C, &ke) : k->gemm_f32(&d, A, B, C, &ke);
+    krc = call_kernel(k, &d, A, B, C, pb, &ke);
     double once = now_s() - t0;
     int reps = cfg->reps;
     double min_s = cfg->min_seconds > 0 ? cfg->min_seconds : 1.0;
@@ -167,7 +185,7 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     }
     for (int i = 0; i < reps && !krc; i++) {
         t0 = now_s();
-        krc = is_int8 ? k->gemm_u8s8(&d, A, B, C, &ke) : k->gemm_f32(&d, A, B, C, &ke);
+        krc = call_kernel(k, &d, A, B, C, pb, &ke);
         res->samples[res->nsamples++] = now_s() - t0;
     }
     if (krc) {
@@ -186,6 +204,7 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     res->status = "ok";
     if (k->impl && k->impl()) snprintf(res->impl, sizeof res->impl, "%s", k->impl());
 out:
+    sb_packed_b_free(pb);
     free(A); free(B); free(C); free(ref); free(refi);
     return SB_OK;
 }
@@ -213,6 +232,7 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
         json_object_set_new(metrics, "min_s", json_real(res->min_s));
         json_object_set_new(metrics, "p90_s", json_real(res->p90_s));
         if (res->pct_peak > 0) json_object_set_new(metrics, "pct_peak", json_real(res->pct_peak));
+        if (cfg->prepack) json_object_set_new(metrics, "pack_s", json_real(res->pack_s));
     }
     if (res->checked_rows > 0) {
         json_object_set_new(metrics, "max_rel_error", json_real(res->max_rel_error));
@@ -226,6 +246,7 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
                             "reason", res->reason);
     json_object_set_new(doc, "config", json_pack("{s:i, s:i, s:i, s:s}", "m", cfg->m, "n",
                                                  cfg->n, "k", cfg->k, "trans", trans));
+    if (cfg->prepack) json_object_set_new(json_object_get(doc, "config"), "prepack", json_true());
     if (cfg->onednn_isa) json_object_set_new(json_object_get(doc, "config"), "onednn_isa",
                                              json_string(cfg->onednn_isa));
     if (res->impl[0]) json_object_set_new(doc, "impl", json_string(res->impl));

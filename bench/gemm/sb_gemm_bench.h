@@ -17,6 +17,7 @@ typedef struct sb_gemm_config {
     double min_seconds;     /* default 1.0 */
     double peak_gflops;     /* per-core peak of this kernel's path; 0 = unknown */
     const char *onednn_isa; /* cap for onednn-* kernels, NULL = none */
+    int prepack;            /* pack B once (weights), time only the packed calls */
 } sb_gemm_config;
 
 typedef struct sb_gemm_result {
@@ -29,6 +30,7 @@ typedef struct sb_gemm_result {
     int checked_rows;
     double gflops, median_s, min_s, p90_s, pct_peak;
     char impl[128];         /* implementation reported by the kernel, if any */
+    double pack_s;          /* with prepack: the one packing of B */
 } sb_gemm_result;
 
 /* Runs the point. Returns SB_OK when a result was produced (whatever its
