@@ -8,16 +8,7 @@
 #include <string.h>
 #include "sb_dp.h"
 
-static int failures;
-#define CHECK(c, ...)                                                              \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            failures++;                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            fprintf(stderr, __VA_ARGS__);                                          \
-            fputc('\n', stderr);                                                   \
-        }                                                                          \
-    } while (0)
+#include "testutil.h"
 
 /* A value every rank can compute for every rank, with step-dependent bits. */
 static float grad_value(int rank, size_t i, int step)
@@ -60,10 +51,10 @@ static void test_sampler(void)
         long total = 0;
         for (int r = 0; r < world; r++) {
             long *idx, cnt;
-            CHECK(!sb_dp_shard_indices(42, 1, n, r, world, &idx, &cnt, &e), "shard: %s", e.msg);
-            CHECK(cnt == per, "world %d rank %d: %ld indices, want %ld", world, r, cnt, per);
+            CHECKF(!sb_dp_shard_indices(42, 1, n, r, world, &idx, &cnt, &e), "shard: %s", e.msg);
+            CHECKF(cnt == per, "world %d rank %d: %ld indices, want %ld", world, r, cnt, per);
             for (long k = 0; k < cnt; k++) {
-                CHECK(idx[k] >= 0 && idx[k] < n, "index %ld out of range", idx[k]);
+                CHECKF(idx[k] >= 0 && idx[k] < n, "index %ld out of range", idx[k]);
                 if (idx[k] >= 0 && idx[k] < n) seen[idx[k]]++;
             }
             total += cnt;
@@ -74,26 +65,26 @@ static void test_sampler(void)
             missing += seen[i] == 0;
             dup += seen[i] > 1 ? seen[i] - 1 : 0;
         }
-        CHECK(missing == 0, "world %d: %d features never visited", world, missing);
-        CHECK(dup == total - n, "world %d: %d repeats, padding is %ld", world, dup, total - n);
+        CHECKF(missing == 0, "world %d: %d features never visited", world, missing);
+        CHECKF(dup == total - n, "world %d: %d repeats, padding is %ld", world, dup, total - n);
         free(seen);
     }
     long *a, *b, *c, na, nb, nc;
     sb_dp_shard_indices(1, 1, 50, 0, 1, &a, &na, &e);
     sb_dp_shard_indices(1, 1, 50, 0, 1, &b, &nb, &e);
     sb_dp_shard_indices(2, 1, 50, 0, 1, &c, &nc, &e);
-    CHECK(!memcmp(a, b, sizeof *a * (size_t)na), "same seed, different order");
-    CHECK(memcmp(a, c, sizeof *a * (size_t)na), "seeds 1 and 2 give the same order");
+    CHECKF(!memcmp(a, b, sizeof *a * (size_t)na), "same seed, different order");
+    CHECKF(memcmp(a, c, sizeof *a * (size_t)na), "seeds 1 and 2 give the same order");
     free(a);
     free(b);
     free(c);
     /* Unshuffled with padding: PyTorch's [0..n) + head, strided by rank. */
     sb_dp_shard_indices(0, 0, 5, 1, 4, &a, &na, &e);
-    CHECK(na == 2 && a[0] == 1 && a[1] == 0, "unshuffled rank 1 of 4 over 5: got %ld %ld", a[0],
+    CHECKF(na == 2 && a[0] == 1 && a[1] == 0, "unshuffled rank 1 of 4 over 5: got %ld %ld", a[0],
           na > 1 ? a[1] : -1);
     free(a);
-    CHECK(sb_dp_shard_indices(0, 0, 0, 0, 1, &a, &na, &e) == SB_EUSAGE, "n = 0 accepted");
-    CHECK(sb_dp_shard_indices(0, 0, 5, 2, 2, &a, &na, &e) == SB_EUSAGE, "rank 2 of 2 accepted");
+    CHECKF(sb_dp_shard_indices(0, 0, 0, 0, 1, &a, &na, &e) == SB_EUSAGE, "n = 0 accepted");
+    CHECKF(sb_dp_shard_indices(0, 0, 5, 2, 2, &a, &na, &e) == SB_EUSAGE, "rank 2 of 2 accepted");
 }
 
 int main(void)
@@ -119,15 +110,15 @@ int main(void)
     size_t nw = 100003;
     float *w = malloc(nw * sizeof *w);
     for (size_t i = 0; i < nw; i++) w[i] = rank == 0 ? (float)i * 0.5f : -1.0f;
-    CHECK(!sb_dp_bcast_floats(ov, w, nw, &e), "bcast: %s", e.msg);
+    CHECKF(!sb_dp_bcast_floats(ov, w, nw, &e), "bcast: %s", e.msg);
     int same = 0;
     for (size_t i = 0; i < nw; i++)
         if (w[i] != (float)i * 0.5f) {
-            CHECK(0, "rank %d: weight %zu is %g after bcast", rank, i, w[i]);
+            CHECKF(0, "rank %d: weight %zu is %g after bcast", rank, i, w[i]);
             break;
         }
     sb_dp_check_identical(ov, w, nw, &same, &e);
-    CHECK(same, "weights differ across ranks after bcast");
+    CHECKF(same, "weights differ across ranks after bcast");
     free(w);
 
     /* Gradient buckets cut at "tensor" ends of uneven sizes. */
@@ -143,12 +134,12 @@ int main(void)
     float *g1 = malloc(n * sizeof *g1), *g2 = malloc(n * sizeof *g2);
     float *expect = malloc(n * sizeof *expect), *mag = malloc(n * sizeof *mag);
     /* Comm threads start with the buckets, bound to the cores named first. */
-    CHECK(!sb_dp_set_comm_cpuset(ov, "0", &e), "comm cpuset: %s", e.msg);
-    CHECK(!sb_dp_set_grad(ov, g1, n, ends, nt, &e), "set_grad: %s", e.msg);
+    CHECKF(!sb_dp_set_comm_cpuset(ov, "0", &e), "comm cpuset: %s", e.msg);
+    CHECKF(!sb_dp_set_grad(ov, g1, n, ends, nt, &e), "set_grad: %s", e.msg);
     if (sb_dp_overlap_active(ov))
-        CHECK(sb_dp_set_comm_cpuset(ov, "0", &e) == SB_EUSAGE, "cpuset accepted after start");
-    CHECK(!sb_dp_set_grad(no, g2, n, ends, nt, &e), "set_grad: %s", e.msg);
-    CHECK(sb_dp_nbuckets(ov) > 4, "only %d buckets", sb_dp_nbuckets(ov));
+        CHECKF(sb_dp_set_comm_cpuset(ov, "0", &e) == SB_EUSAGE, "cpuset accepted after start");
+    CHECKF(!sb_dp_set_grad(no, g2, n, ends, nt, &e), "set_grad: %s", e.msg);
+    CHECKF(sb_dp_nbuckets(ov) > 4, "only %d buckets", sb_dp_nbuckets(ov));
 
     for (int step = 0; step < 3; step++) {
         fill(g1, n, rank, step);
@@ -166,16 +157,16 @@ int main(void)
         sb_dp_step_begin(ov);
         /* Step 2 leaves a range unreported: wait_all must still reduce it. */
         size_t skip_lo = step == 2 ? n / 3 : 0, skip_hi = step == 2 ? n / 3 + 20000 : 0;
-        CHECK(!report_reverse(ov, n, skip_lo, skip_hi), "grad_ready failed");
-        CHECK(!sb_dp_wait_all(ov, &t1, &e), "wait_all: %s", e.msg);
+        CHECKF(!report_reverse(ov, n, skip_lo, skip_hi), "grad_ready failed");
+        CHECKF(!sb_dp_wait_all(ov, &t1, &e), "wait_all: %s", e.msg);
         sb_dp_step_begin(no);
-        CHECK(!report_reverse(no, n, 0, 0), "grad_ready failed");
-        CHECK(!sb_dp_wait_all(no, &t2, &e), "wait_all: %s", e.msg);
+        CHECKF(!report_reverse(no, n, 0, 0), "grad_ready failed");
+        CHECKF(!sb_dp_wait_all(no, &t2, &e), "wait_all: %s", e.msg);
         if (step == 2 && sb_dp_overlap_active(ov))
-            CHECK(t1.late_buckets > 0, "an unreported range was not counted late");
-        CHECK(t1.buckets == sb_dp_nbuckets(ov), "timing counts %d buckets", t1.buckets);
-        CHECK(t1.wait_s >= 0 && t1.compute_s >= 0 && t1.comm_s >= 0, "negative timing");
-        CHECK(!memcmp(g1, g2, n * sizeof *g1), "step %d: overlap and no-overlap differ", step);
+            CHECKF(t1.late_buckets > 0, "an unreported range was not counted late");
+        CHECKF(t1.buckets == sb_dp_nbuckets(ov), "timing counts %d buckets", t1.buckets);
+        CHECKF(t1.wait_s >= 0 && t1.compute_s >= 0 && t1.comm_s >= 0, "negative timing");
+        CHECKF(!memcmp(g1, g2, n * sizeof *g1), "step %d: overlap and no-overlap differ", step);
         double maxrel = 0;
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) {
@@ -187,17 +178,17 @@ int main(void)
              * ranks add in an order MPI chooses (tolerance: world float ulps). */
             if (world <= 2 ? g1[i] != expect[i] : d > world * 1.2e-7) bad++;
         }
-        CHECK(bad == 0, "step %d: %zu elements not the average (max rel diff %g)", step, bad,
+        CHECKF(bad == 0, "step %d: %zu elements not the average (max rel diff %g)", step, bad,
               maxrel);
-        CHECK(!sb_dp_check_identical(ov, g1, n, &same, &e) && same,
+        CHECKF(!sb_dp_check_identical(ov, g1, n, &same, &e) && same,
               "step %d: gradients differ across ranks", step);
     }
 
     /* Reporting a range twice would start a bucket early: refused. */
     sb_dp_step_begin(ov);
-    CHECK(!sb_dp_grad_ready(ov, 0, 30000, &e), "first report refused");
-    CHECK(sb_dp_grad_ready(ov, 5, 10, &e) == SB_EUSAGE, "double report accepted");
-    CHECK(sb_dp_grad_ready(ov, n - 1, 5, &e) == SB_EUSAGE, "range beyond buffer accepted");
+    CHECKF(!sb_dp_grad_ready(ov, 0, 30000, &e), "first report refused");
+    CHECKF(sb_dp_grad_ready(ov, 5, 10, &e) == SB_EUSAGE, "double report accepted");
+    CHECKF(sb_dp_grad_ready(ov, n - 1, 5, &e) == SB_EUSAGE, "range beyond buffer accepted");
     sb_dp_wait_all(ov, NULL, &e);
 
     /* Per-rank timings gathered on rank 0. */
@@ -205,25 +196,25 @@ int main(void)
     sb_dp_gather_doubles(ov, mine, 2, all, &e);
     if (rank == 0)
         for (int r = 0; r < world; r++)
-            CHECK(all[2 * r] == r && all[2 * r + 1] == r * 10.0, "gather: rank %d wrong", r);
+            CHECKF(all[2 * r] == r && all[2 * r + 1] == r * 10.0, "gather: rank %d wrong", r);
     free(all);
 
     char mine_s[64], **strs = NULL;
     snprintf(mine_s, sizeof mine_s, "rank-%d%s", rank, rank % 2 ? "-odd" : "");
-    CHECK(!sb_dp_gather_string(ov, mine_s, &strs, &e), "gather strings: %s", e.msg);
+    CHECKF(!sb_dp_gather_string(ov, mine_s, &strs, &e), "gather strings: %s", e.msg);
     if (rank == 0) {
         for (int r = 0; r < world && strs; r++) {
             char want[64];
             snprintf(want, sizeof want, "rank-%d%s", r, r % 2 ? "-odd" : "");
-            CHECK(strs[r] && !strcmp(strs[r], want), "gathered string %d: %s", r, strs[r]);
+            CHECKF(strs[r] && !strcmp(strs[r], want), "gathered string %d: %s", r, strs[r]);
         }
-        CHECK(strs && !strs[world], "gathered strings not NULL-terminated");
+        CHECKF(strs && !strs[world], "gathered strings not NULL-terminated");
     } else {
-        CHECK(!strs, "non-root got strings");
+        CHECKF(!strs, "non-root got strings");
     }
     sb_dp_strings_free(strs);
 
-    int total_failures = failures;
+    int total_failures = g_test_failures;
     MPI_Allreduce(MPI_IN_PLACE, &total_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     free(g1);
     free(g2);

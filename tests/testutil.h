@@ -26,6 +26,18 @@ static int g_test_checks;
         }                                                                       \
     } while (0)
 
+/* CHECKF(cond, fmt, ...): CHECK with a formatted message. */
+#define CHECKF(cond, ...)                                                       \
+    do {                                                                        \
+        g_test_checks++;                                                        \
+        if (!(cond)) {                                                          \
+            g_test_failures++;                                                  \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                     \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fputc('\n', stderr);                                                \
+        }                                                                       \
+    } while (0)
+
 static inline int test_report(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, g_test_checks, g_test_failures);
