@@ -1,22 +1,41 @@
 /* scalar-f32: the reference every other kernel is checked against. */
 #include "sb_kernel.h"
+#include <stdlib.h>
 #include <omp.h>
 
 #define AT(X, ld, r, c) ((X)[(size_t)(r) * (ld) + (c)])
 
+/* Loop order follows B's layout so the inner loop walks memory contiguously;
+ * either way every C element sums its k products in ascending p, one rounding
+ * per step, so the result does not depend on the order chosen. This file is
+ * compiled without auto-vectorisation: scalar means scalar. */
 int sb_gemm_ref_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C)
 {
-    for (int i = 0; i < d->m; i++)
-        for (int j = 0; j < d->n; j++) {
-            float acc = 0.0f;
+    float *acc = d->transb == 'N' ? malloc(sizeof *acc * (size_t)d->n) : NULL;
+    if (d->transb == 'N' && !acc) return SB_EFAIL;
+    for (int i = 0; i < d->m; i++) {
+        float *c = &AT(C, d->ldc, i, 0);
+        if (d->transb == 'N') {
+            for (int j = 0; j < d->n; j++) acc[j] = 0.0f;
             for (int p = 0; p < d->k; p++) {
                 float a = d->transa == 'N' ? AT(A, d->lda, i, p) : AT(A, d->lda, p, i);
-                float b = d->transb == 'N' ? AT(B, d->ldb, p, j) : AT(B, d->ldb, j, p);
-                acc += a * b;
+                const float *b = &AT(B, d->ldb, p, 0);
+                for (int j = 0; j < d->n; j++) acc[j] += a * b[j];
             }
-            float *c = &AT(C, d->ldc, i, j);
-            *c = d->beta == 0.0f ? d->alpha * acc : d->alpha * acc + d->beta * *c;
         }
+        for (int j = 0; j < d->n; j++) {
+            float sum = 0.0f;
+            if (d->transb == 'N') {
+                sum = acc[j];
+            } else {
+                const float *b = &AT(B, d->ldb, j, 0);
+                for (int p = 0; p < d->k; p++)
+                    sum += (d->transa == 'N' ? AT(A, d->lda, i, p) : AT(A, d->lda, p, i)) * b[p];
+            }
+            c[j] = d->beta == 0.0f ? d->alpha * sum : d->alpha * sum + d->beta * c[j];
+        }
+    }
+    free(acc);
     return SB_OK;
 }
 
