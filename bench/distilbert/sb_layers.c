@@ -1,0 +1,637 @@
+#include "sb_layers.h"
+#include <immintrin.h>
+#include "sb_cpu.h"
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NT(t) ((t) > 0 ? (t) : omp_get_max_threads())
+
+/* Element-wise work (GELU, softmax, dropout masks) has an AVX-512 path
+ * written with intrinsics behind a run-time check, because the library is
+ * built for baseline x86-64 and gcc does not vectorise these loops itself;
+ * the scalar path computes the same formulas. */
+#define SB_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma")))
+
+static int g_vec = -1;
+
+void sb_layers_set_vector(int on)
+{
+    g_vec = -1;
+    if (!on) g_vec = 0;
+}
+
+static int use_avx512(void)
+{
+    int v = g_vec;
+    if (v < 0) {
+        const sb_cpu *c = sb_cpu_get();
+        v = c && c->avx512f && c->avx512dq && c->avx512bw && c->avx512vl && c->os_avx512;
+        g_vec = v;
+    }
+    return v;
+}
+
+/* exp(x): Cephes' expf polynomial after x = n ln2 + r (about 1 ulp);
+ * x is clamped to [-87, 88]. */
+static inline float vexp(float x)
+{
+    x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+    float fn = floorf(x * 1.44269504088896341f + 0.5f);
+    float r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
+    float z = r * r;
+    float y = ((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r +
+                4.1665795894e-2f) * r + 1.6666665459e-1f) * r + 5.0000001201e-1f;
+    y = y * z + r + 1.0f;
+    uint32_t bits = (uint32_t)((int32_t)fn + 127) << 23;
+    float two;
+    memcpy(&two, &bits, sizeof two);
+    return y * two;
+}
+
+/* erf(x), Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7), the form
+ * PyTorch's vectorised CPU erf uses. */
+static inline float verf(float x)
+{
+    float ax = fabsf(x);
+    float t = 1.0f / (1.0f + 0.3275911f * ax);
+    float p = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t +
+               0.254829592f) * t;
+    float r = 1.0f - p * vexp(-ax * ax);
+    return copysignf(r, x);
+}
+
+SB_AVX512 static inline __m512 vexp16(__m512 x)
+{
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+    __m512 fn = _mm512_roundscale_ps(
+        _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(0.5f)),
+        _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(fn, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fmadd_ps(fn, _mm512_set1_ps(2.12194440e-4f), r);
+    __m512 z = _mm512_mul_ps(r, r);
+    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
+    y = _mm512_add_ps(_mm512_fmadd_ps(y, z, r), _mm512_set1_ps(1.0f));
+    __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fn), _mm512_set1_epi32(127)), 23);
+    return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
+}
+
+SB_AVX512 static inline __m512 verf16(__m512 x)
+{
+    __m512 ax = _mm512_abs_ps(x);
+    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
+                             _mm512_fmadd_ps(ax, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
+    __m512 p = _mm512_set1_ps(1.061405429f);
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
+    p = _mm512_mul_ps(p, t);
+    __m512 r = _mm512_fnmadd_ps(p, vexp16(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), ax), ax)),
+                                _mm512_set1_ps(1.0f));
+    /* copy the sign of x */
+    __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
+}
+
+static inline __mmask16 tailmask(size_t left) { return left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1); }
+
+int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha,
+              const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
+              int threads, sb_err *e)
+{
+    sb_gemm_desc d = {.transa = ta, .transb = tb, .m = m, .n = n, .k = k, .lda = lda,
+                      .ldb = ldb, .ldc = ldc, .alpha = alpha, .beta = beta, .threads = threads};
+    return c->kernel->gemm_f32(&d, A, B, C, e);
+}
+
+/* ---- random numbers: splitmix64's finaliser over (key + index * golden). */
+static inline uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t sb_rng_key(uint64_t seed, uint64_t stream)
+{
+    return mix64(mix64(seed + 0x9E3779B97F4A7C15ULL) ^ (stream * 0xD1B54A32D192ED03ULL + 1));
+}
+
+float sb_rng_uniform(uint64_t key, uint64_t index)
+{
+    return (float)(mix64(key + (index + 1) * 0x9E3779B97F4A7C15ULL) >> 40) * 0x1p-24f;
+}
+
+float sb_rng_normal(uint64_t key, uint64_t index)
+{
+    uint64_t r = mix64(key + (index + 1) * 0x9E3779B97F4A7C15ULL);
+    double u1 = ((double)(r >> 11) + 0.5) * 0x1p-53;
+    double u2 = (double)(mix64(r ^ 0x5851F42D4C957F2DULL) >> 11) * 0x1p-53;
+    return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+}
+
+/* ---- embedding */
+void sb_embedding_forward(float *out, const int32_t *ids, const float *wte, const float *wpe,
+                          int B, int S, int D, int threads)
+{
+    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+    for (long t = 0; t < (long)B * S; t++) {
+        const float *w = wte + (size_t)ids[t] * D, *p = wpe + (size_t)(t % S) * D;
+        float *o = out + (size_t)t * D;
+        for (int j = 0; j < D; j++) o[j] = w[j] + p[j];
+    }
+}
+
+void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                           int B, int S, int D, int pad_id, int threads)
+{
+    /* Split by columns: repeated ids then never race and no atomics are needed. */
+    #pragma omp parallel num_threads(NT(threads))
+    {
+        int nt = omp_get_num_threads(), me = omp_get_thread_num();
+        int j0 = (int)((long)D * me / nt), j1 = (int)((long)D * (me + 1) / nt);
+        for (long t = 0; t < (long)B * S; t++) {
+            const float *d = dout + (size_t)t * D;
+            float *p = dwpe + (size_t)(t % S) * D;
+            for (int j = j0; j < j1; j++) p[j] += d[j];
+            if (ids[t] == pad_id) continue;
+            float *w = dwte + (size_t)ids[t] * D;
+            for (int j = j0; j < j1; j++) w[j] += d[j];
+        }
+    }
+}
+
+/* ---- layernorm */
+void sb_layernorm_forward(float *y, float *mean, float *rstd, const float *x, const float *g,
+                          const float *b, int N, int D, float eps, int threads)
+{
+    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+    for (int i = 0; i < N; i++) {
+        const float *xi = x + (size_t)i * D;
+        float *yi = y + (size_t)i * D;
+        float s = 0;
+        #pragma omp simd reduction(+ : s)
+        for (int j = 0; j < D; j++) s += xi[j];
+        float mu = s / D, v = 0;
+        #pragma omp simd reduction(+ : v)
+        for (int j = 0; j < D; j++) v += (xi[j] - mu) * (xi[j] - mu);
+        float rs = 1.0f / sqrtf(v / D + eps);
+        #pragma omp simd
+        for (int j = 0; j < D; j++) yi[j] = (xi[j] - mu) * rs * g[j] + b[j];
+        mean[i] = mu;
+        rstd[i] = rs;
+    }
+}
+
+void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, const float *x,
+                           const float *mean, const float *rstd, const float *g, int N, int D,
+                           int threads)
+{
+    int nt = NT(threads);
+    float *part = calloc((size_t)nt * 2 * D, sizeof(float));
+    #pragma omp parallel num_threads(nt)
+    {
+        float *pg = part + (size_t)omp_get_thread_num() * 2 * D, *pb = pg + D;
+        #pragma omp for schedule(static)
+        for (int i = 0; i < N; i++) {
+            const float *xi = x + (size_t)i * D, *dyi = dy + (size_t)i * D;
+            float *dxi = dx + (size_t)i * D;
+            float mu = mean[i], rs = rstd[i], s1 = 0, s2 = 0;
+            #pragma omp simd reduction(+ : s1, s2)
+            for (int j = 0; j < D; j++) {
+                float xh = (xi[j] - mu) * rs, dxh = dyi[j] * g[j];
+                pg[j] += dyi[j] * xh;
+                pb[j] += dyi[j];
+                s1 += dxh;
+                s2 += dxh * xh;
+            }
+            s1 /= D;
+            s2 /= D;
+            #pragma omp simd
+            for (int j = 0; j < D; j++) {
+                float xh = (xi[j] - mu) * rs;
+                dxi[j] = rs * (dyi[j] * g[j] - s1 - xh * s2);
+            }
+        }
+    }
+    for (int j = 0; j < D; j++) {
+        float sg = 0, sb = 0;
+        for (int t = 0; t < nt; t++) {
+            sg += part[(size_t)t * 2 * D + j];
+            sb += part[(size_t)t * 2 * D + D + j];
+        }
+        dg[j] = sg;
+        db[j] = sb;
+    }
+    free(part);
+}
+
+/* ---- linear */
+int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
+                      int N, int in, int out, sb_err *e)
+{
+    /* Bias first, then the product added (beta 1): one pass over y fewer. */
+    #pragma omp parallel for schedule(static) num_threads(NT(c->threads))
+    for (int i = 0; i < N; i++) memcpy(y + (size_t)i * out, b, sizeof(float) * out);
+    return sb_matmul(c, 'N', 'T', N, out, in, 1.0f, x, in, W, in, 1.0f, y, out, c->threads, e);
+}
+
+/* db[out] = column sums of dy[N,out], per-thread partials so no atomics. */
+static void colsum(float *db, const float *dy, int N, int out, int threads)
+{
+    int nt = NT(threads);
+    float *part = calloc((size_t)nt * out, sizeof(float));
+    #pragma omp parallel num_threads(nt)
+    {
+        float *p = part + (size_t)omp_get_thread_num() * out;
+        #pragma omp for schedule(static)
+        for (int i = 0; i < N; i++) {
+            const float *r = dy + (size_t)i * out;
+            #pragma omp simd
+            for (int j = 0; j < out; j++) p[j] += r[j];
+        }
+    }
+    for (int j = 0; j < out; j++) {
+        float s = 0;
+        for (int t = 0; t < nt; t++) s += part[(size_t)t * out + j];
+        db[j] = s;
+    }
+    free(part);
+}
+
+int sb_linear_backward(const sb_lctx *c, float *dx, float dx_beta, float *dW, float *db,
+                       const float *dy, const float *x, const float *W, int N, int in, int out,
+                       sb_err *e)
+{
+    int rc;
+    /* dW[out,in] = dy^T x */
+    if ((rc = sb_matmul(c, 'T', 'N', out, in, N, 1.0f, dy, out, x, in, 0.0f, dW, in, c->threads,
+                        e)))
+        return rc;
+    colsum(db, dy, N, out, c->threads);
+    if (dx)
+        rc = sb_matmul(c, 'N', 'N', N, in, out, 1.0f, dy, out, W, in, dx_beta, dx, in, c->threads,
+                       e);
+    return rc;
+}
+
+/* ---- gelu */
+#define SB_SQRT1_2 0.70710678118654752f
+#define SB_INV_SQRT_2PI 0.39894228040143268f
+
+#define SB_SQRT1_2F 0.70710678118654752f
+SB_AVX512 static void gelu_fwd_avx512(float *y, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tailmask(n - i);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        __m512 cdf = _mm512_fmadd_ps(verf16(_mm512_mul_ps(v, _mm512_set1_ps(SB_SQRT1_2F))),
+                                     _mm512_set1_ps(0.5f), _mm512_set1_ps(0.5f));
+        _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(v, cdf));
+    }
+}
+
+SB_AVX512 static void gelu_bwd_avx512(float *dx, const float *dy, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tailmask(n - i);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        __m512 cdf = _mm512_fmadd_ps(verf16(_mm512_mul_ps(v, _mm512_set1_ps(SB_SQRT1_2F))),
+                                     _mm512_set1_ps(0.5f), _mm512_set1_ps(0.5f));
+        __m512 pdf = _mm512_mul_ps(_mm512_set1_ps(SB_INV_SQRT_2PI),
+                                   vexp16(_mm512_mul_ps(_mm512_mul_ps(v, v), _mm512_set1_ps(-0.5f))));
+        __m512 d = _mm512_fmadd_ps(v, pdf, cdf);
+        _mm512_mask_storeu_ps(dx + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, dy + i), d));
+    }
+}
+
+static void gelu_fwd_chunk(float *y, const float *x, size_t n)
+{
+    if (use_avx512()) {
+        gelu_fwd_avx512(y, x, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) y[i] = 0.5f * x[i] * (1.0f + verf(x[i] * SB_SQRT1_2));
+}
+
+static void gelu_bwd_chunk(float *dx, const float *dy, const float *x, size_t n)
+{
+    if (use_avx512()) {
+        gelu_bwd_avx512(dx, dy, x, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        float cdf = 0.5f * (1.0f + verf(v * SB_SQRT1_2));
+        float pdf = SB_INV_SQRT_2PI * vexp(-0.5f * v * v);
+        dx[i] = dy[i] * (cdf + v * pdf);
+    }
+}
+
+#define SB_CHUNK 4096
+void sb_gelu_forward(float *y, const float *x, size_t n, int threads)
+{
+    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+    for (size_t c = 0; c < n; c += SB_CHUNK)
+        gelu_fwd_chunk(y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
+}
+
+void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int threads)
+{
+    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+    for (size_t c = 0; c < n; c += SB_CHUNK)
+        gelu_bwd_chunk(dx + c, dy + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
+}
+
+/* ---- dropout */
+/* Element i is kept iff 16 bits of hash(key, i / 4) (the (i % 4)-th group)
+ * are >= p * 65536: one hash serves four elements. */
+SB_AVX512 static void dropout_avx512(float *y, const float *x, size_t n, uint32_t thr,
+                                     float scale, uint64_t key, uint64_t first)
+{
+    /* 16 elements at a time; element e uses hash of (e >> 2), so the lanes
+     * need hashes of 4 or 5 consecutive groups; compute 8 hashes and pick. */
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i golden = _mm512_set1_epi64((long long)0x9E3779B97F4A7C15ULL);
+    const __m512i c1 = _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ULL);
+    const __m512i c2 = _mm512_set1_epi64((long long)0x94D049BB133111EBULL);
+    const __m512i seq8 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tailmask(n - i);
+        uint64_t e0 = first + i, g0 = e0 >> 2;
+        __m512i g = _mm512_add_epi64(_mm512_set1_epi64((long long)(g0 + 1)), seq8);
+        __m512i z = _mm512_add_epi64(_mm512_set1_epi64((long long)key), _mm512_mullo_epi64(g, golden));
+        z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), c1);
+        z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), c2);
+        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+        /* z holds 8 hashes = 32 16-bit groups; element lane l wants group
+         * ((e0 & 3) + l), i.e. 16-bit word ((e0 & 3) + l) of z. */
+        __m512i idx16 = _mm512_add_epi32(lane, _mm512_set1_epi32((int)(e0 & 3)));
+        /* gather the 16-bit words: word w lives in 32-bit element w/2, half w&1 */
+        __m512i dw = _mm512_permutexvar_epi32(_mm512_srli_epi32(idx16, 1), z);
+        __m512i sh = _mm512_slli_epi32(_mm512_and_si512(idx16, _mm512_set1_epi32(1)), 4);
+        __m512i bits = _mm512_and_si512(_mm512_srlv_epi32(dw, sh), _mm512_set1_epi32(0xffff));
+        __mmask16 keep = _mm512_cmpge_epu32_mask(bits, _mm512_set1_epi32((int)thr));
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        _mm512_mask_storeu_ps(y + i, k, _mm512_maskz_mul_ps(keep, v, _mm512_set1_ps(scale)));
+    }
+}
+
+static void dropout_chunk(float *y, const float *x, size_t n, uint32_t thr, float scale,
+                          uint64_t key, uint64_t first)
+{
+    if (use_avx512()) {
+        dropout_avx512(y, x, n, thr, scale, key, first);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t e = first + i;
+        uint64_t h = mix64(key + ((e >> 2) + 1) * 0x9E3779B97F4A7C15ULL);
+        uint32_t bits = (uint32_t)(h >> ((e & 3) * 16)) & 0xffffu;
+        y[i] = bits >= thr ? x[i] * scale : 0.0f;
+    }
+}
+
+static void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key,
+                          uint64_t offset, int threads)
+{
+    if (p <= 0.0f) {
+        if (y != x) memcpy(y, x, n * sizeof(float));
+        return;
+    }
+    float scale = 1.0f / (1.0f - p);
+    uint32_t thr = (uint32_t)(p * 65536.0f + 0.5f);
+    if (threads == 1 || n < 2 * SB_CHUNK) {
+        dropout_chunk(y, x, n, thr, scale, key, offset);
+        return;
+    }
+    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+    for (size_t c = 0; c < n; c += SB_CHUNK)
+        dropout_chunk(y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK, thr, scale, key,
+                      offset + c);
+}
+
+void sb_dropout_forward(float *y, const float *x, size_t n, float p, uint64_t key,
+                        uint64_t offset, int threads)
+{
+    dropout_apply(y, x, n, p, key, offset, threads);
+}
+
+void sb_dropout_backward(float *dx, const float *dy, size_t n, float p, uint64_t key,
+                         uint64_t offset, int threads)
+{
+    dropout_apply(dx, dy, n, p, key, offset, threads);
+}
+
+/* ---- attention */
+/* In place over one row of scores; padded keys (keep 0, bias -inf) get exactly 0. */
+SB_AVX512 static void softmax_row_avx512(float *row, const float *keep, const float *bias, int S)
+{
+    __m512 mx = _mm512_set1_ps(-INFINITY), sum = _mm512_setzero_ps();
+    for (int j = 0; j < S; j += 16) {
+        __mmask16 k = tailmask((size_t)(S - j));
+        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(k, row + j), _mm512_maskz_loadu_ps(k, bias + j));
+        mx = _mm512_mask_max_ps(mx, k, mx, v);
+    }
+    __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
+    for (int j = 0; j < S; j += 16) {
+        __mmask16 k = tailmask((size_t)(S - j));
+        __m512 ex = _mm512_mul_ps(vexp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, row + j), m)),
+                                  _mm512_maskz_loadu_ps(k, keep + j));
+        _mm512_mask_storeu_ps(row + j, k, ex);
+        sum = _mm512_mask_add_ps(sum, k, sum, ex);
+    }
+    float s = _mm512_reduce_add_ps(sum);
+    __m512 inv = _mm512_set1_ps(s > 0 ? 1.0f / s : 0.0f);
+    for (int j = 0; j < S; j += 16) {
+        __mmask16 k = tailmask((size_t)(S - j));
+        _mm512_mask_storeu_ps(row + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, row + j), inv));
+    }
+}
+
+static void softmax_row_masked(float *row, const float *keep, const float *bias, int S)
+{
+    if (use_avx512()) {
+        softmax_row_avx512(row, keep, bias, S);
+        return;
+    }
+    float mx = -INFINITY, sum = 0;
+    for (int j = 0; j < S; j++) {
+        float v = row[j] + bias[j];
+        mx = v > mx ? v : mx;
+    }
+    for (int j = 0; j < S; j++) {
+        float ex = vexp(row[j] - mx) * keep[j];
+        row[j] = ex;
+        sum += ex;
+    }
+    float inv = sum > 0 ? 1.0f / sum : 0.0f;
+    for (int j = 0; j < S; j++) row[j] *= inv;
+}
+
+/* dS = P * (dP - sum_j dP P), in place over one row of dP. */
+SB_AVX512 static void softmax_bwd_avx512(float *dr, const float *pr, int S)
+{
+    __m512 dot = _mm512_setzero_ps();
+    for (int j = 0; j < S; j += 16) {
+        __mmask16 k = tailmask((size_t)(S - j));
+        dot = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, dr + j), _mm512_maskz_loadu_ps(k, pr + j), dot);
+    }
+    __m512 d = _mm512_set1_ps(_mm512_reduce_add_ps(dot));
+    for (int j = 0; j < S; j += 16) {
+        __mmask16 k = tailmask((size_t)(S - j));
+        __m512 p = _mm512_maskz_loadu_ps(k, pr + j);
+        _mm512_mask_storeu_ps(dr + j, k, _mm512_mul_ps(p, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, dr + j), d)));
+    }
+}
+
+static void softmax_row_backward(float *dr, const float *pr, int S)
+{
+    if (use_avx512()) {
+        softmax_bwd_avx512(dr, pr, S);
+        return;
+    }
+    float dot = 0;
+    for (int j = 0; j < S; j++) dot += dr[j] * pr[j];
+    for (int j = 0; j < S; j++) dr[j] = pr[j] * (dr[j] - dot);
+}
+
+int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, const float *qkv,
+                         const uint8_t *mask, int B, int S, int D, int H, float p_drop,
+                         uint64_t key, float *scratch, sb_err *e)
+{
+    int dh = D / H, nt = NT(c->threads), rc = SB_OK;
+    float scale = 1.0f / sqrtf((float)dh);
+    /* Parallel over (b, h), each GEMM single-threaded: at S x dh sizes the
+     * kernel's own threading would cost more than it gives. */
+    #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int bh = 0; bh < B * H; bh++) {
+        int b = bh / H, h = bh % H;
+        const float *q = qkv + (size_t)b * S * 3 * D + h * dh, *k = q + D, *v = q + 2 * D;
+        float *P = probs + (size_t)bh * S * S;
+        const uint8_t *m = mask + (size_t)b * S;
+        sb_err le;
+        int r = sb_matmul(c, 'N', 'T', S, S, dh, scale, q, 3 * D, k, 3 * D, 0.0f, P, S, 1, &le);
+        if (r) {
+            #pragma omp critical(sb_attn_err)
+            if (!rc) { rc = r; if (e) *e = le; }
+            continue;
+        }
+        float *keep = scratch + (size_t)nt * S * S + (size_t)omp_get_thread_num() * 2 * S;
+        float *bias = keep + S;
+        for (int j = 0; j < S; j++) {
+            keep[j] = m[j] ? 1.0f : 0.0f;
+            bias[j] = m[j] ? 0.0f : -INFINITY;
+        }
+        for (int i = 0; i < S; i++) softmax_row_masked(P + (size_t)i * S, keep, bias, S);
+        const float *Pd = P;
+        if (p_drop > 0) {
+            float *buf = scratch + (size_t)omp_get_thread_num() * S * S;
+            dropout_apply(buf, P, (size_t)S * S, p_drop, key, (uint64_t)bh * S * S, 1);
+            Pd = buf;
+        }
+        r = sb_matmul(c, 'N', 'N', S, dh, S, 1.0f, Pd, S, v, 3 * D, 0.0f,
+                      ctx + (size_t)b * S * D + h * dh, D, 1, &le);
+        if (r) {
+            #pragma omp critical(sb_attn_err)
+            if (!rc) { rc = r; if (e) *e = le; }
+        }
+    }
+    return rc;
+}
+
+int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, const float *qkv,
+                          const float *probs, int B, int S, int D, int H, float p_drop,
+                          uint64_t key, float *scratch, sb_err *e)
+{
+    int dh = D / H, nt = NT(c->threads), rc = SB_OK;
+    float scale = 1.0f / sqrtf((float)dh);
+    #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int bh = 0; bh < B * H; bh++) {
+        int b = bh / H, h = bh % H;
+        size_t rowoff = (size_t)b * S * 3 * D + h * dh;
+        const float *q = qkv + rowoff, *k = q + D, *v = q + 2 * D;
+        float *dq = dqkv + rowoff, *dk = dq + D, *dv = dq + 2 * D;
+        const float *dc = dctx + (size_t)b * S * D + h * dh;
+        const float *P = probs + (size_t)bh * S * S;
+        float *dP = scratch + (size_t)omp_get_thread_num() * 2 * S * S, *Pd = dP + (size_t)S * S;
+        sb_err le;
+        int r;
+        const float *Pused = P;
+        if (p_drop > 0) {
+            dropout_apply(Pd, P, (size_t)S * S, p_drop, key, (uint64_t)bh * S * S, 1);
+            Pused = Pd;
+        }
+        /* dv = Pd^T dctx; dPd = dctx v^T */
+        r = sb_matmul(c, 'T', 'N', S, dh, S, 1.0f, Pused, S, dc, D, 0.0f, dv, 3 * D, 1, &le);
+        if (!r)
+            r = sb_matmul(c, 'N', 'T', S, S, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
+        if (!r) {
+            if (p_drop > 0)
+                dropout_apply(dP, dP, (size_t)S * S, p_drop, key, (uint64_t)bh * S * S, 1);
+            /* softmax backward: dS = P * (dP - sum_j dP P) */
+            for (int i = 0; i < S; i++)
+                softmax_row_backward(dP + (size_t)i * S, P + (size_t)i * S, S);
+            /* dq = dS k * scale; dk = dS^T q * scale */
+            r = sb_matmul(c, 'N', 'N', S, dh, S, scale, dP, S, k, 3 * D, 0.0f, dq, 3 * D, 1, &le);
+        }
+        if (!r)
+            r = sb_matmul(c, 'T', 'N', S, dh, S, scale, dP, S, q, 3 * D, 0.0f, dk, 3 * D, 1, &le);
+        if (r) {
+            #pragma omp critical(sb_attn_err)
+            if (!rc) { rc = r; if (e) *e = le; }
+        }
+    }
+    return rc;
+}
+
+/* ---- QA loss */
+static double ce_one(float *dl, const float *logits, int S, int target, double weight)
+{
+    /* logits and dl are strided by 2 (start/end interleaved). */
+    double mx = -INFINITY, sum = 0;
+    for (int s = 0; s < S; s++)
+        if (logits[2 * s] > mx) mx = logits[2 * s];
+    for (int s = 0; s < S; s++) sum += exp(logits[2 * s] - mx);
+    double lse = mx + log(sum);
+    if (dl)
+        for (int s = 0; s < S; s++)
+            dl[2 * s] = (float)(weight * (exp(logits[2 * s] - lse) - (s == target)));
+    return lse - logits[2 * target];
+}
+
+double sb_qa_loss(float *dlogits, const float *logits, const int32_t *start, const int32_t *end,
+                  int B, int S)
+{
+    double total = 0;
+    for (int which = 0; which < 2; which++) {
+        const int32_t *pos = which ? end : start;
+        int count = 0;
+        for (int b = 0; b < B; b++) {
+            int p = pos[b] < 0 ? 0 : pos[b];
+            if (p < S) count++;
+        }
+        double sum = 0;
+        for (int b = 0; b < B; b++) {
+            int p = pos[b] < 0 ? 0 : pos[b];
+            float *dl = dlogits ? dlogits + (size_t)b * S * 2 + which : NULL;
+            if (p >= S) {
+                if (dl)
+                    for (int s = 0; s < S; s++) dl[2 * s] = 0;
+                continue;
+            }
+            sum += ce_one(dl, logits + (size_t)b * S * 2 + which, S, p, 0.5 / count);
+        }
+        /* All targets ignored: torch gives NaN; a zero contribution keeps
+         * training going on a batch with no answer in its window. */
+        if (count) total += 0.5 * sum / count;
+    }
+    return total;
+}

@@ -1,0 +1,94 @@
+/* sb_layers: the forward/backward pairs DistilBERT is made of (embedding,
+ * LayerNorm, linear, GELU in its erf form, dropout from a counter-based RNG,
+ * multi-head self-attention, the QA span loss). Every matrix product goes
+ * through the kernel in sb_lctx, so the kernel axis of a sweep covers the
+ * whole model; everything else is an OpenMP loop here.
+ *
+ * Conventions: row-major; N = B*S tokens; "written" gradients overwrite,
+ * "added" ones accumulate. Shapes are in the comment line above each pair. */
+#ifndef SB_LAYERS_H
+#define SB_LAYERS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "sb_err.h"
+#include "sb_kernel.h"
+
+/* Which matrix-product engine and how many threads a layer uses. */
+typedef struct sb_lctx {
+    const sb_kernel *kernel;
+    int threads;            /* OpenMP threads for loops and GEMMs */
+} sb_lctx;
+
+/* Tests: 0 forces the scalar element-wise paths, 1 restores the automatic
+ * choice (AVX-512 when the CPU and OS have it). Not thread-safe. */
+void sb_layers_set_vector(int on);
+
+/* C[m,n] = alpha * op(A) op(B) + beta * C through the context's kernel. */
+int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha,
+              const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
+              int threads, sb_err *e);
+
+/* ---- counter-based random numbers: the same (key, index) always gives the
+ * same number, so dropout masks are regenerated in backward instead of stored
+ * and runs repeat exactly whatever the thread count. */
+uint64_t sb_rng_key(uint64_t seed, uint64_t stream);
+/* Uniform in [0, 1) with 24 random bits. */
+float sb_rng_uniform(uint64_t key, uint64_t index);
+/* Standard normal (Box-Muller on two counters). */
+float sb_rng_normal(uint64_t key, uint64_t index);
+
+/* embedding: ids[B*S], wte[V,D], wpe[P,D] -> out[B*S,D] = wte[id] + wpe[s] */
+void sb_embedding_forward(float *out, const int32_t *ids, const float *wte, const float *wpe,
+                          int B, int S, int D, int threads);
+/* dwte, dwpe added; rows of pad_id get no gradient (nn.Embedding padding_idx) */
+void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                           int B, int S, int D, int pad_id, int threads);
+
+/* layernorm: x[N,D], g[D], b[D] -> y[N,D], mean[N], rstd[N] */
+void sb_layernorm_forward(float *y, float *mean, float *rstd, const float *x, const float *g,
+                          const float *b, int N, int D, float eps, int threads);
+/* dx[N,D] written (may alias dy); dg[D], db[D] written */
+void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, const float *x,
+                           const float *mean, const float *rstd, const float *g, int N, int D,
+                           int threads);
+
+/* linear: x[N,in], W[out,in], b[out] -> y[N,out] = x W^T + b */
+int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
+                      int N, int in, int out, sb_err *e);
+/* dx[N,in] = dx_beta*dx + dy W (dx NULL: skipped); dW[out,in], db[out] written */
+int sb_linear_backward(const sb_lctx *c, float *dx, float dx_beta, float *dW, float *db,
+                       const float *dy, const float *x, const float *W, int N, int in, int out,
+                       sb_err *e);
+
+/* gelu (erf form): x[n] -> y[n] = x/2 (1 + erf(x/sqrt 2)) (y may alias x) */
+void sb_gelu_forward(float *y, const float *x, size_t n, int threads);
+/* dx[n] = dy * gelu'(x) (dx may alias dy) */
+void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int threads);
+
+/* dropout: x[n] -> y[n] = x * keep / (1-p), keep iff uniform(key, offset+i) >= p
+ * (y may alias x; p == 0 copies) */
+void sb_dropout_forward(float *y, const float *x, size_t n, float p, uint64_t key,
+                        uint64_t offset, int threads);
+/* dx[n] = dy * keep / (1-p), the same mask (dx may alias dy) */
+void sb_dropout_backward(float *dx, const float *dy, size_t n, float p, uint64_t key,
+                         uint64_t offset, int threads);
+
+/* attention: qkv[B*S,3D] (q | k | v, head h in columns h*D/H..), mask[B*S] (1 = token)
+ *   -> probs[B,H,S,S] (softmax of q k^T / sqrt(D/H), padded keys 0, before dropout),
+ *      ctx[B*S,D] = dropout(probs) v.  scratch: threads * (S*S + 2*S) floats. */
+int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, const float *qkv,
+                         const uint8_t *mask, int B, int S, int D, int H, float p_drop,
+                         uint64_t key, float *scratch, sb_err *e);
+/* dqkv[B*S,3D] written from dctx[B*S,D]; scratch: threads * 2*S*S floats */
+int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, const float *qkv,
+                          const float *probs, int B, int S, int D, int H, float p_drop,
+                          uint64_t key, float *scratch, sb_err *e);
+
+/* qa loss: logits[B*S,2] (start, end), start[B], end[B]
+ *   -> mean over start and end of the cross entropy over the S positions, a
+ *      position outside [0, S) ignored (Hugging Face clamps it to S and ignores S);
+ *      dlogits[B*S,2] written (NULL: loss only). */
+double sb_qa_loss(float *dlogits, const float *logits, const int32_t *start, const int32_t *end,
+                  int B, int S);
+
+#endif

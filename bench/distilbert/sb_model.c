@@ -1,0 +1,486 @@
+#include "sb_model.h"
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const sb_prof_names[SB_PROF_N] = {
+    "embeddings", "qkv linear", "attention", "out linear", "layernorm", "ffn lin1",
+    "gelu", "ffn lin2", "dropout+residual", "qa head+loss", "optimizer",
+};
+
+void sb_model_config_base(sb_model_config *c)
+{
+    *c = (sb_model_config){.vocab = 30522, .dim = 768, .layers = 6, .heads = 12, .ffn = 3072,
+                           .max_pos = 512, .dropout = 0.1f, .attn_dropout = 0.1f,
+                           .qa_dropout = 0.1f, .ln_eps = 1e-12f, .pad_id = 0};
+}
+
+void sb_model_config_tiny(sb_model_config *c)
+{
+    sb_model_config_base(c);
+    c->layers = 2;
+    c->dim = 64;
+    c->heads = 4;
+    c->ffn = 256;
+}
+
+int sb_model_config_check(const sb_model_config *c, sb_err *e)
+{
+    if (c->vocab < 1 || c->dim < 1 || c->layers < 1 || c->heads < 1 || c->ffn < 1 ||
+        c->max_pos < 1)
+        return sb_errf(e, SB_EUSAGE, "model: every size must be positive");
+    if (c->dim % c->heads)
+        return sb_errf(e, SB_EUSAGE, "model: dim %d is not a multiple of heads %d", c->dim,
+                       c->heads);
+    if (c->pad_id < 0 || c->pad_id >= c->vocab)
+        return sb_errf(e, SB_EUSAGE, "model: pad id %d outside the vocabulary", c->pad_id);
+    return SB_OK;
+}
+
+int sb_model_config_parse(const char *spec, sb_model_config *c, sb_err *e)
+{
+    if (!strcmp(spec, "distilbert-base") || !strcmp(spec, "distilbert-base-uncased")) {
+        sb_model_config_base(c);
+        return SB_OK;
+    }
+    if (!strcmp(spec, "tiny")) {
+        sb_model_config_tiny(c);
+        return SB_OK;
+    }
+    int L, D, H, F;
+    char tail;
+    if (sscanf(spec, "%d,%d,%d,%d%c", &L, &D, &H, &F, &tail) != 4)
+        return sb_errf(e, SB_EUSAGE,
+                       "--model: '%s' is not distilbert-base, tiny or L,D,H,F", spec);
+    if (L < 1 || L > 96 || D < 1 || D > 16384 || H < 1 || F < 1 || F > 65536)
+        return sb_errf(e, SB_EUSAGE, "--model: '%s' has a size out of range", spec);
+    sb_model_config_base(c);
+    c->layers = L;
+    c->dim = D;
+    c->heads = H;
+    c->ffn = F;
+    return sb_model_config_check(c, e);
+}
+
+static size_t layer_size(const sb_model_config *c)
+{
+    size_t D = c->dim, F = c->ffn;
+    return 3 * D * D + 3 * D + D * D + D + 2 * D + F * D + F + D * F + D + 2 * D;
+}
+
+size_t sb_model_param_count(const sb_model_config *c)
+{
+    size_t D = c->dim;
+    return (size_t)c->vocab * D + (size_t)c->max_pos * D + 2 * D + c->layers * layer_size(c) +
+           2 * D + 2;
+}
+
+double sb_model_flops_per_token(const sb_model_config *c, int S)
+{
+    double D = c->dim, F = c->ffn, L = c->layers;
+    return 6.0 * (L * (4 * D * D + 2 * D * F) + 2 * D) + 12.0 * L * S * D;
+}
+
+/* ---- tensor table */
+static void add_tensor(sb_model *m, const char *name, int ndim, int64_t d0, int64_t d1,
+                       const float *view)
+{
+    sb_tensor_info *t = &m->tensors[m->ntensors++];
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->ndim = ndim;
+    t->shape[0] = d0;
+    t->shape[1] = ndim == 2 ? d1 : 0;
+    t->offset = (size_t)(view - m->params);
+    t->count = (size_t)d0 * (ndim == 2 ? (size_t)d1 : 1);
+}
+
+static void carve(sb_weights *w, float *base, const sb_model_config *c, size_t *block_off,
+                  size_t *block_len)
+{
+    size_t D = c->dim, F = c->ffn, off = 0;
+    float *p = base;
+#define TAKE(ptr, n) do { (ptr) = p + off; off += (n); } while (0)
+    TAKE(w->wte, (size_t)c->vocab * D);
+    TAKE(w->wpe, (size_t)c->max_pos * D);
+    TAKE(w->emb_g, D);
+    TAKE(w->emb_b, D);
+    if (block_off) { block_off[0] = 0; block_len[0] = off; }
+    for (int l = 0; l < c->layers; l++) {
+        sb_layer_w *x = &w->layer[l];
+        size_t start = off;
+        TAKE(x->qkv_w, 3 * D * D);
+        TAKE(x->qkv_b, 3 * D);
+        TAKE(x->o_w, D * D);
+        TAKE(x->o_b, D);
+        TAKE(x->sa_g, D);
+        TAKE(x->sa_b, D);
+        TAKE(x->f1_w, F * D);
+        TAKE(x->f1_b, F);
+        TAKE(x->f2_w, D * F);
+        TAKE(x->f2_b, D);
+        TAKE(x->out_g, D);
+        TAKE(x->out_b, D);
+        if (block_off) { block_off[1 + l] = start; block_len[1 + l] = off - start; }
+    }
+    size_t start = off;
+    TAKE(w->qa_w, 2 * D);
+    TAKE(w->qa_b, 2);
+    if (block_off) { block_off[1 + c->layers] = start; block_len[1 + c->layers] = off - start; }
+#undef TAKE
+}
+
+int sb_model_create(sb_model *m, const sb_model_config *cfg, const sb_kernel *k, int threads,
+                    sb_err *e)
+{
+    memset(m, 0, sizeof *m);
+    int rc = sb_model_config_check(cfg, e);
+    if (rc) return rc;
+    m->cfg = *cfg;
+    m->lc.kernel = k;
+    m->lc.threads = threads;
+    m->nparams = sb_model_param_count(cfg);
+    int L = cfg->layers;
+    m->params = calloc(m->nparams, sizeof(float));
+    m->grads = calloc(m->nparams, sizeof(float));
+    m->w.layer = calloc(L, sizeof(sb_layer_w));
+    m->g.layer = calloc(L, sizeof(sb_layer_w));
+    m->block_off = calloc(L + 2, sizeof(size_t));
+    m->block_len = calloc(L + 2, sizeof(size_t));
+    m->tensors = calloc(6 + 16 * (size_t)L, sizeof(sb_tensor_info));
+    if (!m->params || !m->grads || !m->w.layer || !m->g.layer || !m->block_off ||
+        !m->block_len || !m->tensors) {
+        sb_model_free(m);
+        return sb_errf(e, SB_EFAIL, "model: out of memory for %zu parameters", m->nparams);
+    }
+    carve(&m->w, m->params, cfg, m->block_off, m->block_len);
+    carve(&m->g, m->grads, cfg, NULL, NULL);
+
+    int64_t D = cfg->dim, F = cfg->ffn;
+    char nm[96];
+    add_tensor(m, "distilbert.embeddings.word_embeddings.weight", 2, cfg->vocab, D, m->w.wte);
+    add_tensor(m, "distilbert.embeddings.position_embeddings.weight", 2, cfg->max_pos, D,
+               m->w.wpe);
+    add_tensor(m, "distilbert.embeddings.LayerNorm.weight", 1, D, 0, m->w.emb_g);
+    add_tensor(m, "distilbert.embeddings.LayerNorm.bias", 1, D, 0, m->w.emb_b);
+    static const char *const qkv[3] = {"q_lin", "k_lin", "v_lin"};
+    for (int l = 0; l < L; l++) {
+        const sb_layer_w *x = &m->w.layer[l];
+        const char *pre = "distilbert.transformer.layer";
+        for (int i = 0; i < 3; i++) {
+            snprintf(nm, sizeof nm, "%s.%d.attention.%s.weight", pre, l, qkv[i]);
+            add_tensor(m, nm, 2, D, D, x->qkv_w + i * D * D);
+            snprintf(nm, sizeof nm, "%s.%d.attention.%s.bias", pre, l, qkv[i]);
+            add_tensor(m, nm, 1, D, 0, x->qkv_b + i * D);
+        }
+        snprintf(nm, sizeof nm, "%s.%d.attention.out_lin.weight", pre, l);
+        add_tensor(m, nm, 2, D, D, x->o_w);
+        snprintf(nm, sizeof nm, "%s.%d.attention.out_lin.bias", pre, l);
+        add_tensor(m, nm, 1, D, 0, x->o_b);
+        snprintf(nm, sizeof nm, "%s.%d.sa_layer_norm.weight", pre, l);
+        add_tensor(m, nm, 1, D, 0, x->sa_g);
+        snprintf(nm, sizeof nm, "%s.%d.sa_layer_norm.bias", pre, l);
+        add_tensor(m, nm, 1, D, 0, x->sa_b);
+        snprintf(nm, sizeof nm, "%s.%d.ffn.lin1.weight", pre, l);
+        add_tensor(m, nm, 2, F, D, x->f1_w);
+        snprintf(nm, sizeof nm, "%s.%d.ffn.lin1.bias", pre, l);
+        add_tensor(m, nm, 1, F, 0, x->f1_b);
+        snprintf(nm, sizeof nm, "%s.%d.ffn.lin2.weight", pre, l);
+        add_tensor(m, nm, 2, D, F, x->f2_w);
+        snprintf(nm, sizeof nm, "%s.%d.ffn.lin2.bias", pre, l);
+        add_tensor(m, nm, 1, D, 0, x->f2_b);
+        snprintf(nm, sizeof nm, "%s.%d.output_layer_norm.weight", pre, l);
+        add_tensor(m, nm, 1, D, 0, x->out_g);
+        snprintf(nm, sizeof nm, "%s.%d.output_layer_norm.bias", pre, l);
+        add_tensor(m, nm, 1, D, 0, x->out_b);
+    }
+    add_tensor(m, "qa_outputs.weight", 2, 2, D, m->w.qa_w);
+    add_tensor(m, "qa_outputs.bias", 1, 2, 0, m->w.qa_b);
+    return SB_OK;
+}
+
+const sb_tensor_info *sb_model_tensor(const sb_model *m, const char *hf_name)
+{
+    for (int i = 0; i < m->ntensors; i++)
+        if (!strcmp(m->tensors[i].name, hf_name)) return &m->tensors[i];
+    return NULL;
+}
+
+void sb_model_init_random(sb_model *m, uint64_t seed)
+{
+    sb_model_init_random_std(m, seed, 0.02f);
+}
+
+void sb_model_init_random_std(sb_model *m, uint64_t seed, float std)
+{
+    const sb_model_config *c = &m->cfg;
+    size_t D = c->dim;
+    for (int i = 0; i < m->ntensors; i++) {
+        const sb_tensor_info *t = &m->tensors[i];
+        float *p = m->params + t->offset;
+        const char *nm = t->name;
+        size_t len = strlen(nm);
+        int is_norm = strstr(nm, "LayerNorm") || strstr(nm, "layer_norm");
+        int is_bias = len > 5 && !strcmp(nm + len - 5, ".bias");
+        if (is_bias) {
+            memset(p, 0, t->count * sizeof(float));
+        } else if (is_norm) {
+            for (size_t j = 0; j < t->count; j++) p[j] = 1.0f;
+        } else {
+            uint64_t key = sb_rng_key(seed, 1000 + (uint64_t)i);
+            #pragma omp parallel for schedule(static)
+            for (size_t j = 0; j < t->count; j++) p[j] = std * sb_rng_normal(key, j);
+        }
+    }
+    memset(m->w.wte + (size_t)c->pad_id * D, 0, D * sizeof(float));
+}
+
+void sb_model_free(sb_model *m)
+{
+    free(m->params);
+    free(m->grads);
+    free(m->w.layer);
+    free(m->g.layer);
+    free(m->block_off);
+    free(m->block_len);
+    free(m->tensors);
+    free(m->la);
+    free(m->act_mem);
+    memset(m, 0, sizeof *m);
+}
+
+int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
+{
+    const sb_model_config *c = &m->cfg;
+    if (max_batch < 1) return sb_errf(e, SB_EUSAGE, "batch must be at least 1");
+    if (seq < 1 || seq > c->max_pos)
+        return sb_errf(e, SB_EUSAGE,
+                       "sequence length %d is outside [1, %d] (the model's positions)", seq,
+                       c->max_pos);
+    free(m->act_mem);
+    free(m->la);
+    m->act_mem = NULL;
+    size_t N = (size_t)max_batch * seq, D = c->dim, F = c->ffn, H = c->heads, S = seq;
+    size_t L = c->layers, T = m->lc.threads > 0 ? m->lc.threads : omp_get_max_threads();
+    size_t ffw = F > 3 * D ? F : 3 * D;
+    size_t per_layer = 3 * N * D + max_batch * H * S * S + N * D + N * D + 2 * N + N * D +
+                       N * F + N * D + 2 * N + N * D;
+    size_t total = N * D + 2 * N + N * D + L * per_layer + N * D + 2 * N * 2 + 2 * N * D +
+                   N * ffw + T * 2 * S * S;
+    m->la = calloc(L, sizeof(sb_layer_acts));
+    /* malloc, not calloc: the pages are touched first by the threads that use them. */
+    m->act_mem = malloc(total * sizeof(float));
+    if (!m->la || !m->act_mem) {
+        free(m->la);
+        free(m->act_mem);
+        m->la = NULL;
+        m->act_mem = NULL;
+        return sb_errf(e, SB_EFAIL, "model: out of memory for activations (%.1f GiB)",
+                       total * 4.0 / (1 << 30));
+    }
+    m->act_floats = total;
+    float *p = m->act_mem;
+#define TAKE(ptr, n) do { (ptr) = p; p += (n); } while (0)
+    TAKE(m->emb_in, N * D);
+    TAKE(m->emb_mean, N);
+    TAKE(m->emb_rstd, N);
+    TAKE(m->h0, N * D);
+    for (size_t l = 0; l < L; l++) {
+        sb_layer_acts *a = &m->la[l];
+        TAKE(a->qkv, 3 * N * D);
+        TAKE(a->probs, max_batch * H * S * S);
+        TAKE(a->ctx, N * D);
+        TAKE(a->sa_in, N * D);
+        TAKE(a->sa_mean, N);
+        TAKE(a->sa_rstd, N);
+        TAKE(a->sa_out, N * D);
+        TAKE(a->ff_pre, N * F);
+        TAKE(a->out_in, N * D);
+        TAKE(a->out_mean, N);
+        TAKE(a->out_rstd, N);
+        TAKE(a->out, N * D);
+    }
+    TAKE(m->qa_in, N * D);
+    TAKE(m->logits, 2 * N);
+    TAKE(m->dlogits, 2 * N);
+    TAKE(m->s_a, N * D);
+    TAKE(m->s_b, N * D);
+    TAKE(m->s_ff, N * ffw);
+    TAKE(m->s_attn, T * 2 * S * S);
+#undef TAKE
+    m->s_qkv = m->s_ff;   /* attention's and the FFN's backward never overlap */
+    m->s_c = m->s_b;
+    m->max_batch = max_batch;
+    m->seq = seq;
+    return SB_OK;
+}
+
+/* ---- forward / backward */
+enum { SITE_EMB = 0 };
+static uint64_t site_attn(int l) { return 1 + 3 * (uint64_t)l; }
+static uint64_t site_ffn(int l) { return 2 + 3 * (uint64_t)l; }
+static uint64_t site_qa(int L) { return 1 + 3 * (uint64_t)L; }
+
+#define PROF_BEGIN double t_prof_ = m->profile ? omp_get_wtime() : 0
+#define PROF_END(slot) do { if (m->profile) { m->prof[slot] += omp_get_wtime() - t_prof_; \
+    t_prof_ = omp_get_wtime(); } } while (0)
+
+static void add_inplace(float *y, const float *x, size_t n, int threads)
+{
+    #pragma omp parallel for simd schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+    for (size_t i = 0; i < n; i++) y[i] += x[i];
+}
+
+int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t drop_seed,
+                     double *loss, sb_err *e)
+{
+    const sb_model_config *c = &m->cfg;
+    int B = bt->B, S = bt->S, D = c->dim, F = c->ffn, H = c->heads, L = c->layers;
+    int T = m->lc.threads;
+    if (!m->act_mem || B < 1 || B > m->max_batch || S < 1 || S > m->seq)
+        return sb_errf(e, SB_EUSAGE, "batch %dx%d does not fit the %dx%d activations", B, S,
+                       m->max_batch, m->seq);
+    int N = B * S, rc;
+    for (int t = 0; t < N; t++)
+        if (bt->ids[t] < 0 || bt->ids[t] >= c->vocab)
+            return sb_errf(e, SB_EUSAGE, "token id %d outside the vocabulary (%d)", bt->ids[t],
+                           c->vocab);
+    m->training = training;
+    m->drop_seed = drop_seed;
+    float p_h = training ? c->dropout : 0, p_a = training ? c->attn_dropout : 0;
+    float p_qa = training ? c->qa_dropout : 0;
+    const sb_lctx *lc = &m->lc;
+
+    PROF_BEGIN;
+    sb_embedding_forward(m->emb_in, bt->ids, m->w.wte, m->w.wpe, B, S, D, T);
+    sb_layernorm_forward(m->h0, m->emb_mean, m->emb_rstd, m->emb_in, m->w.emb_g, m->w.emb_b, N,
+                         D, c->ln_eps, T);
+    sb_dropout_forward(m->h0, m->h0, (size_t)N * D, p_h, sb_rng_key(drop_seed, SITE_EMB), 0, T);
+    PROF_END(SB_PROF_EMBED);
+    const float *x = m->h0;
+    for (int l = 0; l < L; l++) {
+        const sb_layer_w *w = &m->w.layer[l];
+        sb_layer_acts *a = &m->la[l];
+        if ((rc = sb_linear_forward(lc, a->qkv, x, w->qkv_w, w->qkv_b, N, D, 3 * D, e)))
+            return rc;
+        PROF_END(SB_PROF_QKV);
+        if ((rc = sb_attention_forward(lc, a->ctx, a->probs, a->qkv, bt->mask, B, S, D, H, p_a,
+                                       sb_rng_key(drop_seed, site_attn(l)), m->s_attn, e)))
+            return rc;
+        PROF_END(SB_PROF_ATTN);
+        if ((rc = sb_linear_forward(lc, a->sa_in, a->ctx, w->o_w, w->o_b, N, D, D, e)))
+            return rc;
+        add_inplace(a->sa_in, x, (size_t)N * D, T);
+        PROF_END(SB_PROF_OUTLIN);
+        sb_layernorm_forward(a->sa_out, a->sa_mean, a->sa_rstd, a->sa_in, w->sa_g, w->sa_b, N,
+                             D, c->ln_eps, T);
+        PROF_END(SB_PROF_LN);
+        if ((rc = sb_linear_forward(lc, a->ff_pre, a->sa_out, w->f1_w, w->f1_b, N, D, F, e)))
+            return rc;
+        PROF_END(SB_PROF_FFN1);
+        sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
+        PROF_END(SB_PROF_GELU);
+        if ((rc = sb_linear_forward(lc, a->out_in, m->s_ff, w->f2_w, w->f2_b, N, F, D, e)))
+            return rc;
+        PROF_END(SB_PROF_FFN2);
+        sb_dropout_forward(a->out_in, a->out_in, (size_t)N * D, p_h,
+                           sb_rng_key(drop_seed, site_ffn(l)), 0, T);
+        add_inplace(a->out_in, a->sa_out, (size_t)N * D, T);
+        PROF_END(SB_PROF_DROPOUT);
+        sb_layernorm_forward(a->out, a->out_mean, a->out_rstd, a->out_in, w->out_g, w->out_b, N,
+                             D, c->ln_eps, T);
+        PROF_END(SB_PROF_LN);
+        x = a->out;
+    }
+    sb_dropout_forward(m->qa_in, x, (size_t)N * D, p_qa, sb_rng_key(drop_seed, site_qa(L)), 0,
+                       T);
+    if ((rc = sb_linear_forward(lc, m->logits, m->qa_in, m->w.qa_w, m->w.qa_b, N, D, 2, e)))
+        return rc;
+    m->loss = 0;
+    if (bt->start && bt->end) {
+        m->loss = sb_qa_loss(m->dlogits, m->logits, bt->start, bt->end, B, S);
+        if (loss) *loss = m->loss;
+    }
+    PROF_END(SB_PROF_HEAD);
+    return SB_OK;
+}
+
+static void grad_ready(sb_model *m, int block)
+{
+    if (m->on_grad_ready) m->on_grad_ready(m->hook_user, m->block_off[block], m->block_len[block]);
+}
+
+int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
+{
+    const sb_model_config *c = &m->cfg;
+    int B = bt->B, S = bt->S, D = c->dim, F = c->ffn, H = c->heads, L = c->layers;
+    int N = B * S, T = m->lc.threads, rc;
+    if (!bt->start || !bt->end)
+        return sb_errf(e, SB_EUSAGE, "backward needs start and end positions");
+    int tr = m->training;
+    float p_h = tr ? c->dropout : 0, p_a = tr ? c->attn_dropout : 0, p_qa = tr ? c->qa_dropout : 0;
+    uint64_t seed = m->drop_seed;
+    const sb_lctx *lc = &m->lc;
+    float *dA = m->s_a;
+
+    PROF_BEGIN;
+    if ((rc = sb_linear_backward(lc, dA, 0.0f, m->g.qa_w, m->g.qa_b, m->dlogits, m->qa_in,
+                                 m->w.qa_w, N, D, 2, e)))
+        return rc;
+    sb_dropout_backward(dA, dA, (size_t)N * D, p_qa, sb_rng_key(seed, site_qa(L)), 0, T);
+    PROF_END(SB_PROF_HEAD);
+    grad_ready(m, L + 1);
+    for (int l = L - 1; l >= 0; l--) {
+        const sb_layer_w *w = &m->w.layer[l];
+        sb_layer_w *g = &m->g.layer[l];
+        sb_layer_acts *a = &m->la[l];
+        const float *x = l ? m->la[l - 1].out : m->h0;
+        /* dA: d(layer output) -> d(out_in) */
+        sb_layernorm_backward(dA, g->out_g, g->out_b, dA, a->out_in, a->out_mean, a->out_rstd,
+                              w->out_g, N, D, T);
+        PROF_END(SB_PROF_LN);
+        sb_dropout_backward(m->s_b, dA, (size_t)N * D, p_h, sb_rng_key(seed, site_ffn(l)), 0, T);
+        PROF_END(SB_PROF_DROPOUT);
+        sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
+        PROF_END(SB_PROF_GELU);
+        /* dx overwrites the recomputed GELU output: dW reads it first. */
+        if ((rc = sb_linear_backward(lc, m->s_ff, 0.0f, g->f2_w, g->f2_b, m->s_b, m->s_ff,
+                                     w->f2_w, N, F, D, e)))
+            return rc;
+        PROF_END(SB_PROF_FFN2);
+        sb_gelu_backward(m->s_ff, m->s_ff, a->ff_pre, (size_t)N * F, T);
+        PROF_END(SB_PROF_GELU);
+        /* The residual: d(sa_out) = d(out_in) + lin1's input gradient. */
+        if ((rc = sb_linear_backward(lc, dA, 1.0f, g->f1_w, g->f1_b, m->s_ff, a->sa_out,
+                                     w->f1_w, N, D, F, e)))
+            return rc;
+        PROF_END(SB_PROF_FFN1);
+        sb_layernorm_backward(dA, g->sa_g, g->sa_b, dA, a->sa_in, a->sa_mean, a->sa_rstd,
+                              w->sa_g, N, D, T);
+        PROF_END(SB_PROF_LN);
+        if ((rc = sb_linear_backward(lc, m->s_c, 0.0f, g->o_w, g->o_b, dA, a->ctx, w->o_w, N, D,
+                                     D, e)))
+            return rc;
+        PROF_END(SB_PROF_OUTLIN);
+        if ((rc = sb_attention_backward(lc, m->s_qkv, m->s_c, a->qkv, a->probs, B, S, D, H, p_a,
+                                        sb_rng_key(seed, site_attn(l)), m->s_attn, e)))
+            return rc;
+        PROF_END(SB_PROF_ATTN);
+        /* The residual again: d(x) = d(sa_in) + qkv's input gradient. */
+        if ((rc = sb_linear_backward(lc, dA, 1.0f, g->qkv_w, g->qkv_b, m->s_qkv, x, w->qkv_w, N,
+                                     D, 3 * D, e)))
+            return rc;
+        PROF_END(SB_PROF_QKV);
+        grad_ready(m, 1 + l);
+    }
+    sb_dropout_backward(dA, dA, (size_t)N * D, p_h, sb_rng_key(seed, SITE_EMB), 0, T);
+    sb_layernorm_backward(dA, m->g.emb_g, m->g.emb_b, dA, m->emb_in, m->emb_mean, m->emb_rstd,
+                          m->w.emb_g, N, D, T);
+    memset(m->g.wte, 0, sizeof(float) * (size_t)c->vocab * D);
+    memset(m->g.wpe, 0, sizeof(float) * (size_t)c->max_pos * D);
+    sb_embedding_backward(m->g.wte, m->g.wpe, dA, bt->ids, B, S, D, c->pad_id, T);
+    PROF_END(SB_PROF_EMBED);
+    grad_ready(m, 0);
+    return SB_OK;
+}

@@ -1,0 +1,841 @@
+/* sprbench train / predict: DistilBERT SQuAD fine-tuning on the chosen kernel,
+ * and predictions from a checkpoint in the official format. */
+#include <getopt.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "sb_cli.h"
+#include "sb_cmds.h"
+#include "sb_dp.h"
+#include "sb_features.h"
+#include "sb_hf.h"
+#include "sb_io.h"
+#include "sb_kernel.h"
+#include "sb_launch.h"
+#include "sb_model.h"
+#include "sb_squad.h"
+#include "sb_squad_eval.h"
+#include "sb_squad_synth.h"
+#include "sb_sysinfo.h"
+#include "sb_tokenizer.h"
+#include "sb_train.h"
+
+/* What `--model tiny` takes unless told otherwise: the settings with which a
+ * tiny model learns the synthetic set (EM >= 90 on its held-apart dev). */
+#define TINY_SEQ 128
+#define TINY_STRIDE 32
+#define TINY_BATCH 32
+#define TINY_LR 2e-3
+#define TINY_EPOCHS 3
+#define TINY_SYNTH_TRAIN 3000
+#define SYNTH_DEV 300
+#define SYNTH_TRAIN 2000
+
+typedef struct topts {
+    const char *vocab, *train, *dev, *init, *model, *kernel, *save, *result_file, *data, *out;
+    int threads, batch, seq, stride, epochs, eval, profile, synth_train, synth_dev;
+    long max_steps, warmup;
+    double time_budget, dropout, lr;
+    long seed;
+    int set_batch, set_seq, set_stride, set_epochs, set_lr, set_dropout;
+} topts;
+
+/* ---- shared pieces */
+
+static const sb_kernel *default_kernel(void)
+{
+    static const char *const prefs[] = {"avx512-f32", "onednn-f32", "scalar-f32"};
+    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
+        const sb_kernel *k = sb_kernel_find(prefs[i]);
+        char why[256];
+        if (k && k->probe(why, sizeof why)) return k;
+    }
+    return sb_kernel_find("scalar-f32");
+}
+
+/* SB_EUSAGE for an unknown or int8 kernel; SB_EFAIL-like "skip" (returned
+ * as 3) when the machine cannot run it, with the reason in e. */
+static int pick_kernel(const char *name, const sb_kernel **out, sb_err *e)
+{
+    const sb_kernel *k = name ? sb_kernel_find(name) : default_kernel();
+    if (!k)
+        return sb_errf(e, SB_EUSAGE, "unknown kernel '%s' (known: %s)", name, sb_kernel_names());
+    if (k->dtype == SB_DT_INT8 || !k->gemm_f32)
+        return sb_errf(e, SB_EUSAGE,
+                       "kernel %s computes in %s; training needs an f32 or bf16 kernel", k->name,
+                       sb_dtype_name(k->dtype));
+    char why[256] = "";
+    if (!k->probe(why, sizeof why)) {
+        sb_errf(e, SB_EUSAGE, "kernel %s cannot run on this machine: %s", k->name, why);
+        return 3;
+    }
+    *out = k;
+    return SB_OK;
+}
+
+static void to_hf_config(const sb_model_config *c, sb_distilbert_config *h)
+{
+    sb_distilbert_config_default(h);
+    h->vocab_size = c->vocab;
+    h->dim = c->dim;
+    h->n_layers = c->layers;
+    h->n_heads = c->heads;
+    h->hidden_dim = c->ffn;
+    h->max_position_embeddings = c->max_pos;
+    h->dropout = c->dropout;
+    h->attention_dropout = c->attn_dropout;
+    h->qa_dropout = c->qa_dropout;
+    h->pad_token_id = c->pad_id;
+}
+
+static int from_hf_config(const sb_distilbert_config *h, const char *dir, sb_model_config *c,
+                          sb_err *e)
+{
+    if (strcmp(h->activation, "gelu"))
+        return sb_errf(e, SB_EUSAGE, "%s/config.json: activation '%s' is not supported (gelu only)",
+                       dir, h->activation);
+    if (h->sinusoidal_pos_embds)
+        return sb_errf(e, SB_EUSAGE,
+                       "%s/config.json: sinusoidal_pos_embds is not supported (learned positions only)",
+                       dir);
+    sb_model_config_base(c);
+    c->vocab = h->vocab_size;
+    c->dim = h->dim;
+    c->layers = h->n_layers;
+    c->heads = h->n_heads;
+    c->ffn = h->hidden_dim;
+    c->max_pos = h->max_position_embeddings;
+    c->dropout = (float)h->dropout;
+    c->attn_dropout = (float)h->attention_dropout;
+    c->qa_dropout = (float)h->qa_dropout;
+    c->pad_id = h->pad_token_id;
+    return sb_model_config_check(c, e);
+}
+
+/* Copies a checkpoint's tensors into the model (qa_outputs kept as
+ * initialised when the checkpoint has no QA head). */
+static int load_weights(sb_model *m, const sb_hf_model *hf, const char *dir, sb_err *e)
+{
+    for (int i = 0; i < hf->n; i++) {
+        const sb_hf_tensor_spec *s = &hf->specs[i];
+        const sb_tensor_info *t = sb_model_tensor(m, s->name);
+        if (!t || (int64_t)t->count != s->numel)
+            return sb_errf(e, SB_EUSAGE, "%s: tensor %s does not fit the model", dir, s->name);
+        if (hf->data[i]) memcpy(m->params + t->offset, hf->data[i], sizeof(float) * t->count);
+    }
+    return SB_OK;
+}
+
+static int save_model(const sb_model *m, const char *dir, sb_err *e)
+{
+    sb_distilbert_config h;
+    to_hf_config(&m->cfg, &h);
+    sb_hf_tensor_spec *specs = NULL;
+    int n = sb_hf_expected_tensors(&h, &specs);
+    const float **data = calloc(n > 0 ? n : 1, sizeof(float *));
+    int rc = SB_OK;
+    for (int i = 0; i < n && !rc; i++) {
+        const sb_tensor_info *t = sb_model_tensor(m, specs[i].name);
+        if (!t || (int64_t)t->count != specs[i].numel)
+            rc = sb_errf(e, SB_EFAIL, "no model tensor for %s", specs[i].name);
+        else
+            data[i] = m->params + t->offset;
+    }
+    if (!rc) rc = sb_hf_write_dir(dir, &h, data, e);
+    free(data);
+    free(specs);
+    return rc;
+}
+
+static double peak_rss_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;   /* kB on Linux */
+}
+
+/* ---- data parallelism: sb_dp's engine behind sb_train_dp's hooks, used
+ * when the process was started by mpirun (one rank otherwise, no MPI). */
+
+typedef struct dp_glue {
+    sb_dp *dp;
+    sb_err err;
+    int failed;
+} dp_glue;
+
+static void dp_step_begin(void *u) { sb_dp_step_begin(((dp_glue *)u)->dp); }
+
+static void dp_grad_ready(void *u, size_t off, size_t n)
+{
+    dp_glue *g = u;
+    if (!g->failed && sb_dp_grad_ready(g->dp, off, n, &g->err)) g->failed = 1;
+}
+
+static int dp_wait(void *u, sb_err *e)
+{
+    dp_glue *g = u;
+    if (g->failed) {
+        *e = g->err;
+        return g->err.code ? g->err.code : SB_EFAIL;
+    }
+    return sb_dp_wait_all(g->dp, NULL, e);
+}
+
+static int launched_by_mpi(void)
+{
+    const char *w = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!w) w = getenv("PMI_SIZE");
+    return w && atoi(w) > 1;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Buckets cut at tensor boundaries; rank 0's weights everywhere. */
+static int dp_setup(dp_glue *g, sb_model *m, sb_err *e)
+{
+    size_t *ends = malloc(sizeof(size_t) * m->ntensors);
+    if (!ends) return sb_errf(e, SB_EFAIL, "out of memory");
+    for (int i = 0; i < m->ntensors; i++) ends[i] = m->tensors[i].offset + m->tensors[i].count;
+    qsort(ends, m->ntensors, sizeof(size_t), cmp_size);
+    int rc = sb_dp_set_grad(g->dp, m->grads, m->nparams, ends, m->ntensors, e);
+    free(ends);
+    if (!rc) rc = sb_dp_bcast_floats(g->dp, m->params, m->nparams, e);
+    return rc;
+}
+
+/* ---- sprbench train */
+
+static void train_help(void)
+{
+    printf(
+        "usage: sprbench train [--vocab F --train F --dev F] [--init DIR]\n"
+        "                      [--model distilbert-base|tiny|L,D,H,F] [--kernel K] [--threads T]\n"
+        "                      [--batch 32] [--seq 384] [--stride 128] [--epochs 1]\n"
+        "                      [--max-steps N | --time-budget S] [--eval] [--save DIR]\n"
+        "                      [--seed S] [--dropout P] [--lr X] [--profile] [--result-file F]\n\n"
+        "Fine-tunes DistilBertForQuestionAnswering on SQuAD (Hugging Face Trainer's recipe:\n"
+        "AdamW, linear decay to 0, gradient clipping at 1.0) with every matrix product on\n"
+        "the chosen kernel. A bf16 kernel gives mixed precision (f32 master weights).\n"
+        "Without --train it trains on synthetic SQuAD-format data (squad-synth) and says so.\n\n"
+        "  --vocab F         vocab.txt (bert-base-uncased's); needed with --train/--dev\n"
+        "  --train F         SQuAD v1.1 training JSON\n"
+        "  --dev F           SQuAD v1.1 dev JSON for --eval (implies --eval)\n"
+        "  --init DIR        start from a Hugging Face model directory (config.json +\n"
+        "                    model.safetensors); random init (std 0.02) otherwise\n"
+        "  --model M         distilbert-base (default), tiny (2 layers, dim 64, 4 heads,\n"
+        "                    FFN 256), or L,D,H,F; ignored with --init\n"
+        "  --kernel K        GEMM kernel (%s); default the\n"
+        "                    fastest f32 kernel this machine runs\n"
+        "  --threads T       OpenMP threads (default: the machine's cores)\n"
+        "  --batch B         sequences per step (default 32)\n"
+        "  --seq S           max sequence length (default 384; tiny: %d)\n"
+        "  --stride N        document stride (default 128; tiny: %d)\n"
+        "  --epochs N        epochs (default 1; tiny: %d)\n"
+        "  --max-steps N     stop after N steps (the schedule decays over N)\n"
+        "  --time-budget S   stop after S seconds; the epoch time is then projected\n"
+        "  --eval            score EM/F1 on the dev set (synthetic dev without --dev)\n"
+        "  --save DIR        write the trained model as a Hugging Face directory\n"
+        "  --seed S          shuffling, initialisation and dropout seed (default 42)\n"
+        "  --dropout P       every dropout probability (0 turns dropout off)\n"
+        "  --lr X            peak learning rate (default 5e-5; tiny: %g)\n"
+        "  --warmup-steps N  linear warm-up before the decay (default 0, as Trainer)\n"
+        "  --synth-train N   synthetic training questions (default %d; tiny: %d)\n"
+        "  --synth-dev N     synthetic dev questions (default %d)\n"
+        "  --profile         print where the time goes, per layer kind\n"
+        "  --result-file F   write the result as one JSON object (sprbench sweep reads it)\n\n"
+        "Metrics: tokens_per_s, sequences_per_s, step_seconds (median of steady-state steps),\n"
+        "achieved_gflops (training FLOPs per token x tokens/s; FLOPs per token =\n"
+        "6 (L (4 D^2 + 2 D F) + 2 D) + 12 L S D), epoch_seconds (projected from the median\n"
+        "step when the epoch was cut short), loss_first, loss_final, em, f1, peak_rss_mb.\n"
+        "Exit status: 0 ok, 1 training failed (e.g. NaN loss), 2 bad usage or input.\n",
+        sb_kernel_names(), TINY_SEQ, TINY_STRIDE, TINY_EPOCHS, TINY_LR, SYNTH_TRAIN,
+        TINY_SYNTH_TRAIN, SYNTH_DEV);
+}
+
+typedef struct progress_state {
+    sb_progress bar;
+    int tty;
+    long every;
+    double tokens_per_step;
+    double t0;
+} progress_state;
+
+static void on_progress(void *user, long step, long total, double loss, double dt)
+{
+    progress_state *p = user;
+    double el = sb_now() - p->t0;
+    if (p->tty) {
+        char extra[128];
+        snprintf(extra, sizeof extra, "loss %.4f  %.0f tok/s", loss,
+                 dt > 0 ? p->tokens_per_step / dt : 0);
+        sb_progress_update(&p->bar, step, extra);
+    } else if (step == 1 || step % p->every == 0 || step == total) {
+        fprintf(stderr, "step %ld/%ld loss %.4f %.0f tok/s elapsed %.1fs\n", step, total, loss,
+                dt > 0 ? p->tokens_per_step / dt : 0, el);
+    }
+}
+
+static json_t *env_json(int threads)
+{
+    json_t *env = json_object();
+    json_object_set_new(env, "OMP_NUM_THREADS", json_integer(threads));
+    static const char *const vars[] = {"OMP_PLACES", "OMP_PROC_BIND", "ONEDNN_MAX_CPU_ISA",
+                                       "DNNL_MAX_CPU_ISA", "LD_PRELOAD", "MALLOC_ARENA_MAX"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v) json_object_set_new(env, vars[i], json_string(v));
+    }
+    return env;
+}
+
+static char *render_repro(int argc, char **argv)
+{
+    char **rv = calloc(argc + 2, sizeof(char *));
+    rv[0] = "sprbench";
+    for (int i = 0; i < argc; i++) rv[i + 1] = argv[i];
+    rv[argc + 1] = NULL;
+    char *s = sb_argv_render(rv);
+    free(rv);
+    return s;
+}
+
+static json_t *result_base(const char *status, const char *reason, const sb_kernel *k,
+                           const char *kname, int threads, json_t *config, const char *repro)
+{
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:s, s:s}", "workload", "train",
+                            "kernel", k ? k->name : (kname ? kname : ""), "dtype",
+                            k ? sb_dtype_name(k->dtype) : "f32", "threads", threads, "ranks", 1,
+                            "ppn", 1, "nodes", 1, "status", status, "reason", reason ? reason : "");
+    json_object_set_new(doc, "config", config ? config : json_object());
+    json_object_set_new(doc, "env", env_json(threads));
+    json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
+    if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
+    return doc;
+}
+
+/* The one place a failed or skipped run becomes a result file. */
+static int write_status(const char *path, const char *status, const sb_err *why,
+                        const sb_kernel *k, const char *kname, int threads, json_t *config,
+                        const char *repro)
+{
+    if (!path) {
+        json_decref(config);
+        return SB_OK;
+    }
+    json_t *doc = result_base(status, why->msg, k, kname, threads, config, repro);
+    json_object_set_new(doc, "samples", json_array());
+    json_object_set_new(doc, "metrics", json_object());
+    sb_err e2;
+    int rc = sb_json_write_atomic(path, doc, &e2);
+    json_decref(doc);
+    if (rc) fprintf(stderr, "sprbench train: %s\n", e2.msg);
+    return rc;
+}
+
+typedef struct data_set {
+    sb_vocab vocab;
+    int have_vocab;
+    sb_squad_set train, dev;
+    int have_train, have_dev;
+    sb_features ftrain, fdev;
+    int have_ftrain, have_fdev;
+} data_set;
+
+static void data_free(data_set *d)
+{
+    if (d->have_ftrain) sb_features_free(&d->ftrain);
+    if (d->have_fdev) sb_features_free(&d->fdev);
+    if (d->have_train) sb_squad_free(&d->train);
+    if (d->have_dev) sb_squad_free(&d->dev);
+    if (d->have_vocab) sb_vocab_free(&d->vocab);
+}
+
+static int load_vocab(const char *path, data_set *d, sb_err *e)
+{
+    int rc = path ? sb_vocab_load(path, &d->vocab, e) : sb_vocab_builtin_synth(&d->vocab, e);
+    if (!rc) d->have_vocab = 1;
+    return rc;
+}
+
+static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *help)
+{
+    static const struct option opts[] = {
+        {"vocab", required_argument, 0, 'v'},      {"train", required_argument, 0, 'T'},
+        {"dev", required_argument, 0, 'D'},        {"init", required_argument, 0, 'i'},
+        {"model", required_argument, 0, 'M'},      {"kernel", required_argument, 0, 'K'},
+        {"threads", required_argument, 0, 't'},    {"batch", required_argument, 0, 'b'},
+        {"seq", required_argument, 0, 's'},        {"stride", required_argument, 0, 'S'},
+        {"epochs", required_argument, 0, 'e'},     {"max-steps", required_argument, 0, 'n'},
+        {"time-budget", required_argument, 0, 'B'}, {"eval", no_argument, 0, 'E'},
+        {"save", required_argument, 0, 'o'},       {"seed", required_argument, 0, 'x'},
+        {"dropout", required_argument, 0, 'd'},    {"lr", required_argument, 0, 'l'},
+        {"result-file", required_argument, 0, 'r'}, {"profile", no_argument, 0, 'p'},
+        {"synth-train", required_argument, 0, 'y'}, {"synth-dev", required_argument, 0, 'Y'},
+        {"warmup-steps", required_argument, 0, 'w'},
+        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+    int c, rc;
+    long v;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        rc = SB_OK;
+        switch (c) {
+        case 'v': o->vocab = optarg; break;
+        case 'T': o->train = optarg; break;
+        case 'D': o->dev = optarg; o->eval = 1; break;
+        case 'i': o->init = optarg; break;
+        case 'M': o->model = optarg; break;
+        case 'K': o->kernel = optarg; break;
+        case 't': rc = sb_parse_long(optarg, 1, 1024, "--threads", &v, e); o->threads = (int)v; break;
+        case 'b': rc = sb_parse_long(optarg, 1, 65536, "--batch", &v, e); o->batch = (int)v; o->set_batch = 1; break;
+        case 's': rc = sb_parse_long(optarg, 8, 65536, "--seq", &v, e); o->seq = (int)v; o->set_seq = 1; break;
+        case 'S': rc = sb_parse_long(optarg, 0, 65536, "--stride", &v, e); o->stride = (int)v; o->set_stride = 1; break;
+        case 'e': rc = sb_parse_long(optarg, 1, 1000, "--epochs", &v, e); o->epochs = (int)v; o->set_epochs = 1; break;
+        case 'n': rc = sb_parse_long(optarg, 1, 100000000, "--max-steps", &o->max_steps, e); break;
+        case 'B': rc = sb_parse_double(optarg, 0.001, 1e7, "--time-budget", &o->time_budget, e); break;
+        case 'E': o->eval = 1; break;
+        case 'o': o->save = optarg; break;
+        case 'x': rc = sb_parse_long(optarg, 0, 0x7fffffffL, "--seed", &o->seed, e); break;
+        case 'd': rc = sb_parse_double(optarg, 0, 0.99, "--dropout", &o->dropout, e); o->set_dropout = 1; break;
+        case 'l': rc = sb_parse_double(optarg, 0, 10, "--lr", &o->lr, e); o->set_lr = 1; break;
+        case 'r': o->result_file = optarg; break;
+        case 'p': o->profile = 1; break;
+        case 'y': rc = sb_parse_long(optarg, 1, 10000000, "--synth-train", &v, e); o->synth_train = (int)v; break;
+        case 'Y': rc = sb_parse_long(optarg, 1, 10000000, "--synth-dev", &v, e); o->synth_dev = (int)v; break;
+        case 'w': rc = sb_parse_long(optarg, 0, 100000000, "--warmup-steps", &o->warmup, e); break;
+        case 'h': *help = 1; return SB_OK;
+        default:
+            return sb_errf(e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)",
+                           argv[optind - 1]);
+        }
+        if (rc) return rc;
+    }
+    if (optind < argc) return sb_errf(e, SB_EUSAGE, "unexpected argument '%s'", argv[optind]);
+    if (o->batch == 0 && o->set_batch) return sb_errf(e, SB_EUSAGE, "--batch must be at least 1");
+    if (o->max_steps > 0 && o->time_budget > 0)
+        return sb_errf(e, SB_EUSAGE, "--max-steps and --time-budget exclude each other");
+    if ((o->train || o->dev) && !o->vocab)
+        return sb_errf(e, SB_EUSAGE, "--train/--dev need --vocab (the checkpoint's vocab.txt)");
+    return SB_OK;
+}
+
+int sb_cmd_train(int argc, char **argv)
+{
+    topts o = {.seed = 42};
+    sb_err e = {0};
+    int help = 0;
+    if (parse_train_opts(argc, argv, &o, &e, &help)) return sb_cli_report("train", &e);
+    if (help) {
+        train_help();
+        return 0;
+    }
+    char *repro = render_repro(argc, argv);
+    int is_tiny = !o.init && o.model && !strcmp(o.model, "tiny");
+    if (!o.set_batch) o.batch = is_tiny ? TINY_BATCH : 32;
+    if (!o.set_seq) o.seq = is_tiny ? TINY_SEQ : 384;
+    if (!o.set_stride) o.stride = is_tiny ? TINY_STRIDE : 128;
+    if (!o.set_epochs) o.epochs = is_tiny ? TINY_EPOCHS : 1;
+    if (!o.set_lr) o.lr = is_tiny ? TINY_LR : 5e-5;
+    if (!o.synth_train) o.synth_train = is_tiny ? TINY_SYNTH_TRAIN : SYNTH_TRAIN;
+    if (!o.synth_dev) o.synth_dev = SYNTH_DEV;
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    if (o.threads <= 0) o.threads = si && si->cores > 0 ? si->cores : omp_get_max_threads();
+    omp_set_num_threads(o.threads);
+
+    int rc = SB_OK, exit_code = 0;
+    const sb_kernel *k = NULL;
+    data_set d = {0};
+    sb_hf_model hf = {0};
+    int have_hf = 0, have_model = 0;
+    sb_model m;
+    sb_train_result res = {0};
+    json_t *config = NULL;
+    dp_glue glue = {0};
+    sb_train_dp hooks = {.rank = 0, .world = 1};
+    int rank = 0, world = 1, nodes = 1, ppn = 1;
+
+    int krc = pick_kernel(o.kernel, &k, &e);
+    if (krc == 3) {
+        /* Recorded as skipped so a sweep keeps the point and its reason. */
+        write_status(o.result_file, "skipped", &e, NULL, o.kernel, o.threads,
+                     json_pack("{s:s}", "model", o.model ? o.model : "distilbert-base"), repro);
+        free(repro);
+        return sb_cli_report("train", &e);
+    }
+    if (krc) goto usage;
+
+    /* The model's shape: a checkpoint's, or --model's. */
+    sb_model_config mc;
+    if (o.init) {
+        if ((rc = sb_hf_read_dir(o.init, &hf, &e))) goto usage;
+        have_hf = 1;
+        if ((rc = from_hf_config(&hf.cfg, o.init, &mc, &e))) goto usage;
+        if (o.model) fprintf(stderr, "sprbench train: --model ignored: the shape comes from %s\n", o.init);
+    } else if ((rc = sb_model_config_parse(o.model ? o.model : "distilbert-base", &mc, &e))) {
+        goto usage;
+    }
+    if (o.set_dropout) mc.dropout = mc.attn_dropout = mc.qa_dropout = (float)o.dropout;
+    if (o.seq > mc.max_pos) {
+        rc = sb_errf(&e, SB_EUSAGE, "--seq %d is longer than the model's %d positions", o.seq,
+                     mc.max_pos);
+        goto usage;
+    }
+    if (o.stride >= o.seq / 2) {
+        rc = sb_errf(&e, SB_EUSAGE, "--stride %d must be below half of --seq %d", o.stride, o.seq);
+        goto usage;
+    }
+
+    /* Data: the user's files, or the synthetic set. */
+    if ((rc = load_vocab(o.vocab, &d, &e))) goto usage;
+    if (!o.init && strcmp(o.model ? o.model : "distilbert-base", "distilbert-base") &&
+        strcmp(o.model ? o.model : "", "distilbert-base-uncased"))
+        mc.vocab = d.vocab.size;   /* tiny and L,D,H,F: embeddings for the vocab in use */
+    if (d.vocab.size > mc.vocab) {
+        rc = sb_errf(&e, SB_EUSAGE, "%s has %d tokens but the model's vocabulary is %d",
+                     o.vocab ? o.vocab : "the built-in synthetic vocab", d.vocab.size, mc.vocab);
+        goto usage;
+    }
+    if (o.init && d.vocab.size != mc.vocab) {
+        rc = sb_errf(&e, SB_EUSAGE, "%s has %d tokens but %s expects %d%s",
+                     o.vocab ? o.vocab : "the built-in synthetic vocab", d.vocab.size, o.init,
+                     mc.vocab, o.vocab ? "" : " (give its --vocab)");
+        goto usage;
+    }
+    if (o.train) {
+        if ((rc = sb_squad_load(o.train, &d.train, &e))) goto usage;
+    } else {
+        fprintf(stderr, "sprbench train: no --train given: training on squad-synth data "
+                        "(%d questions, seed %ld)\n", o.synth_train, o.seed);
+        if ((rc = sb_squad_synth(o.synth_train, (uint64_t)o.seed, 0, &d.train, &e))) goto usage;
+    }
+    d.have_train = 1;
+    if ((rc = sb_features_build(&d.vocab, &d.train, o.seq, o.stride, 0, &d.ftrain, &e))) goto usage;
+    d.have_ftrain = 1;
+    if (d.ftrain.n < 1) {
+        rc = sb_errf(&e, SB_EUSAGE, "%s gives no training features", o.train ? o.train : "squad-synth");
+        goto usage;
+    }
+    if (o.eval) {
+        if (o.dev) {
+            if ((rc = sb_squad_load(o.dev, &d.dev, &e))) goto usage;
+        } else if ((rc = sb_squad_synth(o.synth_dev, (uint64_t)o.seed, 1, &d.dev, &e))) {
+            goto usage;
+        }
+        d.have_dev = 1;
+        if ((rc = sb_features_build(&d.vocab, &d.dev, o.seq, o.stride, 1, &d.fdev, &e))) goto usage;
+        d.have_fdev = 1;
+    }
+
+    /* The model. */
+    if ((rc = sb_model_create(&m, &mc, k, o.threads, &e))) goto fail;
+    have_model = 1;
+    sb_model_init_random(&m, (uint64_t)o.seed);
+    if (have_hf && (rc = load_weights(&m, &hf, o.init, &e))) goto usage;
+    if (have_hf) {
+        sb_hf_model_free(&hf);
+        have_hf = 0;
+    }
+    if ((rc = sb_model_alloc_acts(&m, o.batch, o.seq, &e))) goto fail;
+    m.profile = o.profile;
+    if (launched_by_mpi()) {
+        sb_dp_config dc = SB_DP_CONFIG_INIT;
+        if ((rc = sb_dp_init(&glue.dp, &dc, &e))) goto fail;
+        rank = sb_dp_rank(glue.dp);
+        world = sb_dp_world(glue.dp);
+        nodes = sb_dp_nodes(glue.dp);
+        ppn = sb_dp_local_size(glue.dp);
+        if ((rc = dp_setup(&glue, &m, &e))) goto fail;
+        hooks = (sb_train_dp){.rank = rank, .world = world, .user = &glue,
+                              .step_begin = dp_step_begin, .grad_ready = dp_grad_ready,
+                              .wait_all = dp_wait};
+    }
+
+    config = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:i, s:s, s:s}",
+                       "model", o.init ? o.init : (o.model ? o.model : "distilbert-base"),
+                       "layers", mc.layers, "dim", mc.dim, "heads", mc.heads, "ffn", mc.ffn,
+                       "vocab", mc.vocab, "batch", o.batch, "seq", o.seq, "stride", o.stride,
+                       "epochs", o.epochs, "features", d.ftrain.n, "lr", o.lr, "dropout",
+                       (double)mc.dropout, "seed", (int)o.seed, "data",
+                       o.train ? o.train : "squad-synth", "init", o.init ? o.init : "random");
+    if (o.max_steps > 0) json_object_set_new(config, "max_steps", json_integer(o.max_steps));
+    if (o.time_budget > 0) json_object_set_new(config, "time_budget", json_real(o.time_budget));
+
+    sb_train_config tc;
+    sb_train_config_default(&tc);
+    tc.batch = o.batch;
+    tc.epochs = o.epochs;
+    tc.max_steps = o.max_steps;
+    tc.time_budget = o.time_budget;
+    tc.lr = (float)o.lr;
+    tc.seed = (uint64_t)o.seed;
+    tc.threads = o.threads;
+    tc.warmup_steps = o.warmup;
+    tc.dp = glue.dp ? &hooks : NULL;
+    const char *poison = getenv("SB_TRAIN_TEST_NAN_STEP");   /* the tests' way to a NaN */
+    if (poison) tc.poison_step = atol(poison);
+    progress_state ps = {.tokens_per_step = (double)o.batch * o.seq, .t0 = sb_now()};
+    long shard = ((long)d.ftrain.n + world - 1) / world;   /* this rank's features */
+    long planned = (shard + o.batch - 1) / o.batch * o.epochs;
+    long total = o.max_steps > 0 ? o.max_steps : planned;
+    ps.every = total >= 10 ? total / 10 : 1;
+    sb_progress_start(&ps.bar, "train", total);
+    ps.tty = ps.bar.enabled;
+    if (rank == 0) tc.progress = on_progress;
+    tc.progress_user = &ps;
+    if (rank == 0)
+        fprintf(stderr,
+                "sprbench train: %s model (%d layers, dim %d, %d heads, FFN %d, vocab %d, "
+                "%.1fM parameters), kernel %s (%s), %d threads, %d features, batch %d x %d, "
+                "%ld steps, %d rank(s)\n",
+                o.init ? o.init : (o.model ? o.model : "distilbert-base"), mc.layers, mc.dim,
+                mc.heads, mc.ffn, mc.vocab, m.nparams / 1e6, k->name, sb_dtype_name(k->dtype),
+                o.threads, d.ftrain.n, o.batch, o.seq, total, world);
+    rc = sb_train_run(&m, &d.ftrain, &tc, &res, &e);
+    sb_progress_end(&ps.bar);
+    if (rc == SB_EUSAGE) goto usage;
+    if (rc) goto fail;
+
+    double em = 0, f1 = 0, eval_s = 0;
+    m.profile = 0;   /* the breakdown is of training steps only */
+    if (o.eval && rank == 0) {
+        double te = sb_now();
+        if ((rc = sb_train_predict(&m, &d.dev, &d.fdev, o.batch, NULL, &em, &f1, &e))) goto fail;
+        eval_s = sb_now() - te;
+    }
+    if (o.save && rank == 0 && (rc = save_model(&m, o.save, &e))) goto fail;
+
+    /* Metrics. */
+    double med = sb_train_median_step(&res);
+    double tokens = (double)o.batch * o.seq * world;   /* every rank's batch */
+    double tps = med > 0 ? tokens / med : 0;
+    double gflops = sb_model_flops_per_token(&mc, o.seq) * tps / 1e9;
+    int projected = !res.finished_epochs;
+    double epoch_s = projected ? med * res.steps_per_epoch
+                               : res.train_seconds * res.steps_per_epoch / (double)res.steps;
+    json_t *doc = result_base("ok", "", k, NULL, o.threads, config, repro);
+    config = NULL;
+    json_object_set_new(doc, "ranks", json_integer(world));
+    json_object_set_new(doc, "ppn", json_integer(ppn));
+    json_object_set_new(doc, "nodes", json_integer(nodes));
+    json_t *samples = json_array();
+    for (long i = 0; i < res.steps; i++) json_array_append_new(samples, json_real(res.step_seconds[i]));
+    json_object_set_new(doc, "samples", samples);
+    json_t *met = json_object(), *units = json_object();
+#define MET(name, val, unit) do { json_object_set_new(met, name, json_real(val)); \
+    json_object_set_new(units, name, json_string(unit)); } while (0)
+    MET("tokens_per_s", tps, "tokens/s");
+    MET("sequences_per_s", med > 0 ? (double)o.batch * world / med : 0, "sequences/s");
+    MET("step_seconds", med, "s");
+    MET("achieved_gflops", gflops, "GFLOP/s");
+    MET("epoch_seconds", epoch_s, "s");
+    MET("projected", projected, "");
+    MET("loss_first", res.loss_first, "");
+    MET("loss_final", res.loss_final, "");
+    MET("steps", res.steps, "");
+    MET("steps_per_epoch", res.steps_per_epoch, "");
+    MET("peak_rss_mb", peak_rss_mb(), "MiB");
+    if (o.eval) {
+        MET("em", em, "%");
+        MET("f1", f1, "%");
+    }
+#undef MET
+    json_object_set_new(doc, "metrics", met);
+    json_object_set_new(doc, "units", units);
+    if (projected) {
+        char from[256];
+        snprintf(from, sizeof from,
+                 "median of %ld steady-state steps x %ld steps per epoch (run stopped after %ld)",
+                 res.steps > 1 ? res.steps - 1 : res.steps, res.steps_per_epoch, res.steps);
+        json_object_set_new(doc, "projected", json_pack("{s:s}", "epoch_seconds", from));
+    } else {
+        json_object_set_new(doc, "projected", json_object());
+    }
+    if (rank == 0 && o.result_file && (rc = sb_json_write_atomic(o.result_file, doc, &e))) {
+        json_decref(doc);
+        goto fail;
+    }
+    json_decref(doc);
+    if (rank != 0) goto done;
+
+    printf("trained %ld steps (%ld per epoch) on %s in %.1f s: loss %.4f -> %.4f\n", res.steps,
+           res.steps_per_epoch, o.train ? o.train : "squad-synth", res.train_seconds,
+           res.loss_first, res.loss_final);
+    printf("kernel %s (%s), %d threads: %.3f s/step (median), %.0f tokens/s, %.1f sequences/s, "
+           "%.1f GFLOP/s\n", k->name, sb_dtype_name(k->dtype), o.threads, med, tps,
+           med > 0 ? o.batch / med : 0, gflops);
+    printf("epoch %.1f s%s, peak RSS %.0f MiB\n", epoch_s,
+           projected ? " (projected from the median step)" : "", peak_rss_mb());
+    if (o.eval)
+        printf("eval on %s (%d questions, %.1f s): exact match %.2f, F1 %.2f\n",
+               o.dev ? o.dev : "squad-synth dev", d.dev.n_examples, eval_s, em, f1);
+    if (o.save) printf("saved %s (config.json, model.safetensors)\n", o.save);
+    if (o.profile) {
+        double sum = 0;
+        for (int i = 0; i < SB_PROF_N; i++) sum += m.prof[i];
+        printf("profile (forward+backward+optimizer over %ld steps, %.2f s):\n", res.steps, sum);
+        for (int i = 0; i < SB_PROF_N; i++)
+            printf("  %-18s %9.3f s  %5.1f %%\n", sb_prof_names[i], m.prof[i],
+                   sum > 0 ? 100 * m.prof[i] / sum : 0);
+    }
+    goto done;
+
+usage:
+    exit_code = sb_cli_report("train", &e);
+    json_decref(config);
+    config = NULL;
+    goto done;
+fail:
+    if (e.code == 0) e.code = SB_EFAIL;
+    exit_code = sb_cli_report("train", &e);
+    if (exit_code != SB_EUSAGE) {
+        if (!config) config = json_object();
+        if (res.failed_step) json_object_set_new(config, "failed_step", json_integer(res.failed_step));
+        if (rank == 0)
+            write_status(o.result_file, "failed", &e, k, o.kernel, o.threads, config, repro);
+        else
+            json_decref(config);
+        config = NULL;
+        exit_code = 1;
+    } else {
+        json_decref(config);
+        config = NULL;
+    }
+done:
+    if (glue.dp) sb_dp_free(glue.dp);
+    sb_train_result_free(&res);
+    if (have_model) sb_model_free(&m);
+    if (have_hf) sb_hf_model_free(&hf);
+    data_free(&d);
+    free(repro);
+    return exit_code;
+}
+
+/* ---- sprbench predict */
+
+static void predict_help(void)
+{
+    printf("usage: sprbench predict --init DIR --data dev.json --out preds.json [--vocab F]\n"
+           "                        [--kernel K] [--threads T] [--batch 32] [--seq 384]\n"
+           "                        [--stride 128]\n\n"
+           "Predicts an answer for every question of a SQuAD v1.1 file with the model in DIR\n"
+           "(config.json + model.safetensors), with run_qa.py's post-processing (n-best 20,\n"
+           "max answer length 30), and writes the official predictions format (id -> text),\n"
+           "which `sprbench evaluate` scores.\n\n"
+           "  --vocab F   the checkpoint's vocab.txt (default: the built-in synthetic vocab,\n"
+           "              which fits checkpoints trained on squad-synth)\n"
+           "Exit status: 0 ok, 1 failed, 2 bad usage or input.\n");
+}
+
+int sb_cmd_predict(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"init", required_argument, 0, 'i'},   {"vocab", required_argument, 0, 'v'},
+        {"data", required_argument, 0, 'D'},   {"out", required_argument, 0, 'o'},
+        {"kernel", required_argument, 0, 'K'}, {"threads", required_argument, 0, 't'},
+        {"batch", required_argument, 0, 'b'},  {"seq", required_argument, 0, 's'},
+        {"stride", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *init = NULL, *vocab = NULL, *data = NULL, *out = NULL, *kname = NULL;
+    long threads = 0, batch = 32, seq = 384, stride = 128;
+    sb_err e = {0};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int rc = SB_OK;
+        switch (c) {
+        case 'i': init = optarg; break;
+        case 'v': vocab = optarg; break;
+        case 'D': data = optarg; break;
+        case 'o': out = optarg; break;
+        case 'K': kname = optarg; break;
+        case 't': rc = sb_parse_long(optarg, 1, 1024, "--threads", &threads, &e); break;
+        case 'b': rc = sb_parse_long(optarg, 1, 65536, "--batch", &batch, &e); break;
+        case 's': rc = sb_parse_long(optarg, 8, 65536, "--seq", &seq, &e); break;
+        case 'S': rc = sb_parse_long(optarg, 0, 65536, "--stride", &stride, &e); break;
+        case 'h': predict_help(); return 0;
+        default:
+            return sb_cli_usage_error("predict", "unknown or incomplete option '%s' (see --help)",
+                                      argv[optind - 1]);
+        }
+        if (rc) return sb_cli_report("predict", &e);
+    }
+    if (optind < argc) return sb_cli_usage_error("predict", "unexpected argument '%s'", argv[optind]);
+    if (!init || !data || !out)
+        return sb_cli_usage_error("predict", "--init, --data and --out are required");
+    if (stride >= seq / 2)
+        return sb_cli_usage_error("predict", "--stride %ld must be below half of --seq %ld", stride, seq);
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    if (threads <= 0) threads = si && si->cores > 0 ? si->cores : omp_get_max_threads();
+    omp_set_num_threads((int)threads);
+    const sb_kernel *k = NULL;
+    int rc = pick_kernel(kname, &k, &e);
+    if (rc) {
+        sb_cli_report("predict", &e);
+        return SB_EUSAGE;
+    }
+
+    sb_hf_model hf = {0};
+    data_set d = {0};
+    sb_model m;
+    int have_model = 0, have_hf = 0, code = 0;
+    sb_model_config mc;
+    sb_squad_predictions preds = {0};
+    if ((rc = sb_hf_read_dir(init, &hf, &e))) goto bad;
+    have_hf = 1;
+    if (!hf.has_qa_head) {
+        rc = sb_errf(&e, SB_EUSAGE, "%s has no qa_outputs: it is not a question-answering model", init);
+        goto bad;
+    }
+    if ((rc = from_hf_config(&hf.cfg, init, &mc, &e))) goto bad;
+    if (seq > mc.max_pos) {
+        rc = sb_errf(&e, SB_EUSAGE, "--seq %ld is longer than the model's %d positions", seq, mc.max_pos);
+        goto bad;
+    }
+    if ((rc = load_vocab(vocab, &d, &e))) goto bad;
+    if (d.vocab.size != mc.vocab) {
+        rc = sb_errf(&e, SB_EUSAGE, "%s has %d tokens but %s expects %d%s",
+                     vocab ? vocab : "the built-in synthetic vocab", d.vocab.size, init, mc.vocab,
+                     vocab ? "" : " (give its --vocab)");
+        goto bad;
+    }
+    if ((rc = sb_squad_load(data, &d.dev, &e))) goto bad;
+    d.have_dev = 1;
+    if ((rc = sb_features_build(&d.vocab, &d.dev, (int)seq, (int)stride, 1, &d.fdev, &e))) goto bad;
+    d.have_fdev = 1;
+    if ((rc = sb_model_create(&m, &mc, k, (int)threads, &e))) goto fail;
+    have_model = 1;
+    if ((rc = load_weights(&m, &hf, init, &e))) goto bad;
+    sb_hf_model_free(&hf);
+    have_hf = 0;
+    int nb = d.fdev.n < batch ? (d.fdev.n > 0 ? d.fdev.n : 1) : (int)batch;
+    if ((rc = sb_model_alloc_acts(&m, nb, (int)seq, &e))) goto fail;
+    double t0 = sb_now();
+    if ((rc = sb_train_predict(&m, &d.dev, &d.fdev, nb, &preds, NULL, NULL, &e))) goto fail;
+    if ((rc = sb_squad_predictions_write(out, &preds, &e))) goto fail;
+    printf("predicted %d questions (%d features) with %s in %.1f s -> %s\n", preds.n, d.fdev.n,
+           k->name, sb_now() - t0, out);
+    goto done;
+bad:
+    code = sb_cli_report("predict", &e);
+    code = code == SB_EUSAGE ? SB_EUSAGE : 1;
+    goto done;
+fail:
+    code = sb_cli_report("predict", &e);
+    if (code != SB_EUSAGE) code = 1;
+done:
+    sb_squad_predictions_free(&preds);
+    if (have_model) sb_model_free(&m);
+    if (have_hf) sb_hf_model_free(&hf);
+    data_free(&d);
+    return code;
+}

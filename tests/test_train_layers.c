@@ -1,0 +1,314 @@
+/* Finite-difference gradient checks for every layer of sb_layers: each layer's
+ * backward must agree with central differences of a random projection of its
+ * forward output (objective = sum r .* y, so dy = r). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_layers.h"
+
+static int g_fail;
+static sb_lctx g_lc;
+
+static void fill(float *x, size_t n, uint64_t key, float scale)
+{
+    for (size_t i = 0; i < n; i++) x[i] = scale * sb_rng_normal(key, i);
+}
+
+typedef double (*objective_fn)(void *st);
+
+/* Checks analytic grad[n] of x[n] against central differences of f. */
+static void check(const char *what, objective_fn f, void *st, float *x, const float *grad,
+                  size_t n, float h)
+{
+    double worst = 0;
+    size_t worst_i = 0;
+    size_t stride = n > 60 ? n / 60 : 1;   /* a spread of elements keeps it fast */
+    for (size_t i = 0; i < n; i += stride) {
+        float keep = x[i];
+        x[i] = keep + h;
+        double fp = f(st);
+        x[i] = keep - h;
+        double fm = f(st);
+        x[i] = keep;
+        double num = (fp - fm) / (2.0 * h), ana = grad[i];
+        double err = fabs(num - ana) / fmax(fabs(num) + fabs(ana), 1e-2);
+        if (err > worst) { worst = err; worst_i = i; }
+    }
+    int ok = worst < 1e-2;
+    printf("%-28s n=%-6zu worst rel err %.2e at %zu %s\n", what, n, worst, worst_i,
+           ok ? "ok" : "FAIL");
+    if (!ok) g_fail = 1;
+}
+
+static double dot(const float *a, const float *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += (double)a[i] * b[i];
+    return s;
+}
+
+/* ---- embedding */
+typedef struct { int B, S, D, V, P; int32_t *ids; float *wte, *wpe, *y, *r; } emb_st;
+static double emb_f(void *v)
+{
+    emb_st *s = v;
+    sb_embedding_forward(s->y, s->ids, s->wte, s->wpe, s->B, s->S, s->D, 0);
+    return dot(s->y, s->r, (size_t)s->B * s->S * s->D);
+}
+static void test_embedding(void)
+{
+    emb_st s = {.B = 2, .S = 5, .D = 6, .V = 7, .P = 8};
+    int N = s.B * s.S;
+    int32_t ids[10] = {1, 3, 3, 0, 6, 2, 0, 0, 5, 3};
+    s.ids = ids;
+    s.wte = malloc(sizeof(float) * s.V * s.D);
+    s.wpe = malloc(sizeof(float) * s.P * s.D);
+    s.y = malloc(sizeof(float) * N * s.D);
+    s.r = malloc(sizeof(float) * N * s.D);
+    float *dwte = calloc(s.V * s.D, sizeof(float)), *dwpe = calloc(s.P * s.D, sizeof(float));
+    fill(s.wte, s.V * s.D, 1, 1);
+    fill(s.wpe, s.P * s.D, 2, 1);
+    fill(s.r, N * s.D, 3, 1);
+    sb_embedding_backward(dwte, dwpe, s.r, ids, s.B, s.S, s.D, -1, 0);
+    check("embedding dwte", emb_f, &s, s.wte, dwte, s.V * s.D, 1e-2f);
+    check("embedding dwpe", emb_f, &s, s.wpe, dwpe, s.P * s.D, 1e-2f);
+    /* padding_idx: the pad row gets no gradient at all */
+    memset(dwte, 0, sizeof(float) * s.V * s.D);
+    sb_embedding_backward(dwte, dwpe, s.r, ids, s.B, s.S, s.D, 0, 0);
+    for (int j = 0; j < s.D; j++)
+        if (dwte[j] != 0) { printf("pad row got a gradient FAIL\n"); g_fail = 1; break; }
+    free(s.wte); free(s.wpe); free(s.y); free(s.r); free(dwte); free(dwpe);
+}
+
+/* ---- layernorm */
+typedef struct { int N, D; float *x, *g, *b, *y, *mean, *rstd, *r; } ln_st;
+static double ln_f(void *v)
+{
+    ln_st *s = v;
+    sb_layernorm_forward(s->y, s->mean, s->rstd, s->x, s->g, s->b, s->N, s->D, 1e-12f, 0);
+    return dot(s->y, s->r, (size_t)s->N * s->D);
+}
+static void test_layernorm(void)
+{
+    ln_st s = {.N = 6, .D = 16};
+    size_t nd = (size_t)s.N * s.D;
+    s.x = malloc(nd * 4); s.y = malloc(nd * 4); s.r = malloc(nd * 4);
+    s.g = malloc(s.D * 4); s.b = malloc(s.D * 4);
+    s.mean = malloc(s.N * 4); s.rstd = malloc(s.N * 4);
+    float *dx = malloc(nd * 4), *dg = malloc(s.D * 4), *db = malloc(s.D * 4);
+    fill(s.x, nd, 4, 2); fill(s.r, nd, 5, 1); fill(s.g, s.D, 6, 1); fill(s.b, s.D, 7, 1);
+    ln_f(&s);
+    sb_layernorm_backward(dx, dg, db, s.r, s.x, s.mean, s.rstd, s.g, s.N, s.D, 0);
+    check("layernorm dx", ln_f, &s, s.x, dx, nd, 1e-2f);
+    check("layernorm dgamma", ln_f, &s, s.g, dg, s.D, 1e-2f);
+    check("layernorm dbeta", ln_f, &s, s.b, db, s.D, 1e-2f);
+    /* in place (dx aliasing dy) gives the same numbers */
+    float *dy2 = malloc(nd * 4);
+    memcpy(dy2, s.r, nd * 4);
+    sb_layernorm_backward(dy2, dg, db, dy2, s.x, s.mean, s.rstd, s.g, s.N, s.D, 0);
+    if (memcmp(dy2, dx, nd * 4)) { printf("layernorm in place differs FAIL\n"); g_fail = 1; }
+    free(dy2);
+    free(s.x); free(s.y); free(s.r); free(s.g); free(s.b); free(s.mean); free(s.rstd);
+    free(dx); free(dg); free(db);
+}
+
+/* ---- linear */
+typedef struct { int N, in, out; float *x, *W, *b, *y, *r; } lin_st;
+static double lin_f(void *v)
+{
+    lin_st *s = v;
+    sb_err e;
+    if (sb_linear_forward(&g_lc, s->y, s->x, s->W, s->b, s->N, s->in, s->out, &e)) abort();
+    return dot(s->y, s->r, (size_t)s->N * s->out);
+}
+static void test_linear(void)
+{
+    lin_st s = {.N = 7, .in = 9, .out = 5};
+    s.x = malloc(4 * s.N * s.in); s.W = malloc(4 * s.out * s.in); s.b = malloc(4 * s.out);
+    s.y = malloc(4 * s.N * s.out); s.r = malloc(4 * s.N * s.out);
+    float *dx = malloc(4 * s.N * s.in), *dW = malloc(4 * s.out * s.in), *db = malloc(4 * s.out);
+    fill(s.x, s.N * s.in, 8, 1); fill(s.W, s.out * s.in, 9, 1); fill(s.b, s.out, 10, 1);
+    fill(s.r, s.N * s.out, 11, 1);
+    sb_err e;
+    if (sb_linear_backward(&g_lc, dx, 0.0f, dW, db, s.r, s.x, s.W, s.N, s.in, s.out, &e)) abort();
+    check("linear dx", lin_f, &s, s.x, dx, s.N * s.in, 1e-2f);
+    check("linear dW", lin_f, &s, s.W, dW, s.out * s.in, 1e-2f);
+    check("linear db", lin_f, &s, s.b, db, s.out, 1e-2f);
+    /* dx_beta = 1 adds onto what is there (the residual connections) */
+    float *acc = malloc(4 * s.N * s.in);
+    for (int i = 0; i < s.N * s.in; i++) acc[i] = 1.0f;
+    sb_linear_backward(&g_lc, acc, 1.0f, dW, db, s.r, s.x, s.W, s.N, s.in, s.out, &e);
+    for (int i = 0; i < s.N * s.in; i++)
+        if (fabsf(acc[i] - 1.0f - dx[i]) > 1e-5f) { printf("linear dx beta=1 FAIL\n"); g_fail = 1; break; }
+    free(acc);
+    free(s.x); free(s.W); free(s.b); free(s.y); free(s.r); free(dx); free(dW); free(db);
+}
+
+/* ---- gelu */
+typedef struct { size_t n; float *x, *y, *r; } gelu_st;
+static double gelu_f(void *v)
+{
+    gelu_st *s = v;
+    sb_gelu_forward(s->y, s->x, s->n, 0);
+    return dot(s->y, s->r, s->n);
+}
+static void test_gelu(void)
+{
+    gelu_st s = {.n = 200};
+    s.x = malloc(4 * s.n); s.y = malloc(4 * s.n); s.r = malloc(4 * s.n);
+    float *dx = malloc(4 * s.n);
+    fill(s.x, s.n, 12, 2.5f); fill(s.r, s.n, 13, 1);
+    sb_gelu_backward(dx, s.r, s.x, s.n, 0);
+    check("gelu dx", gelu_f, &s, s.x, dx, s.n, 1e-2f);
+    /* the erf form, not the tanh approximation: gelu(1) = 0.841344746 */
+    float one = 1.0f, y;
+    sb_gelu_forward(&y, &one, 1, 1);
+    if (fabsf(y - 0.841344746f) > 1e-6f) { printf("gelu(1) = %.9f FAIL\n", y); g_fail = 1; }
+    free(s.x); free(s.y); free(s.r); free(dx);
+}
+
+/* ---- dropout */
+typedef struct { size_t n; float *x, *y, *r; } drop_st;
+static double drop_f(void *v)
+{
+    drop_st *s = v;
+    sb_dropout_forward(s->y, s->x, s->n, 0.3f, 77, 5, 0);
+    return dot(s->y, s->r, s->n);
+}
+static void test_dropout(void)
+{
+    drop_st s = {.n = 10000};
+    s.x = malloc(4 * s.n); s.y = malloc(4 * s.n); s.r = malloc(4 * s.n);
+    float *dx = malloc(4 * s.n);
+    fill(s.x, s.n, 14, 1); fill(s.r, s.n, 15, 1);
+    sb_dropout_backward(dx, s.r, s.n, 0.3f, 77, 5, 0);
+    check("dropout dx", drop_f, &s, s.x, dx, s.n, 1e-2f);
+    drop_f(&s);
+    size_t zeros = 0;
+    for (size_t i = 0; i < s.n; i++) zeros += s.y[i] == 0;
+    double frac = (double)zeros / s.n;
+    printf("dropout p=0.3 dropped %.3f\n", frac);
+    if (fabs(frac - 0.3) > 0.03) { printf("dropout rate FAIL\n"); g_fail = 1; }
+    /* same key and offset, same mask, whatever the thread count */
+    float *y1 = malloc(4 * s.n);
+    sb_dropout_forward(y1, s.x, s.n, 0.3f, 77, 5, 1);
+    if (memcmp(y1, s.y, 4 * s.n)) { printf("dropout not repeatable FAIL\n"); g_fail = 1; }
+    free(y1);
+    free(s.x); free(s.y); free(s.r); free(dx);
+}
+
+/* ---- attention */
+typedef struct { int B, S, D, H; float p; float *qkv, *probs, *ctx, *r, *scratch; uint8_t *mask; } att_st;
+static double att_f(void *v)
+{
+    att_st *s = v;
+    sb_err e;
+    if (sb_attention_forward(&g_lc, s->ctx, s->probs, s->qkv, s->mask, s->B, s->S, s->D, s->H,
+                             s->p, 99, s->scratch, &e))
+        abort();
+    return dot(s->ctx, s->r, (size_t)s->B * s->S * s->D);
+}
+static void test_attention(float p)
+{
+    att_st s = {.B = 2, .S = 6, .D = 8, .H = 2, .p = p};
+    int N = s.B * s.S;
+    uint8_t mask[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+    s.mask = mask;
+    s.qkv = malloc(4 * N * 3 * s.D); s.probs = malloc(4 * s.B * s.H * s.S * s.S);
+    s.ctx = malloc(4 * N * s.D); s.r = malloc(4 * N * s.D);
+    s.scratch = malloc(4 * 64 * 2 * s.S * s.S);
+    float *dqkv = malloc(4 * N * 3 * s.D);
+    fill(s.qkv, N * 3 * s.D, 16, 1); fill(s.r, N * s.D, 17, 1);
+    att_f(&s);
+    /* padded keys get exactly zero weight */
+    for (int i = 0; i < s.H * s.S; i++)
+        if (s.probs[(size_t)(s.H * s.S * s.S) + i * s.S + 4] != 0) {
+            printf("padded key has weight FAIL\n"); g_fail = 1; break;
+        }
+    sb_err e;
+    if (sb_attention_backward(&g_lc, dqkv, s.r, s.qkv, s.probs, s.B, s.S, s.D, s.H, s.p, 99,
+                              s.scratch, &e))
+        abort();
+    check(p > 0 ? "attention dqkv (dropout)" : "attention dqkv", att_f, &s, s.qkv, dqkv,
+          N * 3 * s.D, 1e-2f);
+    free(s.qkv); free(s.probs); free(s.ctx); free(s.r); free(s.scratch); free(dqkv);
+}
+
+/* ---- QA loss */
+typedef struct { int B, S; float *logits; int32_t *start, *end; } qa_st;
+static double qa_f(void *v)
+{
+    qa_st *s = v;
+    return sb_qa_loss(NULL, s->logits, s->start, s->end, s->B, s->S);
+}
+static void test_qa_loss(void)
+{
+    qa_st s = {.B = 3, .S = 5};
+    int32_t start[3] = {1, 4, 9}, end[3] = {-2, 4, 2};   /* 9: ignored; -2: clamped to 0 */
+    s.start = start; s.end = end;
+    s.logits = malloc(4 * s.B * s.S * 2);
+    float *dl = malloc(4 * s.B * s.S * 2);
+    fill(s.logits, s.B * s.S * 2, 18, 2);
+    double loss = sb_qa_loss(dl, s.logits, start, end, s.B, s.S);
+    check("qa loss dlogits", qa_f, &s, s.logits, dl, s.B * s.S * 2, 1e-2f);
+    /* uniform logits: each cross entropy is log S */
+    float flat[2 * 3 * 5] = {0};
+    double l2 = sb_qa_loss(NULL, flat, start, end, s.B, s.S);
+    printf("qa loss %.6f, flat %.6f (log 5 = %.6f)\n", loss, l2, log(5.0));
+    if (fabs(l2 - log(5.0)) > 1e-6) { printf("qa loss flat FAIL\n"); g_fail = 1; }
+    free(s.logits); free(dl);
+}
+
+/* The AVX-512 and scalar element-wise paths: dropout masks identical (runs
+ * repeat on any machine), GELU and softmax within rounding. */
+static void test_vector_paths(void)
+{
+    size_t n = 5000;
+    float *x = malloc(4 * n), *a = malloc(4 * n), *b = malloc(4 * n);
+    fill(x, n, 21, 3);
+    int bad = 0;
+    sb_layers_set_vector(1);
+    sb_dropout_forward(a, x, n, 0.1f, 5, 3, 1);
+    sb_layers_set_vector(0);
+    sb_dropout_forward(b, x, n, 0.1f, 5, 3, 1);
+    if (memcmp(a, b, 4 * n)) { printf("dropout: vector and scalar masks differ FAIL\n"); bad = 1; }
+    float worst = 0;
+    sb_layers_set_vector(1);
+    sb_gelu_forward(a, x, n, 1);
+    sb_layers_set_vector(0);
+    sb_gelu_forward(b, x, n, 1);
+    for (size_t i = 0; i < n; i++) {
+        float ref = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678f));
+        worst = fmaxf(worst, fmaxf(fabsf(a[i] - ref), fabsf(b[i] - ref)));
+    }
+    printf("gelu vs libm erff: worst abs err %.2e\n", worst);
+    if (worst > 1e-6f) { printf("gelu accuracy FAIL\n"); bad = 1; }
+    sb_layers_set_vector(1);
+    if (bad) g_fail = 1;
+    free(x); free(a); free(b);
+}
+
+int main(void)
+{
+    const char *kname = getenv("SB_TEST_KERNEL");
+    g_lc.kernel = sb_kernel_find(kname ? kname : "scalar-f32");
+    g_lc.threads = 2;
+    if (!g_lc.kernel) { printf("no kernel\n"); return 1; }
+    test_vector_paths();
+    test_embedding();
+    test_layernorm();
+    test_linear();
+    test_gelu();
+    test_dropout();
+    test_attention(0.0f);
+    test_attention(0.25f);
+    sb_layers_set_vector(0);   /* the same checks on the scalar paths */
+    test_gelu();
+    test_dropout();
+    test_attention(0.25f);
+    sb_layers_set_vector(1);
+    test_qa_loss();
+    printf(g_fail ? "FAILED\n" : "all layer gradient checks passed\n");
+    return g_fail;
+}

@@ -1,0 +1,174 @@
+/* Agreement with PyTorch: tests/ref/tiny_ref.safetensors holds a tiny
+ * DistilBertForQuestionAnswering built in PyTorch 1.13 (make_reference.py),
+ * its fixed weights and batch, and what PyTorch computed: logits, loss, every
+ * gradient, and the losses of 10 AdamW steps. The trainer must agree:
+ *   f32 kernels: logits and loss to 1e-5 relative, gradients to 1e-4,
+ *                10-step losses to 1e-4;
+ *   bf16 kernels (products in bf16, the rest f32): logits 3e-2, loss 1e-2,
+ *                gradients 6e-2, 10-step losses 3e-2.
+ * "Relative" for a tensor is max |ours - torch| / max |torch| (norm-wise); for
+ * gradients the denominator is at least 1e-2 of the largest gradient of all. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_adamw.h"
+#include "sb_model.h"
+#include "sb_safetensors.h"
+
+static int g_fail;
+
+static float *get(const sb_safetensors *st, const char *name, int64_t *numel)
+{
+    const sb_st_tensor *t = sb_safetensors_find(st, name);
+    if (!t) { printf("reference lacks %s\n", name); exit(1); }
+    float *x = malloc(sizeof(float) * (t->numel ? t->numel : 1));
+    sb_err e;
+    if (sb_safetensors_read_f32(st, t, x, &e)) { printf("%s\n", e.msg); exit(1); }
+    if (numel) *numel = t->numel;
+    return x;
+}
+
+static double g_floor = 1e-30;
+
+static double normwise(const float *a, const float *ref, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        num = fmax(num, fabs((double)a[i] - ref[i]));
+        den = fmax(den, fabs((double)ref[i]));
+    }
+    /* A gradient that is zero in exact arithmetic (the key bias, the QA bias,
+     * the last LayerNorm's bias: softmax is shift-invariant) is rounding noise
+     * in both; the floor (1e-2 of the largest gradient, set while comparing
+     * gradients) keeps noise from reading as a relative error. */
+    return num / fmax(den, g_floor);
+}
+
+static void verdict(const char *kname, const char *what, double err, double tol)
+{
+    int ok = err <= tol && !isnan(err);
+    if (!ok || getenv("SB_VERBOSE"))
+        printf("  %-12s %-60s rel err %.2e (tol %.0e) %s\n", kname, what, err, tol,
+               ok ? "ok" : "FAIL");
+    if (!ok) g_fail = 1;
+}
+
+static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
+{
+    int bf16 = k->dtype == SB_DT_BF16;
+    double tol_logit = bf16 ? 3e-2 : 1e-5, tol_loss = bf16 ? 1e-2 : 1e-5;
+    double tol_grad = bf16 ? 6e-2 : 1e-4, tol_steps = bf16 ? 3e-2 : 1e-4;
+    float *cfgv = get(st, "cfg", NULL);
+    sb_model_config c;
+    sb_model_config_base(&c);
+    c.vocab = (int)cfgv[0]; c.dim = (int)cfgv[1]; c.layers = (int)cfgv[2];
+    c.heads = (int)cfgv[3]; c.ffn = (int)cfgv[4]; c.max_pos = (int)cfgv[5];
+    c.dropout = c.attn_dropout = c.qa_dropout = 0;
+    int B = (int)cfgv[6], S = (int)cfgv[7], steps = (int)cfgv[9];
+    float lr = cfgv[8];
+    sb_model m;
+    sb_err e;
+    if (sb_model_create(&m, &c, k, 2, &e) || sb_model_alloc_acts(&m, B, S, &e)) {
+        printf("%s\n", e.msg);
+        exit(1);
+    }
+    for (int i = 0; i < m.ntensors; i++) {
+        char nm[128];
+        snprintf(nm, sizeof nm, "w.%s", m.tensors[i].name);
+        int64_t n;
+        float *w = get(st, nm, &n);
+        if ((size_t)n != m.tensors[i].count) { printf("%s: size\n", nm); exit(1); }
+        memcpy(m.params + m.tensors[i].offset, w, n * sizeof(float));
+        free(w);
+    }
+    float *fid = get(st, "in.input_ids", NULL), *fmask = get(st, "in.attention_mask", NULL);
+    float *fs = get(st, "in.start_positions", NULL), *fe = get(st, "in.end_positions", NULL);
+    int32_t ids[1024], sp[64], ep[64];
+    uint8_t mask[1024];
+    for (int i = 0; i < B * S; i++) { ids[i] = (int32_t)fid[i]; mask[i] = (uint8_t)fmask[i]; }
+    for (int b = 0; b < B; b++) { sp[b] = (int32_t)fs[b]; ep[b] = (int32_t)fe[b]; }
+    sb_batch bt = {.B = B, .S = S, .ids = ids, .mask = mask, .start = sp, .end = ep};
+    double loss;
+    if (sb_model_forward(&m, &bt, 1, 42, &loss, &e) || sb_model_backward(&m, &bt, &e)) {
+        printf("%s\n", e.msg);
+        exit(1);
+    }
+    float *rs = get(st, "out.start_logits", NULL), *re = get(st, "out.end_logits", NULL);
+    float *rl = get(st, "out.loss", NULL);
+    float *os = malloc(sizeof(float) * B * S), *oe = malloc(sizeof(float) * B * S);
+    for (int i = 0; i < B * S; i++) { os[i] = m.logits[2 * i]; oe[i] = m.logits[2 * i + 1]; }
+    verdict(k->name, "start logits", normwise(os, rs, B * S), tol_logit);
+    verdict(k->name, "end logits", normwise(oe, re, B * S), tol_logit);
+    verdict(k->name, "loss", fabs(loss - rl[0]) / fabs(rl[0]), tol_loss);
+    printf("  %-12s loss %.7f (torch %.7f)\n", k->name, loss, rl[0]);
+    double worst = 0, gmax = 0;
+    const char *worst_name = "";
+    for (int i = 0; i < m.ntensors; i++) {
+        char nm[128];
+        int64_t n;
+        snprintf(nm, sizeof nm, "grad.%s", m.tensors[i].name);
+        float *g = get(st, nm, &n);
+        for (int64_t j = 0; j < n; j++) gmax = fmax(gmax, fabs(g[j]));
+        free(g);
+    }
+    g_floor = 1e-2 * gmax;
+    for (int i = 0; i < m.ntensors; i++) {
+        char nm[128];
+        snprintf(nm, sizeof nm, "grad.%s", m.tensors[i].name);
+        float *g = get(st, nm, NULL);
+        double err = normwise(m.grads + m.tensors[i].offset, g, m.tensors[i].count);
+        if (err > worst || isnan(err)) { worst = err; worst_name = m.tensors[i].name; }
+        verdict(k->name, nm, err, tol_grad);
+        free(g);
+    }
+    printf("  %-12s gradients: worst rel err %.2e (%s)\n", k->name, worst, worst_name);
+    g_floor = 1e-30;
+
+    /* 10 optimizer steps on the same batch, as the script does. */
+    sb_adamw opt;
+    if (sb_adamw_init(&opt, m.nparams, &e)) exit(1);
+    float *ref_losses = get(st, "out.losses", NULL), ours[64];
+    for (int s = 0; s < steps; s++) {
+        if (sb_model_forward(&m, &bt, 1, 42, &loss, &e) || sb_model_backward(&m, &bt, &e)) exit(1);
+        ours[s] = (float)loss;
+        sb_clip_grad_norm(m.grads, m.nparams, 1.0, 2);
+        sb_adamw_step(&opt, m.params, m.grads, sb_lr_linear(lr, s, steps), 2);
+    }
+    verdict(k->name, "losses over 10 AdamW steps", normwise(ours, ref_losses, steps), tol_steps);
+    printf("  %-12s step losses %.6f .. %.6f (torch %.6f .. %.6f)\n", k->name, ours[0],
+           ours[steps - 1], ref_losses[0], ref_losses[steps - 1]);
+    sb_adamw_free(&opt);
+    free(cfgv); free(fid); free(fmask); free(fs); free(fe); free(rs); free(re); free(rl);
+    free(os); free(oe); free(ref_losses);
+    sb_model_free(&m);
+}
+
+int main(void)
+{
+    const char *src = getenv("SB_SOURCE_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/ref/tiny_ref.safetensors", src ? src : ".");
+    sb_safetensors st;
+    sb_err e;
+    if (sb_safetensors_open(path, &st, &e)) {
+        printf("%s\n", e.msg);
+        return 1;
+    }
+    int ran = 0;
+    for (int i = 0; i < sb_kernel_count(); i++) {
+        const sb_kernel *k = sb_kernel_at(i);
+        char why[256] = "";
+        if (!k->gemm_f32) continue;
+        if (!k->probe(why, sizeof why)) {
+            printf("%s: skipped (%s)\n", k->name, why);
+            continue;
+        }
+        printf("%s (%s):\n", k->name, sb_dtype_name(k->dtype));
+        run_kernel(k, &st);
+        ran++;
+    }
+    sb_safetensors_close(&st);
+    printf(g_fail ? "FAILED\n" : "agreement with PyTorch: %d kernels ok\n", ran);
+    return g_fail;
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# sprbench train / predict as a user meets them: help, bad input (one line,
+# exit 2, nothing written), a short synthetic run with a result file, save ->
+# predict -> evaluate, --init from the saved directory, repeatability by
+# seed, and a NaN loss recorded as a failed run.
+set -u
+B=${SPRBENCH:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+# expect_usage NAME ARGS...: exit 2, exactly one line on stderr, no result file
+expect_usage() {
+    local name=$1; shift
+    rm -f "$T/r.json"
+    "$B" train "$@" --result-file "$T/r.json" > "$T/out" 2> "$T/err"
+    local rc=$?
+    check "$name: exit 2 (got $rc)" "[ $rc -eq 2 ]"
+    check "$name: one line on stderr: $(head -c 150 "$T/err")" "[ \$(wc -l < '$T/err') -eq 1 ]"
+    check "$name: no result file" "[ ! -e '$T/r.json' ]"
+}
+SMALL="--model tiny --synth-train 120 --synth-dev 40 --batch 8 --seq 64 --stride 16 --threads 2"
+
+"$B" train --help > "$T/help"; rc=$?
+check "train --help exits 0" "[ $rc -eq 0 ]"
+check "train --help names --max-steps" "grep -q -- --max-steps '$T/help'"
+"$B" predict --help > /dev/null; check "predict --help exits 0" "[ $? -eq 0 ]"
+
+expect_usage "batch 0" $SMALL --batch 0
+expect_usage "seq beyond positions" --model tiny --seq 1024
+expect_usage "unknown kernel" $SMALL --kernel no-such-kernel
+expect_usage "int8 kernel" $SMALL --kernel vnni-int8
+expect_usage "missing train file" $SMALL --vocab "$T/none.txt" --train "$T/none.json"
+expect_usage "train without vocab" $SMALL --train "$T/none.json"
+expect_usage "missing init dir" $SMALL --init "$T/nothing"
+expect_usage "bad model spec" --model 2,60,7,100
+expect_usage "unknown option" $SMALL --frobnicate
+
+# A kernel this machine cannot run: exit 2, recorded as skipped for a sweep.
+for k in amx-bf16 avx512-bf16 onednn-bf16; do
+    if ! "$B" info 2>/dev/null | grep -E "^ +$k +available" > /dev/null; then
+        rm -f "$T/r.json"
+        "$B" train $SMALL --kernel $k --max-steps 1 --result-file "$T/r.json" 2> "$T/err"
+        rc=$?
+        check "$k unavailable: exit 2" "[ $rc -eq 2 ]"
+        check "$k unavailable: result skipped" "grep -q '\"skipped\"' '$T/r.json'"
+        break
+    fi
+done
+
+# A short run on synthetic data.
+"$B" train $SMALL --max-steps 4 --eval --save "$T/ckpt" --result-file "$T/r.json" \
+    > "$T/out" 2> "$T/err"; rc=$?
+check "short run exits 0 (got $rc)" "[ $rc -eq 0 ]"
+check "says it trains on squad-synth" "grep -q squad-synth '$T/err'"
+check "result status ok" "python3 -c 'import json,sys; d=json.load(open(\"$T/r.json\")); sys.exit(0 if d[\"status\"]==\"ok\" and d[\"workload\"]==\"train\" else 1)'"
+check "result has the metrics" "python3 -c '
+import json,sys
+d=json.load(open(\"$T/r.json\")); m=d[\"metrics\"]
+need=[\"tokens_per_s\",\"sequences_per_s\",\"step_seconds\",\"achieved_gflops\",\"epoch_seconds\",\"projected\",\"loss_first\",\"loss_final\",\"em\",\"f1\",\"peak_rss_mb\"]
+sys.exit(0 if all(k in m for k in need) and m[\"projected\"]==1 and len(d[\"samples\"])==4 and \"epoch_seconds\" in d[\"projected\"] and m[\"tokens_per_s\"]>0 else 1)'"
+check "saved config.json and model.safetensors" "[ -s '$T/ckpt/config.json' -a -s '$T/ckpt/model.safetensors' ]"
+
+# Repeatable: the same seed gives the same losses.
+"$B" train $SMALL --max-steps 3 --result-file "$T/a.json" 2> /dev/null > /dev/null
+"$B" train $SMALL --max-steps 3 --threads 1 --result-file "$T/b.json" 2> /dev/null > /dev/null
+check "same seed, same final loss (1 or 2 threads)" "python3 -c '
+import json,sys
+a=json.load(open(\"$T/a.json\"))[\"metrics\"]; b=json.load(open(\"$T/b.json\"))[\"metrics\"]
+print(\"   \", a[\"loss_final\"], b[\"loss_final\"])
+sys.exit(0 if abs(a[\"loss_final\"]-b[\"loss_final\"]) <= 1e-5*abs(a[\"loss_final\"]) else 1)'"
+
+# predict -> evaluate with the saved checkpoint.
+"$B" squad-synth --questions 30 --seed 5 --dev --out "$T/dev.json" > /dev/null
+"$B" predict --init "$T/ckpt" --data "$T/dev.json" --out "$T/preds.json" --seq 64 --stride 16 \
+    > "$T/out" 2> "$T/err"; rc=$?
+check "predict exits 0 (got $rc: $(head -c 200 "$T/err"))" "[ $rc -eq 0 ]"
+check "predictions: one per question" "python3 -c 'import json,sys; sys.exit(0 if len(json.load(open(\"$T/preds.json\")))==30 else 1)'"
+"$B" evaluate --data "$T/dev.json" --predictions "$T/preds.json" > "$T/score"; rc=$?
+check "evaluate scores the predictions" "[ $rc -eq 0 ] && grep -q exact_match '$T/score'"
+
+# --init from the saved directory continues from its weights.
+"$B" train $SMALL --init "$T/ckpt" --max-steps 1 --result-file "$T/c.json" > /dev/null 2>&1; rc=$?
+check "--init from a saved directory (got $rc)" "[ $rc -eq 0 ]"
+if [ -r "${SB_SHARED_DATA:-/nonexistent}/bert-base-uncased/vocab.txt" ]; then
+    rm -f "$T/p2.json"
+    "$B" predict --init "$T/ckpt" --vocab "$SB_SHARED_DATA/bert-base-uncased/vocab.txt" \
+        --data "$T/dev.json" --out "$T/p2.json" 2> "$T/err"; rc=$?
+    check "predict: vocab size vs checkpoint -> exit 2 (got $rc)" "[ $rc -eq 2 ] && [ ! -e '$T/p2.json' ]"
+fi
+
+# A checkpoint with a wrong tensor: config says dim 32, the tensors are dim 64.
+cp -r "$T/ckpt" "$T/bad"
+python3 -c "
+import json; p='$T/bad/config.json'; c=json.load(open(p)); c['dim']=32; c['hidden_dim']=128
+json.dump(c, open(p,'w'))"
+expect_usage "checkpoint with wrong tensors" $SMALL --init "$T/bad"
+"$B" predict --init "$T/bad" --data "$T/dev.json" --out "$T/p3.json" 2> "$T/err"; rc=$?
+check "predict: wrong tensors -> exit 2, nothing written" "[ $rc -eq 2 ] && [ ! -e '$T/p3.json' ]"
+
+# A NaN loss stops training with its step, recorded as failed, exit 1.
+SB_TRAIN_TEST_NAN_STEP=2 "$B" train $SMALL --max-steps 4 --result-file "$T/n.json" \
+    > /dev/null 2> "$T/err"; rc=$?
+check "NaN loss: exit 1 (got $rc)" "[ $rc -eq 1 ]"
+check "NaN loss: names step 2: $(tail -1 "$T/err")" "grep -q 'NaN at step 2' '$T/err'"
+check "NaN loss: result failed with the step" "python3 -c '
+import json,sys; d=json.load(open(\"$T/n.json\"))
+sys.exit(0 if d[\"status\"]==\"failed\" and \"step 2\" in d[\"reason\"] and d[\"config\"][\"failed_step\"]==2 else 1)'"
+exit $fail
