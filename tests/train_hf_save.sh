@@ -9,7 +9,7 @@ B=${SPRBENCH:?}
 SRC=${SB_SOURCE_DIR:?}
 if ! /usr/bin/python3 -c "import torch" 2> /dev/null; then
     echo "skipped: python3-torch is not installed"
-    exit 0
+    exit 77
 fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
