@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
+#include "sb_bind.h"
 #include "sb_dp.h"
 #include "sb_features.h"
 #include "sb_hf.h"
@@ -42,6 +43,8 @@ typedef struct topts {
     double time_budget, dropout, lr;
     long seed;
     int set_batch, set_seq, set_stride, set_epochs, set_lr, set_dropout;
+    int comm_threads, set_comm, no_overlap;   /* data parallel (under mpirun) */
+    const char *bind;
 } topts;
 
 /* ---- shared pieces */
@@ -165,6 +168,11 @@ typedef struct dp_glue {
     sb_dp *dp;
     sb_err err;
     int failed;
+    /* per-step timings summed over the run (this rank) */
+    double compute_s, wait_s, comm_s;
+    long steps;
+    sb_bind_report bind;
+    int have_bind;
 } dp_glue;
 
 static void dp_step_begin(void *u) { sb_dp_step_begin(((dp_glue *)u)->dp); }
@@ -182,7 +190,15 @@ static int dp_wait(void *u, sb_err *e)
         *e = g->err;
         return g->err.code ? g->err.code : SB_EFAIL;
     }
-    return sb_dp_wait_all(g->dp, NULL, e);
+    sb_dp_timing t;
+    int rc = sb_dp_wait_all(g->dp, &t, e);
+    if (!rc) {
+        g->compute_s += t.compute_s;
+        g->wait_s += t.wait_s;
+        g->comm_s += t.comm_s;
+        g->steps++;
+    }
+    return rc;
 }
 
 static int launched_by_mpi(void)
@@ -250,6 +266,10 @@ static void train_help(void)
         "  --synth-train N   synthetic training questions (default %d; tiny: %d)\n"
         "  --synth-dev N     synthetic dev questions (default %d)\n"
         "  --profile         print where the time goes, per layer kind\n"
+        "Under mpirun (data parallel: each rank its shard, gradients averaged):\n"
+        "  --comm-threads N  threads progressing gradient all-reduces (default 1)\n"
+        "  --no-overlap      all-reduce after backward instead of during it\n"
+        "  --bind MODE       core (default), socket or none: each rank its own cores\n"
         "  --result-file F   write the result as one JSON object (sprbench sweep reads it)\n\n"
         "Metrics: tokens_per_s, sequences_per_s, step_seconds (median of steady-state steps),\n"
         "achieved_gflops (training FLOPs per token x tokens/s; FLOPs per token =\n"
@@ -381,6 +401,8 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         {"result-file", required_argument, 0, 'r'}, {"profile", no_argument, 0, 'p'},
         {"synth-train", required_argument, 0, 'y'}, {"synth-dev", required_argument, 0, 'Y'},
         {"warmup-steps", required_argument, 0, 'w'},
+        {"comm-threads", required_argument, 0, 'C'}, {"no-overlap", no_argument, 0, 'O'},
+        {"bind", required_argument, 0, 'N'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int c, rc;
     long v;
@@ -412,6 +434,14 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         case 'y': rc = sb_parse_long(optarg, 1, 10000000, "--synth-train", &v, e); o->synth_train = (int)v; break;
         case 'Y': rc = sb_parse_long(optarg, 1, 10000000, "--synth-dev", &v, e); o->synth_dev = (int)v; break;
         case 'w': rc = sb_parse_long(optarg, 0, 100000000, "--warmup-steps", &o->warmup, e); break;
+        case 'C': rc = sb_parse_long(optarg, 0, 16, "--comm-threads", &v, e); o->comm_threads = (int)v; o->set_comm = 1; break;
+        case 'O': o->no_overlap = 1; break;
+        case 'N': {
+            sb_bind_mode bm;
+            rc = sb_bind_parse_mode(optarg, &bm, e);
+            o->bind = optarg;
+            break;
+        }
         case 'h': *help = 1; return SB_OK;
         default:
             return sb_errf(e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)",
@@ -548,11 +578,23 @@ int sb_cmd_train(int argc, char **argv)
     m.profile = o.profile;
     if (launched_by_mpi()) {
         sb_dp_config dc = SB_DP_CONFIG_INIT;
+        if (o.comm_threads >= 0 && o.set_comm) dc.comm_threads = o.comm_threads;
+        dc.overlap = !o.no_overlap;
         if ((rc = sb_dp_init(&glue.dp, &dc, &e))) goto fail;
         rank = sb_dp_rank(glue.dp);
         world = sb_dp_world(glue.dp);
         nodes = sb_dp_nodes(glue.dp);
         ppn = sb_dp_local_size(glue.dp);
+        /* Each rank its own cores before any comm thread starts. */
+        sb_bind_mode bm = SB_BIND_CORE;
+        if (o.bind) sb_bind_parse_mode(o.bind, &bm, &e);
+        if ((rc = sb_bind_apply(bm, sb_dp_local_rank(glue.dp), ppn, o.threads, dc.comm_threads,
+                                &glue.bind, &e)))
+            goto fail;
+        glue.have_bind = 1;
+        if (glue.bind.warning[0] && rank == 0)
+            fprintf(stderr, "sprbench train: %s\n", glue.bind.warning);
+        if ((rc = sb_dp_set_comm_cpuset(glue.dp, glue.bind.comm_cpuset, &e))) goto fail;
         if ((rc = dp_setup(&glue, &m, &e))) goto fail;
         hooks = (sb_train_dp){.rank = rank, .world = world, .user = &glue,
                               .step_begin = dp_step_begin, .grad_ready = dp_grad_ready,
@@ -621,8 +663,57 @@ int sb_cmd_train(int argc, char **argv)
     int projected = !res.finished_epochs;
     double epoch_s = projected ? med * res.steps_per_epoch
                                : res.train_seconds * res.steps_per_epoch / (double)res.steps;
+    /* Per-rank timings and bindings: collectives, so every rank takes part. */
+    json_t *per_rank = NULL;
+    double dp_wait = 0, dp_compute = 0, dp_comm = 0, imbalance = 0;
+    if (glue.dp) {
+        double mine[3] = {glue.steps ? glue.compute_s / glue.steps : 0,
+                          glue.steps ? glue.wait_s / glue.steps : 0,
+                          glue.steps ? glue.comm_s / glue.steps : 0};
+        double *all = rank == 0 ? calloc((size_t)world * 3, sizeof(double)) : NULL;
+        char desc[1024];
+        size_t off = (size_t)snprintf(desc, sizeof desc, "%s %s:", sb_dp_hostname(glue.dp),
+                                      glue.bind.rank_cpuset ? glue.bind.rank_cpuset : "");
+        for (int i = 0; i < glue.bind.threads && off < sizeof desc; i++)
+            off += (size_t)snprintf(desc + off, sizeof desc - off, "%s%s", i ? "," : " threads ",
+                                    glue.bind.thread_cpusets[i]);
+        char **strs = NULL;
+        if ((rc = sb_dp_gather_doubles(glue.dp, mine, 3, all, &e)) ||
+            (rc = sb_dp_gather_string(glue.dp, desc, &strs, &e))) {
+            free(all);
+            goto fail;
+        }
+        if (rank == 0) {
+            per_rank = json_array();
+            double cmin = 1e300, cmax = 0;
+            for (int r = 0; r < world; r++) {
+                double *v = all + 3 * r;
+                json_array_append_new(per_rank, json_pack("{s:i, s:f, s:f, s:f, s:s}", "rank", r,
+                                                          "compute_s", v[0], "comm_wait_s", v[1],
+                                                          "comm_busy_s", v[2], "binding",
+                                                          strs && strs[r] ? strs[r] : ""));
+                dp_compute += v[0] / world;
+                dp_wait += v[1] / world;
+                dp_comm += v[2] / world;
+                if (v[0] < cmin) cmin = v[0];
+                if (v[0] > cmax) cmax = v[0];
+            }
+            imbalance = dp_compute > 0 ? (cmax - cmin) / dp_compute : 0;
+        }
+        sb_dp_strings_free(strs);
+        free(all);
+    }
     json_t *doc = result_base("ok", "", k, NULL, o.threads, config, repro);
     config = NULL;
+    if (per_rank) {
+        json_object_set_new(doc, "per_rank", per_rank);
+        json_object_set_new(doc, "binding", json_pack("{s:s, s:i, s:b, s:s, s:b}", "mode",
+                                                      sb_bind_mode_name(glue.bind.mode),
+                                                      "comm_threads", o.set_comm ? o.comm_threads : 1,
+                                                      "overlap", !o.no_overlap, "warning",
+                                                      glue.bind.warning, "oversubscribed",
+                                                      glue.bind.oversubscribed));
+    }
     json_object_set_new(doc, "ranks", json_integer(world));
     json_object_set_new(doc, "ppn", json_integer(ppn));
     json_object_set_new(doc, "nodes", json_integer(nodes));
@@ -643,6 +734,12 @@ int sb_cmd_train(int argc, char **argv)
     MET("steps", res.steps, "");
     MET("steps_per_epoch", res.steps_per_epoch, "");
     MET("peak_rss_mb", peak_rss_mb(), "MiB");
+    if (per_rank) {
+        MET("compute_s", dp_compute, "s");        /* forward + backward per step, mean over ranks */
+        MET("comm_wait_s", dp_wait, "s");         /* all-reduce time not hidden, per step */
+        MET("comm_busy_s", dp_comm, "s");         /* all-reduce time in total, per step */
+        MET("load_imbalance", imbalance, "");     /* (max - min) / mean compute over ranks */
+    }
     if (o.eval) {
         MET("em", em, "%");
         MET("f1", f1, "%");
@@ -710,6 +807,7 @@ fail:
         config = NULL;
     }
 done:
+    if (glue.have_bind) sb_bind_report_free(&glue.bind);
     if (glue.dp) sb_dp_free(glue.dp);
     sb_train_result_free(&res);
     if (have_model) sb_model_free(&m);

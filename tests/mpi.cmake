@@ -21,3 +21,5 @@ set_property(TEST mpi_cluster APPEND PROPERTY ENVIRONMENT "SB_TEST_MPI_DP=$<TARG
 set_tests_properties(mpi_allreduce_cli mpi_model_cli PROPERTIES TIMEOUT 120)
 # Tests that bring up an emulated cluster take this lock, so they never run at once.
 set_tests_properties(mpi_cluster PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 RESOURCE_LOCK sb_cluster)
+sb_add_script(mpi_train_dp mpi_train_dp.sh)
+set_tests_properties(mpi_train_dp PROPERTIES TIMEOUT 300)
