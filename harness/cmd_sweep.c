@@ -40,7 +40,8 @@ static void sweep_help(void)
            "  --point-timeout S   a point running longer is killed and recorded as timeout\n"
            "  --model, --batch, --seq, --stride, --max-steps, --time-budget, --epochs,\n"
            "  --vocab, --train, --dev, --lr, --seed, --dropout, --eval, --init,\n"
-           "  --comm-threads      passed to `sprbench train` (workload train)\n"
+           "  --comm-threads, --no-overlap, --synth-train, --synth-dev, --warmup-steps\n"
+           "                      passed to `sprbench train` (workload train)\n"
            "  --sizes, --iters    passed to `sprbench allreduce` (workload allreduce)\n"
            "  --db PATH           database (default %s)\n"
            "  --label TEXT        a name for the sweep\n"
@@ -57,7 +58,8 @@ static const char *const g_value_keys[] = {
     "workload", "kernels", "threads", "shapes", "trans", "reps", "min-seconds", "prepack", "ppn", "nodes",
     "hostfile", "bind", "mpirun-args", "point-timeout", "label", "model", "batch", "seq",
     "stride", "max-steps", "time-budget", "epochs", "vocab", "train", "dev", "lr", "seed",
-    "dropout", "init", "comm-threads", "sizes", "iters", "warmup", NULL};
+    "dropout", "init", "comm-threads", "synth-train", "synth-dev", "warmup-steps", "sizes",
+    "iters", "warmup", NULL};
 
 static int self_exe(char *buf, size_t cap)
 {
@@ -78,7 +80,7 @@ static int ensure_parent_dir(const char *path)
 
 int sb_cmd_sweep(int argc, char **argv)
 {
-    enum { OPT_PLAN = 1000, OPT_DB, OPT_DRY, OPT_RESUME, OPT_PLOTS, OPT_NOPEAK, OPT_EVAL, OPT_KEY };
+    enum { OPT_PLAN = 1000, OPT_DB, OPT_DRY, OPT_RESUME, OPT_PLOTS, OPT_NOPEAK, OPT_EVAL, OPT_NOOVERLAP, OPT_KEY };
     struct option opts[64];
     int no = 0;
     for (int i = 0; g_value_keys[i]; i++)
@@ -90,6 +92,7 @@ int sb_cmd_sweep(int argc, char **argv)
     opts[no++] = (struct option){"plots", required_argument, 0, OPT_PLOTS};
     opts[no++] = (struct option){"no-peak", no_argument, 0, OPT_NOPEAK};
     opts[no++] = (struct option){"eval", no_argument, 0, OPT_EVAL};
+    opts[no++] = (struct option){"no-overlap", no_argument, 0, OPT_NOOVERLAP};
     opts[no++] = (struct option){"help", no_argument, 0, 'h'};
     opts[no++] = (struct option){0, 0, 0, 0};
 
@@ -115,6 +118,7 @@ int sb_cmd_sweep(int argc, char **argv)
         case OPT_PLOTS: plots = optarg; break;
         case OPT_NOPEAK: no_peak = 1; break;
         case OPT_EVAL: keys[nkv] = "eval"; values[nkv++] = "1"; break;
+        case OPT_NOOVERLAP: keys[nkv] = "no-overlap"; values[nkv++] = "1"; break;
         case OPT_RESUME:
             if (sb_parse_long(optarg, 1, 1L << 40, "--resume", &resume, &e))
                 return sb_cli_report("sweep", &e);

@@ -13,7 +13,8 @@
 static const char *const g_train_opts[] = {"model", "batch", "seq", "stride", "max-steps",
                                            "time-budget", "epochs", "vocab", "train", "dev",
                                            "lr", "seed", "dropout", "eval", "init", "comm-threads",
-                                           NULL};
+                                           "synth-train", "synth-dev", "warmup-steps",
+                                           "no-overlap", NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
 
 void sb_plan_init(sb_plan *p) { memset(p, 0, sizeof *p); }

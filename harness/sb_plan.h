@@ -8,7 +8,8 @@
  * reps, min-seconds, prepack, ppn, nodes, hostfile, bind, mpirun-args, point-timeout,
  * and for workload train the options passed to `sprbench train`: model,
  * batch, seq, stride, max-steps, time-budget, epochs, vocab, train, dev, lr,
- * seed, dropout, eval, init; for allreduce: sizes, iters. */
+ * seed, dropout, eval, init, comm-threads, synth-train, synth-dev, warmup-steps,
+ * no-overlap; for allreduce: sizes, iters, warmup. */
 #ifndef SB_PLAN_H
 #define SB_PLAN_H
 #include "sb_err.h"

@@ -101,7 +101,7 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         for (int i = 0; i < p->nopts; i++) {
             av_pushf(a, "--%s", p->opt_keys[i]);
             /* flags without a value in the worker's CLI */
-            if (!strcmp(p->opt_keys[i], "eval")) {
+            if (!strcmp(p->opt_keys[i], "eval") || !strcmp(p->opt_keys[i], "no-overlap")) {
                 if (strcmp(p->opt_values[i], "1") && strcmp(p->opt_values[i], "yes") &&
                     strcmp(p->opt_values[i], "true"))
                     free(a->v[--a->n]), a->v[a->n] = NULL;
@@ -161,15 +161,20 @@ out:
     return rc;
 }
 
-static void last_line(const char *path, char *buf, size_t cap)
+/* The worker's own complaint from its stderr: the last "sprbench ..." line
+ * (mpirun wraps it in banners), else the last line with any letter in it. */
+static void worker_error(const char *path, char *buf, size_t cap)
 {
     buf[0] = '\0';
     char *data = NULL;
-    size_t len = 0;
-    if (sb_read_file(path, &data, &len, NULL)) return;
-    while (len && (data[len - 1] == '\n' || data[len - 1] == '\r')) data[--len] = '\0';
-    char *nl = strrchr(data, '\n');
-    snprintf(buf, cap, "%.300s", nl ? nl + 1 : data);
+    if (sb_read_file(path, &data, NULL, NULL)) return;
+    const char *own = NULL, *any = NULL;
+    for (char *line = strtok(data, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strncmp(line, "sprbench ", 9)) own = line;
+        for (const char *c = line; *c; c++)
+            if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')) { any = line; break; }
+    }
+    snprintf(buf, cap, "%.300s", own ? own : any ? any : "");
     free(data);
 }
 
@@ -319,7 +324,7 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                 json_decref(doc);
             } else {
                 char tail[320];
-                last_line(errlog, tail, sizeof tail);
+                worker_error(errlog, tail, sizeof tail);
                 snprintf(reason, sizeof reason, "worker ended with %s without a result%s%.300s", how,
                          tail[0] ? ": " : "", tail);
             }
@@ -339,6 +344,34 @@ out:
 static double default_timeout(const char *workload)
 {
     return !strcmp(workload, "train") ? 24 * 3600.0 : 1800.0;
+}
+
+/* Before anything is written: the hostfile parses, holds enough hosts, and
+ * every host a point will use answers through the launcher's agent (the one
+ * named by --mca plm_rsh_agent in --mpirun-args, ssh otherwise). */
+static int preflight_hosts(const sb_plan *p, sb_err *e)
+{
+    if (!p->hostfile) return SB_OK;
+    sb_hostfile hf = {0};
+    int rc = sb_hostfile_parse(p->hostfile, &hf, e);
+    if (rc) return rc;
+    int maxn = 1;
+    for (int i = 0; i < p->nnodes; i++) if (p->nodes[i] > maxn) maxn = p->nodes[i];
+    char **tok = NULL;
+    int ntok = 0;
+    const char *agent = NULL;
+    if (maxn > hf.n)
+        rc = sb_errf(e, SB_EUSAGE, "%s: %d host(s), but the plan asks for %d nodes", p->hostfile,
+                     hf.n, maxn);
+    if (!rc && p->mpirun_args && !(rc = sb_launch_split_args(p->mpirun_args, &tok, &ntok, e)))
+        for (int i = 0; i + 2 < ntok; i++)
+            if (!strcmp(tok[i], "--mca") && !strcmp(tok[i + 1], "plm_rsh_agent")) agent = tok[i + 2];
+    /* One host alone runs locally under mpirun; several go through the agent. */
+    for (int i = 0; !rc && maxn > 1 && i < maxn; i++)
+        rc = sb_launch_probe_host(agent, hf.hosts[i].name, 10.0, e);
+    sb_argv_free(tok);
+    sb_hostfile_free(&hf);
+    return rc;
 }
 
 int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
@@ -367,9 +400,10 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         return SB_OK;
     }
 
-    sb_db *db = NULL;
-    int rc = sb_db_open(o->db_path, &db, e);
+    int rc = o->resume_id > 0 ? SB_OK : preflight_hosts(p, e);
     if (rc) return rc;
+    sb_db *db = NULL;
+    if ((rc = sb_db_open(o->db_path, &db, e))) return rc;
     const sb_sysinfo *si = sb_sysinfo_cached();
     json_t *info = si ? sb_sysinfo_json(si) : NULL;
     int64_t machine = 0;
