@@ -1,5 +1,5 @@
 /* The synthetic SQuAD set: deterministic, exact size, answers at their
- * answer_start, held-apart dev split, short enough for max_seq 128, and made
+ * answer_start, held-apart dev split, short enough for max_seq 32, and made
  * only of whole tokens of the built-in vocab (and of bert-base-uncased's
  * vocab.txt when the reference data is present). */
 #include <stdlib.h>
@@ -52,18 +52,19 @@ int main(void)
             if (!strcmp(dev.contexts[i], set.contexts[k])) shared++;
     CHECK_EQ_INT(shared, 0);
 
-    /* Built-in vocab: no [UNK]; one window of 128 holds every question. */
+    /* Built-in vocab: no [UNK]; one window of 32 (tiny's default) holds every
+     * question. */
     sb_vocab v;
     CHECK_EQ_INT(sb_vocab_builtin_synth(&v, &e), SB_OK);
     sb_features f;
-    CHECK_EQ_INT(sb_features_build(&v, &set, 128, 32, 0, &f, &e), SB_OK);
+    CHECK_EQ_INT(sb_features_build(&v, &set, 32, 8, 0, &f, &e), SB_OK);
     CHECK_EQ_INT(f.n, set.n_examples);
     int unk = 0, cls_label = 0, min_len = 1 << 30, max_len = 0;
     for (int32_t i = 0; i < f.n; i++) {
         int len = 0;
-        for (int k = 0; k < 128; k++) {
-            if (f.input_ids[(size_t)i * 128 + (size_t)k] == v.unk_id) unk++;
-            len += f.attention_mask[(size_t)i * 128 + (size_t)k];
+        for (int k = 0; k < 32; k++) {
+            if (f.input_ids[(size_t)i * 32 + (size_t)k] == v.unk_id) unk++;
+            len += f.attention_mask[(size_t)i * 32 + (size_t)k];
         }
         if (len < min_len) min_len = len;
         if (len > max_len) max_len = len;
@@ -71,7 +72,7 @@ int main(void)
     }
     CHECK_EQ_INT(unk, 0);
     CHECK_EQ_INT(cls_label, 0);
-    CHECK(min_len >= 40 && max_len <= 128);
+    CHECK(min_len >= 20 && max_len <= 32);
     printf("synthetic: %d questions, %d paragraphs, %d..%d tokens per feature\n", set.n_examples,
            set.n_contexts, min_len, max_len);
     sb_features_free(&f);

@@ -5,13 +5,47 @@
 #include "sb_io.h"
 
 /* Every word below is a whole token of bert-base-uncased's vocab.txt (checked
- * by tests/test_squad_synth.c when the real vocab is present). Attributes are
- * distinct within a paragraph, so the attribute alone picks the fact. */
-static const char *const k_attrs[] = {
-    "color", "size", "weight", "height", "age", "price", "name", "city", "country",
-    "language", "food", "sport", "animal", "song", "book", "game", "car", "flower", "job",
-    "shape", "number", "season", "metal", "tree", "drink", "bird", "fish", "planet", "river",
-    "mountain", "instrument"};
+ * by tests/test_squad_synth.c when the real vocab is present). Each attribute
+ * has its own kind of value (a color for "color", a city for "city"), and the
+ * attributes of one paragraph are distinct, so the question's attribute picks
+ * exactly one value in the paragraph: a tiny model learns to match the kind.
+ * The context never names an attribute, so the question's is the only one in
+ * a feature. No word is both a value and a name, nor a value of two kinds. */
+typedef struct synth_attr {
+    const char *attr;
+    const char *const *vals;   /* NULL-terminated */
+} synth_attr;
+#define VALS(...) ((const char *const[]){__VA_ARGS__, NULL})
+static const synth_attr k_attrs[] = {
+    {"color", VALS("red", "blue", "green", "yellow", "black", "white", "orange", "purple",
+                   "pink", "brown", "gray", "silver", "gold")},
+    {"city", VALS("rome", "paris", "london", "berlin", "tokyo", "madrid", "cairo", "sydney",
+                  "moscow", "dublin", "vienna", "oslo", "lima", "delhi", "seoul", "boston",
+                  "chicago", "denver", "dallas", "miami", "seattle")},
+    {"country", VALS("france", "spain", "italy", "china", "japan", "india", "brazil", "egypt",
+                     "kenya", "peru", "chile", "canada", "mexico", "norway", "sweden", "poland",
+                     "greece")},
+    {"food", VALS("rice", "bread", "cheese", "apple", "banana", "soup", "cake", "pizza")},
+    {"sport", VALS("tennis", "golf", "soccer", "hockey", "chess", "boxing", "rugby", "cricket")},
+    {"animal", VALS("tiger", "lion", "wolf", "bear", "horse", "rabbit", "snake")},
+    {"flower", VALS("lily", "daisy", "orchid", "lotus")},
+    {"tree", VALS("oak", "pine", "maple")},
+    {"metal", VALS("iron", "copper", "steel", "zinc", "tin")},
+    {"shape", VALS("circle", "square", "triangle", "star", "heart")},
+    {"number", VALS("one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                    "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty",
+                    "hundred")},
+    {"season", VALS("winter", "summer", "spring", "autumn")},
+    {"job", VALS("doctor", "teacher", "pilot", "farmer", "lawyer", "nurse", "driver", "singer",
+                 "painter", "writer")},
+    {"drink", VALS("coffee", "tea", "milk", "juice", "water", "wine", "beer")},
+    {"bird", VALS("eagle", "owl", "crow", "parrot")},
+    {"fish", VALS("shark", "whale", "salmon", "tuna")},
+    {"planet", VALS("mars", "venus", "jupiter", "saturn")},
+    {"river", VALS("nile", "amazon", "thames", "danube")},
+    {"mountain", VALS("alps", "andes")},
+    {"instrument", VALS("piano", "guitar", "violin", "drum", "flute")}};
+#undef VALS
 static const char *const k_entities[] = {
     "Tom", "Anna", "Paul", "Maria", "John", "Lisa", "Mark", "Sara", "Peter", "Emma", "David",
     "Julia", "James", "Kate", "Robert", "Laura", "Michael", "Alice", "George", "Helen",
@@ -20,38 +54,26 @@ static const char *const k_entities[] = {
     "Felix", "Mia", "Harry", "Nina", "Ivan", "Olga", "Jack", "Rose", "Kevin", "Tina", "Leo",
     "Una", "Max", "Vera", "Nick", "Wendy", "Owen", "Zoe", "Ralph", "Amy", "Sam", "Beth",
     "Ted", "Cora", "Walter", "Dora"};
-static const char *const k_values[] = {
-    "red", "blue", "green", "yellow", "black", "white", "orange", "purple", "pink", "brown",
-    "gray", "silver", "gold", "small", "large", "tiny", "huge", "heavy", "light", "tall",
-    "short", "young", "old", "cheap", "expensive", "rome", "paris", "london", "berlin",
-    "tokyo", "madrid", "cairo", "sydney", "moscow", "dublin", "vienna", "oslo", "lima",
-    "delhi", "seoul", "boston", "chicago", "denver", "dallas", "miami", "seattle", "france",
-    "spain", "italy", "china", "japan", "india", "brazil", "egypt", "kenya", "peru", "chile",
-    "canada", "mexico", "norway", "sweden", "poland", "greece", "rice", "bread", "cheese",
-    "apple", "banana", "soup", "cake", "pizza", "tennis", "golf", "soccer", "hockey", "chess",
-    "boxing", "rugby", "cricket", "tiger", "lion", "wolf", "bear", "horse", "eagle", "shark",
-    "whale", "rabbit", "snake", "lily", "daisy", "oak", "pine", "maple", "iron", "copper",
-    "steel", "zinc", "tin", "circle", "square", "triangle", "star", "heart", "one", "two",
-    "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "twenty", "thirty", "forty", "fifty", "hundred", "winter", "summer", "spring", "autumn",
-    "doctor", "teacher", "pilot", "farmer", "lawyer", "nurse", "driver", "singer", "painter",
-    "writer", "coffee", "tea", "milk", "juice", "water", "wine", "beer", "owl", "crow",
-    "parrot", "salmon", "tuna", "mars", "venus", "jupiter", "saturn", "nile", "amazon",
-    "thames", "danube", "alps", "andes", "piano", "guitar", "violin", "drum", "flute"};
 #define N_ATTRS ((int)(sizeof k_attrs / sizeof *k_attrs))
 #define N_ENTS ((int)(sizeof k_entities / sizeof *k_entities))
-#define N_VALS ((int)(sizeof k_values / sizeof *k_values))
+
+static int n_vals(int a)
+{
+    int n = 0;
+    while (k_attrs[a].vals[n]) n++;
+    return n;
+}
 
 const char *const *sb_squad_synth_words(void)
 {
-    enum { N = N_ATTRS + N_ENTS + N_VALS + 8 };
-    static const char *all[N + 1];
+    enum { N_GLUE = 6, N_MAX = 512 };
+    static const char *all[N_MAX + 1];
     static char lower[N_ENTS][16];
     if (!all[0]) {
         int k = 0;
-        static const char *const glue[] = {"the", "of", "is", "what", "?", ".", ",", "'"};
-        for (int i = 0; i < 8; i++) all[k++] = glue[i];
-        for (int i = 0; i < N_ATTRS; i++) all[k++] = k_attrs[i];
+        static const char *const glue[N_GLUE] = {"which", "does", "like", "likes", "?", "."};
+        for (int i = 0; i < N_GLUE; i++) all[k++] = glue[i];
+        for (int i = 0; i < N_ATTRS; i++) all[k++] = k_attrs[i].attr;
         for (int i = 0; i < N_ENTS; i++) {
             size_t j = 0;
             for (; k_entities[i][j] && j < 15; j++)
@@ -59,7 +81,8 @@ const char *const *sb_squad_synth_words(void)
             lower[i][j] = '\0';
             all[k++] = lower[i];
         }
-        for (int i = 0; i < N_VALS; i++) all[k++] = k_values[i];
+        for (int i = 0; i < N_ATTRS; i++)
+            for (int j = 0; k_attrs[i].vals[j] && k < N_MAX; j++) all[k++] = k_attrs[i].vals[j];
         all[k] = NULL;
     }
     return all;
@@ -75,7 +98,7 @@ static uint64_t next_u64(uint64_t *s)
 }
 static int uniform(uint64_t *s, int n) { return (int)(next_u64(s) % (uint64_t)n); }
 
-enum { FACTS_MIN = 6, FACTS_MAX = 12, QUESTIONS_MIN = 3, QUESTIONS_MAX = 6,
+enum { FACTS_MIN = 3, FACTS_MAX = 5, QUESTIONS_MIN = 2, QUESTIONS_MAX = 4,
        PARAGRAPHS_PER_ARTICLE = 50 };
 
 int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **out, sb_err *e)
@@ -113,15 +136,15 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
             perm[j] = t;
             attr[i] = perm[i];
             ent[i] = uniform(&state, N_ENTS);
-            val[i] = uniform(&state, N_VALS);
+            val[i] = uniform(&state, n_vals(attr[i]));
         }
         size_t len = 0;
         for (int i = 0; i < n_facts; i++) {
-            int pre = snprintf(ctx + len, sizeof ctx - len, "%sThe %s of %s is ", i ? " " : "",
-                               k_attrs[attr[i]], k_entities[ent[i]]);
+            int pre = snprintf(ctx + len, sizeof ctx - len, "%s%s likes ", i ? " " : "",
+                               k_entities[ent[i]]);
             val_at[i] = (int)len + pre;
             len += (size_t)pre;
-            len += (size_t)snprintf(ctx + len, sizeof ctx - len, "%s.", k_values[val[i]]);
+            len += (size_t)snprintf(ctx + len, sizeof ctx - len, "%s.", k_attrs[attr[i]].vals[val[i]]);
         }
         json_t *para = json_object();
         json_object_set_new(para, "context", json_stringn(ctx, len));
@@ -129,6 +152,7 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
         json_object_set_new(para, "qas", qas);
         json_array_append_new(paragraphs, para);
         int n_q = QUESTIONS_MIN + uniform(&state, QUESTIONS_MAX - QUESTIONS_MIN + 1);
+        if (n_q > n_facts) n_q = n_facts;
         int asked[FACTS_MAX];
         for (int i = 0; i < n_facts; i++) asked[i] = i;
         for (int k = 0; k < n_q && made < n_questions; k++) {
@@ -137,7 +161,8 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
             asked[k] = asked[j];
             asked[j] = t;
             int f = asked[k];
-            snprintf(q, sizeof q, "What is the %s of %s?", k_attrs[attr[f]], k_entities[ent[f]]);
+            snprintf(q, sizeof q, "Which %s does %s like?", k_attrs[attr[f]].attr,
+                     k_entities[ent[f]]);
             snprintf(id, sizeof id, "synth-%s%llu-%d", dev ? "dev-" : "", (unsigned long long)seed,
                      made);
             json_t *qa = json_object();
@@ -145,7 +170,7 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
             json_object_set_new(qa, "question", json_string(q));
             json_t *answers = json_array();
             json_t *ans = json_object();
-            json_object_set_new(ans, "text", json_string(k_values[val[f]]));
+            json_object_set_new(ans, "text", json_string(k_attrs[attr[f]].vals[val[f]]));
             json_object_set_new(ans, "answer_start", json_integer(val_at[f]));
             json_array_append_new(answers, ans);
             json_object_set_new(qa, "answers", answers);

@@ -1,11 +1,12 @@
 /* sb_squad_synth: a deterministic synthetic SQuAD-format data set for runs and
- * tests without the real files. Each paragraph states facts "the <attr> of
- * <entity> is <value> ." with distinct attributes, and each question asks
- * "what is the <attr> of <entity> ?" with the value as the answer span: a tiny
- * transformer trained from scratch learns it quickly (match the attribute,
- * copy the value). Every word is a whole token of bert-base-uncased's vocab
- * and of sb_vocab_builtin_synth(). Paragraphs are ~40-120 tokens, so
- * max_seq 128 holds a question and its context. */
+ * tests without the real files. Each paragraph states 3-5 facts "<Name> likes
+ * <value>." whose values are of distinct kinds (a color, a city, a sport...),
+ * and each question asks "Which <kind> does <Name> like?" with the value of
+ * that kind as the answer span (one word): a tiny transformer trained from
+ * scratch learns it (match the question's kind to the value's). Every word is
+ * a whole token of bert-base-uncased's vocab and of sb_vocab_builtin_synth().
+ * Paragraphs are 12-20 tokens, so max_seq 32 holds a question and its
+ * context. */
 #ifndef SB_SQUAD_SYNTH_H
 #define SB_SQUAD_SYNTH_H
 #include <stdint.h>
