@@ -26,7 +26,8 @@ assert a.keys() == b.keys()
 # The QA bias and the last LayerNorm bias get gradients that are zero in exact
 # arithmetic (the start/end softmax errors sum to zero over positions), so
 # AdamW turns their rounding noise into steps of up to lr each: for those the
-# bound is 2 x steps x lr, for every other tensor 1e-4 of its largest weight.
+# bound is 2 x steps x lr, for every other tensor 1e-5 + 1e-4 of its largest
+# weight (summation order differs between one batch of 8 and two of 4).
 lr, steps = json.load(open(sys.argv[3]))["config"]["lr"], 3
 noise = {"qa_outputs.bias", "distilbert.transformer.layer.1.output_layer_norm.bias"}
 worst = 0.0
@@ -35,9 +36,9 @@ for k in a:
     if k in noise:
         assert diff <= 2 * steps * lr, (k, diff)
         continue
-    worst = max(worst, diff / max(1e-3, max(abs(x) for x in b[k])))
-print("worst relative difference %.2e" % worst)
-assert worst < 1e-4, worst
+    worst = max(worst, diff / (1e-5 + 1e-4 * max(abs(x) for x in b[k])))
+print("worst difference %.2f of the bound" % worst)
+assert worst <= 1.0, worst
 d = json.load(open(sys.argv[3]))
 assert d["ranks"] == 2 and len(d["per_rank"]) == 2, d.get("per_rank")
 for k in ["compute_s", "comm_wait_s", "comm_busy_s", "load_imbalance"]: assert k in d["metrics"], k
