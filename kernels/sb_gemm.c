@@ -650,40 +650,39 @@ static const void *elem_ptr(const void *X, conv_t cv, size_t idx)
     return (const char *)X + idx * src_esz(cv);
 }
 
+/* VNNI panels of r rows or columns of op(X) starting at x0: a matrix whose
+ * k runs down its rows (A^T, B) is interleaved row by row; one whose k runs
+ * along its rows (A, B^T) is transposed slot by slot. A and B differ only
+ * in which transpose is which. */
+static void pack_vnni(const void *X, int ld, int k_down_rows, conv_t cv, int r, int kg, int x0,
+                      int xc, int p0, int kc, int kcp, void *dst)
+{
+    size_t es = dst_esz(cv);
+    if (k_down_rows) {
+        pack_row_interleave(elem_ptr(X, cv, x0), ld, cv, r, xc, p0, kc, kcp, kg, dst);
+        return;
+    }
+    for (int q = 0; q * r < xc; q++) {
+        char *pan = (char *)dst + (size_t)q * r * kcp * es;
+        int cnt = xc - q * r < r ? xc - q * r : r;
+        int first = x0 + q * r;
+        pack_slot_transpose(elem_ptr(X, cv, (size_t)first * ld), ld, cv, r, cnt, p0, kc, kcp, kg,
+                            pan);
+    }
+}
+
 void sb_pack_a_vnni(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
                     int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst)
 {
     conv_t cv = {src, dst_bf16};
-    size_t es = dst_esz(cv);
-    if (d->transa == 'T') {
-        pack_row_interleave(elem_ptr(A, cv, i0), d->lda, cv, mr, mc, p0, kc, kcp, kg, dst);
-        return;
-    }
-    for (int q = 0; q * mr < mc; q++) {
-        char *pan = (char *)dst + (size_t)q * mr * kcp * es;
-        int rows = mc - q * mr < mr ? mc - q * mr : mr;
-        int r0 = i0 + q * mr;
-        pack_slot_transpose(elem_ptr(A, cv, (size_t)r0 * d->lda), d->lda, cv, mr, rows, p0, kc,
-                            kcp, kg, pan);
-    }
+    pack_vnni(A, d->lda, d->transa == 'T', cv, mr, kg, i0, mc, p0, kc, kcp, dst);
 }
 
 void sb_pack_b_vnni(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16,
                     int nr, int kg, int p0, int kc, int kcp, int j0, int nc, void *dst)
 {
     conv_t cv = {src, dst_bf16};
-    size_t es = dst_esz(cv);
-    if (d->transb == 'N') {
-        pack_row_interleave(elem_ptr(B, cv, j0), d->ldb, cv, nr, nc, p0, kc, kcp, kg, dst);
-        return;
-    }
-    for (int q = 0; q * nr < nc; q++) {
-        char *pan = (char *)dst + (size_t)q * nr * kcp * es;
-        int cols = nc - q * nr < nr ? nc - q * nr : nr;
-        int c0 = j0 + q * nr;
-        pack_slot_transpose(elem_ptr(B, cv, (size_t)c0 * d->ldb), d->ldb, cv, nr, cols, p0, kc,
-                            kcp, kg, pan);
-    }
+    pack_vnni(B, d->ldb, d->transb == 'N', cv, nr, kg, j0, nc, p0, kc, kcp, dst);
 }
 
 void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
