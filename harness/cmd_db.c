@@ -135,7 +135,10 @@ static int do_points(sb_db *db, int64_t sweep_id, sb_err *e)
                      sb_quantile(p->samples, p->nsamples, 0.1),
                      sb_quantile(p->samples, p->nsamples, 0.9));
         const sb_metric_val *m = main_metric(p);
-        if (strcmp(p->status, "ok") && p->reason[0])
+        const sb_metric_val *ep = sb_pt_metric(p, "epoch_seconds");
+        if (!strcmp(p->status, "projected") && ep)   /* the scaling model's: nothing ran */
+            snprintf(what, sizeof what, "epoch_seconds=%.4g s (projected, not measured)", ep->value);
+        else if (strcmp(p->status, "ok") && p->reason[0])
             snprintf(what, sizeof what, "%.400s", p->reason);
         else if (m)
             snprintf(what, sizeof what, "%s=%.4g%s%s%s", m->name, m->value, m->unit[0] ? " " : "",

@@ -6,12 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "sb_allreduce.h"
 #include "sb_cli.h"
 #include "sb_cmds.h"
+#include "sb_db.h"
 #include "sb_io.h"
 #include "sb_launch.h"
 #include "sb_scaling.h"
+#include "sb_sweep.h"
 
 #define MAX_NODES 64
 
@@ -19,7 +22,8 @@ static void model_help(void)
 {
     printf("usage: sprbench model --step-seconds S (--allreduce-file F | --busbw-gbs B)\n"
            "                      [--nodes 1,2,4,8,16,64] [--ppn P] [--features N] [--batch B]\n"
-           "                      [--study FILE] [--result-file F]\n\n"
+           "                      [--study FILE] [--result-file F]\n"
+           "                      [--db F [--from-sweep ID]]\n\n"
            "Projects the epoch time of data-parallel DistilBERT training on N nodes from one\n"
            "measured step time and one measured MPI_Allreduce curve. Every figure it prints\n"
            "is PROJECTED, not measured.\n\n"
@@ -42,7 +46,18 @@ static void model_help(void)
            "  --last-bucket-bytes N  bucket that cannot be hidden (default: the embeddings, %.0f)\n"
            "  --overlap-share F      share of a step that can hide communication (default 0.67)\n"
            "  --study FILE           compare with published points (results/reference/study.csv)\n"
-           "  --result-file F        write the projection as one JSON object (all 'projected')\n\n"
+           "  --result-file F        write the projection as one JSON object (all 'projected')\n"
+           "  --db F                 also store the projection in the database F: a new sweep\n"
+           "                         (label 'scaling model', kernel scaling-model) whose points\n"
+           "                         have status 'projected'; `sprbench plot --sweep ID` draws it\n"
+           "  --from-sweep ID        with --db: take step time, batch, ppn and features from the\n"
+           "                         sweep's measured 1-node training point instead of\n"
+           "                         --step-seconds, and store the projection into that sweep\n"
+           "                         beside the measured points (replacing an earlier projection\n"
+           "                         of the series). Without --busbw-gbs / --allreduce-file the\n"
+           "                         network is calibrated on the series' largest measured node\n"
+           "                         count: an effective bandwidth with that run's overlap in\n"
+           "                         it, so no overlap is applied on top unless --overlap-share\n\n"
            "Exit status: 0 ok, 1 failed, 2 bad usage or input.\n",
            sb_distilbert_grad_bytes(), (30522.0 + 512.0) * 768.0 * 4 + 2 * 768 * 4);
 }
@@ -104,6 +119,7 @@ int sb_cmd_model(int argc, char **argv)
         {"grad-bytes", required_argument, 0, 'g'},   {"last-bucket-bytes", required_argument, 0, 'L'},
         {"overlap-share", required_argument, 0, 'o'}, {"study", required_argument, 0, 'S'},
         {"result-file", required_argument, 0, 'r'},  {"help", no_argument, 0, 'h'},
+        {"db", required_argument, 0, 'D'},           {"from-sweep", required_argument, 0, 'W'},
         {0, 0, 0, 0}};
     sb_scaling_input in = {0};
     in.features = 88524;
@@ -112,8 +128,11 @@ int sb_cmd_model(int argc, char **argv)
     in.grad_bytes = (double)sb_distilbert_grad_bytes();
     in.last_bucket_bytes = ((30522.0 + 512.0) * 768.0 + 2 * 768.0) * 4;
     in.overlap_share = 0.67;
+    int share_given = 0;
     double step = 0, busbw = 0, alpha_us = 5;
-    const char *curve = NULL, *study = NULL, *result_file = NULL;
+    const char *curve = NULL, *study = NULL, *result_file = NULL, *db_path = NULL;
+    long from_sweep = 0;
+    int ppn_given = 0;
     int nodes[MAX_NODES] = {1, 2, 4, 8, 16, 64}, nn = 6, c;
     long lv;
     sb_err e = {0};
@@ -127,12 +146,14 @@ int sb_cmd_model(int argc, char **argv)
         case 'b': rc = sb_parse_double(optarg, 1e-6, 1e6, "--busbw-gbs", &busbw, &e); break;
         case 'l': rc = sb_parse_double(optarg, 0, 1e6, "--alpha-us", &alpha_us, &e); break;
         case 'n': rc = sb_parse_int_list(optarg, 1, 1 << 20, "--nodes", nodes, MAX_NODES, &nn, &e); break;
-        case 'p': rc = sb_parse_long(optarg, 1, 4096, "--ppn", &lv, &e); in.ppn = (int)lv; break;
+        case 'p': rc = sb_parse_long(optarg, 1, 4096, "--ppn", &lv, &e); in.ppn = (int)lv; ppn_given = 1; break;
+        case 'D': db_path = optarg; break;
+        case 'W': rc = sb_parse_long(optarg, 1, 1L << 40, "--from-sweep", &from_sweep, &e); break;
         case 'f': rc = sb_parse_long(optarg, 1, 1L << 40, "--features", &in.features, &e); break;
         case 'B': rc = sb_parse_long(optarg, 1, 1 << 20, "--batch", &lv, &e); in.batch = (int)lv; break;
         case 'g': rc = sb_parse_double(optarg, 0, 1e15, "--grad-bytes", &in.grad_bytes, &e); break;
         case 'L': rc = sb_parse_double(optarg, 0, 1e15, "--last-bucket-bytes", &in.last_bucket_bytes, &e); break;
-        case 'o': rc = sb_parse_double(optarg, 0, 1, "--overlap-share", &in.overlap_share, &e); break;
+        case 'o': rc = sb_parse_double(optarg, 0, 1, "--overlap-share", &in.overlap_share, &e); share_given = 1; break;
         case 'S': study = optarg; break;
         case 'r': result_file = optarg; break;
         case 'h': model_help(); return 0;
@@ -146,16 +167,92 @@ int sb_cmd_model(int argc, char **argv)
     if (in.last_bucket_bytes > in.grad_bytes) in.last_bucket_bytes = in.grad_bytes;
     if (curve && busbw > 0)
         return sb_cli_usage_error("model", "give --allreduce-file or --busbw-gbs, not both");
-    if (!curve && !(busbw > 0))
+    if (from_sweep && !db_path)
+        return sb_cli_usage_error("model", "--from-sweep needs --db F");
+    if (from_sweep && step > 0)
+        return sb_cli_usage_error("model", "--from-sweep takes the step time from the sweep; give no --step-seconds");
+    if (!curve && !(busbw > 0) && !from_sweep)
         return sb_cli_usage_error("model", "the network is missing: give --allreduce-file F or --busbw-gbs B");
+
+    /* --from-sweep: everything is read and checked before anything is written */
+    sb_db *db = NULL;
+    sb_train_obs one = {0}, calib = {0};
+    double calib_busbw = 0;
+    if (from_sweep) {
+        struct stat sst;
+        if (stat(db_path, &sst) != 0)
+            return sb_cli_usage_error("model", "%s: no such database", db_path);
+        if (sb_db_open(db_path, &db, &e)) return sb_cli_report("model", &e);
+        sb_train_obs *v = NULL;
+        int nv = 0, have_sweep = 0;
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT 1 FROM sweep WHERE id = ?", -1, &st,
+                               NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, from_sweep);
+            have_sweep = sqlite3_step(st) == SQLITE_ROW;
+            sqlite3_finalize(st);
+        }
+        if (!have_sweep) {
+            sb_db_close(db);
+            return sb_cli_usage_error("model", "%s: no sweep %ld", db_path, from_sweep);
+        }
+        if (sb_db_train_points(db, from_sweep, &v, &nv, &e)) {
+            sb_db_close(db);
+            return sb_cli_report("model", &e);
+        }
+        /* the first measured 1-node point (of the given --ppn, if any), and the
+         * point at the largest node count of the same series */
+        int found = 0;
+        for (int i = 0; i < nv && !found; i++)
+            if (v[i].nodes == 1 && (!ppn_given || v[i].ppn == in.ppn)) one = v[i], found = 1;
+        for (int i = 0; found && i < nv; i++)
+            if (v[i].nodes > 1 && !strcmp(v[i].kernel, one.kernel) && !strcmp(v[i].shape, one.shape) &&
+                v[i].ppn == one.ppn && v[i].threads == one.threads && v[i].nodes >= calib.nodes)
+                calib = v[i];
+        free(v);
+        sb_scaling_input from;
+        if (!found) {
+            sb_db_close(db);
+            return sb_cli_usage_error("model", "sweep %ld has no measured 1-node training point"
+                                      " (status ok, with step_seconds)%s", from_sweep,
+                                      ppn_given ? " at that --ppn" : "");
+        }
+        if (sb_sweep_model_input(&one, &from, &e)) {
+            sb_db_close(db);
+            return sb_cli_report("model", &e);
+        }
+        in.features = from.features;
+        in.batch = from.batch;
+        in.ppn = from.ppn;
+        in.grad_bytes = from.grad_bytes;
+        in.last_bucket_bytes = from.last_bucket_bytes;
+        step = one.step_s;
+        if (!curve && !(busbw > 0)) {
+            if (calib.nodes > 1) sb_sweep_calibrate(&one, &calib, &in, &calib_busbw);
+            if (!(calib_busbw > 0)) {
+                sb_db_close(db);
+                return sb_cli_usage_error("model", "sweep %ld: %s; give --busbw-gbs B or --allreduce-file F",
+                                          from_sweep, calib.nodes > 1
+                                          ? "its larger-node point implies no network cost"
+                                          : "no measured point on more than 1 node to calibrate the network on");
+            }
+        }
+    }
 
     sb_study_point *sp = NULL;
     int nsp = 0;
-    if (study && sb_study_load(study, &sp, &nsp, &e)) return sb_cli_report("model", &e);
+    if (study && sb_study_load(study, &sp, &nsp, &e)) {
+        sb_db_close(db);
+        return sb_cli_report("model", &e);
+    }
     const sb_study_point *base = NULL;
     for (int i = 0; i < nsp; i++)
         if (sp[i].nodes == 1 && !strcmp(sp[i].kind, "measured") && !base) base = &sp[i];
     char step_src[256] = "given (--step-seconds)";
+    if (from_sweep)
+        snprintf(step_src, sizeof step_src, "measured: sweep %ld point %lld, %s, 1 node x %d rank(s),"
+                 " %d threads, median step", from_sweep, (long long)one.point_id, one.kernel, one.ppn,
+                 one.threads);
     if (step <= 0) {
         if (!base) {
             free(sp);
@@ -175,16 +272,30 @@ int sb_cmd_model(int argc, char **argv)
     if (curve) {
         if (load_curve(curve, &in.net, net_src, sizeof net_src, &e)) {
             free(sp);
+            sb_db_close(db);
             return sb_cli_report("model", &e);
         }
+    } else if (calib_busbw > 0) {
+        sb_scaling_fit_from_busbw(calib_busbw, 0, &in.net);
+        /* effective bandwidth: the measured run's overlap is in it already */
+        if (!share_given) in.overlap_share = 0;
+        snprintf(net_src, sizeof net_src,
+                 "effective bus bandwidth %.4g GB/s calibrated on the measured %d-node point %lld of"
+                 " sweep %ld (its overlap folded in)", calib_busbw, calib.nodes,
+                 (long long)calib.point_id, from_sweep);
     } else {
         sb_scaling_fit_from_busbw(busbw, alpha_us, &in.net);
         snprintf(net_src, sizeof net_src, "given: bus bandwidth %g GB/s, alpha %g us", busbw, alpha_us);
+    }
+    if (db_path && !db && sb_db_open(db_path, &db, &e)) {
+        free(sp);
+        return sb_cli_report("model", &e);
     }
     sb_scaling_point *pts = calloc((size_t)nn, sizeof *pts);
     if (!pts || sb_scaling_project(&in, nodes, nn, pts, &e)) {
         free(sp);
         free(pts);
+        sb_db_close(db);
         return pts ? sb_cli_report("model", &e) : sb_cli_usage_error("model", "out of memory");
     }
 
@@ -317,6 +428,40 @@ int sb_cmd_model(int argc, char **argv)
         json_decref(doc);
     }
     json_decref(checks);
+    if (!rc && db_path) {
+        {
+            sb_projection_point *pp = calloc((size_t)nn, sizeof *pp);
+            char source[1400], cfg[600], reason[200];
+            snprintf(source, sizeof source, "scaling model: step %s; network %s; %ld features, batch %d,"
+                     " %d rank(s)/node, gradient %.0f B, overlap share %.2f", step_src, net_src,
+                     in.features, in.batch, in.ppn, in.grad_bytes, in.overlap_share);
+            snprintf(cfg, sizeof cfg,
+                     "{\"model\":\"scaling\",\"step_seconds\":%.17g,\"features\":%ld,\"batch\":%d,"
+                     "\"ppn\":%d,\"grad_bytes\":%.17g,\"last_bucket_bytes\":%.17g,"
+                     "\"overlap_share\":%.17g,\"busbw_gbs\":%.17g,\"alpha_us\":%.17g}",
+                     step, in.features, in.batch, in.ppn, in.grad_bytes, in.last_bucket_bytes,
+                     in.overlap_share, busbw_eff, in.net.alpha_s * 1e6);
+            snprintf(reason, sizeof reason, "projected (not measured) by `sprbench model`%s",
+                     from_sweep ? " from the measured 1-node step" : "");
+            for (int i = 0; pp && i < nn; i++)
+                pp[i] = (sb_projection_point){pts[i].nodes, pts[i].epoch_overlap_s,
+                                              pts[i].epoch_no_overlap_s, pts[i].speedup_overlap,
+                                              pts[i].efficiency_overlap, pts[i].comm_s, pts[i].exposed_s};
+            sb_projection pr = {.sweep_id = from_sweep, .new_sweep_label = "scaling model",
+                                .kernel = from_sweep ? one.kernel : "scaling-model",
+                                .dtype = from_sweep ? one.dtype : "f32",
+                                .shape = from_sweep ? one.shape : "model=distilbert-base",
+                                .threads = from_sweep ? one.threads : 0, .ppn = in.ppn,
+                                .reason = reason, .config = cfg, .source = source, .pts = pp, .n = nn};
+            int64_t sid = 0;
+            if (!pp) rc = sb_cli_usage_error("model", "out of memory");
+            else if (sb_db_add_projection(db, &pr, &sid, &e)) rc = sb_cli_report("model", &e);
+            else printf("# stored as status 'projected' points in sweep %lld of %s (not measured)\n",
+                        (long long)sid, db_path);
+            free(pp);
+        }
+    }
+    sb_db_close(db);
     free(pts);
     free(sp);
     return rc;

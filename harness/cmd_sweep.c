@@ -43,6 +43,11 @@ static void sweep_help(void)
            "  --comm-threads, --no-overlap, --synth-train, --synth-dev, --warmup-steps\n"
            "                      passed to `sprbench train` (workload train)\n"
            "  --sizes, --iters    passed to `sprbench allreduce` (workload allreduce)\n"
+           "  --project-nodes L   train: node counts the scaling model projects when the sweep\n"
+           "                      ends, for each series measured at 1 node and at >= 1 larger\n"
+           "                      node count (default 1,2,4,... up to 4x the largest measured;\n"
+           "                      0 or none: no projection). Stored as status 'projected' points,\n"
+           "                      never as measurements\n"
            "  --db PATH           database (default %s)\n"
            "  --label TEXT        a name for the sweep\n"
            "  --plots DIR         draw the sweep's plots into DIR when it ends\n"
@@ -59,7 +64,7 @@ static const char *const g_value_keys[] = {
     "hostfile", "bind", "mpirun-args", "point-timeout", "label", "model", "batch", "seq",
     "stride", "max-steps", "time-budget", "epochs", "vocab", "train", "dev", "lr", "seed",
     "dropout", "init", "comm-threads", "synth-train", "synth-dev", "warmup-steps", "sizes",
-    "iters", "warmup", NULL};
+    "iters", "warmup", "project-nodes", NULL};
 
 static int self_exe(char *buf, size_t cap)
 {
@@ -174,6 +179,9 @@ int sb_cmd_sweep(int argc, char **argv)
         printf("\nsweep %lld: %d ok, %d skipped, %d failed, %d timeout, %d interrupted; database %s\n",
                (long long)out.sweep_id, out.ok, out.skipped, out.failed, out.timeout,
                out.interrupted, db_path);
+        if (out.projected_series)
+            printf("sweep %lld: %d series projected by the scaling model (status 'projected', not"
+                   " measured)\n", (long long)out.sweep_id, out.projected_series);
     }
     if (rc) goto fail;
     if (plots) {

@@ -834,9 +834,12 @@ char *sb_pt_key(const sb_pt *p, int with_machine)
                strlen(p->config) + strlen(p->fingerprint) + 96;
     char *k = malloc(n);
     if (!k) return NULL;
-    snprintf(k, n, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d",
+    /* the scaling model's points (status 'projected') are never the same
+     * configuration as a measured point: neither stands in for the other */
+    snprintf(k, n, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d%s",
              with_machine ? p->fingerprint : "", p->workload, p->kernel, p->dtype, p->shape,
-             p->config, p->threads, p->ppn, p->nodes);
+             p->config, p->threads, p->ppn, p->nodes,
+             p->status && !strcmp(p->status, "projected") ? "\x1fprojected" : "");
     return k;
 }
 

@@ -104,7 +104,9 @@ void sb_ptset_free(sb_ptset *set);
 void sb_ptset_latest(sb_ptset *set);
 const sb_metric_val *sb_pt_metric(const sb_pt *p, const char *name);
 /* Configuration identity: workload, kernel, dtype, shape, config, threads,
- * ppn, nodes, and the machine fingerprint when with_machine. Caller frees. */
+ * ppn, nodes, and the machine fingerprint when with_machine; a point of
+ * status 'projected' (the scaling model's) never shares a key with a
+ * measured one. Caller frees. */
 char *sb_pt_key(const sb_pt *p, int with_machine);
 /* "scalar-f32 f32 64x64x64 t2" or with " 2x4 ranks" for distributed points. */
 void sb_pt_label(const sb_pt *p, char *buf, size_t cap);

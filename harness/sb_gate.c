@@ -380,8 +380,37 @@ static int has_machine(const sb_ptset *s, const char *fp)
     return 0;
 }
 
+/* The measured points of a set, as a shallow view (free only view->p): the
+ * scaling model's points (status 'projected') ran nothing, so they are
+ * never a baseline, a candidate or a missing point. */
+static int measured_view(const sb_ptset *in, sb_ptset *view, sb_err *e)
+{
+    view->n = 0;
+    view->p = malloc(sizeof *view->p * (size_t)(in->n + 1));
+    if (!view->p) return sb_errf(e, SB_EFAIL, "out of memory");
+    for (int i = 0; i < in->n; i++)
+        if (!in->p[i].status || strcmp(in->p[i].status, "projected")) view->p[view->n++] = in->p[i];
+    return SB_OK;
+}
+
+static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
+                        sb_gate_result *r, sb_err *e);
+
 int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
                     sb_gate_result *r, sb_err *e)
+{
+    sb_ptset bv = {0}, cv = {0};
+    memset(r, 0, sizeof *r);
+    int rc = measured_view(base, &bv, e);
+    if (!rc) rc = measured_view(cand, &cv, e);
+    if (!rc) rc = gate_compare(&bv, &cv, o, r, e);
+    free(bv.p);
+    free(cv.p);
+    return rc;
+}
+
+static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
+                        sb_gate_result *r, sb_err *e)
 {
     memset(r, 0, sizeof *r);
     r->conf = 1 - 2 * o->alpha;
@@ -575,8 +604,22 @@ static int ref_matches_config(const sb_reference *rf, const sb_pt *p)
            (rf->threads < 0 || (rf->threads == p->threads && rf->ranks == p->ppn * p->nodes));
 }
 
+static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
+                           const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
+
 int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
                        const sb_gate_opts *o, sb_gate_result *r, sb_err *e)
+{
+    sb_ptset cv = {0};
+    memset(r, 0, sizeof *r);
+    int rc = measured_view(cand, &cv, e);
+    if (!rc) rc = gate_references(refs, nrefs, &cv, o, r, e);
+    free(cv.p);
+    return rc;
+}
+
+static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
+                           const sb_gate_opts *o, sb_gate_result *r, sb_err *e)
 {
     (void)o;
     (void)e;

@@ -153,6 +153,15 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         *cnt = n;
         return SB_OK;
     }
+    if (!strcmp(key, "project-nodes")) {
+        p->nproject_nodes = 0;
+        p->project_off = !strcmp(value, "0") || !strcmp(value, "none");
+        if (p->project_off) return SB_OK;
+        if (sb_parse_int_list(value, 1, 1 << 20, key, p->project_nodes, SB_PLAN_MAX, &n, &pe))
+            return sb_errf(e, SB_EUSAGE, "%s: %s (or 0 / none: no projection)", where, pe.msg);
+        p->nproject_nodes = n;
+        return SB_OK;
+    }
     if (!strcmp(key, "trans")) {
         if (strlen(value) != 2 || !strchr("NT", value[0]) || !strchr("NT", value[1]))
             return sb_errf(e, SB_EUSAGE, "%s: trans '%.20s' is not NN, NT, TN or TT", where, value);
@@ -274,6 +283,8 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s",
                            p->opt_keys[i], p->workload);
     }
+    if ((p->nproject_nodes || p->project_off) && strcmp(p->workload, "train"))
+        return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s", p->workload);
     for (int i = 0; i < p->nnodes; i++)
         if (p->nodes[i] > 1 && !p->hostfile)
             return sb_errf(e, SB_EUSAGE, "nodes > 1 needs a hostfile (--hostfile)");
@@ -361,6 +372,9 @@ char *sb_plan_render(const sb_plan *p)
     if (p->hostfile) append(&b, &len, &cap, "hostfile = %s\n", p->hostfile);
     if (p->bind) append(&b, &len, &cap, "bind = %s\n", p->bind);
     if (p->mpirun_args) append(&b, &len, &cap, "mpirun-args = %s\n", p->mpirun_args);
+    if (p->project_off) append(&b, &len, &cap, "project-nodes = none\n");
+    else if (p->nproject_nodes)
+        append_ints(&b, &len, &cap, "project-nodes", p->project_nodes, p->nproject_nodes);
     for (int i = 0; i < p->nopts; i++)
         append(&b, &len, &cap, "%s = %s\n", p->opt_keys[i], p->opt_values[i]);
     return b;

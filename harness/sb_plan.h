@@ -6,7 +6,8 @@
  * Plan file: one `key = value` per line, `#` starts a comment, lists are
  * comma-separated. Keys: workload, label, kernels, threads, shapes, trans,
  * reps, min-seconds, prepack, ppn, nodes, hostfile, bind, mpirun-args, point-timeout,
- * and for workload train the options passed to `sprbench train`: model,
+ * project-nodes (train: node counts the scaling model projects at the sweep's
+ * end; 0 or none: no projection), and for workload train the options passed to `sprbench train`: model,
  * batch, seq, stride, max-steps, time-budget, epochs, vocab, train, dev, lr,
  * seed, dropout, eval, init, comm-threads, synth-train, synth-dev, warmup-steps,
  * no-overlap; for allreduce: sizes, iters, warmup. */
@@ -37,6 +38,9 @@ typedef struct sb_plan {
     double min_seconds;             /* 0: the worker's default */
     double point_timeout;           /* seconds; 0: default per workload */
     char *hostfile, *bind, *mpirun_args;
+    /* train: node counts to project at the end (none given: 1,2,4,... up to
+     * 4x the largest measured); project_off: `project-nodes = none` */
+    int project_nodes[SB_PLAN_MAX], nproject_nodes, project_off;
     /* workload options passed through as --key value (train, allreduce) */
     char *opt_keys[SB_PLAN_MAX], *opt_values[SB_PLAN_MAX];
     int nopts;

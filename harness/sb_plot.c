@@ -171,43 +171,52 @@ typedef struct {
     char kernel[64];
     int ppn, nodes;
     double epoch_s;
-    int projected;
+    int extrapolated;   /* a measured point whose epoch time came from some steps */
+    int model;          /* status 'projected': the scaling model's point, nothing ran */
 } scale_pt;
 
 /* Epoch time and speedup against nodes (log2 axes, y = x ideal), a parallel-
  * efficiency panel, and the original study's published points as an overlay.
- * Drawn only when the sweep has points on more than one rank count. */
+ * Series are (kernel, ppn, measured or projected); the scaling model's
+ * projections are dashed, and each series' speedup is against its own 1-node
+ * point. Drawn only when measured or projected points cover >= 2 rank counts. */
 static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, const char *dir,
                         const char *reference, char ***files, int *nfiles, sb_err *e)
 {
     sqlite3 *h = sb_db_handle(db);
     sqlite3_stmt *st;
     const char *sql =
-        "SELECT p.kernel, p.ppn, p.nodes, m.value, m.projected FROM point p JOIN metric m"
-        " ON m.point_id = p.id AND m.name = 'epoch_seconds' WHERE p.sweep_id = ?"
-        " AND p.status = 'ok' ORDER BY p.kernel, p.ppn, p.nodes, p.threads DESC";
+        "SELECT p.kernel, p.ppn, p.nodes, m.value, m.projected, p.status = 'projected'"
+        " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
+        " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
+        " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC";
     if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) return SB_OK;
     sqlite3_bind_int64(st, 1, sweep);
     scale_pt pts[512];
-    int n = 0, distinct_ranks = 0, last_ranks = -1, maxn = 1;
+    int n = 0, maxn = 1, nmodel = 0, nranks = 0;
+    int ranks_seen[512];
     while (sqlite3_step(st) == SQLITE_ROW && n < 512) {
         scale_pt *p = &pts[n];
         snprintf(p->kernel, sizeof p->kernel, "%s", (const char *)sqlite3_column_text(st, 0) ?: "");
         p->ppn = sqlite3_column_int(st, 1);
         p->nodes = sqlite3_column_int(st, 2);
         p->epoch_s = sqlite3_column_double(st, 3);
-        p->projected = sqlite3_column_int(st, 4);
-        /* several thread counts at one (kernel, ppn, nodes): keep the most threads */
+        p->extrapolated = sqlite3_column_int(st, 4);
+        p->model = sqlite3_column_int(st, 5);
+        if (!(p->epoch_s > 0)) continue;
+        /* several thread counts at one (kernel, ppn, kind, nodes): keep the most threads */
         if (n && !strcmp(pts[n - 1].kernel, p->kernel) && pts[n - 1].ppn == p->ppn &&
-            pts[n - 1].nodes == p->nodes)
+            pts[n - 1].model == p->model && pts[n - 1].nodes == p->nodes)
             continue;
-        if (p->ppn * p->nodes != last_ranks) distinct_ranks++;
-        last_ranks = p->ppn * p->nodes;
+        int r = p->ppn * p->nodes, seen = 0;
+        for (int i = 0; i < nranks && !seen; i++) seen = ranks_seen[i] == r;
+        if (!seen) ranks_seen[nranks++] = r;
         if (p->nodes > maxn) maxn = p->nodes;
+        nmodel += p->model;
         n++;
     }
     sqlite3_finalize(st);
-    if (n < 2 || distinct_ranks < 2) return SB_OK;
+    if (n < 2 || nranks < 2) return SB_OK;
 
     sb_study_point *study = NULL;
     int nstudy = 0;
@@ -216,13 +225,20 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
 
     strbuf s = {0};
     int blocks = 0;
-    char labels[64][160];
+    char labels[64][200];
+    int dashed[64];
     for (int i = 0; i < n;) {
         int j = i;
-        while (j < n && !strcmp(pts[j].kernel, pts[i].kernel) && pts[j].ppn == pts[i].ppn) j++;
+        while (j < n && !strcmp(pts[j].kernel, pts[i].kernel) && pts[j].ppn == pts[i].ppn &&
+               pts[j].model == pts[i].model)
+            j++;
         /* the series' own 1-node point is its baseline */
         double base = 0;
-        for (int q = i; q < j; q++) if (pts[q].nodes == 1) base = pts[q].epoch_s;
+        int extrapolated = 0;
+        for (int q = i; q < j; q++) {
+            if (pts[q].nodes == 1) base = pts[q].epoch_s;
+            extrapolated |= pts[q].extrapolated && !pts[q].model;
+        }
         sb_append(&s, "$s%d << EOD\n", blocks);
         for (int q = i; q < j; q++) {
             double sp = base > 0 ? base / pts[q].epoch_s : 0;
@@ -232,8 +248,13 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
         sb_append(&s, "EOD\n");
         char q[100];
         sb_gnuplot_quote(pts[i].kernel, q, sizeof q);
-        snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node%s", q, pts[i].ppn,
-                 pts[i].projected ? " (projected)" : "");
+        if (pts[i].model)
+            snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node, projected (model)",
+                     q, pts[i].ppn);
+        else
+            snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node%s", q, pts[i].ppn,
+                     extrapolated ? " (epoch projected from steps)" : "");
+        dashed[blocks] = pts[i].model;
         if (++blocks == 64) break;
         i = j;
     }
@@ -249,33 +270,34 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
                 sb_append(&s, "%d %g %g %g\n", study[i].nodes, study[i].epoch_s,
                           study1 / study[i].epoch_s, 100.0 * study1 / study[i].epoch_s / study[i].nodes);
         sb_append(&s, "EOD\n");
-        if (study[0].nodes > maxn) maxn = study[0].nodes;
         for (int i = 0; i < nstudy; i++) if (study[i].nodes > maxn) maxn = study[i].nodes;
     }
     int xmax = 1;
     while (xmax < maxn) xmax *= 2;
+    /* measured: solid lines with filled circles; projected: dashed, open circles */
+    const char *style[2] = {"with linespoints lw 2 pt 7", "with linespoints lw 2 dt 2 pt 6"};
     sb_append(&s, "set multiplot layout 3,1 title \"Scaling over nodes: %s\"\n"
                   "set logscale x 2\nset xrange [0.8:%g]\nset grid\nset key outside right\n"
-                  "set lmargin 12\nset rmargin 42\n"
+                  "set lmargin 12\nset rmargin 52\n"
                   "set ylabel \"epoch time, s\"\nset logscale y 10\n",
               title_machine, xmax * 1.25);
     sb_append(&s, "plot ");
     for (int b = 0; b < blocks; b++)
-        sb_append(&s, "%s$s%d using 1:2 with linespoints lw 2 pt 7 title \"%s\"", b ? ", " : "", b, labels[b]);
+        sb_append(&s, "%s$s%d using 1:2 %s title \"%s\"", b ? ", " : "", b, style[dashed[b]], labels[b]);
     if (study1 > 0)
         sb_append(&s, ", $study using 1:2 with points pt 5 ps 1.5 lc rgb \"black\" title "
                       "\"published study (SPR bf16, HF blog 2023)\"");
     sb_append(&s, "\nunset logscale y\nset logscale y 2\nset ylabel \"speedup vs 1 node\"\n"
                   "set yrange [0.8:%g]\nplot ", xmax * 1.25);
     for (int b = 0; b < blocks; b++)
-        sb_append(&s, "$s%d using 1:3 with linespoints lw 2 pt 7 title \"%s\", ", b, labels[b]);
+        sb_append(&s, "$s%d using 1:3 %s title \"%s\", ", b, style[dashed[b]], labels[b]);
     if (study1 > 0)
         sb_append(&s, "$study using 1:3 with points pt 5 ps 1.5 lc rgb \"black\" title \"published study\", ");
     sb_append(&s, "x title \"ideal (y = x)\" dt 2 lc rgb \"black\"\n"
                   "unset logscale y\nset yrange [0:120]\nset ylabel \"parallel efficiency %%\"\n"
                   "set xlabel \"nodes\"\nplot ");
     for (int b = 0; b < blocks; b++)
-        sb_append(&s, "$s%d using 1:4 with linespoints lw 2 pt 7 title \"%s\", ", b, labels[b]);
+        sb_append(&s, "$s%d using 1:4 %s title \"%s\", ", b, style[dashed[b]], labels[b]);
     if (study1 > 0)
         sb_append(&s, "$study using 1:4 with points pt 5 ps 1.5 lc rgb \"black\" title \"published study\", ");
     sb_append(&s, "100 title \"ideal\" dt 2 lc rgb \"black\"\nunset multiplot\n");
@@ -284,14 +306,26 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
     free(study);
     if (rc) return rc;
 
-    /* against total ranks, every (kernel, ppn) series on one axis */
+    /* against total ranks, every (kernel, ppn) series on one axis; the
+     * model's points as a series of their own */
     strbuf r = {0};
-    sb_append(&r, "$r << EOD\n");
-    for (int i = 0; i < n; i++) sb_append(&r, "%d %g\n", pts[i].ppn * pts[i].nodes, pts[i].epoch_s);
-    sb_append(&r, "EOD\nset title \"Epoch time against total ranks: %s\"\nset logscale x 2\n"
+    int nmeasured = n - nmodel;
+    for (int kind = 0; kind < 2; kind++) {
+        if (!(kind ? nmodel : nmeasured)) continue;
+        sb_append(&r, "$r%d << EOD\n", kind);
+        for (int i = 0; i < n; i++)
+            if (pts[i].model == kind) sb_append(&r, "%d %g\n", pts[i].ppn * pts[i].nodes, pts[i].epoch_s);
+        sb_append(&r, "EOD\n");
+    }
+    sb_append(&r, "set title \"Epoch time against total ranks: %s\"\nset logscale x 2\n"
                   "set logscale y 10\nset grid\nset xlabel \"total MPI ranks\"\n"
-                  "set ylabel \"epoch time, s\"\nplot $r using 1:2 with points pt 7 ps 1.3 title \"measured points\"\n",
-              title_machine);
+                  "set ylabel \"epoch time, s\"\nplot ", title_machine);
+    if (nmeasured)
+        sb_append(&r, "$r0 using 1:2 with points pt 7 ps 1.3 title \"measured points\"%s",
+                  nmodel ? ", " : "");
+    if (nmodel)
+        sb_append(&r, "$r1 using 1:2 with points pt 6 ps 1.3 title \"projected (model, not measured)\"");
+    sb_append(&r, "\n");
     rc = render_both(r.buf, 900, 560, dir, "scaling-ranks", files, nfiles, e);
     free(r.buf);
     return rc;
@@ -314,16 +348,21 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
     sqlite3_stmt *st;
     char machine[512] = "unknown machine", workload[32] = "";
     sqlite3_prepare_v2(h,
-                       "SELECT s.workload, m.hostname, m.cpu_model, m.microarch, m.cores FROM sweep s"
+                       "SELECT s.workload, m.hostname, m.cpu_model, m.microarch, m.cores, s.label,"
+                       " m.id IS NULL FROM sweep s"
                        " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", -1, &st, NULL);
     sqlite3_bind_int64(st, 1, sweep);
     int found = sqlite3_step(st) == SQLITE_ROW;
     if (found) {
         snprintf(workload, sizeof workload, "%s", (const char *)sqlite3_column_text(st, 0) ?: "gemm");
-        snprintf(machine, sizeof machine, "%s: %s (%s, %d cores)",
-                 (const char *)sqlite3_column_text(st, 1) ?: "?",
-                 (const char *)sqlite3_column_text(st, 2) ?: "?",
-                 (const char *)sqlite3_column_text(st, 3) ?: "?", sqlite3_column_int(st, 4));
+        if (sqlite3_column_int(st, 6))   /* e.g. `sprbench model --db`: computed, no machine */
+            snprintf(machine, sizeof machine, "%s (no machine)",
+                     (const char *)sqlite3_column_text(st, 5) ?: "sweep");
+        else
+            snprintf(machine, sizeof machine, "%s: %s (%s, %d cores)",
+                     (const char *)sqlite3_column_text(st, 1) ?: "?",
+                     (const char *)sqlite3_column_text(st, 2) ?: "?",
+                     (const char *)sqlite3_column_text(st, 3) ?: "?", sqlite3_column_int(st, 4));
     }
     sqlite3_finalize(st);
     if (!found) {

@@ -342,6 +342,8 @@ typedef struct pair {
     const sb_pt *b, *c;
 } pair;
 
+static int is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status, "projected"); }
+
 static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), pair **out)
 {
     int n = 0, cap = bs->n + cs->n + 1;
@@ -357,7 +359,8 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
         const sb_ptset *s = side ? cs : bs;
         for (int i = 0; i < s->n; i++) {
             const sb_pt *p = &s->p[i];
-            if (!want(p)) continue;
+            /* the scaling model's points ran nothing: only "Projected figures" shows them */
+            if (is_model_point(p) || !want(p)) continue;
             char *k = sb_pt_key(p, 0);
             if (!k) continue;
             int j = 0;
@@ -894,8 +897,11 @@ static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
             const sb_pt *p = &set->p[i];
             for (int k = 0; k < p->nmetrics; k++) {
                 if (!p->metrics[k].projected) continue;
-                char label[320], v[128], x[32];
-                sb_pt_label(p, label, sizeof label);
+                char label[360], v[128], x[32];
+                sb_pt_label(p, label, 320);
+                if (is_model_point(p))
+                    snprintf(label + strlen(label), sizeof label - strlen(label),
+                             " (scaling model, not measured)");
                 snprintf(v, sizeof v, "%s %.64s", num(p->metrics[k].value, x, sizeof x),
                          p->metrics[k].unit);
                 const char *cells[] = {s ? "candidate" : "baseline", label, p->metrics[k].name, v,

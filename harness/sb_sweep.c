@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "sb_allreduce.h"
 #include "sb_cli.h"
 #include "sb_db.h"
 #include "sb_io.h"
@@ -529,6 +530,9 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sigaction(SIGTERM, &old_term, NULL);
     free(rows);
     rmdir(dir);
+    if (!rc && !g_interrupted && !strcmp(p->workload, "train") && !p->project_off)
+        rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
+                              &out->projected_series, e);
     if (!rc) {
         int interrupted = g_interrupted != 0;
         if (interrupted)
@@ -541,6 +545,157 @@ done:
     json_decref(info);
     sb_db_close(db);
     sb_plan_free(&resumed);
+    return rc;
+}
+
+/* ---- the scaling model's projection of measured series ---- */
+
+int sb_sweep_model_input(const sb_train_obs *one, sb_scaling_input *in, sb_err *e)
+{
+    memset(in, 0, sizeof *in);
+    if (!(one->step_s > 0))
+        return sb_errf(e, SB_EUSAGE, "point %lld has no step time", (long long)one->point_id);
+    if (one->features < 1 || one->batch < 1)
+        return sb_errf(e, SB_EUSAGE, "point %lld does not record features and batch in its config",
+                       (long long)one->point_id);
+    in->step_compute_s = one->step_s;
+    in->features = one->features;
+    in->batch = one->batch;
+    in->ppn = one->ppn > 0 ? one->ppn : 1;
+    long vocab = 30522, dim = 768, layers = 6, ffn = 3072;
+    if (one->vocab > 0 && one->dim > 0 && one->layers > 0 && one->ffn > 0)
+        vocab = one->vocab, dim = one->dim, layers = one->layers, ffn = one->ffn;
+    /* gradients are all-reduced in f32 whatever the kernel computes in */
+    in->grad_bytes = (double)sb_distilbert_param_count(vocab, dim, layers, ffn, 512) * 4;
+    in->last_bucket_bytes = ((double)(vocab + 512) * dim + 2.0 * dim) * 4;
+    in->overlap_share = 0.67;
+    return SB_OK;
+}
+
+void sb_sweep_calibrate(const sb_train_obs *one, const sb_train_obs *calib,
+                        const sb_scaling_input *in, double *busbw_gbs)
+{
+    /* Epochs from the model's own step counts, so that only the measured
+     * step times differ between the two points. */
+    double epoch1 = one->step_s * (double)sb_scaling_steps(in->features, in->batch, in->ppn);
+    double epochn = calib->step_s *
+                    (double)sb_scaling_steps(in->features, in->batch, in->ppn * calib->nodes);
+    *busbw_gbs = sb_scaling_implied_busbw(in, epoch1, calib->nodes, epochn);
+}
+
+static int same_series(const sb_train_obs *a, const sb_train_obs *b)
+{
+    return !strcmp(a->kernel, b->kernel) && !strcmp(a->shape, b->shape) && a->ppn == b->ppn &&
+           a->threads == b->threads;
+}
+
+int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE *out,
+                     int *series, sb_err *e)
+{
+    *series = 0;
+    sb_train_obs *v = NULL;
+    int nv = 0, rc = sb_db_train_points(db, sweep_id, &v, &nv, e);
+    if (rc) return rc;
+    for (int i = 0; i < nv && !rc;) {
+        int j = i;
+        while (j < nv && same_series(&v[i], &v[j])) j++;
+        /* newest 1-node point, newest point at the largest node count */
+        const sb_train_obs *one = NULL, *big = NULL;
+        for (int q = i; q < j; q++) {
+            if (v[q].nodes == 1) one = &v[q];
+            if (v[q].nodes > 1 && (!big || v[q].nodes >= big->nodes)) big = &v[q];
+        }
+        char name[300];
+        snprintf(name, sizeof name, "%s%s%s ppn=%d threads=%d", v[i].kernel, v[i].shape[0] ? " " : "",
+                 v[i].shape, v[i].ppn, v[i].threads);
+        i = j;
+        if (!one || !big) continue;
+        sb_scaling_input in;
+        sb_err me = {0};
+        if (sb_sweep_model_input(one, &in, &me)) {
+            if (out) fprintf(out, "not projected: %s: %s\n", name, me.msg);
+            continue;
+        }
+        double busbw = 0;
+        sb_sweep_calibrate(one, big, &in, &busbw);
+        if (!(busbw > 0)) {
+            if (out)
+                fprintf(out, "not projected: %s: the measured %d-node step (%.4g s) is no slower than"
+                             " the 1-node step (%.4g s), so it implies no network cost to project"
+                             " with\n", name, big->nodes, big->step_s, one->step_s);
+            continue;
+        }
+        sb_scaling_fit_from_busbw(busbw, 0, &in.net);
+        /* An effective bandwidth: whatever overlap the measured run achieved
+         * is already in it, so none is applied on top (the projection then
+         * passes through the calibration point). */
+        in.overlap_share = 0;
+        int auto_nodes[32], nn = n;
+        const int *use = nodes;
+        if (n <= 0) {
+            nn = 0;
+            for (int k = 1; k <= 4 * big->nodes && nn < 32; k *= 2) auto_nodes[nn++] = k;
+            use = auto_nodes;
+        }
+        sb_scaling_point *sp = calloc((size_t)nn, sizeof *sp);
+        sb_projection_point *pp = calloc((size_t)nn, sizeof *pp);
+        if (!sp || !pp) {
+            free(sp);
+            free(pp);
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+        if (sb_scaling_project(&in, use, nn, sp, &me)) {
+            if (out) fprintf(out, "not projected: %s: %s\n", name, me.msg);
+            free(sp);
+            free(pp);
+            continue;
+        }
+        for (int k = 0; k < nn; k++)
+            pp[k] = (sb_projection_point){sp[k].nodes, sp[k].epoch_overlap_s, sp[k].epoch_no_overlap_s,
+                                          sp[k].speedup_overlap, sp[k].efficiency_overlap,
+                                          sp[k].comm_s, sp[k].exposed_s};
+        char source[700], reason[300], list[200] = "";
+        for (int k = 0, off = 0; k < nn && off < (int)sizeof list - 12; k++)
+            off += snprintf(list + off, sizeof list - (size_t)off, "%s%d", k ? "," : "", use[k]);
+        snprintf(source, sizeof source,
+                 "scaling model: step %.6g s measured on 1 node (point %lld), %ld features, batch %d,"
+                 " %d rank(s)/node, gradient %.0f B, overlap share %.2f; network: effective bus"
+                 " bandwidth %.4g GB/s calibrated on the measured %d-node point (point %lld), the"
+                 " overlap that run achieved folded in", one->step_s, (long long)one->point_id,
+                 in.features, in.batch, in.ppn, in.grad_bytes, in.overlap_share, busbw, big->nodes,
+                 (long long)big->point_id);
+        snprintf(reason, sizeof reason,
+                 "projected (not measured): scaling model from the measured 1-node step and the"
+                 " %d-node point", big->nodes);
+        json_t *cfg = json_pack("{s:s, s:I, s:I, s:f, s:I, s:i, s:i, s:f, s:f, s:f, s:f, s:i}",
+                                "model", "scaling", "from_point", (json_int_t)one->point_id,
+                                "calibrated_on_point", (json_int_t)big->point_id,
+                                "step_seconds", one->step_s, "features", (json_int_t)in.features,
+                                "batch", in.batch, "ppn", in.ppn, "grad_bytes", in.grad_bytes,
+                                "last_bucket_bytes", in.last_bucket_bytes, "overlap_share",
+                                in.overlap_share, "busbw_gbs", busbw, "calibrated_on_nodes",
+                                big->nodes);
+        char *cfg_s = cfg ? json_dumps(cfg, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(cfg);
+        sb_projection pr = {.sweep_id = sweep_id, .kernel = one->kernel, .dtype = one->dtype,
+                            .shape = one->shape, .threads = one->threads, .ppn = one->ppn,
+                            .reason = reason, .config = cfg_s, .source = source, .pts = pp,
+                            .n = nn};
+        rc = sb_db_add_projection(db, &pr, NULL, e);
+        free(cfg_s);
+        if (!rc) {
+            (*series)++;
+            if (out)
+                fprintf(out, "projected %s at nodes %s (not measured): epoch %.4g s at %d node(s),"
+                             " %.4g s without overlap; network %.3g GB/s calibrated on the measured"
+                             " %d-node point\n", name, list, pp[nn - 1].epoch_s, pp[nn - 1].nodes,
+                        pp[nn - 1].epoch_no_overlap_s, busbw, big->nodes);
+        }
+        free(sp);
+        free(pp);
+    }
+    free(v);
     return rc;
 }
 

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "sb_err.h"
+#include "sb_db.h"
 #include "sb_plan.h"
+#include "sb_scaling.h"
 
 typedef struct sb_sweep_opts {
     const char *db_path;
@@ -24,11 +26,36 @@ typedef struct sb_sweep_opts {
 typedef struct sb_sweep_outcome {
     int64_t sweep_id;
     int points, ok, skipped, failed, timeout, interrupted;
+    int projected_series;   /* series the scaling model extended (status 'projected') */
 } sb_sweep_outcome;
 
 /* SB_OK when the sweep ran to its end (points may have failed: see outcome),
  * SB_EUSAGE for bad input, SB_EFAIL when interrupted or the store failed. */
 int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e);
+
+/* The scaling model's inputs from a measured 1-node training point: its
+ * step_seconds as the compute per step, features and batch from its config,
+ * ppn, the gradient and last-bucket sizes from its model shape (DistilBERT-
+ * base when the shape is not recorded), overlap share 0.67; the network is
+ * left for the caller. SB_EUSAGE when features or batch are missing. */
+int sb_sweep_model_input(const sb_train_obs *one, sb_scaling_input *in, sb_err *e);
+
+/* The scaling model calibrated on a measured series: the bus bandwidth
+ * implied by its point at the largest node count against its 1-node point
+ * (sb_scaling_implied_busbw; a lower bound, the calibration ignores
+ * overlap). *busbw_gbs is 0 when the measurements leave no room (the larger
+ * run was no slower per sample than ideal); *calib is that measured point. */
+void sb_sweep_calibrate(const sb_train_obs *one, const sb_train_obs *calib,
+                        const sb_scaling_input *in, double *busbw_gbs);
+
+/* Extends every measured training series (kernel, shape, ppn, threads) of the
+ * sweep that has an ok point at 1 node and at least one larger node count
+ * with the scaling model's projection (status 'projected', replacing an
+ * earlier projection of the series): at `nodes` (n > 0) or at 1, 2, 4, ...
+ * up to 4x its largest measured node count (n = 0). One line per series on
+ * `out` (NULL: silent); *series = how many were stored. */
+int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE *out,
+                     int *series, sb_err *e);
 
 /* Prints the summary table of a sweep (GFLOP/s or tokens/s, speedup and
  * parallel efficiency against the 1-thread point of the same series). */

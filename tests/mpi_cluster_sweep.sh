@@ -24,6 +24,13 @@ cat "$T/out" | tail -12
 [ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM point WHERE ppn*nodes > 1 AND binding LIKE '%core%'")" -eq 3 ] && ok || fail "bindings of the multi-rank points stored"
 [ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM point WHERE nodes=2 AND result_json LIKE '%sbsw2%'")" -ge 1 ] && ok || fail "a 2-node point did not run on sbsw2"
 [ -s "$T/plots/scaling-nodes.png" ] && ok || fail "scaling plot missing"
+# the sweep's end: each measured series (ppn 1, ppn 2) is projected to 1,2,4,8
+# nodes, or one line says why not (a 2-node step no slower than 1-node)
+np=$(grep -c '^projected avx512-f32 .* at nodes 1,2,4,8 (not measured)' "$T/out")
+nn=$(grep -c '^not projected: avx512-f32 ' "$T/out")
+[ $((np + nn)) -eq 2 ] && ok || fail "one projection line per measured series expected ($np projected, $nn not)"
+[ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM point WHERE status = 'projected' AND command IS NULL")" -eq $((np * 4)) ] && ok || fail "projected points"
+[ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM metric m JOIN point p ON p.id = m.point_id WHERE p.status = 'projected' AND m.projected = 0")" -eq 0 ] && ok || fail "a projected point has a measured metric"
 
 # malformed hostfile, unreachable host: one line, exit 2, no database
 printf 'sbsw1 slots=two\n' >"$T/bad.hosts"

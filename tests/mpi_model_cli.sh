@@ -76,4 +76,54 @@ done <<EOF2
 --step-seconds 1 --busbw-gbs 5 --overlap-share 2
 EOF2
 "$SPRBENCH" model --busbw-gbs 5 --study "$work/neg.csv" 2>&1 | grep -q "neg.csv:2" || fail "bad row not named file:line"
+
+# --db: the projection stored as a new sweep of status 'projected' points,
+# every metric flagged projected, drawn by `sprbench plot` with the study.
+db="$work/m.db"
+"$SPRBENCH" model --study "$study" --busbw-gbs 5 --nodes 1,2,4 --db "$db" > "$work/d.out" \
+  || fail "model --db exit $?"
+grep -q "stored as status 'projected' points in sweep 1 of" "$work/d.out" || fail "--db: $(tail -2 "$work/d.out")"
+[ "$(sqlite3 "$db" "SELECT label || '|' || workload || '|' || status FROM sweep")" = "scaling model|train|done" ] \
+  || fail "--db sweep row: $(sqlite3 "$db" 'SELECT * FROM sweep')"
+[ "$(sqlite3 "$db" "SELECT group_concat(nodes) FROM (SELECT nodes FROM point WHERE kernel = 'scaling-model' AND status = 'projected' AND workload = 'train' AND ppn = 2 ORDER BY nodes)")" = "1,2,4" ] \
+  || fail "--db points: $(sqlite3 "$db" 'SELECT kernel, status, nodes FROM point')"
+[ "$(sqlite3 "$db" "SELECT COUNT(*) FROM metric WHERE projected = 1 AND source LIKE 'scaling model:%'")" = 18 ] || fail "--db: 6 projected metrics per point"
+[ "$(sqlite3 "$db" "SELECT COUNT(*) FROM metric WHERE projected = 0")" = 0 ] || fail "--db: a metric not flagged projected"
+# the same figure as the printed table: 346 steps x (1560/1384 s + exposed) at 4 nodes
+python3 - "$db" "$work/m.json" <<'PY' || fail "--db epoch differs from the result file's"
+import json, sqlite3, sys
+v = sqlite3.connect(sys.argv[1]).execute("SELECT m.value FROM metric m JOIN point p ON p.id = m.point_id"
+    " WHERE p.nodes = 4 AND m.name = 'epoch_seconds'").fetchone()[0]
+rows = {r["nodes"]: r for r in json.load(open(sys.argv[2]))["table"]}
+assert abs(v - rows[4]["epoch_overlap_s"]) < 1e-6, (v, rows[4])
+PY
+if command -v gnuplot >/dev/null; then
+  "$SPRBENCH" plot --db "$db" --sweep 1 --out "$work/plots" > /dev/null || fail "plot of the model's sweep"
+  grep -q "scaling-model, 2 rank(s)/node, projected (model)" "$work/plots/scaling-nodes.svg" || fail "projected series not drawn"
+  grep -q "published study" "$work/plots/scaling-nodes.svg" || fail "study overlay not drawn"
+fi
+
+# bad --from-sweep: one line, exit 2, the database unchanged (sweep 1 holds only projections)
+before=$(sqlite3 "$db" .dump | md5sum)
+i=0
+while IFS= read -r args; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  eval "\"$SPRBENCH\" model $args" > /dev/null 2> "$work/err"
+  rc=$?
+  [ $rc -eq 2 ] || fail "from-sweep case $i ($args): exit $rc"
+  [ "$(wc -l < "$work/err")" -eq 1 ] || fail "from-sweep case $i ($args): $(cat "$work/err")"
+done <<EOF3
+--from-sweep 99 --db $db
+--from-sweep 1 --db $db
+--from-sweep 1 --db $db --busbw-gbs 5
+--from-sweep 1 --busbw-gbs 5
+--from-sweep 1 --db $db --step-seconds 1 --busbw-gbs 5
+--from-sweep 1 --db $work/absent.db --busbw-gbs 5
+--from-sweep x --db $db
+EOF3
+"$SPRBENCH" model --from-sweep 99 --db "$db" 2>&1 | grep -q "no sweep 99" || fail "missing sweep not named"
+"$SPRBENCH" model --from-sweep 1 --db "$db" 2>&1 | grep -q "no measured 1-node training point" || fail "no 1-node point not said"
+[ "$(sqlite3 "$db" .dump | md5sum)" = "$before" ] || fail "a refused --from-sweep changed the database"
+[ ! -e "$work/absent.db" ] || fail "a refused --from-sweep created a database"
 echo "ok: model CLI"

@@ -114,8 +114,56 @@ static void test_defaults(void)
     sb_plan_free(&p);
 }
 
+/* project-nodes: a node list, or 0 / none to turn the projection off; train only;
+ * kept through render -> parse (a resumed sweep projects the same way). */
+static void test_project_nodes(void)
+{
+    sb_plan p, q;
+    sb_err e = {0};
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nthreads = 1\n"
+                            "project-nodes = 1,2,8,64\n", "t", &e) == SB_OK);
+    CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+    CHECK_EQ_INT(p.nproject_nodes, 4);
+    CHECK_EQ_INT(p.project_nodes[3], 64);
+    CHECK_EQ_INT(p.project_off, 0);
+    char *r = sb_plan_render(&p);
+    CHECK(strstr(r, "project-nodes = 1,2,8,64") != NULL);
+    sb_plan_init(&q);
+    CHECK(sb_plan_parse(&q, r, "rendered", &e) == SB_OK);
+    CHECK_EQ_INT(q.nproject_nodes, 4);
+    free(r);
+    sb_plan_free(&q);
+    for (int i = 0; i < 2; i++) {
+        CHECK(sb_plan_set(&p, "project-nodes", i ? "none" : "0", "--project-nodes", &e) == SB_OK);
+        CHECK_EQ_INT(p.project_off, 1);
+        CHECK_EQ_INT(p.nproject_nodes, 0);
+        r = sb_plan_render(&p);
+        CHECK(strstr(r, "project-nodes = none") != NULL);
+        sb_plan_init(&q);
+        CHECK(sb_plan_parse(&q, r, "rendered", &e) == SB_OK);
+        CHECK_EQ_INT(q.project_off, 1);
+        free(r);
+        sb_plan_free(&q);
+    }
+    sb_plan_free(&p);
+    /* not given: the default (1, 2, 4, ... up to 4x the largest measured) */
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nthreads = 1\n", "t", &e) == SB_OK);
+    CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+    CHECK(p.nproject_nodes == 0 && !p.project_off);
+    r = sb_plan_render(&p);
+    CHECK(strstr(r, "project-nodes") == NULL);
+    free(r);
+    sb_plan_free(&p);
+    expect_error("workload = train\nproject-nodes = 1,x\n", "bad.plan:2");
+    expect_error("workload = train\nproject-nodes = -4\n", "bad.plan:2");
+    expect_error("workload = gemm\nproject-nodes = 1,2\n", "applies to workload train");
+}
+
 int main(void)
 {
+    test_project_nodes();
     test_parse_and_expand();
     test_hostile();
     test_defaults();
