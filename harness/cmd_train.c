@@ -44,6 +44,7 @@ typedef struct topts {
     long seed;
     int set_batch, set_seq, set_stride, set_epochs, set_lr, set_dropout;
     int comm_threads, set_comm, no_overlap;   /* data parallel (under mpirun) */
+    int dense_allreduce;
     const char *bind;
 } topts;
 
@@ -169,13 +170,19 @@ typedef struct dp_glue {
     sb_err err;
     int failed;
     /* per-step timings summed over the run (this rank) */
-    double compute_s, wait_s, comm_s;
+    double compute_s, wait_s, comm_s, bytes, sparse_rows;
     long steps;
     sb_bind_report bind;
     int have_bind;
+    int sparse;      /* row-sparse all-reduce of the word embeddings */
 } dp_glue;
 
-static void dp_step_begin(void *u) { sb_dp_step_begin(((dp_glue *)u)->dp); }
+static void dp_step_begin(void *u, const int32_t *ids, size_t n)
+{
+    dp_glue *g = u;
+    sb_dp_step_begin(g->dp);
+    if (!g->failed && sb_dp_sparse_rows(g->dp, ids, n, &g->err)) g->failed = 1;
+}
 
 static void dp_grad_ready(void *u, size_t off, size_t n)
 {
@@ -196,6 +203,8 @@ static int dp_wait(void *u, sb_err *e)
         g->compute_s += t.compute_s;
         g->wait_s += t.wait_s;
         g->comm_s += t.comm_s;
+        g->bytes += t.bytes;
+        g->sparse_rows += t.sparse_rows;
         g->steps++;
     }
     return rc;
@@ -223,6 +232,12 @@ static int dp_setup(dp_glue *g, sb_model *m, sb_err *e)
     qsort(ends, m->ntensors, sizeof(size_t), cmp_size);
     int rc = sb_dp_set_grad(g->dp, m->grads, m->nparams, ends, m->ntensors, e);
     free(ends);
+    /* The word embeddings get gradient only in the rows of the batch's tokens:
+     * all-reduce just the rows some rank used (the last bucket of backward, so
+     * the one overlap cannot hide). */
+    if (!rc && g->sparse)
+        rc = sb_dp_set_sparse_rows(g->dp, (size_t)(m->w.wte - m->params), (size_t)m->cfg.vocab,
+                                   (size_t)m->cfg.dim, e);
     if (!rc) rc = sb_dp_bcast_floats(g->dp, m->params, m->nparams, e);
     return rc;
 }
@@ -269,6 +284,8 @@ static void train_help(void)
         "Under mpirun (data parallel: each rank its shard, gradients averaged):\n"
         "  --comm-threads N  threads progressing gradient all-reduces (default 1)\n"
         "  --no-overlap      all-reduce after backward instead of during it\n"
+        "  --dense-allreduce all-reduce every row of the word-embedding gradient (default:\n"
+        "                    only the rows of tokens some rank's batch holds; same result)\n"
         "  --bind MODE       core (default), socket or none: each rank its own cores\n"
         "  --result-file F   write the result as one JSON object (sprbench sweep reads it)\n\n"
         "Metrics: tokens_per_s, sequences_per_s, step_seconds (median of steady-state steps),\n"
@@ -402,7 +419,7 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         {"synth-train", required_argument, 0, 'y'}, {"synth-dev", required_argument, 0, 'Y'},
         {"warmup-steps", required_argument, 0, 'w'},
         {"comm-threads", required_argument, 0, 'C'}, {"no-overlap", no_argument, 0, 'O'},
-        {"bind", required_argument, 0, 'N'},
+        {"bind", required_argument, 0, 'N'},       {"dense-allreduce", no_argument, 0, 'A'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int c, rc;
     long v;
@@ -436,6 +453,7 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         case 'w': rc = sb_parse_long(optarg, 0, 100000000, "--warmup-steps", &o->warmup, e); break;
         case 'C': rc = sb_parse_long(optarg, 0, 16, "--comm-threads", &v, e); o->comm_threads = (int)v; o->set_comm = 1; break;
         case 'O': o->no_overlap = 1; break;
+        case 'A': o->dense_allreduce = 1; break;
         case 'N': {
             sb_bind_mode bm;
             rc = sb_bind_parse_mode(optarg, &bm, e);
@@ -595,6 +613,7 @@ int sb_cmd_train(int argc, char **argv)
         if (glue.bind.warning[0] && rank == 0)
             fprintf(stderr, "sprbench train: %s\n", glue.bind.warning);
         if ((rc = sb_dp_set_comm_cpuset(glue.dp, glue.bind.comm_cpuset, &e))) goto fail;
+        glue.sparse = !o.dense_allreduce;
         if ((rc = dp_setup(&glue, &m, &e))) goto fail;
         hooks = (sb_train_dp){.rank = rank, .world = world, .user = &glue,
                               .step_begin = dp_step_begin, .grad_ready = dp_grad_ready,
@@ -665,11 +684,12 @@ int sb_cmd_train(int argc, char **argv)
                                : res.train_seconds * res.steps_per_epoch / (double)res.steps;
     /* Per-rank timings and bindings: collectives, so every rank takes part. */
     json_t *per_rank = NULL;
-    double dp_wait = 0, dp_compute = 0, dp_comm = 0, imbalance = 0;
+    double dp_wait = 0, dp_compute = 0, dp_comm = 0, imbalance = 0, dp_mb = 0, dp_rows = 0;
     if (glue.dp) {
-        double mine[3] = {glue.steps ? glue.compute_s / glue.steps : 0,
-                          glue.steps ? glue.wait_s / glue.steps : 0,
-                          glue.steps ? glue.comm_s / glue.steps : 0};
+        double st = glue.steps ? (double)glue.steps : 1;
+        double mine[3] = {glue.compute_s / st, glue.wait_s / st, glue.comm_s / st};
+        dp_mb = glue.bytes / st / 1e6;
+        dp_rows = glue.sparse_rows / st;
         double *all = rank == 0 ? calloc((size_t)world * 3, sizeof(double)) : NULL;
         char desc[1024];
         size_t off = (size_t)snprintf(desc, sizeof desc, "%s %s:", sb_dp_hostname(glue.dp),
@@ -707,10 +727,11 @@ int sb_cmd_train(int argc, char **argv)
     config = NULL;
     if (per_rank) {
         json_object_set_new(doc, "per_rank", per_rank);
-        json_object_set_new(doc, "binding", json_pack("{s:s, s:i, s:b, s:s, s:b}", "mode",
+        json_object_set_new(doc, "binding", json_pack("{s:s, s:i, s:b, s:b, s:s, s:b}", "mode",
                                                       sb_bind_mode_name(glue.bind.mode),
                                                       "comm_threads", o.set_comm ? o.comm_threads : 1,
-                                                      "overlap", !o.no_overlap, "warning",
+                                                      "overlap", !o.no_overlap, "sparse_embedding",
+                                                      glue.sparse, "warning",
                                                       glue.bind.warning, "oversubscribed",
                                                       glue.bind.oversubscribed));
     }
@@ -739,6 +760,8 @@ int sb_cmd_train(int argc, char **argv)
         MET("comm_wait_s", dp_wait, "s");         /* all-reduce time not hidden, per step */
         MET("comm_busy_s", dp_comm, "s");         /* all-reduce time in total, per step */
         MET("load_imbalance", imbalance, "");     /* (max - min) / mean compute over ranks */
+        MET("allreduce_mb_per_step", dp_mb, "MB");  /* gradient bytes all-reduced per step */
+        if (glue.sparse) MET("embedding_rows_per_step", dp_rows, "");  /* word-embedding rows sent */
     }
     if (o.eval) {
         MET("em", em, "%");

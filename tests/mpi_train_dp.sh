@@ -8,6 +8,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yi
 common=(train --model tiny --dropout 0 --max-steps 3 --kernel avx512-f32 --threads 1 --seq 128 --synth-train 200)
 expect_rc 0 mpirun -np 2 --oversubscribe --bind-to none -x OMP_NUM_THREADS=1 "$SPRBENCH" "${common[@]}" --batch 4 --save "$T/dp2" --result-file "$T/dp2.json"
 expect_rc 0 "$SPRBENCH" "${common[@]}" --batch 8 --save "$T/dp1"
+# all-reducing every word-embedding row gives the same weights, bit for bit
+expect_rc 0 mpirun -np 2 --oversubscribe --bind-to none -x OMP_NUM_THREADS=1 "$SPRBENCH" "${common[@]}" --batch 4 --dense-allreduce --save "$T/dp2d" --result-file "$T/dp2d.json"
+cmp -s "$T/dp2/model.safetensors" "$T/dp2d/model.safetensors" && ok || fail "sparse and dense all-reduce of the embeddings differ"
 python3 - "$T/dp2/model.safetensors" "$T/dp1/model.safetensors" "$T/dp2.json" <<'PY' && ok || fail "2 ranks x batch 4 differ from 1 rank x batch 8"
 import json, struct, sys
 from array import array
@@ -43,6 +46,13 @@ d = json.load(open(sys.argv[3]))
 assert d["ranks"] == 2 and len(d["per_rank"]) == 2, d.get("per_rank")
 for k in ["compute_s", "comm_wait_s", "comm_busy_s", "load_imbalance"]: assert k in d["metrics"], k
 assert d["binding"]["mode"] == "core"
+# only the rows of the batches' tokens travel: fewer bytes than the dense run
+dd = json.load(open(sys.argv[3].replace("dp2.json", "dp2d.json")))
+assert d["binding"]["sparse_embedding"] and not dd["binding"]["sparse_embedding"]
+rows = d["metrics"]["embedding_rows_per_step"]
+assert 0 < rows <= 2 * 4 * 128, rows
+assert d["metrics"]["allreduce_mb_per_step"] < dd["metrics"]["allreduce_mb_per_step"], (d["metrics"], dd["metrics"])
+print("embedding rows per step %.0f; %.2f MB vs %.2f MB dense" % (rows, d["metrics"]["allreduce_mb_per_step"], dd["metrics"]["allreduce_mb_per_step"]))
 PY
 # a rank killed mid-run: the job fails, no process of it is left
 timeout 120 mpirun -np 2 --oversubscribe --bind-to none -x OMP_NUM_THREADS=1 \

@@ -13,6 +13,7 @@ typedef struct {
     int queued;      /* handed to a comm thread (or to wait_all's loop) */
     int done;
     double comm_s;
+    double bytes;    /* all-reduced this step */
 } bucket;
 
 struct sb_dp {
@@ -35,6 +36,14 @@ struct sb_dp {
     int ndone;
     pthread_t *threads;
     int nthreads, nstarted, stop;
+    /* A row-sparse bucket (the word embeddings): only the rows some rank
+     * used this step are all-reduced (see sb_dp_set_sparse_rows). */
+    int sp_bucket;           /* -1: none */
+    size_t sp_rows, sp_rowlen, sp_words;
+    uint64_t *sp_mine, *sp_union;
+    float *sp_pack;
+    size_t sp_pack_cap;      /* floats */
+    double sp_sent_rows;     /* union rows of this step */
     pthread_mutex_t mu;
     pthread_cond_t cv_work, cv_done;
     double t_begin;
@@ -42,17 +51,64 @@ struct sb_dp {
 };
 
 static double now(void) { return MPI_Wtime(); }
+static int find_bucket(const sb_dp *dp, size_t off);
 
 /* Reduces one bucket in place and averages it; the division happens here so
  * that it is overlapped too, and identically in both modes. */
+/* The row-sparse bucket: OR the ranks' row bitmaps (rows/8 bytes), pack the
+ * union's rows in row order, all-reduce the packed rows, average, unpack.
+ * Rows outside the union are zero on every rank, so their average is zero
+ * and already in place: the result equals the dense all-reduce. 0 when the
+ * packed buffer cannot be had (the caller then reduces densely). */
+static int reduce_sparse(sb_dp *dp, bucket *bk, MPI_Comm comm)
+{
+    MPI_Allreduce(dp->sp_mine, dp->sp_union, (int)dp->sp_words, MPI_UINT64_T, MPI_BOR, comm);
+    size_t u = 0;
+    for (size_t wd = 0; wd < dp->sp_words; wd++) u += (size_t)__builtin_popcountll(dp->sp_union[wd]);
+    size_t need = u * dp->sp_rowlen;
+    if (need > (size_t)INT_MAX) return 0;
+    if (need > dp->sp_pack_cap) {
+        /* every rank takes the same path: the union is the same everywhere */
+        float *np = realloc(dp->sp_pack, need * sizeof(float));
+        if (!np) {
+            /* cannot differ between ranks without deadlock: abort the job */
+            fprintf(stderr, "sprbench: out of memory for %zu packed gradient rows\n", u);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        dp->sp_pack = np;
+        dp->sp_pack_cap = need;
+    }
+    const size_t rl = dp->sp_rowlen;
+    float *g = dp->grad + bk->off, *pk = dp->sp_pack;
+    size_t k = 0;
+    for (size_t r = 0; r < dp->sp_rows; r++)
+        if (dp->sp_union[r >> 6] >> (r & 63) & 1) memcpy(pk + rl * k++, g + rl * r, rl * sizeof(float));
+    if (need) MPI_Allreduce(MPI_IN_PLACE, pk, (int)need, MPI_FLOAT, MPI_SUM, comm);
+    const float w = (float)dp->world;
+    k = 0;
+    for (size_t r = 0; r < dp->sp_rows; r++) {
+        if (!(dp->sp_union[r >> 6] >> (r & 63) & 1)) continue;
+        float *dst = g + rl * r, *src = pk + rl * k++;
+        for (size_t i = 0; i < rl; i++) dst[i] = src[i] / w;
+    }
+    dp->sp_sent_rows = (double)u;
+    bk->bytes = (double)need * sizeof(float) + (double)dp->sp_words * 8;
+    return 1;
+}
+
 static void reduce_bucket(sb_dp *dp, int bi, MPI_Comm comm)
 {
     bucket *bk = &dp->b[bi];
     double t0 = now();
     float *p = dp->grad + bk->off;
-    MPI_Allreduce(MPI_IN_PLACE, p, (int)bk->len, MPI_FLOAT, MPI_SUM, comm);
     const float w = (float)dp->world;
+    if (bi == dp->sp_bucket && reduce_sparse(dp, bk, comm)) {
+        bk->comm_s = now() - t0;
+        return;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, p, (int)bk->len, MPI_FLOAT, MPI_SUM, comm);
     for (size_t i = 0; i < bk->len; i++) p[i] /= w;
+    bk->bytes = (double)bk->len * sizeof(float);
     bk->comm_s = now() - t0;
 }
 
@@ -106,6 +162,7 @@ int sb_dp_init(sb_dp **out, const sb_dp_config *cfg_in, sb_err *e)
     sb_dp *dp = calloc(1, sizeof *dp);
     if (!dp) return sb_errf(e, SB_EFAIL, "out of memory");
     dp->cfg = cfg;
+    dp->sp_bucket = -1;
     if (cfg.comm_cpuset && *cfg.comm_cpuset) dp->comm_cpuset = strdup(cfg.comm_cpuset);
     dp->cfg.comm_cpuset = NULL;
     int inited = 0;
@@ -207,6 +264,9 @@ void sb_dp_free(sb_dp *dp)
     free(dp->b);
     free(dp->order);
     free(dp->comm_cpuset);
+    free(dp->sp_mine);
+    free(dp->sp_union);
+    free(dp->sp_pack);
     if (dp->we_init && !fin) MPI_Finalize();
     free(dp);
 }
@@ -261,6 +321,7 @@ int sb_dp_set_buckets(sb_dp *dp, float *grad, size_t count, const size_t *bounds
     dp->b = b;
     dp->order = order;
     dp->nb = nbuckets;
+    dp->sp_bucket = -1;   /* bucket numbers changed: declare the sparse range again */
     dp->grad = grad;
     dp->count = count;
     pthread_mutex_unlock(&dp->mu);
@@ -304,6 +365,69 @@ int sb_dp_set_grad(sb_dp *dp, float *grad, size_t count, const size_t *tensor_en
     return rc;
 }
 
+int sb_dp_set_sparse_rows(sb_dp *dp, size_t offset, size_t rows, size_t row_len, sb_err *e)
+{
+    if (!dp->nb) return sb_errf(e, SB_EUSAGE, "declare the buckets before a sparse range");
+    if (!rows || !row_len || offset > dp->count || rows * row_len > dp->count - offset)
+        return sb_errf(e, SB_EUSAGE, "sparse range [%zu, +%zu x %zu) beyond the gradient size %zu",
+                       offset, rows, row_len, dp->count);
+    size_t end = offset + rows * row_len;
+    /* Make the range a bucket of its own: cut at its two ends, drop the
+     * bucket edges inside it. */
+    size_t *bounds = malloc(((size_t)dp->nb + 3) * sizeof *bounds);
+    if (!bounds) return sb_errf(e, SB_EFAIL, "out of memory");
+    int n = 0, same = 1;
+    bounds[n++] = 0;
+    for (int i = 0; i < dp->nb; i++) {
+        size_t lo = dp->b[i].off, hi = lo + dp->b[i].len;
+        if (offset > lo && offset < hi) bounds[n++] = offset, same = 0;
+        if (hi > offset && hi < end) {
+            same = 0;
+            continue;
+        }
+        if (end > lo && end < hi) bounds[n++] = end, same = 0;
+        bounds[n++] = hi;
+    }
+    int rc = SB_OK;
+    if (!same) rc = sb_dp_set_buckets(dp, dp->grad, dp->count, bounds, n - 1, e);
+    free(bounds);
+    if (rc) return rc;
+    int bi = find_bucket(dp, offset);
+    if (dp->b[bi].off != offset || dp->b[bi].len != rows * row_len)
+        return sb_errf(e, SB_EUSAGE, "sparse range [%zu, %zu) is not one bucket", offset, end);
+    size_t words = (rows + 63) / 64;
+    uint64_t *mine = calloc(words, sizeof *mine), *uni = calloc(words, sizeof *uni);
+    if (!mine || !uni) {
+        free(mine);
+        free(uni);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    pthread_mutex_lock(&dp->mu);
+    free(dp->sp_mine);
+    free(dp->sp_union);
+    dp->sp_mine = mine;
+    dp->sp_union = uni;
+    dp->sp_words = words;
+    dp->sp_rows = rows;
+    dp->sp_rowlen = row_len;
+    dp->sp_bucket = bi;
+    pthread_mutex_unlock(&dp->mu);
+    return SB_OK;
+}
+
+int sb_dp_sparse_rows(sb_dp *dp, const int32_t *rows, size_t n, sb_err *e)
+{
+    if (dp->sp_bucket < 0) return SB_OK;
+    memset(dp->sp_mine, 0, dp->sp_words * sizeof *dp->sp_mine);
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i] < 0 || (size_t)rows[i] >= dp->sp_rows)
+            return sb_errf(e, SB_EUSAGE, "row %d outside the sparse range of %zu rows", (int)rows[i],
+                           dp->sp_rows);
+        dp->sp_mine[rows[i] >> 6] |= (uint64_t)1 << (rows[i] & 63);
+    }
+    return SB_OK;
+}
+
 void sb_dp_step_begin(sb_dp *dp)
 {
     pthread_mutex_lock(&dp->mu);
@@ -311,7 +435,9 @@ void sb_dp_step_begin(sb_dp *dp)
         dp->b[i].ready = 0;
         dp->b[i].queued = dp->b[i].done = 0;
         dp->b[i].comm_s = 0;
+        dp->b[i].bytes = 0;
     }
+    dp->sp_sent_rows = 0;
     dp->norder = 0;
     dp->ndone = 0;
     for (int t = 0; t < dp->nthreads; t++) dp->cursor[t] = 0;
@@ -394,7 +520,11 @@ int sb_dp_wait_all(sb_dp *dp, sb_dp_timing *t, sb_err *e)
         t->step_s = t_end - dp->t_begin;
         t->buckets = dp->nb;
         t->late_buckets = dp->use_threads ? late : 0;
-        for (int i = 0; i < dp->nb; i++) t->comm_s += dp->b[i].comm_s;
+        for (int i = 0; i < dp->nb; i++) {
+            t->comm_s += dp->b[i].comm_s;
+            t->bytes += dp->b[i].bytes;
+        }
+        t->sparse_rows = dp->sp_sent_rows;
     }
     return SB_OK;
 }

@@ -47,6 +47,8 @@ typedef struct sb_dp_timing {
     double step_s;       /* step_begin -> wait_all return */
     int buckets;
     int late_buckets;    /* buckets never reported ready, reduced in wait_all */
+    double bytes;        /* all-reduced this step (sparse bucket: packed rows + bitmap) */
+    double sparse_rows;  /* rows of the sparse bucket all-reduced this step */
 } sb_dp_timing;
 
 /* Initialises MPI if needed (MPI_THREAD_MULTIPLE requested) and the engine.
@@ -83,6 +85,16 @@ int sb_dp_set_buckets(sb_dp *dp, float *grad, size_t count, const size_t *bounds
 int sb_dp_set_grad(sb_dp *dp, float *grad, size_t count, const size_t *tensor_ends,
                    int ntensors, sb_err *e);
 int sb_dp_nbuckets(const sb_dp *dp);
+
+/* Declares grad[offset, offset + rows x row_len) row-sparse (the word
+ * embeddings: only the rows of the tokens in a batch get a gradient). After
+ * the buckets; the range becomes a bucket of its own. Each step, before its
+ * backward, sb_dp_sparse_rows names the rows this rank's batch touches; the
+ * bucket then all-reduces the OR of the ranks' row bitmaps and only the rows
+ * in that union, packed. Every other row must be zero on every rank; the
+ * result equals the dense all-reduce. */
+int sb_dp_set_sparse_rows(sb_dp *dp, size_t offset, size_t rows, size_t row_len, sb_err *e);
+int sb_dp_sparse_rows(sb_dp *dp, const int32_t *rows, size_t n, sb_err *e);
 
 void sb_dp_step_begin(sb_dp *dp);
 /* Marks grad[offset, offset+count) final for this step. Call from one thread

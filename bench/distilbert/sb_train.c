@@ -94,7 +94,7 @@ int sb_train_run(sb_model *m, const sb_features *f, const sb_train_config *cfg,
             double ts = omp_get_wtime();
             gather(f, idx + at, nb, ids, mask, sp, ep);
             sb_batch bt = {.B = nb, .S = S, .ids = ids, .mask = mask, .start = sp, .end = ep};
-            if (cfg->dp && cfg->dp->step_begin) cfg->dp->step_begin(cfg->dp->user);
+            if (cfg->dp && cfg->dp->step_begin) cfg->dp->step_begin(cfg->dp->user, ids, (size_t)nb * S);
             uint64_t drop = sb_rng_key(cfg->seed ^ ((uint64_t)rank << 40), (uint64_t)step);
             double loss = 0;
             if ((rc = sb_model_forward(m, &bt, 1, drop, &loss, e))) break;

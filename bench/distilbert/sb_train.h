@@ -21,7 +21,8 @@
 typedef struct sb_train_dp {
     int rank, world;
     void *user;
-    void (*step_begin)(void *user);
+    /* before forward; the batch's token ids (B x S) */
+    void (*step_begin)(void *user, const int32_t *ids, size_t n);
     void (*grad_ready)(void *user, size_t offset, size_t count);
     int (*wait_all)(void *user, sb_err *e);   /* gradients averaged on return */
 } sb_train_dp;
