@@ -45,6 +45,7 @@ typedef struct topts {
     int set_batch, set_seq, set_stride, set_epochs, set_lr, set_dropout;
     int comm_threads, set_comm, no_overlap;   /* data parallel (under mpirun) */
     int dense_allreduce;
+    double bucket_mb;
     const char *bind;
 } topts;
 
@@ -210,6 +211,15 @@ static int dp_wait(void *u, sb_err *e)
     return rc;
 }
 
+/* "host cpuset: threads c0,c1,..." */
+static void bind_desc(const sb_bind_report *b, const char *host, char *desc, size_t cap)
+{
+    size_t off = (size_t)snprintf(desc, cap, "%s %s:", host, b->rank_cpuset ? b->rank_cpuset : "");
+    for (int i = 0; i < b->threads && off < cap; i++)
+        off += (size_t)snprintf(desc + off, cap - off, "%s%s", i ? "," : " threads ",
+                                b->thread_cpusets[i]);
+}
+
 static int launched_by_mpi(void)
 {
     const char *w = getenv("OMPI_COMM_WORLD_SIZE");
@@ -238,6 +248,10 @@ static int dp_setup(dp_glue *g, sb_model *m, sb_err *e)
     if (!rc && g->sparse)
         rc = sb_dp_set_sparse_rows(g->dp, (size_t)(m->w.wte - m->params), (size_t)m->cfg.vocab,
                                    (size_t)m->cfg.dim, e);
+    /* The rest of the embeddings are final last too: a bucket of their own,
+     * so the first layer's gradient does not wait for them. */
+    size_t emb_rest = (size_t)(m->w.wpe - m->params);
+    if (!rc) rc = sb_dp_isolate(g->dp, emb_rest, m->block_len[0] - emb_rest, e);
     if (!rc) rc = sb_dp_bcast_floats(g->dp, m->params, m->nparams, e);
     return rc;
 }
@@ -284,6 +298,7 @@ static void train_help(void)
         "Under mpirun (data parallel: each rank its shard, gradients averaged):\n"
         "  --comm-threads N  threads progressing gradient all-reduces (default 1)\n"
         "  --no-overlap      all-reduce after backward instead of during it\n"
+        "  --bucket-mb X     gradient all-reduce bucket size in MiB (default 25, as DDP)\n"
         "  --dense-allreduce all-reduce every row of the word-embedding gradient (default:\n"
         "                    only the rows of tokens some rank's batch holds; same result)\n"
         "  --bind MODE       core (default), socket or none: each rank its own cores\n"
@@ -420,6 +435,7 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         {"warmup-steps", required_argument, 0, 'w'},
         {"comm-threads", required_argument, 0, 'C'}, {"no-overlap", no_argument, 0, 'O'},
         {"bind", required_argument, 0, 'N'},       {"dense-allreduce", no_argument, 0, 'A'},
+        {"bucket-mb", required_argument, 0, 'U'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int c, rc;
     long v;
@@ -454,6 +470,7 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         case 'C': rc = sb_parse_long(optarg, 0, 16, "--comm-threads", &v, e); o->comm_threads = (int)v; o->set_comm = 1; break;
         case 'O': o->no_overlap = 1; break;
         case 'A': o->dense_allreduce = 1; break;
+        case 'U': rc = sb_parse_double(optarg, 0.001, 4096, "--bucket-mb", &o->bucket_mb, e); break;
         case 'N': {
             sb_bind_mode bm;
             rc = sb_bind_parse_mode(optarg, &bm, e);
@@ -598,6 +615,7 @@ int sb_cmd_train(int argc, char **argv)
         sb_dp_config dc = SB_DP_CONFIG_INIT;
         if (o.comm_threads >= 0 && o.set_comm) dc.comm_threads = o.comm_threads;
         dc.overlap = !o.no_overlap;
+        if (o.bucket_mb > 0) dc.bucket_bytes = (size_t)(o.bucket_mb * 1048576.0);
         if ((rc = sb_dp_init(&glue.dp, &dc, &e))) goto fail;
         rank = sb_dp_rank(glue.dp);
         world = sb_dp_world(glue.dp);
@@ -618,6 +636,15 @@ int sb_cmd_train(int argc, char **argv)
         hooks = (sb_train_dp){.rank = rank, .world = world, .user = &glue,
                               .step_begin = dp_step_begin, .grad_ready = dp_grad_ready,
                               .wait_all = dp_wait};
+    } else {
+        /* One process: bound when asked (--bind) or when mpirun started it
+         * (-np 1); left to the OS otherwise, so that runs side by side do
+         * not pile onto the same cores. The binding in force is recorded. */
+        sb_bind_mode bm = getenv("OMPI_COMM_WORLD_SIZE") ? SB_BIND_CORE : SB_BIND_NONE;
+        if (o.bind) sb_bind_parse_mode(o.bind, &bm, &e);
+        if ((rc = sb_bind_apply(bm, 0, 1, o.threads, 0, &glue.bind, &e))) goto fail;
+        glue.have_bind = 1;
+        if (glue.bind.warning[0]) fprintf(stderr, "sprbench train: %s\n", glue.bind.warning);
     }
 
     config = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:i, s:s, s:s}",
@@ -692,11 +719,7 @@ int sb_cmd_train(int argc, char **argv)
         dp_rows = glue.sparse_rows / st;
         double *all = rank == 0 ? calloc((size_t)world * 3, sizeof(double)) : NULL;
         char desc[1024];
-        size_t off = (size_t)snprintf(desc, sizeof desc, "%s %s:", sb_dp_hostname(glue.dp),
-                                      glue.bind.rank_cpuset ? glue.bind.rank_cpuset : "");
-        for (int i = 0; i < glue.bind.threads && off < sizeof desc; i++)
-            off += (size_t)snprintf(desc + off, sizeof desc - off, "%s%s", i ? "," : " threads ",
-                                    glue.bind.thread_cpusets[i]);
+        bind_desc(&glue.bind, sb_dp_hostname(glue.dp), desc, sizeof desc);
         char **strs = NULL;
         if ((rc = sb_dp_gather_doubles(glue.dp, mine, 3, all, &e)) ||
             (rc = sb_dp_gather_string(glue.dp, desc, &strs, &e))) {
@@ -725,13 +748,26 @@ int sb_cmd_train(int argc, char **argv)
     }
     json_t *doc = result_base("ok", "", k, NULL, o.threads, config, repro);
     config = NULL;
+    if (!glue.dp && glue.have_bind) {
+        char host[256] = "";
+        gethostname(host, sizeof host - 1);
+        char desc[1024];
+        bind_desc(&glue.bind, host, desc, sizeof desc);
+        json_object_set_new(doc, "per_rank", json_pack("[{s:i, s:s}]", "rank", 0, "binding", desc));
+        json_object_set_new(doc, "binding", json_pack("{s:s, s:s, s:b}", "mode",
+                                                      sb_bind_mode_name(glue.bind.mode), "warning",
+                                                      glue.bind.warning, "oversubscribed",
+                                                      glue.bind.oversubscribed));
+    }
     if (per_rank) {
         json_object_set_new(doc, "per_rank", per_rank);
-        json_object_set_new(doc, "binding", json_pack("{s:s, s:i, s:b, s:b, s:s, s:b}", "mode",
+        json_object_set_new(doc, "binding", json_pack("{s:s, s:i, s:b, s:b, s:i, s:f, s:s, s:b}", "mode",
                                                       sb_bind_mode_name(glue.bind.mode),
                                                       "comm_threads", o.set_comm ? o.comm_threads : 1,
                                                       "overlap", !o.no_overlap, "sparse_embedding",
-                                                      glue.sparse, "warning",
+                                                      glue.sparse, "buckets", sb_dp_nbuckets(glue.dp),
+                                                      "bucket_mb", o.bucket_mb > 0 ? o.bucket_mb : 25.0,
+                                                      "warning",
                                                       glue.bind.warning, "oversubscribed",
                                                       glue.bind.oversubscribed));
     }

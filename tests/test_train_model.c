@@ -59,7 +59,9 @@ int main(void)
         return 1;
     }
     m.on_grad_ready = NULL;
-    if (g_seen != c.layers + 2 || g_seen_off[0] != m.block_off[c.layers + 1] ||
+    /* the head, six groups per layer (each as soon as it is final), the embeddings */
+    if (g_seen != 6 * c.layers + 2 || g_seen_off[0] != m.block_off[c.layers + 1] ||
+        g_seen_off[1] != m.block_off[c.layers] + m.block_len[c.layers] - 2 * (size_t)c.dim ||
         g_seen_off[g_seen - 1] != 0) {
         printf("on_grad_ready order FAIL (%d calls)\n", g_seen);
         g_fail = 1;

@@ -70,6 +70,17 @@ a=json.load(open(\"$T/a.json\"))[\"metrics\"]; b=json.load(open(\"$T/b.json\"))[
 print(\"   \", a[\"loss_final\"], b[\"loss_final\"])
 sys.exit(0 if abs(a[\"loss_final\"]-b[\"loss_final\"]) <= 1e-5*abs(a[\"loss_final\"]) else 1)'"
 
+# The binding in force is recorded for one process too: left to the OS by
+# default, bound one thread per core with --bind core.
+check "one process: binding recorded, mode none by default" "python3 -c '
+import json,sys
+d=json.load(open(\"$T/b.json\")); sys.exit(0 if d[\"binding\"][\"mode\"]==\"none\" and \"threads\" in d[\"per_rank\"][0][\"binding\"] else 1)'"
+"$B" train $SMALL --max-steps 1 --threads 1 --bind core --result-file "$T/bc.json" 2> /dev/null > /dev/null
+check "one process with --bind core: its thread on one core" "python3 -c '
+import json,re,sys
+d=json.load(open(\"$T/bc.json\")); b=d[\"per_rank\"][0][\"binding\"]; print(\"   \", b)
+sys.exit(0 if d[\"binding\"][\"mode\"]==\"core\" and re.search(r\"threads [0-9]+$\", b) else 1)'"
+
 # predict -> evaluate with the saved checkpoint.
 "$B" squad-synth --questions 30 --seed 5 --dev --out "$T/dev.json" > /dev/null
 "$B" predict --init "$T/ckpt" --data "$T/dev.json" --out "$T/preds.json" --seq 64 --stride 16 \

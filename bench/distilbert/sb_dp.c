@@ -39,7 +39,7 @@ struct sb_dp {
     /* A row-sparse bucket (the word embeddings): only the rows some rank
      * used this step are all-reduced (see sb_dp_set_sparse_rows). */
     int sp_bucket;           /* -1: none */
-    size_t sp_rows, sp_rowlen, sp_words;
+    size_t sp_off, sp_rows, sp_rowlen, sp_words;
     uint64_t *sp_mine, *sp_union;
     float *sp_pack;
     size_t sp_pack_cap;      /* floats */
@@ -321,7 +321,12 @@ int sb_dp_set_buckets(sb_dp *dp, float *grad, size_t count, const size_t *bounds
     dp->b = b;
     dp->order = order;
     dp->nb = nbuckets;
-    dp->sp_bucket = -1;   /* bucket numbers changed: declare the sparse range again */
+    dp->sp_bucket = -1;   /* bucket numbers changed: find the sparse range again */
+    if (dp->sp_rows) {
+        int bi = find_bucket(dp, dp->sp_off);
+        if (dp->b[bi].off == dp->sp_off && dp->b[bi].len == dp->sp_rows * dp->sp_rowlen)
+            dp->sp_bucket = bi;
+    }
     dp->grad = grad;
     dp->count = count;
     pthread_mutex_unlock(&dp->mu);
@@ -365,15 +370,14 @@ int sb_dp_set_grad(sb_dp *dp, float *grad, size_t count, const size_t *tensor_en
     return rc;
 }
 
-int sb_dp_set_sparse_rows(sb_dp *dp, size_t offset, size_t rows, size_t row_len, sb_err *e)
+int sb_dp_isolate(sb_dp *dp, size_t offset, size_t count, sb_err *e)
 {
-    if (!dp->nb) return sb_errf(e, SB_EUSAGE, "declare the buckets before a sparse range");
-    if (!rows || !row_len || offset > dp->count || rows * row_len > dp->count - offset)
-        return sb_errf(e, SB_EUSAGE, "sparse range [%zu, +%zu x %zu) beyond the gradient size %zu",
-                       offset, rows, row_len, dp->count);
-    size_t end = offset + rows * row_len;
-    /* Make the range a bucket of its own: cut at its two ends, drop the
-     * bucket edges inside it. */
+    if (!dp->nb) return sb_errf(e, SB_EUSAGE, "declare the buckets before isolating a range");
+    if (!count || offset > dp->count || count > dp->count - offset)
+        return sb_errf(e, SB_EUSAGE, "range [%zu, +%zu) beyond the gradient size %zu", offset,
+                       count, dp->count);
+    size_t end = offset + count;
+    /* Cut at the range's two ends, drop the bucket edges inside it. */
     size_t *bounds = malloc(((size_t)dp->nb + 3) * sizeof *bounds);
     if (!bounds) return sb_errf(e, SB_EFAIL, "out of memory");
     int n = 0, same = 1;
@@ -391,6 +395,16 @@ int sb_dp_set_sparse_rows(sb_dp *dp, size_t offset, size_t rows, size_t row_len,
     int rc = SB_OK;
     if (!same) rc = sb_dp_set_buckets(dp, dp->grad, dp->count, bounds, n - 1, e);
     free(bounds);
+    return rc;
+}
+
+int sb_dp_set_sparse_rows(sb_dp *dp, size_t offset, size_t rows, size_t row_len, sb_err *e)
+{
+    if (!rows || !row_len || rows > dp->count / row_len)
+        return sb_errf(e, SB_EUSAGE, "sparse range [%zu, +%zu x %zu) beyond the gradient size %zu",
+                       offset, rows, row_len, dp->count);
+    size_t end = offset + rows * row_len;
+    int rc = sb_dp_isolate(dp, offset, rows * row_len, e);
     if (rc) return rc;
     int bi = find_bucket(dp, offset);
     if (dp->b[bi].off != offset || dp->b[bi].len != rows * row_len)
@@ -410,6 +424,7 @@ int sb_dp_set_sparse_rows(sb_dp *dp, size_t offset, size_t rows, size_t row_len,
     dp->sp_words = words;
     dp->sp_rows = rows;
     dp->sp_rowlen = row_len;
+    dp->sp_off = offset;
     dp->sp_bucket = bi;
     pthread_mutex_unlock(&dp->mu);
     return SB_OK;

@@ -86,6 +86,10 @@ int sb_dp_set_grad(sb_dp *dp, float *grad, size_t count, const size_t *tensor_en
                    int ntensors, sb_err *e);
 int sb_dp_nbuckets(const sb_dp *dp);
 
+/* Makes grad[offset, offset + count) a bucket of its own (after the buckets
+ * are declared): e.g. what becomes final last, kept apart from what could
+ * travel earlier. */
+int sb_dp_isolate(sb_dp *dp, size_t offset, size_t count, sb_err *e);
 /* Declares grad[offset, offset + rows x row_len) row-sparse (the word
  * embeddings: only the rows of the tokens in a batch get a gradient). After
  * the buckets; the range becomes a bucket of its own. Each step, before its

@@ -411,6 +411,15 @@ static void grad_ready(sb_model *m, int block)
     if (m->on_grad_ready) m->on_grad_ready(m->hook_user, m->block_off[block], m->block_len[block]);
 }
 
+/* A layer's tensors are laid out qkv, out-lin, sa-LN, lin1, lin2, out-LN, and
+ * backward finishes them in the reverse order: each group is reported the
+ * moment it is final, so its all-reduce can start before the layer is done
+ * (what lets the first layer's gradient hide behind the rest of backward). */
+static void grad_ready_range(sb_model *m, const float *from, size_t count)
+{
+    if (m->on_grad_ready) m->on_grad_ready(m->hook_user, (size_t)(from - m->grads), count);
+}
+
 int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
 {
     const sb_model_config *c = &m->cfg;
@@ -440,6 +449,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
         sb_layernorm_backward(dA, g->out_g, g->out_b, dA, a->out_in, a->out_mean, a->out_rstd,
                               w->out_g, N, D, T);
         PROF_END(SB_PROF_LN);
+        grad_ready_range(m, g->out_g, 2 * (size_t)D);
         sb_dropout_backward(m->s_b, dA, (size_t)N * D, p_h, sb_rng_key(seed, site_ffn(l)), 0, T);
         PROF_END(SB_PROF_DROPOUT);
         sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
@@ -449,6 +459,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
                                      w->f2_w, N, F, D, e)))
             return rc;
         PROF_END(SB_PROF_FFN2);
+        grad_ready_range(m, g->f2_w, (size_t)D * F + D);
         sb_gelu_backward(m->s_ff, m->s_ff, a->ff_pre, (size_t)N * F, T);
         PROF_END(SB_PROF_GELU);
         /* The residual: d(sa_out) = d(out_in) + lin1's input gradient. */
@@ -456,13 +467,16 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
                                      w->f1_w, N, D, F, e)))
             return rc;
         PROF_END(SB_PROF_FFN1);
+        grad_ready_range(m, g->f1_w, (size_t)F * D + F);
         sb_layernorm_backward(dA, g->sa_g, g->sa_b, dA, a->sa_in, a->sa_mean, a->sa_rstd,
                               w->sa_g, N, D, T);
         PROF_END(SB_PROF_LN);
+        grad_ready_range(m, g->sa_g, 2 * (size_t)D);
         if ((rc = sb_linear_backward(lc, m->s_c, 0.0f, g->o_w, g->o_b, dA, a->ctx, w->o_w, N, D,
                                      D, e)))
             return rc;
         PROF_END(SB_PROF_OUTLIN);
+        grad_ready_range(m, g->o_w, (size_t)D * D + D);
         if ((rc = sb_attention_backward(lc, m->s_qkv, m->s_c, a->qkv, a->probs, B, S, D, H, p_a,
                                         sb_rng_key(seed, site_attn(l)), m->s_attn, e)))
             return rc;
@@ -472,7 +486,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
                                      D, 3 * D, e)))
             return rc;
         PROF_END(SB_PROF_QKV);
-        grad_ready(m, 1 + l);
+        grad_ready_range(m, g->qkv_w, 3 * (size_t)D * D + 3 * (size_t)D);
     }
     sb_dropout_backward(dA, dA, (size_t)N * D, p_h, sb_rng_key(seed, SITE_EMB), 0, T);
     sb_layernorm_backward(dA, m->g.emb_g, m->g.emb_b, dA, m->emb_in, m->emb_mean, m->emb_rstd,
