@@ -126,15 +126,27 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
     g_floor = 1e-30;
 
     /* 10 optimizer steps on the same batch, as the script does. */
-    sb_adamw opt;
-    if (sb_adamw_init(&opt, m.nparams, &e)) exit(1);
+    sb_adamw opt, fused;
+    if (sb_adamw_init(&opt, m.nparams, &e) || sb_adamw_init(&fused, m.nparams, &e)) exit(1);
+    /* The trainer's fused path (clip factor applied inside AdamW) follows
+     * the same gradients on a copy of the weights: it must match bit for bit. */
+    float *p2 = malloc(sizeof(float) * m.nparams);
+    memcpy(p2, m.params, sizeof(float) * m.nparams);
     float *ref_losses = get(st, "out.losses", NULL), ours[64];
+    int clipped = 0;
     for (int s = 0; s < steps; s++) {
         if (sb_model_forward(&m, &bt, 1, 42, &loss, &e) || sb_model_backward(&m, &bt, &e)) exit(1);
         ours[s] = (float)loss;
+        float cf = sb_clip_coef(m.grads, m.nparams, 1.0, 2, NULL);
+        clipped += cf < 1.0f;
+        sb_adamw_step_scaled(&fused, p2, m.grads, cf, sb_lr_linear(lr, s, steps), 2);
         sb_clip_grad_norm(m.grads, m.nparams, 1.0, 2);
         sb_adamw_step(&opt, m.params, m.grads, sb_lr_linear(lr, s, steps), 2);
     }
+    verdict(k->name, "fused clip+AdamW bitwise equal", memcmp(p2, m.params, sizeof(float) * m.nparams) ? 1 : 0, 0);
+    printf("  %-12s fused clip+AdamW: %d of %d steps clipped\n", k->name, clipped, steps);
+    free(p2);
+    sb_adamw_free(&fused);
     verdict(k->name, "losses over 10 AdamW steps", normwise(ours, ref_losses, steps), tol_steps);
     printf("  %-12s step losses %.6f .. %.6f (torch %.6f .. %.6f)\n", k->name, ours[0],
            ours[steps - 1], ref_losses[0], ref_losses[steps - 1]);

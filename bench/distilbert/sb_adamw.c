@@ -26,9 +26,16 @@ void sb_adamw_free(sb_adamw *o)
 
 void sb_adamw_step(sb_adamw *o, float *p, const float *g, float lr, int threads)
 {
+    sb_adamw_step_scaled(o, p, g, 1.0f, lr, threads);
+}
+
+void sb_adamw_step_scaled(sb_adamw *o, float *p, const float *g, float gscale, float lr,
+                          int threads)
+{
     o->t++;
     /* Same operation order as torch's single-tensor AdamW, so ten steps agree
-     * with it to rounding. */
+     * with it to rounding; g x gscale is the product clipping would have
+     * stored in the gradient, so fusing it changes no bit. */
     float b1 = o->beta1, b2 = o->beta2, eps = o->eps;
     float bc1 = 1.0f - powf(b1, (float)o->t);
     float bc2_sqrt = sqrtf(1.0f - powf(b2, (float)o->t));
@@ -36,7 +43,7 @@ void sb_adamw_step(sb_adamw *o, float *p, const float *g, float lr, int threads)
     float *m = o->m, *v = o->v;
     #pragma omp parallel for simd schedule(static) num_threads(NT(threads))
     for (size_t i = 0; i < o->n; i++) {
-        float gi = g[i];
+        float gi = g[i] * gscale;
         p[i] *= decay;
         m[i] = m[i] * b1 + (1.0f - b1) * gi;
         v[i] = v[i] * b2 + (1.0f - b2) * gi * gi;
@@ -45,15 +52,22 @@ void sb_adamw_step(sb_adamw *o, float *p, const float *g, float lr, int threads)
     }
 }
 
-double sb_clip_grad_norm(float *g, size_t n, double max_norm, int threads)
+float sb_clip_coef(const float *g, size_t n, double max_norm, int threads, double *norm_out)
 {
     double ss = 0;
     #pragma omp parallel for simd reduction(+ : ss) schedule(static) num_threads(NT(threads))
     for (size_t i = 0; i < n; i++) ss += (double)g[i] * g[i];
     double norm = sqrt(ss);
+    if (norm_out) *norm_out = norm;
     double coef = max_norm / (norm + 1e-6);
-    if (coef < 1.0) {
-        float cf = (float)coef;
+    return coef < 1.0 ? (float)coef : 1.0f;
+}
+
+double sb_clip_grad_norm(float *g, size_t n, double max_norm, int threads)
+{
+    double norm;
+    float cf = sb_clip_coef(g, n, max_norm, threads, &norm);
+    if (cf < 1.0f) {
         #pragma omp parallel for simd schedule(static) num_threads(NT(threads))
         for (size_t i = 0; i < n; i++) g[i] *= cf;
     }

@@ -20,6 +20,12 @@ void sb_adamw_step(sb_adamw *o, float *params, const float *grads, float lr, int
 /* Global L2 norm of g; scales g by max_norm / (norm + 1e-6) when that is
  * below 1 (torch.nn.utils.clip_grad_norm_). Returns the norm before clipping. */
 double sb_clip_grad_norm(float *g, size_t n, double max_norm, int threads);
+/* The same clipping without touching g: the factor (<= 1) to scale it by,
+ * for sb_adamw_step_scaled, which applies it on the fly (one pass over the
+ * gradient less; bitwise the same update). */
+float sb_clip_coef(const float *g, size_t n, double max_norm, int threads, double *norm);
+void sb_adamw_step_scaled(sb_adamw *o, float *params, const float *grads, float gscale, float lr,
+                          int threads);
 /* LambdaLR of get_linear_schedule_with_warmup (no warmup): the rate used by
  * the step with 0-based index step of total. */
 float sb_lr_linear(float lr0, long step, long total);

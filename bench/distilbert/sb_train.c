@@ -109,10 +109,10 @@ int sb_train_run(sb_model *m, const sb_features *f, const sb_train_config *cfg,
             if (cfg->dp && cfg->dp->wait_all && (rc = cfg->dp->wait_all(cfg->dp->user, e)))
                 break;
             double to = m->profile ? omp_get_wtime() : 0;
-            sb_clip_grad_norm(m->grads, m->nparams, cfg->max_grad_norm, cfg->threads);
-            sb_adamw_step(&opt, m->params, m->grads,
-                          sb_lr_warmup_linear(cfg->lr, step, res->total_steps, cfg->warmup_steps),
-                          cfg->threads);
+            float gscale = sb_clip_coef(m->grads, m->nparams, cfg->max_grad_norm, cfg->threads, NULL);
+            sb_adamw_step_scaled(&opt, m->params, m->grads, gscale,
+                                 sb_lr_warmup_linear(cfg->lr, step, res->total_steps, cfg->warmup_steps),
+                                 cfg->threads);
             if (m->profile) m->prof[SB_PROF_OPTIM] += omp_get_wtime() - to;
             double dt = omp_get_wtime() - ts;
             res->step_seconds[step] = dt;
