@@ -1,25 +1,46 @@
 #!/bin/bash
-# Builds the libFuzzer harnesses with clang (ASan + UBSan) and runs each for
-# a while, one at a time. Not part of the default build or ctest.
-#   fuzz/run.sh [SECONDS_EACH] [harness...]   (default 120 s; all harnesses)
-# Needs clang and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev),
-# jansson and utf8proc. Corpora and crash files go to build-fuzz-squad/.
+# Builds the libFuzzer harnesses with clang (ASan + UBSan) and runs each for a
+# while, one at a time. Not part of the default build or ctest.
+#   fuzz/run.sh [SECONDS_EACH] [harness...]     (default 120 s; all harnesses)
+# Harnesses: tokenizer squad safetensors (the SQuAD data path) and import
+# hostfile plan (the results side). The code under test is compiled with
+# -fsanitize=fuzzer,address,undefined; what the results-side targets call
+# besides (kernel registry, CLI helpers) comes from the gcc build's static
+# libraries in $BUILD (default build/; run scripts/run-tests or cmake first).
+# Needs clang and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev).
+# Corpora and crash files go to build-fuzz/; exit 1 when a crash file exists.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-120}
 shift || true
-HARNESSES=${*:-"tokenizer squad safetensors"}
-OUT="$ROOT/build-fuzz-squad"
+HARNESSES=${*:-"tokenizer squad safetensors import hostfile plan"}
+BUILD=${BUILD:-$ROOT/build}
+OUT="$ROOT/build-fuzz"
 mkdir -p "$OUT"
 CC=${CC:-clang}
-SRC=("$ROOT"/bench/distilbert/sb_tokenizer.c "$ROOT"/bench/distilbert/sb_squad.c
-     "$ROOT"/bench/distilbert/sb_features.c "$ROOT"/bench/distilbert/sb_squad_eval.c
-     "$ROOT"/bench/distilbert/sb_squad_synth.c "$ROOT"/bench/distilbert/sb_safetensors.c
-     "$ROOT"/bench/distilbert/sb_hf.c "$ROOT"/bench/sb_io.c "$ROOT"/kernels/sb_err.c)
-FLAGS=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -I"$ROOT"/bench -I"$ROOT"/bench/distilbert -I"$ROOT"/kernels)
-LIBS=($(pkg-config --cflags --libs jansson libutf8proc) -lm)
+FLAGS=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
+       -fno-sanitize-recover=undefined -I"$ROOT"/harness -I"$ROOT"/bench
+       -I"$ROOT"/bench/distilbert -I"$ROOT"/kernels)
+DATA_SRC=("$ROOT"/bench/distilbert/sb_tokenizer.c "$ROOT"/bench/distilbert/sb_squad.c
+          "$ROOT"/bench/distilbert/sb_features.c "$ROOT"/bench/distilbert/sb_squad_eval.c
+          "$ROOT"/bench/distilbert/sb_squad_synth.c "$ROOT"/bench/distilbert/sb_safetensors.c
+          "$ROOT"/bench/distilbert/sb_hf.c "$ROOT"/bench/sb_io.c "$ROOT"/kernels/sb_err.c)
+DATA_LIBS=($(pkg-config --cflags --libs jansson libutf8proc) -lm)
+results_libs() {
+    [ -f "$BUILD/harness/libsb_harness.a" ] ||
+        { echo "fuzz/run.sh: build $BUILD first (cmake -S . -B $BUILD && cmake --build $BUILD)" >&2; exit 2; }
+    RES_LIBS=("$BUILD"/harness/libsb_harness.a "$BUILD"/bench/libsb_bench.a
+              "$BUILD"/kernels/libsb_kernels.a
+              $(pkg-config --libs sqlite3 jansson hwloc libutf8proc) -ldnnl -fopenmp -lm)
+}
 for h in $HARNESSES; do
+    case $h in
+    tokenizer|squad|safetensors) SRC=("${DATA_SRC[@]}"); LIBS=("${DATA_LIBS[@]}") ;;
+    import)   results_libs; SRC=("$ROOT"/harness/sb_export.c "$ROOT"/harness/sb_db.c); LIBS=("${RES_LIBS[@]}") ;;
+    hostfile) results_libs; SRC=("$ROOT"/harness/sb_launch.c); LIBS=("${RES_LIBS[@]}") ;;
+    plan)     results_libs; SRC=("$ROOT"/harness/sb_plan.c); LIBS=("${RES_LIBS[@]}") ;;
+    *) echo "fuzz/run.sh: unknown harness '$h'" >&2; exit 2 ;;
+    esac
     "$CC" "${FLAGS[@]}" -o "$OUT/fuzz_$h" "$ROOT/fuzz/fuzz_$h.c" "${SRC[@]}" "${LIBS[@]}"
 done
 # Seeds: the project's fixtures and, when present, the reference data.
@@ -40,9 +61,21 @@ seed safetensors
 printf '\x55\x00\x00\x00\x00\x00\x00\x00{"__metadata__":{"format":"pt"},"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}\x00\x3c\x00\xc0' \
     >"$OUT/corpus_safetensors/seed1"
 printf '{"model_type":"distilbert","dim":8,"n_heads":2}' >"$OUT/corpus_safetensors/seed2"
+seed import "$ROOT"/tests/fixtures/results/*.json
+seed hostfile
+printf '# two nodes\nnode1 slots=2 max_slots=4\nnode2 slots = 2\nnode1\n' >"$OUT/corpus_hostfile/seed1"
+printf 'localhost count=1 max-slots=8\n10.0.0.2\n' >"$OUT/corpus_hostfile/seed2"
+seed plan
+printf 'workload = gemm\nkernels = scalar-f32\nthreads = 1,2\nshapes = 64x64x64:NT, 32x16x8\nreps = 5\n' \
+    >"$OUT/corpus_plan/seed1"
+printf 'workload = train\nkernels = scalar-f32\nthreads = 1\nbatch = 2\nseq = 64\nmax-steps = 2\n' \
+    >"$OUT/corpus_plan/seed2"
 for h in $HARNESSES; do
     echo "== fuzz_$h for $SECS s"
-    maxlen=4096
+    case $h in import|plan) maxlen=8192 ;; *) maxlen=4096 ;; esac
+    # only the stat lines and any report: the fuzzer's progress lines are noise here
     (cd "$OUT" && ./fuzz_$h -max_total_time="$SECS" -max_len=$maxlen -print_final_stats=1 \
-        -artifact_prefix="$OUT/crash_${h}_" "corpus_$h" 2>&1 | grep -E "^(#[0-9]+ *DONE|stat::number_of_executed_units|==.*ERROR|SUMMARY|artifact)" || true)
+        -artifact_prefix="$OUT/crash_${h}_" "corpus_$h" 2>&1 |
+        grep -E "^(#[0-9]+ *DONE|stat::number_of_executed_units|stat::peak_rss|==.*ERROR|SUMMARY|artifact)" || true)
 done
+ls "$OUT"/crash_* 2>/dev/null && { echo "crash files above"; exit 1; } || echo "no crash files"
