@@ -22,7 +22,7 @@ void sb_layers_set_vector(int on)
     if (!on) g_vec = 0;
 }
 
-static int use_avx512(void)
+int sb_layers_vector_on(void)
 {
     int v = g_vec;
     if (v < 0) {
@@ -314,7 +314,7 @@ SB_AVX512 static void gelu_bwd_avx512(float *dx, const float *dy, const float *x
 
 static void gelu_fwd_chunk(float *y, const float *x, size_t n)
 {
-    if (use_avx512()) {
+    if (sb_layers_vector_on()) {
         gelu_fwd_avx512(y, x, n);
         return;
     }
@@ -323,7 +323,7 @@ static void gelu_fwd_chunk(float *y, const float *x, size_t n)
 
 static void gelu_bwd_chunk(float *dx, const float *dy, const float *x, size_t n)
 {
-    if (use_avx512()) {
+    if (sb_layers_vector_on()) {
         gelu_bwd_avx512(dx, dy, x, n);
         return;
     }
@@ -387,7 +387,7 @@ SB_AVX512 static void dropout_avx512(float *y, const float *x, size_t n, uint32_
 static void dropout_chunk(float *y, const float *x, size_t n, uint32_t thr, float scale,
                           uint64_t key, uint64_t first)
 {
-    if (use_avx512()) {
+    if (sb_layers_vector_on()) {
         dropout_avx512(y, x, n, thr, scale, key, first);
         return;
     }
@@ -458,7 +458,7 @@ SB_AVX512 static void softmax_row_avx512(float *row, const float *keep, const fl
 
 static void softmax_row_masked(float *row, const float *keep, const float *bias, int S)
 {
-    if (use_avx512()) {
+    if (sb_layers_vector_on()) {
         softmax_row_avx512(row, keep, bias, S);
         return;
     }
@@ -494,7 +494,7 @@ SB_AVX512 static void softmax_bwd_avx512(float *dr, const float *pr, int S)
 
 static void softmax_row_backward(float *dr, const float *pr, int S)
 {
-    if (use_avx512()) {
+    if (sb_layers_vector_on()) {
         softmax_bwd_avx512(dr, pr, S);
         return;
     }

@@ -22,6 +22,8 @@ typedef struct sb_lctx {
 /* Tests: 0 forces the scalar element-wise paths, 1 restores the automatic
  * choice (AVX-512 when the CPU and OS have it). Not thread-safe. */
 void sb_layers_set_vector(int on);
+/* 1 when the AVX-512 element-wise paths run (CPU and OS allow it, not turned off). */
+int sb_layers_vector_on(void);
 
 /* C[m,n] = alpha * op(A) op(B) + beta * C through the context's kernel. */
 int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha,
