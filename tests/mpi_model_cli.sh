@@ -57,15 +57,19 @@ grep -q "bus bandwidth 2.000 GB/s, alpha 10.00 us (fitted to" "$work/c.out" || f
 python3 -c 'import json,sys; json.dump({"workload": "allreduce", "ranks": 1, "table": [{"bytes": 4, "lat_avg_us": 1}, {"bytes": 64, "lat_avg_us": 2}]}, open(sys.argv[1], "w"))' "$work/one.json"
 printf 'label,nodes\nx,1\n' > "$work/bad.csv"
 printf 'label,machine,nodes,ppn,threads,batch,dtype,epoch_seconds,kind\nx,m,1,2,24,32,bf16,-5,measured\n' > "$work/neg.csv"
-i=0
-while IFS= read -r args; do
-  i=$((i + 1))
-  # shellcheck disable=SC2086
-  eval "\"$SPRBENCH\" model $args" > /dev/null 2> "$work/err"
-  rc=$?
-  [ $rc -eq 2 ] || fail "case $i ($args): exit $rc"
-  [ "$(wc -l < "$work/err")" -eq 1 ] || fail "case $i ($args): $(cat "$work/err")"
-done <<EOF2
+# bad_cases LABEL < lines of arguments: each gives exit 2 and one stderr line
+bad_cases() {
+  local i=0 args rc
+  while IFS= read -r args; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086
+    eval "\"$SPRBENCH\" model $args" > /dev/null 2> "$work/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "$1 case $i ($args): exit $rc"
+    [ "$(wc -l < "$work/err")" -eq 1 ] || fail "$1 case $i ($args): $(cat "$work/err")"
+  done
+}
+bad_cases usage <<EOF2
 --step-seconds 1
 --step-seconds 1 --busbw-gbs 0
 --step-seconds 1 --allreduce-file $work/missing.json
@@ -105,15 +109,7 @@ fi
 
 # bad --from-sweep: one line, exit 2, the database unchanged (sweep 1 holds only projections)
 before=$(sqlite3 "$db" .dump | md5sum)
-i=0
-while IFS= read -r args; do
-  i=$((i + 1))
-  # shellcheck disable=SC2086
-  eval "\"$SPRBENCH\" model $args" > /dev/null 2> "$work/err"
-  rc=$?
-  [ $rc -eq 2 ] || fail "from-sweep case $i ($args): exit $rc"
-  [ "$(wc -l < "$work/err")" -eq 1 ] || fail "from-sweep case $i ($args): $(cat "$work/err")"
-done <<EOF3
+bad_cases from-sweep <<EOF3
 --from-sweep 99 --db $db
 --from-sweep 1 --db $db
 --from-sweep 1 --db $db --busbw-gbs 5
