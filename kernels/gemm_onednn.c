@@ -270,6 +270,7 @@ static int run_matmul(sb_dtype dt, const sb_gemm_desc *d, const void *A, const v
     dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
     DNNL_TRY(dnnl_primitive_execute(en->prim, tl_stream, 3, args), "matmul execute");
     DNNL_TRY(dnnl_stream_wait(tl_stream), "stream wait");
+    if (dt != SB_DT_INT8) sb_gemm_add_bias(d, C);
 out:
     if (ma) dnnl_memory_destroy(ma);
     if (mb) dnnl_memory_destroy(mb);

@@ -33,6 +33,7 @@ int sb_gemm_ref_f32(const sb_gemm_desc *d, const float *A, const float *B, float
                     sum += (d->transa == 'N' ? AT(A, d->lda, i, p) : AT(A, d->lda, p, i)) * b[p];
             }
             c[j] = d->beta == 0.0f ? d->alpha * sum : d->alpha * sum + d->beta * c[j];
+            if (d->bias) c[j] += d->bias[j];
         }
     }
     free(acc);

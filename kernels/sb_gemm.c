@@ -234,6 +234,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
             }
             if (a_whole) u->pack_a(d, x->A, row_lo, row_hi - row_lo, pc, kcur, kcp, abuf);
             float beta = pc == 0 ? d->beta : 1.0f;
+            int last_kc = pc + x->kc >= k;
             for (int ic = row_lo; ic < row_hi; ic += x->mc) {
                 int mcur = row_hi - ic < x->mc ? row_hi - ic : x->mc;
                 const char *ablk = a_whole ? (const char *)abuf + ((ic - row_lo) / u->mr) * apan
@@ -248,6 +249,14 @@ static void run_thread(run_ctx *x, int tid, int nt)
                         char *cp = (char *)x->C + ((size_t)(ic + ir) * d->ldc + jc + jr) * csz;
                         u->kernel(kcp, ablk + (ir / u->mr) * apan, bp, cp, d->ldc, mre, nre,
                                   d->alpha, beta);
+                        /* the bias while the tile is still in cache */
+                        if (last_kc && d->bias) {
+                            const float *bb = d->bias + jc + jr;
+                            for (int i = 0; i < mre; i++) {
+                                float *crow = (float *)cp + (size_t)i * d->ldc;
+                                for (int j = 0; j < nre; j++) crow[j] += bb[j];
+                            }
+                        }
                     }
                 }
             }
@@ -388,8 +397,20 @@ void sb_packed_b_free(sb_packed_b *p)
     free(p);
 }
 
+void sb_gemm_add_bias(const sb_gemm_desc *d, float *C)
+{
+    if (!d->bias) return;
+    int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
+    #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && (long)d->m * d->n > 65536)
+    for (int i = 0; i < d->m; i++) {
+        float *c = C + (size_t)i * d->ldc;
+        for (int j = 0; j < d->n; j++) c[j] += d->bias[j];
+    }
+}
+
 int sb_gemm_check_int8(const sb_gemm_desc *d, sb_err *e)
 {
+    if (d->bias) return sb_errf(e, SB_EUSAGE, "int8 GEMM takes no bias (its C is s32)");
     if (d->beta != 0.0f && d->beta != 1.0f)
         return sb_errf(e, SB_EUSAGE, "int8 GEMM takes beta 0 or 1 (got %g)", d->beta);
     return sb_gemm_desc_check(d, e);

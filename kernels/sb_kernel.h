@@ -27,6 +27,9 @@ typedef struct sb_gemm_desc {
     int lda, ldb, ldc;
     float alpha, beta;
     int threads;            /* OpenMP threads for this call; <= 0: current default */
+    const float *bias;      /* f32 C only: bias[j] added to every row of C after the
+                               product (a linear layer's bias, fused where the kernel
+                               writes C); NULL: none. Int8 entries refuse it. */
 } sb_gemm_desc;
 
 /* B packed once in a kernel's own layout, reused across calls (weights).
@@ -89,6 +92,9 @@ const char *sb_kernel_names(void);
 
 /* Checks sizes, transposes and leading dimensions; SB_EUSAGE with a message. */
 int sb_gemm_desc_check(const sb_gemm_desc *d, sb_err *err);
+/* C[i][j] += d->bias[j] over m x n (a no-op without bias): for kernels that
+ * cannot fuse it. */
+void sb_gemm_add_bias(const sb_gemm_desc *d, float *C);
 
 /* The reference: plain loops, f32 accumulate (exact for small-integer inputs). */
 int sb_gemm_ref_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C);

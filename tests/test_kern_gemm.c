@@ -60,7 +60,7 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
     int a_rows = c->ta == 'N' ? c->m : c->k, a_cols = c->ta == 'N' ? c->k : c->m;
     int b_rows = c->tb == 'N' ? c->k : c->n, b_cols = c->tb == 'N' ? c->n : c->k;
     sb_gemm_desc d = {c->ta, c->tb, c->m, c->n, c->k, a_cols + c->pad_a, b_cols + c->pad_b,
-                      c->n + c->pad_c, c->alpha, c->beta, c->threads};
+                      c->n + c->pad_c, c->alpha, c->beta, c->threads, NULL};
     size_t na = (size_t)a_rows * d.lda, nb = (size_t)b_rows * d.ldb, nc = (size_t)c->m * d.ldc;
     size_t off = (size_t)c->offset;
     /* exact sizes, so a sanitizer build catches any read past a matrix */
@@ -85,6 +85,13 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
             if (is8) ((int32_t *)C)[x] = j < c->n ? rnd_in(-9, 9) : SENTINEL_I;
             else ((float *)C)[x] = j < c->n ? (float)rnd_in(-9, 9) : SENTINEL_F;
         }
+    /* f32 C: half the cases carry a bias (added after the product) */
+    float *bias = NULL;
+    if (!is8 && (rnd() & 1)) {
+        bias = malloc(sizeof *bias * (size_t)c->n);
+        for (int j = 0; j < c->n; j++) bias[j] = (float)rnd_in(-5, 5);
+        d.bias = bias;
+    }
     memcpy(Rraw, C, nc * 4);
     if (is8) sb_gemm_ref_u8s8(&d, A, B, (int32_t *)Rraw);
     else sb_gemm_ref_f32(&d, A, B, (float *)Rraw);
@@ -145,7 +152,7 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
         }
     }
     sb_packed_b_free(pb);
-    free(Araw); free(Braw); free(Craw); free(Rraw); free(Ah); free(Bh);
+    free(Araw); free(Braw); free(Craw); free(Rraw); free(Ah); free(Bh); free(bias);
     g_cases++;
     if (bad) g_fail_cases++;
     CHECK(!bad);
@@ -234,7 +241,7 @@ static void test_packed_mismatch(const sb_kernel *K, const sb_kernel *other)
     float Bf[8 * 8] = {0};
     int8_t Bi[8 * 8] = {0};
     const void *B = is8 ? (const void *)Bi : (const void *)Bf;
-    sb_gemm_desc d = {'N', 'N', 4, 8, 8, 8, 8, 8, 1, 0, 1};
+    sb_gemm_desc d = {'N', 'N', 4, 8, 8, 8, 8, 8, 1, 0, 1, NULL};
     sb_packed_b *pb = NULL;
     sb_err e = {0};
     CHECK_EQ_INT(K->pack_b(&d, B, &pb, &e), SB_OK);
@@ -274,7 +281,7 @@ static void test_skip_paths(void)
         CHECK(strstr(why, "forced off") != NULL || strstr(why, "AMX") != NULL);
         if (strncmp(K->name, "onednn", 6) != 0) {
             /* our entry points check the probe themselves */
-            sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1};
+            sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL};
             float Af[4] = {1, 2, 3, 4}, Cf[4];
             uint8_t Ai[4] = {1, 2, 3, 4};
             int8_t Bi[4] = {1, 2, 3, 4};
@@ -300,7 +307,7 @@ static void test_bad_input(void)
         const sb_kernel *K = sb_kernel_at(i);
         char why[300];
         if (!K->probe(why, sizeof why)) continue;
-        sb_gemm_desc d = {'N', 'X', 2, 2, 2, 2, 2, 2, 1, 0, 1};
+        sb_gemm_desc d = {'N', 'X', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL};
         float f[4] = {0};
         uint8_t a[4] = {0};
         int8_t b[4] = {0};
@@ -316,6 +323,9 @@ static void test_bad_input(void)
         if (K->dtype == SB_DT_INT8 && strcmp(K->name, "scalar-f32") != 0) {
             d.lda = 2;
             d.beta = 0.5f;
+            CHECK_EQ_INT(K->gemm_u8s8(&d, a, b, ci, &e), SB_EUSAGE);
+            d.beta = 0;
+            d.bias = f;   /* s32 C takes no bias */
             CHECK_EQ_INT(K->gemm_u8s8(&d, a, b, ci, &e), SB_EUSAGE);
         }
     }
@@ -348,7 +358,7 @@ int main(void)
     {
         const sb_kernel *K = sb_kernel_find("onednn-f32");
         float a[4] = {1, 2, 3, 4}, c[4];
-        sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1};
+        sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL};
         CHECK_EQ_INT(K->gemm_f32(&d, a, a, c, &ie), SB_OK);
         CHECK(K->impl && K->impl() && K->impl()[0]);
         if (K->impl && K->impl()) printf("onednn-f32 ran %s (effective ISA %s)\n", K->impl(),

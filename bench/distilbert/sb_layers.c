@@ -237,10 +237,12 @@ void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, con
 int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
                       int N, int in, int out, sb_err *e)
 {
-    /* Bias first, then the product added (beta 1): one pass over y fewer. */
-    #pragma omp parallel for schedule(static) num_threads(NT(c->threads))
-    for (int i = 0; i < N; i++) memcpy(y + (size_t)i * out, b, sizeof(float) * out);
-    return sb_matmul(c, 'N', 'T', N, out, in, 1.0f, x, in, W, in, 1.0f, y, out, c->threads, e);
+    /* The bias rides on the GEMM: added to each C tile as the kernel writes
+     * it, no pass over y of its own. */
+    sb_gemm_desc d = {.transa = 'N', .transb = 'T', .m = N, .n = out, .k = in, .lda = in,
+                      .ldb = in, .ldc = out, .alpha = 1.0f, .beta = 0.0f,
+                      .threads = c->threads, .bias = b};
+    return c->kernel->gemm_f32(&d, x, W, y, e);
 }
 
 /* db[out] = column sums of dy[N,out], per-thread partials so no atomics. */
