@@ -732,7 +732,7 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
         return rc;
     }
     sqlite3_bind_int64(st, 1, sweep_id);
-    fprintf(f, "\n%-13s %-20s %7s %4s %5s  %-8s %12s %-8s %7s %8s %6s\n", "kernel", "shape",
+    fprintf(f, "\n%-13s %-20s %7s %4s %5s  %-9s %12s %-8s %7s %8s %6s\n", "kernel", "shape",
             "threads", "ppn", "nodes", "status", "median", "unit", "speedup", "eff", "%peak");
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *kernel = (const char *)sqlite3_column_text(st, 0);
@@ -740,7 +740,7 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
         int threads = sqlite3_column_int(st, 2);
         const char *status = (const char *)sqlite3_column_text(st, 5);
         const char *reason = (const char *)sqlite3_column_text(st, 6);
-        fprintf(f, "%-13s %-20s %7d %4d %5d  %-8s", kernel ? kernel : "", shape && *shape ? shape : "-",
+        fprintf(f, "%-13s %-20s %7d %4d %5d  %-9s", kernel ? kernel : "", shape && *shape ? shape : "-",
                 threads, sqlite3_column_int(st, 3), sqlite3_column_int(st, 4), status ? status : "");
         if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
             double v = sqlite3_column_double(st, 7);
