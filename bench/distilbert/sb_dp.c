@@ -53,8 +53,6 @@ struct sb_dp {
 static double now(void) { return MPI_Wtime(); }
 static int find_bucket(const sb_dp *dp, size_t off);
 
-/* Reduces one bucket in place and averages it; the division happens here so
- * that it is overlapped too, and identically in both modes. */
 /* The row-sparse bucket: OR the ranks' row bitmaps (rows/8 bytes), pack the
  * union's rows in row order, all-reduce the packed rows, average, unpack.
  * Rows outside the union are zero on every rank, so their average is zero
@@ -96,6 +94,8 @@ static int reduce_sparse(sb_dp *dp, bucket *bk, MPI_Comm comm)
     return 1;
 }
 
+/* Reduces one bucket in place and averages it; the division happens here so
+ * that it is overlapped too, and identically in both modes. */
 static void reduce_bucket(sb_dp *dp, int bi, MPI_Comm comm)
 {
     bucket *bk = &dp->b[bi];
