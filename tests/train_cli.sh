@@ -81,6 +81,16 @@ import json,re,sys
 d=json.load(open(\"$T/bc.json\")); b=d[\"per_rank\"][0][\"binding\"]; print(\"   \", b)
 sys.exit(0 if d[\"binding\"][\"mode\"]==\"core\" and re.search(r\"threads [0-9]+$\", b) else 1)'"
 
+# scripts/bench-vs-pytorch (its runs need PyTorch; its usage errors do not):
+# --help works, bad options give one line and exit 2 before anything runs.
+BVP="${SB_SOURCE_DIR:-$(dirname "$0")/..}/scripts/bench-vs-pytorch"
+check "bench-vs-pytorch --help" "/usr/bin/python3 '$BVP' --help > /dev/null 2>&1"
+for bad in "--steps 1 --sprbench $B" "--precisions f16 --sprbench $B" "--batches 0,8 --sprbench $B" \
+           "--sprbench /nonexistent" "--bogus --sprbench $B"; do
+    timeout 60 /usr/bin/python3 "$BVP" $bad > "$T/out" 2> "$T/err"; rc=$?
+    check "bench-vs-pytorch $bad: exit 2 with one line" "[ $rc -eq 2 ] && [ \$(wc -l < '$T/err') -eq 1 ]"
+done
+
 # predict -> evaluate with the saved checkpoint.
 "$B" squad-synth --questions 30 --seed 5 --dev --out "$T/dev.json" > /dev/null
 "$B" predict --init "$T/ckpt" --data "$T/dev.json" --out "$T/preds.json" --seq 64 --stride 16 \
