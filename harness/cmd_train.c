@@ -844,10 +844,18 @@ int sb_cmd_train(int argc, char **argv)
     if (o.profile) {
         double sum = 0;
         for (int i = 0; i < SB_PROF_N; i++) sum += m.prof[i];
-        printf("profile (forward+backward+optimizer over %ld steps, %.2f s):\n", res.steps, sum);
-        for (int i = 0; i < SB_PROF_N; i++)
-            printf("  %-18s %9.3f s  %5.1f %%\n", sb_prof_names[i], m.prof[i],
+        /* FLOPs of each kind over the run (every rank's own batch) */
+        double fl[SB_PROF_N];
+        sb_model_prof_flops(&mc, o.seq, fl);
+        double tok = (double)o.batch * o.seq * (double)res.steps;
+        printf("profile (forward+backward+optimizer over %ld steps, %.2f s; GFLOP/s of the "
+               "matrix products in each kind):\n", res.steps, sum);
+        for (int i = 0; i < SB_PROF_N; i++) {
+            printf("  %-18s %9.3f s  %5.1f %%", sb_prof_names[i], m.prof[i],
                    sum > 0 ? 100 * m.prof[i] / sum : 0);
+            if (fl[i] > 0 && m.prof[i] > 0) printf("  %8.1f GFLOP/s", fl[i] * tok / m.prof[i] / 1e9);
+            printf("\n");
+        }
     }
     goto done;
 

@@ -28,6 +28,12 @@ int main(void)
     const sb_kernel *k = sb_kernel_find(kname ? kname : "scalar-f32");
     sb_model_config c;
     sb_model_config_base(&c);
+    /* The README's FLOP count for DistilBERT-base at S = 384, as the sum of
+     * the per-kind counts --profile uses: 6 (L (4 D^2 + 2 D F) + 2 D) + 12 L S D. */
+    if (sb_model_flops_per_token(&c, 384) != 276046848.0) {
+        printf("flops per token %.0f, want 276046848 FAIL\n", sb_model_flops_per_token(&c, 384));
+        g_fail = 1;
+    }
     c.vocab = 30; c.dim = 16; c.layers = 2; c.heads = 2; c.ffn = 32; c.max_pos = 10;
     c.dropout = 0.1f; c.attn_dropout = 0.1f; c.qa_dropout = 0.1f;
     sb_model m;

@@ -81,6 +81,10 @@ import json,re,sys
 d=json.load(open(\"$T/bc.json\")); b=d[\"per_rank\"][0][\"binding\"]; print(\"   \", b)
 sys.exit(0 if d[\"binding\"][\"mode\"]==\"core\" and re.search(r\"threads [0-9]+$\", b) else 1)'"
 
+# --profile: every layer kind with its time, the matrix-product kinds with GFLOP/s
+"$B" train $SMALL --max-steps 2 --profile > "$T/prof" 2> /dev/null
+check "--profile: 11 kinds, 6 of them with GFLOP/s" "[ \$(grep -cE '^  [a-z].* s +[0-9.]+ %' '$T/prof') -eq 11 ] && [ \$(grep -c '^  .*GFLOP/s\$' '$T/prof') -eq 6 ]"
+
 # scripts/bench-vs-pytorch (its runs need PyTorch; its usage errors do not):
 # --help works, bad options give one line and exit 2 before anything runs.
 BVP="${SB_SOURCE_DIR:-$(dirname "$0")/..}/scripts/bench-vs-pytorch"

@@ -79,8 +79,25 @@ size_t sb_model_param_count(const sb_model_config *c)
 
 double sb_model_flops_per_token(const sb_model_config *c, int S)
 {
+    double f[SB_PROF_N], sum = 0;
+    sb_model_prof_flops(c, S, f);
+    for (int i = 0; i < SB_PROF_N; i++) sum += f[i];
+    return sum;
+}
+
+void sb_model_prof_flops(const sb_model_config *c, int S, double f[SB_PROF_N])
+{
+    /* forward 2 m n k per product, backward twice that (input and weight
+     * gradients): 6 per weight per token; attention 4 S D per token and
+     * layer forward (Q K^T and P V), twice that backward */
     double D = c->dim, F = c->ffn, L = c->layers;
-    return 6.0 * (L * (4 * D * D + 2 * D * F) + 2 * D) + 12.0 * L * S * D;
+    for (int i = 0; i < SB_PROF_N; i++) f[i] = 0;
+    f[SB_PROF_QKV] = 6.0 * L * 3 * D * D;
+    f[SB_PROF_OUTLIN] = 6.0 * L * D * D;
+    f[SB_PROF_FFN1] = 6.0 * L * D * F;
+    f[SB_PROF_FFN2] = 6.0 * L * D * F;
+    f[SB_PROF_HEAD] = 6.0 * 2 * D;
+    f[SB_PROF_ATTN] = 12.0 * L * S * D;
 }
 
 /* ---- tensor table */

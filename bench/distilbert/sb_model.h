@@ -76,6 +76,9 @@ enum {
     SB_PROF_GELU, SB_PROF_FFN2, SB_PROF_DROPOUT, SB_PROF_HEAD, SB_PROF_OPTIM, SB_PROF_N
 };
 extern const char *const sb_prof_names[SB_PROF_N];
+/* Training FLOPs per token of each profile kind (the matrix products; 0 for
+ * element-wise kinds); they add up to sb_model_flops_per_token. */
+void sb_model_prof_flops(const sb_model_config *c, int S, double f[SB_PROF_N]);
 
 typedef void (*sb_grad_ready_fn)(void *user, size_t offset, size_t count);
 
