@@ -193,23 +193,17 @@ int sb_cmd_allreduce(int argc, char **argv)
                 char num[32];
                 snprintf(num, sizeof num, "%zu", r->bytes);
                 suffix[0] = num;
-                for (int s = 0; s < 2 && suffix[s]; s++) {
-                    snprintf(k, sizeof k, "lat_us_%s", suffix[s]);
-                    json_object_set_new(metrics, k, json_real(r->lat_avg_us));
-                    json_object_set_new(units, k, json_string("us"));
-                    snprintf(k, sizeof k, "lat_min_us_%s", suffix[s]);
-                    json_object_set_new(metrics, k, json_real(r->lat_min_us));
-                    json_object_set_new(units, k, json_string("us"));
-                    snprintf(k, sizeof k, "lat_max_us_%s", suffix[s]);
-                    json_object_set_new(metrics, k, json_real(r->lat_max_us));
-                    json_object_set_new(units, k, json_string("us"));
-                    snprintf(k, sizeof k, "algbw_gbs_%s", suffix[s]);
-                    json_object_set_new(metrics, k, json_real(r->algbw_gbs));
-                    json_object_set_new(units, k, json_string("GB/s"));
-                    snprintf(k, sizeof k, "busbw_gbs_%s", suffix[s]);
-                    json_object_set_new(metrics, k, json_real(r->busbw_gbs));
-                    json_object_set_new(units, k, json_string("GB/s"));
-                }
+                const struct { const char *name, *unit; double v; } m[] = {
+                    {"lat_us", "us", r->lat_avg_us},      {"lat_min_us", "us", r->lat_min_us},
+                    {"lat_max_us", "us", r->lat_max_us},  {"algbw_gbs", "GB/s", r->algbw_gbs},
+                    {"busbw_gbs", "GB/s", r->busbw_gbs},
+                };
+                for (int s = 0; s < 2 && suffix[s]; s++)
+                    for (size_t j = 0; j < sizeof m / sizeof m[0]; j++) {
+                        snprintf(k, sizeof k, "%s_%s", m[j].name, suffix[s]);
+                        json_object_set_new(metrics, k, json_real(m[j].v));
+                        json_object_set_new(units, k, json_string(m[j].unit));
+                    }
                 json_array_append_new(table, json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:f}",
                     "bytes", (json_int_t)r->bytes, "iters", r->iters, "lat_avg_us", r->lat_avg_us,
                     "lat_min_us", r->lat_min_us, "lat_max_us", r->lat_max_us,

@@ -191,26 +191,18 @@ int sb_model_create(sb_model *m, const sb_model_config *cfg, const sb_kernel *k,
             snprintf(nm, sizeof nm, "%s.%d.attention.%s.bias", pre, l, qkv[i]);
             add_tensor(m, nm, 1, D, 0, x->qkv_b + i * D);
         }
-        snprintf(nm, sizeof nm, "%s.%d.attention.out_lin.weight", pre, l);
-        add_tensor(m, nm, 2, D, D, x->o_w);
-        snprintf(nm, sizeof nm, "%s.%d.attention.out_lin.bias", pre, l);
-        add_tensor(m, nm, 1, D, 0, x->o_b);
-        snprintf(nm, sizeof nm, "%s.%d.sa_layer_norm.weight", pre, l);
-        add_tensor(m, nm, 1, D, 0, x->sa_g);
-        snprintf(nm, sizeof nm, "%s.%d.sa_layer_norm.bias", pre, l);
-        add_tensor(m, nm, 1, D, 0, x->sa_b);
-        snprintf(nm, sizeof nm, "%s.%d.ffn.lin1.weight", pre, l);
-        add_tensor(m, nm, 2, F, D, x->f1_w);
-        snprintf(nm, sizeof nm, "%s.%d.ffn.lin1.bias", pre, l);
-        add_tensor(m, nm, 1, F, 0, x->f1_b);
-        snprintf(nm, sizeof nm, "%s.%d.ffn.lin2.weight", pre, l);
-        add_tensor(m, nm, 2, D, F, x->f2_w);
-        snprintf(nm, sizeof nm, "%s.%d.ffn.lin2.bias", pre, l);
-        add_tensor(m, nm, 1, D, 0, x->f2_b);
-        snprintf(nm, sizeof nm, "%s.%d.output_layer_norm.weight", pre, l);
-        add_tensor(m, nm, 1, D, 0, x->out_g);
-        snprintf(nm, sizeof nm, "%s.%d.output_layer_norm.bias", pre, l);
-        add_tensor(m, nm, 1, D, 0, x->out_b);
+        /* the rest of the layer: HF name, rows, columns (0: a vector), view */
+        const struct { const char *name; int64_t d0, d1; const float *view; } t[] = {
+            {"attention.out_lin.weight", D, D, x->o_w},  {"attention.out_lin.bias", D, 0, x->o_b},
+            {"sa_layer_norm.weight", D, 0, x->sa_g},     {"sa_layer_norm.bias", D, 0, x->sa_b},
+            {"ffn.lin1.weight", F, D, x->f1_w},          {"ffn.lin1.bias", F, 0, x->f1_b},
+            {"ffn.lin2.weight", D, F, x->f2_w},          {"ffn.lin2.bias", D, 0, x->f2_b},
+            {"output_layer_norm.weight", D, 0, x->out_g}, {"output_layer_norm.bias", D, 0, x->out_b},
+        };
+        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+            snprintf(nm, sizeof nm, "%s.%d.%s", pre, l, t[i].name);
+            add_tensor(m, nm, t[i].d1 ? 2 : 1, t[i].d0, t[i].d1, t[i].view);
+        }
     }
     add_tensor(m, "qa_outputs.weight", 2, 2, D, m->w.qa_w);
     add_tensor(m, "qa_outputs.bias", 1, 2, 0, m->w.qa_b);
