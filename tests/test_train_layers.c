@@ -199,13 +199,13 @@ static void test_dropout(void)
 }
 
 /* ---- attention */
-typedef struct { int B, S, D, H; float p; float *qkv, *probs, *ctx, *r, *scratch; uint8_t *mask; } att_st;
+typedef struct { int B, S, D, H; float p; float *qkv, *probs, *ctx, *r, *scratch; uint8_t *mask; uint32_t *bits; } att_st;
 static double att_f(void *v)
 {
     att_st *s = v;
     sb_err e;
-    if (sb_attention_forward(&g_lc, s->ctx, s->probs, s->qkv, s->mask, s->B, s->S, s->D, s->H,
-                             s->p, 99, s->scratch, &e))
+    if (sb_attention_forward(&g_lc, s->ctx, s->probs, s->bits, s->qkv, s->mask, s->B, s->S, s->D,
+                             s->H, s->p, 99, s->scratch, &e))
         abort();
     return dot(s->ctx, s->r, (size_t)s->B * s->S * s->D);
 }
@@ -218,6 +218,7 @@ static void test_attention(float p)
     s.qkv = malloc(4 * N * 3 * s.D); s.probs = malloc(4 * s.B * s.H * s.S * s.S);
     s.ctx = malloc(4 * N * s.D); s.r = malloc(4 * N * s.D);
     s.scratch = malloc(4 * 64 * 2 * s.S * s.S);
+    s.bits = malloc(4 * sb_attention_bits_words(s.B, s.H, s.S));
     float *dqkv = malloc(4 * N * 3 * s.D);
     fill(s.qkv, N * 3 * s.D, 16, 1); fill(s.r, N * s.D, 17, 1);
     att_f(&s);
@@ -227,12 +228,27 @@ static void test_attention(float p)
             printf("padded key has weight FAIL\n"); g_fail = 1; break;
         }
     sb_err e;
-    if (sb_attention_backward(&g_lc, dqkv, s.r, s.qkv, s.probs, s.B, s.S, s.D, s.H, s.p, 99,
+    if (sb_attention_backward(&g_lc, dqkv, s.r, s.qkv, s.probs, s.bits, s.B, s.S, s.D, s.H, s.p,
                               s.scratch, &e))
         abort();
     check(p > 0 ? "attention dqkv (dropout)" : "attention dqkv", att_f, &s, s.qkv, dqkv,
           N * 3 * s.D, 1e-2f);
-    free(s.qkv); free(s.probs); free(s.ctx); free(s.r); free(s.scratch); free(dqkv);
+    if (p > 0) {
+        /* the stored keep bits are the dropout mask over (b, h, i, j) in order */
+        size_t np = (size_t)s.B * s.H * s.S * s.S, W = ((size_t)s.S + 31) / 32, bad = 0;
+        float *ones = malloc(4 * np), *kept = malloc(4 * np);
+        for (size_t i = 0; i < np; i++) ones[i] = 1;
+        sb_dropout_forward(kept, ones, np, p, 99, 0, 1);
+        for (size_t i = 0; i < np; i++) {
+            size_t row = i / s.S, j = i % s.S;
+            int bit = (s.bits[row * W + j / 32] >> (j % 32)) & 1;
+            bad += bit != (kept[i] != 0);
+        }
+        printf("attention keep bits vs dropout mask: %zu of %zu differ\n", bad, np);
+        if (bad) { printf("attention keep bits FAIL\n"); g_fail = 1; }
+        free(ones); free(kept);
+    }
+    free(s.qkv); free(s.probs); free(s.ctx); free(s.r); free(s.scratch); free(s.bits); free(dqkv);
 }
 
 /* ---- QA loss */

@@ -353,51 +353,105 @@ void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int 
 }
 
 /* ---- dropout */
-/* Element i is kept iff 16 bits of hash(key, i / 4) (the (i % 4)-th group)
- * are >= p * 65536: one hash serves four elements. */
-SB_AVX512 static void dropout_avx512(float *y, const float *x, size_t n, uint32_t thr,
-                                     float scale, uint64_t key, uint64_t first)
+/* Element e is kept iff 16-bit word (e % 4) of hash(key, e / 4) is
+ * >= p * 65536: one hash serves four elements. The masks are made as bit
+ * words (bit j of a run <-> element first + j); element-wise code then only
+ * tests bits, and attention stores its bits for backward. */
+static inline uint64_t drop_hash(uint64_t key, uint64_t group)
 {
-    /* 16 elements at a time; element e uses hash of (e >> 2), so the lanes
-     * need hashes of 4 or 5 consecutive groups; compute 8 hashes and pick. */
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512i golden = _mm512_set1_epi64((long long)0x9E3779B97F4A7C15ULL);
-    const __m512i c1 = _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ULL);
-    const __m512i c2 = _mm512_set1_epi64((long long)0x94D049BB133111EBULL);
-    const __m512i seq8 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    return mix64(key + (group + 1) * 0x9E3779B97F4A7C15ULL);
+}
+
+static inline int drop_keep(uint64_t key, uint64_t e, uint32_t thr)
+{
+    return ((uint32_t)(drop_hash(key, e >> 2) >> ((e & 3) * 16)) & 0xffffu) >= thr;
+}
+
+/* Keep bits of the 32 elements 4*g0 .. 4*g0+31: eight hashes are 32 16-bit
+ * words in element order, compared at once. */
+SB_AVX512 static inline uint32_t keep32_avx512(uint64_t key, uint64_t g0, uint32_t thr)
+{
+    const __m512i seq8 = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
+    __m512i g = _mm512_add_epi64(_mm512_set1_epi64((long long)g0), seq8);
+    __m512i z = _mm512_add_epi64(_mm512_set1_epi64((long long)key),
+                                 _mm512_mullo_epi64(g, _mm512_set1_epi64((long long)0x9E3779B97F4A7C15ULL)));
+    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)),
+                           _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ULL));
+    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)),
+                           _mm512_set1_epi64((long long)0x94D049BB133111EBULL));
+    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+    return (uint32_t)_mm512_cmpge_epu16_mask(z, _mm512_set1_epi16((short)thr));
+}
+
+SB_AVX512 static void keep_bits_avx512(uint32_t *w, size_t n, uint32_t thr, uint64_t key,
+                                       uint64_t first)
+{
+    unsigned r = (unsigned)(first & 3);
+    uint64_t g = first >> 2;
+    size_t nw = (n + 31) / 32;
+    if (!r) {
+        for (size_t i = 0; i < nw; i++, g += 8) w[i] = keep32_avx512(key, g, thr);
+    } else {
+        /* first not on a group boundary: shift the aligned words down by r */
+        uint32_t lo = keep32_avx512(key, g, thr);
+        for (size_t i = 0; i < nw; i++) {
+            g += 8;
+            uint32_t hi = keep32_avx512(key, g, thr);
+            w[i] = (lo >> r) | (hi << (32 - r));
+            lo = hi;
+        }
+    }
+    if (n % 32) w[nw - 1] &= (1u << (n % 32)) - 1;
+}
+
+/* w[(n+31)/32] = keep bits of elements first .. first+n-1 (bits past n zero) */
+static void keep_bits(uint32_t *w, size_t n, uint32_t thr, uint64_t key, uint64_t first)
+{
+    if (!n) return;
+    if (thr > 0xffffu) {   /* p rounds to 1: nothing kept */
+        memset(w, 0, (n + 31) / 32 * sizeof *w);
+        return;
+    }
+    if (sb_layers_vector_on()) {
+        keep_bits_avx512(w, n, thr, key, first);
+        return;
+    }
+    memset(w, 0, (n + 31) / 32 * sizeof *w);
+    for (size_t j = 0; j < n; j++)
+        if (drop_keep(key, first + j, thr)) w[j / 32] |= 1u << (j % 32);
+}
+
+/* y[j] = bit j ? x[j] * scale : 0 */
+SB_AVX512 static void apply_bits_avx512(float *y, const float *x, const uint32_t *w, size_t n,
+                                        float scale)
+{
+    __m512 s = _mm512_set1_ps(scale);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tailmask(n - i);
-        uint64_t e0 = first + i, g0 = e0 >> 2;
-        __m512i g = _mm512_add_epi64(_mm512_set1_epi64((long long)(g0 + 1)), seq8);
-        __m512i z = _mm512_add_epi64(_mm512_set1_epi64((long long)key), _mm512_mullo_epi64(g, golden));
-        z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), c1);
-        z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), c2);
-        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
-        /* z holds 8 hashes = 32 16-bit groups; element lane l wants group
-         * ((e0 & 3) + l), i.e. 16-bit word ((e0 & 3) + l) of z. */
-        __m512i idx16 = _mm512_add_epi32(lane, _mm512_set1_epi32((int)(e0 & 3)));
-        /* gather the 16-bit words: word w lives in 32-bit element w/2, half w&1 */
-        __m512i dw = _mm512_permutexvar_epi32(_mm512_srli_epi32(idx16, 1), z);
-        __m512i sh = _mm512_slli_epi32(_mm512_and_si512(idx16, _mm512_set1_epi32(1)), 4);
-        __m512i bits = _mm512_and_si512(_mm512_srlv_epi32(dw, sh), _mm512_set1_epi32(0xffff));
-        __mmask16 keep = _mm512_cmpge_epu32_mask(bits, _mm512_set1_epi32((int)thr));
-        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
-        _mm512_mask_storeu_ps(y + i, k, _mm512_maskz_mul_ps(keep, v, _mm512_set1_ps(scale)));
+        __mmask16 keep = (__mmask16)(w[i / 32] >> (i % 32)) & k;
+        _mm512_mask_storeu_ps(y + i, k, _mm512_maskz_mul_ps(keep, _mm512_maskz_loadu_ps(k, x + i), s));
     }
 }
+
+static void apply_bits(float *y, const float *x, const uint32_t *w, size_t n, float scale)
+{
+    if (sb_layers_vector_on()) {
+        apply_bits_avx512(y, x, w, n, scale);
+        return;
+    }
+    for (size_t j = 0; j < n; j++) y[j] = (w[j / 32] >> (j % 32)) & 1 ? x[j] * scale : 0.0f;
+}
+
+static uint32_t drop_threshold(float p) { return (uint32_t)(p * 65536.0f + 0.5f); }
 
 static void dropout_chunk(float *y, const float *x, size_t n, uint32_t thr, float scale,
                           uint64_t key, uint64_t first)
 {
-    if (sb_layers_vector_on()) {
-        dropout_avx512(y, x, n, thr, scale, key, first);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t e = first + i;
-        uint64_t h = mix64(key + ((e >> 2) + 1) * 0x9E3779B97F4A7C15ULL);
-        uint32_t bits = (uint32_t)(h >> ((e & 3) * 16)) & 0xffffu;
-        y[i] = bits >= thr ? x[i] * scale : 0.0f;
+    uint32_t w[SB_CHUNK / 32];
+    for (size_t i = 0; i < n; i += SB_CHUNK) {
+        size_t len = n - i < SB_CHUNK ? n - i : SB_CHUNK;
+        keep_bits(w, len, thr, key, first + i);
+        apply_bits(y + i, x + i, w, len, scale);
     }
 }
 
@@ -409,7 +463,7 @@ static void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t 
         return;
     }
     float scale = 1.0f / (1.0f - p);
-    uint32_t thr = (uint32_t)(p * 65536.0f + 0.5f);
+    uint32_t thr = drop_threshold(p);
     if (threads == 1 || n < 2 * SB_CHUNK) {
         dropout_chunk(y, x, n, thr, scale, key, offset);
         return;
@@ -433,128 +487,168 @@ void sb_dropout_backward(float *dx, const float *dy, size_t n, float p, uint64_t
 }
 
 /* ---- attention */
-/* In place over one row of scores; padded keys (keep 0, bias -inf) get exactly 0. */
-SB_AVX512 static void softmax_row_avx512(float *row, const float *keep, const float *bias, int S)
+size_t sb_attention_bits_words(int B, int H, int S)
+{
+    return (size_t)B * H * S * (size_t)((S + 31) / 32);
+}
+
+/* One row of scores s (in place): softmax with padded keys (keep 0, bias
+ * -inf) exactly 0; P written to prob, and s becomes what multiplies v:
+ * P itself, or P * scale where the row's keep bits are set (w != NULL). */
+SB_AVX512 static void softmax_row_avx512(float *s, float *prob, const float *keep,
+                                         const float *bias, const uint32_t *w, float dscale, int S)
 {
     __m512 mx = _mm512_set1_ps(-INFINITY), sum = _mm512_setzero_ps();
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
-        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(k, row + j), _mm512_maskz_loadu_ps(k, bias + j));
+        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(k, s + j), _mm512_maskz_loadu_ps(k, bias + j));
         mx = _mm512_mask_max_ps(mx, k, mx, v);
     }
     __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
-        __m512 ex = _mm512_mul_ps(vexp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, row + j), m)),
+        __m512 ex = _mm512_mul_ps(vexp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, s + j), m)),
                                   _mm512_maskz_loadu_ps(k, keep + j));
-        _mm512_mask_storeu_ps(row + j, k, ex);
+        _mm512_mask_storeu_ps(s + j, k, ex);
         sum = _mm512_mask_add_ps(sum, k, sum, ex);
     }
-    float s = _mm512_reduce_add_ps(sum);
-    __m512 inv = _mm512_set1_ps(s > 0 ? 1.0f / s : 0.0f);
+    float t = _mm512_reduce_add_ps(sum);
+    __m512 inv = _mm512_set1_ps(t > 0 ? 1.0f / t : 0.0f), ds = _mm512_set1_ps(dscale);
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
-        _mm512_mask_storeu_ps(row + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, row + j), inv));
+        __m512 p = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, s + j), inv);
+        _mm512_mask_storeu_ps(prob + j, k, p);
+        if (w) {
+            __mmask16 kb = (__mmask16)(w[j / 32] >> (j % 32)) & k;
+            p = _mm512_maskz_mul_ps(kb, p, ds);
+        }
+        _mm512_mask_storeu_ps(s + j, k, p);
     }
 }
 
-static void softmax_row_masked(float *row, const float *keep, const float *bias, int S)
+static void softmax_row(float *s, float *prob, const float *keep, const float *bias,
+                        const uint32_t *w, float dscale, int S)
 {
     if (sb_layers_vector_on()) {
-        softmax_row_avx512(row, keep, bias, S);
+        softmax_row_avx512(s, prob, keep, bias, w, dscale, S);
         return;
     }
     float mx = -INFINITY, sum = 0;
     for (int j = 0; j < S; j++) {
-        float v = row[j] + bias[j];
+        float v = s[j] + bias[j];
         mx = v > mx ? v : mx;
     }
     for (int j = 0; j < S; j++) {
-        float ex = vexp(row[j] - mx) * keep[j];
-        row[j] = ex;
+        float ex = vexp(s[j] - mx) * keep[j];
+        s[j] = ex;
         sum += ex;
     }
     float inv = sum > 0 ? 1.0f / sum : 0.0f;
-    for (int j = 0; j < S; j++) row[j] *= inv;
+    for (int j = 0; j < S; j++) {
+        float p = s[j] * inv;
+        prob[j] = p;
+        s[j] = !w ? p : ((w[j / 32] >> (j % 32)) & 1 ? p * dscale : 0.0f);
+    }
 }
 
-/* dS = P * (dP - sum_j dP P), in place over one row of dP. */
-SB_AVX512 static void softmax_bwd_avx512(float *dr, const float *pr, int S)
+/* One row, in place over d = dL/d(what multiplied v): undo the dropout
+ * (w != NULL), then dS = P * (d - sum_j d P). */
+SB_AVX512 static void softmax_bwd_avx512(float *d, const float *pr, const uint32_t *w,
+                                         float dscale, int S)
 {
-    __m512 dot = _mm512_setzero_ps();
+    __m512 dot = _mm512_setzero_ps(), ds = _mm512_set1_ps(dscale);
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
-        dot = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, dr + j), _mm512_maskz_loadu_ps(k, pr + j), dot);
+        __m512 v = _mm512_maskz_loadu_ps(k, d + j);
+        if (w) {
+            v = _mm512_maskz_mul_ps((__mmask16)(w[j / 32] >> (j % 32)) & k, v, ds);
+            _mm512_mask_storeu_ps(d + j, k, v);
+        }
+        dot = _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(k, pr + j), dot);
     }
-    __m512 d = _mm512_set1_ps(_mm512_reduce_add_ps(dot));
+    __m512 t = _mm512_set1_ps(_mm512_reduce_add_ps(dot));
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
         __m512 p = _mm512_maskz_loadu_ps(k, pr + j);
-        _mm512_mask_storeu_ps(dr + j, k, _mm512_mul_ps(p, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, dr + j), d)));
+        _mm512_mask_storeu_ps(d + j, k, _mm512_mul_ps(p, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, d + j), t)));
     }
 }
 
-static void softmax_row_backward(float *dr, const float *pr, int S)
+static void softmax_row_backward(float *d, const float *pr, const uint32_t *w, float dscale,
+                                 int S)
 {
     if (sb_layers_vector_on()) {
-        softmax_bwd_avx512(dr, pr, S);
+        softmax_bwd_avx512(d, pr, w, dscale, S);
         return;
     }
+    if (w)
+        for (int j = 0; j < S; j++) d[j] = (w[j / 32] >> (j % 32)) & 1 ? d[j] * dscale : 0.0f;
     float dot = 0;
-    for (int j = 0; j < S; j++) dot += dr[j] * pr[j];
-    for (int j = 0; j < S; j++) dr[j] = pr[j] * (dr[j] - dot);
+    for (int j = 0; j < S; j++) dot += d[j] * pr[j];
+    for (int j = 0; j < S; j++) d[j] = pr[j] * (d[j] - dot);
 }
 
-int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, const float *qkv,
-                         const uint8_t *mask, int B, int S, int D, int H, float p_drop,
-                         uint64_t key, float *scratch, sb_err *e)
+static void attn_fail(int *rc, sb_err *e, int r, const sb_err *le)
 {
-    int dh = D / H, nt = NT(c->threads), rc = SB_OK;
+    #pragma omp critical(sb_attn_err)
+    if (!*rc) {
+        *rc = r;
+        if (e) *e = *le;
+    }
+}
+
+int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *bits,
+                         const float *qkv, const uint8_t *mask, int B, int S, int D, int H,
+                         float p_drop, uint64_t key, float *scratch, sb_err *e)
+{
+    int dh = D / H, nt = NT(c->threads), rc = SB_OK, W = (S + 31) / 32;
     float scale = 1.0f / sqrtf((float)dh);
+    float dscale = p_drop > 0 ? 1.0f / (1.0f - p_drop) : 1.0f;
+    uint32_t thr = drop_threshold(p_drop);
     /* Parallel over (b, h), each GEMM single-threaded: at S x dh sizes the
-     * kernel's own threading would cost more than it gives. */
+     * kernel's own threading would cost more than it gives. The scores go to
+     * the thread's scratch, which stays in cache from head to head; the
+     * softmax pass writes P out for backward and leaves in the scratch what
+     * multiplies v. */
     #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int bh = 0; bh < B * H; bh++) {
-        int b = bh / H, h = bh % H;
+        int b = bh / H, h = bh % H, me = omp_get_thread_num();
         const float *q = qkv + (size_t)b * S * 3 * D + h * dh, *k = q + D, *v = q + 2 * D;
-        float *P = probs + (size_t)bh * S * S;
+        float *P = probs + (size_t)bh * S * S, *Sc = scratch + (size_t)me * S * S;
         const uint8_t *m = mask + (size_t)b * S;
         sb_err le;
-        int r = sb_matmul(c, 'N', 'T', S, S, dh, scale, q, 3 * D, k, 3 * D, 0.0f, P, S, 1, &le);
+        int r = sb_matmul(c, 'N', 'T', S, S, dh, scale, q, 3 * D, k, 3 * D, 0.0f, Sc, S, 1, &le);
         if (r) {
-            #pragma omp critical(sb_attn_err)
-            if (!rc) { rc = r; if (e) *e = le; }
+            attn_fail(&rc, e, r, &le);
             continue;
         }
-        float *keep = scratch + (size_t)nt * S * S + (size_t)omp_get_thread_num() * 2 * S;
-        float *bias = keep + S;
+        float *keep = scratch + (size_t)nt * S * S + (size_t)me * 2 * S, *bias = keep + S;
         for (int j = 0; j < S; j++) {
             keep[j] = m[j] ? 1.0f : 0.0f;
             bias[j] = m[j] ? 0.0f : -INFINITY;
         }
-        for (int i = 0; i < S; i++) softmax_row_masked(P + (size_t)i * S, keep, bias, S);
-        const float *Pd = P;
-        if (p_drop > 0) {
-            float *buf = scratch + (size_t)omp_get_thread_num() * S * S;
-            dropout_apply(buf, P, (size_t)S * S, p_drop, key, (uint64_t)bh * S * S, 1);
-            Pd = buf;
+        for (int i = 0; i < S; i++) {
+            uint32_t *w = NULL;
+            if (p_drop > 0) {
+                w = bits + ((size_t)bh * S + i) * W;
+                keep_bits(w, (size_t)S, thr, key, (uint64_t)bh * S * S + (uint64_t)i * S);
+            }
+            softmax_row(Sc + (size_t)i * S, P + (size_t)i * S, keep, bias, w, dscale, S);
         }
-        r = sb_matmul(c, 'N', 'N', S, dh, S, 1.0f, Pd, S, v, 3 * D, 0.0f,
+        r = sb_matmul(c, 'N', 'N', S, dh, S, 1.0f, Sc, S, v, 3 * D, 0.0f,
                       ctx + (size_t)b * S * D + h * dh, D, 1, &le);
-        if (r) {
-            #pragma omp critical(sb_attn_err)
-            if (!rc) { rc = r; if (e) *e = le; }
-        }
+        if (r) attn_fail(&rc, e, r, &le);
     }
     return rc;
 }
 
 int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, const float *qkv,
-                          const float *probs, int B, int S, int D, int H, float p_drop,
-                          uint64_t key, float *scratch, sb_err *e)
+                          const float *probs, const uint32_t *bits, int B, int S, int D, int H,
+                          float p_drop, float *scratch, sb_err *e)
 {
-    int dh = D / H, nt = NT(c->threads), rc = SB_OK;
+    int dh = D / H, nt = NT(c->threads), rc = SB_OK, W = (S + 31) / 32;
     float scale = 1.0f / sqrtf((float)dh);
+    float dscale = p_drop > 0 ? 1.0f / (1.0f - p_drop) : 1.0f;
     #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
@@ -563,12 +657,15 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
         float *dq = dqkv + rowoff, *dk = dq + D, *dv = dq + 2 * D;
         const float *dc = dctx + (size_t)b * S * D + h * dh;
         const float *P = probs + (size_t)bh * S * S;
+        const uint32_t *hb = p_drop > 0 ? bits + (size_t)bh * S * W : NULL;
         float *dP = scratch + (size_t)omp_get_thread_num() * 2 * S * S, *Pd = dP + (size_t)S * S;
         sb_err le;
         int r;
         const float *Pused = P;
-        if (p_drop > 0) {
-            dropout_apply(Pd, P, (size_t)S * S, p_drop, key, (uint64_t)bh * S * S, 1);
+        if (hb) {
+            for (int i = 0; i < S; i++)
+                apply_bits(Pd + (size_t)i * S, P + (size_t)i * S, hb + (size_t)i * W, (size_t)S,
+                           dscale);
             Pused = Pd;
         }
         /* dv = Pd^T dctx; dPd = dctx v^T */
@@ -576,20 +673,15 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
         if (!r)
             r = sb_matmul(c, 'N', 'T', S, S, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
         if (!r) {
-            if (p_drop > 0)
-                dropout_apply(dP, dP, (size_t)S * S, p_drop, key, (uint64_t)bh * S * S, 1);
-            /* softmax backward: dS = P * (dP - sum_j dP P) */
             for (int i = 0; i < S; i++)
-                softmax_row_backward(dP + (size_t)i * S, P + (size_t)i * S, S);
+                softmax_row_backward(dP + (size_t)i * S, P + (size_t)i * S,
+                                     hb ? hb + (size_t)i * W : NULL, dscale, S);
             /* dq = dS k * scale; dk = dS^T q * scale */
             r = sb_matmul(c, 'N', 'N', S, dh, S, scale, dP, S, k, 3 * D, 0.0f, dq, 3 * D, 1, &le);
         }
         if (!r)
             r = sb_matmul(c, 'T', 'N', S, dh, S, scale, dP, S, q, 3 * D, 0.0f, dk, 3 * D, 1, &le);
-        if (r) {
-            #pragma omp critical(sb_attn_err)
-            if (!rc) { rc = r; if (e) *e = le; }
-        }
+        if (r) attn_fail(&rc, e, r, &le);
     }
     return rc;
 }

@@ -32,7 +32,8 @@ int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alp
 
 /* ---- counter-based random numbers: the same (key, index) always gives the
  * same number, so dropout masks are regenerated in backward instead of stored
- * and runs repeat exactly whatever the thread count. */
+ * (attention keeps its masks as bits, 1/32 of its probabilities) and runs
+ * repeat exactly whatever the thread count. */
 uint64_t sb_rng_key(uint64_t seed, uint64_t stream);
 /* Uniform in [0, 1) with 24 random bits. */
 float sb_rng_uniform(uint64_t key, uint64_t index);
@@ -77,14 +78,18 @@ void sb_dropout_backward(float *dx, const float *dy, size_t n, float p, uint64_t
 
 /* attention: qkv[B*S,3D] (q | k | v, head h in columns h*D/H..), mask[B*S] (1 = token)
  *   -> probs[B,H,S,S] (softmax of q k^T / sqrt(D/H), padded keys 0, before dropout),
- *      ctx[B*S,D] = dropout(probs) v.  scratch: threads * (S*S + 2*S) floats. */
-int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, const float *qkv,
-                         const uint8_t *mask, int B, int S, int D, int H, float p_drop,
-                         uint64_t key, float *scratch, sb_err *e);
-/* dqkv[B*S,3D] written from dctx[B*S,D]; scratch: threads * 2*S*S floats */
+ *      bits[sb_attention_bits_words(B,H,S)] (the dropout's keep bits, row by row;
+ *      untouched when p_drop is 0), ctx[B*S,D] = dropout(probs) v.
+ *   scratch: threads * (S*S + 2*S) floats. */
+size_t sb_attention_bits_words(int B, int H, int S);
+int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *bits,
+                         const float *qkv, const uint8_t *mask, int B, int S, int D, int H,
+                         float p_drop, uint64_t key, float *scratch, sb_err *e);
+/* dqkv[B*S,3D] written from dctx[B*S,D], with forward's probs and bits;
+ * scratch: threads * 2*S*S floats */
 int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, const float *qkv,
-                          const float *probs, int B, int S, int D, int H, float p_drop,
-                          uint64_t key, float *scratch, sb_err *e);
+                          const float *probs, const uint32_t *bits, int B, int S, int D, int H,
+                          float p_drop, float *scratch, sb_err *e);
 
 /* qa loss: logits[B*S,2] (start, end), start[B], end[B]
  *   -> mean over start and end of the cross entropy over the S positions, a

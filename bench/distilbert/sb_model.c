@@ -273,8 +273,9 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
     size_t N = (size_t)max_batch * seq, D = c->dim, F = c->ffn, H = c->heads, S = seq;
     size_t L = c->layers, T = m->lc.threads > 0 ? m->lc.threads : omp_get_max_threads();
     size_t ffw = F > 3 * D ? F : 3 * D;
-    size_t per_layer = 3 * N * D + max_batch * H * S * S + N * D + N * D + 2 * N + N * D +
-                       N * F + N * D + 2 * N + N * D;
+    size_t per_layer = 3 * N * D + max_batch * H * S * S +
+                       sb_attention_bits_words((int)max_batch, (int)H, (int)S) + N * D + N * D +
+                       2 * N + N * D + N * F + N * D + 2 * N + N * D;
     size_t total = N * D + 2 * N + N * D + L * per_layer + N * D + 2 * N * 2 + 2 * N * D +
                    N * ffw + T * 2 * S * S;
     m->la = calloc(L, sizeof(sb_layer_acts));
@@ -299,6 +300,8 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
         sb_layer_acts *a = &m->la[l];
         TAKE(a->qkv, 3 * N * D);
         TAKE(a->probs, max_batch * H * S * S);
+        a->keep = (uint32_t *)p;   /* 32-bit words, as many as floats */
+        p += sb_attention_bits_words((int)max_batch, (int)H, (int)S);
         TAKE(a->ctx, N * D);
         TAKE(a->sa_in, N * D);
         TAKE(a->sa_mean, N);
@@ -374,8 +377,9 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
         if ((rc = sb_linear_forward(lc, a->qkv, x, w->qkv_w, w->qkv_b, N, D, 3 * D, e)))
             return rc;
         PROF_END(SB_PROF_QKV);
-        if ((rc = sb_attention_forward(lc, a->ctx, a->probs, a->qkv, bt->mask, B, S, D, H, p_a,
-                                       sb_rng_key(drop_seed, site_attn(l)), m->s_attn, e)))
+        if ((rc = sb_attention_forward(lc, a->ctx, a->probs, a->keep, a->qkv, bt->mask, B, S, D,
+                                       H, p_a, sb_rng_key(drop_seed, site_attn(l)), m->s_attn,
+                                       e)))
             return rc;
         PROF_END(SB_PROF_ATTN);
         if ((rc = sb_linear_forward(lc, a->sa_in, a->ctx, w->o_w, w->o_b, N, D, D, e)))
@@ -486,8 +490,8 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
             return rc;
         PROF_END(SB_PROF_OUTLIN);
         grad_ready_range(m, g->o_w, (size_t)D * D + D);
-        if ((rc = sb_attention_backward(lc, m->s_qkv, m->s_c, a->qkv, a->probs, B, S, D, H, p_a,
-                                        sb_rng_key(seed, site_attn(l)), m->s_attn, e)))
+        if ((rc = sb_attention_backward(lc, m->s_qkv, m->s_c, a->qkv, a->probs, a->keep, B, S, D,
+                                        H, p_a, m->s_attn, e)))
             return rc;
         PROF_END(SB_PROF_ATTN);
         /* The residual again: d(x) = d(sa_in) + qkv's input gradient. */

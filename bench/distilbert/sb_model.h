@@ -61,6 +61,7 @@ typedef struct sb_weights {
 typedef struct sb_layer_acts {
     float *qkv;        /* [N,3D] */
     float *probs;      /* [B,H,S,S] softmax before dropout */
+    uint32_t *keep;    /* attention dropout's keep bits (sb_attention_bits_words) */
     float *ctx;        /* [N,D] */
     float *sa_in;      /* [N,D] out_lin(ctx) + x, LayerNorm input */
     float *sa_mean, *sa_rstd;
