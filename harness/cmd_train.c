@@ -47,6 +47,7 @@ typedef struct topts {
     int set_batch, set_seq, set_stride, set_epochs, set_lr, set_dropout;
     int comm_threads, set_comm, no_overlap;   /* data parallel (under mpirun) */
     int dense_allreduce;
+    int full_attention;
     double bucket_mb;
     const char *bind;
 } topts;
@@ -260,6 +261,14 @@ static int dp_setup(dp_glue *g, sb_model *m, sb_err *e)
 
 /* ---- sprbench train */
 
+/* The share of the features' positions that are padding. */
+static double padding_share(const sb_features *f)
+{
+    size_t all = (size_t)f->n * f->max_seq, real = 0;
+    for (size_t i = 0; i < all; i++) real += f->attention_mask[i];
+    return all ? 1.0 - (double)real / all : 0.0;
+}
+
 static void train_help(void)
 {
     printf(
@@ -298,6 +307,9 @@ static void train_help(void)
         "  --synth-train N   synthetic training questions (default %d; tiny: %d)\n"
         "  --synth-dev N     synthetic dev questions (default %d)\n"
         "  --profile         print where the time goes, per layer kind\n"
+        "  --full-attention  attend over padding too, as PyTorch does (default: stop at\n"
+        "                    each sequence's last real token, whose followers weigh\n"
+        "                    exactly 0; same result, less work on padded features)\n"
         "Under mpirun (data parallel: each rank its shard, gradients averaged):\n"
         "  --comm-threads N  threads progressing gradient all-reduces (default 1)\n"
         "  --no-overlap      all-reduce after backward instead of during it\n"
@@ -439,7 +451,7 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         {"warmup-steps", required_argument, 0, 'w'},
         {"comm-threads", required_argument, 0, 'C'}, {"no-overlap", no_argument, 0, 'O'},
         {"bind", required_argument, 0, 'N'},       {"dense-allreduce", no_argument, 0, 'A'},
-        {"bucket-mb", required_argument, 0, 'U'},
+        {"bucket-mb", required_argument, 0, 'U'},  {"full-attention", no_argument, 0, 'F'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int c, rc;
     long v;
@@ -474,6 +486,7 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         case 'C': rc = sb_parse_long(optarg, 0, 16, "--comm-threads", &v, e); o->comm_threads = (int)v; o->set_comm = 1; break;
         case 'O': o->no_overlap = 1; break;
         case 'A': o->dense_allreduce = 1; break;
+        case 'F': o->full_attention = 1; break;
         case 'U': rc = sb_parse_double(optarg, 0.001, 4096, "--bucket-mb", &o->bucket_mb, e); break;
         case 'N': {
             sb_bind_mode bm;
@@ -607,6 +620,7 @@ int sb_cmd_train(int argc, char **argv)
     /* The model. */
     if ((rc = sb_model_create(&m, &mc, k, o.threads, &e))) goto fail;
     have_model = 1;
+    m.lc.all_keys = o.full_attention;
     sb_model_init_random(&m, (uint64_t)o.seed);
     if (have_hf && (rc = load_weights(&m, &hf, o.init, &e))) goto usage;
     if (have_hf) {
@@ -660,6 +674,9 @@ int sb_cmd_train(int argc, char **argv)
                        o.train ? o.train : "squad-synth", "init", o.init ? o.init : "random");
     if (o.max_steps > 0) json_object_set_new(config, "max_steps", json_integer(o.max_steps));
     if (o.time_budget > 0) json_object_set_new(config, "time_budget", json_real(o.time_budget));
+    double pad_share = padding_share(&d.ftrain);
+    json_object_set_new(config, "padding_share", json_real(pad_share));
+    json_object_set_new(config, "full_attention", json_boolean(o.full_attention));
 
     sb_train_config tc;
     sb_train_config_default(&tc);
@@ -689,11 +706,13 @@ int sb_cmd_train(int argc, char **argv)
     if (rank == 0)
         fprintf(stderr,
                 "sprbench train: %s model (%d layers, dim %d, %d heads, FFN %d, vocab %d, "
-                "%.1fM parameters), kernel %s (%s), %d threads, %d features, batch %d x %d, "
-                "%ld steps, %d rank(s)\n",
+                "%.1fM parameters), kernel %s (%s), %d threads, %d features (%.0f %% padding%s), "
+                "batch %d x %d, %ld steps, %d rank(s)\n",
                 o.init ? o.init : (o.model ? o.model : "distilbert-base"), mc.layers, mc.dim,
                 mc.heads, mc.ffn, mc.vocab, m.nparams / 1e6, k->name, sb_dtype_name(k->dtype),
-                o.threads, d.ftrain.n, o.batch, o.seq, total, world);
+                o.threads, d.ftrain.n, 100 * pad_share,
+                o.full_attention ? ", attended" : ", skipped by attention", o.batch, o.seq,
+                total, world);
     rc = sb_train_run(&m, &d.ftrain, &tc, &res, &e);
     sb_progress_end(&ps.bar);
     if (rc == SB_EUSAGE) goto usage;

@@ -70,6 +70,21 @@ a=json.load(open(\"$T/a.json\"))[\"metrics\"]; b=json.load(open(\"$T/b.json\"))[
 print(\"   \", a[\"loss_final\"], b[\"loss_final\"])
 sys.exit(0 if abs(a[\"loss_final\"]-b[\"loss_final\"]) <= 1e-5*abs(a[\"loss_final\"]) else 1)'"
 
+# Attention stops at each sequence's last real token; --full-attention attends
+# over the padding too, as PyTorch does: the same model, byte for byte.
+"$B" train $SMALL --max-steps 3 --save "$T/skip" --result-file "$T/skip.json" 2> "$T/skip.err" > /dev/null
+"$B" train $SMALL --max-steps 3 --save "$T/full" --full-attention --result-file "$T/full.json" \
+    2> "$T/full.err" > /dev/null
+check "padded keys skipped or attended: identical checkpoints" \
+    "cmp -s '$T/skip/model.safetensors' '$T/full/model.safetensors'"
+check "the run says how much is padding and what attention does with it" \
+    "grep -q '% padding, skipped by attention' '$T/skip.err' && grep -q '% padding, attended' '$T/full.err'"
+check "result config: padding_share in (0, 1), full_attention recorded" "python3 -c '
+import json,sys
+a=json.load(open(\"$T/skip.json\"))[\"config\"]; b=json.load(open(\"$T/full.json\"))[\"config\"]
+print(\"   \", a[\"padding_share\"], a[\"full_attention\"], b[\"full_attention\"])
+sys.exit(0 if 0 < a[\"padding_share\"] < 1 and a[\"full_attention\"] is False and b[\"full_attention\"] is True else 1)'"
+
 # The binding in force is recorded for one process too: left to the OS by
 # default, bound one thread per core with --bind core.
 check "one process: binding recorded, mode none by default" "python3 -c '
@@ -90,7 +105,8 @@ check "--profile: 11 kinds, 6 of them with GFLOP/s" "[ \$(grep -cE '^  [a-z].* s
 BVP="${SB_SOURCE_DIR:-$(dirname "$0")/..}/scripts/bench-vs-pytorch"
 check "bench-vs-pytorch --help" "/usr/bin/python3 '$BVP' --help > /dev/null 2>&1"
 for bad in "--steps 1 --sprbench $B" "--precisions f16 --sprbench $B" "--batches 0,8 --sprbench $B" \
-           "--sprbench /nonexistent" "--bogus --sprbench $B"; do
+           "--sprbench /nonexistent" "--bogus --sprbench $B" "--train $T/dev.json --sprbench $B" \
+           "--vocab /nonexistent --train /nonexistent --sprbench $B"; do
     timeout 60 /usr/bin/python3 "$BVP" $bad > "$T/out" 2> "$T/err"; rc=$?
     check "bench-vs-pytorch $bad: exit 2 with one line" "[ $rc -eq 2 ] && [ \$(wc -l < '$T/err') -eq 1 ]"
 done

@@ -597,6 +597,24 @@ static void attn_fail(int *rc, sb_err *e, int r, const sb_err *le)
     }
 }
 
+/* Keys past a sequence's last real token: 1 + the last j with mask[j] set.
+ * Their probabilities are exactly 0, so every product over keys stops there:
+ * the same numbers, fewer multiplications (on real SQuAD features about half
+ * of the 384 positions are padding). */
+static int keys_used(const sb_lctx *c, const uint8_t *m, int S)
+{
+    int n = S;
+    if (c->all_keys) return S;
+    while (n > 0 && !m[n - 1]) n--;
+    return n;
+}
+
+/* rows [from, S) of a column block of x (ld columns apart) set to 0 */
+static void zero_rows(float *x, int ld, int from, int S, int cols)
+{
+    for (int i = from; i < S; i++) memset(x + (size_t)i * ld, 0, (size_t)cols * sizeof(float));
+}
+
 int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *bits,
                          const float *qkv, const uint8_t *mask, int B, int S, int D, int H,
                          float p_drop, uint64_t key, float *scratch, sb_err *e)
@@ -615,15 +633,21 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
         int b = bh / H, h = bh % H, me = omp_get_thread_num();
         const float *q = qkv + (size_t)b * S * 3 * D + h * dh, *k = q + D, *v = q + 2 * D;
         float *P = probs + (size_t)bh * S * S, *Sc = scratch + (size_t)me * S * S;
+        float *out = ctx + (size_t)b * S * D + h * dh;
         const uint8_t *m = mask + (size_t)b * S;
+        int n = keys_used(c, m, S);
+        if (!n) {   /* no real token: every weight 0 */
+            zero_rows(out, D, 0, S, dh);
+            continue;
+        }
         sb_err le;
-        int r = sb_matmul(c, 'N', 'T', S, S, dh, scale, q, 3 * D, k, 3 * D, 0.0f, Sc, S, 1, &le);
+        int r = sb_matmul(c, 'N', 'T', S, n, dh, scale, q, 3 * D, k, 3 * D, 0.0f, Sc, S, 1, &le);
         if (r) {
             attn_fail(&rc, e, r, &le);
             continue;
         }
         float *keep = scratch + (size_t)nt * S * S + (size_t)me * 2 * S, *bias = keep + S;
-        for (int j = 0; j < S; j++) {
+        for (int j = 0; j < n; j++) {
             keep[j] = m[j] ? 1.0f : 0.0f;
             bias[j] = m[j] ? 0.0f : -INFINITY;
         }
@@ -631,20 +655,19 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
             uint32_t *w = NULL;
             if (p_drop > 0) {
                 w = bits + ((size_t)bh * S + i) * W;
-                keep_bits(w, (size_t)S, thr, key, (uint64_t)bh * S * S + (uint64_t)i * S);
+                keep_bits(w, (size_t)n, thr, key, (uint64_t)bh * S * S + (uint64_t)i * S);
             }
-            softmax_row(Sc + (size_t)i * S, P + (size_t)i * S, keep, bias, w, dscale, S);
+            softmax_row(Sc + (size_t)i * S, P + (size_t)i * S, keep, bias, w, dscale, n);
         }
-        r = sb_matmul(c, 'N', 'N', S, dh, S, 1.0f, Sc, S, v, 3 * D, 0.0f,
-                      ctx + (size_t)b * S * D + h * dh, D, 1, &le);
+        r = sb_matmul(c, 'N', 'N', S, dh, n, 1.0f, Sc, S, v, 3 * D, 0.0f, out, D, 1, &le);
         if (r) attn_fail(&rc, e, r, &le);
     }
     return rc;
 }
 
 int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, const float *qkv,
-                          const float *probs, const uint32_t *bits, int B, int S, int D, int H,
-                          float p_drop, float *scratch, sb_err *e)
+                          const float *probs, const uint32_t *bits, const uint8_t *mask, int B,
+                          int S, int D, int H, float p_drop, float *scratch, sb_err *e)
 {
     int dh = D / H, nt = NT(c->threads), rc = SB_OK, W = (S + 31) / 32;
     float scale = 1.0f / sqrtf((float)dh);
@@ -659,28 +682,36 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
         const float *P = probs + (size_t)bh * S * S;
         const uint32_t *hb = p_drop > 0 ? bits + (size_t)bh * S * W : NULL;
         float *dP = scratch + (size_t)omp_get_thread_num() * 2 * S * S, *Pd = dP + (size_t)S * S;
+        int n = keys_used(c, mask + (size_t)b * S, S);
+        /* keys past n had weight 0: no gradient reaches them */
+        zero_rows(dk, 3 * D, n, S, dh);
+        zero_rows(dv, 3 * D, n, S, dh);
+        if (!n) {
+            zero_rows(dq, 3 * D, 0, S, dh);
+            continue;
+        }
         sb_err le;
         int r;
         const float *Pused = P;
         if (hb) {
             for (int i = 0; i < S; i++)
-                apply_bits(Pd + (size_t)i * S, P + (size_t)i * S, hb + (size_t)i * W, (size_t)S,
+                apply_bits(Pd + (size_t)i * S, P + (size_t)i * S, hb + (size_t)i * W, (size_t)n,
                            dscale);
             Pused = Pd;
         }
         /* dv = Pd^T dctx; dPd = dctx v^T */
-        r = sb_matmul(c, 'T', 'N', S, dh, S, 1.0f, Pused, S, dc, D, 0.0f, dv, 3 * D, 1, &le);
+        r = sb_matmul(c, 'T', 'N', n, dh, S, 1.0f, Pused, S, dc, D, 0.0f, dv, 3 * D, 1, &le);
         if (!r)
-            r = sb_matmul(c, 'N', 'T', S, S, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
+            r = sb_matmul(c, 'N', 'T', S, n, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
         if (!r) {
             for (int i = 0; i < S; i++)
                 softmax_row_backward(dP + (size_t)i * S, P + (size_t)i * S,
-                                     hb ? hb + (size_t)i * W : NULL, dscale, S);
+                                     hb ? hb + (size_t)i * W : NULL, dscale, n);
             /* dq = dS k * scale; dk = dS^T q * scale */
-            r = sb_matmul(c, 'N', 'N', S, dh, S, scale, dP, S, k, 3 * D, 0.0f, dq, 3 * D, 1, &le);
+            r = sb_matmul(c, 'N', 'N', S, dh, n, scale, dP, S, k, 3 * D, 0.0f, dq, 3 * D, 1, &le);
         }
         if (!r)
-            r = sb_matmul(c, 'T', 'N', S, dh, S, scale, dP, S, q, 3 * D, 0.0f, dk, 3 * D, 1, &le);
+            r = sb_matmul(c, 'T', 'N', n, dh, S, scale, dP, S, q, 3 * D, 0.0f, dk, 3 * D, 1, &le);
         if (r) attn_fail(&rc, e, r, &le);
     }
     return rc;

@@ -17,6 +17,8 @@
 typedef struct sb_lctx {
     const sb_kernel *kernel;
     int threads;            /* OpenMP threads for loops and GEMMs */
+    int all_keys;           /* 1: attention computes over padded keys too (as PyTorch
+                               does); 0: stops at each sequence's last real token */
 } sb_lctx;
 
 /* Tests: 0 forces the scalar element-wise paths, 1 restores the automatic
@@ -77,19 +79,22 @@ void sb_dropout_backward(float *dx, const float *dy, size_t n, float p, uint64_t
                          uint64_t offset, int threads);
 
 /* attention: qkv[B*S,3D] (q | k | v, head h in columns h*D/H..), mask[B*S] (1 = token)
- *   -> probs[B,H,S,S] (softmax of q k^T / sqrt(D/H), padded keys 0, before dropout),
+ *   -> probs[B,H,S,S] (softmax of q k^T / sqrt(D/H) before dropout; masked keys 0),
  *      bits[sb_attention_bits_words(B,H,S)] (the dropout's keep bits, row by row;
  *      untouched when p_drop is 0), ctx[B*S,D] = dropout(probs) v.
+ *   Keys after a sequence's last real token weigh exactly 0 and are skipped
+ *   (unless c->all_keys): their columns of probs and bits are not written (and
+ *   not read back); the result is the same bit for bit.
  *   scratch: threads * (S*S + 2*S) floats. */
 size_t sb_attention_bits_words(int B, int H, int S);
 int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *bits,
                          const float *qkv, const uint8_t *mask, int B, int S, int D, int H,
                          float p_drop, uint64_t key, float *scratch, sb_err *e);
-/* dqkv[B*S,3D] written from dctx[B*S,D], with forward's probs and bits;
+/* dqkv[B*S,3D] written from dctx[B*S,D], with forward's probs, bits and mask;
  * scratch: threads * 2*S*S floats */
 int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, const float *qkv,
-                          const float *probs, const uint32_t *bits, int B, int S, int D, int H,
-                          float p_drop, float *scratch, sb_err *e);
+                          const float *probs, const uint32_t *bits, const uint8_t *mask, int B,
+                          int S, int D, int H, float p_drop, float *scratch, sb_err *e);
 
 /* qa loss: logits[B*S,2] (start, end), start[B], end[B]
  *   -> mean over start and end of the cross entropy over the S positions, a

@@ -490,8 +490,8 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
             return rc;
         PROF_END(SB_PROF_OUTLIN);
         grad_ready_range(m, g->o_w, (size_t)D * D + D);
-        if ((rc = sb_attention_backward(lc, m->s_qkv, m->s_c, a->qkv, a->probs, a->keep, B, S, D,
-                                        H, p_a, m->s_attn, e)))
+        if ((rc = sb_attention_backward(lc, m->s_qkv, m->s_c, a->qkv, a->probs, a->keep,
+                                        bt->mask, B, S, D, H, p_a, m->s_attn, e)))
             return rc;
         PROF_END(SB_PROF_ATTN);
         /* The residual again: d(x) = d(sa_in) + qkv's input gradient. */
