@@ -1,11 +1,11 @@
 #include "sb_gemm.h"
+#include "sb_mem.h"
 #include <cpuid.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* ---- cache sizes ------------------------------------------------------- */
 
@@ -140,18 +140,13 @@ void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, in
 static _Thread_local void *tl_abuf, *tl_bbuf;
 static _Thread_local size_t tl_acap, tl_bcap;
 
-/* Big buffers are 2 MB aligned and asked to be backed by huge pages: packed
- * panels are streamed in long runs, and 4 KB pages would cost a TLB miss
- * every 4 KB of them. */
+/* Big buffers (sb_mem): 2 MB aligned, asked to be backed by huge pages. */
 static void *grow(void **buf, size_t *cap, size_t need)
 {
     if (need <= *cap) return *buf;
     free(*buf);
-    size_t align = need >= (1u << 20) ? (2u << 20) : 4096;
-    need = (need + align - 1) & ~(align - 1);
-    *buf = aligned_alloc(align, need);
-    *cap = *buf ? need : 0;
-    if (*buf && align > 4096) madvise(*buf, need, MADV_HUGEPAGE);
+    *buf = sb_alloc_big(need);
+    *cap = *buf ? sb_alloc_big_size(need) : 0;
     return *buf;
 }
 

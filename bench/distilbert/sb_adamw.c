@@ -5,14 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_layers.h"
+#include "sb_mem.h"
 
 #define NT(t) ((t) > 0 ? (t) : omp_get_max_threads())
 
 int sb_adamw_init(sb_adamw *o, size_t n, sb_err *e)
 {
     *o = (sb_adamw){.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.0f, .n = n};
-    o->m = malloc(n * sizeof(float));
-    o->v = malloc(n * sizeof(float));
+    o->m = sb_alloc_big(n * sizeof(float));
+    o->v = sb_alloc_big(n * sizeof(float));
     if (!o->m || !o->v) {
         sb_adamw_free(o);
         return sb_errf(e, SB_EFAIL, "AdamW: out of memory for %zu parameters", n);

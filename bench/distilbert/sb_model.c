@@ -1,4 +1,5 @@
 #include "sb_model.h"
+#include "sb_mem.h"
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -159,8 +160,10 @@ int sb_model_create(sb_model *m, const sb_model_config *cfg, const sb_kernel *k,
     m->lc.threads = threads;
     m->nparams = sb_model_param_count(cfg);
     int L = cfg->layers;
-    m->params = calloc(m->nparams, sizeof(float));
-    m->grads = calloc(m->nparams, sizeof(float));
+    m->params = sb_alloc_big(m->nparams * sizeof(float));
+    m->grads = sb_alloc_big(m->nparams * sizeof(float));
+    if (m->params) memset(m->params, 0, m->nparams * sizeof(float));
+    if (m->grads) memset(m->grads, 0, m->nparams * sizeof(float));
     m->w.layer = calloc(L, sizeof(sb_layer_w));
     m->g.layer = calloc(L, sizeof(sb_layer_w));
     m->block_off = calloc(L + 2, sizeof(size_t));
@@ -279,8 +282,8 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
     size_t total = N * D + 2 * N + N * D + L * per_layer + N * D + 2 * N * 2 + 2 * N * D +
                    N * ffw + T * 2 * S * S;
     m->la = calloc(L, sizeof(sb_layer_acts));
-    /* malloc, not calloc: the pages are touched first by the threads that use them. */
-    m->act_mem = malloc(total * sizeof(float));
+    /* Not zeroed: the pages are touched first by the threads that use them. */
+    m->act_mem = sb_alloc_big(total * sizeof(float));
     if (!m->la || !m->act_mem) {
         free(m->la);
         free(m->act_mem);
