@@ -137,8 +137,8 @@ void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, in
 
 /* Packing buffers live as long as the thread (OpenMP keeps its pool), so a
  * caller that runs the same shapes again allocates nothing. */
-static _Thread_local void *tl_abuf, *tl_bbuf;
-static _Thread_local size_t tl_acap, tl_bcap;
+static _Thread_local void *tl_abuf, *tl_bbuf, *tl_sbuf;
+static _Thread_local size_t tl_acap, tl_bcap, tl_scap;
 
 /* Big buffers (sb_mem): 2 MB aligned, asked to be backed by huge pages. */
 static void *grow(void **buf, size_t *cap, size_t need)
@@ -160,6 +160,8 @@ typedef struct {
     void *C;
     int mc, nc, kc, nt;
     int split_rows;         /* 1: threads own row ranges; 0: column panels */
+    char *shared_b[2];      /* split rows: B blocks packed by all threads together
+                               (double-buffered); NULL: each thread packs its own */
     int failed;
     sb_err *err;
 } run_ctx;
@@ -170,12 +172,14 @@ static void thread_range(int panels, int nt, int tid, int *lo, int *hi)
     *hi = (int)((long)panels * (tid + 1) / nt);
 }
 
-/* One thread's share, with no barrier: each thread packs the B panels (and,
- * for A^T, the A rows) it uses itself. Splitting rows, both threads pack the
- * same B block (a few percent of the work on the shapes that matter); in
- * exchange no thread ever waits for another until the end, which on a shared
- * machine, where a thread can lose its core for milliseconds, was the larger
- * cost. */
+/* One thread's share. Splitting columns, each thread packs the B panels it
+ * uses itself and no thread waits for another until the end. Splitting rows,
+ * every thread needs the whole B block: with shared_b the threads pack a
+ * share of it each into one buffer and meet at a barrier (two buffers, so one
+ * barrier per block suffices: a thread packs block t+1 only after the
+ * barrier of block t, which every thread reached having finished block t-1);
+ * without, each packs all of it (cheaper only when a thread may lose its core
+ * for milliseconds on a shared machine, or when blocks are few and small). */
 static void run_thread(run_ctx *x, int tid, int nt)
 {
     const sb_ukr *u = x->u;
@@ -185,6 +189,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
     int ok = 1;
     if (u->thread_begin && u->thread_begin(&lerr) != SB_OK) ok = 0;
 
+    int shared = x->shared_b[0] != NULL;
     int row_lo = 0, row_hi = m;
     if (x->split_rows) {
         int plo, phi;
@@ -198,7 +203,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
     int a_whole = d->transa == 'T';
     size_t a_need = (size_t)round_up(a_whole ? row_hi - row_lo : x->mc, u->mr) * kcp_max *
                     u->a_esz;
-    size_t b_need = x->pb ? 0 : (size_t)round_up(x->nc, u->nr) * kcp_max * u->b_esz;
+    size_t b_need = x->pb || shared ? 0 : (size_t)round_up(x->nc, u->nr) * kcp_max * u->b_esz;
     void *abuf = ok ? grow(&tl_abuf, &tl_acap, a_need) : NULL;
     void *bbuf = ok && b_need ? grow(&tl_bbuf, &tl_bcap, b_need) : NULL;
     if (ok && (!abuf || (b_need && !bbuf))) {
@@ -207,19 +212,33 @@ static void run_thread(run_ctx *x, int tid, int nt)
                 b_need);
     }
     const size_t csz = u->c_esz;
-    for (int jc = 0, jci = 0; ok && jc < n; jc += x->nc, jci++) {
+    int blk = 0;
+    /* With shared B every thread must meet every barrier: the loops then run
+     * on even after a failure, only the work is skipped. */
+    for (int jc = 0, jci = 0; (ok || shared) && jc < n; jc += x->nc, jci++) {
         int ncur = n - jc < x->nc ? n - jc : x->nc;
         int npan = (ncur + u->nr - 1) / u->nr;
         int col_plo = 0, col_phi = npan;
         if (!x->split_rows) thread_range(npan, nt, tid, &col_plo, &col_phi);
-        if (col_phi <= col_plo || row_hi <= row_lo) continue;
+        if (!shared && (col_phi <= col_plo || row_hi <= row_lo)) continue;
         for (int pc = 0, pci = 0; pc < k; pc += x->kc, pci++) {
             int kcur = k - pc < x->kc ? k - pc : x->kc;
             int kcp = round_up(kcur, u->ku);
             size_t bpan = (size_t)kcp * u->nr * u->b_esz;
             size_t apan = (size_t)kcp * u->mr * u->a_esz;
             const char *bblk;   /* panel jp at bblk + jp * bpan */
-            if (x->pb) {
+            if (shared) {
+                char *sb = x->shared_b[blk++ & 1];
+                int plo, phi;
+                thread_range(npan, nt, tid, &plo, &phi);
+                if (ok && phi > plo)
+                    u->pack_b(d, x->B, pc, kcur, kcp, jc + plo * u->nr,
+                              (phi * u->nr < ncur ? phi * u->nr : ncur) - plo * u->nr,
+                              sb + (size_t)plo * bpan);
+                #pragma omp barrier
+                if (!ok || row_hi <= row_lo) continue;
+                bblk = sb;
+            } else if (x->pb) {
                 bblk = (const char *)x->pb->buf + x->pb->off[jci * x->pb->npc + pci];
             } else {
                 int j0 = jc + col_plo * u->nr;
@@ -304,6 +323,16 @@ int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const voi
     if (x.nt > 1 && flops / x.nt < 1e6) x.nt = flops >= 2e6 ? (int)(flops / 1e6) : 1;
     if (x.nt < 1) x.nt = 1;
     x.split_rows = x.nt == 1 || choose_split_rows(u, d->m, d->n, d->n < x.nc ? d->n : x.nc, x.nt);
+    if (x.nt > 1 && x.split_rows && !pb && !getenv("SB_GEMM_PRIVATE_B")) {
+        /* the calling thread's pair of shared B buffers, kept for its next calls */
+        size_t one = (size_t)round_up(x.nc, u->nr) * round_up(x.kc, u->ku) * u->b_esz;
+        one = (one + 63) & ~(size_t)63;
+        char *buf = grow(&tl_sbuf, &tl_scap, 2 * one);
+        if (buf) {
+            x.shared_b[0] = buf;
+            x.shared_b[1] = buf + one;
+        }
+    }
     sb_err_clear(e);
     if (x.nt == 1) {
         run_thread(&x, 0, 1);
