@@ -169,57 +169,74 @@ void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const in
 }
 
 /* ---- layernorm */
+/* One row each; the bodies are compiled twice, for baseline x86-64 and with
+ * AVX-512 (the library is built for the baseline, where these loops get SSE). */
+#define SB_LN_FWD_ROW(name, attr)                                                          \
+    attr static void name(float *yi, float *mean, float *rstd, const float *xi,            \
+                          const float *g, const float *b, int D, float eps)                \
+    {                                                                                      \
+        float s = 0;                                                                       \
+        _Pragma("omp simd reduction(+ : s)")                                               \
+        for (int j = 0; j < D; j++) s += xi[j];                                            \
+        float mu = s / D, v = 0;                                                           \
+        _Pragma("omp simd reduction(+ : v)")                                               \
+        for (int j = 0; j < D; j++) v += (xi[j] - mu) * (xi[j] - mu);                      \
+        float rs = 1.0f / sqrtf(v / D + eps);                                              \
+        _Pragma("omp simd")                                                                \
+        for (int j = 0; j < D; j++) yi[j] = (xi[j] - mu) * rs * g[j] + b[j];               \
+        *mean = mu;                                                                        \
+        *rstd = rs;                                                                        \
+    }
+SB_LN_FWD_ROW(ln_fwd_row, )
+SB_LN_FWD_ROW(ln_fwd_row_avx512, SB_AVX512)
+
+#define SB_LN_BWD_ROW(name, attr)                                                          \
+    attr static void name(float *dxi, float *pg, float *pb, const float *dyi,              \
+                          const float *xi, float mu, float rs, const float *g, int D)      \
+    {                                                                                      \
+        float s1 = 0, s2 = 0;                                                              \
+        _Pragma("omp simd reduction(+ : s1, s2)")                                          \
+        for (int j = 0; j < D; j++) {                                                      \
+            float xh = (xi[j] - mu) * rs, dxh = dyi[j] * g[j];                             \
+            pg[j] += dyi[j] * xh;                                                          \
+            pb[j] += dyi[j];                                                               \
+            s1 += dxh;                                                                     \
+            s2 += dxh * xh;                                                                \
+        }                                                                                  \
+        s1 /= D;                                                                           \
+        s2 /= D;                                                                           \
+        _Pragma("omp simd")                                                                \
+        for (int j = 0; j < D; j++) {                                                      \
+            float xh = (xi[j] - mu) * rs;                                                  \
+            dxi[j] = rs * (dyi[j] * g[j] - s1 - xh * s2);                                  \
+        }                                                                                  \
+    }
+SB_LN_BWD_ROW(ln_bwd_row, )
+SB_LN_BWD_ROW(ln_bwd_row_avx512, SB_AVX512)
+
 void sb_layernorm_forward(float *y, float *mean, float *rstd, const float *x, const float *g,
                           const float *b, int N, int D, float eps, int threads)
 {
+    int vec = sb_layers_vector_on();
     #pragma omp parallel for schedule(static) num_threads(NT(threads))
-    for (int i = 0; i < N; i++) {
-        const float *xi = x + (size_t)i * D;
-        float *yi = y + (size_t)i * D;
-        float s = 0;
-        #pragma omp simd reduction(+ : s)
-        for (int j = 0; j < D; j++) s += xi[j];
-        float mu = s / D, v = 0;
-        #pragma omp simd reduction(+ : v)
-        for (int j = 0; j < D; j++) v += (xi[j] - mu) * (xi[j] - mu);
-        float rs = 1.0f / sqrtf(v / D + eps);
-        #pragma omp simd
-        for (int j = 0; j < D; j++) yi[j] = (xi[j] - mu) * rs * g[j] + b[j];
-        mean[i] = mu;
-        rstd[i] = rs;
-    }
+    for (int i = 0; i < N; i++)
+        (vec ? ln_fwd_row_avx512 : ln_fwd_row)(y + (size_t)i * D, mean + i, rstd + i,
+                                               x + (size_t)i * D, g, b, D, eps);
 }
 
 void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, const float *x,
                            const float *mean, const float *rstd, const float *g, int N, int D,
                            int threads)
 {
-    int nt = NT(threads);
+    int nt = NT(threads), vec = sb_layers_vector_on();
     float *part = calloc((size_t)nt * 2 * D, sizeof(float));
     #pragma omp parallel num_threads(nt)
     {
         float *pg = part + (size_t)omp_get_thread_num() * 2 * D, *pb = pg + D;
         #pragma omp for schedule(static)
-        for (int i = 0; i < N; i++) {
-            const float *xi = x + (size_t)i * D, *dyi = dy + (size_t)i * D;
-            float *dxi = dx + (size_t)i * D;
-            float mu = mean[i], rs = rstd[i], s1 = 0, s2 = 0;
-            #pragma omp simd reduction(+ : s1, s2)
-            for (int j = 0; j < D; j++) {
-                float xh = (xi[j] - mu) * rs, dxh = dyi[j] * g[j];
-                pg[j] += dyi[j] * xh;
-                pb[j] += dyi[j];
-                s1 += dxh;
-                s2 += dxh * xh;
-            }
-            s1 /= D;
-            s2 /= D;
-            #pragma omp simd
-            for (int j = 0; j < D; j++) {
-                float xh = (xi[j] - mu) * rs;
-                dxi[j] = rs * (dyi[j] * g[j] - s1 - xh * s2);
-            }
-        }
+        for (int i = 0; i < N; i++)
+            (vec ? ln_bwd_row_avx512 : ln_bwd_row)(dx + (size_t)i * D, pg, pb, dy + (size_t)i * D,
+                                                   x + (size_t)i * D, mean[i], rstd[i], g, D);
     }
     for (int j = 0; j < D; j++) {
         float sg = 0, sb = 0;
@@ -245,20 +262,26 @@ int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W
     return c->kernel->gemm_f32(&d, x, W, y, e);
 }
 
+/* p[j] += r[j], baseline and AVX-512 builds */
+#define SB_ADD_ROW(name, attr)                                                             \
+    attr static void name(float *p, const float *r, int n)                                 \
+    {                                                                                      \
+        _Pragma("omp simd")                                                                \
+        for (int j = 0; j < n; j++) p[j] += r[j];                                          \
+    }
+SB_ADD_ROW(add_row, )
+SB_ADD_ROW(add_row_avx512, SB_AVX512)
+
 /* db[out] = column sums of dy[N,out], per-thread partials so no atomics. */
 static void colsum(float *db, const float *dy, int N, int out, int threads)
 {
-    int nt = NT(threads);
+    int nt = NT(threads), vec = sb_layers_vector_on();
     float *part = calloc((size_t)nt * out, sizeof(float));
     #pragma omp parallel num_threads(nt)
     {
         float *p = part + (size_t)omp_get_thread_num() * out;
         #pragma omp for schedule(static)
-        for (int i = 0; i < N; i++) {
-            const float *r = dy + (size_t)i * out;
-            #pragma omp simd
-            for (int j = 0; j < out; j++) p[j] += r[j];
-        }
+        for (int i = 0; i < N; i++) (vec ? add_row_avx512 : add_row)(p, dy + (size_t)i * out, out);
     }
     for (int j = 0; j < out; j++) {
         float s = 0;
