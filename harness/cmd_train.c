@@ -866,9 +866,10 @@ int sb_cmd_train(int argc, char **argv)
         /* FLOPs of each kind over the run (every rank's own batch) */
         double fl[SB_PROF_N];
         sb_model_prof_flops(&mc, o.seq, fl);
-        double tok = (double)o.batch * o.seq * (double)res.steps;
-        printf("profile (forward+backward+optimizer over %ld steps, %.2f s; GFLOP/s of the "
-               "matrix products in each kind):\n", res.steps, sum);
+        double tok = (double)o.batch * o.seq * (double)m.prof_steps;
+        printf("profile (forward+backward+optimizer over %ld step(s)%s, %.2f s; GFLOP/s of "
+               "the matrix products in each kind):\n", m.prof_steps,
+               m.prof_steps < res.steps ? " after the warm-up step" : "", sum);
         for (int i = 0; i < SB_PROF_N; i++) {
             printf("  %-18s %9.3f s  %5.1f %%", sb_prof_names[i], m.prof[i],
                    sum > 0 ? 100 * m.prof[i] / sum : 0);

@@ -112,6 +112,8 @@ typedef struct sb_model {
     void *hook_user;
     int profile;                   /* 1: accumulate prof[] seconds */
     double prof[SB_PROF_N];
+    long prof_steps;               /* training steps prof[] covers (the trainer
+                                      leaves the first, warm-up step out) */
 } sb_model;
 
 /* Allocates the flat buffers (zeroed) and the tensor table. */

@@ -121,6 +121,15 @@ int sb_train_run(sb_model *m, const sb_features *f, const sb_train_config *cfg,
             res->loss_final = loss;
             step++;
             res->steps = step;
+            if (m->profile) {
+                /* like the median step, the profile leaves the warm-up step out */
+                if (step == 1 && res->total_steps > 1) {
+                    memset(m->prof, 0, sizeof m->prof);
+                    m->prof_steps = 0;
+                } else {
+                    m->prof_steps++;
+                }
+            }
             if (cfg->progress)
                 cfg->progress(cfg->progress_user, step, res->total_steps, loss, dt);
             if (cfg->time_budget > 0 && omp_get_wtime() - t0 >= cfg->time_budget) {
