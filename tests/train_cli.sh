@@ -104,7 +104,7 @@ check "--profile: 11 kinds, 6 of them with GFLOP/s" "[ \$(grep -cE '^  [a-z].* s
 # --help works, bad options give one line and exit 2 before anything runs.
 BVP="${SB_SOURCE_DIR:-$(dirname "$0")/..}/scripts/bench-vs-pytorch"
 check "bench-vs-pytorch --help" "/usr/bin/python3 '$BVP' --help > /dev/null 2>&1"
-for bad in "--steps 1 --sprbench $B" "--precisions f16 --sprbench $B" "--batches 0,8 --sprbench $B" \
+for bad in "--steps 1 --sprbench $B" "--rounds 0 --sprbench $B" "--precisions f16 --sprbench $B" "--batches 0,8 --sprbench $B" \
            "--sprbench /nonexistent" "--bogus --sprbench $B" "--train $T/dev.json --sprbench $B" \
            "--vocab /nonexistent --train /nonexistent --sprbench $B"; do
     timeout 60 /usr/bin/python3 "$BVP" $bad > "$T/out" 2> "$T/err"; rc=$?
