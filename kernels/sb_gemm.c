@@ -85,8 +85,9 @@ static int balanced_block(int len, int cap, int unit)
     return round_up((len + nblk - 1) / nblk, unit);
 }
 
-/* SB_GEMM_KC/MC/NC override the blocking (experiments); read once. */
-static long g_env_kc, g_env_mc, g_env_nc;
+/* SB_GEMM_KC/MC/NC override the blocking, SB_GEMM_PRIVATE_B=1 makes each
+ * thread pack its own B (experiments); read once. */
+static long g_env_kc, g_env_mc, g_env_nc, g_env_private_b;
 static pthread_once_t g_env_once = PTHREAD_ONCE_INIT;
 static long env_long(const char *name)
 {
@@ -98,6 +99,7 @@ static void env_init(void)
     g_env_kc = env_long("SB_GEMM_KC");
     g_env_mc = env_long("SB_GEMM_MC");
     g_env_nc = env_long("SB_GEMM_NC");
+    g_env_private_b = env_long("SB_GEMM_PRIVATE_B");
 }
 
 /* KC: a B micro-panel (kc x nr) takes an eighth of L2 (twice L1 on most
@@ -323,7 +325,8 @@ int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const voi
     if (x.nt > 1 && flops / x.nt < 1e6) x.nt = flops >= 2e6 ? (int)(flops / 1e6) : 1;
     if (x.nt < 1) x.nt = 1;
     x.split_rows = x.nt == 1 || choose_split_rows(u, d->m, d->n, d->n < x.nc ? d->n : x.nc, x.nt);
-    if (x.nt > 1 && x.split_rows && !pb && !getenv("SB_GEMM_PRIVATE_B")) {
+    pthread_once(&g_env_once, env_init);
+    if (x.nt > 1 && x.split_rows && !pb && !g_env_private_b) {
         /* the calling thread's pair of shared B buffers, kept for its next calls */
         size_t one = (size_t)round_up(x.nc, u->nr) * round_up(x.kc, u->ku) * u->b_esz;
         one = (one + 63) & ~(size_t)63;
