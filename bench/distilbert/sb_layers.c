@@ -119,6 +119,14 @@ static inline uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* The counter-based stream: number `index` of stream `key`. Dropout masks
+ * (16 bits of one number per four elements) and the uniform/normal draws all
+ * come from it. */
+static inline uint64_t rng_at(uint64_t key, uint64_t index)
+{
+    return mix64(key + (index + 1) * 0x9E3779B97F4A7C15ULL);
+}
+
 uint64_t sb_rng_key(uint64_t seed, uint64_t stream)
 {
     return mix64(mix64(seed + 0x9E3779B97F4A7C15ULL) ^ (stream * 0xD1B54A32D192ED03ULL + 1));
@@ -126,12 +134,12 @@ uint64_t sb_rng_key(uint64_t seed, uint64_t stream)
 
 float sb_rng_uniform(uint64_t key, uint64_t index)
 {
-    return (float)(mix64(key + (index + 1) * 0x9E3779B97F4A7C15ULL) >> 40) * 0x1p-24f;
+    return (float)(rng_at(key, index) >> 40) * 0x1p-24f;
 }
 
 float sb_rng_normal(uint64_t key, uint64_t index)
 {
-    uint64_t r = mix64(key + (index + 1) * 0x9E3779B97F4A7C15ULL);
+    uint64_t r = rng_at(key, index);
     double u1 = ((double)(r >> 11) + 0.5) * 0x1p-53;
     double u2 = (double)(mix64(r ^ 0x5851F42D4C957F2DULL) >> 11) * 0x1p-53;
     return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
@@ -380,18 +388,13 @@ void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int 
  * >= p * 65536: one hash serves four elements. The masks are made as bit
  * words (bit j of a run <-> element first + j); element-wise code then only
  * tests bits, and attention stores its bits for backward. */
-static inline uint64_t drop_hash(uint64_t key, uint64_t group)
-{
-    return mix64(key + (group + 1) * 0x9E3779B97F4A7C15ULL);
-}
-
 static inline int drop_keep(uint64_t key, uint64_t e, uint32_t thr)
 {
-    return ((uint32_t)(drop_hash(key, e >> 2) >> ((e & 3) * 16)) & 0xffffu) >= thr;
+    return ((uint32_t)(rng_at(key, e >> 2) >> ((e & 3) * 16)) & 0xffffu) >= thr;
 }
 
-/* Keep bits of the 32 elements 4*g0 .. 4*g0+31: eight hashes are 32 16-bit
- * words in element order, compared at once. */
+/* Keep bits of the 32 elements 4*g0 .. 4*g0+31: rng_at for groups g0..g0+7,
+ * eight lanes at once, whose 32 16-bit words are in element order. */
 SB_AVX512 static inline uint32_t keep32_avx512(uint64_t key, uint64_t g0, uint32_t thr)
 {
     const __m512i seq8 = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
