@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "sb_cli.h"
+#include "sb_cpu.h"
 #include "sb_cmds.h"
 
 typedef struct {
@@ -52,6 +53,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--version")) {
         printf("sprbench %s\n", sb_version());
         return 0;
+    }
+    char why[256];
+    if (sb_cpu_check_forces(why, sizeof why) != 0) {
+        fprintf(stderr, "sprbench: %s\n", why);
+        return 2;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[1], g_commands[i].name))

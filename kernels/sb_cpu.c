@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -79,8 +80,10 @@ void sb_cpu_detect(sb_cpu *c)
     c->fma = (r[2] >> 12) & 1;
     int osxsave = (r[2] >> 27) & 1;
     int avx = (r[2] >> 28) & 1;
+    c->avx = avx;
     if (osxsave) {
         c->xcr0 = read_xcr0();
+        c->os_avx = (c->xcr0 & 0x6) == 0x6;
         c->os_avx512 = (c->xcr0 & 0xE6) == 0xE6;
         c->xcr0_amx = (c->xcr0 & (3ull << 17)) == (3ull << 17);
     }
@@ -96,6 +99,7 @@ void sb_cpu_detect(sb_cpu *c)
         c->amx_tile = (r[3] >> 24) & 1;
         c->amx_int8 = (r[3] >> 25) & 1;
         cpuid2(7, 1, r);
+        c->avx_vnni = avx && ((r[0] >> 4) & 1);
         c->avx512_bf16 = (r[0] >> 5) & 1;
     }
     if (max_leaf >= 0x1D && c->amx_tile) {
@@ -125,9 +129,92 @@ void sb_cpu_detect(sb_cpu *c)
     c->microarch = sb_cpu_microarch(c->vendor, c->family, c->model, c->stepping);
 }
 
+/* The flags a test can force off, and what each takes with it. */
+static const char *const g_force_flags[] = {"AVX2",     "AVX512", "AVX512_BF16", "AVX512_VNNI",
+                                            "AVX_VNNI", "AMX",    "ONEDNN"};
+#define NFORCE (sizeof g_force_flags / sizeof g_force_flags[0])
+
+static int force_set(const char *flag)
+{
+    char name[64];
+    snprintf(name, sizeof name, "SB_FORCE_NO_%s", flag);
+    const char *v = getenv(name);
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+static void no_amx(sb_cpu *c) { c->amx_tile = c->amx_bf16 = c->amx_int8 = c->amx_palette1 = 0; }
+
+static void no_avx512(sb_cpu *c)
+{
+    c->avx512f = c->avx512bw = c->avx512vl = c->avx512dq = 0;
+    c->avx512_vnni = c->avx512_bf16 = 0;
+    c->os_avx512 = 0;
+    no_amx(c);   /* no CPU has AMX without AVX-512, and our AMX code packs with it */
+}
+
+void sb_cpu_apply_forces(sb_cpu *c)
+{
+    size_t off = 0;
+    c->forced[0] = '\0';
+    for (size_t i = 0; i < NFORCE; i++) {
+        if (!force_set(g_force_flags[i])) continue;
+        const char *f = g_force_flags[i];
+        if (!strcmp(f, "AVX2")) {
+            c->avx2 = c->fma = c->avx_vnni = 0;
+            no_avx512(c);
+        } else if (!strcmp(f, "AVX512")) {
+            no_avx512(c);
+        } else if (!strcmp(f, "AVX512_BF16")) {
+            c->avx512_bf16 = 0;
+        } else if (!strcmp(f, "AVX512_VNNI")) {
+            c->avx512_vnni = 0;
+        } else if (!strcmp(f, "AVX_VNNI")) {
+            c->avx_vnni = 0;
+        } else if (!strcmp(f, "AMX")) {
+            no_amx(c);
+        }
+        if (off < sizeof c->forced)
+            off += (size_t)snprintf(c->forced + off, sizeof c->forced - off, "%sSB_FORCE_NO_%s",
+                                    off ? " " : "", f);
+    }
+}
+
+int sb_cpu_check_forces(char *why, size_t whylen)
+{
+    extern char **environ;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "SB_FORCE_NO_", 12) != 0) continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        size_t nlen = (size_t)(eq - (*e + 12));
+        int known = 0;
+        for (size_t i = 0; i < NFORCE; i++)
+            if (strlen(g_force_flags[i]) == nlen && !strncmp(*e + 12, g_force_flags[i], nlen))
+                known = 1;
+        if (!known) {
+            snprintf(why, whylen,
+                     "unknown variable %.*s (known: SB_FORCE_NO_ + AVX2, AVX512, AVX512_BF16, "
+                     "AVX512_VNNI, AVX_VNNI, AMX, ONEDNN)",
+                     (int)(eq - *e > 64 ? 64 : eq - *e), *e);
+            return -1;
+        }
+        const char *v = eq + 1;
+        if (v[0] && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+            snprintf(why, whylen, "%.*s='%.32s': the value must be 1 (forced off), 0 or empty",
+                     (int)(eq - *e), *e, v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static sb_cpu g_cpu;
 static pthread_once_t g_cpu_once = PTHREAD_ONCE_INIT;
-static void cpu_init(void) { sb_cpu_detect(&g_cpu); }
+static void cpu_init(void)
+{
+    sb_cpu_detect(&g_cpu);
+    sb_cpu_apply_forces(&g_cpu);
+}
 
 const sb_cpu *sb_cpu_get(void)
 {

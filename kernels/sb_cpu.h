@@ -3,6 +3,7 @@
  * request. No I/O beyond the CPUID/XGETBV instructions and arch_prctl. */
 #ifndef SB_CPU_H
 #define SB_CPU_H
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct sb_cpu {
@@ -11,20 +12,35 @@ typedef struct sb_cpu {
     unsigned family, model, stepping;   /* display family/model */
     const char *microarch;  /* "Sapphire Rapids", "Zen 4", ... or "unknown" */
     /* ISA flags as CPUID reports them (hardware capability) */
-    int avx2, fma, avx512f, avx512bw, avx512vl, avx512dq;
+    int avx, avx2, fma, avx_vnni;   /* avx_vnni: VEX vpdpbusd, CPUID.(7,1):EAX[4] */
+    int avx512f, avx512bw, avx512vl, avx512dq;
     int avx512_vnni, avx512_bf16, amx_tile, amx_bf16, amx_int8;
     /* OS state */
     uint64_t xcr0;
+    int os_avx;             /* XCR0 bits 1-2 (SSE, YMM): AVX/AVX2/FMA may run */
     int os_avx512;          /* XCR0 bits 5-7 (opmask, ZMM_Hi256, Hi16_ZMM) */
     int xcr0_amx;           /* XCR0 bits 17-18 (XTILECFG, XTILEDATA) */
     int amx_palette1;       /* CPUID 0x1D: palette 1 exists */
     int amx_max_rows, amx_bytes_per_row, amx_tiles;
+    char forced[160];       /* the SB_FORCE_NO_* variables applied, "" when none */
 } sb_cpu;
 
-/* Fills c from CPUID/XGETBV. Cheap; callers may cache. */
+/* Fills c from CPUID/XGETBV (the hardware as it is). Cheap; callers may cache. */
 void sb_cpu_detect(sb_cpu *c);
-/* The detected CPU, computed once per process. */
+/* The CPU every probe and run-time dispatch sees, computed once per process:
+ * the detected one, less what the SB_FORCE_NO_* test variables turn off, so
+ * that an AVX-512 machine behaves as an AVX2-only one (SB_FORCE_NO_AVX512)
+ * or a machine without AVX2 (SB_FORCE_NO_AVX2), down to the element-wise code. */
 const sb_cpu *sb_cpu_get(void);
+/* Applies the SB_FORCE_NO_* variables of the environment to c (sb_cpu_get's step). */
+void sb_cpu_apply_forces(sb_cpu *c);
+
+/* The SB_FORCE_NO_<FLAG> variables, one per flag a test can turn off:
+ * AVX2 (and everything above it), AVX512 (and AVX512_BF16/VNNI, AMX),
+ * AVX512_BF16, AVX512_VNNI, AVX_VNNI, AMX, ONEDNN. A value is "", "0" (off)
+ * or "1" (forced off). Returns 0 when the environment holds only those;
+ * else -1 with one line in why naming the variable (the CLI exits 2). */
+int sb_cpu_check_forces(char *why, size_t whylen);
 
 /* Microarchitecture name from vendor/family/model (and flags where families
  * share a model: Skylake-SP/Cascade Lake by stepping). Never NULL; "unknown" when not recognised. */
