@@ -32,8 +32,9 @@ static void gemm_help(void)
            "  --prepack           pack B (the weights) once, time only the calls that reuse it\n"
            "  --result-file F     write the result as one JSON object\n"
            "  --json              print the result JSON instead of the human line\n\n"
-           "A kernel this machine cannot run is reported 'skipped' with its reason (exit 0).\n"
-           "Exit status: 0 ok or skipped, 1 wrong result or kernel failure, 2 bad input.\n",
+           "A kernel this machine cannot run: one line with the reason on stderr, the result\n"
+           "file (if asked for) written with status 'skipped', exit 3.\n"
+           "Exit status: 0 ok, 1 wrong result or kernel failure, 2 bad input, 3 skipped.\n",
            sb_kernel_names(), SB_MAX_DIM);
 }
 
@@ -127,7 +128,11 @@ int sb_cmd_gemm(int argc, char **argv)
                                               "ONEDNN_MAX_CPU_ISA", cfg.onednn_isa ? cfg.onednn_isa : ""));
     int rc = 0;
     if (result_file && sb_json_write_atomic(result_file, doc, &e)) rc = sb_cli_report("gemm", &e);
-    if (!rc) {
+    if (!rc && !strcmp(res.status, "skipped")) {
+        fprintf(stderr, "sprbench gemm: kernel %s cannot run %s: %s\n", cfg.kernel,
+                strstr(res.reason, "pre-packed") ? "as asked" : "on this machine", res.reason);
+        rc = SB_ESKIP;
+    } else if (!rc) {
         if (json) {
             json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
             putchar('\n');

@@ -57,13 +57,17 @@ int sb_cmd_info(int argc, char **argv)
     printf("cpu          %s, %s\n", cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor);
     printf("             family %u model %u stepping %u -> microarchitecture %s\n", cpu->family,
            cpu->model, cpu->stepping, cpu->microarch);
-    printf("isa          avx2 %s, avx512f %s, avx512_vnni %s, avx512_bf16 %s\n", yesno(cpu->avx2),
-           yesno(cpu->avx512f), yesno(cpu->avx512_vnni), yesno(cpu->avx512_bf16));
+    printf("isa          avx2 %s, fma %s, avx_vnni %s, avx512f %s, avx512_vnni %s, avx512_bf16 %s\n",
+           yesno(cpu->avx2), yesno(cpu->fma), yesno(cpu->avx_vnni), yesno(cpu->avx512f),
+           yesno(cpu->avx512_vnni), yesno(cpu->avx512_bf16));
     printf("             amx_tile %s, amx_bf16 %s, amx_int8 %s\n", yesno(cpu->amx_tile),
            yesno(cpu->amx_bf16), yesno(cpu->amx_int8));
-    printf("os           XCR0 0x%llx (AVX-512 state %s, AMX state %s), kernel %s\n",
-           (unsigned long long)cpu->xcr0, cpu->os_avx512 ? "on" : "off",
-           cpu->xcr0_amx ? "on" : "off", si.kernel);
+    printf("os           XCR0 0x%llx (AVX state %s, AVX-512 state %s, AMX state %s), kernel %s\n",
+           (unsigned long long)cpu->xcr0, cpu->os_avx ? "on" : "off",
+           cpu->os_avx512 ? "on" : "off", cpu->xcr0_amx ? "on" : "off", si.kernel);
+    if (cpu->forced[0])
+        printf("forced off   %s (a test's setting: the flags above are what runs may use)\n",
+               cpu->forced);
     printf("amx          %s\n", amx->permitted ? "permitted (ARCH_REQ_XCOMP_PERM granted)"
                                               : amx->why);
     printf("topology     %d package(s), %d NUMA node(s), %d core(s), %d PU(s)\n", si.packages,

@@ -61,7 +61,7 @@ int sb_sysinfo_get(sb_sysinfo *s, sb_err *e)
 
     /* Hardware identity only: the same box after a kernel update or a rename
      * keeps its results comparable; memory is rounded to whole GiB. */
-    const sb_cpu *c = sb_cpu_get();
+    const sb_cpu *c = sb_cpu_hw();   /* not what SB_FORCE_NO_* leaves: the same box */
     const sb_amx_status *amx = sb_amx_request();
     char buf[512];
     snprintf(buf, sizeof buf,
@@ -109,6 +109,11 @@ json_t *sb_sysinfo_json(const sb_sysinfo *s)
         "amx_tile", c->amx_tile, "amx_bf16", c->amx_bf16, "amx_int8", c->amx_int8,
         "os_avx512", c->os_avx512, "xcr0", xcr0, "xcr0_amx", c->xcr0_amx,
         "amx_os_permitted", amx->permitted);
+    json_object_set_new(isa, "os_avx", json_boolean(c->os_avx));
+    json_object_set_new(isa, "avx_vnni", json_boolean(c->avx_vnni));
+    /* The flags above are what this run may use; forced names what a test
+     * turned off (sb_cpu_get), so a forced run is never taken for the hardware. */
+    json_object_set_new(isa, "forced", json_string(c->forced));
     json_object_set_new(isa, "amx_reason", json_string(amx->permitted ? "" : amx->why));
     if (c->amx_palette1) {
         json_object_set_new(isa, "amx_palette1",

@@ -208,12 +208,19 @@ int sb_cpu_check_forces(char *why, size_t whylen)
     return 0;
 }
 
-static sb_cpu g_cpu;
+static sb_cpu g_cpu, g_cpu_hw;
 static pthread_once_t g_cpu_once = PTHREAD_ONCE_INIT;
 static void cpu_init(void)
 {
-    sb_cpu_detect(&g_cpu);
+    sb_cpu_detect(&g_cpu_hw);
+    g_cpu = g_cpu_hw;
     sb_cpu_apply_forces(&g_cpu);
+}
+
+const sb_cpu *sb_cpu_hw(void)
+{
+    pthread_once(&g_cpu_once, cpu_init);
+    return &g_cpu_hw;
 }
 
 const sb_cpu *sb_cpu_get(void)

@@ -32,6 +32,9 @@ void sb_cpu_detect(sb_cpu *c);
  * that an AVX-512 machine behaves as an AVX2-only one (SB_FORCE_NO_AVX512)
  * or a machine without AVX2 (SB_FORCE_NO_AVX2), down to the element-wise code. */
 const sb_cpu *sb_cpu_get(void);
+/* The detected CPU without the forces: the hardware's identity (machine
+ * fingerprints), the same whatever a test turned off. */
+const sb_cpu *sb_cpu_hw(void);
 /* Applies the SB_FORCE_NO_* variables of the environment to c (sb_cpu_get's step). */
 void sb_cpu_apply_forces(sb_cpu *c);
 

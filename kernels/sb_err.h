@@ -9,6 +9,8 @@ enum {
     SB_OK = 0,
     SB_EFAIL = 1,   /* the work failed (or a gate found a regression) */
     SB_EUSAGE = 2,  /* bad usage or bad input */
+    SB_ESKIP = 3,   /* this machine cannot run what was named (a kernel or an
+                       instruction path): skipped, with the reason */
 };
 
 typedef struct sb_err {

@@ -25,3 +25,18 @@ expect_one_error_line() {
 }
 expect_grep() { if grep -qE -- "$1" "$2"; then ok; else fail "no /$1/ in $2"; head -20 -- "$2" >&2; fi; }
 finish() { echo "$1: $checks checks, $fails failed"; [ "$fails" -eq 0 ]; }
+# skip REASON: this test cannot run on this machine; ctest shows it skipped
+# (SKIP_RETURN_CODE 77) with the reason, it never passes vacuously.
+skip() { echo "SKIP: $*"; exit 77; }
+# kernel_available NAME: whether `sprbench info` says this machine runs it
+# (the SB_FORCE_NO_* variables in the environment count, as for any run).
+kernel_available() {
+  [ -s "$T/.info.json" ] || "$SPRBENCH" info --json >"$T/.info.json" || return 1
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+sys.exit(0 if any(k["name"] == sys.argv[2] and k["available"] for k in d["kernels"]) else 1)' \
+    "$T/.info.json" "$1"
+}
+# first_available K...: the first of the kernels this machine runs, "" if none
+first_available() { local k; for k in "$@"; do kernel_available "$k" && { echo "$k"; return 0; }; done; echo ""; }
+# best_f32_kernel: the f32 kernel `sprbench train` picks by default here
+best_f32_kernel() { first_available avx512-f32 avx2-f32 onednn-f32 scalar-f32; }

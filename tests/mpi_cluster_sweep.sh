@@ -14,8 +14,9 @@ trap '"$LC" down >/dev/null 2>&1; rm -rf "$T"' EXIT
 hostfile=$("$LC" up 2 | tail -n 1)
 [ -f "$hostfile" ] && ok || { fail "cluster did not come up"; finish mpi_cluster_sweep; exit 1; }
 margs=$(cat "$SB_CLUSTER_DIR/mpirun-args")
+K=$(best_f32_kernel)
 DB="$T/c.db"
-expect_rc 0 "$SPRBENCH" sweep --workload train --kernels avx512-f32 --model tiny --max-steps 3 \
+expect_rc 0 "$SPRBENCH" sweep --workload train --kernels "$K" --model tiny --max-steps 3 \
   --batch 4 --synth-train 200 --threads 1 --ppn 1,2 --nodes 1,2 --hostfile "$hostfile" \
   --mpirun-args "$margs" --point-timeout 120 --db "$DB" --plots "$T/plots"
 cat "$T/out" | tail -12
@@ -26,18 +27,18 @@ cat "$T/out" | tail -12
 [ -s "$T/plots/scaling-nodes.png" ] && ok || fail "scaling plot missing"
 # the sweep's end: each measured series (ppn 1, ppn 2) is projected to 1,2,4,8
 # nodes, or one line says why not (a 2-node step no slower than 1-node)
-np=$(grep -c '^projected avx512-f32 .* at nodes 1,2,4,8 (not measured)' "$T/out")
-nn=$(grep -c '^not projected: avx512-f32 ' "$T/out")
+np=$(grep -c "^projected $K .* at nodes 1,2,4,8 (not measured)" "$T/out")
+nn=$(grep -c "^not projected: $K " "$T/out")
 [ $((np + nn)) -eq 2 ] && ok || fail "one projection line per measured series expected ($np projected, $nn not)"
 [ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM point WHERE status = 'projected' AND command IS NULL")" -eq $((np * 4)) ] && ok || fail "projected points"
 [ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM metric m JOIN point p ON p.id = m.point_id WHERE p.status = 'projected' AND m.projected = 0")" -eq 0 ] && ok || fail "a projected point has a measured metric"
 
 # malformed hostfile, unreachable host: one line, exit 2, no database
 printf 'sbsw1 slots=two\n' >"$T/bad.hosts"
-expect_rc 2 "$SPRBENCH" sweep --workload train --kernels avx512-f32 --nodes 1,2 --hostfile "$T/bad.hosts" --db "$T/x.db"
+expect_rc 2 "$SPRBENCH" sweep --workload train --kernels "$K" --nodes 1,2 --hostfile "$T/bad.hosts" --db "$T/x.db"
 expect_one_error_line 'bad.hosts:1'
 printf 'sbsw1\n10.213.9.99\n' >"$T/gone.hosts"
-expect_rc 2 "$SPRBENCH" sweep --workload train --kernels avx512-f32 --nodes 1,2 --hostfile "$T/gone.hosts" \
+expect_rc 2 "$SPRBENCH" sweep --workload train --kernels "$K" --nodes 1,2 --hostfile "$T/gone.hosts" \
   --mpirun-args "$margs" --db "$T/x.db"
 expect_one_error_line 'unreachable'
 [ ! -e "$T/x.db" ] && ok || fail "a refused sweep wrote a database"

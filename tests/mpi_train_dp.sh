@@ -5,7 +5,8 @@
 # binding. A rank that dies takes the point down as failed, leaving nothing.
 . "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-common=(train --model tiny --dropout 0 --max-steps 3 --kernel avx512-f32 --threads 1 --seq 128 --synth-train 200)
+K=$(best_f32_kernel)   # the trainer's default here: any CPU runs this test
+common=(train --model tiny --dropout 0 --max-steps 3 --kernel "$K" --threads 1 --seq 128 --synth-train 200)
 expect_rc 0 mpirun -np 2 --oversubscribe --bind-to none -x OMP_NUM_THREADS=1 "$SPRBENCH" "${common[@]}" --batch 4 --save "$T/dp2" --result-file "$T/dp2.json"
 expect_rc 0 "$SPRBENCH" "${common[@]}" --batch 8 --save "$T/dp1"
 # all-reducing every word-embedding row gives the same weights, bit for bit
@@ -56,13 +57,13 @@ print("embedding rows per step %.0f; %.2f MB vs %.2f MB dense" % (rows, d["metri
 PY
 # a rank killed mid-run: the job fails, no process of it is left
 timeout 120 mpirun -np 2 --oversubscribe --bind-to none -x OMP_NUM_THREADS=1 \
-  "$SPRBENCH" train --model tiny --dropout 0 --time-budget 60 --kernel avx512-f32 --threads 1 --seq 128 --synth-train 200 --batch 4 --epochs 1000 >"$T/out" 2>"$T/err" &
+  "$SPRBENCH" train --model tiny --dropout 0 --time-budget 60 --kernel "$K" --threads 1 --seq 128 --synth-train 200 --batch 4 --epochs 1000 >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 50); do [ "$(pgrep -fc -- '--time-budget 60 --kernel avx512-f32')" -ge 3 ] && break; sleep 0.2; done
+for _ in $(seq 50); do [ "$(pgrep -fc -- "--time-budget 60 --kernel $K")" -ge 3 ] && break; sleep 0.2; done
 sleep 2
 pkill -9 -n -f -- "^$SPRBENCH train --model tiny --dropout 0 --time-budget 60"
 wait $pid; rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && ok || fail "a killed rank should fail the job (exit $rc)"
 sleep 1
-pgrep -f -- '--time-budget 60 --kernel avx512-f32' >/dev/null && fail "processes left behind" || ok
+pgrep -f -- "--time-budget 60 --kernel $K" >/dev/null && fail "processes left behind" || ok
 finish mpi_train_dp

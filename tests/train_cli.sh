@@ -36,16 +36,26 @@ expect_usage "missing init dir" $SMALL --init "$T/nothing"
 expect_usage "bad model spec" --model 2,60,7,100
 expect_usage "unknown option" $SMALL --frobnicate
 
-# A kernel this machine cannot run: exit 2, recorded as skipped for a sweep.
-for k in amx-bf16 avx512-bf16 onednn-bf16; do
-    if ! "$B" info 2>/dev/null | grep -E "^ +$k +available" > /dev/null; then
-        rm -f "$T/r.json"
-        "$B" train $SMALL --kernel $k --max-steps 1 --result-file "$T/r.json" 2> "$T/err"
-        rc=$?
-        check "$k unavailable: exit 2" "[ $rc -eq 2 ]"
-        check "$k unavailable: result skipped" "grep -q '\"skipped\"' '$T/r.json'"
-        break
-    fi
+# A kernel this machine cannot run (so on any CPU under the test force): one
+# line, exit 3, the result file recorded as skipped so a sweep keeps the point.
+rm -f "$T/r.json"
+SB_FORCE_NO_AVX512=1 "$B" train $SMALL --kernel avx512-f32 --max-steps 1 --result-file "$T/r.json" > /dev/null 2> "$T/err"
+rc=$?
+check "unavailable kernel: exit 3 (got $rc)" "[ $rc -eq 3 ]"
+check "unavailable kernel: one line naming the reason" "[ \$(wc -l < '$T/err') -eq 1 ] && grep -q 'avx512-f32 cannot run on this machine: AVX-512 forced off' '$T/err'"
+check "unavailable kernel: result skipped" "grep -q '\"skipped\"' '$T/r.json'"
+SB_FORCE_NO_AVX512=1 "$B" predict --init "$T/none" --data "$T/none.json" --out "$T/p.json" --kernel avx512-f32 > /dev/null 2> "$T/err"
+rc=$?
+check "predict, unavailable kernel: exit 3 (got $rc)" "[ $rc -eq 3 ] && [ ! -e '$T/p.json' ]"
+# The default kernel is the fastest f32 one this machine runs; with AVX-512
+# forced off it is what an AVX2-only CPU would get.
+for force in "" SB_FORCE_NO_AVX512 SB_FORCE_NO_AVX2; do
+    if [ -n "$force" ]; then env "$force=1" "$B" info --json > "$T/i.json"; else "$B" info --json > "$T/i.json"; fi
+    want=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); a=[k["name"] for k in d["kernels"] if k["available"]]
+print(next(k for k in ["avx512-f32","avx2-f32","onednn-f32","scalar-f32"] if k in a))' "$T/i.json")
+    if [ -n "$force" ]; then env "$force=1" "$B" train $SMALL --max-steps 1 --result-file "$T/d.json" > /dev/null 2> "$T/err"
+    else "$B" train $SMALL --max-steps 1 --result-file "$T/d.json" > /dev/null 2> "$T/err"; fi
+    check "default kernel ${force:-unforced}: $want" "grep -q '\"kernel\": \"$want\"' '$T/d.json'"
 done
 
 # A short run on synthetic data.
