@@ -116,7 +116,8 @@ BVP="${SB_SOURCE_DIR:-$(dirname "$0")/..}/scripts/bench-vs-pytorch"
 check "bench-vs-pytorch --help" "/usr/bin/python3 '$BVP' --help > /dev/null 2>&1"
 for bad in "--steps 1 --sprbench $B" "--rounds 0 --sprbench $B" "--precisions f16 --sprbench $B" "--batches 0,8 --sprbench $B" \
            "--sprbench /nonexistent" "--bogus --sprbench $B" "--train $T/dev.json --sprbench $B" \
-           "--vocab /nonexistent --train /nonexistent --sprbench $B"; do
+           "--vocab /nonexistent --train /nonexistent --sprbench $B" "--isa avx3 --sprbench $B" \
+           "--isa avx2 --precisions bf16 --sprbench $B"; do
     timeout 60 /usr/bin/python3 "$BVP" $bad > "$T/out" 2> "$T/err"; rc=$?
     check "bench-vs-pytorch $bad: exit 2 with one line" "[ $rc -eq 2 ] && [ \$(wc -l < '$T/err') -eq 1 ]"
 done
