@@ -2,20 +2,23 @@
 # Builds the libFuzzer harnesses with clang (ASan + UBSan) and runs each for a
 # while, one at a time. Not part of the default build or ctest.
 #   fuzz/run.sh [SECONDS_EACH] [harness...]     (default 120 s; all harnesses)
-# Harnesses: tokenizer squad safetensors (the SQuAD data path) and import
-# hostfile plan (the results side). The code under test is compiled with
+# Harnesses: tokenizer squad safetensors (the SQuAD data path), import
+# hostfile plan (the results side), and gnuplot (the plot script writer,
+# each script checked by an independent checker of what gnuplot would
+# execute; needs no build). The code under test is compiled with
 # -fsanitize=fuzzer,address,undefined; what the results-side targets call
 # besides (kernel registry, CLI helpers) comes from the gcc build's static
 # libraries in $BUILD (default build/; run scripts/run-tests or cmake first).
 # Needs clang and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev).
-# Corpora and crash files go to build-fuzz/; exit 1 when a crash file exists.
+# Corpora and crash files go to build-fuzz/ (or $FUZZ_OUT); exit 1 when a
+# crash file exists.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-120}
 shift || true
-HARNESSES=${*:-"tokenizer squad safetensors import hostfile plan"}
+HARNESSES=${*:-"tokenizer squad safetensors import hostfile plan gnuplot"}
 BUILD=${BUILD:-$ROOT/build}
-OUT="$ROOT/build-fuzz"
+OUT=${FUZZ_OUT:-"$ROOT/build-fuzz"}
 mkdir -p "$OUT"
 CC=${CC:-clang}
 FLAGS=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
@@ -39,6 +42,7 @@ for h in $HARNESSES; do
     import)   results_libs; SRC=("$ROOT"/harness/sb_export.c "$ROOT"/harness/sb_db.c); LIBS=("${RES_LIBS[@]}") ;;
     hostfile) results_libs; SRC=("$ROOT"/harness/sb_launch.c); LIBS=("${RES_LIBS[@]}") ;;
     plan)     results_libs; SRC=("$ROOT"/harness/sb_plan.c); LIBS=("${RES_LIBS[@]}") ;;
+    gnuplot)  SRC=("$ROOT"/harness/sb_gnuplot.c "$ROOT"/kernels/sb_err.c); LIBS=(-lm) ;;
     *) echo "fuzz/run.sh: unknown harness '$h'" >&2; exit 2 ;;
     esac
     "$CC" "${FLAGS[@]}" -o "$OUT/fuzz_$h" "$ROOT/fuzz/fuzz_$h.c" "${SRC[@]}" "${LIBS[@]}"
@@ -70,6 +74,13 @@ printf 'workload = gemm\nkernels = scalar-f32\nthreads = 1,2\nshapes = 64x64x64:
     >"$OUT/corpus_plan/seed1"
 printf 'workload = train\nkernels = scalar-f32\nthreads = 1\nbatch = 2\nseq = 64\nmax-steps = 2\n' \
     >"$OUT/corpus_plan/seed2"
+# gnuplot: header (terminal, width, height, size check), then records
+# (op, length, text): hostile titles, a tic label with %, a two-line title
+seed gnuplot
+printf '\000\070\070\001\000\060a `touch /tmp/sb-fuzz-pwned` system("id") @m '"'"'q'"'"' "dq" \\n |x\001\0111 %%s 100%%\002\003two\n\004\001k' \
+    >"$OUT/corpus_gnuplot/seed1"
+printf '\001\100\100\001\003\020\000\000\000\000\000\000\360\077\000\000\000\000\000\000\370\177\005\003d_1\006\010\000\000\000\000\000\000\360\177' \
+    >"$OUT/corpus_gnuplot/seed2"
 for h in $HARNESSES; do
     echo "== fuzz_$h for $SECS s"
     case $h in import|plan) maxlen=8192 ;; *) maxlen=4096 ;; esac

@@ -6,6 +6,15 @@
 #include "sb_cmds.h"
 #include "sb_plot.h"
 
+/* The message may quote a path or gnuplot's own words, which may hold any
+ * byte: the user still gets one line. */
+static int report_one_line(const char *cmd, sb_err *e)
+{
+    for (char *p = e->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return sb_cli_report(cmd, e);
+}
+
 int sb_cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {{"db", required_argument, 0, 'd'},
@@ -24,7 +33,7 @@ int sb_cmd_plot(int argc, char **argv)
         case 'd': o.db_path = optarg; break;
         case 'o': o.out_dir = optarg; break;
         case 's':
-            if (sb_parse_long(optarg, 1, 1L << 40, "--sweep", &v, &e)) return sb_cli_report("plot", &e);
+            if (sb_parse_long(optarg, 1, 1L << 40, "--sweep", &v, &e)) return report_one_line("plot", &e);
             o.sweep_id = v;
             break;
         case 'h':
@@ -45,7 +54,7 @@ int sb_cmd_plot(int argc, char **argv)
     if (!o.out_dir) return sb_cli_usage_error("plot", "--out DIR is required");
     char **files = NULL;
     int n = 0;
-    if (sb_plot_sweep(&o, &files, &n, &e)) return sb_cli_report("plot", &e);
+    if (sb_plot_sweep(&o, &files, &n, &e)) return report_one_line("plot", &e);
     for (int i = 0; i < n; i++) {
         printf("%s\n", files[i]);
         free(files[i]);

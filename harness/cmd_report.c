@@ -32,6 +32,15 @@ static void report_help(void)
            SB_DEFAULT_DB);
 }
 
+/* The message may quote a path or gnuplot's own words, which may hold any
+ * byte: the user still gets one line. */
+static int report_one_line(const char *cmd, sb_err *e)
+{
+    for (char *p = e->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return sb_cli_report(cmd, e);
+}
+
 int sb_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -77,7 +86,7 @@ int sb_cmd_report(int argc, char **argv)
     char joined[4096] = "";
     if (ndbs == 1) {
         ro.db_path = dbs[0];
-        if (sb_db_open(dbs[0], &db, &e)) return sb_cli_report("report", &e);
+        if (sb_db_open(dbs[0], &db, &e)) return report_one_line("report", &e);
     } else {
         /* Several databases (one per machine): read together from a merged
          * temporary copy; the inputs are not touched beyond opening. */
@@ -96,7 +105,7 @@ int sb_cmd_report(int argc, char **argv)
         if (rc) {
             sb_db_close(db);
             unlink(tmp);
-            return sb_cli_report("report", &e);
+            return report_one_line("report", &e);
         }
     }
     sb_selection b, cd;
@@ -113,7 +122,7 @@ int sb_cmd_report(int argc, char **argv)
         snprintf(side, sizeof side, "%s-shm", tmp);
         unlink(side);
     }
-    if (rc) return sb_cli_report("report", &e);
+    if (rc) return report_one_line("report", &e);
     printf("wrote %s and %s (%d table rows, %d plots", s.md_path, s.html_path, s.rows,
            s.plots_drawn);
     if (s.headline_ratio > 0) printf(", epoch-time ratio baseline/candidate %.2fx", s.headline_ratio);

@@ -1,8 +1,11 @@
 #include "sb_gnuplot.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +13,14 @@
 #include <unistd.h>
 
 extern char **environ;
+
+struct sb_gp {
+    char *buf;
+    size_t len, cap;
+    int in_block;
+    int oom;
+    char misuse[160];   /* non-empty: the script must not run */
+};
 
 static const char *gnuplot_path(void)
 {
@@ -24,77 +35,338 @@ int sb_gnuplot_available(void)
     const char *path = getenv("PATH");
     if (!path) return 0;
     char *copy = strdup(path), *save = NULL;
+    if (!copy) return 0;
     int found = 0;
     for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
         char full[4096];
-        snprintf(full, sizeof full, "%s/%s", d, g);
-        found = access(full, X_OK) == 0;
+        if (snprintf(full, sizeof full, "%s/%s", d, g) < (int)sizeof full)
+            found = access(full, X_OK) == 0;
     }
     free(copy);
     return found;
 }
 
-void sb_gnuplot_quote(const char *s, char *buf, size_t cap)
+/* ---- the writer ---- */
+
+sb_gp *sb_gp_new(void) { return calloc(1, sizeof(sb_gp)); }
+
+void sb_gp_free(sb_gp *g)
 {
-    size_t o = 0;
-    for (; *s && o + 3 < cap; s++) {
-        if (*s == '"' || *s == '\\') buf[o++] = '\\';
-        if (*s == '\n') { buf[o++] = ' '; continue; }
-        buf[o++] = *s;
+    if (!g) return;
+    free(g->buf);
+    free(g);
+}
+
+static void put(sb_gp *g, const void *p, size_t n)
+{
+    if (g->oom) return;
+    if (g->len + n + 1 > g->cap) {
+        size_t cap = (g->cap ? g->cap : 1024);
+        while (cap < g->len + n + 1) cap *= 2;
+        char *nb = realloc(g->buf, cap);
+        if (!nb) {
+            g->oom = 1;
+            return;
+        }
+        g->buf = nb;
+        g->cap = cap;
     }
+    memcpy(g->buf + g->len, p, n);
+    g->len += n;
+    g->buf[g->len] = '\0';
+}
+
+static void put_str(sb_gp *g, const char *s) { put(g, s, strlen(s)); }
+
+static void misuse(sb_gp *g, const char *why)
+{
+    if (!g->misuse[0]) snprintf(g->misuse, sizeof g->misuse, "%s", why);
+}
+
+/* Numbers as gnuplot reads them back: never "inf" or "nan", which gnuplot
+ * would take for variable names in a command. */
+static void put_num(sb_gp *g, double v, const char *fmt)
+{
+    char b[40];
+    if (!isfinite(v)) snprintf(b, sizeof b, "NaN");
+    else snprintf(b, sizeof b, fmt, v);
+    put_str(g, b);
+}
+
+/* Length of the well-formed UTF-8 sequence at s and its code point; 0 for
+ * a byte that starts none (stray continuation, overlong form, surrogate,
+ * beyond U+10FFFF, truncated). */
+static int utf8_seq(const unsigned char *s, unsigned *cp)
+{
+    unsigned c = s[0], min;
+    int n;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xc2 && c <= 0xdf) { n = 2; c &= 0x1f; min = 0x80; }
+    else if ((c & 0xf0) == 0xe0) { n = 3; c &= 0x0f; min = 0x800; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 4; c &= 0x07; min = 0x10000; }
+    else return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;   /* also stops at the terminating NUL */
+        c = c << 6 | (s[i] & 0x3fu);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+    *cp = c;
+    return n;
+}
+
+/* A single-quoted literal: inside '...' gnuplot 5.4 expands no `command`,
+ * no @macro and no escape sequence, and '' stands for '. A line break
+ * would end the command mid-literal, so whitespace controls become spaces;
+ * other controls could reach the image or the terminal, so they go; bytes
+ * that are not UTF-8 would make the SVG unreadable XML. as_format: gnuplot
+ * will run the text through its own printf (explicit tic labels), where
+ * only %% is a plain '%'. */
+static void put_text(sb_gp *g, const char *s, int as_format)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    put(g, "'", 1);
+    while (*p) {
+        unsigned cp;
+        int n = utf8_seq(p, &cp);
+        if (n == 0) {
+            put(g, "?", 1);
+            p++;
+            continue;
+        }
+        if (cp == '\n' || cp == '\r' || cp == '\t') put(g, " ", 1);
+        else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) { /* dropped */ }
+        else if (cp == '\'') put(g, "''", 2);
+        else if (cp == '%' && as_format) put(g, "%%", 2);
+        else put(g, p, (size_t)n);
+        p += n;
+    }
+    put(g, "'", 1);
+}
+
+void sb_gp_add(sb_gp *g, const char *fmt, ...)
+{
+    if (!g || g->misuse[0]) return;
+    if (g->in_block) {
+        misuse(g, "a command inside a data block");
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    const char *run = fmt;
+    for (const char *f = fmt; *f; f++) {
+        if (*f != '%') continue;
+        put(g, run, (size_t)(f - run));
+        switch (f[1]) {
+        case 'd': {
+            char b[16];
+            snprintf(b, sizeof b, "%d", va_arg(ap, int));
+            put_str(g, b);
+            break;
+        }
+        case 'g': put_num(g, va_arg(ap, double), "%g"); break;
+        case 'T': put_text(g, va_arg(ap, const char *), 0); break;
+        case 'F': put_text(g, va_arg(ap, const char *), 1); break;
+        case '%': put(g, "%", 1); break;
+        default:
+            /* the argument's type is unknown: nothing after it can be read */
+            misuse(g, "unknown directive in a script format");
+            va_end(ap);
+            return;
+        }
+        f++;
+        run = f + 1;
+    }
+    put_str(g, run);
+    va_end(ap);
+}
+
+void sb_gp_block_begin(sb_gp *g, const char *name)
+{
+    if (!g || g->misuse[0]) return;
+    size_t n = name ? strlen(name) : 0;
+    int ok = n > 0 && n <= 32 && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'));
+    for (size_t i = 1; ok && i < n; i++)
+        ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+             (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
+    if (!ok || g->in_block) {
+        misuse(g, ok ? "a data block inside a data block" : "a bad data block name");
+        return;
+    }
+    put(g, "$", 1);
+    put_str(g, name);
+    put_str(g, " << EOD\n");
+    g->in_block = 1;
+}
+
+void sb_gp_block_row(sb_gp *g, const double *v, int n)
+{
+    if (!g || g->misuse[0]) return;
+    if (!g->in_block || n < 1) {
+        misuse(g, "a data row outside a data block");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i) put(g, " ", 1);
+        put_num(g, v[i], "%.10g");
+    }
+    put(g, "\n", 1);
+}
+
+void sb_gp_block_end(sb_gp *g)
+{
+    if (!g || g->misuse[0]) return;
+    if (!g->in_block) {
+        misuse(g, "a data block ended twice");
+        return;
+    }
+    put_str(g, "EOD\n");
+    g->in_block = 0;
+}
+
+char *sb_gp_script(const sb_gp *g, const char *term, int width, int height, sb_err *e)
+{
+    if (!g || g->oom) {
+        sb_errf(e, SB_EFAIL, "gnuplot script: out of memory");
+        return NULL;
+    }
+    if (g->misuse[0] || g->in_block) {
+        sb_errf(e, SB_EFAIL, "gnuplot script refused: %s", g->misuse[0] ? g->misuse : "a data block left open");
+        return NULL;
+    }
+    if (width < 16 || width > 20000 || height < 16 || height > 20000) {
+        sb_errf(e, SB_EUSAGE, "gnuplot: image size %dx%d out of range", width, height);
+        return NULL;
+    }
+    /* noenhanced: text from the database is shown, never read as markup */
+    const char *head;
+    if (term && !strcmp(term, "svg"))
+        head = "set terminal svg size %d,%d dynamic noenhanced font 'Sans,11' background '#ffffff'\n";
+    else if (term && !strcmp(term, "png"))
+        head = "set terminal pngcairo size %d,%d noenhanced font 'Sans,10'\n";
+    else {
+        sb_errf(e, SB_EUSAGE, "gnuplot: unknown terminal (png or svg)");
+        return NULL;
+    }
+    int n = snprintf(NULL, 0, head, width, height);
+    char *s = malloc((size_t)n + g->len + 1);
+    if (!s) {
+        sb_errf(e, SB_EFAIL, "gnuplot script: out of memory");
+        return NULL;
+    }
+    snprintf(s, (size_t)n + 1, head, width, height);
+    if (g->len) memcpy(s + n, g->buf, g->len);
+    s[(size_t)n + g->len] = '\0';
+    return s;
+}
+
+/* ---- the launcher ---- */
+
+/* gnuplot's last error line from its captured stderr, one line of text:
+ * it may echo script text, so control characters go. */
+static void last_error_line(FILE *err, char *buf, size_t cap)
+{
+    char text[8192];
+    buf[0] = '\0';
+    if (!err || fseek(err, 0, SEEK_SET)) return;
+    size_t n = fread(text, 1, sizeof text - 1, err);
+    text[n] = '\0';
+    char *best = NULL;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        while (*line == ' ' || *line == '\t') line++;
+        if (line[strspn(line, " ^\t\r")]) best = line;   /* not a caret line */
+    }
+    if (!best) return;
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)best; *p && o + 1 < cap; p++)
+        if (*p >= 0x20 && *p != 0x7f) buf[o++] = (char)*p;
     buf[o] = '\0';
 }
 
-int sb_gnuplot_render(const char *script, const char *term, int width, int height,
+static int write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
                       const char *out_path, sb_err *e)
 {
     if (!sb_gnuplot_available())
         return sb_errf(e, SB_EUSAGE, "gnuplot not found on PATH (install gnuplot-nox)");
+    char *script = sb_gp_script(g, term, width, height, e);
+    if (!script) return e ? e->code : SB_EFAIL;
     char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out_path, (long)getpid()) >= (int)sizeof tmp)
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out_path, (long)getpid()) >= (int)sizeof tmp) {
+        free(script);
         return sb_errf(e, SB_EUSAGE, "%s: path too long", out_path);
-    FILE *probe = fopen(tmp, "wb");
-    if (!probe) return sb_errf(e, SB_EUSAGE, "%s: cannot write: %s", out_path, strerror(errno));
-    fclose(probe);
-
+    }
+    /* gnuplot writes the image to its standard output, this file: the path
+     * itself never reaches gnuplot */
+    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+        int err = errno;
+        free(script);
+        return sb_errf(e, SB_EUSAGE, "%s: cannot write: %s", out_path, strerror(err));
+    }
+    FILE *errf = tmpfile();
     int in[2];
-    if (pipe(in)) return sb_errf(e, SB_EFAIL, "pipe: %s", strerror(errno));
+    if (pipe2(in, O_CLOEXEC)) {
+        int err = errno;
+        close(out);
+        unlink(tmp);
+        if (errf) fclose(errf);
+        free(script);
+        return sb_errf(e, SB_EFAIL, "pipe: %s", strerror(err));
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_addclose(&fa, in[1]);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {(char *)gnuplot_path(), NULL};
+    posix_spawn_file_actions_adddup2(&fa, out, 1);
+    if (errf) posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
+    else posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    /* --default-settings: no gnuplotrc or ~/.gnuplot, the same image everywhere */
+    char *argv[] = {(char *)gnuplot_path(), (char *)"--default-settings", NULL};
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
+    close(out);
     if (rc) {
         close(in[1]);
         unlink(tmp);
+        if (errf) fclose(errf);
+        free(script);
         return sb_errf(e, SB_EUSAGE, "cannot run gnuplot: %s", strerror(rc));
     }
+    /* gnuplot stops reading at its first error: a closed pipe is its
+     * exit status's business, not a signal for this process */
     void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-    FILE *f = fdopen(in[1], "w");
-    char qout[4200];
-    sb_gnuplot_quote(tmp, qout, sizeof qout);
-    if (!strcmp(term, "svg"))
-        fprintf(f, "set terminal svg size %d,%d dynamic enhanced font 'Sans,11' background '#ffffff'\n",
-                width, height);
-    else
-        fprintf(f, "set terminal pngcairo size %d,%d enhanced font 'Sans,10'\n", width, height);
-    fprintf(f, "set output \"%s\"\n%s\nunset output\n", qout, script);
-    fclose(f);
+    write_all(in[1], script, strlen(script));
+    close(in[1]);
     signal(SIGPIPE, old);
+    free(script);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     struct stat st;
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(tmp, &st) == 0 &&
              st.st_size > 100;
     if (!ok) {
+        char why[240];
+        last_error_line(errf, why, sizeof why);
+        if (errf) fclose(errf);
         unlink(tmp);
-        return sb_errf(e, SB_EFAIL, "gnuplot failed to draw %s", out_path);
+        return sb_errf(e, SB_EFAIL, "gnuplot failed to draw %s%s%s", out_path, why[0] ? ": " : "", why);
     }
+    if (errf) fclose(errf);
     if (rename(tmp, out_path)) {
         int err = errno;
         unlink(tmp);

@@ -1,21 +1,68 @@
-/* sb_gnuplot: runs gnuplot (argv, script on stdin, no shell) to draw one
- * image. Output goes to a temporary file renamed into place only when gnuplot
+/* sb_gnuplot: the one writer of gnuplot scripts and the one launcher of
+ * gnuplot. Every plot text that came from a database, a file or the command
+ * line (host names, labels, kernels, shapes, titles) reaches gnuplot only
+ * through this module, in a form gnuplot cannot execute:
+ *
+ *  - text is a single-quoted literal: gnuplot 5.4 does no backquote command
+ *    substitution, no @macro expansion and no escape processing inside
+ *    '...', and '' is its only escape. Newlines, tabs and CR become spaces,
+ *    other control characters are dropped and invalid UTF-8 becomes '?', so
+ *    a literal always closes on its own line. Terminals are noenhanced, so
+ *    ^ _ @ { } & ~ \ in text are shown, not read as markup;
+ *  - where gnuplot reads text as a printf-like format (explicit tic labels:
+ *    `set xtics ('label' pos)`), % is doubled as well;
+ *  - data are numbers only, in inline data blocks ($name << EOD): no data
+ *    line can be the EOD terminator or anything but numbers;
+ *  - the output path never appears in the script: gnuplot draws to its
+ *    standard output, which is a file this module opened. No pipe ('|...'),
+ *    no `set output`, no `~` expansion can come from a path;
+ *  - gnuplot runs from argv (posix_spawnp, no shell) with --default-settings
+ *    (no init files) and the script on its standard input.
+ *
+ * The script's fixed text comes from the caller's format literals, whose
+ * only directives are %d, %g, %T (text), %F (text read as a format by
+ * gnuplot) and %%: there is no %s, so a caller cannot splice raw text.
+ *
+ * The output goes to a temporary file renamed into place only when gnuplot
  * succeeded and wrote a non-trivial image: never an empty or partial PNG/SVG. */
 #ifndef SB_GNUPLOT_H
 #define SB_GNUPLOT_H
-#include <stdio.h>
+#include <stddef.h>
 #include "sb_err.h"
 
 /* 1 when a gnuplot binary is on PATH (or $SB_GNUPLOT names one). */
 int sb_gnuplot_available(void);
 
-/* `script` draws with `set output OUT` already done by this function: it
- * must only set the rest and plot. term: "png" (pngcairo) or "svg".
- * SB_EUSAGE when gnuplot is missing, SB_EFAIL when it fails. */
-int sb_gnuplot_render(const char *script, const char *term, int width, int height,
-                      const char *out_path, sb_err *e);
+typedef struct sb_gp sb_gp;   /* a script being written */
 
-/* Quotes a string for a gnuplot double-quoted literal into buf. */
-void sb_gnuplot_quote(const char *s, char *buf, size_t cap);
+/* NULL when out of memory; every function below accepts NULL and then does
+ * nothing (sb_gp_script and sb_gnuplot_render fail). */
+sb_gp *sb_gp_new(void);
+void sb_gp_free(sb_gp *g);
+
+/* Appends command text. `fmt` must be a string literal of the program; its
+ * directives: %d (int), %g (double; not finite: NaN), %T (const char *, text
+ * shown as is; NULL is ""), %F (text in a place gnuplot reads as a format),
+ * %%. Any other directive, or a command while a data block is open, marks
+ * the script unusable: sb_gp_script and sb_gnuplot_render then refuse it. */
+void sb_gp_add(sb_gp *g, const char *fmt, ...);
+
+/* An inline data block `$name << EOD` ... `EOD`; name: a letter then
+ * letters, digits or _. Rows hold numbers only (not finite: NaN). */
+void sb_gp_block_begin(sb_gp *g, const char *name);
+void sb_gp_block_row(sb_gp *g, const double *v, int n);
+void sb_gp_block_end(sb_gp *g);
+
+/* The whole script gnuplot reads for term "png" (pngcairo) or "svg" at
+ * width x height: the terminal line, then what was added. Caller frees.
+ * NULL with SB_EFAIL for a misused or out-of-memory writer, SB_EUSAGE for
+ * an unknown terminal or size. */
+char *sb_gp_script(const sb_gp *g, const char *term, int width, int height, sb_err *e);
+
+/* Draws the script into out_path. SB_EUSAGE when gnuplot is missing or
+ * out_path cannot be written, SB_EFAIL when gnuplot fails (the message ends
+ * with gnuplot's own last error line, control characters removed). */
+int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
+                      const char *out_path, sb_err *e);
 
 #endif

@@ -10,35 +10,10 @@
 #include "sb_stats.h"
 
 typedef struct {
-    char kernel[64];
+    char kernel[160];   /* an imported kernel name is up to 128 bytes */
     int threads;
     double median, lo, hi;  /* throughput: median and the p10-p90 spread */
 } series_pt;
-
-typedef struct {
-    char *buf;
-    size_t len, cap;
-} strbuf;
-
-static void sb_append(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
-static void sb_append(strbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->buf ? b->buf + b->len : NULL, b->buf ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) return;
-        if (b->buf && (size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        b->cap = (b->cap + (size_t)n + 256) * 2;
-        b->buf = realloc(b->buf, b->cap);
-        if (b->len == 0) b->buf[0] = '\0';
-    }
-}
 
 /* Throughput of one sample: GEMM flops / seconds, or tokens / seconds from
  * the point's own median (tokens_per_s * median step seconds). */
@@ -93,38 +68,43 @@ static int load_series(sb_db *db, int64_t sweep, const char *workload, const cha
     return 0;
 }
 
-static void datablocks(strbuf *s, const series_pt *pts, int n, int speedup)
+static void datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
 {
     int block = 0;
     for (int i = 0; i < n;) {
         int j = i;
         while (j < n && !strcmp(pts[j].kernel, pts[i].kernel)) j++;
-        sb_append(s, "$d%d << EOD\n", block++);
+        char name[16];
+        snprintf(name, sizeof name, "d%d", block++);
+        sb_gp_block_begin(g, name);
         double base = pts[i].median * 1.0, base_t = pts[i].threads;
         for (int q = i; q < j; q++) {
             if (speedup) {
                 double sp = base > 0 ? pts[q].median / base : 0;
                 double ideal = pts[q].threads / base_t;
-                sb_append(s, "%d %g %g\n", pts[q].threads, sp, ideal > 0 ? 100.0 * sp / ideal : 0);
+                double row[3] = {pts[q].threads, sp, ideal > 0 ? 100.0 * sp / ideal : 0};
+                sb_gp_block_row(g, row, 3);
             } else {
-                sb_append(s, "%d %g %g %g\n", pts[q].threads, pts[q].median, pts[q].lo, pts[q].hi);
+                double row[4] = {pts[q].threads, pts[q].median, pts[q].lo, pts[q].hi};
+                sb_gp_block_row(g, row, 4);
             }
         }
-        sb_append(s, "EOD\n");
+        sb_gp_block_end(g);
         i = j;
     }
 }
 
-static void plot_cmd(strbuf *s, const series_pt *pts, int n, const char *fmt_using)
+/* `using` is one of this file's literals, with no directives. */
+static void plot_cmd(sb_gp *g, const series_pt *pts, int n, const char *using)
 {
     int block = 0;
-    sb_append(s, "plot ");
+    sb_gp_add(g, "plot ");
     for (int i = 0; i < n;) {
         int j = i;
         while (j < n && !strcmp(pts[j].kernel, pts[i].kernel)) j++;
-        char q[160];
-        sb_gnuplot_quote(pts[i].kernel, q, sizeof q);
-        sb_append(s, "%s$d%d %s title \"%s\"", block ? ", " : "", block, fmt_using, q);
+        sb_gp_add(g, block ? ", $d%d " : "$d%d ", block);
+        sb_gp_add(g, using);
+        sb_gp_add(g, " title %T", pts[i].kernel);
         block++;
         i = j;
     }
@@ -149,7 +129,7 @@ static void slug(const char *in, char *out, size_t cap)
     if (!o) snprintf(out, cap, "all");
 }
 
-static int render_both(const char *script, int w, int h, const char *dir, const char *base,
+static int render_both(const sb_gp *script, int w, int h, const char *dir, const char *base,
                        char ***files, int *nfiles, sb_err *e)
 {
     static const char *const exts[] = {"png", "svg"};
@@ -168,7 +148,7 @@ static int render_both(const char *script, int w, int h, const char *dir, const 
 #endif
 
 typedef struct {
-    char kernel[64];
+    char kernel[160];
     int ppn, nodes;
     double epoch_s;
     int extrapolated;   /* a measured point whose epoch time came from some steps */
@@ -223,7 +203,7 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
     sb_err se = {0};
     if (reference && sb_study_load(reference, &study, &nstudy, &se)) nstudy = 0;
 
-    strbuf s = {0};
+    sb_gp *s = sb_gp_new();
     int blocks = 0;
     char labels[64][200];
     int dashed[64];
@@ -239,21 +219,23 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
             if (pts[q].nodes == 1) base = pts[q].epoch_s;
             extrapolated |= pts[q].extrapolated && !pts[q].model;
         }
-        sb_append(&s, "$s%d << EOD\n", blocks);
+        char name[16];
+        snprintf(name, sizeof name, "s%d", blocks);
+        sb_gp_block_begin(s, name);
         for (int q = i; q < j; q++) {
             double sp = base > 0 ? base / pts[q].epoch_s : 0;
-            sb_append(&s, "%d %g %g %g %d\n", pts[q].nodes, pts[q].epoch_s, sp,
-                      pts[q].nodes > 0 ? 100.0 * sp / pts[q].nodes : 0, pts[q].ppn * pts[q].nodes);
+            double row[5] = {pts[q].nodes, pts[q].epoch_s, sp,
+                             pts[q].nodes > 0 ? 100.0 * sp / pts[q].nodes : 0,
+                             (double)pts[q].ppn * pts[q].nodes};
+            sb_gp_block_row(s, row, 5);
         }
-        sb_append(&s, "EOD\n");
-        char q[100];
-        sb_gnuplot_quote(pts[i].kernel, q, sizeof q);
+        sb_gp_block_end(s);
         if (pts[i].model)
             snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node, projected (model)",
-                     q, pts[i].ppn);
+                     pts[i].kernel, pts[i].ppn);
         else
-            snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node%s", q, pts[i].ppn,
-                     extrapolated ? " (epoch projected from steps)" : "");
+            snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node%s", pts[i].kernel,
+                     pts[i].ppn, extrapolated ? " (epoch projected from steps)" : "");
         dashed[blocks] = pts[i].model;
         if (++blocks == 64) break;
         i = j;
@@ -264,70 +246,87 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
         if (study[i].nodes == 1 && !strcmp(study[i].kind, "measured") && strstr(study[i].machine, "Sapphire"))
             study1 = study[i].epoch_s;
     if (study1 > 0) {
-        sb_append(&s, "$study << EOD\n");
+        sb_gp_block_begin(s, "study");
         for (int i = 0; i < nstudy; i++)
-            if (!strcmp(study[i].kind, "measured") && strstr(study[i].machine, "Sapphire"))
-                sb_append(&s, "%d %g %g %g\n", study[i].nodes, study[i].epoch_s,
-                          study1 / study[i].epoch_s, 100.0 * study1 / study[i].epoch_s / study[i].nodes);
-        sb_append(&s, "EOD\n");
+            if (!strcmp(study[i].kind, "measured") && strstr(study[i].machine, "Sapphire")) {
+                double row[4] = {study[i].nodes, study[i].epoch_s, study1 / study[i].epoch_s,
+                                 100.0 * study1 / study[i].epoch_s / study[i].nodes};
+                sb_gp_block_row(s, row, 4);
+            }
+        sb_gp_block_end(s);
         for (int i = 0; i < nstudy; i++) if (study[i].nodes > maxn) maxn = study[i].nodes;
     }
     int xmax = 1;
     while (xmax < maxn) xmax *= 2;
     /* measured: solid lines with filled circles; projected: dashed, open circles */
-    const char *style[2] = {"with linespoints lw 2 pt 7", "with linespoints lw 2 dt 2 pt 6"};
-    sb_append(&s, "set multiplot layout 3,1 title \"Scaling over nodes: %s\"\n"
-                  "set logscale x 2\nset xrange [0.8:%g]\nset grid\nset key outside right\n"
-                  "set lmargin 12\nset rmargin 52\n"
-                  "set ylabel \"epoch time, s\"\nset logscale y 10\n",
-              title_machine, xmax * 1.25);
-    sb_append(&s, "plot ");
-    for (int b = 0; b < blocks; b++)
-        sb_append(&s, "%s$s%d using 1:2 %s title \"%s\"", b ? ", " : "", b, style[dashed[b]], labels[b]);
+    const char *style[2] = {" using 1:%d with linespoints lw 2 pt 7 title %T",
+                            " using 1:%d with linespoints lw 2 dt 2 pt 6 title %T"};
+    char title[700];
+    snprintf(title, sizeof title, "Scaling over nodes: %s", title_machine);
+    sb_gp_add(s, "set multiplot layout 3,1 title %T\n"
+                 "set logscale x 2\nset xrange [0.8:%g]\nset grid\nset key outside right\n"
+                 "set lmargin 12\nset rmargin 52\n"
+                 "set ylabel 'epoch time, s'\nset logscale y 10\n",
+              title, xmax * 1.25);
+    sb_gp_add(s, "plot ");
+    for (int b = 0; b < blocks; b++) {
+        sb_gp_add(s, b ? ", $s%d" : "$s%d", b);
+        sb_gp_add(s, style[dashed[b]], 2, labels[b]);
+    }
     if (study1 > 0)
-        sb_append(&s, ", $study using 1:2 with points pt 5 ps 1.5 lc rgb \"black\" title "
-                      "\"published study (SPR bf16, HF blog 2023)\"");
-    sb_append(&s, "\nunset logscale y\nset logscale y 2\nset ylabel \"speedup vs 1 node\"\n"
-                  "set yrange [0.8:%g]\nplot ", xmax * 1.25);
-    for (int b = 0; b < blocks; b++)
-        sb_append(&s, "$s%d using 1:3 %s title \"%s\", ", b, style[dashed[b]], labels[b]);
+        sb_gp_add(s, ", $study using 1:2 with points pt 5 ps 1.5 lc rgb 'black' title "
+                     "'published study (SPR bf16, HF blog 2023)'");
+    sb_gp_add(s, "\nunset logscale y\nset logscale y 2\nset ylabel 'speedup vs 1 node'\n"
+                 "set yrange [0.8:%g]\nplot ", xmax * 1.25);
+    for (int b = 0; b < blocks; b++) {
+        sb_gp_add(s, "$s%d", b);
+        sb_gp_add(s, style[dashed[b]], 3, labels[b]);
+        sb_gp_add(s, ", ");
+    }
     if (study1 > 0)
-        sb_append(&s, "$study using 1:3 with points pt 5 ps 1.5 lc rgb \"black\" title \"published study\", ");
-    sb_append(&s, "x title \"ideal (y = x)\" dt 2 lc rgb \"black\"\n"
-                  "unset logscale y\nset yrange [0:120]\nset ylabel \"parallel efficiency %%\"\n"
-                  "set xlabel \"nodes\"\nplot ");
-    for (int b = 0; b < blocks; b++)
-        sb_append(&s, "$s%d using 1:4 %s title \"%s\", ", b, style[dashed[b]], labels[b]);
+        sb_gp_add(s, "$study using 1:3 with points pt 5 ps 1.5 lc rgb 'black' title 'published study', ");
+    sb_gp_add(s, "x title 'ideal (y = x)' dt 2 lc rgb 'black'\n"
+                 "unset logscale y\nset yrange [0:120]\nset ylabel 'parallel efficiency %%'\n"
+                 "set xlabel 'nodes'\nplot ");
+    for (int b = 0; b < blocks; b++) {
+        sb_gp_add(s, "$s%d", b);
+        sb_gp_add(s, style[dashed[b]], 4, labels[b]);
+        sb_gp_add(s, ", ");
+    }
     if (study1 > 0)
-        sb_append(&s, "$study using 1:4 with points pt 5 ps 1.5 lc rgb \"black\" title \"published study\", ");
-    sb_append(&s, "100 title \"ideal\" dt 2 lc rgb \"black\"\nunset multiplot\n");
-    int rc = render_both(s.buf, 900, 1100, dir, "scaling-nodes", files, nfiles, e);
-    free(s.buf);
+        sb_gp_add(s, "$study using 1:4 with points pt 5 ps 1.5 lc rgb 'black' title 'published study', ");
+    sb_gp_add(s, "100 title 'ideal' dt 2 lc rgb 'black'\nunset multiplot\n");
+    int rc = render_both(s, 900, 1100, dir, "scaling-nodes", files, nfiles, e);
+    sb_gp_free(s);
     free(study);
     if (rc) return rc;
 
     /* against total ranks, every (kernel, ppn) series on one axis; the
      * model's points as a series of their own */
-    strbuf r = {0};
+    sb_gp *r = sb_gp_new();
     int nmeasured = n - nmodel;
     for (int kind = 0; kind < 2; kind++) {
         if (!(kind ? nmodel : nmeasured)) continue;
-        sb_append(&r, "$r%d << EOD\n", kind);
+        sb_gp_block_begin(r, kind ? "r1" : "r0");
         for (int i = 0; i < n; i++)
-            if (pts[i].model == kind) sb_append(&r, "%d %g\n", pts[i].ppn * pts[i].nodes, pts[i].epoch_s);
-        sb_append(&r, "EOD\n");
+            if (pts[i].model == kind) {
+                double row[2] = {(double)pts[i].ppn * pts[i].nodes, pts[i].epoch_s};
+                sb_gp_block_row(r, row, 2);
+            }
+        sb_gp_block_end(r);
     }
-    sb_append(&r, "set title \"Epoch time against total ranks: %s\"\nset logscale x 2\n"
-                  "set logscale y 10\nset grid\nset xlabel \"total MPI ranks\"\n"
-                  "set ylabel \"epoch time, s\"\nplot ", title_machine);
+    snprintf(title, sizeof title, "Epoch time against total ranks: %s", title_machine);
+    sb_gp_add(r, "set title %T\nset logscale x 2\n"
+                 "set logscale y 10\nset grid\nset xlabel 'total MPI ranks'\n"
+                 "set ylabel 'epoch time, s'\nplot ", title);
     if (nmeasured)
-        sb_append(&r, "$r0 using 1:2 with points pt 7 ps 1.3 title \"measured points\"%s",
-                  nmodel ? ", " : "");
+        sb_gp_add(r, nmodel ? "$r0 using 1:2 with points pt 7 ps 1.3 title 'measured points', "
+                            : "$r0 using 1:2 with points pt 7 ps 1.3 title 'measured points'");
     if (nmodel)
-        sb_append(&r, "$r1 using 1:2 with points pt 6 ps 1.3 title \"projected (model, not measured)\"");
-    sb_append(&r, "\n");
-    rc = render_both(r.buf, 900, 560, dir, "scaling-ranks", files, nfiles, e);
-    free(r.buf);
+        sb_gp_add(r, "$r1 using 1:2 with points pt 6 ps 1.3 title 'projected (model, not measured)'");
+    sb_gp_add(r, "\n");
+    rc = render_both(r, 900, 560, dir, "scaling-ranks", files, nfiles, e);
+    sb_gp_free(r);
     return rc;
 }
 
@@ -379,12 +378,11 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
                        " AND p.workload = ? AND p.status = 'ok' ORDER BY 1", -1, &st, NULL);
     sqlite3_bind_int64(st, 1, sweep);
     sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
-    char qmachine[600];
-    sb_gnuplot_quote(machine, qmachine, sizeof qmachine);
     int shapes = 0;
     while (!rc && sqlite3_step(st) == SQLITE_ROW) {
         const char *shape = (const char *)sqlite3_column_text(st, 0);
-        char shape_s[64];
+        /* whole: the points are looked up by it (imports allow 1024 bytes) */
+        char shape_s[1100];
         snprintf(shape_s, sizeof shape_s, "%s", shape ? shape : "");
         series_pt *pts = NULL;
         int n = 0;
@@ -394,40 +392,43 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
             continue;
         }
         shapes++;
-        char name[96], base[160], title[900];
+        char name[96], base[160], what[1200], line1[1300], ylabel[128];
         slug(shape_s, name, sizeof name);
-        snprintf(title, sizeof title, "%s %s\\n%s", !strcmp(workload, "gemm") ? "GEMM" : workload,
-                 shape_s[0] ? shape_s : "", qmachine);
+        snprintf(what, sizeof what, "%s %s", !strcmp(workload, "gemm") ? "GEMM" : workload,
+                 shape_s[0] ? shape_s : "");
         int maxt = 1;
         for (int i = 0; i < n; i++) if (pts[i].threads > maxt) maxt = pts[i].threads;
 
-        strbuf s = {0};
-        datablocks(&s, pts, n, 0);
-        sb_append(&s, "set title \"%s\"\nset xlabel \"threads\"\nset ylabel \"%s (median, p10-p90)\"\n"
-                      "set key outside right\nset grid\nset xrange [0.5:%g]\nset yrange [0:*]\n"
-                      "set xtics 1\nset style data yerrorlines\n", title, unit, maxt + 0.5);
-        plot_cmd(&s, pts, n, "using 1:2:3:4 with yerrorlines lw 2 pt 7");
-        sb_append(&s, "\n");
+        snprintf(ylabel, sizeof ylabel, "%s (median, p10-p90)", unit);
+        /* titles: two lines, what was measured and on which machine */
+        sb_gp *s = sb_gp_new();
+        datablocks(s, pts, n, 0);
+        sb_gp_add(s, "set title %T.\"\\n\".%T\nset xlabel 'threads'\nset ylabel %T\n"
+                     "set key outside right\nset grid\nset xrange [0.5:%g]\nset yrange [0:*]\n"
+                     "set xtics 1\nset style data yerrorlines\n", what, machine, ylabel, maxt + 0.5);
+        plot_cmd(s, pts, n, "using 1:2:3:4 with yerrorlines lw 2 pt 7");
+        sb_gp_add(s, "\n");
         snprintf(base, sizeof base, "throughput-%s", name);
-        rc = render_both(s.buf, 900, 560, o->out_dir, base, files, nfiles, e);
-        free(s.buf);
+        rc = render_both(s, 900, 560, o->out_dir, base, files, nfiles, e);
+        sb_gp_free(s);
 
         if (!rc) {
-            strbuf t = {0};
-            datablocks(&t, pts, n, 1);
-            sb_append(&t, "set multiplot layout 2,1 title \"Speedup and parallel efficiency: %s\"\n"
-                          "set key outside right\nset grid\nset xrange [0.5:%g]\nset xtics 1\n"
-                          "set lmargin 12\nset rmargin 24\nset ylabel \"speedup vs fewest threads\"\nset yrange [0:%g]\n",
-                      title, maxt + 0.5, maxt + 0.5);
-            plot_cmd(&t, pts, n, "using 1:2 with linespoints lw 2 pt 7");
-            sb_append(&t, ", x title \"ideal (y = x)\" dt 2 lc rgb \"black\"\n");
-            sb_append(&t, "set title \"\"\nset ylabel \"parallel efficiency %%\"\nset xlabel \"threads\"\n"
-                          "set yrange [0:120]\n");
-            plot_cmd(&t, pts, n, "using 1:3 with linespoints lw 2 pt 7");
-            sb_append(&t, ", 100 title \"ideal\" dt 2 lc rgb \"black\"\nunset multiplot\n");
+            sb_gp *t = sb_gp_new();
+            datablocks(t, pts, n, 1);
+            snprintf(line1, sizeof line1, "Speedup and parallel efficiency: %s", what);
+            sb_gp_add(t, "set multiplot layout 2,1 title %T.\"\\n\".%T\n"
+                         "set key outside right\nset grid\nset xrange [0.5:%g]\nset xtics 1\n"
+                         "set lmargin 12\nset rmargin 24\nset ylabel 'speedup vs fewest threads'\nset yrange [0:%g]\n",
+                      line1, machine, maxt + 0.5, maxt + 0.5);
+            plot_cmd(t, pts, n, "using 1:2 with linespoints lw 2 pt 7");
+            sb_gp_add(t, ", x title 'ideal (y = x)' dt 2 lc rgb 'black'\n");
+            sb_gp_add(t, "set title ''\nset ylabel 'parallel efficiency %%'\nset xlabel 'threads'\n"
+                         "set yrange [0:120]\n");
+            plot_cmd(t, pts, n, "using 1:3 with linespoints lw 2 pt 7");
+            sb_gp_add(t, ", 100 title 'ideal' dt 2 lc rgb 'black'\nunset multiplot\n");
             snprintf(base, sizeof base, "speedup-%s", name);
-            rc = render_both(t.buf, 900, 800, o->out_dir, base, files, nfiles, e);
-            free(t.buf);
+            rc = render_both(t, 900, 800, o->out_dir, base, files, nfiles, e);
+            sb_gp_free(t);
         }
         free(pts);
     }
@@ -435,7 +436,7 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
     if (!rc) {
         const char *ref = o->reference ? o->reference : SB_SOURCE_DIR "/results/reference/study.csv";
         int before = *nfiles;
-        rc = plot_scaling(db, sweep, qmachine, o->out_dir, ref, files, nfiles, e);
+        rc = plot_scaling(db, sweep, machine, o->out_dir, ref, files, nfiles, e);
         if (*nfiles > before) shapes++;
     }
     sb_db_close(db);

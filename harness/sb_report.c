@@ -407,17 +407,9 @@ typedef struct plots {
     char skipped_why[256];
 } plots;
 
-static void plot_label(const char *s, char *buf, size_t cap)
-{
-    /* gnuplot datablock strings: no quotes, no newlines */
-    size_t i = 0;
-    for (; *s && i + 1 < cap; s++) buf[i++] = (*s == '"' || *s == '\n' || *s == '\\') ? '\'' : *s;
-    buf[i] = '\0';
-}
-
 /* Draws name.png from a script, links it from the Markdown and embeds it in
  * the HTML. */
-static void plot_emit(out *o, plots *pl, const char *name, const char *script, int w, int h,
+static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, int w, int h,
                       const char *caption)
 {
     if (!pl->enabled) return;
@@ -434,7 +426,13 @@ static void plot_emit(out *o, plots *pl, const char *name, const char *script, i
     char *b64 = sb_base64((unsigned char *)data, len);
     free(data);
     if (!b64) return;
-    fprintf(o->md, "![%s](%s.png)\n\n", caption, name);
+    /* the caption holds database text: escaped, and ] cannot end the alt text */
+    fputs("![", o->md);
+    for (const char *c = caption; *c; c++) {
+        if (*c == '[' || *c == ']') fputc('\\', o->md);
+        md_esc(o->md, (char[2]){*c, 0});
+    }
+    fprintf(o->md, "](%s.png)\n\n", name);
     fputs("<figure><img alt=\"", o->html);
     html_esc(o->html, caption);
     fprintf(o->html, "\" src=\"data:image/png;base64,%s\"><figcaption>", b64);
@@ -450,28 +448,25 @@ static void plot_bars(out *o, plots *pl, const char *name, const char *ylabel, c
                       const char *bname, const char *cname)
 {
     if (!pl->enabled || n == 0) return;
-    char *s = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&s, &len);
-    if (!f) return;
-    char q1[512], q2[512], q3[512], q4[512], lab[256];
-    sb_gnuplot_quote(title, q1, sizeof q1);
-    sb_gnuplot_quote(ylabel, q2, sizeof q2);
-    sb_gnuplot_quote(bname, q3, sizeof q3);
-    sb_gnuplot_quote(cname, q4, sizeof q4);
-    fputs("$d << EOD\n", f);
-    for (int i = 0; i < n && i < MAX_PLOT_BARS; i++) {
-        plot_label(labels[i], lab, sizeof lab);
-        fprintf(f, "\"%s\" %.6g %.6g\n", lab, bv[i] > 0 ? bv[i] : 0, cv[i] > 0 ? cv[i] : 0);
+    if (n > MAX_PLOT_BARS) n = MAX_PLOT_BARS;
+    sb_gp *g = sb_gp_new();
+    sb_gp_block_begin(g, "d");
+    for (int i = 0; i < n; i++) {
+        double row[2] = {bv[i] > 0 ? bv[i] : 0, cv[i] > 0 ? cv[i] : 0};
+        sb_gp_block_row(g, row, 2);
     }
-    fprintf(f, "EOD\nset termoption noenhanced\nset title \"%s\"\nset ylabel \"%s\"\nset style data histogram\n"
-               "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-               "set boxwidth 0.9\nset xtics rotate by -35 left font ',8'\nset grid ytics\n"
-               "set key outside top center horizontal\nset yrange [0:*]\n"
-               "plot $d using 2:xtic(1) title \"%s\", '' using 3 title \"%s\"\n", q1, q2, q3, q4);
-    fclose(f);
-    plot_emit(o, pl, name, s, 1000, 520, title);
-    free(s);
+    sb_gp_block_end(g);
+    sb_gp_add(g, "set title %T\nset ylabel %T\nset style data histogram\n"
+                 "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+                 "set boxwidth 0.9\nset xtics rotate by -35 left font ',8'\n", title, ylabel);
+    /* cluster i stands at x = i; the labels are tic labels (a format to gnuplot: %F),
+     * so the data stay numbers only */
+    sb_gp_add(g, "set xtics (");
+    for (int i = 0; i < n; i++) sb_gp_add(g, i ? ", %F %d" : "%F %d", labels[i], i);
+    sb_gp_add(g, ")\nset grid ytics\nset key outside top center horizontal\nset yrange [0:*]\n"
+                 "plot $d using 1 title %T, '' using 2 title %T\n", bname, cname);
+    plot_emit(o, pl, name, g, 1000, 520, title);
+    sb_gp_free(g);
 }
 
 /* ---- sections ---- */
@@ -854,31 +849,22 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         heading(o, 3, title);
         t_emit(o, &t);
         if (pl->enabled && np > 1) {
-            char *s = NULL;
-            size_t len = 0;
-            FILE *fp = open_memstream(&s, &len);
-            if (!fp) continue;
-            char q1[512], q3[512], q4[512], q5[200];
-            sb_gnuplot_quote(title, q1, sizeof q1);
-            sb_gnuplot_quote(bname, q3, sizeof q3);
-            sb_gnuplot_quote(cname, q4, sizeof q4);
-            sb_gnuplot_quote(unitm && unitm->unit[0] ? unitm->unit : "median", q5, sizeof q5);
-            fputs("$d << EOD\n", fp);
+            sb_gp *g = sb_gp_new();
+            sb_gp_block_begin(g, "d");
             for (int i = 0; i < np; i++) {
-                char a[32], b[32];
-                if (yb[i] > 0) snprintf(a, sizeof a, "%.6g", yb[i]); else strcpy(a, "NaN");
-                if (yc[i] > 0) snprintf(b, sizeof b, "%.6g", yc[i]); else strcpy(b, "NaN");
-                fprintf(fp, "%g %s %s\n", xs[i], a, b);
+                double row[3] = {xs[i], yb[i] > 0 ? yb[i] : NAN, yc[i] > 0 ? yc[i] : NAN};
+                sb_gp_block_row(g, row, 3);
             }
-            fprintf(fp, "EOD\nset termoption noenhanced\nset title \"%s\"\nset xlabel 'ranks'\nset ylabel \"%s\"\nset grid\n"
-                        "set logscale x 2\nset key outside top center horizontal\nset yrange [0:*]\n"
-                        "plot $d using 1:2 with linespoints title \"%s\","
-                        " '' using 1:3 with linespoints title \"%s\"\n", q1, q5, q3, q4);
-            fclose(fp);
+            sb_gp_block_end(g);
+            sb_gp_add(g, "set title %T\nset xlabel 'ranks'\nset ylabel %T\nset grid\n"
+                         "set logscale x 2\nset key outside top center horizontal\nset yrange [0:*]\n"
+                         "plot $d using 1:2 with linespoints title %T,"
+                         " '' using 1:3 with linespoints title %T\n",
+                      title, unitm && unitm->unit[0] ? unitm->unit : "median", bname, cname);
             char name[32];
             snprintf(name, sizeof name, "scaling%d", f + 1);
-            plot_emit(o, pl, name, s, 800, 480, title);
-            free(s);
+            plot_emit(o, pl, name, g, 800, 480, title);
+            sb_gp_free(g);
         }
     }
     for (int f = 0; f < nf; f++) free(fams[f]);

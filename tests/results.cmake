@@ -7,3 +7,11 @@ sb_add_script(results_cli results_cli.sh)
 set_tests_properties(results_cli PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 sb_add_script(results_ci_gate results_ci_gate.sh)
 set_tests_properties(results_ci_gate PROPERTIES TIMEOUT 120)
+# Results that cannot hurt: the gnuplot script writer against an independent
+# checker (and the fuzz harness replayed), and plot/report on a database full
+# of hostile text, with the scripts they send to gnuplot checked too.
+sb_add_unit(test_results_gnuplot test_results_gnuplot.c)
+sb_add_script(results_gnuplot_inert results_gnuplot_inert.sh)
+set_tests_properties(results_gnuplot_inert PROPERTIES TIMEOUT 180)
+set_property(TEST results_gnuplot_inert APPEND PROPERTY ENVIRONMENT
+  "SB_GP_CHECK=$<TARGET_FILE:test_results_gnuplot>")
