@@ -62,40 +62,48 @@ static void ob_json_string(outbuf *b, const char *s, size_t len)
     json_decref(j);
 }
 
-/* Streams lines to FILE.tmp.PID and renames at the end (nothing
- * half-written), or to stdout when path is NULL or "-". */
-typedef struct sink {
-    FILE *f;
-    const char *path;
-    char tmp[4096];
-} sink;
-
-static int sink_open(sink *s, const char *path, sb_err *e)
+/* --out FILE goes through sb_out (a file whole or not at all, a device or
+ * FIFO in place, every write checked); no --out, or "-", is standard output. */
+static int sink_open(sb_out *o, const char *path, sb_err *e)
 {
-    memset(s, 0, sizeof *s);
     if (!path || !strcmp(path, "-")) {
-        s->f = stdout;
+        sb_out_stdout(o);
         return SB_OK;
     }
-    s->path = path;
-    snprintf(s->tmp, sizeof s->tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (!(s->f = fopen(s->tmp, "wb")))
-        return sb_errf(e, SB_EUSAGE, "%s: cannot write: %s", path, strerror(errno));
-    return SB_OK;
-}
-static int sink_close(sink *s, int ok, sb_err *e)
-{
-    if (!s->path) return fflush(stdout) == 0 || !ok ? SB_OK : sb_errf(e, SB_EFAIL, "stdout: write failed");
-    int good = ok && !ferror(s->f);
-    good = fclose(s->f) == 0 && good;
-    if (!good || rename(s->tmp, s->path) != 0) {
-        unlink(s->tmp);
-        return ok ? sb_errf(e, SB_EFAIL, "%s: write failed: %s", s->path, strerror(errno)) : SB_OK;
-    }
-    return SB_OK;
+    return sb_out_open(o, path, e);
 }
 
 /* ------------------------------------------------------------- tokenize */
+
+/* One text (or question and context) per line: SQuAD's longest context is a
+ * few KB, so 16 MiB leaves room for whole documents while an input without
+ * newlines (< /dev/zero) cannot take all memory, as getline would let it. */
+#define TOKENIZE_LINE_MAX (16 * SB_MIB)
+
+/* Reads one line (embedded NULs kept, the newline kept) of at most max bytes
+ * before its newline. Returns its length, -1 at the end of input, -2 when the
+ * line is longer than max, -3 out of memory. */
+static long read_line_max(FILE *f, char **buf, size_t *cap, size_t max)
+{
+    size_t n = 0;
+    int c = EOF;
+    while ((c = getc_unlocked(f)) != EOF) {
+        if (c != '\n' && n == max) return -2;
+        if (n + 2 > *cap) {
+            size_t ncap = *cap ? *cap * 2 : 4096;
+            if (ncap > max + 2) ncap = max + 2;
+            char *nb = realloc(*buf, ncap);
+            if (!nb) return -3;
+            *buf = nb;
+            *cap = ncap;
+        }
+        (*buf)[n++] = (char)c;
+        if (c == '\n') break;
+    }
+    if (n == 0 && c == EOF) return -1;
+    (*buf)[n] = '\0';
+    return (long)n;
+}
 
 static void tokenize_help(void)
 {
@@ -169,12 +177,21 @@ int sb_cmd_tokenize(int argc, char **argv)
     if (sb_vocab_load(vocab_path, &v, &e)) return sb_cli_report("tokenize", &e);
     char *line = NULL;
     size_t cap = 0;
-    ssize_t len;
+    long len;
     long lineno = 0;
     int rc = SB_OK;
     outbuf ob = {0};
-    while (!rc && (len = getline(&line, &cap, stdin)) >= 0) {
+    while (!rc && (len = read_line_max(stdin, &line, &cap, TOKENIZE_LINE_MAX)) != -1) {
         lineno++;
+        if (len == -2) {
+            rc = sb_errf(&e, SB_EUSAGE, "stdin line %ld: longer than 16 MiB, the limit for one text",
+                         lineno);
+            break;
+        }
+        if (len == -3) {
+            rc = sb_errf(&e, SB_EFAIL, "stdin line %ld: out of memory", lineno);
+            break;
+        }
         if (len > 0 && line[len - 1] == '\n') line[--len] = '\0';
         ob.n = 0;
         const char *a = line, *b = NULL;
@@ -220,6 +237,8 @@ int sb_cmd_tokenize(int argc, char **argv)
         }
         if (fwrite(ob.p, 1, ob.n, stdout) != ob.n) rc = sb_errf(&e, SB_EFAIL, "stdout: write failed");
     }
+    /* A read error would otherwise look like the end of the input. */
+    if (!rc && ferror(stdin)) rc = sb_errf(&e, SB_EUSAGE, "stdin: read error: %s", strerror(errno));
     free(line);
     free(ob.p);
     sb_vocab_free(&v);
@@ -353,20 +372,19 @@ int sb_cmd_features(int argc, char **argv)
         return sb_cli_report("features", &e);
     }
     if (!count_only) {
-        sink s;
-        rc = sink_open(&s, out_path, &e);
+        sb_out s;
+        int opened = (rc = sink_open(&s, out_path, &e)) == SB_OK;
         outbuf ob = {0};
         for (int32_t i = 0; !rc && i < f.n; i++) {
             ob.n = 0;
             write_feature(&ob, &set, &f, i);
             if (ob.oom) rc = sb_errf(&e, SB_EFAIL, "out of memory");
-            else if (fwrite(ob.p, 1, ob.n, s.f) != ob.n)
-                rc = sb_errf(&e, SB_EFAIL, "%s: write failed", out_path ? out_path : "stdout");
+            else rc = sb_out_write(&s, ob.p, ob.n, &e);
         }
         free(ob.p);
-        if (s.f) {
-            int rc2 = sink_close(&s, rc == SB_OK, &e);
-            if (!rc) rc = rc2;
+        if (opened) {
+            if (!rc) rc = sb_out_commit(&s, &e);
+            else sb_out_abort(&s);
         }
     }
     if (!rc) {

@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
-#include "sb_io.h"
 #include "sb_plan.h"
 #include "sb_plot.h"
 #include "sb_sweep.h"
@@ -141,13 +140,7 @@ int sb_cmd_sweep(int argc, char **argv)
     sb_plan plan;
     sb_plan_init(&plan);
     int rc = SB_OK;
-    if (plan_file) {
-        char *text = NULL;
-        if ((rc = sb_read_file(plan_file, &text, NULL, &e))) goto fail;
-        rc = sb_plan_parse(&plan, text, plan_file, &e);
-        free(text);
-        if (rc) goto fail;
-    }
+    if (plan_file && (rc = sb_plan_read_file(&plan, plan_file, &e))) goto fail;
     for (int i = 0; i < nkv; i++) {
         char where[80];
         snprintf(where, sizeof where, "--%s", keys[i]);

@@ -1,4 +1,6 @@
-/* sprbench: dispatch to a subcommand. */
+/* sprbench: dispatch to a subcommand, then make sure what it printed on
+ * standard output was really written. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "sb_cli.h"
@@ -40,7 +42,7 @@ static void usage(FILE *f)
     fprintf(f, "\nsprbench --version prints the version.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -64,4 +66,32 @@ int main(int argc, char **argv)
             return g_commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "sprbench: unknown command '%s' (see sprbench --help)\n", argv[1]);
     return 2;
+}
+
+/* stdio keeps write errors to itself until the buffer is flushed, which
+ * exit() does without telling anyone: `sprbench info --json > /dev/full` would
+ * print nothing and exit 0. Flushing and closing here turns a lost output
+ * into exit 1. A command that already failed keeps its own code and its one
+ * line. Closing an stdout that was never open (`>&-`) with nothing left to
+ * write is no error, as in coreutils. */
+static int finish_stdout(int rc)
+{
+    int failed = ferror(stdout) != 0;
+    errno = 0;
+    int flush_failed = fflush(stdout) != 0;
+    int err = flush_failed || failed ? errno : 0;
+    if (fclose(stdout) != 0 && (failed || flush_failed || errno != EBADF)) {
+        if (!err) err = errno;
+        failed = 1;
+    }
+    failed = failed || flush_failed;
+    if (!failed) return rc;
+    if (rc == 0)
+        fprintf(stderr, "sprbench: error writing standard output: %s\n", strerror(err ? err : EIO));
+    return rc ? rc : 1;
+}
+
+int main(int argc, char **argv)
+{
+    return finish_stdout(run(argc, argv));
 }

@@ -21,6 +21,10 @@ typedef struct column {
 #define SMALL_TEXT ((size_t)4096)
 #define BIG_TEXT ((size_t)16 << 20)
 #define INT_ANY (1LL << 53)
+/* An export keeps every raw sample, ~26 bytes each as written: a 1000-point
+ * sweep at 1000 samples is ~26 MB. 512 MiB holds twenty such sweeps (merged
+ * labs, many machines) while the parsed document still fits in a few GiB. */
+#define IMPORT_MAX (512 * SB_MIB)
 
 static const column g_machine_cols[] = {
     {"fingerprint", 'T', 0, 0, 64},  {"hostname", 'T', 0, 0, 256},
@@ -682,7 +686,7 @@ int sb_import_file(sb_db *db, const char *path, sb_import_stats *st, sb_err *e)
 {
     char *text;
     size_t len;
-    int rc = sb_read_file(path, &text, &len, e);
+    int rc = sb_read_file_max(path, IMPORT_MAX, "results export", &text, &len, e);
     if (rc) return rc;
     rc = sb_import_text(db, text, len, path, st, e);
     free(text);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_cli.h"
+#include "sb_io.h"
 #include "sb_kernel.h"
 
 #define MAX_DIM 65536
@@ -236,6 +237,16 @@ int sb_plan_parse(sb_plan *p, const char *text, const char *name, sb_err *e)
         line = next;
     }
     free(copy);
+    return rc;
+}
+
+int sb_plan_read_file(sb_plan *p, const char *path, sb_err *e)
+{
+    char *text = NULL;
+    int rc = sb_read_text_max(path, SB_PLAN_FILE_MAX, "plan file", &text, NULL, e);
+    if (rc) return rc;
+    rc = sb_plan_parse(p, text, path, e);
+    free(text);
     return rc;
 }
 

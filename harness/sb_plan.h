@@ -52,6 +52,14 @@ void sb_plan_free(sb_plan *p);
 int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *where, sb_err *e);
 /* Parses plan text (a file's contents); `name` is used in messages. */
 int sb_plan_parse(sb_plan *p, const char *text, const char *name, sb_err *e);
+/* A plan is a few hundred bytes of text; 1 MiB leaves room for any written or
+ * generated plan (lists hold at most SB_PLAN_MAX values) while a wrong path
+ * such as /dev/zero costs 1 MiB, not all memory. */
+#define SB_PLAN_FILE_MAX ((size_t)1 << 20)
+/* Reads and parses a plan file: more than SB_PLAN_FILE_MAX bytes, or a NUL
+ * byte (which would silently end the plan there), is SB_EUSAGE naming the
+ * file (and the byte's offset). */
+int sb_plan_read_file(sb_plan *p, const char *path, sb_err *e);
 /* Fills what the user left out with the default plan for this machine
  * (every kernel, threads 1..cores, the default shapes) and checks the whole. */
 int sb_plan_finish(sb_plan *p, int cores, sb_err *e);

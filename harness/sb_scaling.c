@@ -143,7 +143,9 @@ int sb_study_load(const char *path, sb_study_point **pts, int *n, sb_err *e)
     *n = 0;
     char *text = NULL;
     size_t len = 0;
-    if (sb_read_file(path, &text, &len, e)) {
+    /* A study file is one short CSV line per measured or published run: 16 MiB
+     * is over 100,000 of them, and bounds what a wrong path can cost. */
+    if (sb_read_text_max(path, 16 * SB_MIB, "study file", &text, &len, e)) {
         if (e) e->code = SB_EUSAGE;
         return SB_EUSAGE;
     }

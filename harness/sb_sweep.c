@@ -168,7 +168,7 @@ static void worker_error(const char *path, char *buf, size_t cap)
 {
     buf[0] = '\0';
     char *data = NULL;
-    if (sb_read_file(path, &data, NULL, NULL)) return;
+    if (sb_read_file_max(path, 16 * SB_MIB, "worker log", &data, NULL, NULL)) return;
     const char *own = NULL, *any = NULL;
     for (char *line = strtok(data, "\n"); line; line = strtok(NULL, "\n")) {
         if (!strncmp(line, "sprbench ", 9)) own = line;

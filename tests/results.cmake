@@ -15,3 +15,4 @@ sb_add_script(results_gnuplot_inert results_gnuplot_inert.sh)
 set_tests_properties(results_gnuplot_inert PROPERTIES TIMEOUT 180)
 set_property(TEST results_gnuplot_inert APPEND PROPERTY ENVIRONMENT
   "SB_GP_CHECK=$<TARGET_FILE:test_results_gnuplot>")
+sb_add_script(results_outputs results_outputs.sh)

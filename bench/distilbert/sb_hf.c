@@ -122,7 +122,8 @@ int sb_distilbert_config_read(const char *path, sb_distilbert_config *c, sb_err 
 {
     char *text;
     size_t len;
-    int rc = sb_read_file(path, &text, &len, e);
+    /* A config.json is under 1 KB; 1 MiB leaves room for any added keys. */
+    int rc = sb_read_file_max(path, SB_MIB, "config.json", &text, &len, e);
     if (rc) return rc;
     rc = sb_distilbert_config_parse(text, len, path, c, e);
     free(text);

@@ -218,12 +218,17 @@ int sb_squad_parse(const char *data, size_t len, const char *name, sb_squad_set 
     return rc;
 }
 
+/* The real train-v1.1.json is 30 MB (SQuAD 2.0's 40 MB); 512 MiB leaves room
+ * for much larger sets in the same format while bounding what a wrong path
+ * (/dev/zero) or a hostile file can make us allocate. */
+#define SB_SQUAD_FILE_MAX (512 * SB_MIB)
+
 int sb_squad_load(const char *path, sb_squad_set *set, sb_err *e)
 {
     memset(set, 0, sizeof *set);
     char *data;
     size_t len;
-    int rc = sb_read_file(path, &data, &len, e);
+    int rc = sb_read_file_max(path, SB_SQUAD_FILE_MAX, "SQuAD file", &data, &len, e);
     if (rc) return rc;
     rc = sb_squad_parse(data, len, path, set, e);
     free(data);

@@ -58,7 +58,9 @@ int sb_squad_predictions_read(const char *path, sb_squad_predictions *p, sb_err 
     memset(p, 0, sizeof *p);
     char *data;
     size_t len;
-    int rc = sb_read_file(path, &data, &len, e);
+    /* One short answer per question of a data set, which is at most 512 MiB
+     * itself (sb_squad_load): the same limit is more than enough. */
+    int rc = sb_read_file_max(path, 512 * SB_MIB, "predictions file", &data, &len, e);
     if (rc) return rc;
     json_error_t jerr;
     json_t *doc = json_loadb(data, len, 0, &jerr);

@@ -127,7 +127,9 @@ int sb_vocab_load(const char *path, sb_vocab *v, sb_err *e)
 {
     char *data;
     size_t len;
-    int rc = sb_read_file(path, &data, &len, e);
+    /* bert-base-uncased's vocab.txt is 232 KB and the largest BERT vocabularies
+     * (multilingual, 250k tokens) a few MB: 64 MiB is far past any of them. */
+    int rc = sb_read_file_max(path, 64 * SB_MIB, "vocabulary", &data, &len, e);
     if (rc) return rc;
     rc = sb_vocab_parse(data, len, path, v, e);
     free(data);
