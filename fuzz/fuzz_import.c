@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     /* what went in comes out as a document that imports again */
     json_t *doc;
-    if (sb_export_doc(g_db, 0, &doc, &e) != SB_OK) abort();
+    if (sb_export_doc(g_db, 0, &doc, NULL, &e) != SB_OK) abort();
     if (sb_import_doc(g_db, doc, "export", &again, &e) != SB_OK || again.points_added) abort();
     json_decref(doc);
     return 0;

@@ -39,7 +39,7 @@ results_libs() {
 for h in $HARNESSES; do
     case $h in
     tokenizer|squad|safetensors) SRC=("${DATA_SRC[@]}"); LIBS=("${DATA_LIBS[@]}") ;;
-    import)   results_libs; SRC=("$ROOT"/harness/sb_export.c "$ROOT"/harness/sb_db.c); LIBS=("${RES_LIBS[@]}") ;;
+    import)   results_libs; SRC=("$ROOT"/harness/sb_export.c "$ROOT"/harness/sb_db.c "$ROOT"/harness/sb_text.c); LIBS=("${RES_LIBS[@]}") ;;
     hostfile) results_libs; SRC=("$ROOT"/harness/sb_launch.c); LIBS=("${RES_LIBS[@]}") ;;
     plan)     results_libs; SRC=("$ROOT"/harness/sb_plan.c); LIBS=("${RES_LIBS[@]}") ;;
     gnuplot)  SRC=("$ROOT"/harness/sb_gnuplot.c "$ROOT"/kernels/sb_err.c); LIBS=(-lm) ;;

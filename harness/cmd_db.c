@@ -1,5 +1,6 @@
 /* sprbench db: inspect a results database, export it (JSON or CSV), import
- * exports and merge databases. */
+ * exports and merge databases, show a point's worker output, release a
+ * sweep's claim. The commands that only read open the database read-only. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,35 +11,43 @@
 #include "sb_db.h"
 #include "sb_export.h"
 #include "sb_stats.h"
+#include "sb_text.h"
 
 static void db_help(void)
 {
     printf("usage: sprbench db SUBCOMMAND [--db FILE] [options]\n\n"
            "Inspect, move and combine results databases (default --db %s).\n\n"
            "  db info                          schema version, counts, machines\n"
-           "  db sweeps                        one line per sweep\n"
+           "  db sweeps                        one line per sweep (and who runs it)\n"
            "  db points --sweep ID             one line per point: status, samples, median\n"
            "                                   seconds (p10-p90), main metric or the reason\n"
+           "  db log POINT                     the worker output kept with a point: the last\n"
+           "                                   64 KiB of its stdout and of its stderr\n"
            "  db export [--sweep ID] --out F   JSON export: machines, sweeps, points, raw\n"
-           "                                   samples, metrics (everything, or one sweep)\n"
+           "                                   samples, metrics, worker output (everything,\n"
+           "                                   or one sweep)\n"
            "  db export --csv [--sweep ID] --out F|-\n"
            "                                   flat table, one row per point, one column per\n"
            "                                   metric (for spreadsheets and pandas)\n"
            "  db import FILE...                add exports to --db; importing twice adds\n"
            "                                   nothing (sweeps and points keep their uuid,\n"
            "                                   machines are matched by fingerprint)\n"
-           "  db merge SRC.db...               add everything of other databases to --db\n\n"
-           "A sweep ID is its number or (a prefix of) its uuid. An import is validated\n"
-           "whole and written in one transaction: a bad file changes nothing.\n"
+           "  db merge SRC.db...               add everything of other databases to --db\n"
+           "  db unlock --sweep ID             forget who runs a sweep (a run on another host\n"
+           "                                   that is gone), so that --resume can take it\n\n"
+           "A sweep ID is its number or (a prefix of) its uuid; a POINT its number (see\n"
+           "db points) or (a prefix of) its uuid.\n"
+           "info, sweeps, points, log and export only read: they open the database\n"
+           "read-only (a read-only directory will do, an older schema is read as it is)\n"
+           "and refuse, leaving it untouched, a file that is not a sprbench database or\n"
+           "comes from a newer sprbench. import and merge check every file first: a\n"
+           "missing or bad one creates and changes nothing; each is validated whole and\n"
+           "written in one transaction. Stored text is valid UTF-8 within limits counted\n"
+           "in characters; text an older database holds that is not is exported with\n"
+           "U+FFFD in place of the bad bytes (and counted). Tables show control\n"
+           "characters as '?', db log in caret notation (^[).\n"
            "Exit status: 0 ok, 1 database failure, 2 bad usage or input.\n",
            SB_DEFAULT_DB);
-}
-
-static int open_existing(const char *path, sb_db **db, sb_err *e)
-{
-    if (access(path, F_OK) != 0)
-        return sb_errf(e, SB_EUSAGE, "%s: no such database", path);
-    return sb_db_open(path, db, e);
 }
 
 static long count_rows(sb_db *db, const char *table)
@@ -54,15 +63,31 @@ static long count_rows(sb_db *db, const char *table)
     return n;
 }
 
-static const char *col(sqlite3_stmt *st, int i)
+/* A column as a table cell: one line, `width` terminal columns (padded when
+ * pad), controls as '?', invalid UTF-8 as U+FFFD, cut between characters.
+ * Each call has its own buffer slot so that a printf can take several. */
+static const char *cell(sqlite3_stmt *st, int i, int width, int pad)
 {
+    static char bufs[8][1024];
+    static int next;
+    char *b = bufs[next++ % 8];
     const unsigned char *s = sqlite3_column_text(st, i);
-    return s ? (const char *)s : "";
+    return sb_text_cell(b, sizeof bufs[0], s ? (const char *)s : "", width, pad);
+}
+
+static const char *text_cell(const char *s, int width, int pad)
+{
+    static char bufs[8][1024];
+    static int next;
+    char *b = bufs[next++ % 8];
+    return sb_text_cell(b, sizeof bufs[0], s, width, pad);
 }
 
 static int do_info(sb_db *db, const char *path)
 {
-    printf("database   %s\nschema     %d\n", path, sb_db_schema_version(db));
+    printf("database   %s\nschema     %d%s\n", text_cell(path, 200, 0), sb_db_schema_version(db),
+           sb_db_schema_version(db) < SB_DB_SCHEMA_VERSION ? " (older: read as is, upgraded by"
+                                                             " the next command that writes)" : "");
     static const char *const tables[] = {"machine", "sweep", "point", "sample", "metric"};
     for (int i = 0; i < 5; i++) printf("%-10s %ld rows\n", tables[i], count_rows(db, tables[i]));
     sqlite3_stmt *st;
@@ -75,8 +100,8 @@ static int do_info(sb_db *db, const char *path)
     printf("\nmachines:\n%-18s %-16s %-10s %6s %7s  %s\n", "fingerprint", "hostname", "microarch",
            "cores", "points", "cpu");
     while (sqlite3_step(st) == SQLITE_ROW)
-        printf("%-18s %-16.16s %-10.10s %6d %7d  %s\n", col(st, 0), col(st, 1), col(st, 3),
-               sqlite3_column_int(st, 4), sqlite3_column_int(st, 5), col(st, 2));
+        printf("%s %s %s %6d %7d  %s\n", cell(st, 0, 18, 1), cell(st, 1, 16, 1), cell(st, 3, 10, 1),
+               sqlite3_column_int(st, 4), sqlite3_column_int(st, 5), cell(st, 2, 120, 0));
     sqlite3_finalize(st);
     return 0;
 }
@@ -90,7 +115,8 @@ static int do_sweeps(sb_db *db)
                            " COALESCE(s.started, ''),"
                            " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id),"
                            " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped')"
+                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
+                           " s.holder_pid, COALESCE(s.holder_host, '')"
                            " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
                            -1, &st, NULL) != SQLITE_OK)
         return 1;
@@ -99,9 +125,15 @@ static int do_sweeps(sb_db *db)
     while (sqlite3_step(st) == SQLITE_ROW) {
         int n = sqlite3_column_int(st, 7), ok = sqlite3_column_int(st, 8),
             sk = sqlite3_column_int(st, 9);
-        printf("%5lld  %-8.8s  %-20.20s  %-9.9s  %-12.12s  %-11.11s  %-20.20s  %d (%d/%d/%d)\n",
-               (long long)sqlite3_column_int64(st, 0), col(st, 1), col(st, 2), col(st, 3),
-               col(st, 4), col(st, 5), col(st, 6), n, ok, sk, n - ok - sk);
+        /* the uuid's first 8 hex digits: a prefix --sweep accepts, not cut text */
+        const char *uuid = (const char *)sqlite3_column_text(st, 1);
+        printf("%5lld  %-8.8s  %s  %s  %s  %s  %s  %d (%d/%d/%d)",
+               (long long)sqlite3_column_int64(st, 0), uuid ? uuid : "", cell(st, 2, 20, 1), cell(st, 3, 9, 1), cell(st, 4, 12, 1),
+               cell(st, 5, 11, 1), cell(st, 6, 20, 1), n, ok, sk, n - ok - sk);
+        if (sqlite3_column_type(st, 10) != SQLITE_NULL)
+            printf("  run by process %lld on %s", (long long)sqlite3_column_int64(st, 10),
+                   cell(st, 11, 40, 0));
+        putchar('\n');
     }
     sqlite3_finalize(st);
     return 0;
@@ -130,6 +162,7 @@ static int do_points(sb_db *db, int64_t sweep_id, sb_err *e)
     for (int i = 0; i < set.n; i++) {
         const sb_pt *p = &set.p[i];
         char spread[64] = "-", what[512] = "";
+        const char *reason = NULL;
         if (p->nsamples)
             snprintf(spread, sizeof spread, "%.4g (%.4g-%.4g)", sb_median(p->samples, p->nsamples),
                      sb_quantile(p->samples, p->nsamples, 0.1),
@@ -139,23 +172,93 @@ static int do_points(sb_db *db, int64_t sweep_id, sb_err *e)
         if (!strcmp(p->status, "projected") && ep)   /* the scaling model's: nothing ran */
             snprintf(what, sizeof what, "epoch_seconds=%.4g s (projected, not measured)", ep->value);
         else if (strcmp(p->status, "ok") && p->reason[0])
-            snprintf(what, sizeof what, "%.400s", p->reason);
+            reason = p->reason;
         else if (m)
             snprintf(what, sizeof what, "%s=%.4g%s%s%s", m->name, m->value, m->unit[0] ? " " : "",
                      m->unit, m->projected ? " (projected)" : "");
-        printf("%6lld  %-9.9s  %-14.14s  %-6.6s  %-16.16s  %3d  %5d  %-11.11s  %3d  %-30s  %s\n",
-               (long long)p->id, p->workload, p->kernel, p->dtype, p->shape, p->threads,
-               p->ppn * p->nodes, p->status, p->nsamples, spread, what);
+        printf("%6lld  %s  %s  %s  %s  %3d  %5d  %s  %3d  %-30s  %s\n", (long long)p->id,
+               text_cell(p->workload, 9, 1), text_cell(p->kernel, 14, 1), text_cell(p->dtype, 6, 1),
+               text_cell(p->shape, 16, 1), p->threads, p->ppn * p->nodes,
+               text_cell(p->status, 11, 1), p->nsamples, spread,
+               text_cell(reason ? reason : what, 400, 0));
     }
     sb_ptset_free(&set);
+    return SB_OK;
+}
+
+/* A point by number or (a prefix of at least 4 digits of) its uuid. */
+static int point_resolve(sb_db *db, const char *spec, int64_t *id, sb_err *e)
+{
+    sqlite3_stmt *st;
+    int n = 0;
+    size_t len = strlen(spec);
+    int digits = len > 0 && len < 16 && strspn(spec, "0123456789") == len;
+    const char *sql = digits ? "SELECT id FROM point WHERE id = CAST(?1 AS INTEGER)"
+                             : "SELECT id FROM point WHERE substr(uuid, 1, length(?1)) = ?1";
+    if (!digits && (len < 4 || len > 32))
+        return sb_errf(e, SB_EUSAGE, "'%.64s' is neither a point number nor a uuid prefix of 4 to"
+                       " 32 digits", spec);
+    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_errf(e, SB_EFAIL, "cannot look up points: %s", sqlite3_errmsg(sb_db_handle(db)));
+    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW && n < 2) {
+        *id = sqlite3_column_int64(st, 0);
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (n == 1) return SB_OK;
+    if (n > 1) return sb_errf(e, SB_EUSAGE, "point '%.64s' is ambiguous", spec);
+    return sb_errf(e, SB_EUSAGE, "no point '%.64s' in the database (see sprbench db points)", spec);
+}
+
+static void print_stream(const char *name, const char *text, long long total)
+{
+    size_t kept = strlen(text);
+    if ((long long)kept >= total)
+        printf("--- %s: %lld byte(s) ---\n", name, total);
+    else
+        printf("--- %s: the last %zu of %lld bytes ---\n", name, kept, total);
+    sb_text_visible(stdout, text, kept);
+    if (kept && text[kept - 1] != '\n') putchar('\n');
+}
+
+static int do_log(sb_db *db, const char *spec, sb_err *e)
+{
+    int64_t id = 0;
+    int rc = point_resolve(db, spec, &id, e);
+    if (rc) return rc;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT COALESCE(workload, ''), COALESCE(kernel, ''), COALESCE(shape, ''),"
+                           " COALESCE(threads, 0), status, COALESCE(sweep_id, 0) FROM point WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_errf(e, SB_EFAIL, "cannot read point: %s", sqlite3_errmsg(sb_db_handle(db)));
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        printf("point %lld of sweep %lld: %s %s %s threads %d, status %s\n", (long long)id,
+               (long long)sqlite3_column_int64(st, 5), cell(st, 0, 16, 0), cell(st, 1, 64, 0),
+               cell(st, 2, 64, 0), sqlite3_column_int(st, 3), cell(st, 4, 16, 0));
+    sqlite3_finalize(st);
+    sb_point_log log;
+    int found;
+    if ((rc = sb_db_point_log_get(db, id, &log, &found, e))) return rc;
+    if (!found) {
+        printf("no worker output kept (the point never ran, ran before sprbench kept it, or came"
+               " from an export without it)\n");
+        return SB_OK;
+    }
+    print_stream("stdout", log.out, log.out_bytes);
+    print_stream("stderr", log.err, log.err_bytes);
+    sb_point_log_free(&log);
     return SB_OK;
 }
 
 static void print_stats(const char *what, const sb_import_stats *s)
 {
     printf("%s: %ld point(s) added (%ld sample(s), %ld metric(s)), %ld already present;"
-           " %ld sweep(s), %ld machine(s) added", what, s->points_added, s->samples_added,
-           s->metrics_added, s->points_present, s->sweeps_added, s->machines_added);
+           " %ld sweep(s), %ld machine(s) added", text_cell(what, 300, 0), s->points_added,
+           s->samples_added, s->metrics_added, s->points_present, s->sweeps_added,
+           s->machines_added);
     if (s->points_updated) printf("; %ld unfinished point(s) completed", s->points_updated);
     printf("\n");
 }
@@ -171,10 +274,11 @@ int sb_cmd_db(int argc, char **argv)
         return 0;
     }
     if (argc < 2 || argv[1][0] == '-')
-        return sb_cli_usage_error("db", "missing subcommand: info, sweeps, points, export,"
-                                        " import or merge (see --help)");
+        return sb_cli_usage_error("db", "missing subcommand: info, sweeps, points, log, export,"
+                                        " import, merge or unlock (see --help)");
     const char *sub = argv[1];
-    static const char *const subs[] = {"info", "sweeps", "points", "export", "import", "merge", NULL};
+    static const char *const subs[] = {"info", "sweeps", "points", "log", "export", "import",
+                                       "merge", "unlock", NULL};
     int known = 0;
     for (int i = 0; subs[i] && !known; i++) known = !strcmp(sub, subs[i]);
     if (!known) return sb_cli_usage_error("db", "unknown subcommand '%s' (see --help)", sub);
@@ -199,22 +303,49 @@ int sb_cmd_db(int argc, char **argv)
     int nargs = argc - optind;
     char **args = argv + optind;
     int wants_files = !strcmp(sub, "import") || !strcmp(sub, "merge");
+    int is_log = !strcmp(sub, "log");
     if (wants_files && nargs == 0)
         return sb_cli_usage_error("db", "%s: name at least one file", sub);
-    if (!wants_files && nargs)
+    if (is_log && nargs != 1)
+        return sb_cli_usage_error("db", "log: name one point (see sprbench db points)");
+    if (!wants_files && !is_log && nargs)
         return sb_cli_usage_error("db", "%s: unexpected argument '%s'", sub, args[0]);
     if (!strcmp(sub, "export") && !out) return sb_cli_usage_error("db", "export: --out FILE is required");
     if (strcmp(sub, "export") && (out || csv))
         return sb_cli_usage_error("db", "%s: --out and --csv belong to export", sub);
-    if (!strcmp(sub, "points") && !sweep) return sb_cli_usage_error("db", "points: --sweep ID is required");
-    if (sweep && strcmp(sub, "points") && strcmp(sub, "export"))
-        return sb_cli_usage_error("db", "%s: --sweep belongs to points and export", sub);
+    if ((!strcmp(sub, "points") || !strcmp(sub, "unlock")) && !sweep)
+        return sb_cli_usage_error("db", "%s: --sweep ID is required", sub);
+    if (sweep && strcmp(sub, "points") && strcmp(sub, "export") && strcmp(sub, "unlock"))
+        return sb_cli_usage_error("db", "%s: --sweep belongs to points, export and unlock", sub);
     if (!strcmp(out ? out : "", "-") && !csv)
         return sb_cli_usage_error("db", "export: --out - (stdout) is for --csv only");
+    if (out && strcmp(out, "-")) {
+        sb_err oe = {0};
+        if (sb_cli_check_out_file("--out", out, &oe)) return sb_cli_report("db", &oe);
+    }
 
     sb_err e = {0};
     sb_db *db = NULL;
-    int rc = wants_files ? sb_db_open(path, &db, &e) : open_existing(path, &db, &e);
+    int rc;
+    if (wants_files) {
+        /* every input is checked before --db is opened: a missing or bad
+         * file must not leave an empty database behind */
+        for (int i = 0; i < nargs; i++) {
+            if (!strcmp(sub, "import")) {
+                rc = sb_import_check_file(args[i], &e);
+            } else if (!(rc = sb_db_open_readonly(args[i], &db, &e))) {
+                sb_db_close(db);
+                db = NULL;
+            }
+            if (rc) return sb_cli_report("db", &e);
+        }
+        rc = sb_db_open(path, &db, &e);
+    } else if (!strcmp(sub, "unlock")) {
+        rc = access(path, F_OK) == 0 ? sb_db_open(path, &db, &e)
+                                     : sb_errf(&e, SB_EUSAGE, "%s: no such database", path);
+    } else {
+        rc = sb_db_open_readonly(path, &db, &e);
+    }
     if (rc) return sb_cli_report("db", &e);
     int64_t sweep_id = 0;
     if (sweep && (rc = sb_sweep_resolve(db, sweep, &sweep_id, &e))) {
@@ -227,11 +358,26 @@ int sb_cmd_db(int argc, char **argv)
         rc = do_sweeps(db);
     } else if (!strcmp(sub, "points")) {
         rc = do_points(db, sweep_id, &e);
+    } else if (is_log) {
+        rc = do_log(db, args[0], &e);
+    } else if (!strcmp(sub, "unlock")) {
+        char was[512];
+        if (!(rc = sb_db_sweep_unlock(db, sweep_id, was, sizeof was, &e)))
+            printf("sweep %lld: %s%s\n", (long long)sweep_id, was[0] ? "released the claim of " :
+                   "was not claimed", text_cell(was, 300, 0));
     } else if (!strcmp(sub, "export")) {
+        long repaired = 0;
         if (csv && !strcmp(out, "-")) rc = sb_export_csv(db, sweep_id, stdout, &e);
         else if (csv) rc = sb_export_csv_file(db, sweep_id, out, &e);
-        else rc = sb_export_write(db, sweep_id, out, &e);
-        if (!rc && strcmp(out, "-")) fprintf(stderr, "sprbench db: wrote %s\n", out);
+        else rc = sb_export_write(db, sweep_id, out, &repaired, &e);
+        if (!rc && strcmp(out, "-")) {
+            if (repaired)
+                fprintf(stderr, "sprbench db: wrote %s (%ld text field(s) held invalid UTF-8,"
+                                " exported with U+FFFD in place of the bad bytes)\n",
+                        text_cell(out, 300, 0), repaired);
+            else
+                fprintf(stderr, "sprbench db: wrote %s\n", text_cell(out, 300, 0));
+        }
     } else {
         for (int i = 0; i < nargs && !rc; i++) {
             sb_import_stats s = {0};

@@ -1,14 +1,21 @@
 #include "sb_db.h"
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "sb_text.h"
 
 struct sb_db {
     sqlite3 *h;
+    int readonly;
+    int tidy;           /* read-only, and no -wal or -shm was there before it */
     char path[4096];
 };
 
@@ -46,29 +53,61 @@ static const char *const g_migrations[] = {
     "ALTER TABLE point ADD COLUMN binding TEXT;"
     "CREATE INDEX point_sweep ON point(sweep_id, seq);"
     "CREATE INDEX point_lookup ON point(machine_id, workload, kernel, shape, threads);",
+    /* 3: each point's worker output, its last 64 KiB of stdout and of stderr
+     * (a crash's explanation is usually there), with the streams' full sizes */
+    "CREATE TABLE point_log ("
+    " point_id INTEGER PRIMARY KEY REFERENCES point(id) ON DELETE CASCADE,"
+    " stdout TEXT NOT NULL, stdout_bytes INTEGER NOT NULL,"
+    " stderr TEXT NOT NULL, stderr_bytes INTEGER NOT NULL);",
+    /* 4: who runs a sweep, so that two resumes never run the same points:
+     * pid and host, the boot id and start time of that process (a reused pid
+     * is not the holder), and since when */
+    "ALTER TABLE sweep ADD COLUMN holder_pid INTEGER;"
+    "ALTER TABLE sweep ADD COLUMN holder_host TEXT;"
+    "ALTER TABLE sweep ADD COLUMN holder_start TEXT;"
+    "ALTER TABLE sweep ADD COLUMN holder_since TEXT;",
 };
 #define NMIGRATIONS ((int)(sizeof g_migrations / sizeof g_migrations[0]))
+_Static_assert(NMIGRATIONS == SB_DB_SCHEMA_VERSION, "SB_DB_SCHEMA_VERSION is the last migration");
+
+/* A read-only connection cannot migrate an older file, so it is shown the
+ * current schema through temporary objects, which shadow the file's own
+ * (SQLite looks names up in temp first): entry N-2 stands in for migration
+ * N. Reads then need no version checks; the file is never written. */
+static const char *const g_readonly_compat[] = {
+    /* 2 */ "CREATE TEMP VIEW point AS SELECT *, NULL AS command, NULL AS binding FROM main.point;",
+    /* 3 */ "CREATE TEMP TABLE point_log (point_id INTEGER PRIMARY KEY, stdout TEXT NOT NULL,"
+            " stdout_bytes INTEGER NOT NULL, stderr TEXT NOT NULL, stderr_bytes INTEGER NOT NULL);",
+    /* 4 */ "CREATE TEMP VIEW sweep AS SELECT *, NULL AS holder_pid, NULL AS holder_host,"
+            " NULL AS holder_start, NULL AS holder_since FROM main.sweep;",
+};
+_Static_assert(sizeof g_readonly_compat / sizeof g_readonly_compat[0] == NMIGRATIONS - 1,
+               "every migration after the first has its read-only stand-in");
 
 sqlite3 *sb_db_handle(sb_db *db) { return db->h; }
+int sb_db_readonly(sb_db *db) { return db->readonly; }
 
 static int db_fail(sb_db *db, sb_err *e, const char *what)
 {
     return sb_errf(e, SB_EFAIL, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
 }
 
-int sb_db_schema_version(sb_db *db)
+static int user_version(sqlite3 *h)
 {
     sqlite3_stmt *st;
     int v = -1;
-    if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(h, "PRAGMA main.user_version", -1, &st, NULL) == SQLITE_OK) {
         if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
         sqlite3_finalize(st);
     }
     return v;
 }
 
+int sb_db_schema_version(sb_db *db) { return user_version(db->h); }
+
 int sb_db_begin(sb_db *db, sb_err *e)
 {
+    if (db->readonly) return sb_errf(e, SB_EFAIL, "%s: opened read-only", db->path);
     /* busy_timeout covers most waits; a deadlock-avoidance SQLITE_BUSY from
      * BEGIN IMMEDIATE is retried here. */
     for (int attempt = 0; attempt < 200; attempt++) {
@@ -126,20 +165,146 @@ static int migrate(sb_db *db, int target, sb_err *e)
     return SB_OK;
 }
 
+/* ---- recognising a file before using it ---- */
+
+/* "file:" URI of a path (percent-encoded), with the query given. An absolute
+ * path gets an empty authority ("file:///..."), so "//x" stays a path. */
+static char *file_uri(const char *path, const char *query)
+{
+    size_t n = strlen(path);
+    char *u = malloc(3 * n + strlen(query) + 16);
+    if (!u) return NULL;
+    size_t w = (size_t)sprintf(u, "%s", path[0] == '/' ? "file://" : "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (isalnum(*p) || strchr("/._~-", *p)) u[w++] = (char)*p;
+        else w += (size_t)sprintf(u + w, "%%%02X", *p);
+    }
+    sprintf(u + w, "?%s", query);
+    return u;
+}
+
+static int open_uri(const char *path, const char *query, sqlite3 **h)
+{
+    char *uri = file_uri(path, query);
+    if (!uri) return SQLITE_NOMEM;
+    int rc = sqlite3_open_v2(uri, h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc == SQLITE_OK) sqlite3_busy_timeout(*h, 10000);
+    return rc;
+}
+
+/* Whether a write-ahead log with content lies beside the database: then the
+ * file alone is not the whole database and cannot be read as immutable. */
+static int has_wal(const char *path)
+{
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    struct stat st;
+    return stat(wal, &st) == 0 && st.st_size > 0;
+}
+
+/* Whether a -wal or -shm file (any size) lies beside the database. */
+static int has_sidecar(const char *path)
+{
+    char side[4200];
+    struct stat st;
+    snprintf(side, sizeof side, "%s-wal", path);
+    if (stat(side, &st) == 0) return 1;
+    snprintf(side, sizeof side, "%s-shm", path);
+    return stat(side, &st) == 0;
+}
+
+enum { FILE_ABSENT, FILE_EMPTY, FILE_SPRBENCH };
+
+/* What the file at path is, judged without writing to it or beside it: from
+ * its header, then (when it may be a sprbench database) through an
+ * immutable read-only connection, which creates no -wal or -shm, or, when a
+ * write-ahead log is there, a plain read-only one. FILE_EMPTY: no file
+ * content, or a SQLite database without any table; FILE_SPRBENCH with its
+ * schema version in *version. Another program's file, a file that is not
+ * SQLite and a newer sprbench's database are SB_EUSAGE. */
+static int recognise(const char *path, int *kind, int *version, sb_err *e)
+{
+    *kind = FILE_ABSENT;
+    *version = 0;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT) return SB_OK;
+        return sb_errf(e, SB_EUSAGE, "%s: cannot use database: %s", path, strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+        return sb_errf(e, SB_EUSAGE, "%s: is not a database file (%s)", path,
+                       S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+    if (st.st_size == 0) {
+        *kind = FILE_EMPTY;
+        return SB_OK;
+    }
+    int fd = open(path, O_RDONLY | O_NOCTTY);
+    if (fd < 0) return sb_errf(e, SB_EUSAGE, "%s: cannot read: %s", path, strerror(errno));
+    unsigned char hdr[100];
+    ssize_t n = read(fd, hdr, sizeof hdr);
+    close(fd);
+    if (n < (ssize_t)sizeof hdr || memcmp(hdr, "SQLite format 3", 16) != 0)
+        return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", path);
+    int wal = has_wal(path);
+    if (!wal) {
+        /* the header is the whole truth: decide before SQLite opens it */
+        long uv = (long)hdr[60] << 24 | (long)hdr[61] << 16 | (long)hdr[62] << 8 | hdr[63];
+        if (uv > NMIGRATIONS)
+            return sb_errf(e, SB_EUSAGE, "%s: schema version %ld is newer than this sprbench (%d)",
+                           path, uv, NMIGRATIONS);
+    }
+    sqlite3 *h = NULL;
+    int rc = open_uri(path, wal ? "mode=ro" : "mode=ro&immutable=1", &h);
+    sqlite3_stmt *q = NULL;
+    int objects = -1, tables = -1, uv = -1;
+    if (rc == SQLITE_OK) {
+        uv = user_version(h);
+        if (sqlite3_prepare_v2(h, "SELECT COUNT(*), COALESCE(SUM(type = 'table' AND name IN"
+                                  " ('machine', 'sweep', 'point', 'sample', 'metric')), 0)"
+                                  " FROM main.sqlite_schema", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW) {
+            objects = sqlite3_column_int(q, 0);
+            tables = sqlite3_column_int(q, 1);
+        }
+    }
+    const char *why = h ? sqlite3_errmsg(h) : "out of memory";
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", why);
+    sqlite3_finalize(q);
+    sqlite3_close_v2(h);
+    if (uv < 0 || objects < 0) {
+        if (wal)
+            return sb_errf(e, SB_EUSAGE, "%s: cannot be read (%s); its write-ahead log %s-wal needs"
+                           " a shared-memory file beside it: copy the database with its -wal file"
+                           " to a writable directory", path, msg, path);
+        return sb_errf(e, SB_EUSAGE, "%s: is not a readable SQLite database (%s)", path, msg);
+    }
+    if (uv > NMIGRATIONS)
+        return sb_errf(e, SB_EUSAGE, "%s: schema version %d is newer than this sprbench (%d)",
+                       path, uv, NMIGRATIONS);
+    if (uv == 0 && objects == 0) {
+        *kind = FILE_EMPTY;
+        return SB_OK;
+    }
+    if (uv == 0 || tables != 5)
+        return sb_errf(e, SB_EUSAGE, "%s: is not a sprbench database (another program's SQLite"
+                       " file: %s); it was left as it is", path,
+                       uv == 0 ? "no sprbench schema version" : "the sprbench tables are missing");
+    *kind = FILE_SPRBENCH;
+    *version = uv;
+    return SB_OK;
+}
+
 int sb_db_open_at_version(const char *path, int target, sb_db **out, sb_err *e)
 {
     *out = NULL;
     if (!path || !*path) return sb_errf(e, SB_EUSAGE, "database path is empty");
-    /* A non-empty file that lacks SQLite's magic is refused before SQLite
-     * touches it, so a wrong --db never gets overwritten. */
-    int fd = open(path, O_RDONLY);
-    if (fd >= 0) {
-        char magic[16] = {0};
-        ssize_t n = read(fd, magic, sizeof magic);
-        close(fd);
-        if (n > 0 && (n < 16 || memcmp(magic, "SQLite format 3", 16) != 0))
-            return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", path);
-    }
+    /* Another program's file, or anything that is not SQLite, is refused
+     * before SQLite opens it for writing, so a wrong --db never gets
+     * sprbench's tables, a schema version or a journal mode change. */
+    int kind, version, rc;
+    if (strcmp(path, ":memory:") && (rc = recognise(path, &kind, &version, e))) return rc;
     sb_db *db = calloc(1, sizeof *db);
     if (!db) return sb_errf(e, SB_EFAIL, "out of memory");
     snprintf(db->path, sizeof db->path, "%s", path);
@@ -153,10 +318,10 @@ int sb_db_open_at_version(const char *path, int target, sb_db **out, sb_err *e)
     sqlite3_busy_timeout(db->h, 10000);
     sqlite3_extended_result_codes(db->h, 0);
     char *msg = NULL;
-    int rc = sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
-                                 "PRAGMA synchronous=NORMAL;", NULL, NULL, &msg);
+    rc = sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
+                             "PRAGMA synchronous=NORMAL;", NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
-        sb_errf(e, rc == SQLITE_NOTADB ? SB_EUSAGE : SB_EUSAGE, "%s: %s", path,
+        sb_errf(e, SB_EUSAGE, "%s: %s", path,
                 rc == SQLITE_NOTADB ? "is not a SQLite database"
                                     : (msg ? msg : "cannot use database"));
         sqlite3_free(msg);
@@ -176,10 +341,104 @@ int sb_db_open(const char *path, sb_db **db, sb_err *e)
     return sb_db_open_at_version(path, NMIGRATIONS, db, e);
 }
 
+/* The probe a read-only connection must pass: it reads the schema, which is
+ * where an unreadable -shm or a locked file shows. */
+static int readable(sqlite3 *h)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM main.sqlite_schema", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    int ok = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return ok;
+}
+
+int sb_db_open_readonly(const char *path, sb_db **out, sb_err *e)
+{
+    *out = NULL;
+    if (!path || !*path) return sb_errf(e, SB_EUSAGE, "database path is empty");
+    int kind, version, rc;
+    if ((rc = recognise(path, &kind, &version, e))) return rc;
+    if (kind == FILE_ABSENT) return sb_errf(e, SB_EUSAGE, "%s: no such database", path);
+    if (kind == FILE_EMPTY)
+        return sb_errf(e, SB_EUSAGE, "%s: is empty, not a sprbench database", path);
+    sb_db *db = calloc(1, sizeof *db);
+    if (!db) return sb_errf(e, SB_EFAIL, "out of memory");
+    snprintf(db->path, sizeof db->path, "%s", path);
+    db->readonly = 1;
+    /* Plain read-only first: it takes SQLite's locks, so a sweep writing at
+     * the same time is read consistently. In a read-only directory that
+     * fails for want of a -shm file; with no write-ahead log to replay the
+     * file alone is the database, and is read as immutable. */
+    int wal = has_wal(path);
+    db->tidy = !has_sidecar(path);
+    rc = open_uri(path, "mode=ro", &db->h);
+    if (rc != SQLITE_OK || !readable(db->h)) {
+        db->tidy = 0;
+        char why[512];
+        snprintf(why, sizeof why, "%s", db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        sqlite3_close_v2(db->h);
+        db->h = NULL;
+        if (wal || open_uri(path, "mode=ro&immutable=1", &db->h) != SQLITE_OK || !readable(db->h)) {
+            sb_errf(e, SB_EUSAGE, "%s: cannot be read: %s%s", path, why,
+                    wal ? " (its write-ahead log needs a shared-memory file beside it: copy the"
+                          " database with its -wal file to a writable directory)" : "");
+            sb_db_close(db);
+            return SB_EUSAGE;
+        }
+    }
+    sqlite3_extended_result_codes(db->h, 0);
+    if (sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_fail(db, e, "read-only settings");
+        sb_db_close(db);
+        return rc;
+    }
+    /* the file may have changed since it was recognised: judge it again */
+    int uv = sb_db_schema_version(db);
+    if (uv < 1 || uv > NMIGRATIONS) {
+        sb_errf(e, SB_EUSAGE, "%s: schema version %d is not one this sprbench reads (1 to %d)",
+                path, uv, NMIGRATIONS);
+        sb_db_close(db);
+        return SB_EUSAGE;
+    }
+    for (int m = uv + 1; m <= NMIGRATIONS; m++) {
+        char *msg = NULL;
+        if (sqlite3_exec(db->h, g_readonly_compat[m - 2], NULL, NULL, &msg) != SQLITE_OK) {
+            sb_errf(e, SB_EFAIL, "%s: cannot read schema version %d: %s", path, uv,
+                    msg ? msg : "?");
+            sqlite3_free(msg);
+            sb_db_close(db);
+            return SB_EFAIL;
+        }
+    }
+    /* the stand-ins above live in temp; from here on nothing at all is written */
+    if (sqlite3_exec(db->h, "PRAGMA query_only=ON", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_fail(db, e, "read-only settings");
+        sb_db_close(db);
+        return rc;
+    }
+    *out = db;
+    return SB_OK;
+}
+
 void sb_db_close(sb_db *db)
 {
     if (!db) return;
     sqlite3_close_v2(db->h);
+    /* A read-only connection to a WAL database creates an empty -wal and a
+     * -shm beside it and, read-only, cannot remove them when it closes. When
+     * it made them, a connection that may write, opened for nothing but a
+     * read of the schema, is the last one and removes them on close (the
+     * empty log leaves the database file byte-identical); were another
+     * process using the database, the files would stay, as they must. */
+    if (db->tidy && has_sidecar(db->path)) {
+        sqlite3 *h = NULL;
+        if (sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+            sqlite3_busy_timeout(h, 1000);
+            readable(h);
+        }
+        sqlite3_close_v2(h);
+    }
     free(db);
 }
 
@@ -216,6 +475,16 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
     else sqlite3_bind_null(st, i);
 }
 
+/* Text from the machine or a worker: bound repaired and cut (sb_text). */
+static int bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars)
+{
+    if (!s) return sqlite3_bind_null(st, i), SB_OK;
+    char *r = sb_text_repair(s, strlen(s), max_chars, NULL);
+    if (!r) return SB_EFAIL;
+    sqlite3_bind_text(st, i, r, -1, free);
+    return SB_OK;
+}
+
 static const char *jstr(json_t *o, const char *path1, const char *path2)
 {
     json_t *v = json_object_get(o, path1);
@@ -229,6 +498,95 @@ static json_int_t jint(json_t *o, const char *path1, const char *path2)
     if (path2) v = json_object_get(v, path2);
     return json_is_integer(v) ? json_integer_value(v) : (json_is_true(v) ? 1 : 0);
 }
+
+/* ---- what the store accepts ---- */
+
+static int in_list(const char *s, const char *const *list)
+{
+    for (int i = 0; s && list[i]; i++)
+        if (!strcmp(s, list[i])) return 1;
+    return 0;
+}
+
+int sb_db_point_status_known(const char *s)
+{
+    static const char *const known[] = {"pending", "running", "ok", "skipped", "failed",
+                                        "timeout", "interrupted", "projected", NULL};
+    return in_list(s, known);
+}
+
+int sb_db_sweep_status_known(const char *s)
+{
+    static const char *const known[] = {"running", "done", "interrupted", NULL};
+    return in_list(s, known);
+}
+
+int sb_db_workload_known(const char *s)
+{
+    static const char *const known[] = {"gemm", "train", "peak", "allreduce", NULL};
+    return in_list(s, known);
+}
+
+static int token(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i])) return 0;
+    return 1;
+}
+
+/* 1 to 10 digits, no leading zero: a GEMM dimension. */
+static const char *dimension(const char *s)
+{
+    if (*s < '1' || *s > '9') return NULL;
+    int n = 0;
+    while (isdigit((unsigned char)*s) && n <= 10) s++, n++;
+    return n <= 10 ? s : NULL;
+}
+
+int sb_db_shape_valid(const char *s)
+{
+    if (!s) return 0;
+    if (!*s) return 1;
+    if (strlen(s) > SB_DB_MAX_SHAPE) return 0;
+    if (isdigit((unsigned char)*s)) {
+        const char *p = dimension(s);
+        if (!p || *p++ != 'x' || !(p = dimension(p)) || *p++ != 'x' || !(p = dimension(p)))
+            return 0;
+        if (*p == ':') {
+            if ((p[1] != 'N' && p[1] != 'T') || (p[2] != 'N' && p[2] != 'T')) return 0;
+            p += 3;
+        }
+        if (!strcmp(p, "+prepack")) p += 8;
+        return *p == '\0';
+    }
+    /* key=value pairs: the options that name a training or allreduce series */
+    const char *p = s;
+    for (;;) {
+        if (*p < 'a' || *p > 'z') return 0;
+        while ((*p >= 'a' && *p <= 'z') || isdigit((unsigned char)*p) || *p == '_' || *p == '-') p++;
+        if (*p++ != '=') return 0;
+        const char *v = p;
+        while (*p && (isalnum((unsigned char)*p) || strchr("_.,:+/@-", *p) ||
+                      (*p == ' ' && p > v && p[-1] == ',')))
+            p++;
+        if (p == v) return 0;
+        if (!*p) return 1;
+        if (*p != ' ') return 0;
+        p++;
+    }
+}
+
+int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e)
+{
+    int rc;
+    if (label && (rc = sb_text_check(label, SB_DB_MAX_NAME, "label", e))) return rc;
+    if (plan && (rc = sb_text_check(plan, SB_DB_MAX_DOC, "plan", e))) return rc;
+    return SB_OK;
+}
+
+/* ---- machines, sweeps, points ---- */
 
 int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id, sb_err *e)
 {
@@ -247,6 +605,8 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
 {
     const char *fp = jstr(info, "fingerprint", NULL);
     if (!fp) return sb_errf(e, SB_EUSAGE, "machine description has no fingerprint");
+    if (!token(fp, 64))
+        return sb_errf(e, SB_EUSAGE, "machine fingerprint is not [A-Za-z0-9_.:-]{1,64}");
     int rc = sb_db_machine_by_fingerprint(db, fp, id, e);
     if (rc || *id) return rc;
     static const char *sql =
@@ -255,21 +615,35 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
         " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json, first_seen)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT(fingerprint) DO NOTHING";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, e, "machine insert");
     char *isa = json_dumps(json_object_get(info, "isa"), JSON_COMPACT | JSON_PRESERVE_ORDER);
     char *all = json_dumps(info, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    /* JSON text is valid UTF-8 already; only its size can break a limit, and
+     * JSON cut short would be no JSON at all */
+    if ((isa && strlen(isa) > SB_DB_MAX_TEXT) || (all && strlen(all) > SB_DB_MAX_DOC)) {
+        free(isa);
+        free(all);
+        return sb_errf(e, SB_EUSAGE, "machine description is larger than the store takes");
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+        free(isa);
+        free(all);
+        return db_fail(db, e, "machine insert");
+    }
     char now[32];
     sb_db_now_iso(now);
+    /* what the machine says about itself is repaired, never refused: a
+     * host name with odd bytes must not stop a sweep */
     bind_text(st, 1, fp);
-    bind_text(st, 2, jstr(info, "hostname", NULL));
-    bind_text(st, 3, jstr(info, "cpu", "model"));
-    bind_text(st, 4, jstr(info, "cpu", "vendor"));
+    int mem = bind_repaired(st, 2, jstr(info, "hostname", NULL), SB_DB_MAX_NAME) |
+              bind_repaired(st, 3, jstr(info, "cpu", "model"), SB_DB_MAX_NAME) |
+              bind_repaired(st, 4, jstr(info, "cpu", "vendor"), 64) |
+              bind_repaired(st, 8, jstr(info, "cpu", "microarch"), 128) |
+              bind_repaired(st, 18, jstr(info, "isa", "amx_reason"), SB_DB_MAX_REASON) |
+              bind_repaired(st, 19, jstr(info, "kernel", NULL), SB_DB_MAX_NAME);
     sqlite3_bind_int64(st, 5, jint(info, "cpu", "family"));
     sqlite3_bind_int64(st, 6, jint(info, "cpu", "model_number"));
     sqlite3_bind_int64(st, 7, jint(info, "cpu", "stepping"));
-    bind_text(st, 8, jstr(info, "cpu", "microarch"));
     sqlite3_bind_int64(st, 9, jint(info, "topology", "packages"));
     sqlite3_bind_int64(st, 10, jint(info, "topology", "numa_nodes"));
     sqlite3_bind_int64(st, 11, jint(info, "topology", "cores"));
@@ -279,15 +653,14 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
     sqlite3_bind_int64(st, 15, jint(info, "topology", "l3_bytes"));
     bind_text(st, 16, isa);
     sqlite3_bind_int64(st, 17, jint(info, "isa", "amx_os_permitted"));
-    bind_text(st, 18, jstr(info, "isa", "amx_reason"));
-    bind_text(st, 19, jstr(info, "kernel", NULL));
     sqlite3_bind_int64(st, 20, jint(info, "memory", "total_bytes"));
     bind_text(st, 21, all);
     bind_text(st, 22, now);
-    int step = sqlite3_step(st);
+    int step = mem ? SQLITE_NOMEM : sqlite3_step(st);
     sqlite3_finalize(st);
     free(isa);
     free(all);
+    if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
     if (step != SQLITE_DONE) return db_fail(db, e, "machine insert");
     return sb_db_machine_by_fingerprint(db, fp, id, e);
 }
@@ -295,6 +668,12 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
 int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const char *plan,
                        int64_t machine_id, int64_t *id, sb_err *e)
 {
+    char q[160];
+    int rc = sb_db_check_sweep_text(label, plan, e);
+    if (rc) return rc;
+    if (workload && !sb_db_workload_known(workload))
+        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, peak or allreduce",
+                       sb_text_cell(q, sizeof q, workload, 32, 0));
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "INSERT INTO sweep (uuid, label, workload, plan, machine_id, started,"
@@ -316,8 +695,11 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
     if (machine_id) sqlite3_bind_int64(st, 5, machine_id);
     else sqlite3_bind_null(st, 5);
     bind_text(st, 6, now);
-    bind_text(st, 7, version);
-    int rc = sqlite3_step(st);
+    if (bind_repaired(st, 7, version, SB_DB_MAX_NAME)) {
+        sqlite3_finalize(st);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return db_fail(db, e, "sweep insert");
     *id = sqlite3_last_insert_rowid(db->h);
@@ -326,6 +708,10 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
 
 int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e)
 {
+    char q[160];
+    if (!sb_db_sweep_status_known(status))
+        return sb_errf(e, SB_EUSAGE, "sweep status '%s' is not running, done or interrupted",
+                       sb_text_cell(q, sizeof q, status ? status : "", 32, 0));
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET finished = ?, status = ? WHERE id = ?", -1,
                            &st, NULL) != SQLITE_OK)
@@ -340,9 +726,204 @@ int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e)
     return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "sweep update");
 }
 
+/* ---- who is running a sweep ---- */
+
+/* The first line of a small /proc file; "" when it cannot be read. */
+static void read_line(const char *path, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* "BOOT_ID:START_TICKS" of a process: a pid names the same process only
+ * while both stay the same. "" when /proc does not say. */
+static void process_token(long pid, char *buf, size_t cap)
+{
+    char path[64], stat[1024], boot[64];
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    read_line(path, stat, sizeof stat);
+    read_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
+    /* the command name may hold blanks and ')': fields count from the last ')' */
+    char *p = strrchr(stat, ')');
+    if (!p || !boot[0]) return;
+    int field = 2;
+    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " "))
+        if (++field == 22) {
+            snprintf(buf, cap, "%s:%s", boot, tok);
+            return;
+        }
+}
+
+static void host_name(char *buf, size_t cap)
+{
+    char h[256] = "";
+    if (gethostname(h, sizeof h - 1) != 0) h[0] = '\0';
+    h[sizeof h - 1] = '\0';
+    char *r = sb_text_repair(h, strlen(h), 200, NULL);
+    snprintf(buf, cap, "%s", r ? r : "");
+    free(r);
+}
+
+/* Whether the holder recorded for a pid of this host still runs. */
+static int holder_alive(long pid, const char *token)
+{
+    if (pid <= 0) return 0;
+    if (kill((pid_t)pid, 0) != 0 && errno != EPERM) return 0;
+    if (!token[0]) return 1;   /* recorded without /proc: the pid is all there is */
+    char now[128];
+    process_token(pid, now, sizeof now);
+    return now[0] && !strcmp(now, token);
+}
+
+int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
+{
+    int own_tx = sqlite3_get_autocommit(db->h), rc;
+    if (own_tx && (rc = sb_db_begin(db, e))) return rc;
+    sqlite3_stmt *st = NULL;
+    char host[256], token[128], since[32];
+    host_name(host, sizeof host);
+    process_token((long)getpid(), token, sizeof token);
+    sb_db_now_iso(since);
+    if (sqlite3_prepare_v2(db->h, "SELECT holder_pid, COALESCE(holder_host, ''),"
+                                  " COALESCE(holder_start, ''), COALESCE(holder_since, '')"
+                                  " FROM sweep WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
+        rc = db_fail(db, e, "sweep claim");
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, sweep_id);
+    int step = sqlite3_step(st);
+    if (step != SQLITE_ROW) {
+        rc = step == SQLITE_DONE
+            ? sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", db->path, (long long)sweep_id)
+            : db_fail(db, e, "sweep claim");
+        goto out;
+    }
+    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        long pid = (long)sqlite3_column_int64(st, 0);
+        const char *h = (const char *)sqlite3_column_text(st, 1);
+        const char *tok = (const char *)sqlite3_column_text(st, 2);
+        const char *when = (const char *)sqlite3_column_text(st, 3);
+        int mine = pid == (long)getpid() && !strcmp(h, host) && !strcmp(tok, token);
+        char qh[512], qw[160];
+        sb_text_cell(qh, sizeof qh, h, 100, 0);
+        sb_text_cell(qw, sizeof qw, when, 32, 0);
+        if (!mine && strcmp(h, host)) {
+            rc = sb_errf(e, SB_EUSAGE, "sweep %lld is being run by process %ld on host %s"
+                         " since %s; if that run is gone, `sprbench db unlock --sweep %lld`"
+                         " releases it", (long long)sweep_id, pid, qh, qw, (long long)sweep_id);
+            goto out;
+        }
+        if (!mine && holder_alive(pid, tok)) {
+            rc = sb_errf(e, SB_EUSAGE, "sweep %lld is already being run by process %ld on this"
+                         " host (%s) since %s", (long long)sweep_id, pid, qh, qw);
+            goto out;
+        }
+        /* otherwise: gone (or ours already); taken over below */
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET holder_pid = ?, holder_host = ?,"
+                                  " holder_start = ?, holder_since = ? WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK) {
+        rc = db_fail(db, e, "sweep claim");
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)getpid());
+    bind_text(st, 2, host);
+    bind_text(st, 3, token);
+    bind_text(st, 4, since);
+    sqlite3_bind_int64(st, 5, sweep_id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : db_fail(db, e, "sweep claim");
+out:
+    sqlite3_finalize(st);
+    if (own_tx) {
+        if (rc) sb_db_rollback(db);
+        else rc = sb_db_commit(db, e);
+    }
+    return rc;
+}
+
+int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
+{
+    char host[256];
+    host_name(host, sizeof host);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
+                                  " holder_start = NULL, holder_since = NULL"
+                                  " WHERE id = ? AND holder_pid = ? AND holder_host = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(db, e, "sweep release");
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)getpid());
+    bind_text(st, 3, host);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "sweep release");
+}
+
+int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e)
+{
+    if (was && cap) was[0] = '\0';
+    int rc = sb_db_begin(db, e);
+    if (rc) return rc;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->h, "SELECT holder_pid, COALESCE(holder_host, ''),"
+                                  " COALESCE(holder_since, '') FROM sweep WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK) {
+        rc = db_fail(db, e, "sweep unlock");
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, sweep_id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", db->path, (long long)sweep_id);
+        goto out;
+    }
+    if (was && cap && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        snprintf(was, cap, "process %lld on host %s since %s",
+                 (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
+                 sqlite3_column_text(st, 2));
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
+                                  " holder_start = NULL, holder_since = NULL WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK) {
+        rc = db_fail(db, e, "sweep unlock");
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, sweep_id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : db_fail(db, e, "sweep unlock");
+out:
+    sqlite3_finalize(st);
+    if (rc) {
+        sb_db_rollback(db);
+        return rc;
+    }
+    return sb_db_commit(db, e);
+}
+
 int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t machine_id,
                     int64_t *id, sb_err *e)
 {
+    int rc;
+    char q[256];
+    if (!sb_db_workload_known(p->workload))
+        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, peak or allreduce",
+                       sb_text_cell(q, sizeof q, p->workload ? p->workload : "", 32, 0));
+    if ((p->kernel && (rc = sb_text_check(p->kernel, SB_DB_MAX_NAME, "kernel", e))) ||
+        (p->config && (rc = sb_text_check(p->config, SB_DB_MAX_TEXT, "config", e))))
+        return rc;
+    if (p->dtype && p->dtype[0] && !token(p->dtype, SB_DB_MAX_WORD))
+        return sb_errf(e, SB_EUSAGE, "dtype: '%s' is not a dtype word",
+                       sb_text_cell(q, sizeof q, p->dtype, 32, 0));
+    if (p->shape && !sb_db_shape_valid(p->shape))
+        return sb_errf(e, SB_EUSAGE, "shape: '%s' is neither MxNxK[:TT][+prepack] nor"
+                       " key=value pairs", sb_text_cell(q, sizeof q, p->shape, 60, 0));
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
@@ -363,19 +944,40 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
     sqlite3_bind_int(st, 9, p->threads);
     sqlite3_bind_int(st, 10, p->ppn);
     sqlite3_bind_int(st, 11, p->nodes);
-    bind_text(st, 12, p->command);
     if (machine_id) sqlite3_bind_int64(st, 13, machine_id);
     else sqlite3_bind_null(st, 13);
-    int rc = sqlite3_step(st);
+    if (bind_repaired(st, 12, p->command, SB_DB_MAX_TEXT)) {
+        sqlite3_finalize(st);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return db_fail(db, e, "point insert");
     *id = sqlite3_last_insert_rowid(db->h);
     return SB_OK;
 }
 
+int sb_db_point_set_command(sb_db *db, int64_t id, const char *command, sb_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, "UPDATE point SET command = ? WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_fail(db, e, "point update");
+    int mem = bind_repaired(st, 1, command, SB_DB_MAX_TEXT);
+    sqlite3_bind_int64(st, 2, id);
+    int rc = mem ? SQLITE_NOMEM : sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
+    return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "point update");
+}
+
 int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char *reason,
                            sb_err *e)
 {
+    char q[160];
+    if (!sb_db_point_status_known(status))
+        return sb_errf(e, SB_EUSAGE, "point status '%s' is not one the store knows",
+                       sb_text_cell(q, sizeof q, status ? status : "", 32, 0));
     int running = !strcmp(status, "running");
     sqlite3_stmt *st;
     const char *sql = running
@@ -386,11 +988,12 @@ int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char
     char now[32];
     sb_db_now_iso(now);
     bind_text(st, 1, status);
-    bind_text(st, 2, reason ? reason : "");
+    int mem = bind_repaired(st, 2, reason ? reason : "", SB_DB_MAX_REASON);
     bind_text(st, 3, now);
     sqlite3_bind_int64(st, 4, id);
-    int rc = sqlite3_step(st);
+    int rc = mem ? SQLITE_NOMEM : sqlite3_step(st);
     sqlite3_finalize(st);
+    if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
     return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "point update");
 }
 
@@ -402,18 +1005,88 @@ static int exec_bound(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what)
     return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, what);
 }
 
-int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
+#define MAX_SAMPLE_SECONDS 1e9
+#define MAX_METRIC_ABS 1e300
+
+/* What a worker's result must hold before anything of it is stored (the
+ * same rules an import applies, so that what a sweep stores exports and
+ * imports again). */
+static int check_result(json_t *result, const char *workload, sb_err *e)
 {
     const char *status = jstr(result, "status", NULL);
     if (!status || (strcmp(status, "ok") && strcmp(status, "skipped") && strcmp(status, "failed")))
         return sb_errf(e, SB_EUSAGE, "result has no valid status (ok, skipped or failed)");
+    json_t *samples = json_object_get(result, "samples"), *metrics = json_object_get(result, "metrics");
+    if (samples && !json_is_array(samples))
+        return sb_errf(e, SB_EUSAGE, "result samples is not an array");
+    if (metrics && !json_is_object(metrics))
+        return sb_errf(e, SB_EUSAGE, "result metrics is not an object");
+    size_t i;
+    json_t *v;
+    json_array_foreach(samples, i, v) {
+        double x = json_number_value(v);
+        if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS)
+            return sb_errf(e, SB_EUSAGE, "result samples[%zu] is not a number of seconds in [0, %g]",
+                           i, MAX_SAMPLE_SECONDS);
+    }
+    /* a measured point is its raw samples: "ok" without them would be a
+     * figure nothing backs (the peak probe reports rates only) */
+    if (!strcmp(status, "ok") && strcmp(workload ? workload : "", "peak") &&
+        json_array_size(samples) == 0)
+        return sb_errf(e, SB_EUSAGE, "result has status ok but no samples");
+    const char *name;
+    json_object_foreach(metrics, name, v) {
+        char q[256];
+        if (!token(name, 128))
+            return sb_errf(e, SB_EUSAGE, "result metric name '%s' is not [A-Za-z0-9_.:-]{1,128}",
+                           sb_text_cell(q, sizeof q, name, 64, 0));
+        if (json_is_number(v) &&
+            (!isfinite(json_number_value(v)) || fabs(json_number_value(v)) > MAX_METRIC_ABS))
+            return sb_errf(e, SB_EUSAGE, "result metric %s is not a finite number", name);
+    }
+    const char *dtype = jstr(result, "dtype", NULL);
+    char q[160];
+    if (dtype && dtype[0] && !token(dtype, SB_DB_MAX_WORD))
+        return sb_errf(e, SB_EUSAGE, "result dtype '%s' is not a dtype word",
+                       sb_text_cell(q, sizeof q, dtype, 32, 0));
+    return SB_OK;
+}
+
+int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
+{
     json_t *samples = json_object_get(result, "samples");
     json_t *metrics = json_object_get(result, "metrics");
     json_t *units = json_object_get(result, "units");
     json_t *projected = json_object_get(result, "projected");
+    char *binding_s = NULL, *doc = NULL, workload[64] = "";
     int rc = sb_db_begin(db, e);
     if (rc) return rc;
-    sqlite3_stmt *del_s = NULL, *del_m = NULL, *ins_s = NULL, *ins_m = NULL, *upd = NULL;
+    sqlite3_stmt *get = NULL, *del_s = NULL, *del_m = NULL, *ins_s = NULL, *ins_m = NULL,
+                 *upd = NULL;
+    if (sqlite3_prepare_v2(db->h, "SELECT COALESCE(workload, '') FROM point WHERE id = ?", -1,
+                           &get, NULL)) {
+        rc = db_fail(db, e, "prepare ingest");
+        goto out;
+    }
+    sqlite3_bind_int64(get, 1, point_id);
+    if (sqlite3_step(get) != SQLITE_ROW) {
+        rc = sb_errf(e, SB_EFAIL, "point %lld does not exist", (long long)point_id);
+        goto out;
+    }
+    snprintf(workload, sizeof workload, "%s", sqlite3_column_text(get, 0));
+    if ((rc = check_result(result, workload[0] ? workload : jstr(result, "workload", NULL), e)))
+        goto out;
+    json_t *binding = json_object_get(result, "binding");
+    binding_s = binding ? json_dumps(binding, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    doc = json_dumps(result, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!doc || (binding && !binding_s)) {
+        rc = sb_errf(e, SB_EFAIL, "out of memory");
+        goto out;
+    }
+    if (strlen(doc) > SB_DB_MAX_DOC || (binding_s && strlen(binding_s) > SB_DB_MAX_DOC)) {
+        rc = sb_errf(e, SB_EUSAGE, "result document is larger than %zu MiB", SB_DB_MAX_DOC >> 20);
+        goto out;
+    }
     /* Re-ingesting a point replaces what it had, so a resumed point never
      * holds samples from two runs. */
     if (sqlite3_prepare_v2(db->h, "DELETE FROM sample WHERE point_id = ?", -1, &del_s, NULL) ||
@@ -437,10 +1110,6 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     size_t i;
     json_t *v;
     json_array_foreach(samples, i, v) {
-        if (!json_is_number(v)) {
-            rc = sb_errf(e, SB_EUSAGE, "result samples[%zu] is not a number", i);
-            goto out;
-        }
         sqlite3_bind_int64(ins_s, 1, point_id);
         sqlite3_bind_int(ins_s, 2, (int)i);
         sqlite3_bind_double(ins_s, 3, json_number_value(v));
@@ -454,29 +1123,33 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
         sqlite3_bind_int64(ins_m, 1, point_id);
         bind_text(ins_m, 2, name);
         sqlite3_bind_double(ins_m, 3, json_number_value(v));
-        bind_text(ins_m, 4, jstr(units, name, NULL));
         sqlite3_bind_int(ins_m, 5, is_projected);
-        bind_text(ins_m, 6, json_is_string(src) ? json_string_value(src) : NULL);
+        if (bind_repaired(ins_m, 4, jstr(units, name, NULL), 64) ||
+            bind_repaired(ins_m, 6, json_is_string(src) ? json_string_value(src) : NULL,
+                          SB_DB_MAX_REASON)) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            goto out;
+        }
         if ((rc = exec_bound(db, ins_m, e, "metric insert"))) goto out;
     }
     char now[32];
     sb_db_now_iso(now);
-    json_t *binding = json_object_get(result, "binding");
-    char *binding_s = binding ? json_dumps(binding, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-    char *doc = json_dumps(result, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    bind_text(upd, 1, status);
-    bind_text(upd, 2, jstr(result, "reason", NULL) ? jstr(result, "reason", NULL) : "");
+    const char *reason = jstr(result, "reason", NULL);
+    bind_text(upd, 1, jstr(result, "status", NULL));
     bind_text(upd, 3, now);
     bind_text(upd, 4, binding_s);
     bind_text(upd, 5, doc);
     bind_text(upd, 6, jstr(result, "dtype", NULL));
     sqlite3_bind_int64(upd, 7, point_id);
+    if (bind_repaired(upd, 2, reason ? reason : "", SB_DB_MAX_REASON)) {
+        rc = sb_errf(e, SB_EFAIL, "out of memory");
+        goto out;
+    }
     rc = exec_bound(db, upd, e, "point update");
+out:
     free(binding_s);
     free(doc);
-    if (!rc && sqlite3_changes(db->h) != 1)
-        rc = sb_errf(e, SB_EFAIL, "point %lld does not exist", (long long)point_id);
-out:
+    sqlite3_finalize(get);
     sqlite3_finalize(del_s);
     sqlite3_finalize(del_m);
     sqlite3_finalize(ins_s);
@@ -487,6 +1160,85 @@ out:
         return rc;
     }
     return sb_db_commit(db, e);
+}
+
+/* ---- each point's worker output ---- */
+
+/* The stored form of a stream's tail: its last SB_DB_LOG_BYTES bytes from
+ * a character boundary, repaired (a replacement can grow a byte to three:
+ * the result is cut to the limit again). */
+static char *log_text(const char *s, size_t len)
+{
+    size_t from = sb_text_tail_start(s ? s : "", s ? len : 0, SB_DB_LOG_BYTES);
+    char *r = sb_text_repair(s ? s + from : "", s ? len - from : 0, 0, NULL);
+    if (!r) return NULL;
+    size_t rlen = strlen(r), cut = sb_text_tail_start(r, rlen, SB_DB_LOG_BYTES);
+    if (cut) memmove(r, r + cut, rlen - cut + 1);
+    return r;
+}
+
+int sb_db_point_log_set(sb_db *db, int64_t point_id, const char *out, size_t out_len,
+                        long long out_total, const char *err, size_t err_len,
+                        long long err_total, sb_err *e)
+{
+    char *o = log_text(out, out_len), *r = log_text(err, err_len);
+    sqlite3_stmt *st = NULL;
+    int rc;
+    if (!o || !r) {
+        rc = sb_errf(e, SB_EFAIL, "out of memory");
+    } else if (sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO point_log (point_id, stdout,"
+                                         " stdout_bytes, stderr, stderr_bytes) VALUES (?,?,?,?,?)",
+                                  -1, &st, NULL) != SQLITE_OK) {
+        rc = db_fail(db, e, "point log");
+    } else {
+        sqlite3_bind_int64(st, 1, point_id);
+        bind_text(st, 2, o);
+        sqlite3_bind_int64(st, 3, out_total);
+        bind_text(st, 4, r);
+        sqlite3_bind_int64(st, 5, err_total);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : db_fail(db, e, "point log");
+    }
+    sqlite3_finalize(st);
+    free(o);
+    free(r);
+    return rc;
+}
+
+int sb_db_point_log_get(sb_db *db, int64_t point_id, sb_point_log *log, int *found, sb_err *e)
+{
+    memset(log, 0, sizeof *log);
+    *found = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
+                                  " WHERE point_id = ?", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(db, e, "point log");
+    sqlite3_bind_int64(st, 1, point_id);
+    int step = sqlite3_step(st), rc = SB_OK;
+    if (step == SQLITE_ROW) {
+        const char *o = (const char *)sqlite3_column_text(st, 0);
+        const char *r = (const char *)sqlite3_column_text(st, 2);
+        log->out = strdup(o ? o : "");
+        log->err = strdup(r ? r : "");
+        log->out_bytes = sqlite3_column_int64(st, 1);
+        log->err_bytes = sqlite3_column_int64(st, 3);
+        if (!log->out || !log->err) {
+            sb_point_log_free(log);
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+        } else {
+            *found = 1;
+        }
+    } else if (step != SQLITE_DONE) {
+        rc = db_fail(db, e, "point log");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void sb_point_log_free(sb_point_log *log)
+{
+    free(log->out);
+    free(log->err);
+    log->out = log->err = NULL;
 }
 
 double sb_db_peak_per_core(sb_db *db, int64_t machine_id, const char *path)
@@ -593,6 +1345,15 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
     if (pr->n < 1) return sb_errf(e, SB_EUSAGE, "a projection needs at least one node count");
     if (!pr->sweep_id && !pr->new_sweep_label)
         return sb_errf(e, SB_EUSAGE, "a projection needs a sweep");
+    int trc;
+    char q[256];
+    if (pr->shape && !sb_db_shape_valid(pr->shape))
+        return sb_errf(e, SB_EUSAGE, "shape: '%s' is neither MxNxK[:TT][+prepack] nor"
+                       " key=value pairs", sb_text_cell(q, sizeof q, pr->shape, 60, 0));
+    if (pr->kernel && (trc = sb_text_check(pr->kernel, SB_DB_MAX_NAME, "kernel", e))) return trc;
+    if (pr->dtype && pr->dtype[0] && !token(pr->dtype, SB_DB_MAX_WORD))
+        return sb_errf(e, SB_EUSAGE, "dtype: '%s' is not a dtype word",
+                       sb_text_cell(q, sizeof q, pr->dtype, 32, 0));
     int rc = sb_db_begin(db, e);
     if (rc) return rc;
     int64_t sweep = pr->sweep_id;
@@ -659,7 +1420,11 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
         sqlite3_bind_int(ins_p, 8, pr->threads);
         sqlite3_bind_int(ins_p, 9, pr->ppn);
         sqlite3_bind_int(ins_p, 10, q->nodes);
-        bind_text(ins_p, 11, pr->reason ? pr->reason : "projected by the scaling model");
+        if (bind_repaired(ins_p, 11, pr->reason ? pr->reason : "projected by the scaling model",
+                          SB_DB_MAX_REASON)) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            goto out;
+        }
         bind_text(ins_p, 12, now);
         bind_text(ins_p, 13, now);
         if (pr->machine_id) sqlite3_bind_int64(ins_p, 14, pr->machine_id);
@@ -679,7 +1444,10 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
             bind_text(ins_m, 2, m[k].name);
             sqlite3_bind_double(ins_m, 3, m[k].v);
             bind_text(ins_m, 4, m[k].unit);
-            bind_text(ins_m, 5, pr->source);
+            if (bind_repaired(ins_m, 5, pr->source, SB_DB_MAX_REASON)) {
+                rc = sb_errf(e, SB_EFAIL, "out of memory");
+                goto out;
+            }
             if ((rc = exec_bound(db, ins_m, e, "projected metric insert"))) goto out;
         }
     }

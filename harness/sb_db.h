@@ -1,24 +1,55 @@
 /* sb_db: the results store. One SQLite file holds machines, sweeps, points,
  * raw samples and metrics (schema in docs/ARCHITECTURE.md). Owns the schema
  * and its numbered migrations (an older database opens and is upgraded),
- * WAL mode and the busy timeout, and the one-transaction-per-point ingest of
- * a worker's result document. Bound parameters only. */
+ * WAL mode and the busy timeout, the one-transaction-per-point ingest of a
+ * worker's result document, the rules for what the store accepts (text
+ * limits in characters, statuses, workloads, the shape grammar), each
+ * point's worker output, and who is running a sweep. Bound parameters only.
+ *
+ * Two ways in: sb_db_open (for commands that write: creates the file when
+ * absent, migrates, switches to WAL) and sb_db_open_readonly (for commands
+ * that only read: never creates, migrates or switches anything, and never
+ * lets SQLite touch a file that is not a sprbench database). */
 #ifndef SB_DB_H
 #define SB_DB_H
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "sb_err.h"
 
-#define SB_DB_SCHEMA_VERSION 2
+#define SB_DB_SCHEMA_VERSION 4
+
+/* Text limits in characters (sb_text), the same on insert and on import:
+ * what the tool itself writes always fits, so an export imports again. */
+#define SB_DB_MAX_WORD 32            /* workload, dtype, status */
+#define SB_DB_MAX_NAME 256           /* label, kernel, host name, CPU model, OS kernel */
+#define SB_DB_MAX_SHAPE 1024         /* "MxNxK:TT" or "model=... batch=..." */
+#define SB_DB_MAX_REASON 4096        /* a reason as stored by a sweep, a metric's source */
+#define SB_DB_MAX_TEXT 65536         /* config, command, binding, ISA; imported reasons */
+#define SB_DB_MAX_DOC ((size_t)64 << 20)   /* plan, result document, machine info */
+/* The tail of a worker's stdout and of its stderr kept with its point. */
+#define SB_DB_LOG_BYTES ((size_t)64 << 10)
 
 typedef struct sb_db sb_db;
 
-/* Opens (creating when absent) and migrates. A file that is not SQLite, an
- * unwritable path or a database from a newer sprbench is SB_EUSAGE. */
+/* Opens (creating when absent) and migrates. A file that is not SQLite, a
+ * SQLite file of another program (tables but no sprbench schema), an
+ * unwritable path or a database from a newer sprbench is SB_EUSAGE, and the
+ * file is left as it was. */
 int sb_db_open(const char *path, sb_db **db, sb_err *e);
+/* Opens an existing sprbench database for reading only. A missing path, an
+ * empty file, a file that is not SQLite, another program's SQLite file and a
+ * database from a newer sprbench are SB_EUSAGE, judged before SQLite opens
+ * the file for use, so such a file stays byte-identical and nothing is
+ * created beside it. Works in a read-only directory (the file is then read
+ * as immutable when it has no write-ahead log to replay). An older schema is
+ * read as if migrated (temporary views; the file is not upgraded). */
+int sb_db_open_readonly(const char *path, sb_db **db, sb_err *e);
 void sb_db_close(sb_db *db);
 sqlite3 *sb_db_handle(sb_db *db);
+int sb_db_readonly(sb_db *db);
+/* PRAGMA user_version of the file (an older file opened read-only keeps its own). */
 int sb_db_schema_version(sb_db *db);
 /* Applies migrations up to `target` only (tests build older schemas with it). */
 int sb_db_open_at_version(const char *path, int target, sb_db **db, sb_err *e);
@@ -32,9 +63,44 @@ void sb_db_rollback(sb_db *db);
 int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e);
 int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id, sb_err *e);
 
+/* ---- what the store accepts ---- */
+
+/* Point statuses: pending, running, ok, skipped, failed, timeout,
+ * interrupted, projected. Sweep statuses: running, done, interrupted. */
+int sb_db_point_status_known(const char *s);
+int sb_db_sweep_status_known(const char *s);
+/* Workloads: gemm, train, peak, allreduce. */
+int sb_db_workload_known(const char *s);
+/* The shapes sprbench writes: "" (peak), a GEMM "MxNxK" with an optional
+ * ":NN|:NT|:TN|:TT" and "+prepack", or a training/allreduce series key of
+ * "key=value" pairs separated by single spaces (key [a-z][a-z0-9_-]*, value
+ * of [A-Za-z0-9_.,:+/@-], a blank only after a comma). */
+int sb_db_shape_valid(const char *s);
+/* A sweep's label and plan as the store takes them (SB_EUSAGE naming the
+ * field otherwise): callers check before they create anything. */
+int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e);
+
+/* Creates a sweep (status running). Label and plan are refused, not cut,
+ * when they break the text rules (SB_EUSAGE). */
 int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const char *plan,
                        int64_t machine_id, int64_t *id, sb_err *e);
 int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e);
+
+/* ---- who is running a sweep ---- */
+
+/* Claims the sweep for this process (pid, host name, boot id and process
+ * start time, since when), in a transaction of its own or in the caller's.
+ * A claim by a live process is SB_EUSAGE naming the holder; a claim by a
+ * process of this host that is gone (dead pid, a pid reused by another
+ * process, an earlier boot) is taken over; a claim from another host is
+ * SB_EUSAGE too (it cannot be checked from here: `sprbench db unlock`
+ * clears it). No such sweep: SB_EUSAGE. */
+int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e);
+/* Drops this process's claim (another's is left alone). */
+int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
+/* Drops any claim; *was (cap bytes, may be NULL) describes the holder it
+ * dropped ("" when there was none). */
+int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e);
 
 typedef struct sb_point_desc {
     int seq;                /* order within the sweep */
@@ -48,12 +114,36 @@ typedef struct sb_point_desc {
 /* Adds a pending point. */
 int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t machine_id,
                     int64_t *id, sb_err *e);
+/* Records the exact command of a point (machine text: repaired and cut). */
+int sb_db_point_set_command(sb_db *db, int64_t id, const char *command, sb_err *e);
+/* Sets a point's status (one of the known ones, else SB_EUSAGE) and reason
+ * (machine text: repaired and cut to SB_DB_MAX_REASON characters). */
 int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char *reason,
                            sb_err *e);
 /* Stores a result document for the point in one transaction: status, reason,
  * every sample, every metric (with unit and projected flag), the binding and
- * the raw document. The point must exist. */
+ * the raw document. The point must exist. SB_EUSAGE, nothing stored, for a
+ * status other than ok/skipped/failed, an ok result of a measured workload
+ * (not peak) without samples, a sample or metric that is not a finite
+ * number, a metric name outside [A-Za-z0-9_.:-]{1,128}, or a document over
+ * SB_DB_MAX_DOC; the reason, units and sources are repaired and cut. */
 int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e);
+
+/* ---- each point's worker output ---- */
+
+typedef struct sb_point_log {
+    char *out, *err;                  /* the kept tails, valid UTF-8 */
+    long long out_bytes, err_bytes;   /* how much the worker wrote in all */
+} sb_point_log;
+/* Stores (replaces) the tails of a point's stdout and stderr: each is
+ * repaired, and cut to its last SB_DB_LOG_BYTES bytes at a character
+ * boundary; *_total is how many bytes the stream had in all. */
+int sb_db_point_log_set(sb_db *db, int64_t point_id, const char *out, size_t out_len,
+                        long long out_total, const char *err, size_t err_len,
+                        long long err_total, sb_err *e);
+/* *found = 0 when the point has no stored output. */
+int sb_db_point_log_get(sb_db *db, int64_t point_id, sb_point_log *log, int *found, sb_err *e);
+void sb_point_log_free(sb_point_log *log);
 
 /* A fresh random identifier (32 hex digits) for sweeps and points, so that
  * results moved between databases keep their identity. */

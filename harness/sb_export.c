@@ -8,18 +8,18 @@
 #include <unistd.h>
 #include "sb_io.h"
 #include "sb_stats.h"
+#include "sb_text.h"
 
-/* Plain columns travel verbatim. Each has a type and, for integers, a range:
- * anything outside is refused at import rather than stored. */
+/* Plain columns travel verbatim. Each has a type and, for integers, a range,
+ * for text a limit in characters (the store's, sb_db.h): anything outside is
+ * refused at import rather than stored. */
 typedef struct column {
     const char *name;
     char type;          /* 'T' text, 'I' integer */
     long long min, max;
-    size_t max_len;     /* text only */
+    size_t max_chars;   /* text only */
 } column;
 
-#define SMALL_TEXT ((size_t)4096)
-#define BIG_TEXT ((size_t)16 << 20)
 #define INT_ANY (1LL << 53)
 /* An export keeps every raw sample, ~26 bytes each as written: a 1000-point
  * sweep at 1000 samples is ~26 MB. 512 MiB holds twenty such sweeps (merged
@@ -27,34 +27,34 @@ typedef struct column {
 #define IMPORT_MAX (512 * SB_MIB)
 
 static const column g_machine_cols[] = {
-    {"fingerprint", 'T', 0, 0, 64},  {"hostname", 'T', 0, 0, 256},
-    {"cpu_model", 'T', 0, 0, 256},   {"vendor", 'T', 0, 0, 64},
+    {"fingerprint", 'T', 0, 0, 64},  {"hostname", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"cpu_model", 'T', 0, 0, SB_DB_MAX_NAME},   {"vendor", 'T', 0, 0, 64},
     {"family", 'I', 0, 1 << 20, 0},  {"model", 'I', 0, 1 << 20, 0},
     {"stepping", 'I', 0, 1 << 20, 0}, {"microarch", 'T', 0, 0, 128},
     {"packages", 'I', 0, 1 << 20, 0}, {"numa_nodes", 'I', 0, 1 << 20, 0},
     {"cores", 'I', 0, 1 << 24, 0},   {"pus", 'I', 0, 1 << 24, 0},
     {"l1d_bytes", 'I', 0, INT_ANY, 0}, {"l2_bytes", 'I', 0, INT_ANY, 0},
-    {"l3_bytes", 'I', 0, INT_ANY, 0}, {"isa", 'T', 0, 0, 65536},
-    {"amx_os_permitted", 'I', 0, 1, 0}, {"amx_reason", 'T', 0, 0, SMALL_TEXT},
-    {"kernel", 'T', 0, 0, 256},      {"mem_bytes", 'I', 0, INT_ANY, 0},
-    {"info_json", 'T', 0, 0, BIG_TEXT}, {"first_seen", 'T', 0, 0, 64},
+    {"l3_bytes", 'I', 0, INT_ANY, 0}, {"isa", 'T', 0, 0, SB_DB_MAX_TEXT},
+    {"amx_os_permitted", 'I', 0, 1, 0}, {"amx_reason", 'T', 0, 0, SB_DB_MAX_REASON},
+    {"kernel", 'T', 0, 0, SB_DB_MAX_NAME}, {"mem_bytes", 'I', 0, INT_ANY, 0},
+    {"info_json", 'T', 0, 0, SB_DB_MAX_DOC}, {"first_seen", 'T', 0, 0, 64},
 };
 static const column g_sweep_cols[] = {
-    {"uuid", 'T', 0, 0, 32},          {"label", 'T', 0, 0, SMALL_TEXT},
-    {"workload", 'T', 0, 0, 64},      {"plan", 'T', 0, 0, BIG_TEXT},
+    {"uuid", 'T', 0, 0, 32},          {"label", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"workload", 'T', 0, 0, SB_DB_MAX_WORD}, {"plan", 'T', 0, 0, SB_DB_MAX_DOC},
     {"started", 'T', 0, 0, 64},       {"finished", 'T', 0, 0, 64},
-    {"tool_version", 'T', 0, 0, 256}, {"status", 'T', 0, 0, 64},
+    {"tool_version", 'T', 0, 0, SB_DB_MAX_NAME}, {"status", 'T', 0, 0, SB_DB_MAX_WORD},
 };
 static const column g_point_cols[] = {
     {"uuid", 'T', 0, 0, 32},         {"seq", 'I', 0, 1LL << 31, 0},
-    {"workload", 'T', 0, 0, 64},     {"kernel", 'T', 0, 0, 128},
-    {"dtype", 'T', 0, 0, 64},        {"shape", 'T', 0, 0, 1024},
-    {"config", 'T', 0, 0, 65536},    {"threads", 'I', 0, 1 << 20, 0},
+    {"workload", 'T', 0, 0, SB_DB_MAX_WORD}, {"kernel", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"dtype", 'T', 0, 0, SB_DB_MAX_WORD}, {"shape", 'T', 0, 0, SB_DB_MAX_SHAPE},
+    {"config", 'T', 0, 0, SB_DB_MAX_TEXT}, {"threads", 'I', 0, 1 << 20, 0},
     {"ppn", 'I', 0, 1 << 20, 0},     {"nodes", 'I', 0, 1 << 20, 0},
-    {"status", 'T', 0, 0, 32},       {"reason", 'T', 0, 0, 65536},
+    {"status", 'T', 0, 0, SB_DB_MAX_WORD}, {"reason", 'T', 0, 0, SB_DB_MAX_TEXT},
     {"started", 'T', 0, 0, 64},      {"finished", 'T', 0, 0, 64},
-    {"result_json", 'T', 0, 0, BIG_TEXT}, {"command", 'T', 0, 0, 65536},
-    {"binding", 'T', 0, 0, 65536},
+    {"result_json", 'T', 0, 0, SB_DB_MAX_DOC}, {"command", 'T', 0, 0, SB_DB_MAX_TEXT},
+    {"binding", 'T', 0, 0, SB_DB_MAX_DOC},
 };
 #define NCOLS(a) ((int)(sizeof a / sizeof a[0]))
 
@@ -75,19 +75,58 @@ static int prepare(sb_db *db, const char *sql, sqlite3_stmt **st, sb_err *e)
     return SB_OK;
 }
 
+/* Text read back for reports, gates, plots and tables: invalid UTF-8 from an
+ * older file shows as U+FFFD, the same as in an export. */
 static char *col_text_dup(sqlite3_stmt *st, int i)
 {
-    const unsigned char *s = sqlite3_column_text(st, i);
-    return strdup(s ? (const char *)s : "");
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? sb_text_repair(s, (size_t)sqlite3_column_bytes(st, i), 0, NULL) : strdup("");
 }
 
 /* ---- export ---- */
 
-static json_t *column_json(sqlite3_stmt *st, int i, char type)
+/* A text column as a JSON string. Text written by an older sprbench or
+ * another tool may not be valid UTF-8, which JSON cannot hold: each invalid
+ * byte (and a NUL) goes out as U+FFFD, counted in *repaired, instead of the
+ * field silently going missing. */
+static json_t *text_json(sqlite3_stmt *st, int i, long *repaired)
 {
-    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
-    if (type == 'I') return json_integer(sqlite3_column_int64(st, i));
-    return json_string((const char *)sqlite3_column_text(st, i));
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    int n = sqlite3_column_bytes(st, i);
+    if (!s) return json_null();
+    if (sb_text_chars(s, (size_t)n, NULL) >= 0) return json_stringn(s, (size_t)n);
+    char *r = sb_text_repair(s, (size_t)n, 0, NULL);
+    json_t *v = r ? json_string(r) : NULL;
+    free(r);
+    if (v && repaired) (*repaired)++;
+    return v;
+}
+
+static json_t *column_json(sqlite3_stmt *st, int i, char type, long *repaired)
+{
+    int t = sqlite3_column_type(st, i);
+    if (t == SQLITE_NULL) return json_null();
+    if (type == 'I') {
+        if (t == SQLITE_INTEGER) return json_integer(sqlite3_column_int64(st, i));
+        /* not an integer after all (a hand-edited file): the value goes out
+         * as it is, for the import to judge, rather than as a made-up 0 */
+        if (t == SQLITE_FLOAT) {
+            double d = sqlite3_column_double(st, i);
+            if (d == floor(d) && fabs(d) < 9e15) return json_integer((json_int_t)d);
+            return json_real(d);
+        }
+    }
+    return text_json(st, i, repaired);
+}
+
+/* Sets key to v; a value that could not be made (out of memory) fails the
+ * export rather than leaving the field out. */
+static int put(json_t *o, const char *key, json_t *v, sb_err *e)
+{
+    if (!v || json_object_set_new(o, key, v))
+        return sb_errf(e, SB_EFAIL, "export: cannot encode field %s (out of memory, or not a"
+                       " finite number)", key);
+    return SB_OK;
 }
 
 static void append_cols(char *sql, size_t cap, const char *prefix, const column *cols, int n)
@@ -98,11 +137,12 @@ static void append_cols(char *sql, size_t cap, const char *prefix, const column 
     }
 }
 
-int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, sb_err *e)
+int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_err *e)
 {
     *out = NULL;
+    long fixed = 0;
     char sql[2048];
-    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL;
+    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL, *sl = NULL;
     json_t *doc = json_object(), *machines = json_array(), *sweeps = json_array(),
            *points = json_array();
     char now[32];
@@ -114,7 +154,7 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, sb_err *e)
     json_object_set_new(doc, "machines", machines);
     json_object_set_new(doc, "sweeps", sweeps);
     json_object_set_new(doc, "points", points);
-    int rc = SB_OK;
+    int rc = SB_OK, step;
 
     /* machines: those the selected sweeps or points refer to (all when whole) */
     strcpy(sql, "SELECT ");
@@ -123,14 +163,16 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, sb_err *e)
                 " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
     if ((rc = prepare(db, sql, &st, e))) goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *m = json_object();
-        for (int i = 0; i < NCOLS(g_machine_cols); i++)
-            json_object_set_new(m, g_machine_cols[i].name,
-                                column_json(st, i, g_machine_cols[i].type));
         json_array_append_new(machines, m);
+        for (int i = 0; i < NCOLS(g_machine_cols) && !rc; i++)
+            rc = put(m, g_machine_cols[i].name, column_json(st, i, g_machine_cols[i].type, &fixed), e);
+        if (rc) goto out;
     }
+    if (step != SQLITE_DONE) { rc = db_err(db, e, "reading machines"); goto out; }
     sqlite3_finalize(st);
+    st = NULL;
 
     strcpy(sql, "SELECT ");
     append_cols(sql, sizeof sql, "s.", g_sweep_cols, NCOLS(g_sweep_cols));
@@ -138,71 +180,107 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, sb_err *e)
                 " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
     if ((rc = prepare(db, sql, &st, e))) goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *s = json_object();
-        for (int i = 0; i < NCOLS(g_sweep_cols); i++)
-            json_object_set_new(s, g_sweep_cols[i].name, column_json(st, i, g_sweep_cols[i].type));
-        json_object_set_new(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T'));
         json_array_append_new(sweeps, s);
+        for (int i = 0; i < NCOLS(g_sweep_cols) && !rc; i++)
+            rc = put(s, g_sweep_cols[i].name, column_json(st, i, g_sweep_cols[i].type, &fixed), e);
+        if (rc || (rc = put(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T', &fixed), e)))
+            goto out;
     }
+    if (step != SQLITE_DONE) { rc = db_err(db, e, "reading sweeps"); goto out; }
     sqlite3_finalize(st);
+    st = NULL;
 
+    /* LEFT JOIN: a point whose sweep is gone is named in an error, never
+     * left out of the export without a word */
     strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
     append_cols(sql, sizeof sql, "p.", g_point_cols, NCOLS(g_point_cols));
-    strcat(sql, " FROM point p JOIN sweep s ON s.id = p.sweep_id"
+    strcat(sql, " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
                 " LEFT JOIN machine m ON m.id = p.machine_id"
                 " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
     if ((rc = prepare(db, sql, &st, e))) goto out;
     if ((rc = prepare(db, "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
         (rc = prepare(db, "SELECT name, value, unit, projected, source FROM metric"
-                          " WHERE point_id = ? ORDER BY name", &sm, e)))
+                          " WHERE point_id = ? ORDER BY name", &sm, e)) ||
+        (rc = prepare(db, "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
+                          " WHERE point_id = ?", &sl, e)))
         goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t pid = sqlite3_column_int64(st, 0);
-        json_t *p = json_object();
-        json_object_set_new(p, "uuid", column_json(st, 3, 'T'));
-        json_object_set_new(p, "sweep", column_json(st, 1, 'T'));
-        json_object_set_new(p, "machine", column_json(st, 2, 'T'));
-        for (int i = 1; i < NCOLS(g_point_cols); i++)
-            json_object_set_new(p, g_point_cols[i].name,
-                                column_json(st, 3 + i, g_point_cols[i].type));
-        json_t *samples = json_array(), *metrics = json_array();
-        sqlite3_bind_int64(ss, 1, pid);
-        while (sqlite3_step(ss) == SQLITE_ROW)
-            json_array_append_new(samples, json_real(sqlite3_column_double(ss, 0)));
-        sqlite3_reset(ss);
-        sqlite3_bind_int64(sm, 1, pid);
-        while (sqlite3_step(sm) == SQLITE_ROW) {
-            json_t *m = json_object();
-            json_object_set_new(m, "name", column_json(sm, 0, 'T'));
-            json_object_set_new(m, "value", json_real(sqlite3_column_double(sm, 1)));
-            json_object_set_new(m, "unit", column_json(sm, 2, 'T'));
-            json_object_set_new(m, "projected", json_integer(sqlite3_column_int(sm, 3)));
-            json_object_set_new(m, "source", column_json(sm, 4, 'T'));
-            json_array_append_new(metrics, m);
+        if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
+            rc = sb_errf(e, SB_EFAIL, "point %lld belongs to no sweep in the database: it cannot"
+                         " be exported", (long long)pid);
+            goto out;
         }
-        sqlite3_reset(sm);
+        json_t *p = json_object();
+        json_array_append_new(points, p);
+        if ((rc = put(p, "uuid", column_json(st, 3, 'T', &fixed), e)) ||
+            (rc = put(p, "sweep", column_json(st, 1, 'T', &fixed), e)) ||
+            (rc = put(p, "machine", column_json(st, 2, 'T', &fixed), e)))
+            goto out;
+        for (int i = 1; i < NCOLS(g_point_cols) && !rc; i++)
+            rc = put(p, g_point_cols[i].name, column_json(st, 3 + i, g_point_cols[i].type, &fixed), e);
+        if (rc) goto out;
+        json_t *samples = json_array(), *metrics = json_array();
         json_object_set_new(p, "samples", samples);
         json_object_set_new(p, "metrics", metrics);
-        json_array_append_new(points, p);
+        sqlite3_bind_int64(ss, 1, pid);
+        while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
+            json_t *x = json_real(sqlite3_column_double(ss, 0));
+            if (!x || json_array_append_new(samples, x)) {
+                rc = sb_errf(e, SB_EFAIL, "point %lld: a sample is not a finite number: it cannot"
+                             " be exported", (long long)pid);
+                break;
+            }
+        }
+        if (!rc && step != SQLITE_DONE) rc = db_err(db, e, "reading samples");
+        sqlite3_reset(ss);
+        if (rc) goto out;
+        sqlite3_bind_int64(sm, 1, pid);
+        while (!rc && sqlite3_step(sm) == SQLITE_ROW) {
+            json_t *m = json_object();
+            json_array_append_new(metrics, m);
+            if (!(rc = put(m, "name", column_json(sm, 0, 'T', &fixed), e)) &&
+                !(rc = put(m, "value", json_real(sqlite3_column_double(sm, 1)), e)) &&
+                !(rc = put(m, "unit", column_json(sm, 2, 'T', &fixed), e)) &&
+                !(rc = put(m, "projected", json_integer(sqlite3_column_int(sm, 3)), e)))
+                rc = put(m, "source", column_json(sm, 4, 'T', &fixed), e);
+        }
+        sqlite3_reset(sm);
+        if (rc) goto out;
+        sqlite3_bind_int64(sl, 1, pid);
+        if (sqlite3_step(sl) == SQLITE_ROW) {
+            json_t *lg = json_object();
+            json_object_set_new(p, "log", lg);
+            if ((rc = put(lg, "stdout", column_json(sl, 0, 'T', &fixed), e)) ||
+                (rc = put(lg, "stdout_bytes", json_integer(sqlite3_column_int64(sl, 1)), e)) ||
+                (rc = put(lg, "stderr", column_json(sl, 2, 'T', &fixed), e)) ||
+                (rc = put(lg, "stderr_bytes", json_integer(sqlite3_column_int64(sl, 3)), e)))
+                goto out;
+        }
+        sqlite3_reset(sl);
     }
+    if (step != SQLITE_DONE) rc = db_err(db, e, "reading points");
 out:
     sqlite3_finalize(st);
     sqlite3_finalize(ss);
     sqlite3_finalize(sm);
+    sqlite3_finalize(sl);
     if (rc) {
         json_decref(doc);
         return rc;
     }
+    if (repaired) *repaired = fixed;
     *out = doc;
     return SB_OK;
 }
 
-int sb_export_write(sb_db *db, int64_t sweep_id, const char *path, sb_err *e)
+int sb_export_write(sb_db *db, int64_t sweep_id, const char *path, long *repaired, sb_err *e)
 {
     json_t *doc;
-    int rc = sb_export_doc(db, sweep_id, &doc, e);
+    int rc = sb_export_doc(db, sweep_id, &doc, repaired, e);
     if (rc) return rc;
     /* 17 significant digits: every double survives the round trip exactly. */
     char *s = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
@@ -250,9 +328,11 @@ static int check_cols(json_t *o, const column *cols, int n, const char *name, co
             if (!json_is_string(v))
                 return sb_errf(e, SB_EUSAGE, "%s: %s.%s: must be a string", name, where,
                                cols[i].name);
-            if (json_string_length(v) > cols[i].max_len)
-                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: longer than %zu bytes", name, where,
-                               cols[i].name, cols[i].max_len);
+            char field[1024];
+            snprintf(field, sizeof field, "%s: %s.%s", name, where, cols[i].name);
+            int rc = sb_text_checkn(json_string_value(v), json_string_length(v),
+                                    cols[i].max_chars, field, e);
+            if (rc) return rc;
         } else {
             if (!json_is_integer(v))
                 return sb_errf(e, SB_EUSAGE, "%s: %s.%s: must be an integer", name, where,
@@ -313,6 +393,36 @@ static int cmp_str_ptr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* A value quoted in a message: one line, cut to fit (sb_text_cell). */
+#define QUOTE(buf, s) sb_text_cell((buf), sizeof(buf), (s), 60, 0)
+
+/* A point's worker output: {"stdout": text, "stdout_bytes": n, "stderr":
+ * text, "stderr_bytes": n}, each text at most SB_DB_LOG_BYTES bytes. */
+static int check_log(json_t *lg, const char *name, const char *where, sb_err *e)
+{
+    if (!lg || json_is_null(lg)) return SB_OK;
+    if (!json_is_object(lg) || json_object_size(lg) != 4)
+        return sb_errf(e, SB_EUSAGE, "%s: %s.log: not an object of stdout, stdout_bytes, stderr,"
+                       " stderr_bytes", name, where);
+    static const char *const streams[] = {"stdout", "stderr"};
+    for (int k = 0; k < 2; k++) {
+        char key[32], field[1024];
+        json_t *t = json_object_get(lg, streams[k]);
+        snprintf(key, sizeof key, "%s_bytes", streams[k]);
+        json_t *n = json_object_get(lg, key);
+        snprintf(field, sizeof field, "%s: %s.log.%s", name, where, streams[k]);
+        if (!json_is_string(t) || json_string_length(t) > SB_DB_LOG_BYTES)
+            return sb_errf(e, SB_EUSAGE, "%s: not a string of at most %zu bytes", field,
+                           SB_DB_LOG_BYTES);
+        int rc = sb_text_checkn(json_string_value(t), json_string_length(t), SB_DB_LOG_BYTES,
+                                field, e);
+        if (rc) return rc;
+        if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) > INT_ANY)
+            return sb_errf(e, SB_EUSAGE, "%s_bytes: not a byte count", field);
+    }
+    return SB_OK;
+}
+
 static int validate(json_t *doc, const char *name, sb_err *e)
 {
     if (!json_is_object(doc)) return sb_errf(e, SB_EUSAGE, "%s: not a JSON object", name);
@@ -321,8 +431,9 @@ static int validate(json_t *doc, const char *name, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "%s: not a sprbench export (\"format\" is not \"%s\")",
                        name, SB_EXPORT_FORMAT);
     json_t *ver = json_object_get(doc, "version");
-    if (!json_is_integer(ver) || json_integer_value(ver) != SB_EXPORT_VERSION)
-        return sb_errf(e, SB_EUSAGE, "%s: unsupported export version (this sprbench reads %d)",
+    if (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
+        json_integer_value(ver) > SB_EXPORT_VERSION)
+        return sb_errf(e, SB_EUSAGE, "%s: unsupported export version (this sprbench reads 1 to %d)",
                        name, SB_EXPORT_VERSION);
     json_t *machines, *sweeps, *points;
     int rc;
@@ -366,8 +477,17 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m))))
             return sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines",
                            name, where);
+        const char *wl = str_or_null(o, "workload"), *ss = str_or_null(o, "status");
+        char q[256];
+        if (wl && !sb_db_workload_known(wl))
+            return sb_errf(e, SB_EUSAGE, "%s: %s.workload: '%s' is not gemm, train, peak or"
+                           " allreduce", name, where, QUOTE(q, wl));
+        if (ss && !sb_db_sweep_status_known(ss))
+            return sb_errf(e, SB_EUSAGE, "%s: %s.status: '%s' is not running, done or interrupted",
+                           name, where, QUOTE(q, ss));
     }
-    static const char *const point_extra[] = {"sweep", "machine", "samples", "metrics", NULL};
+    static const char *const point_extra[] = {"sweep", "machine", "samples", "metrics", "log",
+                                              NULL};
     /* uuids are checked for duplicates through a sorted copy: documents can hold
      * many points and a quadratic scan would let an import stall. */
     const char **uuids = calloc(json_array_size(points) + 1, sizeof *uuids);
@@ -386,8 +506,29 @@ static int validate(json_t *doc, const char *name, sb_err *e)
         }
         uuids[i] = uuid;
         const char *status = str_or_null(o, "status");
-        if (!status || !is_token(status, 32)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.status: missing or not a status word", name, where);
+        char q[256];
+        if (!status || !sb_db_point_status_known(status)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.status: %s%s%s is not one of pending, running, ok,"
+                         " skipped, failed, timeout, interrupted, projected", name, where,
+                         status ? "'" : "", status ? QUOTE(q, status) : "missing", status ? "'" : "");
+            break;
+        }
+        const char *wl = str_or_null(o, "workload");
+        if (!wl || !sb_db_workload_known(wl)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.workload: %s%s%s is not gemm, train, peak or"
+                         " allreduce", name, where, wl ? "'" : "", wl ? QUOTE(q, wl) : "missing",
+                         wl ? "'" : "");
+            break;
+        }
+        const char *dt = str_or_null(o, "dtype"), *shape = str_or_null(o, "shape");
+        if (dt && dt[0] && !is_token(dt, SB_DB_MAX_WORD)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.dtype: '%s' is not a dtype word", name, where,
+                         QUOTE(q, dt));
+            break;
+        }
+        if (shape && !sb_db_shape_valid(shape)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.shape: '%s' is neither MxNxK[:NN|NT|TN|TT]"
+                         "[+prepack] nor key=value pairs", name, where, QUOTE(q, shape));
             break;
         }
         const char *sw = str_or_null(o, "sweep");
@@ -415,6 +556,13 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             }
         }
         if (rc) break;
+        /* a measured point is its raw samples (the peak probe reports rates
+         * only; projected points were never run) */
+        if (!strcmp(status, "ok") && strcmp(wl, "peak") && json_array_size(samples) == 0) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s: status ok without samples", name, where);
+            break;
+        }
+        if ((rc = check_log(json_object_get(o, "log"), name, where, e))) break;
         json_t *metrics = json_object_get(o, "metrics");
         if (metrics && !json_is_array(metrics)) {
             rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
@@ -438,8 +586,12 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             if ((proj && !json_is_null(proj) && !json_is_boolean(proj) &&
                  !(json_is_integer(proj) && (json_integer_value(proj) == 0 ||
                                              json_integer_value(proj) == 1))) ||
-                (unit && !json_is_null(unit) && (!json_is_string(unit) || json_string_length(unit) > 64)) ||
-                (src && !json_is_null(src) && (!json_is_string(src) || json_string_length(src) > SMALL_TEXT))) {
+                (unit && !json_is_null(unit) &&
+                 (!json_is_string(unit) ||
+                  sb_text_checkn(json_string_value(unit), json_string_length(unit), 64, "", NULL))) ||
+                (src && !json_is_null(src) &&
+                 (!json_is_string(src) || sb_text_checkn(json_string_value(src), json_string_length(src),
+                                                         SB_DB_MAX_REASON, "", NULL)))) {
                 rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu]: unit/source must be short strings"
                              " and projected 0, 1 or a boolean", name, where, j);
                 break;
@@ -536,7 +688,7 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
     fp_map *mmap = calloc(nm + 1, sizeof *mmap), *smap = calloc(ns + 1, sizeof *smap);
     sqlite3_stmt *find_m = NULL, *find_s = NULL, *find_p = NULL, *ins_m = NULL, *ins_s = NULL,
                  *ins_p = NULL, *ins_sample = NULL, *ins_metric = NULL, *status_p = NULL,
-                 *del_p = NULL;
+                 *del_p = NULL, *ins_log = NULL;
     char sql[2048];
     int rc = SB_OK;
     if (!mmap || !smap) {
@@ -559,7 +711,9 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
     if ((rc = prepare(db, "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)",
                       &ins_sample, e)) ||
         (rc = prepare(db, "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                          " VALUES (?,?,?,?,?,?)", &ins_metric, e)))
+                          " VALUES (?,?,?,?,?,?)", &ins_metric, e)) ||
+        (rc = prepare(db, "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
+                          " stderr, stderr_bytes) VALUES (?,?,?,?,?)", &ins_log, e)))
         goto out;
 
     size_t i, j;
@@ -636,6 +790,15 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
             if ((rc = step_done(db, ins_metric, e, "metric insert"))) goto out;
             st->metrics_added++;
         }
+        json_t *lg = json_object_get(o, "log");
+        if (json_is_object(lg)) {
+            sqlite3_bind_int64(ins_log, 1, pid);
+            bind_json(ins_log, 2, json_object_get(lg, "stdout"));
+            bind_json(ins_log, 3, json_object_get(lg, "stdout_bytes"));
+            bind_json(ins_log, 4, json_object_get(lg, "stderr"));
+            bind_json(ins_log, 5, json_object_get(lg, "stderr_bytes"));
+            if ((rc = step_done(db, ins_log, e, "point log insert"))) goto out;
+        }
     }
 out:
     sqlite3_finalize(find_m);
@@ -648,6 +811,7 @@ out:
     sqlite3_finalize(ins_metric);
     sqlite3_finalize(status_p);
     sqlite3_finalize(del_p);
+    sqlite3_finalize(ins_log);
     free(mmap);
     free(smap);
     return rc;
@@ -682,6 +846,23 @@ int sb_import_text(sb_db *db, const char *text, size_t len, const char *name,
     return rc;
 }
 
+int sb_import_check_file(const char *path, sb_err *e)
+{
+    char *text;
+    size_t len;
+    int rc = sb_read_file_max(path, IMPORT_MAX, "results export", &text, &len, e);
+    if (rc) return rc;
+    json_error_t je;
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (!doc)
+        return sb_errf(e, SB_EUSAGE, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column,
+                       je.text);
+    rc = validate(doc, path, e);
+    json_decref(doc);
+    return rc;
+}
+
 int sb_import_file(sb_db *db, const char *path, sb_import_stats *st, sb_err *e)
 {
     char *text;
@@ -695,13 +876,13 @@ int sb_import_file(sb_db *db, const char *path, sb_import_stats *st, sb_err *e)
 
 int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e)
 {
-    if (access(src_path, R_OK) != 0)
-        return sb_errf(e, SB_EUSAGE, "%s: cannot read: %s", src_path, strerror(errno));
+    /* the source is only read: opened read-only, it is never migrated,
+     * switched to WAL or otherwise touched */
     sb_db *src;
-    int rc = sb_db_open(src_path, &src, e);
+    int rc = sb_db_open_readonly(src_path, &src, e);
     if (rc) return rc;
     json_t *doc;
-    rc = sb_export_doc(src, 0, &doc, e);
+    rc = sb_export_doc(src, 0, &doc, NULL, e);
     sb_db_close(src);
     if (rc) return rc;
     rc = sb_import_doc(db, doc, src_path, st, e);
@@ -1085,7 +1266,9 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
             for (int c = 0; c < 4; c++) {
                 fputc(',', f);
                 if (c == 2) csv_text(f, p->fingerprint), fputc(',', f);
-                csv_text(f, have ? (const char *)sqlite3_column_text(st, c) : "");
+                char *cell = have ? col_text_dup(st, c) : NULL;
+                csv_text(f, cell ? cell : "");
+                free(cell);
             }
             sqlite3_reset(st);
             const char *txt[] = {p->workload, p->kernel, p->dtype, p->shape};

@@ -6,15 +6,23 @@
  * that `db`, `report` and `gate` read (selection by machine or sweep,
  * samples and metrics loaded, latest point per configuration).
  *
- * Export document (format "sprbench-export", version 1):
+ * Export document (format "sprbench-export", version 2; version 1 has no
+ * "log" and is still read):
  *   {"format":"sprbench-export", "version":1, "exported":"ISO time", "tool":"...",
  *    "machines":[{"fingerprint":"..", "hostname":.., "cpu_model":.., ...}],
  *    "sweeps":[{"uuid":"32 hex", "machine":"fingerprint"|null, "label":.., ...}],
  *    "points":[{"uuid":"32 hex", "sweep":"sweep uuid", "machine":fp|null,
  *               "workload":.., "kernel":.., ..., "samples":[seconds...],
  *               "metrics":[{"name":.., "value":.., "unit":.., "projected":0|1,
- *                           "source":..}]}]}
- * Column values are exported verbatim (text or integer or null). */
+ *                           "source":..}],
+ *               "log":{"stdout":.., "stdout_bytes":N, "stderr":.., "stderr_bytes":N}}]}
+ *               ("log", the tails of the worker's output, only where kept)
+ * Column values are exported verbatim (text or integer or null), except
+ * text that is not valid UTF-8 (an older file's), whose invalid bytes go
+ * out as U+FFFD: no row and no field is ever left out. An import refuses
+ * text that breaks the store's rules (sb_db.h: UTF-8, limits in characters),
+ * statuses and workloads outside the known sets, shapes outside the shape
+ * grammar, and an ok measured point without samples. */
 #ifndef SB_EXPORT_H
 #define SB_EXPORT_H
 #include <jansson.h>
@@ -24,16 +32,20 @@
 #include "sb_err.h"
 
 #define SB_EXPORT_FORMAT "sprbench-export"
-#define SB_EXPORT_VERSION 1
+#define SB_EXPORT_VERSION 2
 /* The database commands use when --db is not given. */
 #define SB_DEFAULT_DB "results/sprbench.db"
 
 /* ---- export / import / merge ---- */
 
-/* The export document of every sweep (sweep_id 0) or of one sweep. */
-int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **doc, sb_err *e);
+/* The export document of every sweep (sweep_id 0) or of one sweep;
+ * *repaired (may be NULL) counts text fields whose invalid UTF-8 went out as
+ * U+FFFD. A point without a sweep or a sample that is not a finite number is
+ * SB_EFAIL naming the point (never left out). Reads only: a read-only
+ * database will do. */
+int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **doc, long *repaired, sb_err *e);
 /* Writes it atomically (doubles kept exactly). */
-int sb_export_write(sb_db *db, int64_t sweep_id, const char *path, sb_err *e);
+int sb_export_write(sb_db *db, int64_t sweep_id, const char *path, long *repaired, sb_err *e);
 
 typedef struct sb_import_stats {
     long machines_added, sweeps_added, points_added, points_present;
@@ -51,7 +63,11 @@ int sb_import_doc(sb_db *db, json_t *doc, const char *name, sb_import_stats *st,
 int sb_import_text(sb_db *db, const char *text, size_t len, const char *name,
                    sb_import_stats *st, sb_err *e);
 int sb_import_file(sb_db *db, const char *path, sb_import_stats *st, sb_err *e);
-/* Everything of the database at src_path into db (as export + import). */
+/* Reads, parses and validates an export without any database: what `db
+ * import` checks of every file before it opens (or creates) --db. */
+int sb_import_check_file(const char *path, sb_err *e);
+/* Everything of the database at src_path (opened read-only: it must be a
+ * sprbench database, and is never changed) into db (as export + import). */
 int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e);
 
 /* One row per point: identity, configuration, status, sample statistics

@@ -1,5 +1,6 @@
 #include "sb_sweep.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include "sb_kernel.h"
 #include "sb_launch.h"
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 
 static volatile sig_atomic_t g_interrupted;
 static void on_sigint(int sig)
@@ -175,14 +177,15 @@ static void worker_error(const char *path, char *buf, size_t cap)
         for (const char *c = line; *c; c++)
             if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')) { any = line; break; }
     }
-    snprintf(buf, cap, "%.300s", own ? own : any ? any : "");
+    const char *line = own ? own : any ? any : "";
+    snprintf(buf, cap, "%.*s", sb_text_prefix(line, 300), line);
     free(data);
 }
 
 typedef struct {
     int64_t id;
     int seq;
-    char kernel[64], shape[64], workload[16];
+    char kernel[SB_DB_MAX_NAME * 4 + 1], shape[SB_DB_MAX_SHAPE + 1], workload[16];
     int threads, ppn, nodes;
 } point_row;
 
@@ -227,6 +230,52 @@ static int parse_shape_key(const char *key, sb_plan_shape *s)
     return 0;
 }
 
+/* The worker's result document: far larger than any real one, small enough to parse. */
+#define RESULT_MAX (64 * SB_MIB)
+
+/* The last `max` bytes of a file (what a worker wrote to a stream) and its
+ * size. A missing file is empty. */
+static int read_tail(const char *path, size_t max, char **buf, size_t *len, long long *total)
+{
+    *buf = NULL;
+    *len = 0;
+    *total = 0;
+    int fd = open(path, O_RDONLY | O_NOCTTY);
+    if (fd < 0) return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    *total = (long long)st.st_size;
+    off_t from = st.st_size > (off_t)max ? st.st_size - (off_t)max : 0;
+    *buf = malloc(max + 1);
+    ssize_t n = *buf ? pread(fd, *buf, max, from) : -1;
+    close(fd);
+    if (n < 0) {
+        free(*buf);
+        *buf = NULL;
+        return -1;
+    }
+    *len = (size_t)n;
+    return 0;
+}
+
+static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const char *errlog,
+                       sb_err *e)
+{
+    char *o = NULL, *r = NULL;
+    size_t ol = 0, rl = 0;
+    long long ot = 0, rt = 0;
+    /* a few bytes more than kept, so that the tail can start at a character */
+    int bad = read_tail(outlog, SB_DB_LOG_BYTES + 3, &o, &ol, &ot) |
+              read_tail(errlog, SB_DB_LOG_BYTES + 3, &r, &rl, &rt);
+    int rc = bad ? SB_OK : sb_db_point_log_set(db, point_id, o, ol, ot, r, rl, rt, e);
+    free(o);
+    free(r);
+    return rc;
+}
+
 /* Runs one point to its end and stores what happened. Returns SB_EFAIL only
  * when the store failed; the point's own failure is data. */
 static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const char *self,
@@ -254,35 +303,46 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
         snprintf(peak_plan.workload, sizeof peak_plan.workload, "peak");
         use = &peak_plan;
     }
+    int ran = 0;
     if (point_argv(use, &pt, self, result, peak, tmpdir, row->seq, &argv, &pe)) {
-        snprintf(reason, sizeof reason, "cannot build command: %.400s", pe.msg);
+        snprintf(reason, sizeof reason, "cannot build command: %.*s", sb_text_prefix(pe.msg, 400),
+                 pe.msg);
     } else {
         char *cmd = sb_argv_render(argv);
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(sb_db_handle(db), "UPDATE point SET command = ? WHERE id = ?", -1,
-                               &st, NULL) == SQLITE_OK) {
-            sqlite3_bind_text(st, 1, cmd, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(st, 2, row->id);
-            sqlite3_step(st);
-            sqlite3_finalize(st);
-        }
+        rc = sb_db_point_set_command(db, row->id, cmd, e);
         free(cmd);
-        if ((rc = sb_db_point_set_status(db, row->id, "running", "", e))) goto out;
+        if (rc || (rc = sb_db_point_set_status(db, row->id, "running", "", e))) goto out;
         char threads[16];
         snprintf(threads, sizeof threads, "%d", row->threads);
         setenv("OMP_NUM_THREADS", threads, 1);
         sb_run_result r;
         if (sb_launch_run(argv, NULL, timeout, outlog, errlog, &r, &pe)) {
-            snprintf(reason, sizeof reason, "%.500s", pe.msg);
-        } else if (r.cancelled) {
+            snprintf(reason, sizeof reason, "%.*s", sb_text_prefix(pe.msg, 500), pe.msg);
+        } else if ((ran = 1), r.cancelled) {   /* it ran: its output is kept below */
             status = "interrupted";
             snprintf(reason, sizeof reason, "interrupted by SIGINT");
         } else if (r.timed_out) {
             status = "timeout";
             snprintf(reason, sizeof reason, "timeout after %g s (--point-timeout)", timeout);
         } else {
-            json_error_t je;
-            json_t *doc = access(result, F_OK) == 0 ? json_load_file(result, 0, &je) : NULL;
+            /* the worker's result is read with a limit like every input, and
+             * a document that does not parse says why in the reason */
+            json_t *doc = NULL;
+            char bad[400] = "";
+            if (access(result, F_OK) == 0) {
+                char *text = NULL;
+                size_t len = 0;
+                sb_err re = {0};
+                json_error_t je;
+                if (sb_read_file_max(result, RESULT_MAX, "result file", &text, &len, &re))
+                    snprintf(bad, sizeof bad, "%.*s", sb_text_prefix(re.msg, 300), re.msg);
+                else if (!(doc = json_loadb(text, len, 0, &je)))
+                    snprintf(bad, sizeof bad, "invalid JSON at line %d: %.*s", je.line,
+                             sb_text_prefix(je.text, 200), je.text);
+                else if (!json_is_object(doc))
+                    snprintf(bad, sizeof bad, "not a JSON object");
+                free(text);
+            }
             char how[128];
             sb_run_describe(&r, timeout, how, sizeof how);
             if (doc && json_is_object(doc)) {
@@ -296,7 +356,8 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                     json_object_set_new(doc, "workload", json_string(row->workload));
                 if ((rc = sb_db_point_ingest(db, row->id, doc, &pe))) {
                     if (rc == SB_EUSAGE) {   /* a malformed result is the point's failure */
-                        snprintf(reason, sizeof reason, "bad result file: %.400s", pe.msg);
+                        snprintf(reason, sizeof reason, "bad result file: %.*s",
+                                 sb_text_prefix(pe.msg, 400), pe.msg);
                         rc = SB_OK;
                     } else {
                         sb_errf(e, rc, "%s", pe.msg);
@@ -316,7 +377,8 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                         snprintf(summary, sumcap, "%.0f tokens/s", json_number_value(tok));
                     else if (!strcmp(status, "ok") && f32)
                         snprintf(summary, sumcap, "f32 peak %.1f GFLOP/s", json_number_value(f32));
-                    else snprintf(summary, sumcap, "%.200s", why ? why : "");
+                    else snprintf(summary, sumcap, "%.*s", sb_text_prefix(why ? why : "", 200),
+                                  why ? why : "");
                     *status_out = !strcmp(status, "ok") ? "ok"
                                   : !strcmp(status, "skipped") ? "skipped" : "failed";
                     json_decref(doc);
@@ -324,17 +386,24 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                 }
                 json_decref(doc);
             } else {
+                json_decref(doc);
                 char tail[320];
                 worker_error(errlog, tail, sizeof tail);
-                snprintf(reason, sizeof reason, "worker ended with %s without a result%s%.300s", how,
-                         tail[0] ? ": " : "", tail);
+                if (bad[0])
+                    snprintf(reason, sizeof reason, "worker ended with %s, its result file unusable:"
+                             " %s", how, bad);
+                else
+                    snprintf(reason, sizeof reason, "worker ended with %s without a result%s%s",
+                             how, tail[0] ? ": " : "", tail);
             }
         }
     }
     if ((rc = sb_db_point_set_status(db, row->id, status, reason, e))) goto out;
     *status_out = status;
-    snprintf(summary, sumcap, "%.300s", reason);
+    snprintf(summary, sumcap, "%.*s", sb_text_prefix(reason, 300), reason);
 out:
+    /* the worker's own words stay with its point: the tails of its output */
+    if (!rc && ran) rc = keep_output(db, row->id, outlog, errlog, e);
     sb_argv_free(argv);
     unlink(result);
     unlink(outlog);
@@ -375,6 +444,41 @@ static int preflight_hosts(const sb_plan *p, sb_err *e)
     return rc;
 }
 
+/* Adds a plan's points to a sweep, pending, inside the caller's
+ * transaction: the peak probe first for a GEMM sweep of a machine with no
+ * stored peak (unless no_peak), then the plan's points in order. */
+static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t machine,
+                           int no_peak, sb_err *e)
+{
+    int seq = 0, rc;
+    int want_peak = !no_peak && !strcmp(p->workload, "gemm") &&
+                    sb_db_peak_per_core(db, machine, "f32") <= 0;
+    if (want_peak) {
+        int maxt = 1;
+        for (int i = 0; i < p->nthreads; i++) if (p->threads[i] > maxt) maxt = p->threads[i];
+        sb_point_desc d = {.seq = seq++, .workload = "peak", .kernel = "peak", .dtype = "",
+                           .shape = "", .config = "{}", .threads = maxt, .ppn = 1, .nodes = 1};
+        int64_t id;
+        if ((rc = sb_db_point_add(db, sweep, &d, machine, &id, e))) return rc;
+    }
+    int n = sb_plan_npoints(p);
+    for (int i = 0; i < n; i++) {
+        sb_plan_point pt;
+        sb_plan_point_at(p, i, &pt);
+        char shape[256];
+        if (pt.shape) shape_key(p, pt.shape, shape, sizeof shape);
+        else config_key(p, shape, sizeof shape);
+        const sb_kernel *k = sb_kernel_find(pt.kernel);
+        sb_point_desc d = {.seq = seq++, .workload = p->workload, .kernel = pt.kernel,
+                           .dtype = k ? sb_dtype_name(k->dtype) : "", .shape = shape,
+                           .config = "{}", .threads = pt.threads, .ppn = pt.ppn,
+                           .nodes = pt.nodes};
+        int64_t id;
+        if ((rc = sb_db_point_add(db, sweep, &d, machine, &id, e))) return rc;
+    }
+    return SB_OK;
+}
+
 int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -404,31 +508,76 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     int rc = o->resume_id > 0 ? SB_OK : preflight_hosts(p, e);
     if (rc) return rc;
     sb_db *db = NULL;
+    int64_t sweep = o->resume_id;
+    int claimed = 0;
+    if (sweep > 0) {
+        /* a resume reads a database that must exist: none is created */
+        struct stat dst;
+        if (stat(o->db_path, &dst) != 0)
+            return sb_errf(e, SB_EUSAGE, "%s: no such database (nothing to resume)", o->db_path);
+    } else {
+        /* refused before the database is opened, so nothing is written */
+        char *plan_text = sb_plan_render(p);
+        rc = sb_db_check_sweep_text(p->label[0] ? p->label : NULL, plan_text, e);
+        free(plan_text);
+        if (rc) return rc;
+    }
     if ((rc = sb_db_open(o->db_path, &db, e))) return rc;
     const sb_sysinfo *si = sb_sysinfo_cached();
-    json_t *info = si ? sb_sysinfo_json(si) : NULL;
+    json_t *info = NULL;
     int64_t machine = 0;
-    if (info && (rc = sb_db_machine_upsert(db, info, &machine, e))) goto done;
 
-    int64_t sweep = o->resume_id;
     if (sweep > 0) {
         sqlite3_stmt *st;
         char *plan_text = NULL;
+        int found = 0;
         if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT plan FROM sweep WHERE id = ?", -1, &st,
                                NULL) == SQLITE_OK) {
             sqlite3_bind_int64(st, 1, sweep);
-            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-                plan_text = strdup((const char *)sqlite3_column_text(st, 0));
+            if (sqlite3_step(st) == SQLITE_ROW) {
+                found = 1;
+                if (sqlite3_column_text(st, 0))
+                    plan_text = strdup((const char *)sqlite3_column_text(st, 0));
+            }
             sqlite3_finalize(st);
         }
         if (!plan_text) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld to resume", o->db_path, (long long)sweep);
+            rc = sb_errf(e, SB_EUSAGE, found ? "%s: sweep %lld has no stored plan to resume"
+                                             : "%s: no sweep %lld to resume",
+                         o->db_path, (long long)sweep);
             goto done;
         }
         rc = sb_plan_parse(&resumed, plan_text, "stored plan", e);
         free(plan_text);
         if (rc || (rc = sb_plan_finish(&resumed, si ? si->cores : 1, e))) goto done;
         p = &resumed;
+        /* one run of a sweep at a time: a second resume is refused here,
+         * naming the holder, before it runs anything */
+        if ((rc = sb_db_sweep_claim(db, sweep, e))) goto done;
+        claimed = 1;
+    }
+    info = si ? sb_sysinfo_json(si) : NULL;
+    if (info && (rc = sb_db_machine_upsert(db, info, &machine, e))) goto done;
+
+    if (sweep > 0) {
+        /* Points that were never stored (the transaction that adds them
+         * failed: a full disk) are derived again from the stored plan, so
+         * that a resume does not call a sweep done with nothing run. */
+        int stored = 0;
+        sqlite3_stmt *cnt;
+        if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT COUNT(*) FROM point WHERE sweep_id = ?",
+                               -1, &cnt, NULL) != SQLITE_OK) {
+            rc = sb_errf(e, SB_EFAIL, "%s: %s", o->db_path, sqlite3_errmsg(sb_db_handle(db)));
+            goto done;
+        }
+        sqlite3_bind_int64(cnt, 1, sweep);
+        if (sqlite3_step(cnt) == SQLITE_ROW) stored = sqlite3_column_int(cnt, 0);
+        sqlite3_finalize(cnt);
+        if ((rc = sb_db_begin(db, e))) goto done;
+        if (!stored && (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e))) {
+            sb_db_rollback(db);
+            goto done;
+        }
         sqlite3_stmt *up;
         if (sqlite3_prepare_v2(sb_db_handle(db),
                                "UPDATE sweep SET status = 'running', finished = NULL WHERE id = ?",
@@ -437,41 +586,33 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
             sqlite3_step(up);
             sqlite3_finalize(up);
         }
+        if ((rc = sb_db_commit(db, e))) goto done;
+        if (!stored)
+            fprintf(f, "sweep %lld: its points were never stored; derived again from its plan\n",
+                    (long long)sweep);
     } else {
+        /* the sweep, all its points (pending: a resume knows what is left)
+         * and this process's claim on it, in one transaction: a sweep is
+         * never stored without its points */
         char *plan_text = sb_plan_render(p);
+        if ((rc = sb_db_begin(db, e))) {
+            free(plan_text);
+            goto done;
+        }
         rc = sb_db_sweep_create(db, p->label[0] ? p->label : NULL, p->workload, plan_text, machine,
                                 &sweep, e);
         free(plan_text);
-        if (rc) goto done;
-        /* All points up front, pending: a resume knows what is left. */
-        if ((rc = sb_db_begin(db, e))) goto done;
-        int seq = 0;
-        int want_peak = !o->no_peak && !strcmp(p->workload, "gemm") &&
-                        sb_db_peak_per_core(db, machine, "f32") <= 0;
-        if (want_peak) {
-            int maxt = 1;
-            for (int i = 0; i < p->nthreads; i++) if (p->threads[i] > maxt) maxt = p->threads[i];
-            sb_point_desc d = {.seq = seq++, .workload = "peak", .kernel = "peak", .dtype = "",
-                               .shape = "", .config = "{}", .threads = maxt, .ppn = 1, .nodes = 1};
-            int64_t id;
-            if ((rc = sb_db_point_add(db, sweep, &d, machine, &id, e))) { sb_db_rollback(db); goto done; }
+        if (rc || (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e)) ||
+            (rc = sb_db_sweep_claim(db, sweep, e))) {
+            sb_db_rollback(db);
+            sweep = 0;
+            goto done;
         }
-        int n = sb_plan_npoints(p);
-        for (int i = 0; i < n; i++) {
-            sb_plan_point pt;
-            sb_plan_point_at(p, i, &pt);
-            char shape[64];
-            if (pt.shape) shape_key(p, pt.shape, shape, sizeof shape);
-            else config_key(p, shape, sizeof shape);
-            const sb_kernel *k = sb_kernel_find(pt.kernel);
-            sb_point_desc d = {.seq = seq++, .workload = p->workload, .kernel = pt.kernel,
-                               .dtype = k ? sb_dtype_name(k->dtype) : "", .shape = shape,
-                               .config = "{}", .threads = pt.threads, .ppn = pt.ppn,
-                               .nodes = pt.nodes};
-            int64_t id;
-            if ((rc = sb_db_point_add(db, sweep, &d, machine, &id, e))) { sb_db_rollback(db); goto done; }
+        if ((rc = sb_db_commit(db, e))) {
+            sweep = 0;
+            goto done;
         }
-        if ((rc = sb_db_commit(db, e))) goto done;
+        claimed = 1;
     }
     out->sweep_id = sweep;
 
@@ -518,9 +659,10 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         else out->failed++;
         out->points++;
         sb_progress_end(&bar);
+        char shown[1300];   /* a worker's words, shown on one line */
         fprintf(f, "[%d/%d] %s %s %s threads=%d ppn=%d nodes=%d: %s %s (%.1f s)\n", i + 1, nrows,
-                r->workload, r->kernel, r->shape, r->threads, r->ppn, r->nodes, status, summary,
-                sb_now() - t0);
+                r->workload, r->kernel, r->shape, r->threads, r->ppn, r->nodes, status,
+                sb_text_cell(shown, sizeof shown, summary, 300, 0), sb_now() - t0);
         fflush(f);
         sb_progress_update(&bar, i + 1, "");
     }
@@ -542,6 +684,10 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         sb_db_sweep_finish(db, sweep, interrupted ? "interrupted" : "done", &fe);
     }
 done:
+    if (claimed) {
+        sb_err re = {0};
+        if (sb_db_sweep_release(db, sweep, &re) && !rc) rc = sb_errf(e, re.code, "%s", re.msg);
+    }
     json_decref(info);
     sb_db_close(db);
     sb_plan_free(&resumed);
@@ -702,7 +848,7 @@ int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE 
 int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
 {
     sb_db *db;
-    int rc = sb_db_open(db_path, &db, e);
+    int rc = sb_db_open_readonly(db_path, &db, e);
     if (rc) return rc;
     /* Speedup against the 1-thread point of the same series (kernel, shape,
      * ppn, nodes) in this sweep. */
@@ -755,7 +901,8 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
                 fprintf(f, " %5.1f%%", sqlite3_column_double(st, 9));
             fputc('\n', f);
         } else {
-            fprintf(f, "  %.70s\n", reason ? reason : "");
+            char cell[300];
+            fprintf(f, "  %s\n", sb_text_cell(cell, sizeof cell, reason ? reason : "", 70, 0));
         }
     }
     sqlite3_finalize(st);

@@ -30,7 +30,14 @@ typedef struct sb_sweep_outcome {
 } sb_sweep_outcome;
 
 /* SB_OK when the sweep ran to its end (points may have failed: see outcome),
- * SB_EUSAGE for bad input, SB_EFAIL when interrupted or the store failed. */
+ * SB_EUSAGE for bad input, SB_EFAIL when interrupted or the store failed.
+ * The run holds the sweep's claim (sb_db_sweep_claim) from the moment it is
+ * created or resumed until it ends: a resume of a sweep another live process
+ * runs is SB_EUSAGE naming it, before anything runs. A resume needs an
+ * existing database (none is created) and derives the points of a sweep
+ * that has none stored again from its plan. Each point's worker output
+ * (the tails of its stdout and stderr) is kept with it (sb_db_point_log_set);
+ * its result file is read with a 64 MiB limit. */
 int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e);
 
 /* The scaling model's inputs from a measured 1-node training point: its

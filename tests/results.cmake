@@ -16,3 +16,9 @@ set_tests_properties(results_gnuplot_inert PROPERTIES TIMEOUT 180)
 set_property(TEST results_gnuplot_inert APPEND PROPERTY ENVIRONMENT
   "SB_GP_CHECK=$<TARGET_FILE:test_results_gnuplot>")
 sb_add_script(results_outputs results_outputs.sh)
+# The store: hostile exports (tests/fixtures/hostile), other programs' and
+# newer databases left byte-identical, read-only directories and older
+# schemas, missing inputs that create nothing, resumes that lose nothing and
+# run one at a time, each point's worker output kept.
+sb_add_script(results_store results_store.sh)
+set_tests_properties(results_store PROPERTIES TIMEOUT 300)

@@ -231,8 +231,9 @@ truncate -s 2M ck/config.json
 expect_rc 2 "$SPRBENCH" predict --init ck --data s.json --out preds.json --seq 32 --stride 8
 expect_one_error_line 'config.json: larger than 1 MiB, the limit for a config.json$'
 
-# nothing left but what the steps above made on purpose
-expect_files . a.db big.plan ck data huge.json huge.ref huge.squad huge.vocab i.db keep.json links \
+# nothing left but what the steps above made on purpose (the refused import
+# created no i.db)
+expect_files . a.db big.plan ck data huge.json huge.ref huge.squad huge.vocab keep.json links \
   nul.hosts nul.plan nul.ref rep s.json v.txt
 no_dev_temp
 finish results_outputs

@@ -1,10 +1,23 @@
-/* The results store: round trip, migrations from an older schema, refusals. */
+/* The results store: round trip, migrations from an older schema, refusals;
+ * the text rules (UTF-8, limits in characters, repair of machine text, cells
+ * for terminals), the shape grammar and statuses; the read-only open (other
+ * programs' files byte-identical, newer schemas, older schemas read as they
+ * are, a read-only directory, a write-ahead log that cannot be read); the
+ * claim on a sweep (a live holder refused, a dead one taken over, another
+ * host's only by unlock); each point's worker output. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
-#include <dirent.h>
 #include "sb_db.h"
+#include "sb_export.h"
+#include "sb_text.h"
 #include "testutil.h"
 
 static char g_dir[256];
@@ -124,6 +137,484 @@ static void test_refusals(void)
     CHECK(sb_db_open("", &db, &e) == SB_EUSAGE);
 }
 
+/* ---- text ---- */
+
+static void test_text(void)
+{
+    sb_err e = {0};
+    size_t bad = 99;
+    CHECK_EQ_INT(sb_text_chars("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80", 15, &bad), 9);
+    CHECK_EQ_INT(sb_text_chars("ab\xff", 3, &bad), -1);
+    CHECK_EQ_INT(bad, 2);
+    CHECK_EQ_INT(sb_text_chars("\xc0\xaf", 2, NULL), -1);             /* overlong '/' */
+    CHECK_EQ_INT(sb_text_chars("\xed\xa0\x80", 3, NULL), -1);         /* surrogate */
+    CHECK_EQ_INT(sb_text_chars("\xf4\x90\x80\x80", 4, NULL), -1);     /* past U+10FFFF */
+    CHECK_EQ_INT(sb_text_chars("\xe2\x82", 2, NULL), -1);             /* cut character */
+    CHECK_EQ_INT(sb_text_chars("a\0b", 3, &bad), -1);
+    CHECK_EQ_INT(bad, 1);
+    CHECK_EQ_INT(sb_text_check("\xc3\xa9\xc3\xa9\xc3\xa9", 3, "label", &e), SB_OK);
+    CHECK_EQ_INT(sb_text_check("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 3, "label", &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "label: 4 characters, longer than the limit of 3") != NULL);
+    CHECK_EQ_INT(sb_text_check("ok\xfe", 10, "label", &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "label: invalid UTF-8 at byte 2") != NULL);
+    CHECK_EQ_INT(sb_text_checkn("a\0b", 3, 10, "reason", &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "reason: NUL byte at byte 1") != NULL);
+
+    /* repair: invalid bytes and NUL visible as U+FFFD, nothing dropped */
+    int changed = 0;
+    char *r = sb_text_repair("a\xff" "b\0c", 5, 0, &changed);
+    CHECK(r && !strcmp(r, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c") && changed);
+    free(r);
+    r = sb_text_repair("plain", 5, 0, &changed);
+    CHECK(r && !strcmp(r, "plain") && !changed);
+    free(r);
+    /* cut between characters, the cut marked by U+2026 in the last place */
+    r = sb_text_repair("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8, 3, &changed);
+    CHECK(r && !strcmp(r, "\xc3\xa9\xc3\xa9\xe2\x80\xa6") && changed);
+    free(r);
+    r = sb_text_repair("\xc3\xa9\xc3\xa9\xc3\xa9", 6, 3, &changed);
+    CHECK(r && !strcmp(r, "\xc3\xa9\xc3\xa9\xc3\xa9") && !changed);
+    free(r);
+    /* a prefix for "%.*s" never ends inside a character */
+    CHECK_EQ_INT(sb_text_prefix("ab\xe2\x82\xac", 4), 2);
+    CHECK_EQ_INT(sb_text_prefix("ab\xe2\x82\xac", 5), 5);
+    CHECK_EQ_INT(sb_text_prefix("abc", 10), 3);
+    CHECK_EQ_INT(sb_text_tail_start("a\xe2\x82\xac" "b", 5, 3), 4);
+    CHECK_EQ_INT(sb_text_tail_start("abc", 3, 10), 0);
+    /* cells: one line, controls '?', wide characters two columns, cut with … */
+    char cell[64];
+    CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "a\nb\x1b[2Jc", 20, 0), "a?b?[2Jc"));
+    CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "abcdef", 4, 0), "abc\xe2\x80\xa6"));
+    CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "ab", 4, 1), "ab  "));
+    CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "\xe6\xbc\xa2\xe5\xad\x97x", 4, 1),
+                  "\xe6\xbc\xa2\xe2\x80\xa6 "));   /* 漢 (2) + … (1) + pad */
+    CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "x\xc2\x9by", 5, 0), "x?y"));   /* C1 CSI */
+    /* the shapes sprbench writes, and nothing else */
+    static const char *const good[] = {"", "64x64x64", "1024x768x3072:NT", "8x8x8:TT+prepack",
+                                       "model=tiny", "model=2,64,4,256 batch=32 seq=384",
+                                       "model=2, 64, 4, 256", "sizes=4..256M", NULL};
+    static const char *const badshapes[] = {"<b>64</b>x64x64", "64x64", "64x64x64:XY",
+                                            "0x1x1", "64x64x64 ", "model=tiny\nx", "model=",
+                                            "=x", "Model=x", "model=a b", "model=a  batch=1",
+                                            "64x64x64;rm", "12345678901x1x1", NULL};
+    for (int i = 0; good[i]; i++) CHECKF(sb_db_shape_valid(good[i]), "shape '%s' refused", good[i]);
+    for (int i = 0; badshapes[i]; i++)
+        CHECKF(!sb_db_shape_valid(badshapes[i]), "shape '%s' accepted", badshapes[i]);
+    CHECK(sb_db_point_status_known("projected") && !sb_db_point_status_known("bogus"));
+    CHECK(sb_db_sweep_status_known("done") && !sb_db_sweep_status_known("ok"));
+    CHECK(sb_db_workload_known("allreduce") && !sb_db_workload_known("GEMM"));
+}
+
+/* ---- what the store takes, and what it repairs ---- */
+
+static char *str_text(sb_db *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    char *out = NULL;
+    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            out = strdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    return out;
+}
+
+static void test_store_rules(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/rules.db", g_dir);
+    sb_db *db;
+    sb_err e = {0};
+    CHECK(sb_db_open(path, &db, &e) == SB_OK);
+    int64_t sid = 0, pid = 0;
+    /* a label: refused, not cut, when it breaks the rules */
+    char label[2048];
+    memset(label, 'x', SB_DB_MAX_NAME + 1);
+    label[SB_DB_MAX_NAME + 1] = '\0';
+    CHECK_EQ_INT(sb_db_sweep_create(db, label, "gemm", "p", 0, &sid, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "label: 257 characters") != NULL);
+    CHECK_EQ_INT(sb_db_sweep_create(db, "caf\xe9", "gemm", "p", 0, &sid, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "label: invalid UTF-8 at byte 3") != NULL);
+    CHECK_EQ_INT(sb_db_sweep_create(db, "x", "bogus", "p", 0, &sid, &e), SB_EUSAGE);
+    /* 256 four-byte characters are 1024 bytes and fit: the limit is in characters */
+    for (int i = 0; i < SB_DB_MAX_NAME; i++) memcpy(label + 4 * i, "\xf0\x9f\x98\x80", 4);
+    label[4 * SB_DB_MAX_NAME] = '\0';
+    CHECK_EQ_INT(sb_db_sweep_create(db, label, "gemm", "p", 0, &sid, &e), SB_OK);
+    char *got = str_text(db, "SELECT label FROM sweep");
+    CHECK(got && !strcmp(got, label));
+    free(got);
+    sb_point_desc d = {.seq = 0, .workload = "gemm", .kernel = "scalar-f32", .dtype = "f32",
+                       .shape = "<b>64</b>x64x64", .config = "{}", .threads = 1, .ppn = 1,
+                       .nodes = 1, .command = "x"};
+    CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "shape") != NULL);
+    d.shape = "64x64x64:NN";
+    d.command = "sprbench \xff gemm";   /* machine text: repaired, the point stored */
+    CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_OK);
+    got = str_text(db, "SELECT command FROM point");
+    CHECK(got && !strcmp(got, "sprbench \xef\xbf\xbd gemm"));
+    free(got);
+    CHECK_EQ_INT(sb_db_point_set_status(db, pid, "bogus", "", &e), SB_EUSAGE);
+    /* a reason from a worker: invalid bytes visible, cut between characters */
+    char *reason = malloc(3 * 5000 + 8);
+    strcpy(reason, "\xfe");
+    for (int i = 0; i < 5000; i++) strcat(reason, "\xe2\x82\xac");
+    CHECK_EQ_INT(sb_db_point_set_status(db, pid, "failed", reason, &e), SB_OK);
+    got = str_text(db, "SELECT reason FROM point");
+    CHECK(got && sb_text_chars(got, strlen(got), NULL) == SB_DB_MAX_REASON);
+    CHECK(got && !strncmp(got, "\xef\xbf\xbd\xe2\x82\xac", 6));
+    CHECK(got && !strcmp(got + strlen(got) - 3, "\xe2\x80\xa6"));
+    free(got);
+    free(reason);
+    /* an ok GEMM result without samples is refused; a peak's is fine */
+    json_t *nos = json_pack("{s:s, s:[], s:{s:f}}", "status", "ok", "samples", "metrics", "gflops", 1.0);
+    CHECK_EQ_INT(sb_db_point_ingest(db, pid, nos, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "no samples") != NULL);
+    d.workload = "peak";
+    d.shape = "";
+    int64_t peak = 0;
+    CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &peak, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_point_ingest(db, peak, nos, &e), SB_OK);
+    json_decref(nos);
+    json_t *badname = json_pack("{s:s, s:[f], s:{s:f}}", "status", "ok", "samples", 1.0,
+                                "metrics", "a b", 1.0);
+    CHECK_EQ_INT(sb_db_point_ingest(db, pid, badname, &e), SB_EUSAGE);
+    json_decref(badname);
+    /* invalid UTF-8 written behind the store's back (an older sprbench):
+     * the export repairs it visibly instead of leaving the field out */
+    CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET label = CAST(X'6361666599' AS TEXT)",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    json_t *doc = NULL;
+    long repaired = 0;
+    CHECK_EQ_INT(sb_export_doc(db, 0, &doc, &repaired, &e), SB_OK);
+    json_t *lab = json_object_get(json_array_get(json_object_get(doc, "sweeps"), 0), "label");
+    CHECK(json_is_string(lab) && !strcmp(json_string_value(lab), "cafe\xef\xbf\xbd"));
+    CHECK_EQ_INT(repaired, 1);
+    json_decref(doc);
+    sb_db_close(db);
+}
+
+/* ---- worker output ---- */
+
+static void test_point_log(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/log.db", g_dir);
+    sb_db *db;
+    sb_err e = {0};
+    CHECK(sb_db_open(path, &db, &e) == SB_OK);
+    int64_t sid = 0, pid = 0;
+    CHECK(sb_db_sweep_create(db, "logs", "gemm", "p", 0, &sid, &e) == SB_OK);
+    sb_point_desc d = {.seq = 0, .workload = "gemm", .kernel = "k", .dtype = "f32",
+                       .shape = "8x8x8", .config = "{}", .threads = 1, .ppn = 1, .nodes = 1};
+    CHECK(sb_db_point_add(db, sid, &d, 0, &pid, &e) == SB_OK);
+    /* 100 000 euro signs (3 bytes each) after a bad byte: the tail kept is
+     * the last 64 KiB, from a character boundary, valid UTF-8 */
+    size_t n = 100000 * 3 + 1;
+    char *out = malloc(n);
+    out[0] = '\xff';
+    for (size_t i = 1; i < n; i += 3) memcpy(out + i, "\xe2\x82\xac", 3);
+    CHECK_EQ_INT(sb_db_point_log_set(db, pid, out, n, (long long)n + 7, "err\x1b[31m\n", 9, 9, &e),
+                 SB_OK);
+    sb_point_log lg;
+    int found = 0;
+    CHECK_EQ_INT(sb_db_point_log_get(db, pid, &lg, &found, &e), SB_OK);
+    CHECK(found);
+    if (found) {
+        size_t k = strlen(lg.out);
+        CHECK(k <= SB_DB_LOG_BYTES && k > SB_DB_LOG_BYTES - 3);
+        CHECK(sb_text_chars(lg.out, k, NULL) == (long)(k / 3) && k % 3 == 0);
+        CHECK_EQ_INT(lg.out_bytes, (long long)n + 7);
+        CHECK(!strcmp(lg.err, "err\x1b[31m\n") && lg.err_bytes == 9);
+        sb_point_log_free(&lg);
+    }
+    free(out);
+    /* exported and imported with its point */
+    json_t *doc;
+    CHECK_EQ_INT(sb_export_doc(db, 0, &doc, NULL, &e), SB_OK);
+    json_t *plog = json_object_get(json_array_get(json_object_get(doc, "points"), 0), "log");
+    CHECK(json_is_object(plog) && json_integer_value(json_object_get(plog, "stderr_bytes")) == 9);
+    sb_db_close(db);
+    snprintf(path, sizeof path, "%s/log2.db", g_dir);
+    CHECK(sb_db_open(path, &db, &e) == SB_OK);
+    sb_import_stats st;
+    CHECK_EQ_INT(sb_import_doc(db, doc, "logs.json", &st, &e), SB_OK);
+    int64_t pid2 = 0;
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT id FROM point", -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW) pid2 = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
+    CHECK_EQ_INT(sb_db_point_log_get(db, pid2, &lg, &found, &e), SB_OK);
+    CHECK(found && !strcmp(lg.err, "err\x1b[31m\n"));
+    if (found) sb_point_log_free(&lg);
+    /* a log over 64 KiB in an export is refused */
+    json_t *big = json_deep_copy(doc);
+    json_t *bl = json_object_get(json_array_get(json_object_get(big, "points"), 0), "log");
+    char *huge = malloc(SB_DB_LOG_BYTES + 2);
+    memset(huge, 'a', SB_DB_LOG_BYTES + 1);
+    huge[SB_DB_LOG_BYTES + 1] = '\0';
+    json_object_set_new(bl, "stdout", json_string(huge));
+    free(huge);
+    CHECK_EQ_INT(sb_import_doc(db, big, "big.json", &st, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "log.stdout") != NULL);
+    json_decref(big);
+    json_decref(doc);
+    sb_db_close(db);
+}
+
+/* ---- the read-only open ---- */
+
+static int digest(const char *path, unsigned char out[64])
+{
+    /* not a cryptographic hash: any byte changed changes it (FNV-1a over
+     * the file, and its length) */
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    unsigned long long h = 1469598103934665603ull, len = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) {
+        h = (h ^ (unsigned char)c) * 1099511628211ull;
+        len++;
+    }
+    fclose(f);
+    memcpy(out, &h, 8);
+    memcpy(out + 8, &len, 8);
+    return 0;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void make_sqlite(const char *path, const char *sql)
+{
+    sqlite3 *h;
+    CHECK(sqlite3_open(path, &h) == SQLITE_OK);
+    CHECK(sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(h);
+}
+
+static void expect_untouched(const char *path, int rw, const char *want)
+{
+    unsigned char a[64] = {0}, b[64] = {0};
+    char side[600];
+    CHECK(digest(path, a) == 0);
+    sb_db *db = NULL;
+    sb_err e = {0};
+    int rc = rw ? sb_db_open(path, &db, &e) : sb_db_open_readonly(path, &db, &e);
+    CHECKF(rc == SB_EUSAGE && strstr(e.msg, want), "%s %s: rc %d, '%s', wanted '%s'", path,
+           rw ? "rw" : "ro", rc, e.msg, want);
+    sb_db_close(db);
+    CHECK(digest(path, b) == 0 && !memcmp(a, b, 16));
+    snprintf(side, sizeof side, "%s-wal", path);
+    CHECK(!exists(side));
+    snprintf(side, sizeof side, "%s-shm", path);
+    CHECK(!exists(side));
+}
+
+static void test_readonly(void)
+{
+    char path[512], other[600];
+    sb_db *db = NULL;
+    sb_err e = {0};
+    /* another program's files: rollback journal, WAL with a table named
+     * like ours, a user_version set; a newer sprbench; not SQLite; empty */
+    snprintf(path, sizeof path, "%s/foreign.db", g_dir);
+    make_sqlite(path, "CREATE TABLE notes (x); INSERT INTO notes VALUES ('keep me');");
+    expect_untouched(path, 0, "is not a sprbench database");
+    expect_untouched(path, 1, "is not a sprbench database");
+    snprintf(path, sizeof path, "%s/foreignwal.db", g_dir);
+    make_sqlite(path, "PRAGMA journal_mode=WAL; CREATE TABLE point (x); PRAGMA user_version = 2;");
+    expect_untouched(path, 0, "sprbench tables are missing");
+    expect_untouched(path, 1, "sprbench tables are missing");
+    snprintf(path, sizeof path, "%s/newer.db", g_dir);
+    make_sqlite(path, "CREATE TABLE t (x); PRAGMA user_version = 99;");
+    expect_untouched(path, 0, "schema version 99 is newer");
+    expect_untouched(path, 1, "schema version 99 is newer");
+    snprintf(path, sizeof path, "%s/text.db", g_dir);
+    FILE *f = fopen(path, "w");
+    fputs("hello, this is text and no database at all, long enough for a header .........."
+          "..........................................\n", f);
+    fclose(f);
+    expect_untouched(path, 0, "is not a SQLite database");
+    snprintf(path, sizeof path, "%s/empty.db", g_dir);
+    fclose(fopen(path, "w"));
+    expect_untouched(path, 0, "is empty");
+    snprintf(path, sizeof path, "%s/none.db", g_dir);
+    CHECK_EQ_INT(sb_db_open_readonly(path, &db, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "no such database") && !exists(path));
+    CHECK_EQ_INT(sb_db_open_readonly(g_dir, &db, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "a directory") != NULL);
+
+    /* an older schema is read as it is: not migrated, not switched */
+    snprintf(path, sizeof path, "%s/v1.db", g_dir);
+    CHECK(sb_db_open_at_version(path, 1, &db, &e) == SB_OK);
+    CHECK(sqlite3_exec(sb_db_handle(db),
+                       "INSERT INTO sweep (uuid, label, workload, status) VALUES"
+                       " ('00000000000000000000000000000001', 'old', 'gemm', 'done');"
+                       "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, shape, status)"
+                       " VALUES ('00000000000000000000000000000002', 1, 0, 'gemm', 'k', '8x8x8', 'ok');"
+                       "INSERT INTO sample VALUES (1, 0, 0.5);",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    sb_db_close(db);
+    unsigned char a[64], b[64];
+    CHECK(digest(path, a) == 0);
+    CHECK_EQ_INT(sb_db_open_readonly(path, &db, &e), SB_OK);
+    if (db) {
+        CHECK(sb_db_readonly(db));
+        CHECK_EQ_INT(sb_db_schema_version(db), 1);
+        json_t *doc = NULL;
+        CHECK_EQ_INT(sb_export_doc(db, 0, &doc, NULL, &e), SB_OK);
+        json_t *p0 = json_array_get(json_object_get(doc, "points"), 0);
+        CHECK(json_is_null(json_object_get(p0, "command")));
+        CHECK_EQ_INT(json_array_size(json_object_get(p0, "samples")), 1);
+        json_decref(doc);
+        sb_point_log lg;
+        int found = 1;
+        CHECK_EQ_INT(sb_db_point_log_get(db, 1, &lg, &found, &e), SB_OK);
+        CHECK(!found);
+        /* nothing can be written through it */
+        CHECK(sb_db_begin(db, &e) != SB_OK);
+        CHECK(sqlite3_exec(sb_db_handle(db), "DELETE FROM main.sample", NULL, NULL, NULL) != SQLITE_OK);
+        sb_db_close(db);
+    }
+    CHECK(digest(path, b) == 0 && !memcmp(a, b, 16));
+    snprintf(other, sizeof other, "%s-wal", path);
+    CHECK(!exists(other));   /* and the -wal/-shm a read-only reader makes are gone */
+    snprintf(other, sizeof other, "%s-shm", path);
+    CHECK(!exists(other));
+    /* the writing open then upgrades it */
+    CHECK_EQ_INT(sb_db_open(path, &db, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_schema_version(db), SB_DB_SCHEMA_VERSION);
+    sb_db_close(db);
+
+    /* a read-only directory: readable; run as another user when root, for
+     * whom permissions would not apply */
+    char ro[400];
+    snprintf(ro, sizeof ro, "%s/rodir", g_dir);
+    CHECK(mkdir(ro, 0755) == 0);
+    snprintf(path, sizeof path, "%s/r.db", ro);
+    CHECK(sb_db_open(path, &db, &e) == SB_OK);
+    int64_t sid = 0;
+    CHECK(sb_db_sweep_create(db, "in a read-only place", "gemm", "p", 0, &sid, &e) == SB_OK);
+    sb_db_close(db);
+    CHECK(chmod(path, 0644) == 0 && chmod(ro, 0555) == 0 && chmod(g_dir, 0755) == 0);
+    CHECK(digest(path, a) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+        sb_db *c = NULL;
+        sb_err ce = {0};
+        if (sb_db_open_readonly(path, &c, &ce) != SB_OK) {
+            fprintf(stderr, "read-only directory: %s\n", ce.msg);
+            _exit(1);
+        }
+        char *label = str_text(c, "SELECT label FROM sweep");
+        int ok = label && !strcmp(label, "in a read-only place");
+        sb_db_close(c);
+        /* the writing open refuses with one message, and creates nothing */
+        int refused = sb_db_open(path, &c, &ce) == SB_EUSAGE;
+        _exit(ok && refused ? 0 : 2);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "read-only directory: child status %d",
+           status);
+    CHECK(digest(path, b) == 0 && !memcmp(a, b, 16));
+    snprintf(other, sizeof other, "%s-shm", path);
+    CHECK(!exists(other));
+    /* a write-ahead log left there (a writer killed) without its -shm: the
+     * file alone is not the database, so it is refused, not misread */
+    CHECK(chmod(ro, 0755) == 0);
+    snprintf(other, sizeof other, "%s-wal", path);
+    f = fopen(other, "w");
+    fputs("not empty", f);
+    fclose(f);
+    CHECK(chmod(other, 0644) == 0 && chmod(ro, 0555) == 0);
+    child = fork();
+    if (child == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+        sb_db *c = NULL;
+        sb_err ce = {0};
+        int rc = sb_db_open_readonly(path, &c, &ce);
+        sb_db_close(c);
+        _exit(rc == SB_EUSAGE && strstr(ce.msg, "write-ahead log") ? 0 : 1);
+    }
+    waitpid(child, &status, 0);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "wal without shm: child status %d",
+           status);
+    CHECK(chmod(ro, 0755) == 0);
+    unlink(other);
+}
+
+/* ---- the claim on a sweep ---- */
+
+static void test_claim(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/claim.db", g_dir);
+    sb_db *db;
+    sb_err e = {0};
+    CHECK(sb_db_open(path, &db, &e) == SB_OK);
+    int64_t sid = 0;
+    CHECK(sb_db_sweep_create(db, "claimed", "gemm", "p", 0, &sid, &e) == SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, 99, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);   /* already ours */
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);
+    /* a live process holds it: refused, naming it */
+    int go[2];
+    CHECK(pipe(go) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        sb_db *c;
+        sb_err ce = {0};
+        char ok = sb_db_open(path, &c, &ce) == SB_OK && sb_db_sweep_claim(c, sid, &ce) == SB_OK;
+        sb_db_close(c);
+        if (write(go[1], &ok, 1) != 1) _exit(1);
+        pause();
+        _exit(0);
+    }
+    char ok = 0;
+    CHECK(read(go[0], &ok, 1) == 1 && ok);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    char want[64];
+    snprintf(want, sizeof want, "already being run by process %ld", (long)child);
+    CHECKF(strstr(e.msg, want) != NULL, "claim message: %s", e.msg);
+    /* it dies: its claim is stale and taken over */
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    /* a pid alive but another process (reused): the start time tells */
+    CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET holder_pid = 1,"
+                       " holder_start = 'another-boot:1'", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    /* another host: cannot be checked from here; unlock releases it */
+    CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET holder_pid = 4242,"
+                       " holder_host = 'elsewhere', holder_since = '2026-01-01T00:00:00Z'",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "process 4242 on host elsewhere") && strstr(e.msg, "db unlock"));
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);   /* not ours: left alone */
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    char was[256];
+    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, was, sizeof was, &e), SB_OK);
+    CHECK(strstr(was, "process 4242 on host elsewhere") != NULL);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    sb_db_close(db);
+}
+
+static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    return remove(path);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/sb-test-db-XXXXXX");
@@ -131,14 +622,13 @@ int main(void)
     test_round_trip();
     test_older_schema();
     test_refusals();
-    DIR *d = opendir(g_dir);
-    for (struct dirent *ent; d && (ent = readdir(d));) {
-        if (ent->d_name[0] == '.') continue;
-        char p[600];
-        snprintf(p, sizeof p, "%s/%s", g_dir, ent->d_name);
-        unlink(p);
-    }
-    if (d) closedir(d);
-    rmdir(g_dir);
+    test_text();
+    test_store_rules();
+    test_point_log();
+    test_readonly();
+    test_claim();
+    chmod(g_dir, 0700);
+    if (!getenv("SB_KEEP")) CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
+    else fprintf(stderr, "kept %s\n", g_dir);
     return test_report("db");
 }

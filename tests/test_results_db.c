@@ -114,18 +114,18 @@ static void build(sb_db *db)
         r = result("train", "avx512-f32", "f32", "ok", "", k ? 2.6667 : 4.0, 8);
         metric(r, "tokens_per_s", k ? 150 : 100, "tokens/s", NULL);
         metric(r, "epoch_seconds", k ? 533.33 : 800, "s", "20 measured steps x steps per epoch");
-        point(db, s[k], m[k], 4, "train", "avx512-f32", "f32", "distilbert-b32-s384", 4, 1, 1, r);
+        point(db, s[k], m[k], 4, "train", "avx512-f32", "f32", "model=distilbert-base batch=32 seq=384", 4, 1, 1, r);
         if (k) {
             r = result("train", "amx-bf16", "bf16", "ok", "", 0.5, 8);
             metric(r, "tokens_per_s", 800, "tokens/s", NULL);
             metric(r, "epoch_seconds", 100, "s", "20 measured steps x steps per epoch");
-            point(db, s[k], m[k], 5, "train", "amx-bf16", "bf16", "distilbert-b32-s384", 4, 1, 1, r);
+            point(db, s[k], m[k], 5, "train", "amx-bf16", "bf16", "model=distilbert-base batch=32 seq=384", 4, 1, 1, r);
         }
         /* scaling: 2 and 4 ranks of the avx512-f32 trainer */
         for (int ranks = 2; ranks <= 4; ranks *= 2) {
             r = result("train", "avx512-f32", "f32", "ok", "", 4.0 / ranks, 8);
             metric(r, "tokens_per_s", (k ? 150 : 100) * ranks * 0.9, "tokens/s", NULL);
-            point(db, s[k], m[k], 5 + ranks, "train", "avx512-f32", "f32", "distilbert-b32-s384",
+            point(db, s[k], m[k], 5 + ranks, "train", "avx512-f32", "f32", "model=distilbert-base batch=32 seq=384",
                   4, 2, ranks / 2, r);
         }
     }
@@ -164,7 +164,7 @@ static void test_roundtrip(sb_db *db)
     snprintf(p1, sizeof p1, "%s/a.json", g_dir);
     snprintf(p2, sizeof p2, "%s/b.db", g_dir);
     snprintf(p3, sizeof p3, "%s/b.json", g_dir);
-    CHECK_EQ_INT(sb_export_write(db, 0, p1, &e), SB_OK);
+    CHECK_EQ_INT(sb_export_write(db, 0, p1, NULL, &e), SB_OK);
     sb_db *b;
     CHECK_EQ_INT(sb_db_open(p2, &b, &e), SB_OK);
     sb_import_stats st = {0};
@@ -180,7 +180,7 @@ static void test_roundtrip(sb_db *db)
     CHECK_EQ_INT(st.points_present, count(db, "point"));
     CHECK_EQ_INT(count(b, "sample"), count(db, "sample"));
     /* the copy exports the same machines, sweeps and points, bit for bit */
-    CHECK_EQ_INT(sb_export_write(b, 0, p3, &e), SB_OK);
+    CHECK_EQ_INT(sb_export_write(b, 0, p3, NULL, &e), SB_OK);
     json_t *ja = json_load_file(p1, 0, NULL), *jb = json_load_file(p3, 0, NULL);
     CHECK(ja && jb);
     static const char *const keys[] = {"machines", "sweeps", "points"};
@@ -213,14 +213,14 @@ static void test_roundtrip(sb_db *db)
                            .shape = "8x8x8", .config = "{}", .threads = 1, .ppn = 1, .nodes = 1};
         int64_t pid;
         CHECK_EQ_INT(sb_db_point_add(db, 1, &d, 1, &pid, &e), SB_OK);
-        CHECK_EQ_INT(sb_export_write(db, 1, p1, &e), SB_OK);
+        CHECK_EQ_INT(sb_export_write(db, 1, p1, NULL, &e), SB_OK);
         CHECK_EQ_INT(sb_import_file(b, p1, &st, &e), SB_OK);
         CHECK_EQ_INT(st.points_added, 1);
         json_t *r = result("gemm", "scalar-f32", "f32", "ok", "", 1e-6, 6);
         metric(r, "gflops", 1, "GFLOP/s", NULL);
         CHECK_EQ_INT(sb_db_point_ingest(db, pid, r, &e), SB_OK);
         json_decref(r);
-        CHECK_EQ_INT(sb_export_write(db, 1, p1, &e), SB_OK);
+        CHECK_EQ_INT(sb_export_write(db, 1, p1, NULL, &e), SB_OK);
         long samples = count(b, "sample");
         CHECK_EQ_INT(sb_import_file(b, p1, &st, &e), SB_OK);
         CHECK_EQ_INT(st.points_updated, 1);
@@ -232,7 +232,7 @@ static void test_roundtrip(sb_db *db)
     }
     /* one sweep only */
     json_t *doc;
-    CHECK_EQ_INT(sb_export_doc(db, 2, &doc, &e), SB_OK);
+    CHECK_EQ_INT(sb_export_doc(db, 2, &doc, NULL, &e), SB_OK);
     CHECK_EQ_INT(json_array_size(json_object_get(doc, "sweeps")), 1);
     CHECK_EQ_INT(json_array_size(json_object_get(doc, "machines")), 1);
     CHECK(!strcmp(json_string_value(json_object_get(json_array_get(json_object_get(doc, "machines"), 0),
@@ -331,12 +331,12 @@ static void test_hostile(sb_db *src)
     sb_db *db;
     CHECK_EQ_INT(sb_db_open(path, &db, &e), SB_OK);
     json_t *good;
-    CHECK_EQ_INT(sb_export_doc(src, 0, &good, &e), SB_OK);
+    CHECK_EQ_INT(sb_export_doc(src, 0, &good, NULL, &e), SB_OK);
     /* new uuids for the last point so that a valid prefix would be importable */
     json_t *d;
 #define MUT(stmt, what) do { d = json_deep_copy(good); stmt; expect_bad(db, d, what); } while (0)
     MUT(json_object_set_new(d, "format", json_string("other")), "format");
-    MUT(json_object_set_new(d, "version", json_integer(2)), "version");
+    MUT(json_object_set_new(d, "version", json_integer(SB_EXPORT_VERSION + 1)), "version");
     MUT(json_object_set_new(d, "points", json_object()), "points not array");
     MUT(json_object_set_new(pt0(d), "uuid", json_string("../../etc/passwd")), "uuid");
     MUT(json_object_set_new(pt0(d), "sweep", json_string("0123456789abcdef0123456789abcdef")), "dangling sweep");
@@ -364,6 +364,39 @@ static void test_hostile(sb_db *src)
                                            json_array_size(json_object_get(d, "points")) - 1),
                             "ppn", json_string("2")), "last point bad");
     MUT(json_array_append(json_object_get(d, "points"), pt0(d)), "duplicate point uuid");
+    /* statuses, workloads and shapes outside what sprbench writes; an ok
+     * measured point without its samples; text past its limit in characters */
+    MUT(json_object_set_new(pt0(d), "status", json_string("bogus")), "status bogus");
+    MUT(json_object_set_new(pt0(d), "workload", json_string("bogus")), "workload bogus");
+    MUT(json_object_del(pt0(d), "workload"), "workload missing");
+    MUT(json_object_set_new(json_array_get(json_object_get(d, "sweeps"), 0), "status",
+                            json_string("finished?")), "sweep status");
+    MUT(json_object_set_new(pt0(d), "shape", json_string("<b>64</b>x64x64")), "shape markup");
+    MUT(json_object_set_new(pt0(d), "shape", json_string("64x64x64:NN\n")), "shape newline");
+    MUT(json_object_set_new(pt0(d), "dtype", json_string("f32 <i>")), "dtype");
+    MUT((json_object_set_new(pt0(d), "status", json_string("ok")),
+         json_array_clear(json_object_get(pt0(d), "samples"))), "ok without samples");
+    {
+        char label[1100];
+        for (int i = 0; i < 257; i++) memcpy(label + 3 * i, "\xe2\x82\xac", 3);
+        label[3 * 257] = '\0';
+        MUT(json_object_set_new(json_array_get(json_object_get(d, "sweeps"), 0), "label",
+                                json_string(label)), "label 257 characters");
+        label[3 * 256] = '\0';   /* 256 characters (768 bytes) are within the limit */
+        d = json_deep_copy(good);
+        json_object_set_new(json_array_get(json_object_get(d, "sweeps"), 0), "label",
+                            json_string(label));
+        sb_err le = {0};
+        char lp[128];
+        snprintf(lp, sizeof lp, "%s/label.db", g_dir);
+        sb_db *ldb;
+        CHECK_EQ_INT(sb_db_open(lp, &ldb, &le), SB_OK);
+        CHECK_EQ_INT(sb_import_doc(ldb, d, "label.json", NULL, &le), SB_OK);
+        sb_db_close(ldb);
+        json_decref(d);
+    }
+    MUT(json_object_set_new(pt0(d), "log", json_pack("{s:s, s:i}", "stdout", "x", "stdout_bytes", 1)),
+        "log incomplete");
 #undef MUT
     /* text that is not JSON, or JSON with duplicate keys or too-large numbers */
     static const char *const texts[] = {

@@ -1,0 +1,220 @@
+#include "sb_text.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+static const char REPLACEMENT[] = "\xef\xbf\xbd";   /* U+FFFD */
+static const char ELLIPSIS[] = "\xe2\x80\xa6";      /* U+2026 */
+
+/* Decodes one character at s[0..len): its length in bytes and *cp, or 0 when
+ * the bytes there are not a valid UTF-8 character (overlong forms,
+ * surrogates and values past U+10FFFF included, as the standard says). */
+static size_t decode(const unsigned char *s, size_t len, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t n;
+    uint32_t v, min;
+    if (c >= 0xc2 && c <= 0xdf) n = 2, v = c & 0x1f, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef) n = 3, v = c & 0x0f, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4) n = 4, v = c & 0x07, min = 0x10000;
+    else return 0;
+    if (len < n) return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        v = (v << 6) | (s[i] & 0x3f);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return 0;
+    *cp = v;
+    return n;
+}
+
+long sb_text_chars(const char *s, size_t len, size_t *bad)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    long chars = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = u[i] ? decode(u + i, len - i, &cp) : 0;
+        if (!n) {
+            if (bad) *bad = i;
+            return -1;
+        }
+        i += n;
+        chars++;
+    }
+    return chars;
+}
+
+int sb_text_checkn(const char *s, size_t len, size_t max_chars, const char *what, sb_err *e)
+{
+    size_t bad = 0;
+    long n = sb_text_chars(s, len, &bad);
+    if (n < 0)
+        return sb_errf(e, SB_EUSAGE, "%s: %s at byte %zu", what,
+                       s[bad] ? "invalid UTF-8" : "NUL byte", bad);
+    if ((size_t)n > max_chars)
+        return sb_errf(e, SB_EUSAGE, "%s: %ld characters, longer than the limit of %zu", what, n,
+                       max_chars);
+    return SB_OK;
+}
+
+int sb_text_check(const char *s, size_t max_chars, const char *what, sb_err *e)
+{
+    return sb_text_checkn(s, strlen(s), max_chars, what, e);
+}
+
+char *sb_text_repair(const char *s, size_t len, size_t max_chars, int *changed)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    /* each invalid byte counts as the one character that replaces it */
+    size_t chars = 0;
+    int fixed = 0;
+    for (size_t i = 0; i < len; chars++) {
+        uint32_t cp;
+        size_t n = u[i] ? decode(u + i, len - i, &cp) : 0;
+        if (!n) fixed = 1;
+        i += n ? n : 1;
+    }
+    size_t keep = chars;
+    if (max_chars && chars > max_chars) {
+        keep = max_chars - 1;   /* the last place shows the cut */
+        fixed = 1;
+    }
+    /* an input byte becomes at most 3 output bytes (U+FFFD) */
+    char *out = malloc(3 * len + sizeof ELLIPSIS);
+    if (!out) return NULL;
+    size_t w = 0, i = 0;
+    for (size_t c = 0; c < keep; c++) {
+        uint32_t cp;
+        size_t n = u[i] ? decode(u + i, len - i, &cp) : 0;
+        if (n) {
+            memcpy(out + w, s + i, n);
+            w += n;
+            i += n;
+        } else {
+            memcpy(out + w, REPLACEMENT, 3);
+            w += 3;
+            i++;
+        }
+    }
+    if (keep < chars) {
+        memcpy(out + w, ELLIPSIS, 3);
+        w += 3;
+    }
+    out[w] = '\0';
+    if (changed) *changed = fixed;
+    return out;
+}
+
+int sb_text_prefix(const char *s, size_t max_bytes)
+{
+    size_t n = strnlen(s, max_bytes);
+    if (n == max_bytes && s[n]) {
+        /* the cut falls before s[n]: back off over a character it splits */
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80 && max_bytes - n < 3) n--;
+        if (n < max_bytes && n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) n = max_bytes;
+    }
+    return n > 0x7fffffff ? 0x7fffffff : (int)n;
+}
+
+size_t sb_text_tail_start(const char *s, size_t len, size_t max_bytes)
+{
+    if (len <= max_bytes) return 0;
+    size_t i = len - max_bytes;
+    /* never start inside a character: skip at most 3 continuation bytes */
+    for (int k = 0; k < 3 && i < len && ((unsigned char)s[i] & 0xc0) == 0x80; k++) i++;
+    return i;
+}
+
+/* Columns a character takes on a terminal (controls are shown as one '?'). */
+static int columns(uint32_t cp)
+{
+    int w = utf8proc_charwidth((utf8proc_int32_t)cp);
+    return w < 0 ? 1 : w;
+}
+
+static int is_control(uint32_t cp)
+{
+    return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f);
+}
+
+/* The next character of a cell: its bytes as shown, and its columns. */
+static size_t cell_char(const unsigned char *u, size_t len, const char **piece, size_t *plen,
+                        int *cols)
+{
+    uint32_t cp;
+    size_t n = decode(u, len, &cp);
+    if (!n) {
+        *piece = REPLACEMENT, *plen = 3, *cols = 1;
+        return 1;
+    }
+    if (is_control(cp)) {
+        *piece = "?", *plen = 1, *cols = 1;
+        return n;
+    }
+    *piece = (const char *)u, *plen = n, *cols = columns(cp);
+    return n;
+}
+
+char *sb_text_cell(char *buf, size_t cap, const char *s, int width, int pad)
+{
+    if (!cap) return buf;
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)u), w = 0;
+    const char *piece;
+    size_t plen;
+    int cols, total = 0;
+    for (size_t i = 0; i < len && total <= width;) {
+        i += cell_char(u + i, len - i, &piece, &plen, &cols);
+        total += cols;
+    }
+    /* a text that does not fit keeps its last column for the ellipsis */
+    int limit = total <= width ? width : width - 1, used = 0, cut = total > width;
+    for (size_t i = 0; i < len;) {
+        size_t n = cell_char(u + i, len - i, &piece, &plen, &cols);
+        if (used + cols > limit || w + plen + 1 > cap) {
+            cut = 1;
+            break;
+        }
+        memcpy(buf + w, piece, plen);
+        w += plen;
+        used += cols;
+        i += n;
+    }
+    if (cut && used < width && w + 4 <= cap) {
+        memcpy(buf + w, ELLIPSIS, 3);
+        w += 3;
+        used++;
+    }
+    while (pad && used < width && w + 2 <= cap) {
+        buf[w++] = ' ';
+        used++;
+    }
+    buf[w] = '\0';
+    return buf;
+}
+
+void sb_text_visible(FILE *f, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = u[i] ? decode(u + i, len - i, &cp) : 0;
+        if (!n) {
+            fputs(REPLACEMENT, f);
+            i++;
+            continue;
+        }
+        if (cp == '\n' || cp == '\t') fputc((int)cp, f);
+        else if (cp < 0x20) fprintf(f, "^%c", (int)(cp + 0x40));
+        else if (cp == 0x7f) fputs("^?", f);
+        else if (cp >= 0x80 && cp <= 0x9f) fprintf(f, "\\u%04X", (unsigned)cp);
+        else fwrite(s + i, 1, n, f);
+        i += n;
+    }
+}

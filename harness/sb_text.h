@@ -1,0 +1,62 @@
+/* sb_text: the rules for text the results store takes and shows.
+ *
+ * Stored text is valid UTF-8 without NUL bytes, and each field has a limit
+ * counted in characters (code points), never in bytes, so no limit can fall
+ * inside a character. Text a person gave (a label, a plan, an imported
+ * export) is refused when it breaks the rules (sb_text_check: one message
+ * naming the field and the byte). Text that comes from the machine or a
+ * worker (a reason, a host name, a worker's output) is repaired instead
+ * (sb_text_repair): each invalid byte and each NUL becomes U+FFFD, visibly,
+ * and an over-long text is cut between characters and ends in U+2026, so
+ * that nothing is dropped without a trace.
+ *
+ * Shown text stays inert: sb_text_cell fits a field into terminal columns
+ * on one line, control characters shown as '?' (a newline or an escape
+ * sequence in a label must not forge lines or drive the terminal), and
+ * sb_text_visible writes a multi-line text with controls in caret notation. */
+#ifndef SB_TEXT_H
+#define SB_TEXT_H
+#include <stddef.h>
+#include <stdio.h>
+#include "sb_err.h"
+
+/* Characters in s[0..len) when it is valid UTF-8 (shortest forms, no
+ * surrogates, at most U+10FFFF) without NUL; -1 otherwise, with *bad (may be
+ * NULL) the offset of the first offending byte. */
+long sb_text_chars(const char *s, size_t len, size_t *bad);
+
+/* SB_OK when s (NUL-terminated) is valid UTF-8 of at most max_chars
+ * characters; otherwise SB_EUSAGE "WHAT: invalid UTF-8 at byte N" or
+ * "WHAT: N characters, longer than the limit of MAX". */
+int sb_text_check(const char *s, size_t max_chars, const char *what, sb_err *e);
+/* The same for s[0..len), where a NUL byte is "WHAT: NUL byte at byte N". */
+int sb_text_checkn(const char *s, size_t len, size_t max_chars, const char *what, sb_err *e);
+
+/* A repaired, NUL-terminated copy of s[0..len) (malloc'd; NULL only when
+ * memory runs out): invalid bytes and NUL become U+FFFD; past max_chars
+ * characters the text is cut to max_chars - 1 and ends in U+2026. *changed
+ * (may be NULL) is set to 1 when anything was replaced or cut, else 0. */
+char *sb_text_repair(const char *s, size_t len, size_t max_chars, int *changed);
+
+/* The length of the longest prefix of s (NUL-terminated) of at most
+ * max_bytes bytes that does not end inside a character: for "%.*s". */
+int sb_text_prefix(const char *s, size_t max_bytes);
+
+/* The last at most max_bytes bytes of s[0..len), starting at a character
+ * boundary of valid UTF-8 (continuation bytes at the cut are skipped):
+ * returns the offset where that tail starts. */
+size_t sb_text_tail_start(const char *s, size_t len, size_t max_bytes);
+
+/* One terminal cell: s as one line in at most `width` columns (wide
+ * characters count two), padded with spaces to `width` when pad is set,
+ * written to buf (cap bytes). Controls (C0, DEL, C1) show as '?', invalid
+ * bytes as U+FFFD; a cut text ends in U+2026. Returns buf. */
+char *sb_text_cell(char *buf, size_t cap, const char *s, int width, int pad);
+
+/* Writes s[0..len) to f with newlines and tabs kept, every other control
+ * character in caret notation (ESC as ^[, CR as ^M, DEL as ^?), C1 controls
+ * as \u0085 and invalid bytes as U+FFFD, so that a worker's output cannot
+ * drive the reader's terminal. */
+void sb_text_visible(FILE *f, const char *s, size_t len);
+
+#endif
