@@ -1,10 +1,14 @@
 /* Finite-difference gradient checks for every layer of sb_layers: each layer's
  * backward must agree with central differences of a random projection of its
- * forward output (objective = sum r .* y, so dy = r). */
+ * forward output (objective = sum r .* y, so dy = r). They run at every
+ * element-wise level the machine has (AVX-512, AVX2, scalar), each vector
+ * level is compared with the scalar one, and the automatic choice must be
+ * the one the CPU and the SB_FORCE_NO_* variables call for. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_cpu.h"
 #include "sb_layers.h"
 
 static int g_fail;
@@ -313,54 +317,247 @@ static void test_qa_loss(void)
     free(s.logits); free(dl);
 }
 
-/* The AVX-512 and scalar element-wise paths: dropout masks identical (runs
- * repeat on any machine), GELU and softmax within rounding. */
-static void test_vector_paths(void)
+/* ---- the element-wise levels (AVX-512, AVX2 + FMA, scalar) */
+
+/* GELU at the level in use against libm's erff */
+static void test_gelu_accuracy(void)
 {
-    size_t n = 5000;
-    float *x = malloc(4 * n), *a = malloc(4 * n), *b = malloc(4 * n);
+    size_t n = 5003;
+    float *x = malloc(4 * n), *y = malloc(4 * n), worst = 0;
     fill(x, n, 21, 3);
-    int bad = 0;
-    sb_layers_set_vector(1);
-    sb_dropout_forward(a, x, n, 0.1f, 5, 3, 1);
-    sb_layers_set_vector(0);
-    sb_dropout_forward(b, x, n, 0.1f, 5, 3, 1);
-    if (memcmp(a, b, 4 * n)) { printf("dropout: vector and scalar masks differ FAIL\n"); bad = 1; }
-    float worst = 0;
-    sb_layers_set_vector(1);
-    sb_gelu_forward(a, x, n, 1);
-    sb_layers_set_vector(0);
-    sb_gelu_forward(b, x, n, 1);
+    sb_gelu_forward(y, x, n, 2);
+    for (size_t i = 0; i < n; i++)
+        worst = fmaxf(worst, fabsf(y[i] - 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678f))));
+    int ok = worst <= 1e-6f;
+    printf("gelu vs libm erff: worst abs err %.2e %s\n", worst, ok ? "ok" : "FAIL");
+    if (!ok) g_fail = 1;
+    free(x); free(y);
+}
+
+/* max |a - b| / max |b|, the norm-wise relative difference */
+static double normwise(const float *a, const float *b, size_t n)
+{
+    double num = 0, den = 1e-30;
     for (size_t i = 0; i < n; i++) {
-        float ref = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678f));
-        worst = fmaxf(worst, fmaxf(fabsf(a[i] - ref), fabsf(b[i] - ref)));
+        num = fmax(num, fabs((double)a[i] - b[i]));
+        den = fmax(den, fabs((double)b[i]));
     }
-    printf("gelu vs libm erff: worst abs err %.2e\n", worst);
-    if (worst > 1e-6f) { printf("gelu accuracy FAIL\n"); bad = 1; }
-    sb_layers_set_vector(1);
-    if (bad) g_fail = 1;
-    free(x); free(a); free(b);
+    return num / den;
+}
+
+static void agree(const char *lvl, const char *what, double err, double tol)
+{
+    int ok = err <= tol;   /* NaN fails */
+    printf("  %-7s %-34s vs scalar %.2e (tol %.0e) %s\n", lvl, what, err, tol, ok ? "ok" : "FAIL");
+    if (!ok) g_fail = 1;
+}
+
+/* The level the dispatcher must choose, derived independently of it: the raw
+ * CPUID/XCR0 flags less what the SB_FORCE_NO_* variables turn off. */
+static int expected_level(void)
+{
+    sb_cpu c;
+    sb_cpu_detect(&c);
+    int want = SB_LAYERS_SCALAR;
+    if (c.avx2 && c.fma && c.os_avx) want = SB_LAYERS_AVX2;
+    if (c.avx512f && c.avx512dq && c.avx512bw && c.avx512vl && c.os_avx512 && c.fma)
+        want = SB_LAYERS_AVX512;
+    if (sb_kernel_forced_off("AVX2")) want = SB_LAYERS_SCALAR;
+    if (sb_kernel_forced_off("AVX512") && want > SB_LAYERS_AVX2) want = SB_LAYERS_AVX2;
+    return want;
+}
+
+static void test_dispatch(void)
+{
+    int want = expected_level(), got = sb_layers_level();
+    const char *f512 = getenv("SB_FORCE_NO_AVX512"), *f2 = getenv("SB_FORCE_NO_AVX2");
+    printf("element-wise level %s, expected %s (SB_FORCE_NO_AVX512=%s SB_FORCE_NO_AVX2=%s)\n",
+           sb_layers_isa(), sb_layers_level_name(want), f512 ? f512 : "", f2 ? f2 : "");
+    if (got != want || sb_layers_best_level() != want ||
+        strcmp(sb_layers_isa(), sb_layers_level_name(want))) {
+        printf("dispatch chose %s, not %s FAIL\n", sb_layers_isa(), sb_layers_level_name(want));
+        g_fail = 1;
+    }
+    /* asking for more than the CPU has gives the best it has; less is honoured */
+    if (sb_layers_set_level(SB_LAYERS_AVX512) != want ||
+        sb_layers_set_level(SB_LAYERS_SCALAR) != SB_LAYERS_SCALAR ||
+        strcmp(sb_layers_isa(), "scalar") || sb_layers_set_level(SB_LAYERS_AUTO) != want) {
+        printf("sb_layers_set_level does not clamp FAIL\n");
+        g_fail = 1;
+    }
+}
+
+/* Every path of level lvl against the scalar one on the same inputs: dropout
+ * masks bit for bit (a run's masks must not depend on the CPU), the
+ * floating-point results to rounding. Sizes are off multiples of 8 and 16 so
+ * the vector tails run. */
+static void test_level_vs_scalar(int lvl)
+{
+    const char *name = sb_layers_level_name(lvl);
+    size_t n = 13 * 773;   /* the LayerNorm rows below use all of x and dy */
+    float *x = malloc(4 * n), *dy = malloc(4 * n), *a = malloc(4 * n), *b = malloc(4 * n);
+    fill(x, n, 21, 3);
+    fill(dy, n, 22, 1);
+
+    /* dropout: unaligned offsets, short runs, one threaded run, extreme p */
+    static const size_t lens[] = {1, 3, 31, 33, 100, 4099, 10007};
+    static const uint64_t offs[] = {0, 1, 2, 3, 5, 4099};
+    static const float ps[] = {0.1f, 0.5f, 0.999f, 1e-6f};
+    int diff = 0, cases = 0;
+    for (int pi = 0; pi < 4; pi++)
+        for (int li = 0; li < 7; li++)
+            for (int oi = 0; oi < 6; oi++) {
+                size_t len = lens[li];
+                sb_layers_set_level(lvl);
+                sb_dropout_forward(a, x, len, ps[pi], 5, offs[oi], 2);
+                sb_layers_set_level(SB_LAYERS_SCALAR);
+                sb_dropout_forward(b, x, len, ps[pi], 5, offs[oi], 2);
+                diff += memcmp(a, b, 4 * len) != 0;
+                cases++;
+            }
+    printf("  %-7s dropout masks: %d of %d cases differ from scalar %s\n", name, diff, cases,
+           diff ? "FAIL" : "ok");
+    if (diff) g_fail = 1;
+
+    /* GELU */
+    sb_layers_set_level(lvl);
+    sb_gelu_forward(a, x, n, 2);
+    sb_layers_set_level(SB_LAYERS_SCALAR);
+    sb_gelu_forward(b, x, n, 2);
+    agree(name, "gelu forward", normwise(a, b, n), 1e-6);
+    sb_layers_set_level(lvl);
+    sb_gelu_backward(a, dy, x, n, 2);
+    sb_layers_set_level(SB_LAYERS_SCALAR);
+    sb_gelu_backward(b, dy, x, n, 2);
+    agree(name, "gelu backward", normwise(a, b, n), 1e-6);
+
+    /* LayerNorm over rows of 773 (DistilBERT's 768 plus a tail) */
+    int N = 13, D = 773;
+    size_t nd = (size_t)N * D;   /* = n */
+    float *g = malloc(4 * D), *bb = malloc(4 * D), *xs = malloc(4 * nd), *st[2][6];
+    fill(g, D, 23, 1);
+    fill(bb, D, 24, 1);
+    for (size_t i = 0; i < nd; i++) xs[i] = x[i] + 0.5f;   /* a mean away from 0 */
+    for (int k = 0; k < 2; k++) {
+        float *y = st[k][0] = malloc(4 * nd), *mean = st[k][1] = malloc(4 * N);
+        float *rstd = st[k][2] = malloc(4 * N), *dx = st[k][3] = malloc(4 * nd);
+        float *dg = st[k][4] = malloc(4 * D), *db = st[k][5] = malloc(4 * D);
+        sb_layers_set_level(k ? SB_LAYERS_SCALAR : lvl);
+        sb_layernorm_forward(y, mean, rstd, xs, g, bb, N, D, 1e-12f, 2);
+        sb_layernorm_backward(dx, dg, db, dy, xs, mean, rstd, g, N, D, 2);
+    }
+    agree(name, "layernorm y", normwise(st[0][0], st[1][0], nd), 1e-5);
+    agree(name, "layernorm mean", normwise(st[0][1], st[1][1], N), 1e-5);
+    agree(name, "layernorm rstd", normwise(st[0][2], st[1][2], N), 1e-5);
+    agree(name, "layernorm dx", normwise(st[0][3], st[1][3], nd), 1e-5);
+    agree(name, "layernorm dgamma", normwise(st[0][4], st[1][4], D), 1e-5);
+    agree(name, "layernorm dbeta", normwise(st[0][5], st[1][5], D), 1e-5);
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 6; j++) free(st[k][j]);
+    free(g); free(bb); free(xs);
+
+    /* the bias gradient's column sums (linear backward's db) */
+    {
+        int rows = 37, in = 5, out = 77;
+        float *xx = malloc(4 * rows * in), *W = malloc(4 * out * in), *dW = malloc(4 * out * in);
+        float *db2[2] = {malloc(4 * out), malloc(4 * out)};
+        fill(xx, (size_t)rows * in, 25, 1);
+        fill(W, (size_t)out * in, 26, 1);
+        sb_err e;
+        for (int k = 0; k < 2; k++) {
+            sb_layers_set_level(k ? SB_LAYERS_SCALAR : lvl);
+            if (sb_linear_backward(&g_lc, NULL, 0.0f, dW, db2[k], dy, xx, W, rows, in, out, &e))
+                abort();
+        }
+        agree(name, "linear dbias", normwise(db2[0], db2[1], out), 1e-5);
+        free(xx); free(W); free(dW); free(db2[0]); free(db2[1]);
+    }
+
+    /* attention: softmax forward/backward, keep bits, with and without
+     * dropout, S = 37 (two bit words per row, tails of 5), padding in batch 1 */
+    for (int withdrop = 0; withdrop < 2; withdrop++) {
+        int B = 2, S = 37, Dm = 16, H = 2, Nt = B * S;
+        float p = withdrop ? 0.25f : 0.0f;
+        uint8_t *mask = malloc((size_t)Nt);
+        for (int i = 0; i < Nt; i++) mask[i] = !(i >= S + 30 || i == S + 3);
+        size_t np = (size_t)B * H * S * S, nb = sb_attention_bits_words(B, H, S);
+        float *qkv = malloc(4 * (size_t)Nt * 3 * Dm), *scratch = malloc(4 * 64 * 2 * (size_t)S * S);
+        float *r = malloc(4 * (size_t)Nt * Dm), *probs[2], *ctx[2], *dqkv[2];
+        uint32_t *bits[2];
+        fill(qkv, (size_t)Nt * 3 * Dm, 27, 1.5f);
+        fill(r, (size_t)Nt * Dm, 28, 1);
+        sb_err e;
+        for (int k = 0; k < 2; k++) {
+            probs[k] = calloc(np, 4);
+            ctx[k] = malloc(4 * (size_t)Nt * Dm);
+            dqkv[k] = malloc(4 * (size_t)Nt * 3 * Dm);
+            bits[k] = calloc(nb, 4);
+            sb_layers_set_level(k ? SB_LAYERS_SCALAR : lvl);
+            if (sb_attention_forward(&g_lc, ctx[k], probs[k], bits[k], qkv, mask, B, S, Dm, H, p,
+                                     99, scratch, &e) ||
+                sb_attention_backward(&g_lc, dqkv[k], r, qkv, probs[k], bits[k], mask, B, S, Dm,
+                                      H, p, scratch, &e))
+                abort();
+        }
+        agree(name, withdrop ? "attention probs (dropout)" : "attention probs",
+              normwise(probs[0], probs[1], np), 1e-5);
+        agree(name, withdrop ? "attention ctx (dropout)" : "attention ctx",
+              normwise(ctx[0], ctx[1], (size_t)Nt * Dm), 1e-5);
+        agree(name, withdrop ? "attention dqkv (dropout)" : "attention dqkv",
+              normwise(dqkv[0], dqkv[1], (size_t)Nt * 3 * Dm), 1e-5);
+        if (withdrop && memcmp(bits[0], bits[1], 4 * nb)) {
+            printf("  %-7s attention keep bits differ from scalar FAIL\n", name);
+            g_fail = 1;
+        }
+        for (int k = 0; k < 2; k++) { free(probs[k]); free(ctx[k]); free(dqkv[k]); free(bits[k]); }
+        free(mask); free(qkv); free(scratch); free(r);
+    }
+    sb_layers_set_level(SB_LAYERS_AUTO);
+    free(x); free(dy); free(a); free(b);
+}
+
+/* An f32 kernel this machine runs: SB_TEST_KERNEL when it can, else the
+ * first runnable of the preferred ones (never one name assumed to run). */
+static const sb_kernel *pick_f32_kernel(void)
+{
+    static const char *const prefs[] = {"avx512-f32", "avx2-f32", "onednn-f32", "scalar-f32"};
+    const char *want = getenv("SB_TEST_KERNEL");
+    char why[256] = "unknown kernel";
+    if (want && *want) {
+        const sb_kernel *k = sb_kernel_find(want);
+        if (k && k->gemm_f32 && k->probe(why, sizeof why)) return k;
+        printf("SB_TEST_KERNEL=%s cannot run here (%s)\n", want, why);
+    }
+    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
+        const sb_kernel *k = sb_kernel_find(prefs[i]);
+        if (k && k->gemm_f32 && k->dtype == SB_DT_F32 && k->probe(why, sizeof why)) return k;
+    }
+    return NULL;
 }
 
 int main(void)
 {
-    const char *kname = getenv("SB_TEST_KERNEL");
-    g_lc.kernel = sb_kernel_find(kname ? kname : "scalar-f32");
+    g_lc.kernel = pick_f32_kernel();
     g_lc.threads = 2;
-    if (!g_lc.kernel) { printf("no kernel\n"); return 1; }
-    test_vector_paths();
+    if (!g_lc.kernel) { printf("no runnable f32 kernel FAIL\n"); return 1; }
+    printf("kernel %s\n", g_lc.kernel->name);
+    test_dispatch();
+    int best = sb_layers_best_level();
+    for (int lvl = best; lvl > SB_LAYERS_SCALAR; lvl--) test_level_vs_scalar(lvl);
+    /* the gradient checks at every level this machine runs */
+    for (int lvl = best; lvl >= SB_LAYERS_SCALAR; lvl--) {
+        sb_layers_set_level(lvl);
+        printf("-- gradient checks, element-wise level %s\n", sb_layers_isa());
+        test_layernorm();
+        test_linear();
+        test_gelu();
+        test_gelu_accuracy();
+        test_dropout();
+        test_attention(0.0f);
+        test_attention(0.25f);
+    }
+    sb_layers_set_level(SB_LAYERS_AUTO);
     test_embedding();
-    test_layernorm();
-    test_linear();
-    test_gelu();
-    test_dropout();
-    test_attention(0.0f);
-    test_attention(0.25f);
-    sb_layers_set_vector(0);   /* the same checks on the scalar paths */
-    test_gelu();
-    test_dropout();
-    test_attention(0.25f);
-    sb_layers_set_vector(1);
     test_qa_loss();
     printf(g_fail ? "FAILED\n" : "all layer gradient checks passed\n");
     return g_fail;

@@ -22,10 +22,29 @@ static void on_ready(void *user, size_t off, size_t len)
     g_seen++;
 }
 
+/* An f32 kernel this machine runs: SB_TEST_KERNEL when it can, else the
+ * first runnable of the preferred ones (never one name assumed to run). */
+static const sb_kernel *pick_f32_kernel(void)
+{
+    static const char *const prefs[] = {"avx512-f32", "avx2-f32", "onednn-f32", "scalar-f32"};
+    const char *want = getenv("SB_TEST_KERNEL");
+    char why[256] = "unknown kernel";
+    if (want && *want) {
+        const sb_kernel *k = sb_kernel_find(want);
+        if (k && k->gemm_f32 && k->probe(why, sizeof why)) return k;
+        printf("SB_TEST_KERNEL=%s cannot run here (%s)\n", want, why);
+    }
+    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
+        const sb_kernel *k = sb_kernel_find(prefs[i]);
+        if (k && k->gemm_f32 && k->dtype == SB_DT_F32 && k->probe(why, sizeof why)) return k;
+    }
+    return NULL;
+}
+
 int main(void)
 {
-    const char *kname = getenv("SB_TEST_KERNEL");
-    const sb_kernel *k = sb_kernel_find(kname ? kname : "scalar-f32");
+    const sb_kernel *k = pick_f32_kernel();
+    if (k) printf("kernel %s, element-wise level %s\n", k->name, sb_layers_isa());
     sb_model_config c;
     sb_model_config_base(&c);
     /* The README's FLOP count for DistilBERT-base at S = 384, as the sum of

@@ -7,12 +7,16 @@
  *   bf16 kernels (products in bf16, the rest f32): logits 3e-2, loss 1e-2,
  *                gradients 6e-2, 10-step losses 3e-2.
  * "Relative" for a tensor is max |ours - torch| / max |torch| (norm-wise); for
- * gradients the denominator is at least 1e-2 of the largest gradient of all. */
+ * gradients the denominator is at least 1e-2 of the largest gradient of all.
+ * Also: AdamW at every element-wise level (AVX-512, AVX2, scalar) gives the
+ * same bits, and the level chosen is the one the CPU and SB_FORCE_NO_* call for. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sb_adamw.h"
+#include "sb_cpu.h"
+#include "sb_layers.h"
 #include "sb_model.h"
 #include "sb_safetensors.h"
 
@@ -141,11 +145,14 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
         clipped += cf < 1.0f;
         sb_adamw_step_scaled(&fused, p2, m.grads, cf, sb_lr_linear(lr, s, steps), 2);
         sb_clip_grad_norm(m.grads, m.nparams, 1.0, 2);
-        sb_layers_set_vector(0);   /* and the scalar AdamW against the AVX-512 one */
+        sb_layers_set_level(SB_LAYERS_SCALAR);   /* and the scalar AdamW against the best one */
         sb_adamw_step(&opt, m.params, m.grads, sb_lr_linear(lr, s, steps), 2);
-        sb_layers_set_vector(1);
+        sb_layers_set_level(SB_LAYERS_AUTO);
     }
-    verdict(k->name, "fused clip+AdamW (AVX-512) = clip, AdamW (scalar), bitwise", memcmp(p2, m.params, sizeof(float) * m.nparams) ? 1 : 0, 0);
+    char what[96];
+    snprintf(what, sizeof what, "fused clip+AdamW (%s) = clip, AdamW (scalar), bitwise",
+             sb_layers_isa());
+    verdict(k->name, what, memcmp(p2, m.params, sizeof(float) * m.nparams) ? 1 : 0, 0);
     printf("  %-12s fused clip+AdamW: %d of %d steps clipped\n", k->name, clipped, steps);
     free(p2);
     sb_adamw_free(&fused);
@@ -158,8 +165,64 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
     sb_model_free(&m);
 }
 
+/* The level the dispatcher must choose, from the raw CPUID/XCR0 flags less
+ * what the SB_FORCE_NO_* variables turn off (as test_train_layers checks). */
+static int expected_level(void)
+{
+    sb_cpu c;
+    sb_cpu_detect(&c);
+    int want = SB_LAYERS_SCALAR;
+    if (c.avx2 && c.fma && c.os_avx) want = SB_LAYERS_AVX2;
+    if (c.avx512f && c.avx512dq && c.avx512bw && c.avx512vl && c.os_avx512 && c.fma)
+        want = SB_LAYERS_AVX512;
+    if (sb_kernel_forced_off("AVX2")) want = SB_LAYERS_SCALAR;
+    if (sb_kernel_forced_off("AVX512") && want > SB_LAYERS_AVX2) want = SB_LAYERS_AVX2;
+    return want;
+}
+
+/* AdamW at every level this machine runs against the scalar one, bit for
+ * bit: parameters and both moments over a few steps with weight decay, a
+ * clip factor, and a length that leaves vector tails in every thread's range. */
+static void test_adamw_levels(void)
+{
+    const size_t n = 2 * 4099 + 13;
+    int want = expected_level();
+    printf("AdamW level %s, expected %s\n", sb_layers_isa(), sb_layers_level_name(want));
+    if (sb_layers_level() != want) { printf("AdamW dispatch FAIL\n"); g_fail = 1; }
+    for (int lvl = sb_layers_best_level(); lvl > SB_LAYERS_SCALAR; lvl--) {
+        sb_adamw o[2];
+        float *p[2], *g = malloc(sizeof(float) * n);
+        sb_err e;
+        for (int k = 0; k < 2; k++) {
+            if (sb_adamw_init(&o[k], n, &e)) exit(1);
+            o[k].weight_decay = 0.01f;
+            p[k] = malloc(sizeof(float) * n);
+            for (size_t i = 0; i < n; i++) p[k][i] = 0.05f * (float)((i * 7919) % 201) - 5.0f;
+        }
+        for (int step = 0; step < 5; step++) {
+            for (size_t i = 0; i < n; i++)
+                g[i] = 1e-3f * (float)(((i + 13 * (size_t)step) * 104729) % 2001) - 1.0f;
+            for (int k = 0; k < 2; k++) {
+                sb_layers_set_level(k ? SB_LAYERS_SCALAR : lvl);
+                sb_adamw_step_scaled(&o[k], p[k], g, 0.7f, sb_lr_linear(1e-3f, step, 5),
+                                     2 + step % 2);
+            }
+        }
+        sb_layers_set_level(SB_LAYERS_AUTO);
+        int same = !memcmp(p[0], p[1], sizeof(float) * n) &&
+                   !memcmp(o[0].m, o[1].m, sizeof(float) * n) &&
+                   !memcmp(o[0].v, o[1].v, sizeof(float) * n);
+        printf("AdamW %s = scalar, bitwise over 5 steps: %s\n", sb_layers_level_name(lvl),
+               same ? "ok" : "FAIL");
+        if (!same) g_fail = 1;
+        for (int k = 0; k < 2; k++) { sb_adamw_free(&o[k]); free(p[k]); }
+        free(g);
+    }
+}
+
 int main(void)
 {
+    test_adamw_levels();
     const char *src = getenv("SB_SOURCE_DIR");
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/ref/tiny_ref.safetensors", src ? src : ".");

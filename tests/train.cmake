@@ -12,3 +12,13 @@ sb_add_script(train_learn train_learn.sh)
 set_tests_properties(train_learn PROPERTIES TIMEOUT 600)
 sb_add_script(train_hf_save train_hf_save.sh)
 set_tests_properties(train_hf_save PROPERTIES SKIP_RETURN_CODE 77)
+# The element-wise code (and AdamW) as an AVX2-only CPU and a pre-AVX2 one
+# run it: the tests check the dispatcher picked that level and that every
+# level left agrees with scalar. The model check runs the whole trainer so.
+foreach(t test_train_layers test_train_ref test_train_model)
+  foreach(force AVX512 AVX2)
+    add_test(NAME ${t}_no_${force} COMMAND ${t})
+    set_tests_properties(${t}_no_${force} PROPERTIES ENVIRONMENT
+      "SB_SOURCE_DIR=${CMAKE_SOURCE_DIR};SB_FORCE_NO_${force}=1")
+  endforeach()
+endforeach()

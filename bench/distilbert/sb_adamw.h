@@ -15,7 +15,9 @@ typedef struct sb_adamw {
 
 int sb_adamw_init(sb_adamw *o, size_t n, sb_err *e);
 void sb_adamw_free(sb_adamw *o);
-/* One torch.optim.AdamW step at learning rate lr. */
+/* One torch.optim.AdamW step at learning rate lr. Runs at the element-wise
+ * level of sb_layers_level() (AVX-512, AVX2 or scalar): every level gives
+ * the same bits. */
 void sb_adamw_step(sb_adamw *o, float *params, const float *grads, float lr, int threads);
 /* Global L2 norm of g; scales g by max_norm / (norm + 1e-6) when that is
  * below 1 (torch.nn.utils.clip_grad_norm_). Returns the norm before clipping. */

@@ -8,30 +8,52 @@
 
 #define NT(t) ((t) > 0 ? (t) : omp_get_max_threads())
 
-/* Element-wise work (GELU, softmax, dropout masks) has an AVX-512 path
- * written with intrinsics behind a run-time check, because the library is
- * built for baseline x86-64 and gcc does not vectorise these loops itself;
- * the scalar path computes the same formulas. */
+/* Element-wise work (GELU, softmax, dropout masks, LayerNorm, bias sums)
+ * has AVX-512 and AVX2 + FMA paths, intrinsics or omp simd bodies compiled
+ * for that target, chosen at run time (sb_layers_level), because the library
+ * is built for baseline x86-64, where gcc leaves these loops scalar or at
+ * most 4 wide; the scalar path computes the same formulas. */
 #define SB_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma")))
+#define SB_AVX2 __attribute__((target("avx2,fma")))
 
-static int g_vec = -1;
+static int g_level = SB_LAYERS_AUTO;
 
-void sb_layers_set_vector(int on)
+int sb_layers_best_level(void)
 {
-    g_vec = -1;
-    if (!on) g_vec = 0;
+    const sb_cpu *c = sb_cpu_get();
+    if (!c) return SB_LAYERS_SCALAR;
+    if (c->avx512f && c->avx512dq && c->avx512bw && c->avx512vl && c->os_avx512 && c->fma)
+        return SB_LAYERS_AVX512;
+    if (c->avx2 && c->fma && c->os_avx) return SB_LAYERS_AVX2;
+    return SB_LAYERS_SCALAR;
 }
 
-int sb_layers_vector_on(void)
+int sb_layers_set_level(int level)
 {
-    int v = g_vec;
-    if (v < 0) {
-        const sb_cpu *c = sb_cpu_get();
-        v = c && c->avx512f && c->avx512dq && c->avx512bw && c->avx512vl && c->os_avx512;
-        g_vec = v;
+    int best = sb_layers_best_level();
+    g_level = level < 0 || level > best ? best : level;
+    return g_level;
+}
+
+int sb_layers_level(void)
+{
+    /* Resolved on first use, outside the parallel loops: each public entry
+     * reads it once and hands it down. */
+    if (g_level < 0) g_level = sb_layers_best_level();
+    return g_level;
+}
+
+const char *sb_layers_level_name(int level)
+{
+    switch (level) {
+    case SB_LAYERS_AVX512: return "avx512";
+    case SB_LAYERS_AVX2: return "avx2";
+    case SB_LAYERS_SCALAR: return "scalar";
+    default: return "?";
     }
-    return v;
 }
+
+const char *sb_layers_isa(void) { return sb_layers_level_name(sb_layers_level()); }
 
 /* exp(x): Cephes' expf polynomial after x = n ln2 + r (about 1 ulp);
  * x is clamped to [-87, 88]. */
@@ -101,6 +123,73 @@ SB_AVX512 static inline __m512 verf16(__m512 x)
 }
 
 static inline __mmask16 tailmask(size_t left) { return left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1); }
+
+/* The same exp and erf 8 at a time, op for op (AVX2 + FMA). */
+SB_AVX2 static inline __m256 vexp8(__m256 x)
+{
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+    __m256 fn = _mm256_floor_ps(
+        _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
+    __m256 r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fmadd_ps(fn, _mm256_set1_ps(2.12194440e-4f), r);
+    __m256 z = _mm256_mul_ps(r, r);
+    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_add_ps(_mm256_fmadd_ps(y, z, r), _mm256_set1_ps(1.0f));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fn), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+}
+
+SB_AVX2 static inline __m256 verf8(__m256 x)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 ax = _mm256_andnot_ps(sign, x);
+    __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f),
+                             _mm256_fmadd_ps(ax, _mm256_set1_ps(0.3275911f), _mm256_set1_ps(1.0f)));
+    __m256 p = _mm256_set1_ps(1.061405429f);
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
+    p = _mm256_mul_ps(p, t);
+    __m256 r = _mm256_fnmadd_ps(p, vexp8(_mm256_mul_ps(_mm256_sub_ps(_mm256_setzero_ps(), ax), ax)),
+                                _mm256_set1_ps(1.0f));
+    return _mm256_or_ps(r, _mm256_and_ps(x, sign));
+}
+
+/* AVX2 has no mask registers: a tail of left < 8 elements goes through
+ * vmaskmov with this lane mask (masked-off lanes load 0, never fault). */
+static const int32_t k_tail8[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+SB_AVX2 static inline __m256i tail8(size_t left)
+{
+    return _mm256_loadu_si256((const __m256i *)(k_tail8 + 8 - (left < 8 ? left : 8)));
+}
+
+/* All ones in lane j where bit j of b is set (the low 8 bits of b). */
+SB_AVX2 static inline __m256 bits8(uint32_t b)
+{
+    const __m256i sel = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    __m256i v = _mm256_and_si256(_mm256_set1_epi32((int)b), sel);
+    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, sel));
+}
+
+SB_AVX2 static inline float hmax8(__m256 v)
+{
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
+
+SB_AVX2 static inline float hsum8(__m256 v)
+{
+    __m128 m = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_add_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_add_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
 
 int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha,
               const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
@@ -177,8 +266,9 @@ void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const in
 }
 
 /* ---- layernorm */
-/* One row each; the bodies are compiled twice, for baseline x86-64 and with
- * AVX-512 (the library is built for the baseline, where these loops get SSE). */
+/* One row each; the bodies are compiled three times, for baseline x86-64,
+ * AVX2 + FMA and AVX-512 (the library is built for the baseline, where these
+ * loops get SSE). */
 #define SB_LN_FWD_ROW(name, attr)                                                          \
     attr static void name(float *yi, float *mean, float *rstd, const float *xi,            \
                           const float *g, const float *b, int D, float eps)                \
@@ -196,6 +286,7 @@ void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const in
         *rstd = rs;                                                                        \
     }
 SB_LN_FWD_ROW(ln_fwd_row, )
+SB_LN_FWD_ROW(ln_fwd_row_avx2, SB_AVX2)
 SB_LN_FWD_ROW(ln_fwd_row_avx512, SB_AVX512)
 
 #define SB_LN_BWD_ROW(name, attr)                                                          \
@@ -220,31 +311,40 @@ SB_LN_FWD_ROW(ln_fwd_row_avx512, SB_AVX512)
         }                                                                                  \
     }
 SB_LN_BWD_ROW(ln_bwd_row, )
+SB_LN_BWD_ROW(ln_bwd_row_avx2, SB_AVX2)
 SB_LN_BWD_ROW(ln_bwd_row_avx512, SB_AVX512)
+
+typedef void (*ln_fwd_fn)(float *, float *, float *, const float *, const float *, const float *,
+                          int, float);
+typedef void (*ln_bwd_fn)(float *, float *, float *, const float *, const float *, float, float,
+                          const float *, int);
 
 void sb_layernorm_forward(float *y, float *mean, float *rstd, const float *x, const float *g,
                           const float *b, int N, int D, float eps, int threads)
 {
-    int vec = sb_layers_vector_on();
+    int lvl = sb_layers_level();
+    ln_fwd_fn row = lvl == SB_LAYERS_AVX512 ? ln_fwd_row_avx512
+                    : lvl == SB_LAYERS_AVX2 ? ln_fwd_row_avx2 : ln_fwd_row;
     #pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (int i = 0; i < N; i++)
-        (vec ? ln_fwd_row_avx512 : ln_fwd_row)(y + (size_t)i * D, mean + i, rstd + i,
-                                               x + (size_t)i * D, g, b, D, eps);
+        row(y + (size_t)i * D, mean + i, rstd + i, x + (size_t)i * D, g, b, D, eps);
 }
 
 void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, const float *x,
                            const float *mean, const float *rstd, const float *g, int N, int D,
                            int threads)
 {
-    int nt = NT(threads), vec = sb_layers_vector_on();
+    int nt = NT(threads), lvl = sb_layers_level();
+    ln_bwd_fn row = lvl == SB_LAYERS_AVX512 ? ln_bwd_row_avx512
+                    : lvl == SB_LAYERS_AVX2 ? ln_bwd_row_avx2 : ln_bwd_row;
     float *part = calloc((size_t)nt * 2 * D, sizeof(float));
     #pragma omp parallel num_threads(nt)
     {
         float *pg = part + (size_t)omp_get_thread_num() * 2 * D, *pb = pg + D;
         #pragma omp for schedule(static)
         for (int i = 0; i < N; i++)
-            (vec ? ln_bwd_row_avx512 : ln_bwd_row)(dx + (size_t)i * D, pg, pb, dy + (size_t)i * D,
-                                                   x + (size_t)i * D, mean[i], rstd[i], g, D);
+            row(dx + (size_t)i * D, pg, pb, dy + (size_t)i * D, x + (size_t)i * D, mean[i],
+                rstd[i], g, D);
     }
     for (int j = 0; j < D; j++) {
         float sg = 0, sb = 0;
@@ -270,7 +370,7 @@ int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W
     return c->kernel->gemm_f32(&d, x, W, y, e);
 }
 
-/* p[j] += r[j], baseline and AVX-512 builds */
+/* p[j] += r[j], baseline, AVX2 and AVX-512 builds */
 #define SB_ADD_ROW(name, attr)                                                             \
     attr static void name(float *p, const float *r, int n)                                 \
     {                                                                                      \
@@ -278,18 +378,21 @@ int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W
         for (int j = 0; j < n; j++) p[j] += r[j];                                          \
     }
 SB_ADD_ROW(add_row, )
+SB_ADD_ROW(add_row_avx2, SB_AVX2)
 SB_ADD_ROW(add_row_avx512, SB_AVX512)
 
 /* db[out] = column sums of dy[N,out], per-thread partials so no atomics. */
 static void colsum(float *db, const float *dy, int N, int out, int threads)
 {
-    int nt = NT(threads), vec = sb_layers_vector_on();
+    int nt = NT(threads), lvl = sb_layers_level();
+    void (*add)(float *, const float *, int) = lvl == SB_LAYERS_AVX512 ? add_row_avx512
+                                               : lvl == SB_LAYERS_AVX2 ? add_row_avx2 : add_row;
     float *part = calloc((size_t)nt * out, sizeof(float));
     #pragma omp parallel num_threads(nt)
     {
         float *p = part + (size_t)omp_get_thread_num() * out;
         #pragma omp for schedule(static)
-        for (int i = 0; i < N; i++) (vec ? add_row_avx512 : add_row)(p, dy + (size_t)i * out, out);
+        for (int i = 0; i < N; i++) add(p, dy + (size_t)i * out, out);
     }
     for (int j = 0; j < out; j++) {
         float s = 0;
@@ -345,19 +448,68 @@ SB_AVX512 static void gelu_bwd_avx512(float *dx, const float *dy, const float *x
     }
 }
 
-static void gelu_fwd_chunk(float *y, const float *x, size_t n)
+/* x Phi(x) and its derivative Phi(x) + x phi(x), 8 at a time. */
+SB_AVX2 static inline __m256 gelu_cdf8(__m256 v)
 {
-    if (sb_layers_vector_on()) {
+    return _mm256_fmadd_ps(verf8(_mm256_mul_ps(v, _mm256_set1_ps(SB_SQRT1_2F))),
+                           _mm256_set1_ps(0.5f), _mm256_set1_ps(0.5f));
+}
+
+SB_AVX2 static inline __m256 gelu_grad8(__m256 v)
+{
+    __m256 pdf = _mm256_mul_ps(_mm256_set1_ps(SB_INV_SQRT_2PI),
+                               vexp8(_mm256_mul_ps(_mm256_mul_ps(v, v), _mm256_set1_ps(-0.5f))));
+    return _mm256_fmadd_ps(v, pdf, gelu_cdf8(v));
+}
+
+SB_AVX2 static void gelu_fwd_avx2(float *y, const float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(v, gelu_cdf8(v)));
+    }
+    if (i < n) {
+        __m256i k = tail8(n - i);
+        __m256 v = _mm256_maskload_ps(x + i, k);
+        _mm256_maskstore_ps(y + i, k, _mm256_mul_ps(v, gelu_cdf8(v)));
+    }
+}
+
+SB_AVX2 static void gelu_bwd_avx2(float *dx, const float *dy, const float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dx + i, _mm256_mul_ps(_mm256_loadu_ps(dy + i),
+                                               gelu_grad8(_mm256_loadu_ps(x + i))));
+    if (i < n) {
+        __m256i k = tail8(n - i);
+        __m256 d = gelu_grad8(_mm256_maskload_ps(x + i, k));
+        _mm256_maskstore_ps(dx + i, k, _mm256_mul_ps(_mm256_maskload_ps(dy + i, k), d));
+    }
+}
+
+static void gelu_fwd_chunk(int lvl, float *y, const float *x, size_t n)
+{
+    if (lvl == SB_LAYERS_AVX512) {
         gelu_fwd_avx512(y, x, n);
+        return;
+    }
+    if (lvl == SB_LAYERS_AVX2) {
+        gelu_fwd_avx2(y, x, n);
         return;
     }
     for (size_t i = 0; i < n; i++) y[i] = 0.5f * x[i] * (1.0f + verf(x[i] * SB_SQRT1_2));
 }
 
-static void gelu_bwd_chunk(float *dx, const float *dy, const float *x, size_t n)
+static void gelu_bwd_chunk(int lvl, float *dx, const float *dy, const float *x, size_t n)
 {
-    if (sb_layers_vector_on()) {
+    if (lvl == SB_LAYERS_AVX512) {
         gelu_bwd_avx512(dx, dy, x, n);
+        return;
+    }
+    if (lvl == SB_LAYERS_AVX2) {
+        gelu_bwd_avx2(dx, dy, x, n);
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -371,30 +523,43 @@ static void gelu_bwd_chunk(float *dx, const float *dy, const float *x, size_t n)
 #define SB_CHUNK 4096
 void sb_gelu_forward(float *y, const float *x, size_t n, int threads)
 {
+    int lvl = sb_layers_level();
     #pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (size_t c = 0; c < n; c += SB_CHUNK)
-        gelu_fwd_chunk(y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
+        gelu_fwd_chunk(lvl, y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
 }
 
 void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int threads)
 {
+    int lvl = sb_layers_level();
     #pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (size_t c = 0; c < n; c += SB_CHUNK)
-        gelu_bwd_chunk(dx + c, dy + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
+        gelu_bwd_chunk(lvl, dx + c, dy + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
 }
 
 /* ---- dropout */
 /* Element e is kept iff 16-bit word (e % 4) of hash(key, e / 4) is
  * >= p * 65536: one hash serves four elements. The masks are made as bit
  * words (bit j of a run <-> element first + j); element-wise code then only
- * tests bits, and attention stores its bits for backward. */
-static inline int drop_keep(uint64_t key, uint64_t e, uint32_t thr)
+ * tests bits, and attention stores its bits for backward. Every level below
+ * computes the same hash in exact integer arithmetic, so a run's masks do
+ * not depend on the CPU. */
+
+/* Keep bits of the 32 elements 4*g0 .. 4*g0+31 (groups g0 .. g0+7): the
+ * reference the vector levels reproduce. */
+static inline uint32_t keep32_scalar(uint64_t key, uint64_t g0, uint32_t thr)
 {
-    return ((uint32_t)(rng_at(key, e >> 2) >> ((e & 3) * 16)) & 0xffffu) >= thr;
+    uint32_t w = 0;
+    for (unsigned i = 0; i < 8; i++) {
+        uint64_t h = rng_at(key, g0 + i);
+        for (unsigned q = 0; q < 4; q++)
+            w |= (uint32_t)(((h >> (16 * q)) & 0xffffu) >= thr) << (4 * i + q);
+    }
+    return w;
 }
 
-/* Keep bits of the 32 elements 4*g0 .. 4*g0+31: rng_at for groups g0..g0+7,
- * eight lanes at once, whose 32 16-bit words are in element order. */
+/* rng_at for groups g0..g0+7, eight lanes at once, whose 32 16-bit words are
+ * in element order. */
 SB_AVX512 static inline uint32_t keep32_avx512(uint64_t key, uint64_t g0, uint32_t thr)
 {
     const __m512i seq8 = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
@@ -409,42 +574,85 @@ SB_AVX512 static inline uint32_t keep32_avx512(uint64_t key, uint64_t g0, uint32
     return (uint32_t)_mm512_cmpge_epu16_mask(z, _mm512_set1_epi16((short)thr));
 }
 
-SB_AVX512 static void keep_bits_avx512(uint32_t *w, size_t n, uint32_t thr, uint64_t key,
-                                       uint64_t first)
+/* a * b mod 2^64 per 64-bit lane, b a constant: AVX2 multiplies only 32 x 32
+ * -> 64, so the product is lo(a) lo(b) + (lo(a) hi(b) + hi(a) lo(b)) << 32. */
+SB_AVX2 static inline __m256i mul64c(__m256i a, uint64_t b)
 {
-    unsigned r = (unsigned)(first & 3);
-    uint64_t g = first >> 2;
-    size_t nw = (n + 31) / 32;
-    if (!r) {
-        for (size_t i = 0; i < nw; i++, g += 8) w[i] = keep32_avx512(key, g, thr);
-    } else {
-        /* first not on a group boundary: shift the aligned words down by r */
-        uint32_t lo = keep32_avx512(key, g, thr);
-        for (size_t i = 0; i < nw; i++) {
-            g += 8;
-            uint32_t hi = keep32_avx512(key, g, thr);
-            w[i] = (lo >> r) | (hi << (32 - r));
-            lo = hi;
-        }
-    }
-    if (n % 32) w[nw - 1] &= (1u << (n % 32)) - 1;
+    const __m256i blo = _mm256_set1_epi64x((long long)(b & 0xffffffffu));
+    const __m256i bhi = _mm256_set1_epi64x((long long)(b >> 32));
+    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(a, bhi),
+                                     _mm256_mul_epu32(_mm256_srli_epi64(a, 32), blo));
+    return _mm256_add_epi64(_mm256_mul_epu32(a, blo), _mm256_slli_epi64(cross, 32));
 }
 
-/* w[(n+31)/32] = keep bits of elements first .. first+n-1 (bits past n zero) */
-static void keep_bits(uint32_t *w, size_t n, uint32_t thr, uint64_t key, uint64_t first)
+/* mix64 of four lanes */
+SB_AVX2 static inline __m256i mix64x4(__m256i z)
+{
+    z = mul64c(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ULL);
+    z = mul64c(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), 0x94D049BB133111EBULL);
+    return _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
+}
+
+/* The same 32 keep bits as keep32_scalar, four groups per vector. */
+SB_AVX2 static inline uint32_t keep32_avx2(uint64_t key, uint64_t g0, uint32_t thr)
+{
+    const uint64_t gold = 0x9E3779B97F4A7C15ULL;
+    /* key + (g + 1) gold for g = g0 .. g0+7, by exact wrap-around steps of gold */
+    __m256i z0 = _mm256_add_epi64(_mm256_set1_epi64x((long long)(key + (g0 + 1) * gold)),
+                                  _mm256_setr_epi64x(0, (long long)gold, (long long)(2 * gold),
+                                                     (long long)(3 * gold)));
+    __m256i z1 = _mm256_add_epi64(z0, _mm256_set1_epi64x((long long)(4 * gold)));
+    z0 = mix64x4(z0);
+    z1 = mix64x4(z1);
+    /* word >= thr (unsigned) iff max(word, thr) == word */
+    const __m256i t = _mm256_set1_epi16((short)thr);
+    __m256i c0 = _mm256_cmpeq_epi16(_mm256_max_epu16(z0, t), z0);
+    __m256i c1 = _mm256_cmpeq_epi16(_mm256_max_epu16(z1, t), z1);
+    /* 16-bit lanes to bytes; packs interleaves the 128-bit halves
+     * (c0 lo, c1 lo, c0 hi, c1 hi), the permute puts them back in order */
+    __m256i b = _mm256_permute4x64_epi64(_mm256_packs_epi16(c0, c1), 0xD8);
+    return (uint32_t)_mm256_movemask_epi8(b);
+}
+
+/* w[(n+31)/32] = keep bits of elements first .. first+n-1 (bits past n
+ * zero), one body per level around its 32-bit block. */
+#define SB_KEEP_BITS(name, attr, keep32)                                                   \
+    attr static void name(uint32_t *w, size_t n, uint32_t thr, uint64_t key, uint64_t first) \
+    {                                                                                      \
+        unsigned r = (unsigned)(first & 3);                                                \
+        uint64_t g = first >> 2;                                                           \
+        size_t nw = (n + 31) / 32;                                                         \
+        if (!r) {                                                                          \
+            for (size_t i = 0; i < nw; i++, g += 8) w[i] = keep32(key, g, thr);            \
+        } else {                                                                           \
+            /* first not on a group boundary: shift the aligned words down by r */         \
+            uint32_t lo = keep32(key, g, thr);                                             \
+            for (size_t i = 0; i < nw; i++) {                                              \
+                g += 8;                                                                    \
+                uint32_t hi = keep32(key, g, thr);                                         \
+                w[i] = (lo >> r) | (hi << (32 - r));                                       \
+                lo = hi;                                                                   \
+            }                                                                              \
+        }                                                                                  \
+        if (n % 32) w[nw - 1] &= (1u << (n % 32)) - 1;                                     \
+    }
+SB_KEEP_BITS(keep_bits_scalar, , keep32_scalar)
+SB_KEEP_BITS(keep_bits_avx2, SB_AVX2, keep32_avx2)
+SB_KEEP_BITS(keep_bits_avx512, SB_AVX512, keep32_avx512)
+
+static void keep_bits(int lvl, uint32_t *w, size_t n, uint32_t thr, uint64_t key, uint64_t first)
 {
     if (!n) return;
     if (thr > 0xffffu) {   /* p rounds to 1: nothing kept */
         memset(w, 0, (n + 31) / 32 * sizeof *w);
         return;
     }
-    if (sb_layers_vector_on()) {
+    if (lvl == SB_LAYERS_AVX512)
         keep_bits_avx512(w, n, thr, key, first);
-        return;
-    }
-    memset(w, 0, (n + 31) / 32 * sizeof *w);
-    for (size_t j = 0; j < n; j++)
-        if (drop_keep(key, first + j, thr)) w[j / 32] |= 1u << (j % 32);
+    else if (lvl == SB_LAYERS_AVX2)
+        keep_bits_avx2(w, n, thr, key, first);
+    else
+        keep_bits_scalar(w, n, thr, key, first);
 }
 
 /* y[j] = bit j ? x[j] * scale : 0 */
@@ -459,10 +667,29 @@ SB_AVX512 static void apply_bits_avx512(float *y, const float *x, const uint32_t
     }
 }
 
-static void apply_bits(float *y, const float *x, const uint32_t *w, size_t n, float scale)
+SB_AVX2 static void apply_bits_avx2(float *y, const float *x, const uint32_t *w, size_t n,
+                                    float scale)
 {
-    if (sb_layers_vector_on()) {
+    __m256 s = _mm256_set1_ps(scale);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_and_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), s),
+                                              bits8(w[i / 32] >> (i % 32))));
+    if (i < n) {
+        __m256i k = tail8(n - i);
+        __m256 v = _mm256_mul_ps(_mm256_maskload_ps(x + i, k), s);
+        _mm256_maskstore_ps(y + i, k, _mm256_and_ps(v, bits8(w[i / 32] >> (i % 32))));
+    }
+}
+
+static void apply_bits(int lvl, float *y, const float *x, const uint32_t *w, size_t n, float scale)
+{
+    if (lvl == SB_LAYERS_AVX512) {
         apply_bits_avx512(y, x, w, n, scale);
+        return;
+    }
+    if (lvl == SB_LAYERS_AVX2) {
+        apply_bits_avx2(y, x, w, n, scale);
         return;
     }
     for (size_t j = 0; j < n; j++) y[j] = (w[j / 32] >> (j % 32)) & 1 ? x[j] * scale : 0.0f;
@@ -470,14 +697,14 @@ static void apply_bits(float *y, const float *x, const uint32_t *w, size_t n, fl
 
 static uint32_t drop_threshold(float p) { return (uint32_t)(p * 65536.0f + 0.5f); }
 
-static void dropout_chunk(float *y, const float *x, size_t n, uint32_t thr, float scale,
+static void dropout_chunk(int lvl, float *y, const float *x, size_t n, uint32_t thr, float scale,
                           uint64_t key, uint64_t first)
 {
     uint32_t w[SB_CHUNK / 32];
     for (size_t i = 0; i < n; i += SB_CHUNK) {
         size_t len = n - i < SB_CHUNK ? n - i : SB_CHUNK;
-        keep_bits(w, len, thr, key, first + i);
-        apply_bits(y + i, x + i, w, len, scale);
+        keep_bits(lvl, w, len, thr, key, first + i);
+        apply_bits(lvl, y + i, x + i, w, len, scale);
     }
 }
 
@@ -490,13 +717,14 @@ static void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t 
     }
     float scale = 1.0f / (1.0f - p);
     uint32_t thr = drop_threshold(p);
+    int lvl = sb_layers_level();
     if (threads == 1 || n < 2 * SB_CHUNK) {
-        dropout_chunk(y, x, n, thr, scale, key, offset);
+        dropout_chunk(lvl, y, x, n, thr, scale, key, offset);
         return;
     }
     #pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (size_t c = 0; c < n; c += SB_CHUNK)
-        dropout_chunk(y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK, thr, scale, key,
+        dropout_chunk(lvl, y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK, thr, scale, key,
                       offset + c);
 }
 
@@ -552,11 +780,57 @@ SB_AVX512 static void softmax_row_avx512(float *s, float *prob, const float *kee
     }
 }
 
-static void softmax_row(float *s, float *prob, const float *keep, const float *bias,
+SB_AVX2 static void softmax_row_avx2(float *s, float *prob, const float *keep,
+                                     const float *bias, const uint32_t *w, float dscale, int S)
+{
+    __m256 mx = _mm256_set1_ps(-INFINITY), sum = _mm256_setzero_ps();
+    int j = 0;
+    for (; j + 8 <= S; j += 8)
+        mx = _mm256_max_ps(mx, _mm256_add_ps(_mm256_loadu_ps(s + j), _mm256_loadu_ps(bias + j)));
+    __m256i k = tail8((size_t)(S - j));   /* the last S % 8 lanes */
+    if (j < S) {
+        __m256 v = _mm256_add_ps(_mm256_maskload_ps(s + j, k), _mm256_maskload_ps(bias + j, k));
+        mx = _mm256_max_ps(mx, _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), v, _mm256_castsi256_ps(k)));
+    }
+    __m256 m = _mm256_set1_ps(hmax8(mx));
+    for (j = 0; j + 8 <= S; j += 8) {
+        __m256 ex = _mm256_mul_ps(vexp8(_mm256_sub_ps(_mm256_loadu_ps(s + j), m)),
+                                  _mm256_loadu_ps(keep + j));
+        _mm256_storeu_ps(s + j, ex);
+        sum = _mm256_add_ps(sum, ex);
+    }
+    if (j < S) {
+        /* lanes past S load keep 0, so they add exactly 0 (vexp is finite) */
+        __m256 ex = _mm256_mul_ps(vexp8(_mm256_sub_ps(_mm256_maskload_ps(s + j, k), m)),
+                                  _mm256_maskload_ps(keep + j, k));
+        _mm256_maskstore_ps(s + j, k, ex);
+        sum = _mm256_add_ps(sum, ex);
+    }
+    float t = hsum8(sum);
+    __m256 inv = _mm256_set1_ps(t > 0 ? 1.0f / t : 0.0f), ds = _mm256_set1_ps(dscale);
+    for (j = 0; j + 8 <= S; j += 8) {
+        __m256 p = _mm256_mul_ps(_mm256_loadu_ps(s + j), inv);
+        _mm256_storeu_ps(prob + j, p);
+        if (w) p = _mm256_and_ps(_mm256_mul_ps(p, ds), bits8(w[j / 32] >> (j % 32)));
+        _mm256_storeu_ps(s + j, p);
+    }
+    if (j < S) {
+        __m256 p = _mm256_mul_ps(_mm256_maskload_ps(s + j, k), inv);
+        _mm256_maskstore_ps(prob + j, k, p);
+        if (w) p = _mm256_and_ps(_mm256_mul_ps(p, ds), bits8(w[j / 32] >> (j % 32)));
+        _mm256_maskstore_ps(s + j, k, p);
+    }
+}
+
+static void softmax_row(int lvl, float *s, float *prob, const float *keep, const float *bias,
                         const uint32_t *w, float dscale, int S)
 {
-    if (sb_layers_vector_on()) {
+    if (lvl == SB_LAYERS_AVX512) {
         softmax_row_avx512(s, prob, keep, bias, w, dscale, S);
+        return;
+    }
+    if (lvl == SB_LAYERS_AVX2) {
+        softmax_row_avx2(s, prob, keep, bias, w, dscale, S);
         return;
     }
     float mx = -INFINITY, sum = 0;
@@ -600,11 +874,46 @@ SB_AVX512 static void softmax_bwd_avx512(float *d, const float *pr, const uint32
     }
 }
 
-static void softmax_row_backward(float *d, const float *pr, const uint32_t *w, float dscale,
-                                 int S)
+SB_AVX2 static void softmax_bwd_avx2(float *d, const float *pr, const uint32_t *w, float dscale,
+                                     int S)
 {
-    if (sb_layers_vector_on()) {
+    __m256 dot = _mm256_setzero_ps(), ds = _mm256_set1_ps(dscale);
+    int j = 0;
+    for (; j + 8 <= S; j += 8) {
+        __m256 v = _mm256_loadu_ps(d + j);
+        if (w) {
+            v = _mm256_and_ps(_mm256_mul_ps(v, ds), bits8(w[j / 32] >> (j % 32)));
+            _mm256_storeu_ps(d + j, v);
+        }
+        dot = _mm256_fmadd_ps(v, _mm256_loadu_ps(pr + j), dot);
+    }
+    __m256i k = tail8((size_t)(S - j));
+    if (j < S) {
+        __m256 v = _mm256_maskload_ps(d + j, k);
+        if (w) {
+            v = _mm256_and_ps(_mm256_mul_ps(v, ds), bits8(w[j / 32] >> (j % 32)));
+            _mm256_maskstore_ps(d + j, k, v);
+        }
+        dot = _mm256_fmadd_ps(v, _mm256_maskload_ps(pr + j, k), dot);
+    }
+    __m256 t = _mm256_set1_ps(hsum8(dot));
+    for (j = 0; j + 8 <= S; j += 8)
+        _mm256_storeu_ps(d + j, _mm256_mul_ps(_mm256_loadu_ps(pr + j),
+                                              _mm256_sub_ps(_mm256_loadu_ps(d + j), t)));
+    if (j < S)
+        _mm256_maskstore_ps(d + j, k, _mm256_mul_ps(_mm256_maskload_ps(pr + j, k),
+                                                    _mm256_sub_ps(_mm256_maskload_ps(d + j, k), t)));
+}
+
+static void softmax_row_backward(int lvl, float *d, const float *pr, const uint32_t *w,
+                                 float dscale, int S)
+{
+    if (lvl == SB_LAYERS_AVX512) {
         softmax_bwd_avx512(d, pr, w, dscale, S);
+        return;
+    }
+    if (lvl == SB_LAYERS_AVX2) {
+        softmax_bwd_avx2(d, pr, w, dscale, S);
         return;
     }
     if (w)
@@ -645,7 +954,7 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
                          const float *qkv, const uint8_t *mask, int B, int S, int D, int H,
                          float p_drop, uint64_t key, float *scratch, sb_err *e)
 {
-    int dh = D / H, nt = NT(c->threads), rc = SB_OK, W = (S + 31) / 32;
+    int dh = D / H, nt = NT(c->threads), rc = SB_OK, W = (S + 31) / 32, lvl = sb_layers_level();
     float scale = 1.0f / sqrtf((float)dh);
     float dscale = p_drop > 0 ? 1.0f / (1.0f - p_drop) : 1.0f;
     uint32_t thr = drop_threshold(p_drop);
@@ -681,9 +990,9 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
             uint32_t *w = NULL;
             if (p_drop > 0) {
                 w = bits + ((size_t)bh * S + i) * W;
-                keep_bits(w, (size_t)n, thr, key, (uint64_t)bh * S * S + (uint64_t)i * S);
+                keep_bits(lvl, w, (size_t)n, thr, key, (uint64_t)bh * S * S + (uint64_t)i * S);
             }
-            softmax_row(Sc + (size_t)i * S, P + (size_t)i * S, keep, bias, w, dscale, n);
+            softmax_row(lvl, Sc + (size_t)i * S, P + (size_t)i * S, keep, bias, w, dscale, n);
         }
         r = sb_matmul(c, 'N', 'N', S, dh, n, 1.0f, Sc, S, v, 3 * D, 0.0f, out, D, 1, &le);
         if (r) attn_fail(&rc, e, r, &le);
@@ -695,7 +1004,7 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
                           const float *probs, const uint32_t *bits, const uint8_t *mask, int B,
                           int S, int D, int H, float p_drop, float *scratch, sb_err *e)
 {
-    int dh = D / H, nt = NT(c->threads), rc = SB_OK, W = (S + 31) / 32;
+    int dh = D / H, nt = NT(c->threads), rc = SB_OK, W = (S + 31) / 32, lvl = sb_layers_level();
     float scale = 1.0f / sqrtf((float)dh);
     float dscale = p_drop > 0 ? 1.0f / (1.0f - p_drop) : 1.0f;
     #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
@@ -721,7 +1030,7 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
         const float *Pused = P;
         if (hb) {
             for (int i = 0; i < S; i++)
-                apply_bits(Pd + (size_t)i * S, P + (size_t)i * S, hb + (size_t)i * W, (size_t)n,
+                apply_bits(lvl, Pd + (size_t)i * S, P + (size_t)i * S, hb + (size_t)i * W, (size_t)n,
                            dscale);
             Pused = Pd;
         }
@@ -731,7 +1040,7 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
             r = sb_matmul(c, 'N', 'T', S, n, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
         if (!r) {
             for (int i = 0; i < S; i++)
-                softmax_row_backward(dP + (size_t)i * S, P + (size_t)i * S,
+                softmax_row_backward(lvl, dP + (size_t)i * S, P + (size_t)i * S,
                                      hb ? hb + (size_t)i * W : NULL, dscale, n);
             /* dq = dS k * scale; dk = dS^T q * scale */
             r = sb_matmul(c, 'N', 'N', S, dh, n, scale, dP, S, k, 3 * D, 0.0f, dq, 3 * D, 1, &le);

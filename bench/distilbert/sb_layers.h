@@ -21,11 +21,30 @@ typedef struct sb_lctx {
                                does); 0: stops at each sequence's last real token */
 } sb_lctx;
 
-/* Tests: 0 forces the scalar element-wise paths, 1 restores the automatic
- * choice (AVX-512 when the CPU and OS have it). Not thread-safe. */
-void sb_layers_set_vector(int on);
-/* 1 when the AVX-512 element-wise paths run (CPU and OS allow it, not turned off). */
-int sb_layers_vector_on(void);
+/* The instruction set the element-wise code (GELU, LayerNorm, softmax,
+ * dropout masks, bias sums, AdamW) runs on, best first. The automatic choice
+ * is the best sb_cpu_get() allows, so SB_FORCE_NO_AVX512 / SB_FORCE_NO_AVX2
+ * give exactly what an AVX2-only / pre-AVX2 CPU runs. Every level computes
+ * the same dropout masks and AdamW bits; GELU/softmax/LayerNorm agree to
+ * rounding. */
+enum {
+    SB_LAYERS_AUTO = -1,
+    SB_LAYERS_SCALAR = 0,
+    SB_LAYERS_AVX2 = 1,     /* AVX2 + FMA, 256-bit */
+    SB_LAYERS_AVX512 = 2,   /* AVX-512 F/DQ/BW/VL */
+};
+/* The best level this CPU and OS allow (after the SB_FORCE_NO_* variables). */
+int sb_layers_best_level(void);
+/* Tests: runs the element-wise code at `level`, lowered to the best this CPU
+ * allows; SB_LAYERS_AUTO restores the automatic choice. Returns the level now
+ * in use. Not thread-safe: call it between layers, not during one. */
+int sb_layers_set_level(int level);
+/* The level in use. */
+int sb_layers_level(void);
+/* Its name, "avx512", "avx2" or "scalar" (for results: which code ran). */
+const char *sb_layers_isa(void);
+/* The name of a level; "?" for anything else. */
+const char *sb_layers_level_name(int level);
 
 /* C[m,n] = alpha * op(A) op(B) + beta * C through the context's kernel. */
 int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha,
