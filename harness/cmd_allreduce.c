@@ -10,6 +10,7 @@
 #include "sb_cmds.h"
 #include "sb_io.h"
 #include "sb_launch.h"
+#include "sb_plan.h"
 #include "sb_sysinfo.h"
 
 extern char **environ;
@@ -50,18 +51,20 @@ static int usage_error(const sb_err *e)
     return SB_EUSAGE;
 }
 
-static json_t *env_json(void)
+/* Open MPI's own settings (OMPI_MCA_*: transports, interfaces) as this rank
+ * saw them; kept apart from "env" because mpirun also sets per-launch ones
+ * (job ids, ranks) that differ between any two runs. */
+static json_t *mpi_env_json(void)
 {
     json_t *env = json_object();
-    const char *omp = getenv("OMP_NUM_THREADS");
-    json_object_set_new(env, "OMP_NUM_THREADS", json_string(omp ? omp : ""));
     for (char **p = environ; *p; p++) {
         if (strncmp(*p, "OMPI_MCA_", 9)) continue;
         const char *eq = strchr(*p, '=');
-        if (!eq) continue;
+        if (!eq || eq - *p > 200) continue;
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(eq - *p), *p);
-        json_object_set_new(env, name, json_string(eq + 1));
+        json_t *v = json_string(eq + 1);   /* NULL (skipped) for invalid UTF-8 */
+        if (v) json_object_set_new(env, name, v);
     }
     return env;
 }
@@ -81,8 +84,8 @@ int sb_cmd_allreduce(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 's': sizes_spec = optarg; break;
-        case 'i': if (sb_parse_long(optarg, 1, 1000000, "--iters", &iters, &e)) return usage_error(&e); break;
-        case 'w': if (sb_parse_long(optarg, 0, 1000000, "--warmup", &warmup, &e)) return usage_error(&e); break;
+        case 'i': if (sb_worker_opt_long("iters", optarg, "--iters", &iters, &e)) return usage_error(&e); break;
+        case 'w': if (sb_worker_opt_long("warmup", optarg, "--warmup", &warmup, &e)) return usage_error(&e); break;
         case 'o': result_file = optarg; break;
         case 'h': allreduce_help(); return 0;
         default:
@@ -96,7 +99,14 @@ int sb_cmd_allreduce(int argc, char **argv)
     }
     size_t *sizes = NULL;
     int nsizes = 0;
+    /* "64K,,1M" or "1M,1M": a typo the size parser would quietly absorb */
+    if (sb_check_list(sizes_spec, "--sizes", &e)) return usage_error(&e);
     if (sb_allreduce_parse_sizes(sizes_spec, &sizes, &nsizes, &e)) return usage_error(&e);
+    /* rank 0 writes the result: its path is checked before MPI starts */
+    if (result_file && is_first_rank() && sb_cli_check_out_file("--result-file", result_file, &e)) {
+        free(sizes);
+        return usage_error(&e);
+    }
 
     int inited = 0, provided = 0;
     MPI_Initialized(&inited);
@@ -213,7 +223,8 @@ int sb_cmd_allreduce(int argc, char **argv)
             json_object_set_new(doc, "units", units);
             json_object_set_new(doc, "projected", json_object());
             json_object_set_new(doc, "table", table);
-            json_object_set_new(doc, "env", env_json());
+            sb_env_record(doc, NULL);
+            json_object_set_new(doc, "mpi_env", mpi_env_json());
             char *repro = NULL;
             /* The worker's own command; under a sweep the launcher records mpirun's. */
             char **rv = calloc((size_t)argc + 2, sizeof *rv);

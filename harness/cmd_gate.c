@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
+#include "sb_envdiff.h"
 #include "sb_export.h"
 #include "sb_gate.h"
 #include "sb_io.h"
@@ -59,6 +60,9 @@ static void gate_help(void)
            "                     machine with no reference FAILs (mismatch), a reference\n"
            "                     with no point WARNs\n"
            "  --junit FILE       also write JUnit XML (FAIL = failure, WARN = skipped)\n\n"
+           "A metric no point holds is an error (exit 2), not an empty comparison. After\n"
+           "the table, lines starting 'env:' name the environment variables (OMP_*,\n"
+           "ONEDNN_*, LD_PRELOAD, ...) in which the compared points' runs differed.\n\n"
            "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input.\n",
            SB_DEFAULT_DB);
 }
@@ -75,9 +79,10 @@ static int is_sqlite_file(const char *path)
     return n == 16 && !memcmp(magic, "SQLite format 3", 16);
 }
 
-/* Loads the points REF/RUN names; *own is the database opened for a file. */
+/* Loads the points REF/RUN names, and the environment each recorded (read
+ * while its database is open); *shared is the --db database, opened once. */
 static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_ptset *set,
-                     char *what, size_t cap, sb_err *e)
+                     sb_envmap *env, char *what, size_t cap, sb_err *e)
 {
     struct stat sb;
     if (stat(spec, &sb) == 0 && S_ISREG(sb.st_mode)) {
@@ -86,6 +91,7 @@ static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_pt
         int rc = sb_db_open(spec, &db, e);
         if (rc) return rc;
         rc = sb_ptset_load(db, 0, 0, set, e);
+        if (!rc) rc = sb_envmap_load(db, set, env, e);
         sb_db_close(db);
         snprintf(what, cap, "database %s", spec);
         return rc;
@@ -101,7 +107,30 @@ static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_pt
     int rc = sb_select_resolve(*shared, spec, &sel, e);
     if (rc) return rc;
     snprintf(what, cap, "%s", sel.label);
-    return sb_ptset_load(*shared, sel.sweep_id ? 0 : sel.machine_id, sel.sweep_id, set, e);
+    rc = sb_ptset_load(*shared, sel.sweep_id ? 0 : sel.machine_id, sel.sweep_id, set, e);
+    if (!rc) rc = sb_envmap_load(*shared, set, env, e);
+    return rc;
+}
+
+/* Says which recorded environment variables differ between the compared
+ * points: in each row (for JUnit), and as one line per distinct difference
+ * after the table. */
+static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap *cm)
+{
+    sb_envdiffs d = {0};
+    for (int i = 0; i < res->n; i++) {
+        sb_gate_row *w = &res->rows[i];
+        if (!w->base_id || !w->cand_id) continue;
+        const json_t *be = sb_envmap_get(bm, w->base_id), *ce = sb_envmap_get(cm, w->cand_id);
+        if (be && ce) sb_env_diff(be, ce, w->env, sizeof w->env);
+        sb_envdiffs_add(&d, w->base_id, be, w->cand_id, ce, w->label);
+    }
+    for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
+        char line[1400];
+        sb_envdiffs_line(&d, i, line, sizeof line);
+        printf("env: %s\n", line);
+    }
+    sb_envdiffs_free(&d);
 }
 
 int sb_cmd_gate(int argc, char **argv)
@@ -177,6 +206,12 @@ int sb_cmd_gate(int argc, char **argv)
     if (baseline && refs_path)
         return sb_cli_usage_error("gate", "--baseline and --references are two modes: give one");
     o.metrics = metrics;
+    /* before anything is read: empty names, and where the JUnit file goes */
+    if ((baseline && sb_cli_check_path("--baseline", baseline, &e)) ||
+        sb_cli_check_path("--candidate", candidate, &e) || sb_cli_check_path("--db", dbpath, &e) ||
+        (refs_path && sb_cli_check_path("--references", refs_path, &e)) ||
+        (junit && sb_cli_check_out_file("--junit", junit, &e)))
+        return sb_cli_report("gate", &e);
 
     sb_reference *refs = NULL;
     int nrefs = 0, rc;
@@ -191,10 +226,12 @@ int sb_cmd_gate(int argc, char **argv)
     }
     sb_db *shared = NULL;
     sb_ptset base = {0}, cand = {0};
+    sb_envmap benv = {0}, cenv = {0};
     sb_gate_result res = {0};
     char bwhat[300] = "", cwhat[300] = "";
-    if ((baseline && (rc = load_side(baseline, dbpath, &shared, &base, bwhat, sizeof bwhat, &e))) ||
-        (rc = load_side(candidate, dbpath, &shared, &cand, cwhat, sizeof cwhat, &e)))
+    if ((baseline &&
+         (rc = load_side(baseline, dbpath, &shared, &base, &benv, bwhat, sizeof bwhat, &e))) ||
+        (rc = load_side(candidate, dbpath, &shared, &cand, &cenv, cwhat, sizeof cwhat, &e)))
         goto out;
     if (cand.n == 0) {
         rc = sb_errf(&e, SB_EUSAGE, "candidate %s has no points", cwhat);
@@ -204,6 +241,8 @@ int sb_cmd_gate(int argc, char **argv)
         rc = sb_errf(&e, SB_EUSAGE, "baseline %s has no points", bwhat);
         goto out;
     }
+    if (nmetrics && (rc = sb_gate_check_metrics(metrics, baseline ? &base : NULL, &cand, &e)))
+        goto out;
     rc = refs ? sb_gate_references(refs, nrefs, &cand, &o, &res, &e)
               : sb_gate_compare(&base, &cand, &o, &res, &e);
     if (rc) goto out;
@@ -212,6 +251,7 @@ int sb_cmd_gate(int argc, char **argv)
            refs ? "references" : o.method == SB_GATE_BOOTSTRAP ? "bootstrap" : "Mann-Whitney U",
            o.alpha, o.min_samples);
     sb_gate_print(&res, stdout);
+    if (!refs) env_lines(&res, &benv, &cenv);
     if (res.ignored)
         printf("ignored: %d baseline configuration(s) from machines the candidate did not run on\n",
                res.ignored);
@@ -223,6 +263,8 @@ out:
     sb_gate_result_free(&res);
     sb_ptset_free(&base);
     sb_ptset_free(&cand);
+    sb_envmap_free(&benv);
+    sb_envmap_free(&cenv);
     sb_db_close(shared);
     free(refs);
     if (rc && e.msg[0]) return sb_cli_report("gate", &e);

@@ -1,4 +1,5 @@
 /* sprbench gemm: check one kernel on one shape against the reference, then time it. */
+#include <ctype.h>
 #include <getopt.h>
 #include <signal.h>
 #include <unistd.h>
@@ -102,6 +103,9 @@ int sb_cmd_gemm(int argc, char **argv)
     if (!cfg.m || !cfg.n || !cfg.k) return sb_cli_usage_error("gemm", "--m, --n and --k are required");
     if (!sb_kernel_find(cfg.kernel))
         return sb_cli_usage_error("gemm", "unknown kernel '%s' (known: %s)", cfg.kernel, sb_kernel_names());
+    /* before the work: a result that cannot be written makes the run pointless */
+    if (result_file && sb_cli_check_out_file("--result-file", result_file, &e))
+        return sb_cli_report("gemm", &e);
     if (cfg.onednn_isa && sb_onednn_set_max_isa(cfg.onednn_isa, &e)) return sb_cli_report("gemm", &e);
     test_fault(cfg.m);
     const sb_sysinfo *si = sb_sysinfo_cached();
@@ -124,8 +128,19 @@ int sb_cmd_gemm(int argc, char **argv)
     char *repro = sb_argv_render(rv);
     json_t *doc = sb_gemm_result_json(&cfg, &res, repro);
     if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
-    json_object_set_new(doc, "env", json_pack("{s:i, s:s}", "OMP_NUM_THREADS", cfg.threads,
-                                              "ONEDNN_MAX_CPU_ISA", cfg.onednn_isa ? cfg.onednn_isa : ""));
+    /* what this run put in force itself: the thread count it set, and the
+     * oneDNN cap --onednn-isa applied (over the variable's own value) */
+    char omp[32], isa[96];
+    snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", cfg.threads);
+    const char *set[3] = {omp, NULL, NULL};
+    if (cfg.onednn_isa) {
+        int w = snprintf(isa, sizeof isa, "ONEDNN_MAX_CPU_ISA=");
+        for (const char *c = cfg.onednn_isa; *c && w < (int)sizeof isa - 1; c++)
+            isa[w++] = (char)toupper((unsigned char)*c);
+        isa[w] = '\0';
+        set[1] = isa;
+    }
+    sb_env_record(doc, sb_env_json_effective(set));
     int rc = 0;
     if (result_file && sb_json_write_atomic(result_file, doc, &e)) rc = sb_cli_report("gemm", &e);
     if (!rc && !strcmp(res.status, "skipped")) {

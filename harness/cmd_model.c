@@ -15,6 +15,7 @@
 #include "sb_launch.h"
 #include "sb_scaling.h"
 #include "sb_sweep.h"
+#include "sb_sysinfo.h"
 
 #define MAX_NODES 64
 
@@ -62,10 +63,20 @@ static void model_help(void)
            sb_distilbert_grad_bytes(), (30522.0 + 512.0) * 768.0 * 4 + 2 * 768 * 4);
 }
 
+/* An allreduce result is a few hundred bytes per size (at most 4096 sizes)
+ * plus rank 0's samples: 16 MiB holds any real one, and bounds what a wrong
+ * path (/dev/zero, a huge file) can cost. */
+#define ALLREDUCE_FILE_MAX (16 * SB_MIB)
+
 static int load_curve(const char *path, sb_ab_fit *fit, char *what, size_t wcap, sb_err *e)
 {
+    char *text = NULL;
+    size_t len = 0;
+    int rrc = sb_read_file_max(path, ALLREDUCE_FILE_MAX, "sprbench allreduce result", &text, &len, e);
+    if (rrc) return rrc;
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
+    json_t *doc = json_loadb(text, len, 0, &je);
+    free(text);
     if (!doc) return sb_errf(e, SB_EUSAGE, "%s:%d: %s", path, je.line, je.text);
     json_t *table = json_object_get(doc, "table");
     int ranks = (int)json_integer_value(json_object_get(doc, "ranks"));
@@ -173,6 +184,12 @@ int sb_cmd_model(int argc, char **argv)
         return sb_cli_usage_error("model", "--from-sweep takes the step time from the sweep; give no --step-seconds");
     if (!curve && !(busbw > 0) && !from_sweep)
         return sb_cli_usage_error("model", "the network is missing: give --allreduce-file F or --busbw-gbs B");
+    /* every path before anything is read or written */
+    if ((curve && sb_cli_check_path("--allreduce-file", curve, &e)) ||
+        (study && sb_cli_check_path("--study", study, &e)) ||
+        (result_file && sb_cli_check_out_file("--result-file", result_file, &e)) ||
+        (db_path && sb_cli_check_out_file("--db", db_path, &e)))
+        return sb_cli_report("model", &e);
 
     /* --from-sweep: everything is read and checked before anything is written */
     sb_db *db = NULL;
@@ -414,7 +431,7 @@ int sb_cmd_model(int argc, char **argv)
         json_object_set_new(doc, "units", units);
         json_object_set_new(doc, "projected", proj);
         json_object_set_new(doc, "table", table);
-        json_object_set_new(doc, "env", json_object());
+        sb_env_record(doc, NULL);
         char **rv = calloc((size_t)argc + 2, sizeof *rv);
         if (rv) {
             rv[0] = "sprbench";

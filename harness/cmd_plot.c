@@ -6,15 +6,6 @@
 #include "sb_cmds.h"
 #include "sb_plot.h"
 
-/* The message may quote a path or gnuplot's own words, which may hold any
- * byte: the user still gets one line. */
-static int report_one_line(const char *cmd, sb_err *e)
-{
-    for (char *p = e->msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-    return sb_cli_report(cmd, e);
-}
-
 int sb_cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {{"db", required_argument, 0, 'd'},
@@ -33,7 +24,7 @@ int sb_cmd_plot(int argc, char **argv)
         case 'd': o.db_path = optarg; break;
         case 'o': o.out_dir = optarg; break;
         case 's':
-            if (sb_parse_long(optarg, 1, 1L << 40, "--sweep", &v, &e)) return report_one_line("plot", &e);
+            if (sb_parse_long(optarg, 1, 1L << 40, "--sweep", &v, &e)) return sb_cli_report("plot", &e);
             o.sweep_id = v;
             break;
         case 'h':
@@ -43,7 +34,7 @@ int sb_cmd_plot(int argc, char **argv)
                    "speedup against threads with the y = x ideal and a parallel-efficiency panel.\n"
                    "  --db PATH    database (default results/sprbench.db)\n"
                    "  --sweep ID   sweep to draw (default: the newest)\n"
-                   "  --out DIR    where the images go (created if missing)\n");
+                   "  --out DIR    where the images go (created if missing; its parent must exist)\n");
             return 0;
         default:
             return sb_cli_usage_error("plot", "unknown or incomplete option '%s' (see --help)",
@@ -52,9 +43,13 @@ int sb_cmd_plot(int argc, char **argv)
     }
     if (optind < argc) return sb_cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
     if (!o.out_dir) return sb_cli_usage_error("plot", "--out DIR is required");
+    /* --out may be created (its last component only): checked before the
+     * database is opened */
+    if (sb_cli_check_path("--db", o.db_path, &e) || sb_cli_check_out_dir("--out", o.out_dir, 1, &e))
+        return sb_cli_report("plot", &e);
     char **files = NULL;
     int n = 0;
-    if (sb_plot_sweep(&o, &files, &n, &e)) return report_one_line("plot", &e);
+    if (sb_plot_sweep(&o, &files, &n, &e)) return sb_cli_report("plot", &e);
     for (int i = 0; i < n; i++) {
         printf("%s\n", files[i]);
         free(files[i]);

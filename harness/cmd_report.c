@@ -28,17 +28,11 @@ static void report_help(void)
            "  --db FILE   default %s; give it once per database to compare machines\n"
            "              kept in separate databases (they are read together)\n"
            "  --no-plots  tables only (also when gnuplot is not installed)\n\n"
+           "DIR is created when missing, but not its parents. The report also says in which\n"
+           "recorded environment variables (OMP_*, ONEDNN_*, LD_PRELOAD, ...) the two sides'\n"
+           "runs differed.\n\n"
            "Exit status: 0 written, 1 failure, 2 bad usage or input.\n",
            SB_DEFAULT_DB);
-}
-
-/* The message may quote a path or gnuplot's own words, which may hold any
- * byte: the user still gets one line. */
-static int report_one_line(const char *cmd, sb_err *e)
-{
-    for (char *p = e->msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-    return sb_cli_report(cmd, e);
 }
 
 int sb_cmd_report(int argc, char **argv)
@@ -74,19 +68,27 @@ int sb_cmd_report(int argc, char **argv)
     if (optind < argc) return sb_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
     if (!baseline || !candidate)
         return sb_cli_usage_error("report", "--baseline and --candidate are required (see --help)");
-    if (!ro.out_dir || !*ro.out_dir) return sb_cli_usage_error("report", "--out DIR is required");
+    if (!ro.out_dir) return sb_cli_usage_error("report", "--out DIR is required");
+    sb_err e = {0};
+    /* before any database is opened or merged: --out may be created, but
+     * only its last component */
+    if (sb_cli_check_path("--baseline", baseline, &e) ||
+        sb_cli_check_path("--candidate", candidate, &e) ||
+        sb_cli_check_out_dir("--out", ro.out_dir, 1, &e))
+        return sb_cli_report("report", &e);
     if (ndbs == 0) dbs[ndbs++] = SB_DEFAULT_DB;
-    for (int i = 0; i < ndbs; i++)
+    for (int i = 0; i < ndbs; i++) {
+        if (sb_cli_check_path("--db", dbs[i], &e)) return sb_cli_report("report", &e);
         if (access(dbs[i], F_OK) != 0)
             return sb_cli_usage_error("report", "%s: no such database", dbs[i]);
-    sb_err e = {0};
+    }
     sb_db *db;
     int rc;
     char tmp[] = "/tmp/sprbench-report-XXXXXX";
     char joined[4096] = "";
     if (ndbs == 1) {
         ro.db_path = dbs[0];
-        if (sb_db_open(dbs[0], &db, &e)) return report_one_line("report", &e);
+        if (sb_db_open(dbs[0], &db, &e)) return sb_cli_report("report", &e);
     } else {
         /* Several databases (one per machine): read together from a merged
          * temporary copy; the inputs are not touched beyond opening. */
@@ -105,7 +107,7 @@ int sb_cmd_report(int argc, char **argv)
         if (rc) {
             sb_db_close(db);
             unlink(tmp);
-            return report_one_line("report", &e);
+            return sb_cli_report("report", &e);
         }
     }
     sb_selection b, cd;
@@ -122,7 +124,7 @@ int sb_cmd_report(int argc, char **argv)
         snprintf(side, sizeof side, "%s-shm", tmp);
         unlink(side);
     }
-    if (rc) return report_one_line("report", &e);
+    if (rc) return sb_cli_report("report", &e);
     printf("wrote %s and %s (%d table rows, %d plots", s.md_path, s.html_path, s.rows,
            s.plots_drawn);
     if (s.headline_ratio > 0) printf(", epoch-time ratio baseline/candidate %.2fx", s.headline_ratio);

@@ -109,10 +109,16 @@ int sb_cmd_sweep(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c >= OPT_KEY) {
+        const char *key = c >= OPT_KEY ? g_value_keys[c - OPT_KEY]
+                          : c == OPT_EVAL ? "eval" : c == OPT_NOOVERLAP ? "no-overlap" : NULL;
+        if (key) {
+            /* the same flag twice: the last would silently win */
+            for (int i = 0; i < nkv; i++)
+                if (!strcmp(keys[i], key))
+                    return sb_cli_usage_error("sweep", "--%s given twice", key);
             if (nkv == 128) return sb_cli_usage_error("sweep", "too many options");
-            keys[nkv] = g_value_keys[c - OPT_KEY];
-            values[nkv++] = optarg;
+            keys[nkv] = key;
+            values[nkv++] = c >= OPT_KEY ? optarg : "1";
             continue;
         }
         switch (c) {
@@ -121,8 +127,6 @@ int sb_cmd_sweep(int argc, char **argv)
         case OPT_DRY: dry = 1; break;
         case OPT_PLOTS: plots = optarg; break;
         case OPT_NOPEAK: no_peak = 1; break;
-        case OPT_EVAL: keys[nkv] = "eval"; values[nkv++] = "1"; break;
-        case OPT_NOOVERLAP: keys[nkv] = "no-overlap"; values[nkv++] = "1"; break;
         case OPT_RESUME:
             if (sb_parse_long(optarg, 1, 1L << 40, "--resume", &resume, &e))
                 return sb_cli_report("sweep", &e);
@@ -136,6 +140,13 @@ int sb_cmd_sweep(int argc, char **argv)
     if (optind < argc) return sb_cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
     if (resume && (plan_file || nkv))
         return sb_cli_usage_error("sweep", "--resume takes the stored plan; give no plan options");
+    /* Everything a typo could break is checked before the first point runs:
+     * a sweep may take hours, and its plots or database are its last step. */
+    if ((plan_file && sb_cli_check_path("--plan", plan_file, &e)) ||
+        sb_cli_check_path("--db", db_path, &e) || (plots && sb_cli_check_path("--plots", plots, &e)) ||
+        (!dry && plots && sb_cli_check_out_dir("--plots", plots, 1, &e)) ||
+        (!dry && strcmp(db_path, DEFAULT_DB) && sb_cli_check_out_file("--db", db_path, &e)))
+        return sb_cli_report("sweep", &e);
 
     sb_plan plan;
     sb_plan_init(&plan);
@@ -148,6 +159,7 @@ int sb_cmd_sweep(int argc, char **argv)
     }
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (!resume && (rc = sb_plan_finish(&plan, si ? si->cores : 1, &e))) goto fail;
+    if (!resume && !dry && (rc = sb_plan_check_inputs(&plan, &e))) goto fail;
 
     char exe[4096];
     if (self_exe(exe, sizeof exe)) {

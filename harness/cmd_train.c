@@ -18,6 +18,7 @@
 #include "sb_kernel.h"
 #include "sb_launch.h"
 #include "sb_model.h"
+#include "sb_plan.h"
 #include "sb_squad.h"
 #include "sb_squad_eval.h"
 #include "sb_squad_synth.h"
@@ -231,6 +232,14 @@ static int launched_by_mpi(void)
     return w && atoi(w) > 1;
 }
 
+/* Before MPI starts: whether this process will be rank 0 (or runs alone). */
+static int is_first_rank(void)
+{
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    if (!r) r = getenv("PMI_RANK");
+    return !r || !strcmp(r, "0");
+}
+
 static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -353,17 +362,13 @@ static void on_progress(void *user, long step, long total, double loss, double d
     }
 }
 
+/* The recorded environment, with the thread count this run set itself. */
 static json_t *env_json(int threads)
 {
-    json_t *env = json_object();
-    json_object_set_new(env, "OMP_NUM_THREADS", json_integer(threads));
-    static const char *const vars[] = {"OMP_PLACES", "OMP_PROC_BIND", "ONEDNN_MAX_CPU_ISA",
-                                       "DNNL_MAX_CPU_ISA", "LD_PRELOAD", "MALLOC_ARENA_MAX"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v) json_object_set_new(env, vars[i], json_string(v));
-    }
-    return env;
+    char omp[32];
+    snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", threads);
+    const char *set[] = {omp, NULL};
+    return sb_env_json_effective(set);
 }
 
 static char *render_repro(int argc, char **argv)
@@ -386,7 +391,7 @@ static json_t *result_base(const char *status, const char *reason, const sb_kern
                             k ? sb_dtype_name(k->dtype) : "f32", "threads", threads, "ranks", 1,
                             "ppn", 1, "nodes", 1, "status", status, "reason", reason ? reason : "");
     json_object_set_new(doc, "config", config ? config : json_object());
-    json_object_set_new(doc, "env", env_json(threads));
+    sb_env_record(doc, env_json(threads));
     json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
     if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
     return doc;
@@ -468,24 +473,24 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         case 'i': o->init = optarg; break;
         case 'M': o->model = optarg; break;
         case 'K': o->kernel = optarg; break;
-        case 't': rc = sb_parse_long(optarg, 1, 1024, "--threads", &v, e); o->threads = (int)v; break;
-        case 'b': rc = sb_parse_long(optarg, 1, 65536, "--batch", &v, e); o->batch = (int)v; o->set_batch = 1; break;
-        case 's': rc = sb_parse_long(optarg, 8, 65536, "--seq", &v, e); o->seq = (int)v; o->set_seq = 1; break;
-        case 'S': rc = sb_parse_long(optarg, 0, 65536, "--stride", &v, e); o->stride = (int)v; o->set_stride = 1; break;
-        case 'e': rc = sb_parse_long(optarg, 1, 1000, "--epochs", &v, e); o->epochs = (int)v; o->set_epochs = 1; break;
-        case 'n': rc = sb_parse_long(optarg, 1, 100000000, "--max-steps", &o->max_steps, e); break;
-        case 'B': rc = sb_parse_double(optarg, 0.001, 1e7, "--time-budget", &o->time_budget, e); break;
+        case 't': rc = sb_worker_opt_long("threads", optarg, "--threads", &v, e); o->threads = (int)v; break;
+        case 'b': rc = sb_worker_opt_long("batch", optarg, "--batch", &v, e); o->batch = (int)v; o->set_batch = 1; break;
+        case 's': rc = sb_worker_opt_long("seq", optarg, "--seq", &v, e); o->seq = (int)v; o->set_seq = 1; break;
+        case 'S': rc = sb_worker_opt_long("stride", optarg, "--stride", &v, e); o->stride = (int)v; o->set_stride = 1; break;
+        case 'e': rc = sb_worker_opt_long("epochs", optarg, "--epochs", &v, e); o->epochs = (int)v; o->set_epochs = 1; break;
+        case 'n': rc = sb_worker_opt_long("max-steps", optarg, "--max-steps", &o->max_steps, e); break;
+        case 'B': rc = sb_worker_opt_double("time-budget", optarg, "--time-budget", &o->time_budget, e); break;
         case 'E': o->eval = 1; break;
         case 'o': o->save = optarg; break;
-        case 'x': rc = sb_parse_long(optarg, 0, 0x7fffffffL, "--seed", &o->seed, e); break;
-        case 'd': rc = sb_parse_double(optarg, 0, 0.99, "--dropout", &o->dropout, e); o->set_dropout = 1; break;
-        case 'l': rc = sb_parse_double(optarg, 0, 10, "--lr", &o->lr, e); o->set_lr = 1; break;
+        case 'x': rc = sb_worker_opt_long("seed", optarg, "--seed", &o->seed, e); break;
+        case 'd': rc = sb_worker_opt_double("dropout", optarg, "--dropout", &o->dropout, e); o->set_dropout = 1; break;
+        case 'l': rc = sb_worker_opt_double("lr", optarg, "--lr", &o->lr, e); o->set_lr = 1; break;
         case 'r': o->result_file = optarg; break;
         case 'p': o->profile = 1; break;
-        case 'y': rc = sb_parse_long(optarg, 1, 10000000, "--synth-train", &v, e); o->synth_train = (int)v; break;
-        case 'Y': rc = sb_parse_long(optarg, 1, 10000000, "--synth-dev", &v, e); o->synth_dev = (int)v; break;
-        case 'w': rc = sb_parse_long(optarg, 0, 100000000, "--warmup-steps", &o->warmup, e); o->set_warmup = 1; break;
-        case 'C': rc = sb_parse_long(optarg, 0, 16, "--comm-threads", &v, e); o->comm_threads = (int)v; o->set_comm = 1; break;
+        case 'y': rc = sb_worker_opt_long("synth-train", optarg, "--synth-train", &v, e); o->synth_train = (int)v; break;
+        case 'Y': rc = sb_worker_opt_long("synth-dev", optarg, "--synth-dev", &v, e); o->synth_dev = (int)v; break;
+        case 'w': rc = sb_worker_opt_long("warmup-steps", optarg, "--warmup-steps", &o->warmup, e); o->set_warmup = 1; break;
+        case 'C': rc = sb_worker_opt_long("comm-threads", optarg, "--comm-threads", &v, e); o->comm_threads = (int)v; o->set_comm = 1; break;
         case 'O': o->no_overlap = 1; break;
         case 'A': o->dense_allreduce = 1; break;
         case 'F': o->full_attention = 1; break;
@@ -504,11 +509,27 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         if (rc) return rc;
     }
     if (optind < argc) return sb_errf(e, SB_EUSAGE, "unexpected argument '%s'", argv[optind]);
+    const struct { const char *opt, *val; } paths[] = {
+        {"--vocab", o->vocab}, {"--train", o->train}, {"--dev", o->dev}, {"--init", o->init},
+        {"--save", o->save}, {"--result-file", o->result_file}, {"--model", o->model},
+        {"--kernel", o->kernel}};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if (paths[i].val && !*paths[i].val)
+            return sb_errf(e, SB_EUSAGE, "%s: empty value", paths[i].opt);
     if (o->batch == 0 && o->set_batch) return sb_errf(e, SB_EUSAGE, "--batch must be at least 1");
     if (o->max_steps > 0 && o->time_budget > 0)
         return sb_errf(e, SB_EUSAGE, "--max-steps and --time-budget exclude each other");
     if ((o->train || o->dev) && !o->vocab)
         return sb_errf(e, SB_EUSAGE, "--train/--dev need --vocab (the checkpoint's vocab.txt)");
+    /* Outputs before the work (training may take hours; its outputs come
+     * last). Rank 0 writes them, so only rank 0 can judge their paths: under
+     * mpirun the other ranks may run where those directories do not exist. */
+    if (is_first_rank()) {
+        int rc = SB_OK;
+        if (o->save) rc = sb_cli_check_out_dir("--save", o->save, 1, e);
+        if (!rc && o->result_file) rc = sb_cli_check_out_file("--result-file", o->result_file, e);
+        if (rc) return rc;
+    }
     return SB_OK;
 }
 
@@ -952,10 +973,10 @@ int sb_cmd_predict(int argc, char **argv)
         case 'D': data = optarg; break;
         case 'o': out = optarg; break;
         case 'K': kname = optarg; break;
-        case 't': rc = sb_parse_long(optarg, 1, 1024, "--threads", &threads, &e); break;
-        case 'b': rc = sb_parse_long(optarg, 1, 65536, "--batch", &batch, &e); break;
-        case 's': rc = sb_parse_long(optarg, 8, 65536, "--seq", &seq, &e); break;
-        case 'S': rc = sb_parse_long(optarg, 0, 65536, "--stride", &stride, &e); break;
+        case 't': rc = sb_worker_opt_long("threads", optarg, "--threads", &threads, &e); break;
+        case 'b': rc = sb_worker_opt_long("batch", optarg, "--batch", &batch, &e); break;
+        case 's': rc = sb_worker_opt_long("seq", optarg, "--seq", &seq, &e); break;
+        case 'S': rc = sb_worker_opt_long("stride", optarg, "--stride", &stride, &e); break;
         case 'h': predict_help(); return 0;
         default:
             return sb_cli_usage_error("predict", "unknown or incomplete option '%s' (see --help)",
@@ -966,6 +987,11 @@ int sb_cmd_predict(int argc, char **argv)
     if (optind < argc) return sb_cli_usage_error("predict", "unexpected argument '%s'", argv[optind]);
     if (!init || !data || !out)
         return sb_cli_usage_error("predict", "--init, --data and --out are required");
+    if (sb_cli_check_path("--init", init, &e) || sb_cli_check_path("--data", data, &e) ||
+        (vocab && sb_cli_check_path("--vocab", vocab, &e)) ||
+        (kname && sb_cli_check_path("--kernel", kname, &e)) ||
+        sb_cli_check_out_file("--out", out, &e))
+        return sb_cli_report("predict", &e);
     if (stride >= seq / 2)
         return sb_cli_usage_error("predict", "--stride %ld must be below half of --seq %ld", stride, seq);
     const sb_sysinfo *si = sb_sysinfo_cached();

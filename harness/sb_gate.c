@@ -296,6 +296,8 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
         if (!first_metric) return;
         sb_gate_row *row = add_row(r, SB_PASS, cp, "status");
         if (!row) return;
+        row->base_id = bp->id;
+        row->cand_id = cp->id;
         if (bok) {
             set_verdict(r, row, SB_FAIL);
             notef(row, "candidate %s: %.400s", cp->status, cp->reason[0] ? cp->reason : "no reason given");
@@ -330,6 +332,8 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
     }
     sb_gate_row *row = add_row(r, SB_PASS, cp, metric);
     if (!row) goto out;
+    row->base_id = bp->id;
+    row->cand_id = cp->id;
     const sb_metric_val *m = strcmp(metric, "seconds") ? sb_pt_metric(cp, metric) : NULL;
     snprintf(row->unit, sizeof row->unit, "%s", m ? m->unit : "s");
     row->nb = nb;
@@ -371,6 +375,61 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
 out:
     free(bv);
     free(cv);
+}
+
+static int has_metric(const sb_ptset *s, const char *name)
+{
+    /* the scaling model's points are never compared: their metrics do not count */
+    for (int i = 0; s && i < s->n; i++)
+        if (strcmp(s->p[i].status, "projected") && sb_pt_metric(&s->p[i], name)) return 1;
+    return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base,
+                          const sb_ptset *cand, sb_err *e)
+{
+    for (int mi = 0; metrics && metrics[mi]; mi++) {
+        const char *m = metrics[mi];
+        if (!strcmp(m, "seconds") || has_metric(base, m) || has_metric(cand, m)) continue;
+        /* the known names, sorted and once each, as far as a line holds them */
+        int cap = 0;
+        for (int s = 0; s < 2; s++) {
+            const sb_ptset *set = s ? cand : base;
+            for (int i = 0; set && i < set->n; i++) cap += set->p[i].nmetrics;
+        }
+        const char **names = malloc(sizeof *names * (size_t)(cap + 1));
+        if (!names) return sb_errf(e, SB_EFAIL, "out of memory");
+        int n = 0;
+        names[n++] = "seconds";
+        for (int s = 0; s < 2; s++) {
+            const sb_ptset *set = s ? cand : base;
+            for (int i = 0; set && i < set->n; i++)
+                for (int k = 0; strcmp(set->p[i].status, "projected") && k < set->p[i].nmetrics; k++)
+                    names[n++] = set->p[i].metrics[k].name;
+        }
+        qsort(names, (size_t)n, sizeof *names, cmp_name);
+        char known[600] = "";
+        size_t off = 0;
+        int shown = 0;
+        for (int i = 0; i < n; i++) {
+            if (i && !strcmp(names[i], names[i - 1])) continue;
+            size_t need = strlen(names[i]) + 2;
+            if (off + need + 8 >= sizeof known) {
+                snprintf(known + off, sizeof known - off, ", ...");
+                break;
+            }
+            off += (size_t)snprintf(known + off, sizeof known - off, "%s%s", shown++ ? ", " : "",
+                                    names[i]);
+        }
+        free(names);
+        return sb_errf(e, SB_EUSAGE, "unknown metric '%.64s' (known: %s)", m, known);
+    }
+    return SB_OK;
 }
 
 static int has_machine(const sb_ptset *s, const char *fp)
@@ -805,6 +864,10 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
         xml_escape(f, w->note);
         fputs("; ", f);
         xml_escape(f, detail);
+        if (w->env[0]) {
+            fputs("; environment differs: ", f);
+            xml_escape(f, w->env);
+        }
         fputs("</system-out>\n    </testcase>\n", f);
     }
     fputs("  </testsuite>\n</testsuites>\n", f);

@@ -59,6 +59,9 @@ typedef struct sb_gate_row {
     double p;                /* -1 when no test ran */
     int nb, nc;
     char note[512];
+    int64_t base_id, cand_id;   /* the points compared (0: none on that side) */
+    char env[512];           /* how their recorded environments differ ("": same,
+                                or not compared); the caller fills it (sb_envdiff) */
 } sb_gate_row;
 
 typedef struct sb_gate_result {
@@ -70,6 +73,13 @@ typedef struct sb_gate_result {
 } sb_gate_result;
 
 void sb_gate_result_free(sb_gate_result *r);
+
+/* Every metric asked for must be one the points hold ("seconds", the raw
+ * samples, always is): a typo such as "gflop" would compare nothing and
+ * pass. SB_EUSAGE "unknown metric 'X' (known: ...)" otherwise. base may be
+ * NULL (references mode). */
+int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base,
+                          const sb_ptset *cand, sb_err *e);
 
 /* Compares every configuration of base with the candidate's. */
 int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
@@ -95,7 +105,8 @@ int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand
 /* The verdict table (human) and a one-line summary. */
 void sb_gate_print(const sb_gate_result *r, FILE *f);
 /* JUnit XML: one testcase per row; FAIL is a failure, WARN a skipped case
- * with its reason. Written atomically. */
+ * with its reason; a row's env difference goes into its output. Written
+ * atomically. */
 int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e);
 
 #endif

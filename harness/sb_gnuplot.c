@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "sb_io.h"
 
 extern char **environ;
 
@@ -304,48 +305,47 @@ int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
         return sb_errf(e, SB_EUSAGE, "gnuplot not found on PATH (install gnuplot-nox)");
     char *script = sb_gp_script(g, term, width, height, e);
     if (!script) return e ? e->code : SB_EFAIL;
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out_path, (long)getpid()) >= (int)sizeof tmp) {
+    /* The output is opened the way every output of the tool is (sb_out): a
+     * symlink writes its target, a device is written in place, a regular
+     * file is replaced whole or not at all; a bad path fails before gnuplot
+     * runs. */
+    sb_out out;
+    int rc = sb_out_open(&out, out_path, e);
+    if (rc) {
         free(script);
-        return sb_errf(e, SB_EUSAGE, "%s: path too long", out_path);
+        return rc;
     }
-    /* gnuplot writes the image to its standard output, this file: the path
-     * itself never reaches gnuplot */
-    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) {
+    /* gnuplot draws to its standard output, an anonymous temp file: the path
+     * never reaches gnuplot, and a failed drawing never reaches out_path */
+    FILE *img = tmpfile(), *errf = tmpfile();
+    int in[2] = {-1, -1};
+    if (!img || pipe2(in, O_CLOEXEC)) {
         int err = errno;
-        free(script);
-        return sb_errf(e, SB_EUSAGE, "%s: cannot write: %s", out_path, strerror(err));
-    }
-    FILE *errf = tmpfile();
-    int in[2];
-    if (pipe2(in, O_CLOEXEC)) {
-        int err = errno;
-        close(out);
-        unlink(tmp);
+        if (img) fclose(img);
         if (errf) fclose(errf);
+        sb_out_abort(&out);
         free(script);
-        return sb_errf(e, SB_EFAIL, "pipe: %s", strerror(err));
+        return sb_errf(e, SB_EFAIL, "cannot prepare gnuplot's output: %s", strerror(err));
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out, 1);
+    posix_spawn_file_actions_adddup2(&fa, fileno(img), 1);
     if (errf) posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
     else posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     /* --default-settings: no gnuplotrc or ~/.gnuplot, the same image everywhere */
     char *argv[] = {(char *)gnuplot_path(), (char *)"--default-settings", NULL};
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int src = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
-    close(out);
-    if (rc) {
+    if (src) {
         close(in[1]);
-        unlink(tmp);
+        fclose(img);
         if (errf) fclose(errf);
+        sb_out_abort(&out);
         free(script);
-        return sb_errf(e, SB_EUSAGE, "cannot run gnuplot: %s", strerror(rc));
+        return sb_errf(e, SB_EUSAGE, "cannot run gnuplot: %s", strerror(src));
     }
     /* gnuplot stops reading at its first error: a closed pipe is its
      * exit status's business, not a signal for this process */
@@ -357,20 +357,33 @@ int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     struct stat st;
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(tmp, &st) == 0 &&
+    int ifd = fileno(img);
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && fstat(ifd, &st) == 0 &&
              st.st_size > 100;
     if (!ok) {
         char why[240];
         last_error_line(errf, why, sizeof why);
         if (errf) fclose(errf);
-        unlink(tmp);
+        fclose(img);
+        sb_out_abort(&out);
         return sb_errf(e, SB_EFAIL, "gnuplot failed to draw %s%s%s", out_path, why[0] ? ": " : "", why);
     }
     if (errf) fclose(errf);
-    if (rename(tmp, out_path)) {
-        int err = errno;
-        unlink(tmp);
-        return sb_errf(e, SB_EFAIL, "%s: %s", out_path, strerror(err));
+    /* copy the image into the output in chunks: no size is held in memory */
+    char buf[65536];
+    rc = lseek(ifd, 0, SEEK_SET) == 0 ? SB_OK
+                                        : sb_errf(e, SB_EFAIL, "gnuplot's image: %s", strerror(errno));
+    while (!rc) {
+        ssize_t n = read(ifd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) rc = sb_errf(e, SB_EFAIL, "gnuplot's image: %s", strerror(errno));
+        if (n <= 0) break;
+        rc = sb_out_write(&out, buf, (size_t)n, e);
     }
-    return SB_OK;
+    fclose(img);
+    if (rc) {
+        sb_out_abort(&out);
+        return rc;
+    }
+    return sb_out_commit(&out, e);
 }

@@ -23,8 +23,11 @@
  * only directives are %d, %g, %T (text), %F (text read as a format by
  * gnuplot) and %%: there is no %s, so a caller cannot splice raw text.
  *
- * The output goes to a temporary file renamed into place only when gnuplot
- * succeeded and wrote a non-trivial image: never an empty or partial PNG/SVG. */
+ * gnuplot draws into an anonymous temporary file; only when it succeeded
+ * and wrote a non-trivial image is that copied to the output, through sb_out
+ * (bench/sb_io.h): a symlink writes its target and stays, a device or FIFO
+ * is written in place, a regular file is replaced whole (temp + rename):
+ * never an empty or partial PNG/SVG. */
 #ifndef SB_GNUPLOT_H
 #define SB_GNUPLOT_H
 #include <stddef.h>

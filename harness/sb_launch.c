@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "sb_cli.h"
 #include "sb_io.h"
+#include "sb_sysinfo.h"
 
 extern char **environ;
 
@@ -315,6 +316,22 @@ int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***out, sb_err *e)
     for (const char *const *p = s->env; p && *p; p++) {
         push(&b, "-x");
         push(&b, *p);
+    }
+    /* mpirun gives ranks on its own host its whole environment and remote
+     * ranks only what -x names: without this a rank on another node would run
+     * without the ONEDNN_MAX_CPU_ISA or LD_PRELOAD of the rank beside it. */
+    for (char **p = s->forward_env ? environ : NULL; p && *p; p++) {
+        size_t n = strcspn(*p, "=");
+        if (!(*p)[n] || n == 0 || n > 127) continue;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)n, *p);
+        if (!sb_env_recorded(name) || !strcmp(name, "OMP_NUM_THREADS")) continue;
+        int given = 0;
+        for (const char *const *q = s->env; q && *q && !given; q++)
+            given = !strncmp(*q, name, n) && ((*q)[n] == '=' || !(*q)[n]);
+        if (given) continue;
+        push(&b, "-x");
+        push(&b, name);
     }
     if (s->rsh_agent) {
         push(&b, "--mca");

@@ -68,6 +68,10 @@ typedef struct sb_launch_spec {
                                     and -x OMPI_ALLOW_RUN_AS_ROOT*=1 */
     const char *rsh_agent;       /* e.g. "ssh -F /tmp/sprbench-cluster/ssh_config" */
     const char *const *env;      /* NULL-terminated: "NAME=value" or "NAME", each -x */
+    int forward_env;             /* also -x NAME for each variable of this environment
+                                    that results record (sb_env_recorded: OMP_*,
+                                    ONEDNN_*, LD_PRELOAD, ...): every rank, local or
+                                    remote, runs with the launcher's values */
     const char *const *extra;    /* NULL-terminated extra mpirun tokens (--mpirun-args) */
     const char *const *worker;   /* NULL-terminated worker argv (required) */
 } sb_launch_spec;
@@ -80,7 +84,7 @@ typedef struct sb_launch_spec {
  *     --map-by ppr:P:node:PE=T --bind-to core      (bind core)
  *     --map-by ppr:P:node --bind-to socket|none    (bind socket|none, or oversubscribed)
  *     [--oversubscribe] -x OMP_NUM_THREADS=T [-x OMPI_ALLOW_RUN_AS_ROOT=1 ...]
- *     [-x ENV...] [--mca plm_rsh_agent AGENT] [extra...] worker...
+ *     [-x ENV...] [-x NAME... (forward_env)] [--mca plm_rsh_agent AGENT] [extra...] worker...
  * SB_EUSAGE for a bad spec. Free with sb_argv_free. */
 int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***argv, sb_err *e);
 void sb_argv_free(char **argv);

@@ -1,11 +1,16 @@
 #include "sb_plan.h"
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sb_allreduce.h"
 #include "sb_cli.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
+#include "sb_model.h"
 
 #define MAX_DIM 65536
 
@@ -17,6 +22,133 @@ static const char *const g_train_opts[] = {"model", "batch", "seq", "stride", "m
                                            "synth-train", "synth-dev", "warmup-steps",
                                            "no-overlap", NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
+
+/* How each passed-through value is checked when the plan is read, so that
+ * `batch = -1` is refused at once instead of failing every point. Numbers
+ * carry the very ranges the workers parse their flags with
+ * (sb_worker_opt_long/_double), so the two cannot drift apart. */
+typedef enum { OPT_LONG, OPT_DOUBLE, OPT_BOOL, OPT_PATH, OPT_MODEL, OPT_SIZES } opt_kind;
+static const struct worker_opt {
+    const char *key;
+    opt_kind kind;
+    double min, max;
+} g_worker_opts[] = {
+    {"batch", OPT_LONG, 1, 65536},
+    {"seq", OPT_LONG, 8, 65536},
+    {"stride", OPT_LONG, 0, 65536},
+    {"epochs", OPT_LONG, 1, 1000},
+    {"max-steps", OPT_LONG, 1, 100000000},
+    {"time-budget", OPT_DOUBLE, 0.001, 1e7},
+    {"seed", OPT_LONG, 0, 0x7fffffff},
+    {"dropout", OPT_DOUBLE, 0, 0.99},
+    {"lr", OPT_DOUBLE, 0, 10},
+    {"synth-train", OPT_LONG, 1, 10000000},
+    {"synth-dev", OPT_LONG, 1, 10000000},
+    {"warmup-steps", OPT_LONG, 0, 100000000},
+    {"comm-threads", OPT_LONG, 0, 16},
+    {"eval", OPT_BOOL, 0, 0},
+    {"no-overlap", OPT_BOOL, 0, 0},
+    {"vocab", OPT_PATH, 0, 0},
+    {"train", OPT_PATH, 0, 0},
+    {"dev", OPT_PATH, 0, 0},
+    {"init", OPT_PATH, 0, 0},
+    {"model", OPT_MODEL, 0, 0},
+    {"iters", OPT_LONG, 1, 1000000},
+    {"warmup", OPT_LONG, 0, 1000000},
+    {"sizes", OPT_SIZES, 0, 0},
+    {"threads", OPT_LONG, 1, 4096},
+};
+
+static const struct worker_opt *worker_opt(const char *key)
+{
+    for (size_t i = 0; i < sizeof g_worker_opts / sizeof g_worker_opts[0]; i++)
+        if (!strcmp(g_worker_opts[i].key, key)) return &g_worker_opts[i];
+    return NULL;
+}
+
+int sb_worker_opt_long(const char *key, const char *value, const char *what, long *out, sb_err *e)
+{
+    const struct worker_opt *o = worker_opt(key);
+    if (!o || o->kind != OPT_LONG) return sb_errf(e, SB_EFAIL, "no integer option '%s'", key);
+    return sb_parse_long(value, (long)o->min, (long)o->max, what, out, e);
+}
+
+int sb_worker_opt_double(const char *key, const char *value, const char *what, double *out,
+                         sb_err *e)
+{
+    const struct worker_opt *o = worker_opt(key);
+    if (!o || o->kind != OPT_DOUBLE) return sb_errf(e, SB_EFAIL, "no number option '%s'", key);
+    return sb_parse_double(value, o->min, o->max, what, out, e);
+}
+
+/* "1", "yes", "true" turn a flag on (what the sweep passes on), "0", "no",
+ * "false" leave it off; anything else is a typo. */
+static int bool_value(const char *v)
+{
+    if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true")) return 1;
+    if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false")) return 0;
+    return -1;
+}
+
+/* "WHERE: MSG" for a value the parsers refused. Their messages start with
+ * the key ("threads: ..."); given as a flag (WHERE is "--threads") that
+ * would say it twice, so the flag replaces the key. */
+static int value_error(sb_err *e, const char *where, const char *key, const char *msg,
+                       const char *tail)
+{
+    size_t k = strlen(key);
+    if (where[0] == '-' && where[1] == '-' && !strcmp(where + 2, key) && !strncmp(msg, key, k) &&
+        msg[k] == ':')
+        msg += k + 1;
+    else if (where[0] == '-' && where[1] == '-' && !strncmp(msg, where, strlen(where)) &&
+             msg[strlen(where)] == ':')
+        msg += strlen(where) + 1;   /* "--model: ..." from the model parser */
+    while (*msg == ' ') msg++;
+    return sb_errf(e, SB_EUSAGE, "%s: %s%s", where, msg, tail);
+}
+
+static int check_worker_value(const char *key, const char *value, const char *where, sb_err *e)
+{
+    const struct worker_opt *o = worker_opt(key);
+    sb_err pe = {0};
+    int rc = SB_OK;
+    if (!o) return SB_OK;
+    switch (o->kind) {
+    case OPT_LONG: {
+        long v;
+        rc = sb_parse_long(value, (long)o->min, (long)o->max, key, &v, &pe);
+        break;
+    }
+    case OPT_DOUBLE: {
+        double v;
+        rc = sb_parse_double(value, o->min, o->max, key, &v, &pe);
+        break;
+    }
+    case OPT_BOOL:
+        if (bool_value(value) < 0)
+            return sb_errf(e, SB_EUSAGE, "%s: %s: '%.40s' is not 1/0, yes/no or true/false",
+                           where, key, value);
+        break;
+    case OPT_PATH:
+        break;   /* not empty: checked for every key */
+    case OPT_MODEL: {
+        sb_model_config mc;
+        rc = sb_model_config_parse(value, &mc, &pe);
+        break;
+    }
+    case OPT_SIZES: {
+        size_t *sizes = NULL;
+        int n = 0;
+        /* the worker merges overlapping ranges itself; a size written twice is a typo */
+        rc = sb_check_list(value, key, &pe);
+        if (!rc) rc = sb_allreduce_parse_sizes(value, &sizes, &n, &pe);
+        free(sizes);
+        break;
+    }
+    }
+    if (rc) return value_error(e, where, key, pe.msg, "");
+    return SB_OK;
+}
 
 void sb_plan_init(sb_plan *p) { memset(p, 0, sizeof *p); }
 
@@ -61,6 +193,8 @@ static int clean_value(const char *v)
 
 static int set_kernels(sb_plan *p, const char *value, const char *where, sb_err *e)
 {
+    sb_err le = {0};
+    if (sb_check_list(value, "kernels", &le)) return value_error(e, where, "kernels", le.msg, "");
     free_list(p->kernels, p->nkernels);
     p->nkernels = 0;
     char *copy = strdup(value), *save = NULL;
@@ -83,8 +217,19 @@ static int set_kernels(sb_plan *p, const char *value, const char *where, sb_err 
     return rc;
 }
 
+static int same_shape(const sb_plan_shape *a, const sb_plan_shape *b)
+{
+    return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
+           a->transb == b->transb;
+}
+
 static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *e)
 {
+    sb_err le = {0};
+    /* empty items here; duplicates below, once each shape is parsed
+     * ("8x8x8" and "8X8X8" are one shape) */
+    if (sb_check_list(value, "shapes", &le) && strstr(le.msg, "empty"))
+        return value_error(e, where, "shapes", le.msg, "");
     p->nshapes = 0;
     char *copy = strdup(value), *save = NULL;
     int rc = SB_OK;
@@ -113,6 +258,12 @@ static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *
             rc = sb_errf(e, SB_EUSAGE, "%s: too many shapes", where);
             break;
         }
+        for (int i = 0; i < p->nshapes && !rc; i++)
+            if (same_shape(&p->shapes[i], &s))
+                rc = sb_errf(e, SB_EUSAGE, "%s%s: '%.60s%s%.4s' is listed twice", where,
+                         strcmp(where, "--shapes") ? ": shapes" : "", t,
+                             s.transa ? ":" : "", s.transa ? colon + 1 : "");
+        if (rc) break;
         p->shapes[p->nshapes++] = s;
     }
     free(copy);
@@ -133,6 +284,13 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
     int n = 0;
     if (!clean_value(value))
         return sb_errf(e, SB_EUSAGE, "%s: value of '%s' has control characters", where, key);
+    /* An empty value is never a default: `init =` would mean "/", `threads =`
+     * nothing at all. Leave the key out for the default. */
+    if (!*value) {
+        if (where[0] == '-' && !strcmp(where + 2, key))
+            return sb_errf(e, SB_EUSAGE, "%s: empty value", where);
+        return sb_errf(e, SB_EUSAGE, "%s: '%s' has no value", where, key);
+    }
     if (!strcmp(key, "workload")) {
         if (strcmp(value, "gemm") && strcmp(value, "train") && strcmp(value, "allreduce"))
             return sb_errf(e, SB_EUSAGE, "%s: unknown workload '%.60s' (gemm, train, allreduce)",
@@ -150,7 +308,7 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         int *dst = !strcmp(key, "threads") ? p->threads : !strcmp(key, "ppn") ? p->ppn : p->nodes;
         int *cnt = !strcmp(key, "threads") ? &p->nthreads : !strcmp(key, "ppn") ? &p->nppn : &p->nnodes;
         if (sb_parse_int_list(value, 1, 4096, key, dst, SB_PLAN_MAX, &n, &pe))
-            return sb_errf(e, SB_EUSAGE, "%s: %s", where, pe.msg);
+            return value_error(e, where, key, pe.msg, "");
         *cnt = n;
         return SB_OK;
     }
@@ -159,7 +317,8 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         p->project_off = !strcmp(value, "0") || !strcmp(value, "none");
         if (p->project_off) return SB_OK;
         if (sb_parse_int_list(value, 1, 1 << 20, key, p->project_nodes, SB_PLAN_MAX, &n, &pe))
-            return sb_errf(e, SB_EUSAGE, "%s: %s (or 0 / none: no projection)", where, pe.msg);
+            return value_error(e, where, key, pe.msg,
+                               strstr(pe.msg, "twice") ? "" : " (or 0 / none: no projection)");
         p->nproject_nodes = n;
         return SB_OK;
     }
@@ -172,21 +331,21 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
     if (!strcmp(key, "reps")) {
         long v;
         if (sb_parse_long(value, 1, 100000, "reps", &v, &pe))
-            return sb_errf(e, SB_EUSAGE, "%s: %s", where, pe.msg);
+            return value_error(e, where, key, pe.msg, "");
         p->reps = (int)v;
         return SB_OK;
     }
     if (!strcmp(key, "prepack")) {
         long v;
         if (sb_parse_long(value, 0, 1, "prepack", &v, &pe))
-            return sb_errf(e, SB_EUSAGE, "%s: %s", where, pe.msg);
+            return value_error(e, where, key, pe.msg, "");
         p->prepack = (int)v;
         return SB_OK;
     }
     if (!strcmp(key, "min-seconds") || !strcmp(key, "point-timeout")) {
         double v;
         if (sb_parse_double(value, 0.001, 7 * 86400.0, key, &v, &pe))
-            return sb_errf(e, SB_EUSAGE, "%s: %s", where, pe.msg);
+            return value_error(e, where, key, pe.msg, "");
         if (!strcmp(key, "min-seconds")) p->min_seconds = v;
         else p->point_timeout = v;
         return SB_OK;
@@ -199,6 +358,8 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         return set_str(&p->bind, value);
     }
     if (in_list(g_train_opts, key) || in_list(g_allreduce_opts, key)) {
+        int rc = check_worker_value(key, value, where, e);
+        if (rc) return rc;
         for (int i = 0; i < p->nopts; i++)
             if (!strcmp(p->opt_keys[i], key)) return set_str(&p->opt_values[i], value);
         if (p->nopts == SB_PLAN_MAX) return sb_errf(e, SB_EUSAGE, "%s: too many options", where);
@@ -211,11 +372,15 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
 
 int sb_plan_parse(sb_plan *p, const char *text, const char *name, sb_err *e)
 {
-    char *copy = strdup(text), *save = NULL;
+    char *copy = strdup(text);
+    if (!copy) return sb_errf(e, SB_EFAIL, "out of memory");
     int lineno = 0, rc = SB_OK;
+    /* Every key once: a second `threads =` further down would silently win
+     * over the first, and the plan would not run what its reader sees. */
+    struct { char key[64]; int line; } seen[128];
+    int nseen = 0;
     /* strtok_r would merge blank lines and lose numbering; walk by hand. */
     char *line = copy;
-    (void)save;
     while (line && !rc) {
         char *next = strchr(line, '\n');
         if (next) *next++ = '\0';
@@ -232,7 +397,20 @@ int sb_plan_parse(sb_plan *p, const char *text, const char *name, sb_err *e)
                 break;
             }
             *eq = '\0';
-            rc = sb_plan_set(p, trim(l), trim(eq + 1), where, e);
+            const char *key = trim(l);
+            for (int i = 0; i < nseen; i++)
+                if (!strcmp(seen[i].key, key)) {
+                    rc = sb_errf(e, SB_EUSAGE, "%s: key '%.60s' given twice (first on line %d)",
+                                 where, key, seen[i].line);
+                    break;
+                }
+            if (rc) break;
+            rc = sb_plan_set(p, key, trim(eq + 1), where, e);
+            /* a key sb_plan_set accepted is short and known: the table cannot overflow */
+            if (!rc && nseen < (int)(sizeof seen / sizeof seen[0])) {
+                snprintf(seen[nseen].key, sizeof seen[nseen].key, "%s", key);
+                seen[nseen++].line = lineno;
+            }
         }
         line = next;
     }
@@ -286,6 +464,31 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
             p->shapes[i].transb = p->trans[0] ? p->trans[1] : 'N';
         }
     if (!gemm) p->nshapes = 0;
+    /* "8x8x8" with trans NT and "8x8x8:NT" are one point */
+    for (int i = 0; i < p->nshapes; i++)
+        for (int j = 0; j < i; j++)
+            if (same_shape(&p->shapes[i], &p->shapes[j]))
+                return sb_errf(e, SB_EUSAGE, "shapes: %dx%dx%d:%c%c is listed twice (once through"
+                               " trans)", p->shapes[i].m, p->shapes[i].n, p->shapes[i].k,
+                               p->shapes[i].transa, p->shapes[i].transb);
+    const char *seq = NULL, *stride = NULL, *vocab = NULL, *data = NULL;
+    int max_steps = 0, budget = 0;
+    for (int i = 0; i < p->nopts; i++) {
+        const char *k = p->opt_keys[i], *v = p->opt_values[i];
+        if (!strcmp(k, "seq")) seq = v;
+        else if (!strcmp(k, "stride")) stride = v;
+        else if (!strcmp(k, "vocab")) vocab = v;
+        else if (!strcmp(k, "train") || !strcmp(k, "dev")) data = k;
+        else if (!strcmp(k, "max-steps")) max_steps = 1;
+        else if (!strcmp(k, "time-budget")) budget = 1;
+    }
+    /* the worker's own cross-checks, made here so no point fails on them */
+    if (max_steps && budget)
+        return sb_errf(e, SB_EUSAGE, "max-steps and time-budget exclude each other");
+    if (data && !vocab)
+        return sb_errf(e, SB_EUSAGE, "%s needs vocab (the checkpoint's vocab.txt)", data);
+    if (seq && stride && atol(stride) >= atol(seq) / 2)
+        return sb_errf(e, SB_EUSAGE, "stride %s must be below half of seq %s", stride, seq);
     for (int i = 0; i < p->nopts; i++) {
         const char *const *allowed = !strcmp(p->workload, "train") ? g_train_opts
                                      : !strcmp(p->workload, "allreduce") ? g_allreduce_opts
@@ -301,6 +504,26 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "nodes > 1 needs a hostfile (--hostfile)");
     long n = sb_plan_npoints(p);
     if (n > 100000) return sb_errf(e, SB_EUSAGE, "the plan expands to %ld points, too many", n);
+    return SB_OK;
+}
+
+int sb_plan_check_inputs(const sb_plan *p, sb_err *e)
+{
+    for (int i = 0; i < p->nopts; i++) {
+        const struct worker_opt *o = worker_opt(p->opt_keys[i]);
+        if (!o || o->kind != OPT_PATH) continue;
+        const char *v = p->opt_values[i];
+        int want_dir = !strcmp(o->key, "init");   /* a Hugging Face model directory */
+        struct stat st;
+        if (stat(v, &st) != 0)
+            return sb_errf(e, SB_EUSAGE, "%s: cannot read (%s): %s", v, o->key, strerror(errno));
+        if (want_dir && !S_ISDIR(st.st_mode))
+            return sb_errf(e, SB_EUSAGE, "%s: cannot read (%s): not a directory", v, o->key);
+        if (!want_dir && S_ISDIR(st.st_mode))
+            return sb_errf(e, SB_EUSAGE, "%s: cannot read (%s): is a directory", v, o->key);
+        if (access(v, R_OK) != 0)
+            return sb_errf(e, SB_EUSAGE, "%s: cannot read (%s): %s", v, o->key, strerror(errno));
+    }
     return SB_OK;
 }
 

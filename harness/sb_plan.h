@@ -46,6 +46,10 @@ typedef struct sb_plan {
     int nopts;
 } sb_plan;
 
+/* Every value is checked when it is set: lists refuse empty items and items
+ * listed twice, numbers their range, workload options what the worker would
+ * refuse (sb_worker_opt_*), and no value may be empty. In a plan file a key
+ * may appear once (flags given beside the file override it). */
 void sb_plan_init(sb_plan *p);
 void sb_plan_free(sb_plan *p);
 /* Sets one key; `where` names the place for messages ("plan.txt:3", "--kernels"). */
@@ -63,10 +67,22 @@ int sb_plan_read_file(sb_plan *p, const char *path, sb_err *e);
 /* Fills what the user left out with the default plan for this machine
  * (every kernel, threads 1..cores, the default shapes) and checks the whole. */
 int sb_plan_finish(sb_plan *p, int cores, sb_err *e);
+/* Before a sweep runs: the files its workload options name (vocab, train,
+ * dev: readable files; init: a directory) exist on this machine, so a typo
+ * fails once, not at every point. */
+int sb_plan_check_inputs(const sb_plan *p, sb_err *e);
 /* The plan as plan-file text (stored with the sweep; --resume reads it back). */
 char *sb_plan_render(const sb_plan *p);
 /* Number of points the plan expands to. */
 int sb_plan_npoints(const sb_plan *p);
+
+/* A worker option's own range ("batch", "seq", "iters", ...; the plan key
+ * without dashes), shared by the plan checks and the workers' flag parsing.
+ * `what` names the value in messages ("--batch" or "batch"). SB_EUSAGE out
+ * of range; SB_EFAIL for a key with no such range (a programming error). */
+int sb_worker_opt_long(const char *key, const char *value, const char *what, long *out, sb_err *e);
+int sb_worker_opt_double(const char *key, const char *value, const char *what, double *out,
+                         sb_err *e);
 
 typedef struct sb_plan_point {
     const char *kernel;

@@ -8,12 +8,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sb_cli.h"
+#include "sb_envdiff.h"
 #include "sb_gate.h"
 #include "sb_gnuplot.h"
 #include "sb_io.h"
 #include "sb_stats.h"
+#include "sb_sysinfo.h"
 
 #define MAX_PLOT_BARS 48
+/* A 1000x520 PNG of bars is tens of KiB; 32 MiB bounds what embedding one
+ * in the HTML can cost whatever stands at its path. */
+#define PLOT_IMAGE_MAX (32 * SB_MIB)
 
 static size_t cnt(int n) { return n > 0 ? (size_t)n : 1; }
 
@@ -422,7 +427,7 @@ static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, 
     }
     char *data;
     size_t len;
-    if (sb_read_file(path, &data, &len, &e)) return;
+    if (sb_read_file_max(path, PLOT_IMAGE_MAX, "plot image", &data, &len, &e)) return;
     char *b64 = sb_base64((unsigned char *)data, len);
     free(data);
     if (!b64) return;
@@ -906,6 +911,49 @@ static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
     }
 }
 
+static int any_point(const sb_pt *p) { (void)p; return 1; }
+
+/* Which of the variables that change results (OMP_*, ONEDNN_*, LD_PRELOAD,
+ * ...) the two sides' runs differed in, as recorded in each result: one
+ * line per distinct difference over the matched point pairs. */
+static void section_env(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs)
+{
+    heading(o, 2, "Environment");
+    sb_envmap bm = {0}, cm = {0};
+    sb_err e = {0};
+    if (sb_envmap_load(db, bs, &bm, &e) || sb_envmap_load(db, cs, &cm, &e)) {
+        para(o, "The recorded environments could not be read: %s.", e.msg);
+        sb_envmap_free(&bm);
+        return;
+    }
+    pair *pr = NULL;
+    int n = pairs_of(bs, cs, any_point, &pr);
+    sb_envdiffs d = {0};
+    for (int i = 0; i < n; i++) {
+        if (!pr[i].b || !pr[i].c) continue;
+        char label[320];
+        sb_pt_label(pr[i].c, label, sizeof label);
+        sb_envdiffs_add(&d, pr[i].b->id, sb_envmap_get(&bm, pr[i].b->id), pr[i].c->id,
+                        sb_envmap_get(&cm, pr[i].c->id), label);
+    }
+    free(pr);
+    if (!d.pairs) {
+        para(o, "No point ran on both sides: no environments to compare.");
+    } else if (!sb_envdiffs_nlines(&d)) {
+        para(o, "Both sides ran every one of the %d matched point(s) with the same recorded"
+                " environment variables (%s).", d.pairs, sb_env_scope());
+    } else {
+        for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
+            char line[1400];
+            sb_envdiffs_line(&d, i, line, sizeof line);
+            para(o, "%s.", line);
+        }
+    }
+    sb_envdiffs_free(&d);
+    sb_envmap_free(&bm);
+    sb_envmap_free(&cm);
+}
+
 static void side_name(sb_db *db, const char *side, int64_t machine, char *buf, size_t cap)
 {
     json_t *m = machine_info(db, machine);
@@ -916,6 +964,8 @@ static void side_name(sb_db *db, const char *side, int64_t machine, char *buf, s
     json_decref(m);
 }
 
+/* The library creates the whole path it is given; `sprbench report --out`
+ * refuses missing parents before it calls here (sb_cli_check_out_dir). */
 static int mkdir_p(const char *dir, sb_err *e)
 {
     char buf[4096];
@@ -991,6 +1041,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     side_name(db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);
     side_name(db, "candidate", machine_of(csel, &cs), cname, sizeof cname);
     section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline", "candidate");
+    section_env(&o, db, &bs, &cs);
     sum->headline_ratio = section_train(&o, &pl, &bs, &cs, bname, cname);
     section_peaks(&o, db, &bs, &cs);
     section_gemm(&o, &pl, &bs, &cs, bname, cname);

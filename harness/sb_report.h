@@ -5,7 +5,8 @@
  * training tokens/s and epoch time with the headline epoch-time ratio,
  * scaling tables and plots, projected figures marked, medians always with
  * their p10-p90 spread, and "not available (reason)" for what a machine
- * could not run. Reads the database only. */
+ * could not run, and the environment variables in which the two sides'
+ * runs differed. Reads the database only. */
 #ifndef SB_REPORT_H
 #define SB_REPORT_H
 #include "sb_db.h"
@@ -13,7 +14,7 @@
 #include "sb_export.h"
 
 typedef struct sb_report_opts {
-    const char *out_dir;     /* created when absent */
+    const char *out_dir;     /* created when absent (the CLI refuses missing parents first) */
     const char *title;       /* NULL: "<candidate> vs <baseline>" */
     int plots;               /* draw plots with gnuplot when it is available */
     const char *db_path;     /* named in the report */

@@ -2,6 +2,7 @@
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
@@ -134,4 +135,135 @@ json_t *sb_sysinfo_json(const sb_sysinfo *s)
                      s->fingerprint, "hostname", s->hostname, "cpu", cpu, "isa", isa,
                      "topology", topo, "memory", "total_bytes", (json_int_t)s->mem_bytes,
                      "kernel", s->kernel, "governor", s->governor);
+}
+
+/* ---- the environment that changes results ---- */
+
+extern char **environ;
+
+/* Families read by the OpenMP runtimes (GNU, LLVM/Intel), oneDNN, OpenBLAS,
+ * MKL, sprbench itself (SB_FORCE_NO_*, SB_GEMM_*), the dynamic loader and
+ * glibc's allocator: each can change a measurement without changing a flag. */
+static const char *const g_env_prefixes[] = {"OMP_", "KMP_", "GOMP_", "ONEDNN_", "DNNL_",
+                                             "OPENBLAS_", "MKL_", "SB_", "MALLOC_", NULL};
+static const char *const g_env_names[] = {"LD_PRELOAD", "GLIBC_TUNABLES", NULL};
+
+const char *sb_env_scope(void)
+{
+    return "OMP_* KMP_* GOMP_* ONEDNN_* DNNL_* OPENBLAS_* MKL_* SB_* MALLOC_* LD_PRELOAD"
+           " GLIBC_TUNABLES";
+}
+
+int sb_env_recorded(const char *name)
+{
+    for (int i = 0; g_env_names[i]; i++)
+        if (!strcmp(name, g_env_names[i])) return 1;
+    for (int i = 0; g_env_prefixes[i]; i++)
+        if (!strncmp(name, g_env_prefixes[i], strlen(g_env_prefixes[i]))) return 1;
+    return 0;
+}
+
+typedef struct env_entry {
+    const char *entry;   /* "NAME=value" */
+    int order;           /* overrides first, then environ's order (getenv's pick) */
+} env_entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const env_entry *x = a, *y = b;
+    size_t nx = strcspn(x->entry, "="), ny = strcspn(y->entry, "=");
+    int c = strncmp(x->entry, y->entry, nx < ny ? nx : ny);
+    if (!c) c = (nx > ny) - (nx < ny);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Length of the well-formed UTF-8 sequence at s (at most `left` bytes), 0
+ * for a byte that starts none (stray continuation, overlong, surrogate,
+ * beyond U+10FFFF, truncated). */
+static int utf8_len(const unsigned char *s, size_t left)
+{
+    unsigned c = s[0], min;
+    int n;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) { n = 2; c &= 0x1f; min = 0x80; }
+    else if ((c & 0xf0) == 0xe0) { n = 3; c &= 0x0f; min = 0x800; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 4; c &= 0x07; min = 0x10000; }
+    else return 0;
+    if ((size_t)n > left) return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        c = c << 6 | (s[i] & 0x3fu);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+    return n;
+}
+
+/* A value as JSON text: invalid UTF-8 bytes become '?' (jansson refuses
+ * them), and past SB_ENV_VALUE_MAX bytes it is cut with "..." after it. */
+static json_t *env_value(const char *v)
+{
+    size_t n = strlen(v), keep = n > SB_ENV_VALUE_MAX ? SB_ENV_VALUE_MAX : n;
+    char *buf = malloc(keep + 4);
+    if (!buf) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < keep;) {
+        int len = utf8_len((const unsigned char *)v + i, keep - i);
+        if (!len) {
+            buf[o++] = '?';
+            i++;
+            continue;
+        }
+        memcpy(buf + o, v + i, (size_t)len);
+        o += (size_t)len;
+        i += (size_t)len;
+    }
+    if (keep < n) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    json_t *j = json_stringn(buf, o);
+    free(buf);
+    return j;
+}
+
+json_t *sb_env_json_effective(const char *const *set)
+{
+    json_t *env = json_object();
+    if (!env) return NULL;
+    size_t n = 0, ns = 0;
+    for (char **p = environ; p && *p; p++) n++;
+    for (const char *const *p = set; p && *p; p++) ns++;
+    env_entry *v = malloc(sizeof *v * (n + ns + 1));
+    if (!v) return env;
+    size_t k = 0;
+    for (size_t i = 0; i < ns + n; i++) {
+        const char *entry = i < ns ? set[i] : environ[i - ns];
+        const char *eq = strchr(entry, '=');
+        if (!eq || eq == entry || (size_t)(eq - entry) > 127) continue;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - entry), entry);
+        if (sb_env_recorded(name)) v[k++] = (env_entry){entry, (int)i};
+    }
+    /* sorted by name: two results list their variables in one order */
+    qsort(v, k, sizeof *v, cmp_entry);
+    size_t count = 0;
+    for (size_t i = 0; i < k && count < SB_ENV_VARS_MAX; i++) {
+        const char *eq = strchr(v[i].entry, '=');
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - v[i].entry), v[i].entry);
+        if (json_object_get(env, name)) continue;   /* overridden, or a name twice in environ */
+        json_t *val = env_value(eq + 1);
+        if (val && json_object_set_new(env, name, val) == 0) count++;
+    }
+    free(v);
+    return env;
+}
+
+json_t *sb_env_json(void) { return sb_env_json_effective(NULL); }
+
+void sb_env_record(json_t *doc, json_t *env)
+{
+    if (!env) env = sb_env_json();
+    json_object_set_new(doc, "env", env ? env : json_object());
+    json_object_set_new(doc, "env_scope", json_string(sb_env_scope()));
 }

@@ -22,3 +22,7 @@ sb_add_script(results_outputs results_outputs.sh)
 # run one at a time, each point's worker output kept.
 sb_add_script(results_store results_store.sh)
 set_tests_properties(results_store PROPERTIES TIMEOUT 300)
+# The environment that changes results, recorded with every result and
+# compared by gate and report.
+sb_add_script(results_env results_env.sh)
+set_tests_properties(results_env PROPERTIES TIMEOUT 180)

@@ -12,8 +12,11 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "sb_cli.h"
+#include "sb_envdiff.h"
 #include "sb_io.h"
 #include "sb_plan.h"
+#include "sb_sysinfo.h"
 #include "testutil.h"
 
 static void test_parse_and_expand(void)
@@ -442,6 +445,301 @@ static void test_write_failure_keeps_old(void)
     expect_msg(&e, "/nonexistent/dir/x.json: cannot write: ");
 }
 
+/* ------------------------------------------------ errors that pass no more */
+
+/* Lists: an empty item or an item given twice is an error, never dropped
+ * or run twice; a plan key given twice is an error naming both lines; every
+ * value passed on to a worker is range-checked when the plan is read. */
+static void test_lists_and_keys(void)
+{
+    int v[8], n = -1;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_parse_int_list("1,2,4", 1, 64, "--threads", v, 8, &n, &e), SB_OK);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(v[2], 4);
+    CHECK_EQ_INT(sb_parse_int_list(" 1 , 2 ", 1, 64, "--threads", v, 8, &n, &e), SB_OK);
+    CHECK_EQ_INT(n, 2);
+    static const char *const bad[] = {"1,,2", "1,2,", ",1", "1, ,2", "", " ", "1,2,1", "2,02",
+                                      "1,x", "0,1"};
+    static const char *const why[] = {"empty item 2 of 3", "empty item 3 of 3", "empty item 1 of 2",
+                                      "empty item 2 of 3", "empty list", "empty list",
+                                      "1 is listed twice", "2 is listed twice", "not a whole number",
+                                      "out of range"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        n = -1;
+        CHECK_EQ_INT(sb_parse_int_list(bad[i], 1, 64, "--threads", v, 8, &n, &e), SB_EUSAGE);
+        CHECK_EQ_INT(n, 0);
+        CHECKF(strstr(e.msg, why[i]) && !strncmp(e.msg, "--threads: ", 11),
+               "'%s': message '%s' lacks '%s'", bad[i], e.msg, why[i]);
+    }
+    CHECK_EQ_INT(sb_parse_int_list("1,2,3", 1, 64, "--threads", v, 2, &n, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_check_list("a, b,c", "x", &e), SB_OK);
+    CHECK_EQ_INT(sb_check_list("a,b, a", "x", &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "'a' is listed twice") != NULL);
+    CHECK_EQ_INT(sb_check_list("a,,b", "x", &e), SB_EUSAGE);
+
+    expect_error("kernels = scalar-f32, scalar-f32\n", "bad.plan:1: kernels: 'scalar-f32' is listed twice");
+    expect_error("kernels = scalar-f32,\n", "bad.plan:1: kernels: empty item 2 of 2");
+    expect_error("threads = 1,,2\n", "bad.plan:1: threads: empty item 2 of 3");
+    expect_error("threads = 1,2,1\n", "bad.plan:1: threads: 1 is listed twice");
+    expect_error("ppn = 2,2\n", "ppn: 2 is listed twice");
+    expect_error("nodes = 1,,2\n", "nodes: empty item");
+    expect_error("shapes = 8x8x8, 8X8X8\n", "'8X8X8' is listed twice");
+    expect_error("shapes = 8x8x8:NT,4x4x4,8x8x8:NT\n", "is listed twice");
+    expect_error("shapes = 8x8x8,,4x4x4\n", "empty item 2 of 3");
+    /* the same point through `trans` */
+    expect_error("trans = NT\nshapes = 8x8x8, 8x8x8:NT\n", "8x8x8:NT is listed twice");
+    /* a key twice in a file: both lines named */
+    expect_error("kernels = scalar-f32\nthreads = 1\n\n# x\nthreads = 2\n",
+                 "bad.plan:5: key 'threads' given twice (first on line 2)");
+    expect_error("workload = train\nbatch = 8\nbatch = 16\n", "bad.plan:3: key 'batch' given twice");
+    /* empty values are never defaults */
+    expect_error("label =\n", "bad.plan:1: 'label' has no value");
+    expect_error("workload = train\ninit =   # comment\n", "bad.plan:2: 'init' has no value");
+    expect_error("hostfile = \n", "'hostfile' has no value");
+    /* worker options, checked at parse time with the worker's own ranges */
+    expect_error("workload = train\nbatch = -1\n", "bad.plan:2: batch: -1 is out of range [1, 65536]");
+    expect_error("workload = train\nbatch = 0\n", "out of range");
+    expect_error("workload = train\nseq = 4\n", "seq: 4 is out of range");
+    expect_error("workload = train\nlr = fast\n", "lr: 'fast' is not a number");
+    expect_error("workload = train\ndropout = 1.5\n", "out of range");
+    expect_error("workload = train\nmax-steps = 0\n", "out of range");
+    expect_error("workload = train\ncomm-threads = 99\n", "out of range");
+    expect_error("workload = train\neval = maybe\n", "eval: 'maybe' is not 1/0");
+    expect_error("workload = train\nmodel = huge\n", "is not distilbert-base, tiny or L,D,H,F");
+    expect_error("workload = allreduce\niters = 0\n", "iters: 0 is out of range");
+    expect_error("workload = allreduce\nsizes = 4,,8\n", "sizes: empty item 2 of 3");
+    expect_error("workload = allreduce\nsizes = 64K,64K\n", "'64K' is listed twice");
+    expect_error("workload = allreduce\nsizes = 64..8\n", "reversed");
+    /* the worker's cross-checks, made before any point runs */
+    expect_error("workload = train\nmax-steps = 5\ntime-budget = 9\n", "exclude each other");
+    expect_error("workload = train\ntrain = t.json\n", "train needs vocab");
+    expect_error("workload = train\nseq = 64\nstride = 32\n", "stride 32 must be below half of seq 64");
+
+    /* what is valid still is */
+    sb_plan p;
+    sb_plan_init(&p);
+    CHECK_EQ_INT(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nbatch = 8\nseq = 64\n"
+                                   "stride = 16\nmodel = 2,64,4,256\neval = yes\nlr = 1e-3\n",
+                               "ok.plan", &e), SB_OK);
+    CHECK_EQ_INT(sb_plan_finish(&p, 2, &e), SB_OK);
+    sb_plan_free(&p);
+    /* flags given beside a file override its keys (not duplicates) */
+    sb_plan_init(&p);
+    CHECK_EQ_INT(sb_plan_parse(&p, "threads = 1\n", "f", &e), SB_OK);
+    CHECK_EQ_INT(sb_plan_set(&p, "threads", "2,4", "--threads", &e), SB_OK);
+    CHECK_EQ_INT(p.nthreads, 2);
+    /* as a flag the message names the flag once */
+    CHECK_EQ_INT(sb_plan_set(&p, "threads", "2,,4", "--threads", &e), SB_EUSAGE);
+    CHECKF(!strcmp(e.msg, "--threads: empty item 2 of 3 in '2,,4'"), "got '%s'", e.msg);
+    CHECK_EQ_INT(sb_plan_set(&p, "label", "", "--label", &e), SB_EUSAGE);
+    CHECKF(!strcmp(e.msg, "--label: empty value"), "got '%s'", e.msg);
+    sb_plan_free(&p);
+
+    /* one table for the plan and the workers */
+    long lv;
+    double dv;
+    CHECK_EQ_INT(sb_worker_opt_long("batch", "65536", "--batch", &lv, &e), SB_OK);
+    CHECK_EQ_INT(sb_worker_opt_long("batch", "65537", "--batch", &lv, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "--batch: 65537 is out of range") != NULL);
+    CHECK_EQ_INT(sb_worker_opt_double("lr", "10", "--lr", &dv, &e), SB_OK);
+    CHECK_EQ_INT(sb_worker_opt_long("lr", "1", "--lr", &lv, &e), SB_EFAIL);   /* not an integer option */
+}
+
+/* Inputs a sweep's workers would read are looked at before the sweep runs. */
+static void test_plan_inputs(void)
+{
+    char vocab[256], text[600];
+    path_in(vocab, sizeof vocab, "vocab.txt");
+    put_file(vocab, "[PAD]\n", 6);
+    sb_err e = {0};
+    sb_plan p;
+    snprintf(text, sizeof text, "workload = train\nvocab = %s\ninit = %s\n", vocab, g_dir);
+    sb_plan_init(&p);
+    CHECK_EQ_INT(sb_plan_parse(&p, text, "t", &e), SB_OK);
+    CHECK_EQ_INT(sb_plan_check_inputs(&p, &e), SB_OK);
+    sb_plan_free(&p);
+    snprintf(text, sizeof text, "workload = train\nvocab = %s/missing.txt\n", g_dir);
+    sb_plan_init(&p);
+    CHECK_EQ_INT(sb_plan_parse(&p, text, "t", &e), SB_OK);
+    CHECK_EQ_INT(sb_plan_check_inputs(&p, &e), SB_EUSAGE);
+    expect_msg(&e, "missing.txt: cannot read (vocab): No such file or directory");
+    sb_plan_free(&p);
+    snprintf(text, sizeof text, "workload = train\ninit = %s\n", vocab);   /* a file, not a dir */
+    sb_plan_init(&p);
+    CHECK_EQ_INT(sb_plan_parse(&p, text, "t", &e), SB_OK);
+    CHECK_EQ_INT(sb_plan_check_inputs(&p, &e), SB_EUSAGE);
+    expect_msg(&e, "cannot read (init): not a directory");
+    sb_plan_free(&p);
+    unlink(vocab);
+}
+
+/* ------------------------------------------------ checks before the work */
+
+static void test_out_checks(void)
+{
+    sb_err e = {0};
+    char path[600], sub[512], file[512], link[512];
+    CHECK_EQ_INT(sb_cli_check_path("--init", "", &e), SB_EUSAGE);
+    CHECKF(!strcmp(e.msg, "--init: empty path"), "got '%s'", e.msg);
+    CHECK_EQ_INT(sb_cli_check_out_file("--result-file", "", &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_cli_check_out_dir("--out", "", 1, &e), SB_EUSAGE);
+
+    /* files: the directory that will hold them must exist */
+    path_in(path, sizeof path, "r.json");
+    CHECK_EQ_INT(sb_cli_check_out_file("--result-file", path, &e), SB_OK);
+    path_in(path, sizeof path, "no/such/r.json");
+    CHECK_EQ_INT(sb_cli_check_out_file("--result-file", path, &e), SB_EUSAGE);
+    expect_msg(&e, "no/such/r.json: cannot write (--result-file): directory ");
+    expect_msg(&e, "/no/such does not exist");
+    CHECK_EQ_INT(sb_cli_check_out_file("--out", g_dir, &e), SB_EUSAGE);
+    expect_msg(&e, ": cannot write (--out): is a directory");
+    path_in(file, sizeof file, "plain");
+    put_file(file, "x", 1);
+    snprintf(path, sizeof path, "%s/r.json", file);   /* below a regular file */
+    CHECK_EQ_INT(sb_cli_check_out_file("--junit", path, &e), SB_EUSAGE);
+    expect_msg(&e, "plain/r.json: cannot write (--junit): Not a directory");
+    /* a symlink is judged by its target's directory, as sb_out writes it */
+    path_in(link, sizeof link, "dangling");
+    CHECK(symlink("no/such/target.json", link) == 0);
+    CHECK_EQ_INT(sb_cli_check_out_file("--result-file", link, &e), SB_EUSAGE);
+    expect_msg(&e, "/no/such does not exist");
+    path_in(link, sizeof link, "good-link");
+    CHECK(symlink("new-target.json", link) == 0);
+    CHECK_EQ_INT(sb_cli_check_out_file("--result-file", link, &e), SB_OK);
+    /* nothing was created by checking */
+    CHECK_EQ_INT(count_entries(g_dir, "new-target"), 0);
+    CHECK_EQ_INT(count_entries(g_dir, "r.json"), 0);
+
+    /* directories: an existing one, or only its last component missing */
+    CHECK_EQ_INT(sb_cli_check_out_dir("--out", g_dir, 0, &e), SB_OK);
+    path_in(sub, sizeof sub, "newdir/");
+    CHECK_EQ_INT(sb_cli_check_out_dir("--out", sub, 1, &e), SB_OK);
+    CHECK_EQ_INT(sb_cli_check_out_dir("--out", sub, 0, &e), SB_EUSAGE);
+    expect_msg(&e, "no such directory (--out)");
+    path_in(sub, sizeof sub, "newdir/deeper");
+    CHECK_EQ_INT(sb_cli_check_out_dir("--plots", sub, 1, &e), SB_EUSAGE);
+    expect_msg(&e, "newdir/deeper: cannot create directory (--plots): parent directory ");
+    expect_msg(&e, "/newdir does not exist");
+    CHECK_EQ_INT(count_entries(g_dir, "newdir"), 0);
+    CHECK_EQ_INT(sb_cli_check_out_dir("--save", file, 1, &e), SB_EUSAGE);
+    expect_msg(&e, "plain: cannot write into it (--save): not a directory");
+    unlink(file);
+    path_in(link, sizeof link, "dangling");
+    unlink(link);
+    path_in(link, sizeof link, "good-link");
+    unlink(link);
+}
+
+/* One line whatever the message holds. */
+static void test_one_line(void)
+{
+    char msg[] = "a\nb\rc\033[2Jd\te\x7f" "f\xc2\x9b" "g\xc3\xa9h";
+    sb_cli_one_line(msg);
+    CHECKF(!strcmp(msg, "a?b?c?[2Jd e?f?g\xc3\xa9h"), "got '%s'", msg);
+
+    /* sb_cli_report and sb_cli_usage_error through a pipe: one line each */
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    int saved = dup(2);
+    dup2(fds[1], 2);
+    sb_err e = {0};
+    sb_errf(&e, SB_EUSAGE, "x\ny\r\033]0;title\007z");
+    CHECK_EQ_INT(sb_cli_report("t", &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_cli_usage_error("t", "%s", "1\n2\n3"), SB_EUSAGE);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fds[1]);
+    char buf[512] = "";
+    ssize_t n = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    buf[n > 0 ? n : 0] = '\0';
+    CHECKF(!strcmp(buf, "sprbench t: x?y??]0;title?z\nsprbench t: 1?2?3\n"), "got '%s'", buf);
+}
+
+/* ------------------------------------------------ the environment recorded */
+
+static void test_env_json(void)
+{
+    setenv("ONEDNN_MAX_CPU_ISA", "SSE41", 1);
+    setenv("SB_TEST_ENV_B", "b", 1);
+    setenv("SB_TEST_ENV_A", "bad\xff" "utf8", 1);
+    setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+    setenv("NOT_RECORDED_X", "1", 1);
+    setenv("OMPI_MCA_btl", "self", 1);   /* OMP_ is not OMPI_ */
+    char big[SB_ENV_VALUE_MAX + 100];
+    memset(big, 'v', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    setenv("MKL_TEST_BIG", big, 1);
+    json_t *env = sb_env_json();
+    CHECK(json_is_object(env));
+    CHECK(!strcmp(json_string_value(json_object_get(env, "ONEDNN_MAX_CPU_ISA")), "SSE41"));
+    CHECK(!strcmp(json_string_value(json_object_get(env, "GLIBC_TUNABLES")), "glibc.malloc.hugetlb=1"));
+    CHECK(!strcmp(json_string_value(json_object_get(env, "SB_TEST_ENV_A")), "bad?utf8"));
+    CHECK(json_object_get(env, "NOT_RECORDED_X") == NULL);
+    CHECK(json_object_get(env, "OMPI_MCA_btl") == NULL);
+    const char *bigv = json_string_value(json_object_get(env, "MKL_TEST_BIG"));
+    CHECK(bigv && strlen(bigv) == SB_ENV_VALUE_MAX + 3 && !strcmp(bigv + SB_ENV_VALUE_MAX, "..."));
+    /* sorted by name */
+    const char *k, *prev = "";
+    json_t *v;
+    int sorted = 1;
+    json_object_foreach(env, k, v) {
+        if (strcmp(prev, k) >= 0) sorted = 0;
+        prev = k;
+    }
+    char *dump = json_dumps(env, JSON_PRESERVE_ORDER);
+    CHECK(dump && strstr(dump, "\"SB_TEST_ENV_A\"") < strstr(dump, "\"SB_TEST_ENV_B\""));
+    free(dump);
+    CHECK(sorted);
+    json_decref(env);
+    /* what a run sets itself replaces the environment's value */
+    const char *set[] = {"ONEDNN_MAX_CPU_ISA=AVX2", "OMP_NUM_THREADS=3", NULL};
+    env = sb_env_json_effective(set);
+    CHECK(!strcmp(json_string_value(json_object_get(env, "ONEDNN_MAX_CPU_ISA")), "AVX2"));
+    CHECK(!strcmp(json_string_value(json_object_get(env, "OMP_NUM_THREADS")), "3"));
+    json_decref(env);
+    CHECK(sb_env_recorded("LD_PRELOAD") && sb_env_recorded("KMP_AFFINITY") &&
+          sb_env_recorded("DNNL_VERBOSE") && sb_env_recorded("MALLOC_ARENA_MAX") &&
+          !sb_env_recorded("LD_LIBRARY_PATH") && !sb_env_recorded("PATH"));
+
+    /* differences, as gate and report show them */
+    json_t *a = json_pack("{s:s, s:s, s:s}", "OMP_NUM_THREADS", "2", "LD_PRELOAD", "x.so",
+                          "SB_X", "same");
+    json_t *b = json_pack("{s:s, s:s, s:s}", "OMP_NUM_THREADS", "2", "ONEDNN_MAX_CPU_ISA",
+                          "SSE41\n", "SB_X", "same");
+    char buf[512];
+    CHECK_EQ_INT(sb_env_diff(a, b, buf, sizeof buf), 2);
+    CHECKF(!strcmp(buf, "LD_PRELOAD (baseline 'x.so', candidate unset), ONEDNN_MAX_CPU_ISA"
+                        " (baseline unset, candidate 'SSE41?')"), "got '%s'", buf);
+    CHECK_EQ_INT(sb_env_diff(a, a, buf, sizeof buf), 0);
+    CHECK(!strcmp(buf, ""));
+    sb_envdiffs d = {0};
+    sb_envdiffs_add(&d, 1, a, 11, b, "k1");
+    sb_envdiffs_add(&d, 1, a, 11, b, "k1");   /* the same pair again (another metric) */
+    sb_envdiffs_add(&d, 2, a, 12, b, "k2");
+    sb_envdiffs_add(&d, 3, a, 13, a, "k3");
+    sb_envdiffs_add(&d, 4, NULL, 14, a, "k4");
+    CHECK_EQ_INT(d.pairs, 4);
+    CHECK_EQ_INT(sb_envdiffs_nlines(&d), 2);
+    sb_envdiffs_line(&d, 0, buf, sizeof buf);
+    CHECKF(strstr(buf, "differs in 2 of 4 compared point pair(s) (e.g. k1): LD_PRELOAD") == buf + 12,
+           "got '%s'", buf);
+    sb_envdiffs_line(&d, 1, buf, sizeof buf);
+    CHECK(strstr(buf, "not recorded for 1 of 4") != NULL);
+    sb_envdiffs_free(&d);
+    json_decref(a);
+    json_decref(b);
+    unsetenv("ONEDNN_MAX_CPU_ISA");
+    unsetenv("SB_TEST_ENV_A");
+    unsetenv("SB_TEST_ENV_B");
+    unsetenv("GLIBC_TUNABLES");
+    unsetenv("NOT_RECORDED_X");
+    unsetenv("OMPI_MCA_btl");
+    unsetenv("MKL_TEST_BIG");
+}
+
 static void remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -473,6 +771,11 @@ int main(void)
     test_write_symlinks();
     test_write_devices();
     test_write_failure_keeps_old();
+    test_lists_and_keys();
+    test_plan_inputs();
+    test_out_checks();
+    test_one_line();
+    test_env_json();
     remove_tree(g_dir);
     return test_report("plan");
 }

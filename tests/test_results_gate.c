@@ -286,11 +286,53 @@ static void test_base64(void)
     }
 }
 
+/* A metric no point holds is a usage error naming the known ones, never an
+ * empty comparison that passes; the rows say which points were compared. */
+static void test_metric_names(void)
+{
+    sb_ptset b, c;
+    sb_pt pb = make_pt("fp1", "scalar-f32", "ok", 8, 1e-3, 1.0, 7);
+    sb_pt pc = make_pt("fp1", "scalar-f32", "ok", 8, 1e-3, 3.0, 99);
+    pb.id = 5;
+    pc.id = 9;
+    set_of(&b, &pb, 1);
+    set_of(&c, &pc, 1);
+    sb_err e = {0};
+    const char *typo[] = {"gflop", NULL};
+    CHECK_EQ_INT(sb_gate_check_metrics(typo, &b, &c, &e), SB_EUSAGE);
+    CHECKF(!strcmp(e.msg, "unknown metric 'gflop' (known: gflops, seconds)"), "got '%s'", e.msg);
+    const char *good[] = {"gflops", "seconds", NULL};
+    CHECK_EQ_INT(sb_gate_check_metrics(good, &b, &c, &e), SB_OK);
+    CHECK_EQ_INT(sb_gate_check_metrics(typo, NULL, &c, &e), SB_EUSAGE);   /* references mode */
+    /* a metric held only by the scaling model's points is not comparable */
+    free(pc.status);
+    pc.status = strdup("projected");
+    c.p[0] = pc;
+    const char *only[] = {"gflops", NULL};
+    sb_ptset none = {0};
+    CHECK_EQ_INT(sb_gate_check_metrics(only, &none, &c, &e), SB_EUSAGE);
+    free(pc.status);
+    pc.status = strdup("ok");
+    c.p[0] = pc;
+    /* the 3x slowdown the typo hid is a FAIL under the right name */
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    o.metrics = good;
+    sb_gate_result r;
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    CHECK_EQ_INT(r.n, 2);
+    CHECK_EQ_INT(r.count[SB_FAIL], 2);
+    CHECK(r.n > 0 && r.rows[0].base_id == 5 && r.rows[0].cand_id == 9 && r.rows[0].env[0] == '\0');
+    sb_gate_result_free(&r);
+    free(b.p);
+    free(c.p);
+}
+
 int main(void)
 {
     test_mwu();
     test_verdicts();
     test_references();
     test_base64();
+    test_metric_names();
     return test_report("test_results_gate");
 }
