@@ -41,8 +41,11 @@ for h in $HARNESSES; do
     tokenizer|squad|safetensors) SRC=("${DATA_SRC[@]}"); LIBS=("${DATA_LIBS[@]}") ;;
     import)   results_libs; SRC=("$ROOT"/harness/sb_export.c "$ROOT"/harness/sb_db.c "$ROOT"/harness/sb_text.c); LIBS=("${RES_LIBS[@]}") ;;
     hostfile) results_libs; SRC=("$ROOT"/harness/sb_launch.c); LIBS=("${RES_LIBS[@]}") ;;
-    plan)     results_libs; SRC=("$ROOT"/harness/sb_plan.c); LIBS=("${RES_LIBS[@]}") ;;
-    gnuplot)  SRC=("$ROOT"/harness/sb_gnuplot.c "$ROOT"/kernels/sb_err.c); LIBS=(-lm) ;;
+    # the plan reader checks allreduce sizes with the worker's own parser (MPI's headers)
+    plan)     results_libs; SRC=("$ROOT"/harness/sb_plan.c -I"$ROOT"/bench/allreduce $(pkg-config --cflags ompi-c))
+              LIBS=("${RES_LIBS[@]}" $(pkg-config --libs ompi-c)) ;;
+    gnuplot)  SRC=("$ROOT"/harness/sb_gnuplot.c "$ROOT"/bench/sb_io.c "$ROOT"/kernels/sb_err.c)
+              LIBS=($(pkg-config --cflags --libs jansson) -lm) ;;
     *) echo "fuzz/run.sh: unknown harness '$h'" >&2; exit 2 ;;
     esac
     "$CC" "${FLAGS[@]}" -o "$OUT/fuzz_$h" "$ROOT/fuzz/fuzz_$h.c" "${SRC[@]}" "${LIBS[@]}"

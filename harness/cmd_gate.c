@@ -88,7 +88,7 @@ static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_pt
     if (stat(spec, &sb) == 0 && S_ISREG(sb.st_mode)) {
         if (!is_sqlite_file(spec)) return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", spec);
         sb_db *db;
-        int rc = sb_db_open(spec, &db, e);
+        int rc = sb_db_open_readonly(spec, &db, e);
         if (rc) return rc;
         rc = sb_ptset_load(db, 0, 0, set, e);
         if (!rc) rc = sb_envmap_load(db, set, env, e);
@@ -100,7 +100,7 @@ static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_pt
         if (access(dbpath, F_OK) != 0)
             return sb_errf(e, SB_EUSAGE, "'%s' is not a file, and there is no database %s to look"
                            " it up in (--db)", spec, dbpath);
-        int rc = sb_db_open(dbpath, shared, e);
+        int rc = sb_db_open_readonly(dbpath, shared, e);
         if (rc) return rc;
     }
     sb_selection sel;

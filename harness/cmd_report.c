@@ -88,7 +88,7 @@ int sb_cmd_report(int argc, char **argv)
     char joined[4096] = "";
     if (ndbs == 1) {
         ro.db_path = dbs[0];
-        if (sb_db_open(dbs[0], &db, &e)) return sb_cli_report("report", &e);
+        if (sb_db_open_readonly(dbs[0], &db, &e)) return sb_cli_report("report", &e);
     } else {
         /* Several databases (one per machine): read together from a merged
          * temporary copy; the inputs are not touched beyond opening. */

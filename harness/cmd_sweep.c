@@ -166,7 +166,8 @@ int sb_cmd_sweep(int argc, char **argv)
         rc = sb_errf(&e, SB_EFAIL, "cannot find the sprbench binary (/proc/self/exe)");
         goto fail;
     }
-    if (!dry && !strcmp(db_path, DEFAULT_DB) && ensure_parent_dir(db_path)) {
+    /* a resume creates nothing: its database must exist already */
+    if (!dry && !resume && !strcmp(db_path, DEFAULT_DB) && ensure_parent_dir(db_path)) {
         rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", db_path);
         goto fail;
     }

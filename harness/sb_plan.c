@@ -11,6 +11,8 @@
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_model.h"
+#include "sb_db.h"
+#include "sb_text.h"
 
 #define MAX_DIM 65536
 
@@ -299,6 +301,11 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         return SB_OK;
     }
     if (!strcmp(key, "label")) {
+        /* the store's rule, checked where the label enters: refused, never cut */
+        char what[1100];
+        snprintf(what, sizeof what, "%s%s", where, where[0] == '-' ? "" : ": label");
+        int rc = sb_text_check(value, SB_DB_MAX_NAME, what, e);
+        if (rc) return rc;
         snprintf(p->label, sizeof p->label, "%s", value);
         return SB_OK;
     }

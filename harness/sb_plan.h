@@ -24,7 +24,7 @@ typedef struct sb_plan_shape {
 
 typedef struct sb_plan {
     char workload[16];              /* gemm, train, allreduce */
-    char label[256];
+    char label[4 * 256 + 1];   /* SB_DB_MAX_NAME characters of up to 4 bytes */
     char *kernels[SB_PLAN_MAX];
     int nkernels;
     int threads[SB_PLAN_MAX], nthreads;

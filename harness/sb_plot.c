@@ -340,7 +340,7 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
     if (stat(o->db_path, &st0) != 0)
         return sb_errf(e, SB_EUSAGE, "%s: no such database", o->db_path);
     sb_db *db;
-    int rc = sb_db_open(o->db_path, &db, e);
+    int rc = sb_db_open_readonly(o->db_path, &db, e);
     if (rc) return rc;
     int64_t sweep = o->sweep_id > 0 ? o->sweep_id : sb_db_latest_sweep(db);
     sqlite3 *h = sb_db_handle(db);

@@ -156,6 +156,7 @@ static int point_argv(const sb_plan *p, const sb_plan_point *pt, const char *sel
     s.cores_per_node = si ? si->cores : 0;
     s.extra = (const char *const *)extra;
     s.worker = (const char *const *)w.v;
+    s.forward_env = 1;   /* remote ranks run with the environment recorded here */
     rc = sb_launch_mpirun_argv(&s, out, e);
 out:
     sb_hostfile_free(&hf);

@@ -104,16 +104,14 @@ for f in foreign.db foreign-wal.db newer.db text.db empty.db; do
   expect_rc 2 "$SPRBENCH" db merge --db new.db $f
   expect_one_error_line "^sprbench db: $f: $what"
   [ ! -e new.db ] && ok || fail "db merge of $f created new.db"
-  # plot, report and gate (an empty file they would still initialise: they
-  # open for writing until they switch to sb_db_open_readonly)
-  if [ $f != empty.db ]; then
-    expect_rc 2 "$SPRBENCH" plot --db $f --out p
-    expect_one_error_line "^sprbench plot: $f: $what"
-    expect_rc 2 "$SPRBENCH" report --db $f --baseline 1 --candidate 2 --out r
-    expect_one_error_line "^sprbench report: $f: $what"
-    expect_rc 2 "$SPRBENCH" gate --db $f --baseline 1 --candidate 2
-    expect_one_error_line "^sprbench gate: $f: $what"
-  fi
+  expect_rc 2 "$SPRBENCH" plot --db $f --out p
+  expect_one_error_line "^sprbench plot: $f: $what"
+  expect_rc 2 "$SPRBENCH" report --db $f --baseline 1 --candidate 2 --out r
+  expect_one_error_line "^sprbench report: $f: $what"
+  expect_rc 2 "$SPRBENCH" gate --db $f --baseline 1 --candidate 2
+  expect_one_error_line "^sprbench gate: $f: $what"
+  expect_rc 2 "$SPRBENCH" gate --baseline $f --candidate a.db
+  expect_one_error_line "^sprbench gate: $f: "
   # and the commands that write: the file is not theirs to change
   if [ $f != empty.db ]; then
     expect_rc 2 "$SPRBENCH" db import --db $f good.json
@@ -146,7 +144,7 @@ unchanged "missing inputs"
 state before
 expect_rc 2 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 2 --no-peak \
   --db lbl.db --label $'caf\xe9'
-expect_one_error_line '^sprbench sweep: label: invalid UTF-8 at byte 3'
+expect_one_error_line '^sprbench sweep: (--)?label: invalid UTF-8 at byte 3'
 LONG=$(printf 'é%.0s' $(seq 300))
 expect_rc 2 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 2 --no-peak \
   --db lbl.db --label "$LONG"
@@ -199,6 +197,15 @@ for cmd in "db info" "db sweeps" "db points --sweep 1" "db log 1" "db export --c
   expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" $cmd --db ro/a.db
 done
 expect_grep '^point_uuid,' "$T/out"
+expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" gate --baseline ro/a.db --candidate ro/a.db
+expect_grep ' 0 FAIL' "$T/out"
+expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" gate --db ro/a.db --baseline 1 --candidate 1
+mkdir -m 777 "$TMPDIR/plots" "$TMPDIR/report"
+expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" report --db ro/a.db --baseline 1 --candidate 1 --out "$TMPDIR/report"
+if command -v gnuplot >/dev/null; then
+  expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" plot --db ro/a.db --sweep 1 --out "$TMPDIR/plots"
+fi
+rm -rf "${TMPDIR:?}"/*
 # the writing commands refuse in one line, and write nothing
 expect_rc 2 "${RUN_AS[@]}" "$SPRBENCH" db import --db ro/a.db good.json
 expect_one_error_line '^sprbench db: ro/a.db: '
