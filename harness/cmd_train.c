@@ -16,6 +16,7 @@
 #include "sb_hf.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
+#include "sb_layers.h"
 #include "sb_launch.h"
 #include "sb_model.h"
 #include "sb_plan.h"
@@ -700,6 +701,9 @@ int sb_cmd_train(int argc, char **argv)
     double pad_share = padding_share(&d.ftrain);
     json_object_set_new(config, "padding_share", json_real(pad_share));
     json_object_set_new(config, "full_attention", json_boolean(o.full_attention));
+    /* the instruction set the element-wise code (GELU, LayerNorm, softmax,
+     * dropout, AdamW) dispatched to: avx512, avx2 or scalar */
+    json_object_set_new(config, "elementwise_isa", json_string(sb_layers_isa()));
 
     sb_train_config tc;
     sb_train_config_default(&tc);
@@ -729,11 +733,11 @@ int sb_cmd_train(int argc, char **argv)
     if (rank == 0)
         fprintf(stderr,
                 "sprbench train: %s model (%d layers, dim %d, %d heads, FFN %d, vocab %d, "
-                "%.1fM parameters), kernel %s (%s), %d threads, %d features (%.0f %% padding%s), "
-                "batch %d x %d, %ld steps, %d rank(s)\n",
+                "%.1fM parameters), kernel %s (%s, element-wise %s), %d threads, %d features "
+                "(%.0f %% padding%s), batch %d x %d, %ld steps, %d rank(s)\n",
                 o.init ? o.init : (o.model ? o.model : "distilbert-base"), mc.layers, mc.dim,
                 mc.heads, mc.ffn, mc.vocab, m.nparams / 1e6, k->name, sb_dtype_name(k->dtype),
-                o.threads, d.ftrain.n, 100 * pad_share,
+                sb_layers_isa(), o.threads, d.ftrain.n, 100 * pad_share,
                 o.full_attention ? ", attended" : ", skipped by attention", o.batch, o.seq,
                 total, world);
     rc = sb_train_run(&m, &d.ftrain, &tc, &res, &e);
