@@ -1,12 +1,14 @@
-/* sprbench peak: the machine's measured peak per instruction path (f32 FMA,
- * bf16 vdpbf16ps, int8 vpdpbusd, AMX tdpbf16ps / tdpbusd), on one core and
- * on T threads. The figures are the denominators of every pct_peak. */
+/* sprbench peak: the machine's measured peak per instruction path (AVX2 FMA
+ * and int8, AVX-512 f32 FMA, bf16 vdpbf16ps, int8 vpdpbusd, AMX tdpbf16ps /
+ * tdpbusd), on one core and on T threads, with the effective clock each ran
+ * at. The figures are the denominators of every pct_peak. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
+#include "sb_cpu.h"
 #include "sb_io.h"
 #include "sb_launch.h"
 #include "sb_peak.h"
@@ -14,22 +16,57 @@
 
 static void peak_help(void)
 {
-    printf("usage: sprbench peak [--threads T] [--seconds S] [--result-file F] [--json]\n\n"
+    printf("usage: sprbench peak [--paths LIST] [--threads T] [--seconds S] [--result-file F]\n"
+           "                     [--json]\n\n"
            "Measures the peak of each instruction path with loops of many independent\n"
            "accumulators (no memory traffic), on one core and on T threads:\n"
+           "  avx2_f32  AVX2 FMA (vfmadd231ps ymm)           -> avx2_f32_gflops\n"
+           "  avx2_int8 what avx2-int8 runs here: AVX-VNNI vpdpbusd ymm, else\n"
+           "            vpmaddwd + vpaddd ymm                 -> avx2_int8_gops\n"
            "  f32       AVX-512 FMA (vfmadd231ps zmm)        -> f32_gflops\n"
            "  bf16      AVX512_BF16 vdpbf16ps                -> bf16_gflops\n"
            "  int8      AVX512_VNNI vpdpbusd                 -> int8_gops\n"
            "  amx_bf16  AMX tdpbf16ps                        -> amx_bf16_gflops\n"
            "  amx_int8  AMX tdpbusd                          -> amx_int8_gops\n"
-           "A path this CPU or OS cannot run is reported skipped with its reason.\n\n"
+           "A multiply-add counts as 2 operations. Each path also shows its effective clock:\n"
+           "the one-core rate / the documented operations per cycle of its instructions on\n"
+           "this microarchitecture (metric PATH_clock_ghz; none, with the reason, where the\n"
+           "microarchitecture or the figure is unknown).\n\n"
+           "  --paths LIST      comma-separated paths to measure (default: all; a path this\n"
+           "                    CPU or OS cannot run is then listed as skipped with its reason)\n"
            "  --threads T       threads for the aggregate figure (default: physical cores)\n"
            "  --seconds S       time per path and thread count, in 5 ms rounds, best kept\n"
            "                    (default 0.6)\n"
            "  --result-file F   write one JSON object (workload \"peak\"): metrics NAME (T\n"
-           "                    threads) and NAME_1t (one core), skipped NAME: reason\n"
+           "                    threads), NAME_1t (one core) and PATH_clock_ghz, skipped\n"
+           "                    NAME: reason\n"
            "  --json            print that JSON object instead of the table\n\n"
-           "Exit status: 0 measured (or every path skipped), 1 write failed, 2 bad usage.\n");
+           "A path named with --paths that this machine cannot run: one line with the reason\n"
+           "on stderr, the result file (if asked for) written with status \"skipped\", exit 3.\n"
+           "Exit status: 0 measured (or, without --paths, every path skipped), 1 failed,\n"
+           "2 bad usage, 3 a path named with --paths cannot run here.\n");
+}
+
+/* Marks the paths named in list; SB_EUSAGE naming an unknown one. */
+static int parse_paths(const char *list, int *want, sb_err *e)
+{
+    char buf[256];
+    if (!list[0] || strlen(list) >= sizeof buf)
+        return sb_errf(e, SB_EUSAGE, "--paths: give a comma-separated list of paths");
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    int n = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int i = sb_peak_path_index(tok);
+        if (i < 0)
+            return sb_errf(e, SB_EUSAGE,
+                           "--paths: unknown path '%s' (known: avx2_f32, avx2_int8, f32, bf16, "
+                           "int8, amx_bf16, amx_int8)", tok);
+        want[i] = 1;
+        n++;
+    }
+    if (!n) return sb_errf(e, SB_EUSAGE, "--paths: give a comma-separated list of paths");
+    return SB_OK;
 }
 
 int sb_cmd_peak(int argc, char **argv)
@@ -37,10 +74,11 @@ int sb_cmd_peak(int argc, char **argv)
     static const struct option opts[] = {
         {"threads", required_argument, 0, 't'}, {"seconds", required_argument, 0, 's'},
         {"result-file", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"paths", required_argument, 0, 'p'},   {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int threads = 0, json = 0, c;
     double seconds = 0.6;
-    const char *result_file = NULL;
+    const char *result_file = NULL, *paths_arg = NULL;
+    int want[SB_PEAK_NPATHS] = {0};
     long v;
     sb_err e = {0};
     optind = 1;
@@ -57,6 +95,11 @@ int sb_cmd_peak(int argc, char **argv)
             break;
         case 'o': result_file = optarg; break;
         case 'j': json = 1; break;
+        case 'p':
+            memset(want, 0, sizeof want);
+            if (parse_paths(optarg, want, &e)) return sb_cli_report("peak", &e);
+            paths_arg = optarg;
+            break;
         case 'h': peak_help(); return 0;
         default:
             return sb_cli_usage_error("peak", "unknown or incomplete option '%s' (see --help)",
@@ -64,14 +107,23 @@ int sb_cmd_peak(int argc, char **argv)
         }
     }
     if (optind < argc) return sb_cli_usage_error("peak", "unexpected argument '%s'", argv[optind]);
+    if (!paths_arg)
+        for (int i = 0; i < SB_PEAK_NPATHS; i++) want[i] = 1;
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (threads <= 0) threads = si && si->cores > 0 ? si->cores : 1;
+    const sb_cpu *cpu = sb_cpu_get();
 
     json_t *metrics = json_object(), *skipped = json_object(), *units = json_object();
-    int measured = 0;
+    json_t *no_clock = json_object();
+    int measured = 0, named_skips = 0;
+    char first_skip[640] = "";
+    char clock_notes[SB_PEAK_NPATHS][300];
+    int nnotes = 0;
     if (!json)
-        printf("%-9s %-16s %12s %12s %8s\n", "path", "metric", "1 core", "threads", "scaling");
+        printf("%-9s %-16s %12s %12s %8s  %-7s %9s  %s\n", "path", "metric", "1 core", "threads",
+               "scaling", "unit", "clock", "instructions");
     for (int i = 0; i < SB_PEAK_NPATHS; i++) {
+        if (!want[i]) continue;
         const char *path = sb_peak_paths[i], *metric = sb_peak_metrics[i];
         const char *unit = strstr(metric, "gops") ? "GOP/s" : "GFLOP/s";
         char why[512] = "";
@@ -80,34 +132,66 @@ int sb_cmd_peak(int argc, char **argv)
             (threads > 1 && sb_peak_measure(path, threads, seconds, &all, why, sizeof why))) {
             json_object_set_new(skipped, metric, json_string(why));
             if (!json) printf("%-9s %-16s skipped: %s\n", path, metric, why);
+            if (paths_arg) {
+                /* the user asked for this path by name: it is this run's verdict */
+                fprintf(stderr, "sprbench peak: path %s cannot run on this machine: %s\n", path, why);
+                if (!named_skips++)
+                    snprintf(first_skip, sizeof first_skip,
+                             "path %s cannot run on this machine: %.500s", path, why);
+            }
             continue;
         }
         if (threads == 1) all = one;
-        char name1[64];
+        char name1[64], cname[64], cwhy[256] = "";
         snprintf(name1, sizeof name1, "%s_1t", metric);
+        snprintf(cname, sizeof cname, "%s_clock_ghz", path);
         json_object_set_new(metrics, metric, json_real(all));
         json_object_set_new(metrics, name1, json_real(one));
         json_object_set_new(units, metric, json_string(unit));
         json_object_set_new(units, name1, json_string(unit));
+        double ghz = sb_peak_clock_ghz(path, one, cpu->microarch, cpu->avx_vnni, cwhy, sizeof cwhy);
+        char clock[32] = "-";
+        if (ghz > 0) {
+            json_object_set_new(metrics, cname, json_real(ghz));
+            json_object_set_new(units, cname, json_string("GHz"));
+            snprintf(clock, sizeof clock, "%.2f GHz", ghz);
+        } else {
+            json_object_set_new(no_clock, path, json_string(cwhy));
+            snprintf(clock_notes[nnotes++], sizeof clock_notes[0], "%s: %s", path, cwhy);
+        }
         measured++;
         if (!json)
-            printf("%-9s %-16s %12.1f %12.1f %7.2fx  %s\n", path, metric, one, all,
-                   one > 0 ? all / one : 0, unit);
+            printf("%-9s %-16s %12.1f %12.1f %7.2fx  %-7s %9s  %s\n", path, metric, one, all,
+                   one > 0 ? all / one : 0, unit, clock, sb_peak_insn(path));
     }
+    if (!json)
+        for (int i = 0; i < nnotes; i++) printf("no clock for %s\n", clock_notes[i]);
 
     char tbuf[16], sbuf[32];
     snprintf(tbuf, sizeof tbuf, "%d", threads);
     snprintf(sbuf, sizeof sbuf, "%g", seconds);
-    char *rv[] = {"sprbench", "peak", "--threads", tbuf, "--seconds", sbuf, NULL};
+    char *rv[] = {"sprbench", "peak", "--threads", tbuf, "--seconds", sbuf,
+                  paths_arg ? "--paths" : NULL, (char *)paths_arg, NULL};
     char *repro = sb_argv_render(rv);
+    const char *status = measured && !named_skips ? "ok" : "skipped";
     json_t *doc = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:{s:f}}", "workload", "peak",
-                            "status", measured ? "ok" : "skipped", "threads", threads, "ranks", 1,
-                            "ppn", 1, "nodes", 1, "config", "seconds", seconds);
-    if (!measured)
+                            "status", status, "threads", threads, "ranks", 1, "ppn", 1,
+                            "nodes", 1, "config", "seconds", seconds);
+    if (paths_arg) {
+        json_t *pl = json_array();
+        for (int i = 0; i < SB_PEAK_NPATHS; i++)
+            if (want[i]) json_array_append_new(pl, json_string(sb_peak_paths[i]));
+        json_object_set_new(json_object_get(doc, "config"), "paths", pl);
+    }
+    if (named_skips)
+        json_object_set_new(doc, "reason", json_string(first_skip));
+    else if (!measured)
         json_object_set_new(doc, "reason", json_string("no instruction path can run here"));
     json_object_set_new(doc, "metrics", metrics);
     json_object_set_new(doc, "units", units);
     json_object_set_new(doc, "skipped", skipped);
+    json_object_set_new(doc, "no_clock", no_clock);
+    json_object_set_new(doc, "microarch", json_string(cpu->microarch));
     json_object_set_new(doc, "samples", json_array());
     json_object_set_new(doc, "env", json_pack("{s:i}", "OMP_NUM_THREADS", threads));
     json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
@@ -118,6 +202,7 @@ int sb_cmd_peak(int argc, char **argv)
         json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
         putchar('\n');
     }
+    if (!rc && named_skips) rc = SB_ESKIP;
     free(repro);
     json_decref(doc);
     return rc;

@@ -45,23 +45,71 @@ const char *sb_onednn_isa_names(void)
     return buf;
 }
 
-int sb_onednn_set_max_isa(const char *isa, sb_err *e)
+/* oneDNN takes one ISA cap per process, before its first primitive. Under
+ * SB_FORCE_NO_AVX512 (SB_FORCE_NO_AVX2) that cap is AVX2 (SSE4.1), so that
+ * onednn-* behave as on a CPU without those instructions, as our kernels
+ * do: a user's lower cap (ONEDNN_MAX_CPU_ISA or --onednn-isa) stays, a
+ * higher one is lowered. */
+static pthread_mutex_t g_cap_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_cap_set;   /* dnnl_set_max_cpu_isa was called (it answers once) */
+
+static int isa_rank(const char *name)
 {
     for (int i = 0; i < N_ISAS; i++)
-        if (strcasecmp(isa, g_isas[i].name) == 0) {
-            dnnl_status_t st = dnnl_set_max_cpu_isa(g_isas[i].isa);
-            if (st != dnnl_success)
-                return sb_errf(e, SB_EFAIL,
-                               "oneDNN refused the ISA cap %s (%s): it must be set before the "
-                               "first primitive is created", g_isas[i].name, dnnl_status2str(st));
-            return SB_OK;
-        }
-    return sb_errf(e, SB_EUSAGE, "unknown oneDNN ISA '%s' (known: %s)", isa,
-                   sb_onednn_isa_names());
+        if (strcasecmp(name, g_isas[i].name) == 0) return i;
+    return -1;
+}
+
+static int forced_rank(void)
+{
+    if (sb_kernel_forced_off("AVX2")) return isa_rank("SSE41");
+    if (sb_kernel_forced_off("AVX512")) return isa_rank("AVX2");
+    return -1;
+}
+
+/* oneDNN reads ONEDNN_MAX_CPU_ISA (or the older DNNL_MAX_CPU_ISA) itself;
+ * only the rank matters here, -1 when unset or a name we do not list. */
+static int env_rank(void)
+{
+    const char *v = getenv("ONEDNN_MAX_CPU_ISA");
+    if (!v || !v[0]) v = getenv("DNNL_MAX_CPU_ISA");
+    return v && v[0] ? isa_rank(v) : -1;
+}
+
+/* Before oneDNN's first primitive or ISA query: the forced cap, if any. */
+static void apply_forced_cap(void)
+{
+    pthread_mutex_lock(&g_cap_mu);
+    int f = forced_rank(), env = env_rank();
+    if (!g_cap_set && f >= 0 && !(env >= 0 && env <= f)) {
+        dnnl_set_max_cpu_isa(g_isas[f].isa);
+        g_cap_set = 1;
+    }
+    pthread_mutex_unlock(&g_cap_mu);
+}
+
+int sb_onednn_set_max_isa(const char *isa, sb_err *e)
+{
+    int r = isa_rank(isa);
+    if (r < 0)
+        return sb_errf(e, SB_EUSAGE, "unknown oneDNN ISA '%s' (known: %s)", isa,
+                       sb_onednn_isa_names());
+    int f = forced_rank();
+    if (f >= 0 && f < r) r = f;
+    pthread_mutex_lock(&g_cap_mu);
+    dnnl_status_t st = dnnl_set_max_cpu_isa(g_isas[r].isa);
+    g_cap_set = 1;
+    pthread_mutex_unlock(&g_cap_mu);
+    if (st != dnnl_success)
+        return sb_errf(e, SB_EFAIL,
+                       "oneDNN refused the ISA cap %s (%s): it must be set before the "
+                       "first primitive is created", g_isas[r].name, dnnl_status2str(st));
+    return SB_OK;
 }
 
 const char *sb_onednn_effective_isa(void)
 {
+    apply_forced_cap();
     dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
     static const char *const lower[] = {"sse41", "avx", "avx2", "avx2_vnni", "avx512_core",
                                         "avx512_core_vnni", "avx512_core_bf16",
@@ -74,7 +122,11 @@ const char *sb_onednn_effective_isa(void)
 static dnnl_engine_t g_engine;
 static dnnl_status_t g_engine_status = dnnl_success;
 static pthread_once_t g_engine_once = PTHREAD_ONCE_INIT;
-static void engine_init(void) { g_engine_status = dnnl_engine_create(&g_engine, dnnl_cpu, 0); }
+static void engine_init(void)
+{
+    apply_forced_cap();
+    g_engine_status = dnnl_engine_create(&g_engine, dnnl_cpu, 0);
+}
 
 /* One in-order stream per calling thread keeps calls from different threads apart. */
 static _Thread_local dnnl_stream_t tl_stream;
@@ -200,7 +252,13 @@ static int get_entry(const mm_key *key, const dnnl_memory_desc_t *wmd, mm_entry 
     tmp->key = *key;
     const char *impl = NULL;
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(tmp->impl, sizeof tmp->impl, "%s", impl ? impl : "?");
+    if (!impl) impl = "?";
+    /* some implementations ("gemm:jit") do not name their ISA: add the cap
+     * oneDNN ran under, so a capped run shows it was capped */
+    if (strstr(impl, "avx") || strstr(impl, "sse") || strstr(impl, "amx"))
+        snprintf(tmp->impl, sizeof tmp->impl, "%s", impl);
+    else
+        snprintf(tmp->impl, sizeof tmp->impl, "%s (max isa %s)", impl, sb_onednn_effective_isa());
     dnnl_status_t st = dnnl_primitive_create(&tmp->prim, pd);
     dnnl_primitive_desc_destroy(pd);
     if (st != dnnl_success)
@@ -302,22 +360,26 @@ static int probe_common(const char *what, int need, const char *flag_why, char *
 
 static int probe_f32(char *why, size_t n) { return probe_common("onednn-f32", 1, "", why, n); }
 
-/* oneDNN's bf16/int8 matmul needs AVX-512 (avx512_core) at least. */
-static int probe_bf16(char *why, size_t n)
+/* oneDNN's bf16/int8 matmul needs AVX-512 (avx512_core) at least. The
+ * force variables are read here too (not only through sb_cpu_get, fixed at
+ * the process's first call), as our own kernels' probes read them. */
+static int probe_avx512_dt(const char *what, const char *dt, char *why, size_t n)
 {
     const sb_cpu *c = sb_cpu_get();
-    return probe_common("onednn-bf16", c->avx512f && c->avx512bw && c->os_avx512,
-                        "oneDNN's bf16 matmul needs AVX-512 (avx512_core) enabled by the OS",
+    char flag_why[160];
+    int forced = sb_kernel_forced_off("AVX512") || sb_kernel_forced_off("AVX2");
+    if (forced)
+        snprintf(flag_why, sizeof flag_why,
+                 "oneDNN's %s matmul needs AVX-512, forced off for a test (%s)", dt,
+                 sb_kernel_forced_off("AVX512") ? "SB_FORCE_NO_AVX512" : "SB_FORCE_NO_AVX2");
+    else
+        snprintf(flag_why, sizeof flag_why,
+                 "oneDNN's %s matmul needs AVX-512 (avx512_core) enabled by the OS", dt);
+    return probe_common(what, !forced && c->avx512f && c->avx512bw && c->os_avx512, flag_why,
                         why, n);
 }
-
-static int probe_int8(char *why, size_t n)
-{
-    const sb_cpu *c = sb_cpu_get();
-    return probe_common("onednn-int8", c->avx512f && c->avx512bw && c->os_avx512,
-                        "oneDNN's int8 matmul needs AVX-512 (avx512_core) enabled by the OS",
-                        why, n);
-}
+static int probe_bf16(char *why, size_t n) { return probe_avx512_dt("onednn-bf16", "bf16", why, n); }
+static int probe_int8(char *why, size_t n) { return probe_avx512_dt("onednn-int8", "int8", why, n); }
 
 /* ---- bf16 from f32 ----------------------------------------------------- */
 

@@ -35,7 +35,14 @@ const char *sb_cpu_microarch(const char *vendor, unsigned family,
             if (stepping >= 10) return "Cooper Lake";
             if (stepping >= 5) return "Cascade Lake";
             return "Skylake-SP";
-        case 0x4E: case 0x5E: return "Skylake";
+        case 0x3C: case 0x3F: case 0x45: case 0x46: return "Haswell";
+        case 0x3D: case 0x47: case 0x4F: case 0x56: return "Broadwell";
+        /* Kaby, Coffee, Whiskey and Comet Lake keep the Skylake core */
+        case 0x4E: case 0x5E: case 0x8E: case 0x9E: case 0xA5: case 0xA6: return "Skylake";
+        case 0x8C: case 0x8D: return "Tiger Lake";
+        case 0xA7: return "Rocket Lake";
+        case 0x97: case 0x9A: return "Alder Lake";
+        case 0xB7: case 0xBA: case 0xBF: return "Raptor Lake";
         case 0x6A: case 0x6C: return "Ice Lake";
         case 0x7D: case 0x7E: return "Ice Lake (client)";
         case 0x8F: return "Sapphire Rapids";

@@ -105,10 +105,12 @@ static void env_init(void)
 /* KC: a B micro-panel (kc x nr) takes an eighth of L2 (twice L1 on most
  * cores): long k runs mean fewer passes over C and long contiguous reads of
  * A and B while packing, which measured better than an L1-sized panel.
- * MC: the packed A block is about 1.5x L2: each B micro-panel then stays in
- * L2 while many A micro-panels stream past it from L3, which measured better
- * than an L2-resident A block re-streaming the (L3) B block for every small
- * MC step. NC: the packed B block takes
+ * MC: the packed A block is about 1.5x L2 (or the kernel's a_l2_pct): each
+ * B micro-panel then stays in L2 while many A micro-panels stream past it
+ * from L3, which measured better than an L2-resident A block re-streaming
+ * the (L3) B block for every small MC step for the AVX-512 kernels; the
+ * AVX2 ones, with half as wide a B panel, read each A block twice as often
+ * and do better with it in L2. NC: the packed B block takes
  * a quarter of L3 (shared by the threads). */
 void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, int *kc)
 {
@@ -123,7 +125,8 @@ void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, in
     int kcv = balanced_block(k, (int)kc_cap, u->ku);
     /* k a little over one block: one block beats a thin second pass */
     if (k <= kc_cap + kc_cap / 4) kcv = round_up(k, u->ku);
-    long mc_cap = (long)(l2 * 3 / 2 / ((size_t)kcv * u->a_esz));
+    long mc_cap = (long)(l2 * (u->a_l2_pct ? (size_t)u->a_l2_pct : 150) / 100 /
+                         ((size_t)kcv * u->a_esz));
     if (g_env_mc > 0) mc_cap = g_env_mc;
     int mcv = balanced_block(m, (int)(mc_cap / u->mr * u->mr), u->mr);
     long nc_cap = (long)(l3 / 4 / ((size_t)kcv * u->b_esz));
@@ -201,8 +204,11 @@ static void run_thread(run_ctx *x, int tid, int nt)
     }
     int kcp_max = round_up(x->kc, u->ku);
     /* A^T's rows run along m: all of this thread's rows packed at once read
-     * long contiguous runs (an MC slice would read short strided pieces). */
-    int a_whole = d->transa == 'T';
+     * long contiguous runs (an MC slice would read short strided pieces) where
+     * slots interleave k (bf16 pairs, int8 quads). f32 slots are the rows'
+     * own floats, read as well from an MC slice, and a packed copy of every
+     * row then only crowds L3 (1-2 % on A^T shapes, avx2-f32 and avx512-f32). */
+    int a_whole = d->transa == 'T' && u->kg > 1;
     size_t a_need = (size_t)round_up(a_whole ? row_hi - row_lo : x->mc, u->mr) * kcp_max *
                     u->a_esz;
     size_t b_need = x->pb || shared ? 0 : (size_t)round_up(x->nc, u->nr) * kcp_max * u->b_esz;
@@ -600,12 +606,16 @@ static void interleave_rows(const char *r0, size_t rs, conv_t cv, int kg, int n,
         for (int q = 0; q < kg; q++) put(out, (size_t)c * kg + q, r0, (size_t)q * rs / src_esz(cv) + c, cv);
 }
 
-/* R*4 bytes (48 or 128) from t to o: inline moves beat a memcpy call. */
+/* R*4 bytes (24, 48, 64 or 128) from t to o: inline moves beat a memcpy call. */
 static inline void copy_slots(char *o, const char *t, int w)
 {
     int bytes = w * 4, b = 0;
     for (; b + 16 <= bytes; b += 16)
         _mm_storeu_si128((__m128i *)(o + b), _mm_loadu_si128((const __m128i *)(t + b)));
+    if (b + 8 <= bytes) {   /* the 6-wide AVX2 panels: 16 + 8 */
+        memcpy(o + b, t + b, 8);
+        b += 8;
+    }
     for (; b < bytes; b += 4) memcpy(o + b, t + b, 4);
 }
 
@@ -618,6 +628,9 @@ static void pack_interleave_via_tmp(const char *base, size_t rs, conv_t cv, int 
                                     int npan, size_t pan_bytes, int kfull, int kg, void *dst);
 #define SB_PACK_COLS 512
 #define SB_PACK_GROUPS 16
+#ifndef SB_PACK_ROWS
+#define SB_PACK_ROWS 8
+#endif
 static void pack_row_interleave(const void *X, int ld, conv_t cv, int R, int ncols, int p0,
                                 int kc, int kcp, int kg, void *dst)
 {
@@ -632,14 +645,24 @@ static void pack_row_interleave(const void *X, int ld, conv_t cv, int R, int nco
     const size_t rs = (size_t)ld * ses;
     int kfull = kc / kg * kg;
     if (kg == 1 && cv.src == SB_SRC_F32 && !cv.bf16) {
-        /* slots are the source's own floats: straight from the rows */
-        for (int p = 0; p < kc; p++) {
-            const char *row = base + (size_t)p * rs;
-            _mm_prefetch(row + 8 * rs, _MM_HINT_T0);
+        /* slots are the source's own floats: straight from the rows,
+         * SB_PACK_ROWS rows at a time, so that each panel receives one
+         * contiguous run of slot rows (a row at a time wrote R floats into
+         * every panel in turn, far apart: twice the time for 768 A^T rows).
+         * The same columns two blocks down are fetched meanwhile: the rows
+         * are far apart, so the hardware does not see them coming (+3 % on
+         * a 768x768x3072 A^T.B). */
+        for (int p0 = 0; p0 < kc; p0 += SB_PACK_ROWS) {
+            int pn = kc - p0 < SB_PACK_ROWS ? kc - p0 : SB_PACK_ROWS;
+            const char *rows = base + (size_t)p0 * rs;
             for (int q = 0; q < npan; q++) {
                 int w = ncols - q * R < R ? ncols - q * R : R;
-                copy_slots((char *)dst + q * pan_bytes + (size_t)p * R * 4,
-                           row + (size_t)q * R * 4, w);
+                char *o = (char *)dst + q * pan_bytes + (size_t)p0 * R * 4;
+                const char *x = rows + (size_t)q * R * 4;
+                for (int p = 0; p < pn; p++) {
+                    _mm_prefetch(x + (size_t)(p + 2 * SB_PACK_ROWS) * rs, _MM_HINT_T0);
+                    copy_slots(o + (size_t)p * R * 4, x + (size_t)p * rs, w);
+                }
             }
         }
         return;

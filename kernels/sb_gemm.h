@@ -41,6 +41,7 @@ typedef struct sb_ukr {
     size_t a_esz, b_esz;    /* bytes per packed element */
     size_t c_esz;           /* 4: f32 or s32 */
     int kc_max;             /* upper bound for KC (0: none) */
+    int a_l2_pct;           /* packed A block (MC x KC) as a percentage of L2 (0: 150) */
     sb_pack_a_fn pack_a;
     sb_pack_b_fn pack_b;
     sb_ukr_fn kernel;

@@ -39,10 +39,11 @@ typedef struct sb_packed_b sb_packed_b;
 void sb_packed_b_free(sb_packed_b *p);
 
 typedef struct sb_kernel {
-    const char *name;       /* "scalar-f32", "avx512-f32", ... */
+    const char *name;       /* "scalar-f32", "avx2-f32", "avx512-f32", ... */
     sb_dtype dtype;
     const char *isa;        /* instruction path, keys the peak it is measured against:
-                               "scalar", "f32" (AVX-512 FMA), "bf16", "int8", "amx_bf16", "amx_int8" */
+                               "scalar", "avx2_f32" (AVX2 FMA), "avx2_int8", "f32"
+                               (AVX-512 FMA), "bf16", "int8", "amx_bf16", "amx_int8" */
     const char *summary;    /* one line for --help and `sprbench info` */
     /* 1 when this machine can run the kernel; else 0 with the reason in why. */
     int (*probe)(char *why, size_t whylen);
@@ -52,7 +53,9 @@ typedef struct sb_kernel {
     int (*gemm_u8s8)(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B, int32_t *C,
                      sb_err *err);
     /* The implementation the kernel last ran as its library reports it (oneDNN's
-     * impl_info_str, e.g. "brg:avx512_core"); NULL for the project's own kernels. */
+     * impl_info_str, e.g. "brg:avx512_core"), or for a project kernel that picks
+     * its instructions at run time the ones it runs ("avx2:vpmaddwd-s16");
+     * NULL for the other project kernels. */
     const char *(*impl)(void);
     /* SB_DT_BF16 kernels, for callers that already hold bf16 (raw bit patterns):
      * no rounding happens on the way in. NULL when not offered. */
@@ -75,13 +78,14 @@ void sb_gemm_set_cache_sizes(size_t l1d, size_t l2, size_t l3);
 void sb_gemm_get_cache_sizes(size_t *l1d, size_t *l2, size_t *l3);
 
 /* Test hook: a probe answers "no" when SB_FORCE_NO_<FLAG> is set to a
- * non-empty value other than "0", e.g. SB_FORCE_NO_AVX512, SB_FORCE_NO_AVX512_BF16,
- * SB_FORCE_NO_AVX512_VNNI, SB_FORCE_NO_AMX, SB_FORCE_NO_ONEDNN. */
+ * non-empty value other than "0", e.g. SB_FORCE_NO_AVX2 (and everything above
+ * it), SB_FORCE_NO_AVX512, SB_FORCE_NO_AVX512_BF16, SB_FORCE_NO_AVX512_VNNI,
+ * SB_FORCE_NO_AMX, SB_FORCE_NO_ONEDNN. */
 int sb_kernel_forced_off(const char *flag);
 
 /* Whether this machine can run an instruction path (an sb_kernel.isa value:
- * "scalar", "f32", "bf16", "int8", "amx_bf16", "amx_int8"); 0 with the
- * reason otherwise (also for an unknown path). */
+ * "scalar", "avx2_f32", "avx2_int8", "f32", "bf16", "int8", "amx_bf16",
+ * "amx_int8"); 0 with the reason otherwise (also for an unknown path). */
 int sb_isa_probe(const char *isa, char *why, size_t whylen);
 
 int sb_kernel_count(void);

@@ -1,42 +1,152 @@
 #include "sb_peak.h"
+#include "sb_cpu.h"
 #include "sb_kernel.h"
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-const char *const sb_peak_paths[SB_PEAK_NPATHS] = {"f32", "bf16", "int8", "amx_bf16", "amx_int8"};
-const char *const sb_peak_metrics[SB_PEAK_NPATHS] = {"f32_gflops", "bf16_gflops", "int8_gops",
-                                                     "amx_bf16_gflops", "amx_int8_gops"};
+const char *const sb_peak_paths[SB_PEAK_NPATHS] = {"avx2_f32", "avx2_int8", "f32", "bf16",
+                                                   "int8", "amx_bf16", "amx_int8"};
+const char *const sb_peak_metrics[SB_PEAK_NPATHS] = {
+    "avx2_f32_gflops", "avx2_int8_gops", "f32_gflops",   "bf16_gflops",
+    "int8_gops",       "amx_bf16_gflops", "amx_int8_gops"};
 
 /* The loops live in ISA files; each returns a value that depends on every
  * accumulator so none is optimised away. */
+double sb_peak_loop_avx2_f32(long iters);
+double sb_peak_loop_avx2_int8(long iters);
+double sb_peak_loop_avxvnni(long iters);
 double sb_peak_loop_f32(long iters);
 double sb_peak_loop_bf16(long iters);
 double sb_peak_loop_int8(long iters);
 double sb_peak_loop_amx_bf16(long iters);
 double sb_peak_loop_amx_int8(long iters);
 
-/* per iteration: 24 zmm FMAs (16 lanes x 2), 24 vdpbf16ps (16 x 2 pairs x 2),
- * 24 vpdpbusd (16 x 4 x 2), 4 tdpbf16ps (16x16x32 x 2), 4 tdpbusd (16x16x64 x 2) */
-static const struct {
-    const char *path;
+typedef struct {
+    const char *path, *insn;
     double (*loop)(long);
-    double ops;
-} g_loops[SB_PEAK_NPATHS] = {
-    {"f32", sb_peak_loop_f32, 24.0 * 32},
-    {"bf16", sb_peak_loop_bf16, 24.0 * 64},
-    {"int8", sb_peak_loop_int8, 24.0 * 128},
-    {"amx_bf16", sb_peak_loop_amx_bf16, 4.0 * 16 * 16 * 32 * 2},
-    {"amx_int8", sb_peak_loop_amx_int8, 4.0 * 16 * 16 * 64 * 2},
+    double ops;   /* per iteration, a multiply-add counted 2 */
+} peak_loop;
+
+/* per iteration: 14 ymm FMAs (8 lanes x 2); 14 vpmaddwd ymm (16 pairs x 2)
+ * or 14 vpdpbusd ymm (8 x 4 x 2); 24 zmm FMAs (16 x 2), 24 vdpbf16ps
+ * (16 x 2 pairs x 2), 24 vpdpbusd zmm (16 x 4 x 2); 4 tdpbf16ps (16x16x32 x
+ * 2), 4 tdpbusd (16x16x64 x 2) */
+static const peak_loop g_loops[SB_PEAK_NPATHS] = {
+    {"avx2_f32", "vfmadd231ps ymm", sb_peak_loop_avx2_f32, 14.0 * 16},
+    {"avx2_int8", "vpmaddwd + vpaddd ymm", sb_peak_loop_avx2_int8, 14.0 * 32},
+    {"f32", "vfmadd231ps zmm", sb_peak_loop_f32, 24.0 * 32},
+    {"bf16", "vdpbf16ps zmm", sb_peak_loop_bf16, 24.0 * 64},
+    {"int8", "vpdpbusd zmm", sb_peak_loop_int8, 24.0 * 128},
+    {"amx_bf16", "tdpbf16ps", sb_peak_loop_amx_bf16, 4.0 * 16 * 16 * 32 * 2},
+    {"amx_int8", "tdpbusd", sb_peak_loop_amx_int8, 4.0 * 16 * 16 * 64 * 2},
 };
+/* avx2_int8 where the CPU has AVX-VNNI: the instruction avx2-int8 runs there */
+static const peak_loop g_avxvnni = {"avx2_int8", "vpdpbusd ymm (AVX-VNNI)", sb_peak_loop_avxvnni,
+                                    14.0 * 64};
+
+int sb_peak_path_index(const char *path)
+{
+    for (int i = 0; i < SB_PEAK_NPATHS; i++)
+        if (strcmp(sb_peak_paths[i], path) == 0) return i;
+    return -1;
+}
+
+static const peak_loop *find_loop(const char *path)
+{
+    int i = sb_peak_path_index(path);
+    if (i < 0) return NULL;
+    if (i == 1 && sb_cpu_get()->avx_vnni) return &g_avxvnni;
+    return &g_loops[i];
+}
 
 double sb_peak_ops_per_iter(const char *path)
 {
-    for (int i = 0; i < SB_PEAK_NPATHS; i++)
-        if (strcmp(g_loops[i].path, path) == 0) return g_loops[i].ops;
+    const peak_loop *l = find_loop(path);
+    return l ? l->ops : 0;
+}
+
+const char *sb_peak_insn(const char *path)
+{
+    const peak_loop *l = find_loop(path);
+    return l ? l->insn : "";
+}
+
+/* ---- documented operations per cycle per core ---------------------------
+ * From the vendors' optimisation manuals and instruction tables (two 256-bit
+ * FMA pipes: 2 x 8 lanes x 2 = 32 f32 flop per cycle; 0: no figure we can
+ * stand behind). Columns: avx2_f32 (vfmadd231ps ymm), avx2_int8 without
+ * AVX-VNNI (vpmaddwd ymm: 16 multiply-adds), avx2_int8 with AVX-VNNI
+ * (vpdpbusd ymm: 32), f32 (vfmadd231ps zmm), bf16 (vdpbf16ps zmm), int8
+ * (vpdpbusd zmm), amx_bf16, amx_int8. Xeon figures are for the SKUs with two
+ * 512-bit FMA units (some Bronze/Silver parts have one: half). */
+static const struct {
+    const char *uarch;
+    double avx2_f32, avx2_madd, avx2_vnni, f32, bf16, int8, amx_bf16, amx_int8;
+} g_opc[] = {
+    /* Zen/Zen+: ymm split over two 128-bit FMA pipes */
+    {"Zen", 16, 0, 0, 0, 0, 0, 0, 0},
+    {"Zen 2", 32, 0, 0, 0, 0, 0, 0, 0},
+    {"Zen 3", 32, 0, 0, 0, 0, 0, 0, 0},
+    /* Zen 4: two 256-bit FMA pipes; zmm instructions take both halves of a
+     * pipe pair (double-pumped), vpmaddwd ymm issues on two pipes */
+    {"Zen 4", 32, 64, 0, 32, 64, 128, 0, 0},
+    /* Zen 5 (server and desktop): full 512-bit FMA pipes; mobile parts halve f32 */
+    {"Zen 5", 32, 0, 0, 64, 0, 0, 0, 0},
+    /* Haswell, Broadwell: FMA on ports 0 and 1, vpmaddwd on port 0 only */
+    {"Haswell", 32, 32, 0, 0, 0, 0, 0, 0},
+    {"Broadwell", 32, 32, 0, 0, 0, 0, 0, 0},
+    /* Skylake and its client successors: vpmaddwd on ports 0 and 1 */
+    {"Skylake", 32, 64, 0, 0, 0, 0, 0, 0},
+    {"Skylake-SP", 32, 64, 0, 64, 0, 0, 0, 0},
+    {"Cascade Lake", 32, 64, 0, 64, 0, 256, 0, 0},
+    {"Cooper Lake", 32, 64, 0, 64, 0, 256, 0, 0},
+    {"Ice Lake", 32, 64, 0, 64, 0, 256, 0, 0},
+    /* client parts with AVX-512: one 512-bit FMA unit (ports 0+1 fused) */
+    {"Ice Lake (client)", 32, 64, 0, 32, 0, 128, 0, 0},
+    {"Tiger Lake", 32, 64, 0, 32, 0, 128, 0, 0},
+    {"Rocket Lake", 32, 64, 0, 32, 0, 128, 0, 0},
+    /* hybrid clients: the P-cores' figures (Golden/Raptor Cove) */
+    {"Alder Lake", 32, 64, 128, 0, 0, 0, 0, 0},
+    {"Raptor Lake", 32, 64, 128, 0, 0, 0, 0, 0},
+    /* AMX: 1024 bf16 / 2048 int8 operations per cycle per core */
+    {"Sapphire Rapids", 32, 64, 128, 64, 0, 256, 1024, 2048},
+    {"Emerald Rapids", 32, 64, 128, 64, 0, 256, 1024, 2048},
+    {"Granite Rapids", 32, 64, 128, 64, 0, 256, 1024, 2048},
+};
+
+double sb_peak_ops_per_cycle(const char *path, const char *microarch, int avx_vnni, char *why,
+                             size_t whylen)
+{
+    int pi = sb_peak_path_index(path);
+    if (pi < 0) {
+        snprintf(why, whylen, "unknown peak path '%s'", path);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof g_opc / sizeof g_opc[0]; i++) {
+        if (strcmp(g_opc[i].uarch, microarch) != 0) continue;
+        const double v[SB_PEAK_NPATHS] = {g_opc[i].avx2_f32,
+                                          avx_vnni ? g_opc[i].avx2_vnni : g_opc[i].avx2_madd,
+                                          g_opc[i].f32,      g_opc[i].bf16, g_opc[i].int8,
+                                          g_opc[i].amx_bf16, g_opc[i].amx_int8};
+        if (v[pi] > 0) return v[pi];
+        snprintf(why, whylen, "no documented throughput of %s%s on %s", path,
+                 pi == 1 ? (avx_vnni ? " (vpdpbusd ymm)" : " (vpmaddwd ymm)") : "", microarch);
+        return 0;
+    }
+    snprintf(why, whylen, "microarchitecture %s has no throughput table", microarch);
     return 0;
 }
+
+double sb_peak_clock_ghz(const char *path, double rate_per_thread, const char *microarch,
+                         int avx_vnni, char *why, size_t whylen)
+{
+    double opc = sb_peak_ops_per_cycle(path, microarch, avx_vnni, why, whylen);
+    return opc > 0 ? rate_per_thread / opc : 0;
+}
+
+/* ---- measuring ----------------------------------------------------------- */
 
 static double now_s(void)
 {
@@ -69,18 +179,18 @@ int sb_peak_measure(const char *path, int threads, double seconds, double *gflop
                     size_t whylen)
 {
     *gflops = 0;
-    int idx = -1;
-    for (int i = 0; i < SB_PEAK_NPATHS; i++)
-        if (strcmp(g_loops[i].path, path) == 0) idx = i;
-    if (idx < 0) {
-        snprintf(why, whylen, "unknown peak path '%s' (known: f32, bf16, int8, amx_bf16, amx_int8)",
-                 path);
+    if (sb_peak_path_index(path) < 0) {
+        snprintf(why, whylen,
+                 "unknown peak path '%s' (known: avx2_f32, avx2_int8, f32, bf16, int8, amx_bf16, "
+                 "amx_int8)", path);
         return 1;
     }
+    /* the probe first: find_loop may pick by CPU flags, never run by them */
     if (!sb_isa_probe(path, why, whylen)) return 1;
+    const peak_loop *pl = find_loop(path);
     int nt = threads > 0 ? threads : omp_get_max_threads();
     if (seconds <= 0) seconds = 0.3;
-    double (*loop)(long) = g_loops[idx].loop;
+    double (*loop)(long) = pl->loop;
     /* Many short rounds, best kept: a peak is what the core does when it runs
      * undisturbed, and on a shared machine only short rounds often are. */
     long iters = 1000;
@@ -94,7 +204,7 @@ int sb_peak_measure(const char *path, int threads, double seconds, double *gflop
     double best = 0;
     for (int r = 0; r < rounds; r++) {
         double dt = timed_round(loop, round_iters, nt);
-        double g = g_loops[idx].ops * round_iters * nt / dt / 1e9;
+        double g = pl->ops * round_iters * nt / dt / 1e9;
         if (g > best) best = g;
     }
     *gflops = best;

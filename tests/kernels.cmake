@@ -1,8 +1,27 @@
-# Kernels: every kernel against the scalar reference (and the AMX kernels on
-# the tile model), the tile model itself, the peak probes, and the CLI
-# (`sprbench peak`, kernel skip paths through `sprbench gemm`).
+# Kernels: every kernel against a reference (and the AMX kernels on the tile
+# model, avx2-int8's AVX-VNNI path on its model), the tile model itself, the
+# peak probes, and the CLI (`sprbench peak`, kernel skip paths through
+# `sprbench gemm`).
 sb_add_unit(test_kern_gemm ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_gemm.c)
 sb_add_unit(test_kern_amxmodel ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxmodel.c)
 sb_add_unit(test_kern_peak ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_peak.c)
 sb_add_script(kern_cli kern_cli.sh)
 set_tests_properties(test_kern_gemm kern_cli PROPERTIES TIMEOUT 120)
+
+# The same tests with instruction sets forced off, so that on an AVX-512
+# machine the AVX2 kernels run exactly as on an AVX2-only CPU
+# (SB_FORCE_NO_AVX512) and the scalar and SSE fallbacks as on one without
+# AVX2 (SB_FORCE_NO_AVX2); on an AVX-VNNI machine avx2-int8 then also runs
+# its vpmaddwd path (SB_FORCE_NO_AVX_VNNI). The tests check that the forced-
+# off kernels report unavailable; a run this CPU cannot stand for (no AVX2,
+# no AVX-VNNI at all) exits 77: skipped, with the reason on its output.
+function(sb_kern_forced_run name target var)
+  add_test(NAME ${name} COMMAND ${target} ${ARGN})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT
+    "SB_SOURCE_DIR=${CMAKE_SOURCE_DIR};SPRBENCH=$<TARGET_FILE:sprbench>;SB_FORCE_NO_${var}=1")
+endfunction()
+sb_kern_forced_run(test_kern_gemm_noavx512 test_kern_gemm AVX512)
+sb_kern_forced_run(test_kern_gemm_noavx2 test_kern_gemm AVX2)
+sb_kern_forced_run(test_kern_gemm_noavxvnni test_kern_gemm AVX_VNNI --only avx2-int8)
+sb_kern_forced_run(test_kern_peak_noavx512 test_kern_peak AVX512)
+sb_kern_forced_run(test_kern_peak_noavx2 test_kern_peak AVX2)
