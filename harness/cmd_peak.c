@@ -109,6 +109,9 @@ int sb_cmd_peak(int argc, char **argv)
     if (optind < argc) return sb_cli_usage_error("peak", "unexpected argument '%s'", argv[optind]);
     if (!paths_arg)
         for (int i = 0; i < SB_PEAK_NPATHS; i++) want[i] = 1;
+    /* an output that cannot be written is found before the measuring */
+    if (result_file && sb_cli_check_out_file("--result-file", result_file, &e))
+        return sb_cli_report("peak", &e);
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (threads <= 0) threads = si && si->cores > 0 ? si->cores : 1;
     const sb_cpu *cpu = sb_cpu_get();
@@ -193,7 +196,10 @@ int sb_cmd_peak(int argc, char **argv)
     json_object_set_new(doc, "no_clock", no_clock);
     json_object_set_new(doc, "microarch", json_string(cpu->microarch));
     json_object_set_new(doc, "samples", json_array());
-    json_object_set_new(doc, "env", json_pack("{s:i}", "OMP_NUM_THREADS", threads));
+    char omp[32];
+    snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", threads);
+    const char *set[] = {omp, NULL};
+    sb_env_record(doc, sb_env_json_effective(set));
     json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
     if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
     int rc = 0;
