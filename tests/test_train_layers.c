@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "train_testutil.h"
 #include "sb_cpu.h"
 #include "sb_layers.h"
 
@@ -352,21 +353,6 @@ static void agree(const char *lvl, const char *what, double err, double tol)
     if (!ok) g_fail = 1;
 }
 
-/* The level the dispatcher must choose, derived independently of it: the raw
- * CPUID/XCR0 flags less what the SB_FORCE_NO_* variables turn off. */
-static int expected_level(void)
-{
-    sb_cpu c;
-    sb_cpu_detect(&c);
-    int want = SB_LAYERS_SCALAR;
-    if (c.avx2 && c.fma && c.os_avx) want = SB_LAYERS_AVX2;
-    if (c.avx512f && c.avx512dq && c.avx512bw && c.avx512vl && c.os_avx512 && c.fma)
-        want = SB_LAYERS_AVX512;
-    if (sb_kernel_forced_off("AVX2")) want = SB_LAYERS_SCALAR;
-    if (sb_kernel_forced_off("AVX512") && want > SB_LAYERS_AVX2) want = SB_LAYERS_AVX2;
-    return want;
-}
-
 static void test_dispatch(void)
 {
     int want = expected_level(), got = sb_layers_level();
@@ -514,25 +500,6 @@ static void test_level_vs_scalar(int lvl)
     }
     sb_layers_set_level(SB_LAYERS_AUTO);
     free(x); free(dy); free(a); free(b);
-}
-
-/* An f32 kernel this machine runs: SB_TEST_KERNEL when it can, else the
- * first runnable of the preferred ones (never one name assumed to run). */
-static const sb_kernel *pick_f32_kernel(void)
-{
-    static const char *const prefs[] = {"avx512-f32", "avx2-f32", "onednn-f32", "scalar-f32"};
-    const char *want = getenv("SB_TEST_KERNEL");
-    char why[256] = "unknown kernel";
-    if (want && *want) {
-        const sb_kernel *k = sb_kernel_find(want);
-        if (k && k->gemm_f32 && k->probe(why, sizeof why)) return k;
-        printf("SB_TEST_KERNEL=%s cannot run here (%s)\n", want, why);
-    }
-    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
-        const sb_kernel *k = sb_kernel_find(prefs[i]);
-        if (k && k->gemm_f32 && k->dtype == SB_DT_F32 && k->probe(why, sizeof why)) return k;
-    }
-    return NULL;
 }
 
 int main(void)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "train_testutil.h"
 #include "sb_model.h"
 
 static int g_fail;
@@ -20,25 +21,6 @@ static void on_ready(void *user, size_t off, size_t len)
     (void)user;
     if (g_seen < 64) { g_seen_off[g_seen] = off; g_seen_len[g_seen] = len; }
     g_seen++;
-}
-
-/* An f32 kernel this machine runs: SB_TEST_KERNEL when it can, else the
- * first runnable of the preferred ones (never one name assumed to run). */
-static const sb_kernel *pick_f32_kernel(void)
-{
-    static const char *const prefs[] = {"avx512-f32", "avx2-f32", "onednn-f32", "scalar-f32"};
-    const char *want = getenv("SB_TEST_KERNEL");
-    char why[256] = "unknown kernel";
-    if (want && *want) {
-        const sb_kernel *k = sb_kernel_find(want);
-        if (k && k->gemm_f32 && k->probe(why, sizeof why)) return k;
-        printf("SB_TEST_KERNEL=%s cannot run here (%s)\n", want, why);
-    }
-    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
-        const sb_kernel *k = sb_kernel_find(prefs[i]);
-        if (k && k->gemm_f32 && k->dtype == SB_DT_F32 && k->probe(why, sizeof why)) return k;
-    }
-    return NULL;
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "train_testutil.h"
 #include "sb_adamw.h"
 #include "sb_cpu.h"
 #include "sb_layers.h"
@@ -163,21 +164,6 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
     free(cfgv); free(fid); free(fmask); free(fs); free(fe); free(rs); free(re); free(rl);
     free(os); free(oe); free(ref_losses);
     sb_model_free(&m);
-}
-
-/* The level the dispatcher must choose, from the raw CPUID/XCR0 flags less
- * what the SB_FORCE_NO_* variables turn off (as test_train_layers checks). */
-static int expected_level(void)
-{
-    sb_cpu c;
-    sb_cpu_detect(&c);
-    int want = SB_LAYERS_SCALAR;
-    if (c.avx2 && c.fma && c.os_avx) want = SB_LAYERS_AVX2;
-    if (c.avx512f && c.avx512dq && c.avx512bw && c.avx512vl && c.os_avx512 && c.fma)
-        want = SB_LAYERS_AVX512;
-    if (sb_kernel_forced_off("AVX2")) want = SB_LAYERS_SCALAR;
-    if (sb_kernel_forced_off("AVX512") && want > SB_LAYERS_AVX2) want = SB_LAYERS_AVX2;
-    return want;
 }
 
 /* AdamW at every level this machine runs against the scalar one, bit for
