@@ -351,6 +351,10 @@ int sb_cmd_features(int argc, char **argv)
         return sb_cli_usage_error("features", "--vocab FILE and --data FILE are required (see --help)");
     if (stride >= max_seq / 2)
         return sb_cli_usage_error("features", "--stride %ld must be below half of --max-seq %ld", stride, max_seq);
+    /* an output that cannot be written is found before the tokenising */
+    if (!count_only && out_path && strcmp(out_path, "-") != 0 &&
+        sb_cli_check_out_file("--out", out_path, &e))
+        return sb_cli_report("features", &e);
     sb_vocab v;
     if (sb_vocab_load(vocab_path, &v, &e)) return sb_cli_report("features", &e);
     double t0 = sb_now();
@@ -520,6 +524,9 @@ int sb_cmd_squad_synth(int argc, char **argv)
     if (optind < argc) return sb_cli_usage_error("squad-synth", "unexpected argument '%s'", argv[optind]);
     if (n < 0 || !out)
         return sb_cli_usage_error("squad-synth", "--questions N and --out FILE are required (see --help)");
+    if (sb_cli_check_out_file("--out", out, &e) ||
+        (vocab_out && sb_cli_check_out_file("--write-vocab", vocab_out, &e)))
+        return sb_cli_report("squad-synth", &e);
     if (sb_squad_synth_write(out, (int32_t)n, (uint64_t)seed, dev, &e)) return sb_cli_report("squad-synth", &e);
     if (vocab_out) {
         sb_vocab v;

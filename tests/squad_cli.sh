@@ -81,6 +81,11 @@ expect_bad 2 "--questions" "$SPRBENCH" squad-synth --questions 0 --out "$T/x.jso
 printf '"x"' >"$T/str.json"
 expect_bad 2 "str.json: line 1" "$SPRBENCH" evaluate --data "$FIX/mini.json" --predictions "$T/str.json"
 check '[ ! -e "$T/x.json" ]' "nothing written on bad usage"
+# an output that cannot be written is refused before any work, nothing written
+expect_bad 2 "cannot write (--out): directory $T/none does not exist" "$SPRBENCH" squad-synth --questions 5 --out "$T/none/x.json"
+expect_bad 2 "cannot write (--write-vocab)" "$SPRBENCH" squad-synth --questions 5 --out "$T/y.json" --write-vocab "$T/none/v.txt"
+check '[ ! -e "$T/y.json" ]' "squad-synth wrote its data before refusing --write-vocab"
+expect_bad 2 "cannot write (--out)" "$SPRBENCH" features --vocab "$FIX/vocab_small.txt" --data "$FIX/mini.json" --out "$T/none/f.jsonl"
 
 [ $fail -eq 0 ] && echo "squad_cli: ok"
 exit $fail
