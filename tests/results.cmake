@@ -26,3 +26,4 @@ set_tests_properties(results_store PROPERTIES TIMEOUT 300)
 # compared by gate and report.
 sb_add_script(results_env results_env.sh)
 set_tests_properties(results_env PROPERTIES TIMEOUT 180)
+sb_add_script(results_machines results_machines.sh)

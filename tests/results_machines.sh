@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The machines on record (results/machines/*.json, real sweeps from real CPUs)
+# import with this version and compare in a report: report always has real
+# machines to set side by side.
+. "$(dirname "$0")/lib.sh"
+M="${SB_SOURCE_DIR:?}/results/machines"
+set -- "$M"/*.json
+[ "$#" -ge 2 ] || { fail "fewer than two machine records in $M"; finish results_machines; exit 1; }
+expect_rc 0 "$SPRBENCH" db import --db "$T/m.db" "$@"
+# every record adds its points and its machine, none is refused
+[ "$(grep -c 'point(s) added' "$T/out")" -eq "$#" ] && ok || fail "not every record imported: $(cat "$T/out")"
+[ "$(sqlite3 "$T/m.db" 'SELECT COUNT(DISTINCT microarch) FROM machine')" -ge 2 ] && ok || fail "two microarchitectures expected"
+# the first GEMM sweep of each of two machines, compared
+ids=$(sqlite3 "$T/m.db" "SELECT MIN(s.id) FROM sweep s JOIN point p ON p.sweep_id = s.id
+  WHERE p.workload = 'gemm' GROUP BY p.machine_id ORDER BY 1 LIMIT 2" | tr '\n' ' ')
+set -- $ids
+[ "$#" -eq 2 ] && ok || fail "two GEMM sweeps on two machines expected, got '$ids'"
+expect_rc 0 "$SPRBENCH" report --db "$T/m.db" --baseline "$1" --candidate "$2" --out "$T/rep" --no-plots
+for a in $(sqlite3 "$T/m.db" 'SELECT DISTINCT microarch FROM machine' | tr ' ' '_'); do
+  expect_grep "microarchitecture .*${a//_/ }" "$T/rep/report.md"
+done
+# a kernel both ran has a ratio (a number followed by x), not only "-"
+expect_grep '^\| scalar-f32 \| f32 \| 1024x1024x1024:NN \| 1 \| [0-9.]+ .*\| [0-9.]+x' "$T/rep/report.md"
+finish results_machines
