@@ -94,6 +94,13 @@ static void datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
     }
 }
 
+/* One colour per series, twelve apart: gnuplot's default cycle has eight, so
+ * with the AVX2 kernels two of nine kernels shared a colour. */
+static const char *const g_series_colour[] = {
+    " lc rgb '#9400d3'", " lc rgb '#009e73'", " lc rgb '#56b4e9'", " lc rgb '#e69f00'",
+    " lc rgb '#c8b400'", " lc rgb '#0072b2'", " lc rgb '#e51e10'", " lc rgb '#000000'",
+    " lc rgb '#d55e00'", " lc rgb '#cc79a7'", " lc rgb '#8c564b'", " lc rgb '#7f7f7f'"};
+
 /* `using` is one of this file's literals, with no directives. */
 static void plot_cmd(sb_gp *g, const series_pt *pts, int n, const char *using)
 {
@@ -104,6 +111,7 @@ static void plot_cmd(sb_gp *g, const series_pt *pts, int n, const char *using)
         while (j < n && !strcmp(pts[j].kernel, pts[i].kernel)) j++;
         sb_gp_add(g, block ? ", $d%d " : "$d%d ", block);
         sb_gp_add(g, using);
+        sb_gp_add(g, g_series_colour[block % (int)(sizeof g_series_colour / sizeof *g_series_colour)]);
         sb_gp_add(g, " title %T", pts[i].kernel);
         block++;
         i = j;
