@@ -1,4 +1,5 @@
 #include "sb_gnuplot.h"
+#include "sb_text.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -94,30 +95,6 @@ static void put_num(sb_gp *g, double v, const char *fmt)
     put_str(g, b);
 }
 
-/* Length of the well-formed UTF-8 sequence at s and its code point; 0 for
- * a byte that starts none (stray continuation, overlong form, surrogate,
- * beyond U+10FFFF, truncated). */
-static int utf8_seq(const unsigned char *s, unsigned *cp)
-{
-    unsigned c = s[0], min;
-    int n;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf) { n = 2; c &= 0x1f; min = 0x80; }
-    else if ((c & 0xf0) == 0xe0) { n = 3; c &= 0x0f; min = 0x800; }
-    else if (c >= 0xf0 && c <= 0xf4) { n = 4; c &= 0x07; min = 0x10000; }
-    else return 0;
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;   /* also stops at the terminating NUL */
-        c = c << 6 | (s[i] & 0x3fu);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
-    *cp = c;
-    return n;
-}
-
 /* A single-quoted literal: inside '...' gnuplot 5.4 expands no `command`,
  * no @macro and no escape sequence, and '' stands for '. A line break
  * would end the command mid-literal, so whitespace controls become spaces;
@@ -131,7 +108,7 @@ static void put_text(sb_gp *g, const char *s, int as_format)
     put(g, "'", 1);
     while (*p) {
         unsigned cp;
-        int n = utf8_seq(p, &cp);
+        int n = (int)sb_text_decode((const char *)p, SIZE_MAX, &cp);
         if (n == 0) {
             put(g, "?", 1);
             p++;

@@ -1,4 +1,5 @@
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -177,27 +178,6 @@ static int cmp_entry(const void *a, const void *b)
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-/* Length of the well-formed UTF-8 sequence at s (at most `left` bytes), 0
- * for a byte that starts none (stray continuation, overlong, surrogate,
- * beyond U+10FFFF, truncated). */
-static int utf8_len(const unsigned char *s, size_t left)
-{
-    unsigned c = s[0], min;
-    int n;
-    if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) { n = 2; c &= 0x1f; min = 0x80; }
-    else if ((c & 0xf0) == 0xe0) { n = 3; c &= 0x0f; min = 0x800; }
-    else if (c >= 0xf0 && c <= 0xf4) { n = 4; c &= 0x07; min = 0x10000; }
-    else return 0;
-    if ((size_t)n > left) return 0;
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        c = c << 6 | (s[i] & 0x3fu);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
-    return n;
-}
-
 /* A value as JSON text: invalid UTF-8 bytes become '?' (jansson refuses
  * them), and past SB_ENV_VALUE_MAX bytes it is cut with "..." after it. */
 static json_t *env_value(const char *v)
@@ -207,7 +187,8 @@ static json_t *env_value(const char *v)
     if (!buf) return NULL;
     size_t o = 0;
     for (size_t i = 0; i < keep;) {
-        int len = utf8_len((const unsigned char *)v + i, keep - i);
+        uint32_t cp;
+        int len = (int)sb_text_decode(v + i, keep - i, &cp);
         if (!len) {
             buf[o++] = '?';
             i++;

@@ -33,6 +33,11 @@ static size_t decode(const unsigned char *s, size_t len, uint32_t *cp)
     return n;
 }
 
+size_t sb_text_decode(const char *s, size_t len, uint32_t *cp)
+{
+    return decode((const unsigned char *)s, len, cp);
+}
+
 long sb_text_chars(const char *s, size_t len, size_t *bad)
 {
     const unsigned char *u = (const unsigned char *)s;

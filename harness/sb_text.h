@@ -17,6 +17,7 @@
 #ifndef SB_TEXT_H
 #define SB_TEXT_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "sb_err.h"
 
@@ -24,6 +25,11 @@
  * surrogates, at most U+10FFFF) without NUL; -1 otherwise, with *bad (may be
  * NULL) the offset of the first offending byte. */
 long sb_text_chars(const char *s, size_t len, size_t *bad);
+/* One UTF-8 character at s[0..len): its length in bytes, and its code point
+ * in *cp; 0 when the bytes there are not one (overlong forms, surrogates,
+ * values past U+10FFFF, a sequence cut short). On a NUL-terminated string a
+ * len past the end is safe: the NUL is never a continuation byte. */
+size_t sb_text_decode(const char *s, size_t len, uint32_t *cp);
 
 /* SB_OK when s (NUL-terminated) is valid UTF-8 of at most max_chars
  * characters; otherwise SB_EUSAGE "WHAT: invalid UTF-8 at byte N" or
