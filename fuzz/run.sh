@@ -22,7 +22,8 @@ OUT=${FUZZ_OUT:-"$ROOT/build-fuzz"}
 mkdir -p "$OUT"
 CC=${CC:-clang}
 FLAGS=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
-       -fno-sanitize-recover=undefined -I"$ROOT"/harness -I"$ROOT"/bench
+       -fno-sanitize-recover=undefined -I"$ROOT"/harness -I"$ROOT"/harness/run -I"$ROOT"/harness/study
+       -I"$ROOT"/harness/store -I"$ROOT"/bench
        -I"$ROOT"/bench/distilbert -I"$ROOT"/kernels)
 DATA_SRC=("$ROOT"/bench/distilbert/sb_tokenizer.c "$ROOT"/bench/distilbert/sb_squad.c
           "$ROOT"/bench/distilbert/sb_features.c "$ROOT"/bench/distilbert/sb_squad_eval.c
@@ -39,12 +40,12 @@ results_libs() {
 for h in $HARNESSES; do
     case $h in
     tokenizer|squad|safetensors) SRC=("${DATA_SRC[@]}"); LIBS=("${DATA_LIBS[@]}") ;;
-    import)   results_libs; SRC=("$ROOT"/harness/sb_export.c "$ROOT"/harness/sb_db.c "$ROOT"/harness/sb_text.c); LIBS=("${RES_LIBS[@]}") ;;
-    hostfile) results_libs; SRC=("$ROOT"/harness/sb_launch.c); LIBS=("${RES_LIBS[@]}") ;;
+    import)   results_libs; SRC=("$ROOT"/harness/store/sb_export.c "$ROOT"/harness/store/sb_db.c "$ROOT"/bench/sb_text.c); LIBS=("${RES_LIBS[@]}") ;;
+    hostfile) results_libs; SRC=("$ROOT"/harness/run/sb_launch.c); LIBS=("${RES_LIBS[@]}") ;;
     # the plan reader checks allreduce sizes with the worker's own parser (MPI's headers)
-    plan)     results_libs; SRC=("$ROOT"/harness/sb_plan.c -I"$ROOT"/bench/allreduce $(pkg-config --cflags ompi-c))
+    plan)     results_libs; SRC=("$ROOT"/harness/run/sb_plan.c -I"$ROOT"/bench/allreduce $(pkg-config --cflags ompi-c))
               LIBS=("${RES_LIBS[@]}" $(pkg-config --libs ompi-c)) ;;
-    gnuplot)  SRC=("$ROOT"/harness/sb_gnuplot.c "$ROOT"/harness/sb_text.c "$ROOT"/bench/sb_io.c "$ROOT"/kernels/sb_err.c)
+    gnuplot)  SRC=("$ROOT"/harness/study/sb_gnuplot.c "$ROOT"/bench/sb_text.c "$ROOT"/bench/sb_io.c "$ROOT"/kernels/sb_err.c)
               LIBS=($(pkg-config --cflags --libs jansson libutf8proc) -lm) ;;
     *) echo "fuzz/run.sh: unknown harness '$h'" >&2; exit 2 ;;
     esac
