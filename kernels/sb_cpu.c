@@ -1,4 +1,5 @@
 #include "sb_cpu.h"
+#include "sb_kernel.h"
 #include <cpuid.h>
 #include <errno.h>
 #include <pthread.h>
@@ -66,6 +67,48 @@ const char *sb_cpu_microarch(const char *vendor, unsigned family,
     return "unknown";
 }
 
+/* CPUID leaf 4 (Intel) and 0x8000001D (AMD) share the layout: type in EAX[4:0],
+ * level in EAX[7:5], ways/partitions/line size/sets in EBX/ECX. */
+static void cache_leaf(sb_cpu *cpu, unsigned leaf)
+{
+    for (unsigned sub = 0; sub < 16; sub++) {
+        unsigned a, b, c, d;
+        __cpuid_count(leaf, sub, a, b, c, d);
+        unsigned type = a & 31, level = (a >> 5) & 7;
+        if (type == 0) break;
+        if (type == 2) continue;   /* instruction cache */
+        size_t size = (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) *
+                      ((b & 0xfff) + 1) * ((size_t)c + 1);
+        if (level == 1) cpu->l1d_bytes = size;
+        else if (level == 2) cpu->l2_bytes = size;
+        else if (level == 3) cpu->l3_bytes = size;
+    }
+}
+
+static void cache_detect(sb_cpu *cpu, unsigned max_leaf)
+{
+    unsigned a, b, c, d;
+    int amd = !strcmp(cpu->vendor, "AuthenticAMD");
+    __cpuid(0x80000000, a, b, c, d);
+    if (amd && a >= 0x8000001D) {
+        __cpuid(0x80000001, a, b, c, d);
+        if ((c >> 22) & 1) {   /* TopologyExtensions: leaf 0x8000001D valid */
+            cache_leaf(cpu, 0x8000001D);
+            return;
+        }
+    }
+    if (max_leaf >= 4) cache_leaf(cpu, 4);
+}
+
+/* Declared in sb_kernel.h: the probes' view of the same variables. */
+int sb_kernel_forced_off(const char *flag)
+{
+    char name[64] = "SB_FORCE_NO_";
+    strncat(name, flag, sizeof name - strlen(name) - 1);
+    const char *v = getenv(name);
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
 void sb_cpu_detect(sb_cpu *c)
 {
     unsigned r[4];
@@ -76,6 +119,7 @@ void sb_cpu_detect(sb_cpu *c)
     memcpy(c->vendor + 4, &r[3], 4);
     memcpy(c->vendor + 8, &r[2], 4);
     c->vendor[12] = '\0';
+    cache_detect(c, max_leaf);
 
     cpuid2(1, 0, r);
     unsigned base_family = (r[0] >> 8) & 0xF, ext_family = (r[0] >> 20) & 0xFF;

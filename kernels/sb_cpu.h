@@ -23,6 +23,9 @@ typedef struct sb_cpu {
     int amx_palette1;       /* CPUID 0x1D: palette 1 exists */
     int amx_max_rows, amx_bytes_per_row, amx_tiles;
     char forced[160];       /* the SB_FORCE_NO_* variables applied, "" when none */
+    /* Data caches per instance (CPUID leaf 4, or 0x8000001D on AMD), bytes;
+     * 0 when not reported. The GEMM driver blocks for these. */
+    size_t l1d_bytes, l2_bytes, l3_bytes;
 } sb_cpu;
 
 /* Fills c from CPUID/XGETBV (the hardware as it is). Cheap; callers may cache. */

@@ -18,9 +18,7 @@
 #define SB_GEMM_H
 #include <stddef.h>
 #include "sb_kernel.h"
-
-/* What the packers read: the caller's element type. */
-typedef enum { SB_SRC_F32, SB_SRC_BF16, SB_SRC_U8, SB_SRC_S8 } sb_src_type;
+#include "sb_pack.h"
 
 /* Packs op(A)[i0, i0+mc) x [p0, p0+kc) into ceil(mc/mr) panels of mr*kcp elements. */
 typedef void (*sb_pack_a_fn)(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0,
@@ -77,36 +75,6 @@ int sb_packed_b_check(const sb_packed_b *pb, const void *owner, const sb_gemm_de
 /* The blocking sb_gemm_run picks for u and this shape (exposed for tests and
  * the benchmark's notes). */
 void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, int *kc);
-
-/* Generic packers, parameterised by the source type and the destination
- * element: f32 -> f32, f32 -> bf16 (round to nearest even), bf16 -> bf16,
- * u8 -> u8, s8 -> s8. a_vnni: panel element (i, p) at ((p/kg)*mr + i)*kg + p%kg.
- * a_rows: panel element (i, p) at i*kcp + p (AMX tiles: one row per A row). */
-void sb_pack_a_vnni(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                    int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
-/* a_chunked (op(A) = A only): panel element (i, p) in 16-slot row chunks,
- * slot s of row i at ((s/16)*mr + i)*64 + (s%16)*4 bytes (kcp a multiple of 16*kg). */
-void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                       int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
-void sb_pack_a_rows(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                    int mr, int i0, int mc, int p0, int kc, int kcp, void *dst);
-void sb_pack_b_vnni(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16,
-                    int nr, int kg, int p0, int kc, int kcp, int j0, int nc, void *dst);
-
-/* f32 -> bf16 bits, round to nearest even; NaN stays NaN (quiet). */
-static inline unsigned short sb_f32_to_bf16(float f)
-{
-    union { float f; unsigned u; } v = {f};
-    if ((v.u & 0x7f800000u) == 0x7f800000u && (v.u & 0x007fffffu))
-        return (unsigned short)((v.u >> 16) | 0x40);
-    v.u += 0x7fffu + ((v.u >> 16) & 1u);
-    return (unsigned short)(v.u >> 16);
-}
-static inline float sb_bf16_to_f32(unsigned short h)
-{
-    union { unsigned u; float f; } v = {(unsigned)h << 16};
-    return v.f;
-}
 
 /* Shared checks for the int8 entry points: beta 0 or 1. */
 int sb_gemm_check_int8(const sb_gemm_desc *d, sb_err *e);

@@ -72,8 +72,9 @@ typedef struct sb_kernel {
 } sb_kernel;
 
 /* Cache sizes in bytes (per instance) the GEMM driver blocks for: MC/KC/NC.
- * Default from CPUID (leaf 4, or 0x8000001D on AMD); the harness passes
- * hwloc's figures. A zero keeps the current value. */
+ * The CPU's own figures (sb_cpu: CPUID leaf 4, or 0x8000001D on AMD) unless
+ * set here; nothing else changes them, so blocking never depends on which
+ * other module ran first. A zero keeps the current value. */
 void sb_gemm_set_cache_sizes(size_t l1d, size_t l2, size_t l3);
 void sb_gemm_get_cache_sizes(size_t *l1d, size_t *l2, size_t *l3);
 
