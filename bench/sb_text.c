@@ -1,4 +1,5 @@
 #include "sb_text.h"
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,4 +223,63 @@ void sb_text_visible(FILE *f, const char *s, size_t len)
         else fwrite(s + i, 1, n, f);
         i += n;
     }
+}
+
+static int needs_quotes(const char *s)
+{
+    if (!*s) return 1;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || strchr("%+,-./:=@_^", *p))) return 1;
+    return 0;
+}
+
+char *sb_argv_render(char *const *argv)
+{
+    size_t cap = 1;
+    for (char *const *p = argv; p && *p; p++) cap += 4 * strlen(*p) + 3;
+    char *out = malloc(cap), *w = out;
+    if (!out) return NULL;
+    for (char *const *p = argv; p && *p; p++) {
+        if (p != argv) *w++ = ' ';
+        if (!needs_quotes(*p)) {
+            w = stpcpy(w, *p);
+            continue;
+        }
+        *w++ = '\'';
+        for (const char *c = *p; *c; c++) {
+            if (*c == '\'') {
+                w = stpcpy(w, "'\\''");
+            } else {
+                *w++ = *c;
+            }
+        }
+        *w++ = '\'';
+    }
+    *w = 0;
+    return out;
+}
+
+/* Messages quote paths, plan values, gnuplot's words and database text, which
+ * may hold any byte: a newline, CR or escape sequence would forge or hide
+ * lines on the user's terminal or in a CI log. C0 controls and DEL become
+ * '?' (a tab a space), and so do C1 controls (U+0080..U+009F, C2 80..C2 9F
+ * in UTF-8), which some terminals take for CSI. */
+void sb_text_one_line(char *msg)
+{
+    unsigned char *r = (unsigned char *)msg, *w = r;
+    while (*r) {
+        if (*r == '\t') {
+            *w++ = ' ';
+            r++;
+        } else if (*r < 0x20 || *r == 0x7f) {
+            *w++ = '?';
+            r++;
+        } else if (r[0] == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) {
+            *w++ = '?';
+            r += 2;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
 }

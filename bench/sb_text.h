@@ -65,4 +65,13 @@ char *sb_text_cell(char *buf, size_t cap, const char *s, int width, int pad);
  * drive the reader's terminal. */
 void sb_text_visible(FILE *f, const char *s, size_t len);
 
+/* One line a POSIX shell reads back as the same argv (NULL-terminated):
+ * words needing it are single-quoted ('\'' for quotes). Caller frees; NULL
+ * when out of memory. Every repro line and stored command is written so. */
+char *sb_argv_render(char *const *argv);
+
+/* Makes msg one printable line in place: tab -> space, other C0 controls,
+ * DEL and C1 controls (U+0080..U+009F) -> '?'. */
+void sb_text_one_line(char *msg);
+
 #endif

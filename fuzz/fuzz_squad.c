@@ -7,6 +7,7 @@
 #include "sb_features.h"
 #include "sb_squad.h"
 #include "sb_squad_eval.h"
+#include "sb_squad_synth.h"
 
 static sb_vocab g_vocab;
 
@@ -19,6 +20,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* libFuzzer's entry point (it declares none). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sb_squad_set set;

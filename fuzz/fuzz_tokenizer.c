@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_tokenizer.h"
+#include "sb_squad_synth.h"
 
 static sb_vocab g_vocab;
 
@@ -28,6 +29,8 @@ static void check_tokens(const sb_tokens *t, int64_t ncp)
     }
 }
 
+/* libFuzzer's entry point (it declares none). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_result.h"
 #include "sb_allreduce.h"
 #include "sb_cli.h"
 #include "sb_cmds.h"
@@ -163,19 +164,13 @@ int sb_cmd_allreduce(int argc, char **argv)
             sb_cli_report("allreduce", &e);
         }
         if (result_file) {
-            json_t *doc = json_object(), *cfgj = json_object(), *metrics = json_object(),
-                   *units = json_object(), *table = json_array(), *szs = json_array(),
-                   *smp = json_array();
             const char *omp = getenv("OMP_NUM_THREADS");
-            json_object_set_new(doc, "workload", json_string("allreduce"));
-            json_object_set_new(doc, "kernel", json_string("mpi-allreduce"));
-            json_object_set_new(doc, "dtype", json_string("f32"));
-            json_object_set_new(doc, "threads", json_integer(omp && atoi(omp) > 0 ? atoi(omp) : 1));
-            json_object_set_new(doc, "ranks", json_integer(world));
-            json_object_set_new(doc, "ppn", json_integer(local_size));
-            json_object_set_new(doc, "nodes", json_integer(nodes));
-            json_object_set_new(doc, "status", json_string(rc ? "failed" : "ok"));
-            json_object_set_new(doc, "reason", json_string(rc ? e.msg : ""));
+            json_t *doc = sb_result_new(&(sb_result_head){
+                "allreduce", "mpi-allreduce", "f32", omp && atoi(omp) > 0 ? atoi(omp) : 1, world,
+                local_size, nodes, rc ? "failed" : "ok", rc ? e.msg : ""});
+            json_t *cfgj = json_object_get(doc, "config"), *metrics = json_object_get(doc, "metrics"),
+                   *units = json_object_get(doc, "units"), *smp = json_object_get(doc, "samples"),
+                   *table = json_array(), *szs = json_array();
             for (int i = 0; i < nsizes; i++) json_array_append_new(szs, json_integer((json_int_t)sizes[i]));
             json_object_set_new(cfgj, "sizes", szs);
             json_object_set_new(cfgj, "iters", json_integer(iters));
@@ -193,9 +188,7 @@ int sb_cmd_allreduce(int argc, char **argv)
             for (int i = 0; hosts && i < world; i++)
                 json_array_append_new(hj, json_string(hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME));
             json_object_set_new(cfgj, "hosts", hj);
-            json_object_set_new(doc, "config", cfgj);
             for (int i = 0; i < nsamples; i++) json_array_append_new(smp, json_real(samples[i]));
-            json_object_set_new(doc, "samples", smp);
             for (int i = 0; !rc && i < nsizes; i++) {
                 const sb_allreduce_row *r = &rows[i];
                 char k[64];
@@ -219,27 +212,14 @@ int sb_cmd_allreduce(int argc, char **argv)
                     "lat_min_us", r->lat_min_us, "lat_max_us", r->lat_max_us,
                     "algbw_gbs", r->algbw_gbs, "busbw_gbs", r->busbw_gbs));
             }
-            json_object_set_new(doc, "metrics", metrics);
-            json_object_set_new(doc, "units", units);
             json_object_set_new(doc, "projected", json_object());
             json_object_set_new(doc, "table", table);
-            sb_env_record(doc, NULL);
             json_object_set_new(doc, "mpi_env", mpi_env_json());
-            char *repro = NULL;
             /* The worker's own command; under a sweep the launcher records mpirun's. */
-            char **rv = calloc((size_t)argc + 2, sizeof *rv);
-            if (rv) {
-                rv[0] = "sprbench";
-                for (int i = 0; i < argc; i++) rv[i + 1] = argv[i];
-                repro = sb_argv_render(rv);
-                json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
-                free(repro);
-                free(rv);
-            }
             const sb_sysinfo *si = sb_sysinfo_cached();
-            if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
+            sb_result_seal(doc, argc, argv, NULL, si ? si->fingerprint : NULL);
             sb_err we = {0};
-            if (sb_json_write_atomic(result_file, doc, &we)) {
+            if (sb_result_write(result_file, doc, &we)) {
                 sb_cli_report("allreduce", &we);
                 exit_code = 1;
             }

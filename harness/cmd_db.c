@@ -10,6 +10,8 @@
 #include "sb_cmds.h"
 #include "sb_db.h"
 #include "sb_export.h"
+#include "sb_ptset.h"
+#include "sb_query.h"
 #include "sb_stats.h"
 #include "sb_text.h"
 
@@ -50,31 +52,9 @@ static void db_help(void)
            SB_DEFAULT_DB);
 }
 
-static long count_rows(sb_db *db, const char *table)
-{
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", table);   /* fixed table names only */
-    sqlite3_stmt *st;
-    long n = -1;
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) n = (long)sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    return n;
-}
-
-/* A column as a table cell: one line, `width` terminal columns (padded when
+/* A text as a table cell: one line, `width` terminal columns (padded when
  * pad), controls as '?', invalid UTF-8 as U+FFFD, cut between characters.
  * Each call has its own buffer slot so that a printf can take several. */
-static const char *cell(sqlite3_stmt *st, int i, int width, int pad)
-{
-    static char bufs[8][1024];
-    static int next;
-    char *b = bufs[next++ % 8];
-    const unsigned char *s = sqlite3_column_text(st, i);
-    return sb_text_cell(b, sizeof bufs[0], s ? (const char *)s : "", width, pad);
-}
-
 static const char *text_cell(const char *s, int width, int pad)
 {
     static char bufs[8][1024];
@@ -83,60 +63,50 @@ static const char *text_cell(const char *s, int width, int pad)
     return sb_text_cell(b, sizeof bufs[0], s, width, pad);
 }
 
-static int do_info(sb_db *db, const char *path)
+static int do_info(sb_db *db, const char *path, sb_err *e)
 {
+    sb_db_counts c;
+    sb_machine_row *m;
+    int n, rc;
+    if ((rc = sb_db_count_rows(db, &c, e)) || (rc = sb_db_machines(db, &m, &n, e))) return rc;
     printf("database   %s\nschema     %d%s\n", text_cell(path, 200, 0), sb_db_schema_version(db),
            sb_db_schema_version(db) < SB_DB_SCHEMA_VERSION ? " (older: read as is, upgraded by"
                                                              " the next command that writes)" : "");
     static const char *const tables[] = {"machine", "sweep", "point", "sample", "metric"};
-    for (int i = 0; i < 5; i++) printf("%-10s %ld rows\n", tables[i], count_rows(db, tables[i]));
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT m.fingerprint, COALESCE(m.hostname, ''), COALESCE(m.cpu_model, ''),"
-                           " COALESCE(m.microarch, ''), COALESCE(m.cores, 0),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
-                           " FROM machine m ORDER BY m.id", -1, &st, NULL) != SQLITE_OK)
-        return 1;
+    const long rows[] = {c.machines, c.sweeps, c.points, c.samples, c.metrics};
+    for (int i = 0; i < 5; i++) printf("%-10s %ld rows\n", tables[i], rows[i]);
     printf("\nmachines:\n%-18s %-16s %-10s %6s %7s  %s\n", "fingerprint", "hostname", "microarch",
            "cores", "points", "cpu");
-    while (sqlite3_step(st) == SQLITE_ROW)
-        printf("%s %s %s %6d %7d  %s\n", cell(st, 0, 18, 1), cell(st, 1, 16, 1), cell(st, 3, 10, 1),
-               sqlite3_column_int(st, 4), sqlite3_column_int(st, 5), cell(st, 2, 120, 0));
-    sqlite3_finalize(st);
-    return 0;
+    for (int i = 0; i < n; i++)
+        printf("%s %s %s %6d %7ld  %s\n", text_cell(m[i].fingerprint, 18, 1),
+               text_cell(m[i].hostname, 16, 1), text_cell(m[i].microarch, 10, 1), m[i].cores,
+               m[i].points, text_cell(m[i].cpu_model, 120, 0));
+    sb_machine_rows_free(m, n);
+    return SB_OK;
 }
 
-static int do_sweeps(sb_db *db)
+static int do_sweeps(sb_db *db, sb_err *e)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT s.id, s.uuid, COALESCE(s.label, ''), COALESCE(s.workload, ''),"
-                           " COALESCE(m.hostname, ''), COALESCE(s.status, ''),"
-                           " COALESCE(s.started, ''),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
-                           " s.holder_pid, COALESCE(s.holder_host, '')"
-                           " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 1;
+    sb_sweep_row *v;
+    int n;
+    int rc = sb_db_sweeps(db, &v, &n, e);
+    if (rc) return rc;
     printf("%5s  %-8s  %-20s  %-9s  %-12s  %-11s  %-20s  %s\n", "id", "uuid", "label", "workload",
            "host", "status", "started", "points (ok/skipped/other)");
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int n = sqlite3_column_int(st, 7), ok = sqlite3_column_int(st, 8),
-            sk = sqlite3_column_int(st, 9);
+    for (int i = 0; i < n; i++) {
+        const sb_sweep_row *s = &v[i];
         /* the uuid's first 8 hex digits: a prefix --sweep accepts, not cut text */
-        const char *uuid = (const char *)sqlite3_column_text(st, 1);
-        printf("%5lld  %-8.8s  %s  %s  %s  %s  %s  %d (%d/%d/%d)",
-               (long long)sqlite3_column_int64(st, 0), uuid ? uuid : "", cell(st, 2, 20, 1), cell(st, 3, 9, 1), cell(st, 4, 12, 1),
-               cell(st, 5, 11, 1), cell(st, 6, 20, 1), n, ok, sk, n - ok - sk);
-        if (sqlite3_column_type(st, 10) != SQLITE_NULL)
-            printf("  run by process %lld on %s", (long long)sqlite3_column_int64(st, 10),
-                   cell(st, 11, 40, 0));
+        printf("%5lld  %-8.8s  %s  %s  %s  %s  %s  %d (%d/%d/%d)", (long long)s->id, s->uuid,
+               text_cell(s->label, 20, 1), text_cell(s->workload, 9, 1),
+               text_cell(s->hostname, 12, 1), text_cell(s->status, 11, 1),
+               text_cell(s->started, 20, 1), s->points, s->ok, s->skipped,
+               s->points - s->ok - s->skipped);
+        if (s->held)
+            printf("  run by process %lld on %s", s->holder_pid, text_cell(s->holder_host, 40, 0));
         putchar('\n');
     }
-    sqlite3_finalize(st);
-    return 0;
+    sb_sweep_rows_free(v, n);
+    return SB_OK;
 }
 
 /* The metric worth one glance per workload. */
@@ -186,31 +156,6 @@ static int do_points(sb_db *db, int64_t sweep_id, sb_err *e)
     return SB_OK;
 }
 
-/* A point by number or (a prefix of at least 4 digits of) its uuid. */
-static int point_resolve(sb_db *db, const char *spec, int64_t *id, sb_err *e)
-{
-    sqlite3_stmt *st;
-    int n = 0;
-    size_t len = strlen(spec);
-    int digits = len > 0 && len < 16 && strspn(spec, "0123456789") == len;
-    const char *sql = digits ? "SELECT id FROM point WHERE id = CAST(?1 AS INTEGER)"
-                             : "SELECT id FROM point WHERE substr(uuid, 1, length(?1)) = ?1";
-    if (!digits && (len < 4 || len > 32))
-        return sb_errf(e, SB_EUSAGE, "'%.64s' is neither a point number nor a uuid prefix of 4 to"
-                       " 32 digits", spec);
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_errf(e, SB_EFAIL, "cannot look up points: %s", sqlite3_errmsg(sb_db_handle(db)));
-    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
-    while (sqlite3_step(st) == SQLITE_ROW && n < 2) {
-        *id = sqlite3_column_int64(st, 0);
-        n++;
-    }
-    sqlite3_finalize(st);
-    if (n == 1) return SB_OK;
-    if (n > 1) return sb_errf(e, SB_EUSAGE, "point '%.64s' is ambiguous", spec);
-    return sb_errf(e, SB_EUSAGE, "no point '%.64s' in the database (see sprbench db points)", spec);
-}
-
 static void print_stream(const char *name, const char *text, long long total)
 {
     size_t kept = strlen(text);
@@ -225,20 +170,16 @@ static void print_stream(const char *name, const char *text, long long total)
 static int do_log(sb_db *db, const char *spec, sb_err *e)
 {
     int64_t id = 0;
-    int rc = point_resolve(db, spec, &id, e);
+    int rc = sb_point_resolve(db, spec, &id, e);
     if (rc) return rc;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT COALESCE(workload, ''), COALESCE(kernel, ''), COALESCE(shape, ''),"
-                           " COALESCE(threads, 0), status, COALESCE(sweep_id, 0) FROM point WHERE id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sb_errf(e, SB_EFAIL, "cannot read point: %s", sqlite3_errmsg(sb_db_handle(db)));
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW)
+    sb_point_brief b;
+    int known;
+    if ((rc = sb_db_point_brief(db, id, &b, &known, e))) return rc;
+    if (known)
         printf("point %lld of sweep %lld: %s %s %s threads %d, status %s\n", (long long)id,
-               (long long)sqlite3_column_int64(st, 5), cell(st, 0, 16, 0), cell(st, 1, 64, 0),
-               cell(st, 2, 64, 0), sqlite3_column_int(st, 3), cell(st, 4, 16, 0));
-    sqlite3_finalize(st);
+               (long long)b.sweep_id, text_cell(b.workload, 16, 0), text_cell(b.kernel, 64, 0),
+               text_cell(b.shape, 64, 0), b.threads, text_cell(b.status, 16, 0));
+    sb_point_brief_free(&b);
     sb_point_log log;
     int found;
     if ((rc = sb_db_point_log_get(db, id, &log, &found, e))) return rc;
@@ -353,9 +294,9 @@ int sb_cmd_db(int argc, char **argv)
         return sb_cli_report("db", &e);
     }
     if (!strcmp(sub, "info")) {
-        rc = do_info(db, path);
+        rc = do_info(db, path, &e);
     } else if (!strcmp(sub, "sweeps")) {
-        rc = do_sweeps(db);
+        rc = do_sweeps(db, &e);
     } else if (!strcmp(sub, "points")) {
         rc = do_points(db, sweep_id, &e);
     } else if (is_log) {

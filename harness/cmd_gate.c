@@ -10,9 +10,9 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_envdiff.h"
-#include "sb_export.h"
 #include "sb_gate.h"
 #include "sb_io.h"
+#include "sb_ptset.h"
 
 #define MAX_METRICS 16
 /* A reference is one line of ~100 bytes per configuration: 16 MiB holds over

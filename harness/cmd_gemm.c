@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_result.h"
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_gemm_bench.h"
@@ -119,15 +120,13 @@ int sb_cmd_gemm(int argc, char **argv)
     snprintf(reps, sizeof reps, "%d", res.nsamples > 0 ? res.nsamples : (cfg.reps > 0 ? cfg.reps : 5));
     snprintf(m, sizeof m, "%d", cfg.m); snprintf(n, sizeof n, "%d", cfg.n);
     snprintf(k, sizeof k, "%d", cfg.k); snprintf(t, sizeof t, "%d", cfg.threads);
-    char *rv[24] = {"sprbench", "gemm", "--kernel", (char *)cfg.kernel, "--m", m, "--n", n,
+    char *rv[24] = {"gemm", "--kernel", (char *)cfg.kernel, "--m", m, "--n", n,
                     "--k", k, "--trans", trans, "--threads", t, "--reps", reps};
-    int rn = 16;
+    int rn = 15;
     if (cfg.onednn_isa) { rv[rn++] = "--onednn-isa"; rv[rn++] = (char *)cfg.onednn_isa; }
     if (cfg.prepack) rv[rn++] = "--prepack";
     rv[rn] = NULL;
-    char *repro = sb_argv_render(rv);
-    json_t *doc = sb_gemm_result_json(&cfg, &res, repro);
-    if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
+    json_t *doc = sb_gemm_result_json(&cfg, &res);
     /* what this run put in force itself: the thread count it set, and the
      * oneDNN cap --onednn-isa applied (over the variable's own value) */
     char omp[32], isa[96];
@@ -135,14 +134,14 @@ int sb_cmd_gemm(int argc, char **argv)
     const char *set[3] = {omp, NULL, NULL};
     if (cfg.onednn_isa) {
         int w = snprintf(isa, sizeof isa, "ONEDNN_MAX_CPU_ISA=");
-        for (const char *c = cfg.onednn_isa; *c && w < (int)sizeof isa - 1; c++)
-            isa[w++] = (char)toupper((unsigned char)*c);
+        for (const char *ch = cfg.onednn_isa; *ch && w < (int)sizeof isa - 1; ch++)
+            isa[w++] = (char)toupper((unsigned char)*ch);
         isa[w] = '\0';
         set[1] = isa;
     }
-    sb_env_record(doc, sb_env_json_effective(set));
+    sb_result_seal(doc, rn, rv, set, si ? si->fingerprint : NULL);
     int rc = 0;
-    if (result_file && sb_json_write_atomic(result_file, doc, &e)) rc = sb_cli_report("gemm", &e);
+    if (result_file && sb_result_write(result_file, doc, &e)) rc = sb_cli_report("gemm", &e);
     if (!rc && !strcmp(res.status, "skipped")) {
         fprintf(stderr, "sprbench gemm: kernel %s cannot run %s: %s\n", cfg.kernel,
                 strstr(res.reason, "pre-packed") ? "as asked" : "on this machine", res.reason);
@@ -165,7 +164,6 @@ int sb_cmd_gemm(int argc, char **argv)
         }
         if (!strcmp(res.status, "failed")) rc = 1;
     }
-    free(repro);
     json_decref(doc);
     sb_gemm_result_free(&res);
     return rc;

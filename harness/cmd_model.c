@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "sb_result.h"
 #include "sb_allreduce.h"
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
 #include "sb_io.h"
 #include "sb_launch.h"
+#include "sb_query.h"
 #include "sb_scaling.h"
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
@@ -120,6 +122,122 @@ static void fmt_time(double s, char *buf, size_t cap)
         snprintf(buf, cap, "%.1fs", s);
 }
 
+/* What one run of the model worked from and projected. */
+typedef struct model_ctx {
+    const sb_scaling_input *in;
+    double step, busbw_eff;
+    const char *step_src, *net_src;
+    const int *nodes;
+    int nn;
+    const sb_scaling_point *pts;
+    long from_sweep;
+    const sb_train_obs *one;   /* the measured point (from_sweep) */
+    json_t *checks;            /* the study check, taken by the result document */
+} model_ctx;
+
+/* The result document: every projected figure, labelled projected with its source. */
+static int write_result(model_ctx *x, const char *result_file, int argc, char **argv)
+{
+    sb_scaling_input in = *x->in;
+    const sb_scaling_point *pts = x->pts;
+    const int *nodes = x->nodes;
+    int nn = x->nn, rc = 0;
+    double step = x->step, busbw_eff = x->busbw_eff;
+    const char *step_src = x->step_src, *net_src = x->net_src;
+    json_t *checks = x->checks;
+    sb_err e = {0};
+    json_t *metrics = json_object(), *units = json_object(), *proj = json_object(), *table = json_array(), *nodesj = json_array();
+    char from[1024];
+    snprintf(from, sizeof from, "scaling model: step %s; network %s", step_src, net_src);
+    for (int i = 0; i < nn; i++) {
+        const sb_scaling_point *p = &pts[i];
+        json_array_append_new(nodesj, json_integer(p->nodes));
+        struct { const char *name, *unit; double v; } m[] = {
+            {"epoch_seconds_overlap", "s", p->epoch_overlap_s},
+            {"epoch_seconds_no_overlap", "s", p->epoch_no_overlap_s},
+            {"epoch_seconds_ideal", "s", p->ideal_s},
+            {"speedup", "x", p->speedup_overlap},
+            {"efficiency", "fraction", p->efficiency_overlap},
+            {"comm_seconds_per_step", "s", p->comm_s},
+            {"exposed_seconds_per_step", "s", p->exposed_s},
+        };
+        for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+            char name[96];
+            snprintf(name, sizeof name, "%s_n%d", m[k].name, p->nodes);
+            json_object_set_new(metrics, name, json_real(m[k].v));
+            json_object_set_new(units, name, json_string(m[k].unit));
+            json_object_set_new(proj, name, json_string(from));
+        }
+        json_array_append_new(table, json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+            "nodes", p->nodes, "ranks", p->ranks, "steps", (json_int_t)p->steps, "comm_s", p->comm_s,
+            "exposed_s", p->exposed_s, "epoch_no_overlap_s", p->epoch_no_overlap_s,
+            "epoch_overlap_s", p->epoch_overlap_s, "ideal_s", p->ideal_s,
+            "speedup", p->speedup_overlap, "efficiency", p->efficiency_overlap));
+    }
+    json_t *cfg = json_pack("{s:s, s:o, s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s}",
+        "model", "distilbert-base-uncased", "nodes", nodesj, "ppn", in.ppn, "batch", in.batch,
+        "features", (json_int_t)in.features, "step_seconds", step, "grad_bytes", in.grad_bytes,
+        "last_bucket_bytes", in.last_bucket_bytes, "overlap_share", in.overlap_share,
+        "busbw_gbs", busbw_eff, "alpha_us", in.net.alpha_s * 1e6, "step_source", step_src,
+        "network_source", net_src);
+    json_object_set_new(cfg, "study_check", checks);
+    x->checks = NULL;
+    json_t *doc = sb_result_new(&(sb_result_head){"train", "scaling-model", "f32", 0, in.ppn,
+                                                   in.ppn, nodes[nn - 1], "ok", ""});
+    json_object_set_new(doc, "config", cfg);
+    json_object_set_new(doc, "metrics", metrics);
+    json_object_set_new(doc, "units", units);
+    json_object_set_new(doc, "projected", proj);
+    json_object_set_new(doc, "table", table);
+    sb_result_seal(doc, argc, argv, NULL, NULL);
+    if (sb_result_write(result_file, doc, &e)) rc = sb_cli_report("model", &e);
+    json_decref(doc);
+    return rc;
+}
+
+/* The projection as 'projected' points in the database (a sweep's, or a new one). */
+static int store_projection(const model_ctx *x, sb_db *db, const char *db_path)
+{
+    sb_scaling_input in = *x->in;
+    const sb_scaling_point *pts = x->pts;
+    int nn = x->nn, rc = 0;
+    double step = x->step, busbw_eff = x->busbw_eff;
+    const char *step_src = x->step_src, *net_src = x->net_src;
+    long from_sweep = x->from_sweep;
+    const sb_train_obs one = *x->one;
+    sb_err e = {0};
+    sb_projection_point *pp = calloc((size_t)nn, sizeof *pp);
+    char source[1400], cfg[600], reason[200];
+    snprintf(source, sizeof source, "scaling model: step %s; network %s; %ld features, batch %d,"
+             " %d rank(s)/node, gradient %.0f B, overlap share %.2f", step_src, net_src,
+             in.features, in.batch, in.ppn, in.grad_bytes, in.overlap_share);
+    snprintf(cfg, sizeof cfg,
+             "{\"model\":\"scaling\",\"step_seconds\":%.17g,\"features\":%ld,\"batch\":%d,"
+             "\"ppn\":%d,\"grad_bytes\":%.17g,\"last_bucket_bytes\":%.17g,"
+             "\"overlap_share\":%.17g,\"busbw_gbs\":%.17g,\"alpha_us\":%.17g}",
+             step, in.features, in.batch, in.ppn, in.grad_bytes, in.last_bucket_bytes,
+             in.overlap_share, busbw_eff, in.net.alpha_s * 1e6);
+    snprintf(reason, sizeof reason, "projected (not measured) by `sprbench model`%s",
+             from_sweep ? " from the measured 1-node step" : "");
+    for (int i = 0; pp && i < nn; i++)
+        pp[i] = (sb_projection_point){pts[i].nodes, pts[i].epoch_overlap_s,
+                                      pts[i].epoch_no_overlap_s, pts[i].speedup_overlap,
+                                      pts[i].efficiency_overlap, pts[i].comm_s, pts[i].exposed_s};
+    sb_projection pr = {.sweep_id = from_sweep, .new_sweep_label = "scaling model",
+                        .kernel = from_sweep ? one.kernel : "scaling-model",
+                        .dtype = from_sweep ? one.dtype : "f32",
+                        .shape = from_sweep ? one.shape : "model=distilbert-base",
+                        .threads = from_sweep ? one.threads : 0, .ppn = in.ppn,
+                        .reason = reason, .config = cfg, .source = source, .pts = pp, .n = nn};
+    int64_t sid = 0;
+    if (!pp) rc = sb_cli_usage_error("model", "out of memory");
+    else if (sb_db_add_projection(db, &pr, &sid, &e)) rc = sb_cli_report("model", &e);
+    else printf("# stored as status 'projected' points in sweep %lld of %s (not measured)\n",
+                (long long)sid, db_path);
+    free(pp);
+    return rc;
+}
+
 int sb_cmd_model(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -200,49 +318,19 @@ int sb_cmd_model(int argc, char **argv)
         if (stat(db_path, &sst) != 0)
             return sb_cli_usage_error("model", "%s: no such database", db_path);
         if (sb_db_open(db_path, &db, &e)) return sb_cli_report("model", &e);
-        sb_train_obs *v = NULL;
-        int nv = 0, have_sweep = 0;
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT 1 FROM sweep WHERE id = ?", -1, &st,
-                               NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(st, 1, from_sweep);
-            have_sweep = sqlite3_step(st) == SQLITE_ROW;
-            sqlite3_finalize(st);
-        }
-        if (!have_sweep) {
+        sb_sweep_model_src src;
+        if (sb_sweep_model_source(db, from_sweep, ppn_given ? in.ppn : 0, &src, &e)) {
             sb_db_close(db);
-            return sb_cli_usage_error("model", "%s: no sweep %ld", db_path, from_sweep);
-        }
-        if (sb_db_train_points(db, from_sweep, &v, &nv, &e)) {
-            sb_db_close(db);
+            if (e.code == SB_EUSAGE) return sb_cli_usage_error("model", "%s: %s", db_path, e.msg);
             return sb_cli_report("model", &e);
         }
-        /* the first measured 1-node point (of the given --ppn, if any), and the
-         * point at the largest node count of the same series */
-        int found = 0;
-        for (int i = 0; i < nv && !found; i++)
-            if (v[i].nodes == 1 && (!ppn_given || v[i].ppn == in.ppn)) one = v[i], found = 1;
-        for (int i = 0; found && i < nv; i++)
-            if (v[i].nodes > 1 && !strcmp(v[i].kernel, one.kernel) && !strcmp(v[i].shape, one.shape) &&
-                v[i].ppn == one.ppn && v[i].threads == one.threads && v[i].nodes >= calib.nodes)
-                calib = v[i];
-        free(v);
-        sb_scaling_input from;
-        if (!found) {
-            sb_db_close(db);
-            return sb_cli_usage_error("model", "sweep %ld has no measured 1-node training point"
-                                      " (status ok, with step_seconds)%s", from_sweep,
-                                      ppn_given ? " at that --ppn" : "");
-        }
-        if (sb_sweep_model_input(&one, &from, &e)) {
-            sb_db_close(db);
-            return sb_cli_report("model", &e);
-        }
-        in.features = from.features;
-        in.batch = from.batch;
-        in.ppn = from.ppn;
-        in.grad_bytes = from.grad_bytes;
-        in.last_bucket_bytes = from.last_bucket_bytes;
+        one = src.one;
+        calib = src.calib;
+        in.features = src.in.features;
+        in.batch = src.in.batch;
+        in.ppn = src.in.ppn;
+        in.grad_bytes = src.in.grad_bytes;
+        in.last_bucket_bytes = src.in.last_bucket_bytes;
         step = one.step_s;
         if (!curve && !(busbw > 0)) {
             if (calib.nodes > 1) sb_sweep_calibrate(&one, &calib, &in, &calib_busbw);
@@ -337,6 +425,9 @@ int sb_cmd_model(int argc, char **argv)
     }
 
     json_t *checks = json_array();
+    model_ctx ctx = {.in = &in, .step = step, .busbw_eff = busbw_eff, .step_src = step_src,
+                     .net_src = net_src, .nodes = nodes, .nn = nn, .pts = pts,
+                     .from_sweep = from_sweep, .one = &one};
     if (nsp) {
         printf("# check against %s:\n", study);
         for (int i = 0; i < nsp; i++) {
@@ -377,107 +468,11 @@ int sb_cmd_model(int argc, char **argv)
         }
     }
 
+    ctx.checks = checks;
     int rc = 0;
-    if (result_file) {
-        json_t *doc = json_object(), *metrics = json_object(), *units = json_object(),
-               *proj = json_object(), *table = json_array(), *nodesj = json_array();
-        char from[1024];
-        snprintf(from, sizeof from, "scaling model: step %s; network %s", step_src, net_src);
-        for (int i = 0; i < nn; i++) {
-            const sb_scaling_point *p = &pts[i];
-            json_array_append_new(nodesj, json_integer(p->nodes));
-            struct { const char *name, *unit; double v; } m[] = {
-                {"epoch_seconds_overlap", "s", p->epoch_overlap_s},
-                {"epoch_seconds_no_overlap", "s", p->epoch_no_overlap_s},
-                {"epoch_seconds_ideal", "s", p->ideal_s},
-                {"speedup", "x", p->speedup_overlap},
-                {"efficiency", "fraction", p->efficiency_overlap},
-                {"comm_seconds_per_step", "s", p->comm_s},
-                {"exposed_seconds_per_step", "s", p->exposed_s},
-            };
-            for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
-                char name[96];
-                snprintf(name, sizeof name, "%s_n%d", m[k].name, p->nodes);
-                json_object_set_new(metrics, name, json_real(m[k].v));
-                json_object_set_new(units, name, json_string(m[k].unit));
-                json_object_set_new(proj, name, json_string(from));
-            }
-            json_array_append_new(table, json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-                "nodes", p->nodes, "ranks", p->ranks, "steps", (json_int_t)p->steps, "comm_s", p->comm_s,
-                "exposed_s", p->exposed_s, "epoch_no_overlap_s", p->epoch_no_overlap_s,
-                "epoch_overlap_s", p->epoch_overlap_s, "ideal_s", p->ideal_s,
-                "speedup", p->speedup_overlap, "efficiency", p->efficiency_overlap));
-        }
-        json_t *cfg = json_pack("{s:s, s:o, s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s}",
-            "model", "distilbert-base-uncased", "nodes", nodesj, "ppn", in.ppn, "batch", in.batch,
-            "features", (json_int_t)in.features, "step_seconds", step, "grad_bytes", in.grad_bytes,
-            "last_bucket_bytes", in.last_bucket_bytes, "overlap_share", in.overlap_share,
-            "busbw_gbs", busbw_eff, "alpha_us", in.net.alpha_s * 1e6, "step_source", step_src,
-            "network_source", net_src);
-        json_object_set_new(cfg, "study_check", checks);
-        checks = NULL;
-        json_object_set_new(doc, "workload", json_string("train"));
-        json_object_set_new(doc, "kernel", json_string("scaling-model"));
-        json_object_set_new(doc, "dtype", json_string("f32"));
-        json_object_set_new(doc, "threads", json_integer(0));
-        json_object_set_new(doc, "ranks", json_integer(in.ppn));
-        json_object_set_new(doc, "ppn", json_integer(in.ppn));
-        json_object_set_new(doc, "nodes", json_integer(nodes[nn - 1]));
-        json_object_set_new(doc, "status", json_string("ok"));
-        json_object_set_new(doc, "reason", json_string(""));
-        json_object_set_new(doc, "config", cfg);
-        json_object_set_new(doc, "samples", json_array());
-        json_object_set_new(doc, "metrics", metrics);
-        json_object_set_new(doc, "units", units);
-        json_object_set_new(doc, "projected", proj);
-        json_object_set_new(doc, "table", table);
-        sb_env_record(doc, NULL);
-        char **rv = calloc((size_t)argc + 2, sizeof *rv);
-        if (rv) {
-            rv[0] = "sprbench";
-            for (int i = 0; i < argc; i++) rv[i + 1] = argv[i];
-            char *repro = sb_argv_render(rv);
-            json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
-            free(repro);
-            free(rv);
-        }
-        if (sb_json_write_atomic(result_file, doc, &e)) rc = sb_cli_report("model", &e);
-        json_decref(doc);
-    }
-    json_decref(checks);
-    if (!rc && db_path) {
-        {
-            sb_projection_point *pp = calloc((size_t)nn, sizeof *pp);
-            char source[1400], cfg[600], reason[200];
-            snprintf(source, sizeof source, "scaling model: step %s; network %s; %ld features, batch %d,"
-                     " %d rank(s)/node, gradient %.0f B, overlap share %.2f", step_src, net_src,
-                     in.features, in.batch, in.ppn, in.grad_bytes, in.overlap_share);
-            snprintf(cfg, sizeof cfg,
-                     "{\"model\":\"scaling\",\"step_seconds\":%.17g,\"features\":%ld,\"batch\":%d,"
-                     "\"ppn\":%d,\"grad_bytes\":%.17g,\"last_bucket_bytes\":%.17g,"
-                     "\"overlap_share\":%.17g,\"busbw_gbs\":%.17g,\"alpha_us\":%.17g}",
-                     step, in.features, in.batch, in.ppn, in.grad_bytes, in.last_bucket_bytes,
-                     in.overlap_share, busbw_eff, in.net.alpha_s * 1e6);
-            snprintf(reason, sizeof reason, "projected (not measured) by `sprbench model`%s",
-                     from_sweep ? " from the measured 1-node step" : "");
-            for (int i = 0; pp && i < nn; i++)
-                pp[i] = (sb_projection_point){pts[i].nodes, pts[i].epoch_overlap_s,
-                                              pts[i].epoch_no_overlap_s, pts[i].speedup_overlap,
-                                              pts[i].efficiency_overlap, pts[i].comm_s, pts[i].exposed_s};
-            sb_projection pr = {.sweep_id = from_sweep, .new_sweep_label = "scaling model",
-                                .kernel = from_sweep ? one.kernel : "scaling-model",
-                                .dtype = from_sweep ? one.dtype : "f32",
-                                .shape = from_sweep ? one.shape : "model=distilbert-base",
-                                .threads = from_sweep ? one.threads : 0, .ppn = in.ppn,
-                                .reason = reason, .config = cfg, .source = source, .pts = pp, .n = nn};
-            int64_t sid = 0;
-            if (!pp) rc = sb_cli_usage_error("model", "out of memory");
-            else if (sb_db_add_projection(db, &pr, &sid, &e)) rc = sb_cli_report("model", &e);
-            else printf("# stored as status 'projected' points in sweep %lld of %s (not measured)\n",
-                        (long long)sid, db_path);
-            free(pp);
-        }
-    }
+    if (result_file) rc = write_result(&ctx, result_file, argc, argv);
+    json_decref(ctx.checks);   /* NULL when the result document took it */
+    if (!rc && db_path) rc = store_projection(&ctx, db, db_path);
     sb_db_close(db);
     free(pts);
     free(sp);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_result.h"
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
@@ -173,43 +174,36 @@ int sb_cmd_peak(int argc, char **argv)
     char tbuf[16], sbuf[32];
     snprintf(tbuf, sizeof tbuf, "%d", threads);
     snprintf(sbuf, sizeof sbuf, "%g", seconds);
-    char *rv[] = {"sprbench", "peak", "--threads", tbuf, "--seconds", sbuf,
+    char *rv[] = {"peak", "--threads", tbuf, "--seconds", sbuf,
                   paths_arg ? "--paths" : NULL, (char *)paths_arg, NULL};
-    char *repro = sb_argv_render(rv);
     const char *status = measured && !named_skips ? "ok" : "skipped";
-    json_t *doc = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:{s:f}}", "workload", "peak",
-                            "status", status, "threads", threads, "ranks", 1, "ppn", 1,
-                            "nodes", 1, "config", "seconds", seconds);
+    const char *reason = named_skips ? first_skip : !measured ? "no instruction path can run here" : "";
+    json_t *doc = sb_result_new(&(sb_result_head){"peak", NULL, NULL, threads, 1, 1, 1, status,
+                                                  reason});
+    json_t *config = json_object_get(doc, "config");
+    json_object_set_new(config, "seconds", json_real(seconds));
     if (paths_arg) {
         json_t *pl = json_array();
         for (int i = 0; i < SB_PEAK_NPATHS; i++)
             if (want[i]) json_array_append_new(pl, json_string(sb_peak_paths[i]));
-        json_object_set_new(json_object_get(doc, "config"), "paths", pl);
+        json_object_set_new(config, "paths", pl);
     }
-    if (named_skips)
-        json_object_set_new(doc, "reason", json_string(first_skip));
-    else if (!measured)
-        json_object_set_new(doc, "reason", json_string("no instruction path can run here"));
     json_object_set_new(doc, "metrics", metrics);
     json_object_set_new(doc, "units", units);
     json_object_set_new(doc, "skipped", skipped);
     json_object_set_new(doc, "no_clock", no_clock);
     json_object_set_new(doc, "microarch", json_string(cpu->microarch));
-    json_object_set_new(doc, "samples", json_array());
     char omp[32];
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", threads);
     const char *set[] = {omp, NULL};
-    sb_env_record(doc, sb_env_json_effective(set));
-    json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
-    if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
+    sb_result_seal(doc, paths_arg ? 7 : 5, rv, set, si ? si->fingerprint : NULL);
     int rc = 0;
-    if (result_file && sb_json_write_atomic(result_file, doc, &e)) rc = sb_cli_report("peak", &e);
+    if (result_file && sb_result_write(result_file, doc, &e)) rc = sb_cli_report("peak", &e);
     if (!rc && json) {
         json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
         putchar('\n');
     }
     if (!rc && named_skips) rc = SB_ESKIP;
-    free(repro);
     json_decref(doc);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_export.h"
+#include "sb_ptset.h"
 #include "sb_report.h"
 
 #define MAX_DBS 16
@@ -44,7 +45,7 @@ int sb_cmd_report(int argc, char **argv)
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS];
     int ndbs = 0;
-    sb_report_opts ro = {.plots = 1};
+    sb_report_opts ro = {.plots = 1, .tool_version = sb_version()};
     int c;
     optind = 1;
     opterr = 0;

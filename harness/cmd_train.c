@@ -8,9 +8,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include "sb_result.h"
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_bind.h"
+#include "sb_checkpoint.h"
 #include "sb_dp.h"
 #include "sb_features.h"
 #include "sb_hf.h"
@@ -26,6 +28,7 @@
 #include "sb_sysinfo.h"
 #include "sb_tokenizer.h"
 #include "sb_train.h"
+#include "sb_train_ranks.h"
 
 /* What `--model tiny` takes unless told otherwise: the settings with which a
  * tiny model learns the synthetic set (EM >= 90 on its held-apart dev). */
@@ -88,186 +91,11 @@ static int pick_kernel(const char *name, const sb_kernel **out, sb_err *e)
     return SB_OK;
 }
 
-static void to_hf_config(const sb_model_config *c, sb_distilbert_config *h)
-{
-    sb_distilbert_config_default(h);
-    h->vocab_size = c->vocab;
-    h->dim = c->dim;
-    h->n_layers = c->layers;
-    h->n_heads = c->heads;
-    h->hidden_dim = c->ffn;
-    h->max_position_embeddings = c->max_pos;
-    h->dropout = c->dropout;
-    h->attention_dropout = c->attn_dropout;
-    h->qa_dropout = c->qa_dropout;
-    h->pad_token_id = c->pad_id;
-}
-
-static int from_hf_config(const sb_distilbert_config *h, const char *dir, sb_model_config *c,
-                          sb_err *e)
-{
-    if (strcmp(h->activation, "gelu"))
-        return sb_errf(e, SB_EUSAGE, "%s/config.json: activation '%s' is not supported (gelu only)",
-                       dir, h->activation);
-    if (h->sinusoidal_pos_embds)
-        return sb_errf(e, SB_EUSAGE,
-                       "%s/config.json: sinusoidal_pos_embds is not supported (learned positions only)",
-                       dir);
-    sb_model_config_base(c);
-    c->vocab = h->vocab_size;
-    c->dim = h->dim;
-    c->layers = h->n_layers;
-    c->heads = h->n_heads;
-    c->ffn = h->hidden_dim;
-    c->max_pos = h->max_position_embeddings;
-    c->dropout = (float)h->dropout;
-    c->attn_dropout = (float)h->attention_dropout;
-    c->qa_dropout = (float)h->qa_dropout;
-    c->pad_id = h->pad_token_id;
-    return sb_model_config_check(c, e);
-}
-
-/* Copies a checkpoint's tensors into the model (qa_outputs kept as
- * initialised when the checkpoint has no QA head). */
-static int load_weights(sb_model *m, const sb_hf_model *hf, const char *dir, sb_err *e)
-{
-    for (int i = 0; i < hf->n; i++) {
-        const sb_hf_tensor_spec *s = &hf->specs[i];
-        const sb_tensor_info *t = sb_model_tensor(m, s->name);
-        if (!t || (int64_t)t->count != s->numel)
-            return sb_errf(e, SB_EUSAGE, "%s: tensor %s does not fit the model", dir, s->name);
-        if (hf->data[i]) memcpy(m->params + t->offset, hf->data[i], sizeof(float) * t->count);
-    }
-    return SB_OK;
-}
-
-static int save_model(const sb_model *m, const char *dir, sb_err *e)
-{
-    sb_distilbert_config h;
-    to_hf_config(&m->cfg, &h);
-    sb_hf_tensor_spec *specs = NULL;
-    int n = sb_hf_expected_tensors(&h, &specs);
-    const float **data = calloc(n > 0 ? n : 1, sizeof(float *));
-    int rc = SB_OK;
-    for (int i = 0; i < n && !rc; i++) {
-        const sb_tensor_info *t = sb_model_tensor(m, specs[i].name);
-        if (!t || (int64_t)t->count != specs[i].numel)
-            rc = sb_errf(e, SB_EFAIL, "no model tensor for %s", specs[i].name);
-        else
-            data[i] = m->params + t->offset;
-    }
-    if (!rc) rc = sb_hf_write_dir(dir, &h, data, e);
-    free(data);
-    free(specs);
-    return rc;
-}
-
 static double peak_rss_mb(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss / 1024.0;   /* kB on Linux */
-}
-
-/* ---- data parallelism: sb_dp's engine behind sb_train_dp's hooks, used
- * when the process was started by mpirun (one rank otherwise, no MPI). */
-
-typedef struct dp_glue {
-    sb_dp *dp;
-    sb_err err;
-    int failed;
-    /* per-step timings summed over the run (this rank) */
-    double compute_s, wait_s, comm_s, bytes, sparse_rows;
-    long steps;
-    sb_bind_report bind;
-    int have_bind;
-    int sparse;      /* row-sparse all-reduce of the word embeddings */
-} dp_glue;
-
-static void dp_step_begin(void *u, const int32_t *ids, size_t n)
-{
-    dp_glue *g = u;
-    sb_dp_step_begin(g->dp);
-    if (!g->failed && sb_dp_sparse_rows(g->dp, ids, n, &g->err)) g->failed = 1;
-}
-
-static void dp_grad_ready(void *u, size_t off, size_t n)
-{
-    dp_glue *g = u;
-    if (!g->failed && sb_dp_grad_ready(g->dp, off, n, &g->err)) g->failed = 1;
-}
-
-static int dp_wait(void *u, sb_err *e)
-{
-    dp_glue *g = u;
-    if (g->failed) {
-        *e = g->err;
-        return g->err.code ? g->err.code : SB_EFAIL;
-    }
-    sb_dp_timing t;
-    int rc = sb_dp_wait_all(g->dp, &t, e);
-    if (!rc) {
-        g->compute_s += t.compute_s;
-        g->wait_s += t.wait_s;
-        g->comm_s += t.comm_s;
-        g->bytes += t.bytes;
-        g->sparse_rows += t.sparse_rows;
-        g->steps++;
-    }
-    return rc;
-}
-
-/* "host cpuset: threads c0,c1,..." */
-static void bind_desc(const sb_bind_report *b, const char *host, char *desc, size_t cap)
-{
-    size_t off = (size_t)snprintf(desc, cap, "%s %s:", host, b->rank_cpuset ? b->rank_cpuset : "");
-    for (int i = 0; i < b->threads && off < cap; i++)
-        off += (size_t)snprintf(desc + off, cap - off, "%s%s", i ? "," : " threads ",
-                                b->thread_cpusets[i]);
-}
-
-static int launched_by_mpi(void)
-{
-    const char *w = getenv("OMPI_COMM_WORLD_SIZE");
-    if (!w) w = getenv("PMI_SIZE");
-    return w && atoi(w) > 1;
-}
-
-/* Before MPI starts: whether this process will be rank 0 (or runs alone). */
-static int is_first_rank(void)
-{
-    const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    if (!r) r = getenv("PMI_RANK");
-    return !r || !strcmp(r, "0");
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Buckets cut at tensor boundaries; rank 0's weights everywhere. */
-static int dp_setup(dp_glue *g, sb_model *m, sb_err *e)
-{
-    size_t *ends = malloc(sizeof(size_t) * m->ntensors);
-    if (!ends) return sb_errf(e, SB_EFAIL, "out of memory");
-    for (int i = 0; i < m->ntensors; i++) ends[i] = m->tensors[i].offset + m->tensors[i].count;
-    qsort(ends, m->ntensors, sizeof(size_t), cmp_size);
-    int rc = sb_dp_set_grad(g->dp, m->grads, m->nparams, ends, m->ntensors, e);
-    free(ends);
-    /* The word embeddings get gradient only in the rows of the batch's tokens:
-     * all-reduce just the rows some rank used (the last bucket of backward, so
-     * the one overlap cannot hide). */
-    if (!rc && g->sparse)
-        rc = sb_dp_set_sparse_rows(g->dp, (size_t)(m->w.wte - m->params), (size_t)m->cfg.vocab,
-                                   (size_t)m->cfg.dim, e);
-    /* The rest of the embeddings are final last too: a bucket of their own,
-     * so the first layer's gradient does not wait for them. */
-    size_t emb_rest = (size_t)(m->w.wpe - m->params);
-    if (!rc) rc = sb_dp_isolate(g->dp, emb_rest, m->block_len[0] - emb_rest, e);
-    if (!rc) rc = sb_dp_bcast_floats(g->dp, m->params, m->nparams, e);
-    return rc;
 }
 
 /* ---- sprbench train */
@@ -363,55 +191,35 @@ static void on_progress(void *user, long step, long total, double loss, double d
     }
 }
 
-/* The recorded environment, with the thread count this run set itself. */
-static json_t *env_json(int threads)
+/* The head, config, environment, repro and machine of a train result. */
+static json_t *result_base(const char *status, const char *reason, const sb_kernel *k,
+                           const char *kname, int threads, json_t *config, int argc,
+                           char **argv)
 {
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    json_t *doc = sb_result_new(&(sb_result_head){
+        "train", k ? k->name : (kname ? kname : ""), k ? sb_dtype_name(k->dtype) : "f32",
+        threads, 1, 1, 1, status, reason});
+    json_object_set_new(doc, "config", config ? config : json_object());
     char omp[32];
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", threads);
     const char *set[] = {omp, NULL};
-    return sb_env_json_effective(set);
-}
-
-static char *render_repro(int argc, char **argv)
-{
-    char **rv = calloc(argc + 2, sizeof(char *));
-    rv[0] = "sprbench";
-    for (int i = 0; i < argc; i++) rv[i + 1] = argv[i];
-    rv[argc + 1] = NULL;
-    char *s = sb_argv_render(rv);
-    free(rv);
-    return s;
-}
-
-static json_t *result_base(const char *status, const char *reason, const sb_kernel *k,
-                           const char *kname, int threads, json_t *config, const char *repro)
-{
-    const sb_sysinfo *si = sb_sysinfo_cached();
-    json_t *doc = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:s, s:s}", "workload", "train",
-                            "kernel", k ? k->name : (kname ? kname : ""), "dtype",
-                            k ? sb_dtype_name(k->dtype) : "f32", "threads", threads, "ranks", 1,
-                            "ppn", 1, "nodes", 1, "status", status, "reason", reason ? reason : "");
-    json_object_set_new(doc, "config", config ? config : json_object());
-    sb_env_record(doc, env_json(threads));
-    json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
-    if (si) json_object_set_new(doc, "machine_fingerprint", json_string(si->fingerprint));
+    sb_result_seal(doc, argc, argv, set, si ? si->fingerprint : NULL);
     return doc;
 }
 
 /* The one place a failed or skipped run becomes a result file. */
 static int write_status(const char *path, const char *status, const sb_err *why,
                         const sb_kernel *k, const char *kname, int threads, json_t *config,
-                        const char *repro)
+                        int argc, char **argv)
 {
     if (!path) {
         json_decref(config);
         return SB_OK;
     }
-    json_t *doc = result_base(status, why->msg, k, kname, threads, config, repro);
-    json_object_set_new(doc, "samples", json_array());
-    json_object_set_new(doc, "metrics", json_object());
+    json_t *doc = result_base(status, why->msg, k, kname, threads, config, argc, argv);
     sb_err e2;
-    int rc = sb_json_write_atomic(path, doc, &e2);
+    int rc = sb_result_write(path, doc, &e2);
     json_decref(doc);
     if (rc) fprintf(stderr, "sprbench train: %s\n", e2.msg);
     return rc;
@@ -525,11 +333,60 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
     /* Outputs before the work (training may take hours; its outputs come
      * last). Rank 0 writes them, so only rank 0 can judge their paths: under
      * mpirun the other ranks may run where those directories do not exist. */
-    if (is_first_rank()) {
-        int rc = SB_OK;
-        if (o->save) rc = sb_cli_check_out_dir("--save", o->save, 1, e);
-        if (!rc && o->result_file) rc = sb_cli_check_out_file("--result-file", o->result_file, e);
-        if (rc) return rc;
+    if (sb_train_ranks_first()) {
+        int out_rc = SB_OK;
+        if (o->save) out_rc = sb_cli_check_out_dir("--save", o->save, 1, e);
+        if (!out_rc && o->result_file)
+            out_rc = sb_cli_check_out_file("--result-file", o->result_file, e);
+        if (out_rc) return out_rc;
+    }
+    return SB_OK;
+}
+
+/* The vocabulary, the training set and its features, and with --eval the
+ * dev set and its features; the model's vocabulary follows the one in use
+ * for shapes made here (tiny, L,D,H,F). SB_EUSAGE for data that does not fit. */
+static int load_data(const topts *o, sb_model_config *mc, data_set *d, sb_err *e)
+{
+    int rc;
+    if ((rc = load_vocab(o->vocab, d, e))) return rc;
+    if (!o->init && strcmp(o->model ? o->model : "distilbert-base", "distilbert-base") &&
+        strcmp(o->model ? o->model : "", "distilbert-base-uncased"))
+        mc->vocab = d->vocab.size;   /* tiny and L,D,H,F: embeddings for the vocab in use */
+    if (d->vocab.size > mc->vocab) {
+        return sb_errf(e, SB_EUSAGE, "%s has %d tokens but the model's vocabulary is %d",
+                       o->vocab ? o->vocab : "the built-in synthetic vocab", d->vocab.size,
+                       mc->vocab);
+    }
+    if (o->init && d->vocab.size != mc->vocab) {
+        return sb_errf(e, SB_EUSAGE, "%s has %d tokens but %s expects %d%s",
+                       o->vocab ? o->vocab : "the built-in synthetic vocab", d->vocab.size,
+                       o->init, mc->vocab, o->vocab ? "" : " (give its --vocab)");
+    }
+    if (o->train) {
+        if ((rc = sb_squad_load(o->train, &d->train, e))) return rc;
+    } else {
+        fprintf(stderr, "sprbench train: no --train given: training on squad-synth data "
+                        "(%d questions, seed %ld)\n", o->synth_train, o->seed);
+        if ((rc = sb_squad_synth(o->synth_train, (uint64_t)o->seed, 0, &d->train, e))) return rc;
+    }
+    d->have_train = 1;
+    if ((rc = sb_features_build(&d->vocab, &d->train, o->seq, o->stride, 0, &d->ftrain, e)))
+        return rc;
+    d->have_ftrain = 1;
+    if (d->ftrain.n < 1)
+        return sb_errf(e, SB_EUSAGE, "%s gives no training features",
+                       o->train ? o->train : "squad-synth");
+    if (o->eval) {
+        if (o->dev) {
+            if ((rc = sb_squad_load(o->dev, &d->dev, e))) return rc;
+        } else if ((rc = sb_squad_synth(o->synth_dev, (uint64_t)o->seed, 1, &d->dev, e))) {
+            return rc;
+        }
+        d->have_dev = 1;
+        if ((rc = sb_features_build(&d->vocab, &d->dev, o->seq, o->stride, 1, &d->fdev, e)))
+            return rc;
+        d->have_fdev = 1;
     }
     return SB_OK;
 }
@@ -544,7 +401,6 @@ int sb_cmd_train(int argc, char **argv)
         train_help();
         return 0;
     }
-    char *repro = render_repro(argc, argv);
     int is_tiny = !o.init && o.model && !strcmp(o.model, "tiny");
     if (!o.set_batch) o.batch = is_tiny ? TINY_BATCH : 32;
     if (!o.set_seq) o.seq = is_tiny ? TINY_SEQ : 384;
@@ -565,16 +421,14 @@ int sb_cmd_train(int argc, char **argv)
     sb_model m;
     sb_train_result res = {0};
     json_t *config = NULL;
-    dp_glue glue = {0};
-    sb_train_dp hooks = {.rank = 0, .world = 1};
+    sb_train_ranks ranks = {0};
     int rank = 0, world = 1, nodes = 1, ppn = 1;
 
     int krc = pick_kernel(o.kernel, &k, &e);
     if (krc == SB_ESKIP) {
         /* Recorded as skipped so a sweep keeps the point and its reason. */
         write_status(o.result_file, "skipped", &e, NULL, o.kernel, o.threads,
-                     json_pack("{s:s}", "model", o.model ? o.model : "distilbert-base"), repro);
-        free(repro);
+                     json_pack("{s:s}", "model", o.model ? o.model : "distilbert-base"), argc, argv);
         return sb_cli_report("train", &e);
     }
     if (krc) goto usage;
@@ -584,7 +438,7 @@ int sb_cmd_train(int argc, char **argv)
     if (o.init) {
         if ((rc = sb_hf_read_dir(o.init, &hf, &e))) goto usage;
         have_hf = 1;
-        if ((rc = from_hf_config(&hf.cfg, o.init, &mc, &e))) goto usage;
+        if ((rc = sb_checkpoint_model_config(&hf.cfg, o.init, &mc, &e))) goto usage;
         if (o.model) fprintf(stderr, "sprbench train: --model ignored: the shape comes from %s\n", o.init);
     } else if ((rc = sb_model_config_parse(o.model ? o.model : "distilbert-base", &mc, &e))) {
         goto usage;
@@ -601,93 +455,32 @@ int sb_cmd_train(int argc, char **argv)
     }
 
     /* Data: the user's files, or the synthetic set. */
-    if ((rc = load_vocab(o.vocab, &d, &e))) goto usage;
-    if (!o.init && strcmp(o.model ? o.model : "distilbert-base", "distilbert-base") &&
-        strcmp(o.model ? o.model : "", "distilbert-base-uncased"))
-        mc.vocab = d.vocab.size;   /* tiny and L,D,H,F: embeddings for the vocab in use */
-    if (d.vocab.size > mc.vocab) {
-        rc = sb_errf(&e, SB_EUSAGE, "%s has %d tokens but the model's vocabulary is %d",
-                     o.vocab ? o.vocab : "the built-in synthetic vocab", d.vocab.size, mc.vocab);
-        goto usage;
-    }
-    if (o.init && d.vocab.size != mc.vocab) {
-        rc = sb_errf(&e, SB_EUSAGE, "%s has %d tokens but %s expects %d%s",
-                     o.vocab ? o.vocab : "the built-in synthetic vocab", d.vocab.size, o.init,
-                     mc.vocab, o.vocab ? "" : " (give its --vocab)");
-        goto usage;
-    }
-    if (o.train) {
-        if ((rc = sb_squad_load(o.train, &d.train, &e))) goto usage;
-    } else {
-        fprintf(stderr, "sprbench train: no --train given: training on squad-synth data "
-                        "(%d questions, seed %ld)\n", o.synth_train, o.seed);
-        if ((rc = sb_squad_synth(o.synth_train, (uint64_t)o.seed, 0, &d.train, &e))) goto usage;
-    }
-    d.have_train = 1;
-    if ((rc = sb_features_build(&d.vocab, &d.train, o.seq, o.stride, 0, &d.ftrain, &e))) goto usage;
-    d.have_ftrain = 1;
-    if (d.ftrain.n < 1) {
-        rc = sb_errf(&e, SB_EUSAGE, "%s gives no training features", o.train ? o.train : "squad-synth");
-        goto usage;
-    }
-    if (o.eval) {
-        if (o.dev) {
-            if ((rc = sb_squad_load(o.dev, &d.dev, &e))) goto usage;
-        } else if ((rc = sb_squad_synth(o.synth_dev, (uint64_t)o.seed, 1, &d.dev, &e))) {
-            goto usage;
-        }
-        d.have_dev = 1;
-        if ((rc = sb_features_build(&d.vocab, &d.dev, o.seq, o.stride, 1, &d.fdev, &e))) goto usage;
-        d.have_fdev = 1;
-    }
+    if ((rc = load_data(&o, &mc, &d, &e))) goto usage;
 
     /* The model. */
     if ((rc = sb_model_create(&m, &mc, k, o.threads, &e))) goto fail;
     have_model = 1;
     m.lc.all_keys = o.full_attention;
     sb_model_init_random(&m, (uint64_t)o.seed);
-    if (have_hf && (rc = load_weights(&m, &hf, o.init, &e))) goto usage;
+    if (have_hf && (rc = sb_checkpoint_load(&m, &hf, o.init, &e))) goto usage;
     if (have_hf) {
         sb_hf_model_free(&hf);
         have_hf = 0;
     }
     if ((rc = sb_model_alloc_acts(&m, o.batch, o.seq, &e))) goto fail;
     m.profile = o.profile;
-    if (launched_by_mpi()) {
-        sb_dp_config dc = SB_DP_CONFIG_INIT;
-        if (o.comm_threads >= 0 && o.set_comm) dc.comm_threads = o.comm_threads;
-        dc.overlap = !o.no_overlap;
-        if (o.bucket_mb > 0) dc.bucket_bytes = (size_t)(o.bucket_mb * 1048576.0);
-        if ((rc = sb_dp_init(&glue.dp, &dc, &e))) goto fail;
-        rank = sb_dp_rank(glue.dp);
-        world = sb_dp_world(glue.dp);
-        nodes = sb_dp_nodes(glue.dp);
-        ppn = sb_dp_local_size(glue.dp);
-        /* Each rank its own cores before any comm thread starts. */
-        sb_bind_mode bm = SB_BIND_CORE;
-        if (o.bind) sb_bind_parse_mode(o.bind, &bm, &e);
-        if ((rc = sb_bind_apply(bm, sb_dp_local_rank(glue.dp), ppn, o.threads, dc.comm_threads,
-                                &glue.bind, &e)))
-            goto fail;
-        glue.have_bind = 1;
-        if (glue.bind.warning[0] && rank == 0)
-            fprintf(stderr, "sprbench train: %s\n", glue.bind.warning);
-        if ((rc = sb_dp_set_comm_cpuset(glue.dp, glue.bind.comm_cpuset, &e))) goto fail;
-        glue.sparse = !o.dense_allreduce;
-        if ((rc = dp_setup(&glue, &m, &e))) goto fail;
-        hooks = (sb_train_dp){.rank = rank, .world = world, .user = &glue,
-                              .step_begin = dp_step_begin, .grad_ready = dp_grad_ready,
-                              .wait_all = dp_wait};
-    } else {
-        /* One process: bound when asked (--bind) or when mpirun started it
-         * (-np 1); left to the OS otherwise, so that runs side by side do
-         * not pile onto the same cores. The binding in force is recorded. */
-        sb_bind_mode bm = getenv("OMPI_COMM_WORLD_SIZE") ? SB_BIND_CORE : SB_BIND_NONE;
-        if (o.bind) sb_bind_parse_mode(o.bind, &bm, &e);
-        if ((rc = sb_bind_apply(bm, 0, 1, o.threads, 0, &glue.bind, &e))) goto fail;
-        glue.have_bind = 1;
-        if (glue.bind.warning[0]) fprintf(stderr, "sprbench train: %s\n", glue.bind.warning);
-    }
+    sb_train_ranks_opts ro = {.threads = o.threads, .bind = o.bind,
+                              .comm_threads = o.set_comm ? o.comm_threads : -1,
+                              .overlap = !o.no_overlap, .bucket_mb = o.bucket_mb,
+                              .sparse = !o.dense_allreduce};
+    rc = sb_train_ranks_start(&ranks, &m, &ro, &e);
+    rank = ranks.rank;
+    world = ranks.world;
+    nodes = ranks.nodes;
+    ppn = ranks.ppn;
+    if (ranks.have_bind && ranks.bind.warning[0] && rank == 0)
+        fprintf(stderr, "sprbench train: %s\n", ranks.bind.warning);
+    if (rc) goto fail;
 
     config = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:i, s:s, s:s}",
                        "model", o.init ? o.init : (o.model ? o.model : "distilbert-base"),
@@ -715,7 +508,7 @@ int sb_cmd_train(int argc, char **argv)
     tc.seed = (uint64_t)o.seed;
     tc.threads = o.threads;
     tc.warmup_steps = o.warmup;
-    tc.dp = glue.dp ? &hooks : NULL;
+    tc.dp = ranks.dp ? &ranks.hooks : NULL;
     const char *poison = getenv("SB_TRAIN_TEST_NAN_STEP");   /* the tests' way to a NaN */
     if (poison) tc.poison_step = atol(poison);
     progress_state ps = {.tokens_per_step = (double)o.batch * o.seq, .t0 = sb_now()};
@@ -752,7 +545,7 @@ int sb_cmd_train(int argc, char **argv)
         if ((rc = sb_train_predict(&m, &d.dev, &d.fdev, o.batch, NULL, &em, &f1, &e))) goto fail;
         eval_s = sb_now() - te;
     }
-    if (o.save && rank == 0 && (rc = save_model(&m, o.save, &e))) goto fail;
+    if (o.save && rank == 0 && (rc = sb_checkpoint_save(&m, o.save, &e))) goto fail;
 
     /* Metrics. */
     double med = sb_train_median_step(&res);
@@ -764,66 +557,13 @@ int sb_cmd_train(int argc, char **argv)
                                : res.train_seconds * res.steps_per_epoch / (double)res.steps;
     /* Per-rank timings and bindings: collectives, so every rank takes part. */
     json_t *per_rank = NULL;
-    double dp_wait = 0, dp_compute = 0, dp_comm = 0, imbalance = 0, dp_mb = 0, dp_rows = 0;
-    if (glue.dp) {
-        double st = glue.steps ? (double)glue.steps : 1;
-        double mine[3] = {glue.compute_s / st, glue.wait_s / st, glue.comm_s / st};
-        dp_mb = glue.bytes / st / 1e6;
-        dp_rows = glue.sparse_rows / st;
-        double *all = rank == 0 ? calloc((size_t)world * 3, sizeof(double)) : NULL;
-        char desc[1024];
-        bind_desc(&glue.bind, sb_dp_hostname(glue.dp), desc, sizeof desc);
-        char **strs = NULL;
-        if ((rc = sb_dp_gather_doubles(glue.dp, mine, 3, all, &e)) ||
-            (rc = sb_dp_gather_string(glue.dp, desc, &strs, &e))) {
-            free(all);
-            goto fail;
-        }
-        if (rank == 0) {
-            per_rank = json_array();
-            double cmin = 1e300, cmax = 0;
-            for (int r = 0; r < world; r++) {
-                double *v = all + 3 * r;
-                json_array_append_new(per_rank, json_pack("{s:i, s:f, s:f, s:f, s:s}", "rank", r,
-                                                          "compute_s", v[0], "comm_wait_s", v[1],
-                                                          "comm_busy_s", v[2], "binding",
-                                                          strs && strs[r] ? strs[r] : ""));
-                dp_compute += v[0] / world;
-                dp_wait += v[1] / world;
-                dp_comm += v[2] / world;
-                if (v[0] < cmin) cmin = v[0];
-                if (v[0] > cmax) cmax = v[0];
-            }
-            imbalance = dp_compute > 0 ? (cmax - cmin) / dp_compute : 0;
-        }
-        sb_dp_strings_free(strs);
-        free(all);
-    }
-    json_t *doc = result_base("ok", "", k, NULL, o.threads, config, repro);
+    sb_train_ranks_summary dps;
+    if ((rc = sb_train_ranks_gather(&ranks, &per_rank, &dps, &e))) goto fail;
+    json_t *doc = result_base("ok", "", k, NULL, o.threads, config, argc, argv);
     config = NULL;
-    if (!glue.dp && glue.have_bind) {
-        char host[256] = "";
-        gethostname(host, sizeof host - 1);
-        char desc[1024];
-        bind_desc(&glue.bind, host, desc, sizeof desc);
-        json_object_set_new(doc, "per_rank", json_pack("[{s:i, s:s}]", "rank", 0, "binding", desc));
-        json_object_set_new(doc, "binding", json_pack("{s:s, s:s, s:b}", "mode",
-                                                      sb_bind_mode_name(glue.bind.mode), "warning",
-                                                      glue.bind.warning, "oversubscribed",
-                                                      glue.bind.oversubscribed));
-    }
-    if (per_rank) {
-        json_object_set_new(doc, "per_rank", per_rank);
-        json_object_set_new(doc, "binding", json_pack("{s:s, s:i, s:b, s:b, s:i, s:f, s:s, s:b}", "mode",
-                                                      sb_bind_mode_name(glue.bind.mode),
-                                                      "comm_threads", o.set_comm ? o.comm_threads : 1,
-                                                      "overlap", !o.no_overlap, "sparse_embedding",
-                                                      glue.sparse, "buckets", sb_dp_nbuckets(glue.dp),
-                                                      "bucket_mb", o.bucket_mb > 0 ? o.bucket_mb : 25.0,
-                                                      "warning",
-                                                      glue.bind.warning, "oversubscribed",
-                                                      glue.bind.oversubscribed));
-    }
+    if (per_rank) json_object_set_new(doc, "per_rank", per_rank);
+    json_t *binding = sb_train_ranks_binding_json(&ranks, &ro);
+    if (binding) json_object_set_new(doc, "binding", binding);
     json_object_set_new(doc, "ranks", json_integer(world));
     json_object_set_new(doc, "ppn", json_integer(ppn));
     json_object_set_new(doc, "nodes", json_integer(nodes));
@@ -844,13 +584,13 @@ int sb_cmd_train(int argc, char **argv)
     MET("steps", res.steps, "");
     MET("steps_per_epoch", res.steps_per_epoch, "");
     MET("peak_rss_mb", peak_rss_mb(), "MiB");
-    if (per_rank) {
-        MET("compute_s", dp_compute, "s");        /* forward + backward per step, mean over ranks */
-        MET("comm_wait_s", dp_wait, "s");         /* all-reduce time not hidden, per step */
-        MET("comm_busy_s", dp_comm, "s");         /* all-reduce time in total, per step */
-        MET("load_imbalance", imbalance, "");     /* (max - min) / mean compute over ranks */
-        MET("allreduce_mb_per_step", dp_mb, "MB");  /* gradient bytes all-reduced per step */
-        if (glue.sparse) MET("embedding_rows_per_step", dp_rows, "");  /* word-embedding rows sent */
+    if (ranks.dp) {
+        MET("compute_s", dps.compute_s, "s");       /* forward + backward per step, mean over ranks */
+        MET("comm_wait_s", dps.wait_s, "s");        /* all-reduce time not hidden, per step */
+        MET("comm_busy_s", dps.comm_s, "s");        /* all-reduce time in total, per step */
+        MET("load_imbalance", dps.imbalance, "");   /* (max - min) / mean compute over ranks */
+        MET("allreduce_mb_per_step", dps.mb_per_step, "MB");  /* gradient bytes all-reduced */
+        if (ranks.sparse) MET("embedding_rows_per_step", dps.rows_per_step, "");  /* rows sent */
     }
     if (o.eval) {
         MET("em", em, "%");
@@ -868,7 +608,7 @@ int sb_cmd_train(int argc, char **argv)
     } else {
         json_object_set_new(doc, "projected", json_object());
     }
-    if (rank == 0 && o.result_file && (rc = sb_json_write_atomic(o.result_file, doc, &e))) {
+    if (rank == 0 && o.result_file && (rc = sb_result_write(o.result_file, doc, &e))) {
         json_decref(doc);
         goto fail;
     }
@@ -918,7 +658,7 @@ fail:
         if (!config) config = json_object();
         if (res.failed_step) json_object_set_new(config, "failed_step", json_integer(res.failed_step));
         if (rank == 0)
-            write_status(o.result_file, "failed", &e, k, o.kernel, o.threads, config, repro);
+            write_status(o.result_file, "failed", &e, k, o.kernel, o.threads, config, argc, argv);
         else
             json_decref(config);
         config = NULL;
@@ -928,13 +668,11 @@ fail:
         config = NULL;
     }
 done:
-    if (glue.have_bind) sb_bind_report_free(&glue.bind);
-    if (glue.dp) sb_dp_free(glue.dp);
+    sb_train_ranks_end(&ranks);
     sb_train_result_free(&res);
     if (have_model) sb_model_free(&m);
     if (have_hf) sb_hf_model_free(&hf);
     data_free(&d);
-    free(repro);
     return exit_code;
 }
 
@@ -1017,7 +755,7 @@ int sb_cmd_predict(int argc, char **argv)
         rc = sb_errf(&e, SB_EUSAGE, "%s has no qa_outputs: it is not a question-answering model", init);
         goto bad;
     }
-    if ((rc = from_hf_config(&hf.cfg, init, &mc, &e))) goto bad;
+    if ((rc = sb_checkpoint_model_config(&hf.cfg, init, &mc, &e))) goto bad;
     if (seq > mc.max_pos) {
         rc = sb_errf(&e, SB_EUSAGE, "--seq %ld is longer than the model's %d positions", seq, mc.max_pos);
         goto bad;
@@ -1035,7 +773,7 @@ int sb_cmd_predict(int argc, char **argv)
     d.have_fdev = 1;
     if ((rc = sb_model_create(&m, &mc, k, (int)threads, &e))) goto fail;
     have_model = 1;
-    if ((rc = load_weights(&m, &hf, init, &e))) goto bad;
+    if ((rc = sb_checkpoint_load(&m, &hf, init, &e))) goto bad;
     sb_hf_model_free(&hf);
     have_hf = 0;
     int nb = d.fdev.n < batch ? (d.fdev.n > 0 ? d.fdev.n : 1) : (int)batch;

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "sb_db.h"
+#include "sb_db_internal.h"
 #include "sb_export.h"
 #include "sb_text.h"
 #include "testutil.h"

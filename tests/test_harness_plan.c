@@ -12,11 +12,13 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "sb_result.h"
 #include "sb_cli.h"
 #include "sb_envdiff.h"
 #include "sb_io.h"
 #include "sb_plan.h"
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 #include "testutil.h"
 
 static void test_parse_and_expand(void)
@@ -635,7 +637,7 @@ static void test_out_checks(void)
 static void test_one_line(void)
 {
     char msg[] = "a\nb\rc\033[2Jd\te\x7f" "f\xc2\x9b" "g\xc3\xa9h";
-    sb_cli_one_line(msg);
+    sb_text_one_line(msg);
     CHECKF(!strcmp(msg, "a?b?c?[2Jd e?f?g\xc3\xa9h"), "got '%s'", msg);
 
     /* sb_cli_report and sb_cli_usage_error through a pipe: one line each */

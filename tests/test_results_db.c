@@ -7,9 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sb_db.h"
+#include "sb_db_internal.h"
 #include "sb_export.h"
 #include "sb_gate.h"
 #include "sb_io.h"
+#include "sb_ptset.h"
+#include "sb_query.h"
 #include "sb_report.h"
 #include "testutil.h"
 
@@ -420,6 +423,163 @@ static void test_hostile(sb_db *src)
     sb_db_close(db);
 }
 
+/* The store's named reads (sb_query.h) on the constructed database, and how
+ * they fail: a read the database cannot answer is an error naming the
+ * database and the read, never an empty answer. */
+static void test_queries(sb_db *db)
+{
+    sb_err e = {0};
+    sb_db_counts c;
+    CHECK_EQ_INT(sb_db_count_rows(db, &c, &e), SB_OK);
+    CHECK_EQ_INT(c.machines, 2);
+    CHECK_EQ_INT(c.sweeps, 2);
+    CHECK_EQ_INT(c.points, count(db, "point"));
+    CHECK_EQ_INT(c.samples, count(db, "sample"));
+
+    sb_sweep_row *sw;
+    int nsw;
+    CHECK_EQ_INT(sb_db_sweeps(db, &sw, &nsw, &e), SB_OK);
+    CHECK_EQ_INT(nsw, 2);
+    int64_t icl = nsw == 2 ? sw[0].id : 0, spr = nsw == 2 ? sw[1].id : 0;
+    if (nsw == 2) {
+        CHECK(!strcmp(sw[0].label, "icl, \"quoted\"") && !strcmp(sw[1].hostname, "spr1"));
+        CHECK_EQ_INT(sw[1].points, 7);
+        CHECK_EQ_INT(sw[1].ok, 7);
+        CHECK_EQ_INT(sw[0].skipped, 1);
+        CHECK(sw[0].held == 0);
+    }
+    sb_sweep_rows_free(sw, nsw);
+
+    /* the throughput series of a shape: by kernel, each with its samples */
+    sb_series_point *v;
+    int n;
+    CHECK_EQ_INT(sb_db_metric_series(db, spr, "gemm", "1024x1024x1024:NN", "gflops", &v, &n, &e),
+                 SB_OK);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK(!strcmp(v[0].kernel, "amx-bf16") && !strcmp(v[0].dtype, "bf16"));
+        CHECK(v[0].value == 2000 && v[1].value == 250 && v[1].threads == 4);
+        CHECK_EQ_INT(v[1].nsamples, 8);
+        const double flops = 2.0 * 1024 * 1024 * 1024;
+        CHECK(v[1].nsamples == 8 && v[1].samples[0] == flops / 250 / 1e9 &&
+              v[1].samples[1] == flops / 250 / 1e9 * 0.99);   /* in repetition order */
+    }
+    sb_series_free(v, n);
+    CHECK_EQ_INT(sb_db_metric_series(db, spr, "gemm", "8x8x8", "gflops", &v, &n, &e), SB_OK);
+    CHECK(n == 0 && v == NULL);
+
+    char **shapes;
+    CHECK_EQ_INT(sb_db_sweep_shapes(db, icl, "gemm", &shapes, &n, &e), SB_OK);
+    CHECK(n == 1 && !strcmp(shapes[0], "1024x1024x1024:NN"));   /* the failed 8x8x8 is not ok */
+    sb_db_strings_free(shapes, n);
+
+    sb_summary_row *sr;
+    CHECK_EQ_INT(sb_db_sweep_summary(db, spr, &sr, &n, &e), SB_OK);
+    CHECK_EQ_INT(n, 6);   /* every point but the peak probe's */
+    int seen = 0;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(sr[i].kernel, "avx512-f32") && !strcmp(sr[i].shape, "1024x1024x1024:NN")) {
+            seen++;
+            CHECK(sr[i].has_value && sr[i].value == 250 && !strcmp(sr[i].unit, "GFLOP/s"));
+            CHECK(sr[i].has_base && sr[i].base_threads == 4 && !sr[i].has_pct);
+        }
+    CHECK_EQ_INT(seen, 1);
+    sb_summary_rows_free(sr, n);
+
+    sb_sweep_header h;
+    int found;
+    CHECK_EQ_INT(sb_db_sweep_header(db, spr, &h, &found, &e), SB_OK);
+    CHECK(found && h.has_machine && h.cores == 112 && !strcmp(h.workload, "gemm") &&
+          !strcmp(h.microarch, "Sapphire Rapids"));
+    sb_sweep_header_free(&h);
+    CHECK_EQ_INT(sb_db_sweep_header(db, 999, &h, &found, &e), SB_OK);
+    CHECK(!found && !h.workload);
+    char *plan;
+    CHECK_EQ_INT(sb_db_sweep_plan(db, icl, &plan, &found, &e), SB_OK);
+    CHECK(found && plan && !strcmp(plan, "plan"));
+    free(plan);
+    int exists = 1;
+    CHECK_EQ_INT(sb_db_sweep_exists(db, 999, &exists, &e), SB_OK);
+    CHECK(!exists);
+
+    /* a machine's description and a point's result document */
+    json_t *info;
+    CHECK_EQ_INT(sb_db_machine_info(db, 1, &info, &e), SB_OK);
+    CHECK(json_integer_value(json_object_get(info, "cores")) == 80 &&
+          !strcmp(json_string_value(json_object_get(info, "hostname")), "icl1"));
+    json_decref(info);
+    CHECK_EQ_INT(sb_db_machine_info(db, 999, &info, &e), SB_OK);
+    CHECK(info == NULL);
+    sb_ptset set;
+    CHECK_EQ_INT(sb_ptset_load(db, 0, icl, &set, &e), SB_OK);
+    int64_t peak = 0;
+    for (int i = 0; i < set.n; i++)
+        if (!strcmp(set.p[i].workload, "peak")) peak = set.p[i].id;
+    sb_ptset_free(&set);
+    json_t *doc;
+    CHECK_EQ_INT(sb_db_point_result(db, peak, &doc, &e), SB_OK);
+    CHECK(json_is_string(json_object_get(json_object_get(doc, "skipped"), "amx_bf16_gflops")));
+    json_decref(doc);
+    sb_point_brief b;
+    CHECK_EQ_INT(sb_db_point_brief(db, peak, &b, &found, &e), SB_OK);
+    CHECK(found && b.sweep_id == icl && !strcmp(b.workload, "peak") && b.threads == 80);
+    sb_point_brief_free(&b);
+    int64_t pid;
+    char spec[32];
+    snprintf(spec, sizeof spec, "%lld", (long long)peak);
+    CHECK_EQ_INT(sb_point_resolve(db, spec, &pid, &e), SB_OK);
+    CHECK_EQ_INT(pid, peak);
+    CHECK_EQ_INT(sb_point_resolve(db, "999999", &pid, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "no point '999999'") != NULL);
+    CHECK_EQ_INT(sb_point_resolve(db, "zz", &pid, &e), SB_EUSAGE);
+
+    /* a sweep being resumed: what is left to run, and marked running again */
+    char path[128];
+    snprintf(path, sizeof path, "%s/resume.db", g_dir);
+    sb_db *r;
+    CHECK_EQ_INT(sb_db_open(path, &r, &e), SB_OK);
+    int64_t sweep, ids[3];
+    CHECK_EQ_INT(sb_db_sweep_create(r, "resume", "gemm", "plan", 0, &sweep, &e), SB_OK);
+    for (int i = 0; i < 3; i++) {
+        sb_point_desc d = {.seq = 2 - i, .workload = "gemm", .kernel = "scalar-f32",
+                           .dtype = "f32", .shape = "8x8x8", .config = "{}", .threads = i + 1,
+                           .ppn = 1, .nodes = 1, .command = "sprbench ..."};
+        CHECK_EQ_INT(sb_db_point_add(r, sweep, &d, 0, &ids[i], &e), SB_OK);
+    }
+    CHECK_EQ_INT(sb_db_point_set_status(r, ids[1], "failed", "gone", &e), SB_OK);
+    CHECK_EQ_INT(sb_db_point_set_status(r, ids[2], "running", "", &e), SB_OK);
+    sb_todo_point *todo;
+    CHECK_EQ_INT(sb_db_sweep_unfinished(r, sweep, &todo, &n, &e), SB_OK);
+    CHECK(n == 2 && todo[0].id == ids[2] && todo[1].id == ids[0] &&   /* by seq */
+          !strcmp(todo[0].shape, "8x8x8") && todo[0].threads == 3);
+    free(todo);
+    CHECK_EQ_INT(sb_db_sweep_point_count(r, sweep, &n, &e), SB_OK);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(sb_db_sweep_finish(r, sweep, "interrupted", &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_reopen(r, sweep, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweeps(r, &sw, &nsw, &e), SB_OK);
+    CHECK(nsw == 1 && !strcmp(sw[0].status, "running"));
+    sb_sweep_rows_free(sw, nsw);
+    CHECK_EQ_INT(sb_db_sweep_reopen(r, sweep + 1, &e), SB_EUSAGE);   /* no such sweep */
+
+    /* a database that cannot answer: every read fails the same way, naming
+     * the file and the read, and leaves nothing to free */
+    CHECK(sqlite3_exec(sb_db_handle(r), "DROP TABLE metric", NULL, NULL, NULL) == SQLITE_OK);
+    v = (sb_series_point *)&n;
+    CHECK_EQ_INT(sb_db_metric_series(r, sweep, "gemm", "8x8x8", "gflops", &v, &n, &e), SB_EFAIL);
+    CHECK(v == NULL && n == 0);
+    CHECKF(!strncmp(e.msg, path, strlen(path)) && strstr(e.msg, ": reading a series: ") &&
+           strstr(e.msg, "no such table: metric"), "message: %s", e.msg);
+    sb_epoch_point *ep;
+    CHECK_EQ_INT(sb_db_epoch_series(r, sweep, &ep, &n, &e), SB_EFAIL);
+    CHECK(ep == NULL && strstr(e.msg, "no such table: metric"));
+    CHECK_EQ_INT(sb_db_sweep_summary(r, sweep, &sr, &n, &e), SB_EFAIL);
+    CHECK(sr == NULL && strstr(e.msg, ": sweep summary: "));
+    CHECK_EQ_INT(sb_ptset_load(r, 0, sweep, &set, &e), SB_EFAIL);
+    CHECK(set.n == 0 && set.p == NULL && strstr(e.msg, path) == e.msg);
+    sb_db_close(r);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/sb-results-XXXXXX");
@@ -430,6 +590,7 @@ int main(void)
     sb_err e = {0};
     CHECK_EQ_INT(sb_db_open(path, &db, &e), SB_OK);
     build(db);
+    test_queries(db);
     test_roundtrip(db);
     test_csv(db);
     test_report_files(db);

@@ -207,3 +207,47 @@ int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, i
     free(s);
     return rc;
 }
+
+int sb_vocab_builtin_synth(sb_vocab *v, sb_err *e)
+{
+    static const char *const specials[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+    const char *const *words = sb_squad_synth_words();
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) return sb_errf(e, SB_EFAIL, "out of memory");
+#define SB_PUT(str)                                                   \
+    do {                                                              \
+        size_t l_ = strlen(str);                                      \
+        if (n + l_ + 4 > cap) {                                       \
+            cap = (n + l_ + 4) * 2;                                   \
+            char *nb_ = realloc(buf, cap);                            \
+            if (!nb_) { free(buf); return sb_errf(e, SB_EFAIL, "out of memory"); } \
+            buf = nb_;                                                \
+        }                                                             \
+        memcpy(buf + n, str, l_);                                     \
+        n += l_;                                                      \
+        buf[n++] = '\n';                                              \
+    } while (0)
+    for (size_t i = 0; i < 5; i++) SB_PUT(specials[i]);
+    /* Single characters and their continuations: every ASCII word has a
+     * WordPiece cover, so the tiny model never sees [UNK] for plain text. */
+    for (int c = 33; c < 127; c++) {
+        char s[4] = {(char)c, 0, 0, 0};
+        if (c >= 'A' && c <= 'Z') continue;
+        SB_PUT(s);
+    }
+    for (int c = 33; c < 127; c++) {
+        int alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z');
+        if (!alnum) continue;
+        char s[4] = {'#', '#', (char)c, 0};
+        SB_PUT(s);
+    }
+    for (size_t i = 0; words[i]; i++) {
+        if (strlen(words[i]) == 1) continue;   /* already a single character */
+        SB_PUT(words[i]);
+    }
+#undef SB_PUT
+    int rc = sb_vocab_parse(buf, n, "built-in synthetic vocab", v, e);
+    free(buf);
+    return rc;
+}

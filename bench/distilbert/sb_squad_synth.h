@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include "sb_err.h"
 #include "sb_squad.h"
+#include "sb_tokenizer.h"
 
 /* The official JSON layout ("version": "1.1", data[].paragraphs[]...) with
  * n_questions questions. The same (n_questions, seed, dev) gives the same
@@ -26,5 +27,13 @@ int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, i
 
 /* The synthetic word list (NULL-terminated), for the built-in vocab. */
 const char *const *sb_squad_synth_words(void);
+
+/* A small vocabulary (372 tokens) for runs without vocab.txt: every word of
+ * the synthetic SQuAD set (sb_squad_synth) as a whole token, plus ASCII
+ * letters, digits and punctuation (letters and digits also as ## pieces) so
+ * any ASCII text tokenizes without [UNK]. Ids are its own, not
+ * bert-base-uncased's: [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4.
+ * `sprbench squad-synth --write-vocab FILE` writes it as a vocab.txt. */
+int sb_vocab_builtin_synth(sb_vocab *v, sb_err *e);
 
 #endif

@@ -26,13 +26,6 @@ typedef struct sb_vocab {
 int sb_vocab_load(const char *path, sb_vocab *v, sb_err *e);
 /* Same from memory; `name` names the source in messages. */
 int sb_vocab_parse(const char *data, size_t len, const char *name, sb_vocab *v, sb_err *e);
-/* A small vocabulary (372 tokens) for runs without vocab.txt: every word of
- * the synthetic SQuAD set (sb_squad_synth) as a whole token, plus ASCII
- * letters, digits and punctuation (letters and digits also as ## pieces) so
- * any ASCII text tokenizes without [UNK]. Ids are its own, not
- * bert-base-uncased's: [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4.
- * `sprbench squad-synth --write-vocab FILE` writes it as a vocab.txt. */
-int sb_vocab_builtin_synth(sb_vocab *v, sb_err *e);
 void sb_vocab_free(sb_vocab *v);
 /* id of an exact token (bytes), or -1. */
 int32_t sb_vocab_find(const sb_vocab *v, const char *tok, size_t len);

@@ -1,4 +1,5 @@
 #include "sb_gemm_bench.h"
+#include "sb_result.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -216,14 +217,16 @@ void sb_gemm_result_free(sb_gemm_result *res)
     res->nsamples = 0;
 }
 
-json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res,
-                            const char *repro)
+json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res)
 {
     char trans[3] = {cfg->transa, cfg->transb, 0};
-    json_t *samples = json_array();
+    json_t *doc = sb_result_new(&(sb_result_head){
+        "gemm", cfg->kernel, res->dtype ? res->dtype : "", cfg->threads, 1, 1, 1,
+        res->status ? res->status : "failed", res->reason});
+    if (!doc) return NULL;
+    json_t *samples = json_object_get(doc, "samples"), *metrics = json_object_get(doc, "metrics"),
+           *units = json_object_get(doc, "units"), *config = json_object_get(doc, "config");
     for (int i = 0; i < res->nsamples; i++) json_array_append_new(samples, json_real(res->samples[i]));
-    json_t *metrics = json_object();
-    json_t *units = json_object();
     int int8 = res->dtype && !strcmp(res->dtype, "int8");
     if (res->status && !strcmp(res->status, "ok")) {
         json_object_set_new(metrics, "gflops", json_real(res->gflops));
@@ -238,23 +241,19 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
         json_object_set_new(metrics, "max_rel_error", json_real(res->max_rel_error));
         json_object_set_new(metrics, "error_bound", json_real(res->error_bound));
     }
-    json_t *doc = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:s, s:s}",
-                            "workload", "gemm", "kernel", cfg->kernel, "dtype",
-                            res->dtype ? res->dtype : "", "m", cfg->m, "n", cfg->n, "k", cfg->k,
-                            "trans", trans, "threads", cfg->threads, "ranks", 1, "ppn", 1,
-                            "nodes", 1, "status", res->status ? res->status : "failed",
-                            "reason", res->reason);
-    json_object_set_new(doc, "config", json_pack("{s:i, s:i, s:i, s:s}", "m", cfg->m, "n",
-                                                 cfg->n, "k", cfg->k, "trans", trans));
-    if (cfg->prepack) json_object_set_new(json_object_get(doc, "config"), "prepack", json_true());
-    if (cfg->onednn_isa) json_object_set_new(json_object_get(doc, "config"), "onednn_isa",
-                                             json_string(cfg->onednn_isa));
+    /* the shape at the top level too: older readers of result files look there */
+    json_object_set_new(doc, "m", json_integer(cfg->m));
+    json_object_set_new(doc, "n", json_integer(cfg->n));
+    json_object_set_new(doc, "k", json_integer(cfg->k));
+    json_object_set_new(doc, "trans", json_string(trans));
+    json_object_set_new(config, "m", json_integer(cfg->m));
+    json_object_set_new(config, "n", json_integer(cfg->n));
+    json_object_set_new(config, "k", json_integer(cfg->k));
+    json_object_set_new(config, "trans", json_string(trans));
+    if (cfg->prepack) json_object_set_new(config, "prepack", json_true());
+    if (cfg->onednn_isa) json_object_set_new(config, "onednn_isa", json_string(cfg->onednn_isa));
     if (res->impl[0]) json_object_set_new(doc, "impl", json_string(res->impl));
-    json_object_set_new(doc, "samples", samples);
-    json_object_set_new(doc, "metrics", metrics);
-    json_object_set_new(doc, "units", units);
     json_object_set_new(doc, "checked_rows", json_integer(res->checked_rows));
-    json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
     return doc;
 }
 

@@ -37,9 +37,8 @@ typedef struct sb_gemm_result {
  * status); SB_EUSAGE for a bad configuration (unknown kernel, bad sizes). */
 int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e);
 void sb_gemm_result_free(sb_gemm_result *res);
-/* The result document (workload, kernel, dtype, m/n/k, threads, status,
- * reason, samples, metrics, repro). */
-json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res,
-                            const char *repro);
+/* The result document (sb_result: head, config with m/n/k and trans,
+ * samples, metrics, units), for the caller to seal. */
+json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res);
 
 #endif

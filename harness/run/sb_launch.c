@@ -1,3 +1,4 @@
+#include "sb_result.h"
 #include "sb_launch.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -12,7 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "sb_cli.h"
+#include "sb_progress.h"
 #include "sb_io.h"
 #include "sb_sysinfo.h"
 
@@ -346,40 +347,6 @@ int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***out, sb_err *e)
     }
     *out = b.v;
     return SB_OK;
-}
-
-static int needs_quotes(const char *s)
-{
-    if (!*s) return 1;
-    for (const char *p = s; *p; p++)
-        if (!(isalnum((unsigned char)*p) || strchr("%+,-./:=@_^", *p))) return 1;
-    return 0;
-}
-
-char *sb_argv_render(char *const *argv)
-{
-    size_t cap = 1;
-    for (char *const *p = argv; p && *p; p++) cap += 4 * strlen(*p) + 3;
-    char *out = malloc(cap), *w = out;
-    if (!out) return NULL;
-    for (char *const *p = argv; p && *p; p++) {
-        if (p != argv) *w++ = ' ';
-        if (!needs_quotes(*p)) {
-            w = stpcpy(w, *p);
-            continue;
-        }
-        *w++ = '\'';
-        for (const char *c = *p; *c; c++) {
-            if (*c == '\'') {
-                w = stpcpy(w, "'\\''");
-            } else {
-                *w++ = *c;
-            }
-        }
-        *w++ = '\'';
-    }
-    *w = 0;
-    return out;
 }
 
 int sb_launch_split_args(const char *s, char ***tokens, int *count, sb_err *e)

@@ -22,6 +22,7 @@
 #ifndef SB_LAUNCH_H
 #define SB_LAUNCH_H
 #include "sb_err.h"
+#include "sb_text.h"   /* sb_argv_render */
 
 /* ---- hostfile (Open MPI syntax) ----
  *   # comment
@@ -88,9 +89,6 @@ typedef struct sb_launch_spec {
  * SB_EUSAGE for a bad spec. Free with sb_argv_free. */
 int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***argv, sb_err *e);
 void sb_argv_free(char **argv);
-/* One line a POSIX shell reads back as the same argv: words needing it are
- * single-quoted ('\'' for quotes). Caller frees. */
-char *sb_argv_render(char *const *argv);
 /* Splits a --mpirun-args string into tokens, honouring '...' and "..." and
  * backslash escapes (no expansion of any kind); unbalanced quotes -> SB_EUSAGE.
  * *tokens is NULL-terminated; free with sb_argv_free. */

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sb_allreduce.h"
-#include "sb_cli.h"
+#include "sb_parse.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_model.h"

@@ -9,11 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sb_allreduce.h"
-#include "sb_cli.h"
+#include "sb_progress.h"
 #include "sb_db.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_launch.h"
+#include "sb_query.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
 
@@ -187,44 +188,8 @@ static void worker_error(const char *path, char *buf, size_t cap)
     free(data);
 }
 
-typedef struct {
-    int64_t id;
-    int seq;
-    char kernel[SB_DB_MAX_NAME * 4 + 1], shape[SB_DB_MAX_SHAPE + 1], workload[16];
-    int threads, ppn, nodes;
-} point_row;
-
-static int load_points(sb_db *db, int64_t sweep, int unfinished_only, point_row **rows, int *n,
-                       sb_err *e)
-{
-    const char *sql = unfinished_only
-        ? "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point WHERE sweep_id = ?"
-          " AND status IN ('pending','running','interrupted') ORDER BY seq"
-        : "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point WHERE sweep_id = ?"
-          " ORDER BY seq";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_errf(e, SB_EFAIL, "cannot read points: %s", sqlite3_errmsg(sb_db_handle(db)));
-    sqlite3_bind_int64(st, 1, sweep);
-    int cap = 64;
-    *rows = malloc(sizeof **rows * (size_t)cap);
-    *n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) *rows = realloc(*rows, sizeof **rows * (size_t)(cap *= 2));
-        point_row *r = &(*rows)[(*n)++];
-        memset(r, 0, sizeof *r);
-        r->id = sqlite3_column_int64(st, 0);
-        r->seq = sqlite3_column_int(st, 1);
-        snprintf(r->kernel, sizeof r->kernel, "%s", (const char *)sqlite3_column_text(st, 2) ?: "");
-        snprintf(r->shape, sizeof r->shape, "%s", (const char *)sqlite3_column_text(st, 3) ?: "");
-        r->threads = sqlite3_column_int(st, 4);
-        r->ppn = sqlite3_column_int(st, 5);
-        r->nodes = sqlite3_column_int(st, 6);
-        snprintf(r->workload, sizeof r->workload, "%s", (const char *)sqlite3_column_text(st, 7) ?: "");
-    }
-    sqlite3_finalize(st);
-    return SB_OK;
-}
+/* A point left to run: the store's (sb_db_sweep_unfinished). */
+typedef sb_todo_point point_row;
 
 static int parse_shape_key(const char *key, sb_plan_shape *s)
 {
@@ -538,19 +503,9 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     int64_t machine = 0;
 
     if (sweep > 0) {
-        sqlite3_stmt *st;
         char *plan_text = NULL;
         int found = 0;
-        if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT plan FROM sweep WHERE id = ?", -1, &st,
-                               NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(st, 1, sweep);
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                found = 1;
-                if (sqlite3_column_text(st, 0))
-                    plan_text = strdup((const char *)sqlite3_column_text(st, 0));
-            }
-            sqlite3_finalize(st);
-        }
+        if ((rc = sb_db_sweep_plan(db, sweep, &plan_text, &found, e))) goto done;
         if (!plan_text) {
             rc = sb_errf(e, SB_EUSAGE, found ? "%s: sweep %lld has no stored plan to resume"
                                              : "%s: no sweep %lld to resume",
@@ -574,27 +529,12 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
          * failed: a full disk) are derived again from the stored plan, so
          * that a resume does not call a sweep done with nothing run. */
         int stored = 0;
-        sqlite3_stmt *cnt;
-        if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT COUNT(*) FROM point WHERE sweep_id = ?",
-                               -1, &cnt, NULL) != SQLITE_OK) {
-            rc = sb_errf(e, SB_EFAIL, "%s: %s", o->db_path, sqlite3_errmsg(sb_db_handle(db)));
-            goto done;
-        }
-        sqlite3_bind_int64(cnt, 1, sweep);
-        if (sqlite3_step(cnt) == SQLITE_ROW) stored = sqlite3_column_int(cnt, 0);
-        sqlite3_finalize(cnt);
+        if ((rc = sb_db_sweep_point_count(db, sweep, &stored, e))) goto done;
         if ((rc = sb_db_begin(db, e))) goto done;
-        if (!stored && (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e))) {
+        if ((!stored && (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e))) ||
+            (rc = sb_db_sweep_reopen(db, sweep, e))) {
             sb_db_rollback(db);
             goto done;
-        }
-        sqlite3_stmt *up;
-        if (sqlite3_prepare_v2(sb_db_handle(db),
-                               "UPDATE sweep SET status = 'running', finished = NULL WHERE id = ?",
-                               -1, &up, NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(up, 1, sweep);
-            sqlite3_step(up);
-            sqlite3_finalize(up);
         }
         if ((rc = sb_db_commit(db, e))) goto done;
         if (!stored)
@@ -628,7 +568,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 
     point_row *rows = NULL;
     int nrows = 0;
-    if ((rc = load_points(db, sweep, 1, &rows, &nrows, e))) goto done;
+    if ((rc = sb_db_sweep_unfinished(db, sweep, &rows, &nrows, e))) goto done;
     char tmpdir[] = "/tmp/sprbench-sweep-XXXXXX";
     const char *tmpbase = getenv("TMPDIR");
     char tmpl[4096];
@@ -862,60 +802,58 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
     if (rc) return rc;
     /* Speedup against the 1-thread point of the same series (kernel, shape,
      * ppn, nodes) in this sweep. */
-    static const char *sql =
-        "WITH v AS ("
-        "  SELECT p.id, p.workload, p.kernel, p.shape, p.threads, p.ppn, p.nodes, p.status,"
-        "         p.reason, COALESCE(mg.value, mt.value) AS value,"
-        "         CASE WHEN mg.value IS NOT NULL THEN (CASE WHEN p.dtype = 'int8' THEN 'GOP/s' ELSE 'GFLOP/s' END)"
-        "              WHEN mt.value IS NOT NULL THEN 'tokens/s' END AS unit, mp.value AS pct"
-        "  FROM point p"
-        "  LEFT JOIN metric mg ON mg.point_id = p.id AND mg.name = 'gflops'"
-        "  LEFT JOIN metric mt ON mt.point_id = p.id AND mt.name = 'tokens_per_s'"
-        "  LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
-        "  WHERE p.sweep_id = ? AND p.workload != 'peak')"
-        " SELECT v.kernel, v.shape, v.threads, v.ppn, v.nodes, v.status, v.reason, v.value, v.unit,"
-        "        v.pct, (SELECT b.value FROM v b WHERE b.kernel = v.kernel AND b.shape = v.shape"
-        "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
-        "          ORDER BY b.threads LIMIT 1),"
-        "        (SELECT b.threads FROM v b WHERE b.kernel = v.kernel AND b.shape = v.shape"
-        "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
-        "          ORDER BY b.threads LIMIT 1)"
-        " FROM v ORDER BY v.kernel, v.shape, v.nodes, v.ppn, v.threads";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
-        rc = sb_errf(e, SB_EFAIL, "summary: %s", sqlite3_errmsg(sb_db_handle(db)));
-        sb_db_close(db);
-        return rc;
-    }
-    sqlite3_bind_int64(st, 1, sweep_id);
+    sb_summary_row *v;
+    int n;
+    rc = sb_db_sweep_summary(db, sweep_id, &v, &n, e);
+    sb_db_close(db);
+    if (rc) return rc;
     fprintf(f, "\n%-13s %-20s %7s %4s %5s  %-9s %12s %-8s %7s %8s %6s\n", "kernel", "shape",
             "threads", "ppn", "nodes", "status", "median", "unit", "speedup", "eff", "%peak");
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *kernel = (const char *)sqlite3_column_text(st, 0);
-        const char *shape = (const char *)sqlite3_column_text(st, 1);
-        int threads = sqlite3_column_int(st, 2);
-        const char *status = (const char *)sqlite3_column_text(st, 5);
-        const char *reason = (const char *)sqlite3_column_text(st, 6);
-        fprintf(f, "%-13s %-20s %7d %4d %5d  %-9s", kernel ? kernel : "", shape && *shape ? shape : "-",
-                threads, sqlite3_column_int(st, 3), sqlite3_column_int(st, 4), status ? status : "");
-        if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
-            double v = sqlite3_column_double(st, 7);
-            fprintf(f, " %12.1f %-8s", v, (const char *)sqlite3_column_text(st, 8));
-            if (sqlite3_column_type(st, 10) != SQLITE_NULL && sqlite3_column_double(st, 10) > 0) {
-                double base = sqlite3_column_double(st, 10);
-                int bt = sqlite3_column_int(st, 11);
-                double speedup = v / base;
-                fprintf(f, " %6.2fx %7.0f%%", speedup, 100.0 * speedup / ((double)threads / bt));
+    for (int i = 0; i < n; i++) {
+        const sb_summary_row *r = &v[i];
+        fprintf(f, "%-13s %-20s %7d %4d %5d  %-9s", r->kernel, r->shape[0] ? r->shape : "-",
+                r->threads, r->ppn, r->nodes, r->status);
+        if (r->has_value) {
+            fprintf(f, " %12.1f %-8s", r->value, r->unit);
+            if (r->has_base && r->base_value > 0) {
+                double speedup = r->value / r->base_value;
+                fprintf(f, " %6.2fx %7.0f%%", speedup,
+                        100.0 * speedup / ((double)r->threads / r->base_threads));
             } else fprintf(f, " %7s %8s", "-", "-");
-            if (sqlite3_column_type(st, 9) != SQLITE_NULL)
-                fprintf(f, " %5.1f%%", sqlite3_column_double(st, 9));
+            if (r->has_pct) fprintf(f, " %5.1f%%", r->pct_peak);
             fputc('\n', f);
         } else {
             char cell[300];
-            fprintf(f, "  %s\n", sb_text_cell(cell, sizeof cell, reason ? reason : "", 70, 0));
+            fprintf(f, "  %s\n", sb_text_cell(cell, sizeof cell, r->reason, 70, 0));
         }
     }
-    sqlite3_finalize(st);
-    sb_db_close(db);
+    sb_summary_rows_free(v, n);
     return SB_OK;
+}
+
+int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src,
+                          sb_err *e)
+{
+    memset(src, 0, sizeof *src);
+    int have = 0;
+    int rc = sb_db_sweep_exists(db, sweep_id, &have, e);
+    if (rc) return rc;
+    if (!have) return sb_errf(e, SB_EUSAGE, "no sweep %lld", (long long)sweep_id);
+    sb_train_obs *v = NULL;
+    int nv = 0;
+    if ((rc = sb_db_train_points(db, sweep_id, &v, &nv, e))) return rc;
+    int found = 0;
+    for (int i = 0; i < nv && !found; i++)
+        if (v[i].nodes == 1 && (ppn <= 0 || v[i].ppn == ppn)) src->one = v[i], found = 1;
+    for (int i = 0; found && i < nv; i++)
+        if (v[i].nodes > 1 && !strcmp(v[i].kernel, src->one.kernel) &&
+            !strcmp(v[i].shape, src->one.shape) && v[i].ppn == src->one.ppn &&
+            v[i].threads == src->one.threads && v[i].nodes >= src->calib.nodes)
+            src->calib = v[i];
+    free(v);
+    if (!found)
+        return sb_errf(e, SB_EUSAGE,
+                       "sweep %lld has no measured 1-node training point (status ok, with "
+                       "step_seconds)%s", (long long)sweep_id, ppn > 0 ? " at that --ppn" : "");
+    return sb_sweep_model_input(&src->one, &src->in, e);
 }

@@ -55,6 +55,18 @@ int sb_sweep_model_input(const sb_train_obs *one, sb_scaling_input *in, sb_err *
 void sb_sweep_calibrate(const sb_train_obs *one, const sb_train_obs *calib,
                         const sb_scaling_input *in, double *busbw_gbs);
 
+/* What the scaling model starts from in a stored sweep: its first measured
+ * 1-node training point (at that ppn when ppn > 0) with the model's inputs
+ * from it (sb_sweep_model_input), and the point of the same series at the
+ * largest node count (calib.nodes 0 when there is none). SB_EUSAGE naming
+ * what is missing: the sweep, or a measured 1-node point. */
+typedef struct sb_sweep_model_src {
+    sb_train_obs one, calib;
+    sb_scaling_input in;
+} sb_sweep_model_src;
+int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src,
+                          sb_err *e);
+
 /* Extends every measured training series (kernel, shape, ppn, threads) of the
  * sweep that has an ok point at 1 node and at least one larger node count
  * with the scaling model's projection (status 'projected', replacing an

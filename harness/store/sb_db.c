@@ -1,4 +1,4 @@
-#include "sb_db.h"
+#include "sb_db_internal.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -85,11 +85,28 @@ _Static_assert(sizeof g_readonly_compat / sizeof g_readonly_compat[0] == NMIGRAT
                "every migration after the first has its read-only stand-in");
 
 sqlite3 *sb_db_handle(sb_db *db) { return db->h; }
+const char *sb_db_path(sb_db *db) { return db->path; }
 int sb_db_readonly(sb_db *db) { return db->readonly; }
 
-static int db_fail(sb_db *db, sb_err *e, const char *what)
+int sb_db_fail(sb_err *e, sb_db *db, const char *what)
 {
     return sb_errf(e, SB_EFAIL, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+}
+
+int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **st, sb_err *e)
+{
+    if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(*st);
+        *st = NULL;
+        return sb_db_fail(e, db, what);
+    }
+    return SB_OK;
+}
+
+char *sb_db_column_repaired(sqlite3_stmt *st, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? sb_text_repair(s, (size_t)sqlite3_column_bytes(st, i), 0, NULL) : strdup("");
 }
 
 static int user_version(sqlite3 *h)
@@ -113,7 +130,7 @@ int sb_db_begin(sb_db *db, sb_err *e)
     for (int attempt = 0; attempt < 200; attempt++) {
         int rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
         if (rc == SQLITE_OK) return SB_OK;
-        if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) return db_fail(db, e, "begin");
+        if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) return sb_db_fail(e, db, "begin");
         usleep(50000);
     }
     return sb_errf(e, SB_EFAIL, "%s: database stayed locked by another writer", db->path);
@@ -127,7 +144,7 @@ int sb_db_commit(sb_db *db, sb_err *e)
         if (rc != SQLITE_BUSY) break;
         usleep(50000);
     }
-    int rc = db_fail(db, e, "commit");
+    int rc = sb_db_fail(e, db, "commit");
     sb_db_rollback(db);
     return rc;
 }
@@ -157,7 +174,7 @@ static int migrate(sb_db *db, int target, sb_err *e)
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
         if (sqlite3_exec(db->h, pragma, NULL, NULL, NULL) != SQLITE_OK) {
             sb_db_rollback(db);
-            return db_fail(db, e, "migration");
+            return sb_db_fail(e, db, "migration");
         }
         if ((rc = sb_db_commit(db, e))) return rc;
         v++;
@@ -389,7 +406,7 @@ int sb_db_open_readonly(const char *path, sb_db **out, sb_err *e)
     }
     sqlite3_extended_result_codes(db->h, 0);
     if (sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK) {
-        rc = db_fail(db, e, "read-only settings");
+        rc = sb_db_fail(e, db, "read-only settings");
         sb_db_close(db);
         return rc;
     }
@@ -413,7 +430,7 @@ int sb_db_open_readonly(const char *path, sb_db **out, sb_err *e)
     }
     /* the stand-ins above live in temp; from here on nothing at all is written */
     if (sqlite3_exec(db->h, "PRAGMA query_only=ON", NULL, NULL, NULL) != SQLITE_OK) {
-        rc = db_fail(db, e, "read-only settings");
+        rc = sb_db_fail(e, db, "read-only settings");
         sb_db_close(db);
         return rc;
     }
@@ -593,12 +610,12 @@ int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, "SELECT id FROM machine WHERE fingerprint = ?", -1, &st,
                            NULL) != SQLITE_OK)
-        return db_fail(db, e, "machine lookup");
+        return sb_db_fail(e, db, "machine lookup");
     bind_text(st, 1, fingerprint);
     int rc = sqlite3_step(st);
     *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "machine lookup");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "machine lookup");
 }
 
 int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
@@ -628,7 +645,7 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
         free(isa);
         free(all);
-        return db_fail(db, e, "machine insert");
+        return sb_db_fail(e, db, "machine insert");
     }
     char now[32];
     sb_db_now_iso(now);
@@ -661,7 +678,7 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
     free(isa);
     free(all);
     if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
-    if (step != SQLITE_DONE) return db_fail(db, e, "machine insert");
+    if (step != SQLITE_DONE) return sb_db_fail(e, db, "machine insert");
     return sb_db_machine_by_fingerprint(db, fp, id, e);
 }
 
@@ -679,7 +696,7 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
                            "INSERT INTO sweep (uuid, label, workload, plan, machine_id, started,"
                            " tool_version, status) VALUES (?,?,?,?,?,?,?, 'running')",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, e, "sweep insert");
+        return sb_db_fail(e, db, "sweep insert");
     char uuid[33], now[32];
     sb_db_uuid(uuid);
     sb_db_now_iso(now);
@@ -701,7 +718,7 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
     }
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return db_fail(db, e, "sweep insert");
+    if (rc != SQLITE_DONE) return sb_db_fail(e, db, "sweep insert");
     *id = sqlite3_last_insert_rowid(db->h);
     return SB_OK;
 }
@@ -715,7 +732,7 @@ int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e)
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET finished = ?, status = ? WHERE id = ?", -1,
                            &st, NULL) != SQLITE_OK)
-        return db_fail(db, e, "sweep update");
+        return sb_db_fail(e, db, "sweep update");
     char now[32];
     sb_db_now_iso(now);
     bind_text(st, 1, now);
@@ -723,7 +740,21 @@ int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e)
     sqlite3_bind_int64(st, 3, id);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "sweep update");
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep update");
+}
+
+int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "sweep reopen",
+                           "UPDATE sweep SET status = 'running', finished = NULL WHERE id = ?", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) != SQLITE_DONE) rc = sb_db_fail(e, db, "sweep reopen");
+    else if (sqlite3_changes(db->h) == 0)
+        rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", db->path, (long long)id);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 /* ---- who is running a sweep ---- */
@@ -793,7 +824,7 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
     if (sqlite3_prepare_v2(db->h, "SELECT holder_pid, COALESCE(holder_host, ''),"
                                   " COALESCE(holder_start, ''), COALESCE(holder_since, '')"
                                   " FROM sweep WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
-        rc = db_fail(db, e, "sweep claim");
+        rc = sb_db_fail(e, db, "sweep claim");
         goto out;
     }
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -801,7 +832,7 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
     if (step != SQLITE_ROW) {
         rc = step == SQLITE_DONE
             ? sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", db->path, (long long)sweep_id)
-            : db_fail(db, e, "sweep claim");
+            : sb_db_fail(e, db, "sweep claim");
         goto out;
     }
     if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -831,7 +862,7 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
     if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET holder_pid = ?, holder_host = ?,"
                                   " holder_start = ?, holder_since = ? WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
-        rc = db_fail(db, e, "sweep claim");
+        rc = sb_db_fail(e, db, "sweep claim");
         goto out;
     }
     sqlite3_bind_int64(st, 1, (sqlite3_int64)getpid());
@@ -839,7 +870,7 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
     bind_text(st, 3, token);
     bind_text(st, 4, since);
     sqlite3_bind_int64(st, 5, sweep_id);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : db_fail(db, e, "sweep claim");
+    rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep claim");
 out:
     sqlite3_finalize(st);
     if (own_tx) {
@@ -858,13 +889,13 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
                                   " holder_start = NULL, holder_since = NULL"
                                   " WHERE id = ? AND holder_pid = ? AND holder_host = ?",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, e, "sweep release");
+        return sb_db_fail(e, db, "sweep release");
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)getpid());
     bind_text(st, 3, host);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "sweep release");
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep release");
 }
 
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e)
@@ -876,7 +907,7 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     if (sqlite3_prepare_v2(db->h, "SELECT holder_pid, COALESCE(holder_host, ''),"
                                   " COALESCE(holder_since, '') FROM sweep WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
-        rc = db_fail(db, e, "sweep unlock");
+        rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
     }
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -893,11 +924,11 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
                                   " holder_start = NULL, holder_since = NULL WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
-        rc = db_fail(db, e, "sweep unlock");
+        rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
     }
     sqlite3_bind_int64(st, 1, sweep_id);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : db_fail(db, e, "sweep unlock");
+    rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep unlock");
 out:
     sqlite3_finalize(st);
     if (rc) {
@@ -930,7 +961,7 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
                            " config, threads, ppn, nodes, status, command, machine_id)"
                            " VALUES (?,?,?,?,?,?,?,?,?,?,?, 'pending', ?, ?)",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, e, "point insert");
+        return sb_db_fail(e, db, "point insert");
     char uuid[33];
     sb_db_uuid(uuid);
     bind_text(st, 1, uuid);
@@ -952,7 +983,7 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
     }
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return db_fail(db, e, "point insert");
+    if (rc != SQLITE_DONE) return sb_db_fail(e, db, "point insert");
     *id = sqlite3_last_insert_rowid(db->h);
     return SB_OK;
 }
@@ -962,13 +993,13 @@ int sb_db_point_set_command(sb_db *db, int64_t id, const char *command, sb_err *
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, "UPDATE point SET command = ? WHERE id = ?", -1, &st, NULL) !=
         SQLITE_OK)
-        return db_fail(db, e, "point update");
+        return sb_db_fail(e, db, "point update");
     int mem = bind_repaired(st, 1, command, SB_DB_MAX_TEXT);
     sqlite3_bind_int64(st, 2, id);
     int rc = mem ? SQLITE_NOMEM : sqlite3_step(st);
     sqlite3_finalize(st);
     if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
-    return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "point update");
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "point update");
 }
 
 int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char *reason,
@@ -984,7 +1015,7 @@ int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char
         ? "UPDATE point SET status = ?, reason = ?, started = ?, finished = NULL WHERE id = ?"
         : "UPDATE point SET status = ?, reason = ?, finished = ? WHERE id = ?";
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, e, "point update");
+        return sb_db_fail(e, db, "point update");
     char now[32];
     sb_db_now_iso(now);
     bind_text(st, 1, status);
@@ -994,7 +1025,7 @@ int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char
     int rc = mem ? SQLITE_NOMEM : sqlite3_step(st);
     sqlite3_finalize(st);
     if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
-    return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, "point update");
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "point update");
 }
 
 static int exec_bound(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what)
@@ -1002,7 +1033,7 @@ static int exec_bound(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what)
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? SB_OK : db_fail(db, e, what);
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, what);
 }
 
 #define MAX_SAMPLE_SECONDS 1e9
@@ -1065,7 +1096,7 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
                  *upd = NULL;
     if (sqlite3_prepare_v2(db->h, "SELECT COALESCE(workload, '') FROM point WHERE id = ?", -1,
                            &get, NULL)) {
-        rc = db_fail(db, e, "prepare ingest");
+        rc = sb_db_fail(e, db, "prepare ingest");
         goto out;
     }
     sqlite3_bind_int64(get, 1, point_id);
@@ -1100,7 +1131,7 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
                            "UPDATE point SET status = ?, reason = ?, finished = ?, binding = ?,"
                            " result_json = ?, dtype = COALESCE(NULLIF(?, ''), dtype)"
                            " WHERE id = ?", -1, &upd, NULL)) {
-        rc = db_fail(db, e, "prepare ingest");
+        rc = sb_db_fail(e, db, "prepare ingest");
         goto out;
     }
     sqlite3_bind_int64(del_s, 1, point_id);
@@ -1189,14 +1220,14 @@ int sb_db_point_log_set(sb_db *db, int64_t point_id, const char *out, size_t out
     } else if (sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO point_log (point_id, stdout,"
                                          " stdout_bytes, stderr, stderr_bytes) VALUES (?,?,?,?,?)",
                                   -1, &st, NULL) != SQLITE_OK) {
-        rc = db_fail(db, e, "point log");
+        rc = sb_db_fail(e, db, "point log");
     } else {
         sqlite3_bind_int64(st, 1, point_id);
         bind_text(st, 2, o);
         sqlite3_bind_int64(st, 3, out_total);
         bind_text(st, 4, r);
         sqlite3_bind_int64(st, 5, err_total);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : db_fail(db, e, "point log");
+        rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "point log");
     }
     sqlite3_finalize(st);
     free(o);
@@ -1211,7 +1242,7 @@ int sb_db_point_log_get(sb_db *db, int64_t point_id, sb_point_log *log, int *fou
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
                                   " WHERE point_id = ?", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, e, "point log");
+        return sb_db_fail(e, db, "point log");
     sqlite3_bind_int64(st, 1, point_id);
     int step = sqlite3_step(st), rc = SB_OK;
     if (step == SQLITE_ROW) {
@@ -1228,7 +1259,7 @@ int sb_db_point_log_get(sb_db *db, int64_t point_id, sb_point_log *log, int *fou
             *found = 1;
         }
     } else if (step != SQLITE_DONE) {
-        rc = db_fail(db, e, "point log");
+        rc = sb_db_fail(e, db, "point log");
     }
     sqlite3_finalize(st);
     return rc;
@@ -1293,7 +1324,7 @@ int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb
         " ORDER BY p.kernel, p.shape, p.ppn, p.threads, p.nodes, p.id";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, e, "training points");
+        return sb_db_fail(e, db, "training points");
     sqlite3_bind_int64(st, 1, sweep_id);
     int cap = 0, rc = SB_OK, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1330,7 +1361,7 @@ int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb
         o->vocab = (int)json_num_or0(cfg, "vocab");
         json_decref(d);
     }
-    if (!rc && step != SQLITE_DONE) rc = db_fail(db, e, "training points");
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "training points");
     sqlite3_finalize(st);
     if (rc) {
         free(*v);
@@ -1346,14 +1377,14 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
     if (!pr->sweep_id && !pr->new_sweep_label)
         return sb_errf(e, SB_EUSAGE, "a projection needs a sweep");
     int trc;
-    char q[256];
+    char quoted[256];
     if (pr->shape && !sb_db_shape_valid(pr->shape))
         return sb_errf(e, SB_EUSAGE, "shape: '%s' is neither MxNxK[:TT][+prepack] nor"
-                       " key=value pairs", sb_text_cell(q, sizeof q, pr->shape, 60, 0));
+                       " key=value pairs", sb_text_cell(quoted, sizeof quoted, pr->shape, 60, 0));
     if (pr->kernel && (trc = sb_text_check(pr->kernel, SB_DB_MAX_NAME, "kernel", e))) return trc;
     if (pr->dtype && pr->dtype[0] && !token(pr->dtype, SB_DB_MAX_WORD))
         return sb_errf(e, SB_EUSAGE, "dtype: '%s' is not a dtype word",
-                       sb_text_cell(q, sizeof q, pr->dtype, 32, 0));
+                       sb_text_cell(quoted, sizeof quoted, pr->dtype, 32, 0));
     int rc = sb_db_begin(db, e);
     if (rc) return rc;
     int64_t sweep = pr->sweep_id;
@@ -1381,7 +1412,7 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
         sqlite3_prepare_v2(db->h,
                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
                            " VALUES (?,?,?,?, 1, ?)", -1, &ins_m, NULL)) {
-        rc = db_fail(db, e, "prepare projection");
+        rc = sb_db_fail(e, db, "prepare projection");
         goto out;
     }
     sqlite3_bind_int64(chk, 1, sweep);
@@ -1398,7 +1429,11 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
     sqlite3_bind_int(del, 6, pr->ppn);
     if ((rc = exec_bound(db, del, e, "projection replace"))) goto out;
     sqlite3_bind_int64(seq_st, 1, sweep);
-    int seq = sqlite3_step(seq_st) == SQLITE_ROW ? sqlite3_column_int(seq_st, 0) : 0;
+    if (sqlite3_step(seq_st) != SQLITE_ROW) {
+        rc = sb_db_fail(e, db, "projected point insert");
+        goto out;
+    }
+    int seq = sqlite3_column_int(seq_st, 0);
     char now[32];
     sb_db_now_iso(now);
     for (int i = 0; i < pr->n; i++) {

@@ -9,16 +9,23 @@
  * Two ways in: sb_db_open (for commands that write: creates the file when
  * absent, migrates, switches to WAL) and sb_db_open_readonly (for commands
  * that only read: never creates, migrates or switches anything, and never
- * lets SQLite touch a file that is not a sprbench database). */
+ * lets SQLite touch a file that is not a sprbench database).
+ *
+ * The store is sealed: the SQLite connection stays inside harness/store/
+ * (sb_db_internal.h), and code above it reads and writes through named
+ * operations: this header (schema, writes, what the store accepts),
+ * sb_query.h (the reads commands, sweeps, plots and reports make),
+ * sb_ptset.h (selections and point sets) and sb_export.h (moving results). */
 #ifndef SB_DB_H
 #define SB_DB_H
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "sb_err.h"
 
 #define SB_DB_SCHEMA_VERSION 4
+/* The database commands use when --db is not given. */
+#define SB_DEFAULT_DB "results/sprbench.db"
 
 /* Text limits in characters (sb_text), the same on insert and on import:
  * what the tool itself writes always fits, so an export imports again. */
@@ -31,6 +38,7 @@
 /* The tail of a worker's stdout and of its stderr kept with its point. */
 #define SB_DB_LOG_BYTES ((size_t)64 << 10)
 
+/* An open database; what is inside is the store's own. */
 typedef struct sb_db sb_db;
 
 /* Opens (creating when absent) and migrates. A file that is not SQLite, a
@@ -47,7 +55,6 @@ int sb_db_open(const char *path, sb_db **db, sb_err *e);
  * read as if migrated (temporary views; the file is not upgraded). */
 int sb_db_open_readonly(const char *path, sb_db **db, sb_err *e);
 void sb_db_close(sb_db *db);
-sqlite3 *sb_db_handle(sb_db *db);
 int sb_db_readonly(sb_db *db);
 /* PRAGMA user_version of the file (an older file opened read-only keeps its own). */
 int sb_db_schema_version(sb_db *db);
@@ -85,6 +92,9 @@ int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e);
 int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const char *plan,
                        int64_t machine_id, int64_t *id, sb_err *e);
 int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e);
+/* Marks a sweep that is resumed as running again (no finish time), in the
+ * caller's transaction or one of its own. No such sweep: SB_EUSAGE. */
+int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e);
 
 /* ---- who is running a sweep ---- */
 

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "sb_db_internal.h"
 #include "sb_io.h"
+#include "sb_ptset.h"
 #include "sb_stats.h"
 #include "sb_text.h"
 
@@ -60,28 +62,6 @@ static const column g_point_cols[] = {
 
 #define MAX_SAMPLE_SECONDS 1e9
 #define MAX_METRIC_ABS 1e300
-
-static int db_err(sb_db *db, sb_err *e, const char *what)
-{
-    return sb_errf(e, SB_EFAIL, "database: %s: %s", what, sqlite3_errmsg(sb_db_handle(db)));
-}
-
-static int prepare(sb_db *db, const char *sql, sqlite3_stmt **st, sb_err *e)
-{
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, st, NULL) != SQLITE_OK) {
-        *st = NULL;
-        return db_err(db, e, "prepare");
-    }
-    return SB_OK;
-}
-
-/* Text read back for reports, gates, plots and tables: invalid UTF-8 from an
- * older file shows as U+FFFD, the same as in an export. */
-static char *col_text_dup(sqlite3_stmt *st, int i)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? sb_text_repair(s, (size_t)sqlite3_column_bytes(st, i), 0, NULL) : strdup("");
-}
 
 /* ---- export ---- */
 
@@ -161,7 +141,7 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
     append_cols(sql, sizeof sql, "", g_machine_cols, NCOLS(g_machine_cols));
     strcat(sql, " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
                 " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
-    if ((rc = prepare(db, sql, &st, e))) goto out;
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *m = json_object();
@@ -170,7 +150,7 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
             rc = put(m, g_machine_cols[i].name, column_json(st, i, g_machine_cols[i].type, &fixed), e);
         if (rc) goto out;
     }
-    if (step != SQLITE_DONE) { rc = db_err(db, e, "reading machines"); goto out; }
+    if (step != SQLITE_DONE) { rc = sb_db_fail(e, db, "reading machines"); goto out; }
     sqlite3_finalize(st);
     st = NULL;
 
@@ -178,7 +158,7 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
     append_cols(sql, sizeof sql, "s.", g_sweep_cols, NCOLS(g_sweep_cols));
     strcat(sql, ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
                 " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
-    if ((rc = prepare(db, sql, &st, e))) goto out;
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *s = json_object();
@@ -188,7 +168,7 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
         if (rc || (rc = put(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T', &fixed), e)))
             goto out;
     }
-    if (step != SQLITE_DONE) { rc = db_err(db, e, "reading sweeps"); goto out; }
+    if (step != SQLITE_DONE) { rc = sb_db_fail(e, db, "reading sweeps"); goto out; }
     sqlite3_finalize(st);
     st = NULL;
 
@@ -199,11 +179,11 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
     strcat(sql, " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
                 " LEFT JOIN machine m ON m.id = p.machine_id"
                 " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
-    if ((rc = prepare(db, sql, &st, e))) goto out;
-    if ((rc = prepare(db, "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
-        (rc = prepare(db, "SELECT name, value, unit, projected, source FROM metric"
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
+    if ((rc = sb_db_prepare(db, "prepare", "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT name, value, unit, projected, source FROM metric"
                           " WHERE point_id = ? ORDER BY name", &sm, e)) ||
-        (rc = prepare(db, "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
+        (rc = sb_db_prepare(db, "prepare", "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
                           " WHERE point_id = ?", &sl, e)))
         goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -235,11 +215,11 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
                 break;
             }
         }
-        if (!rc && step != SQLITE_DONE) rc = db_err(db, e, "reading samples");
+        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
         sqlite3_reset(ss);
         if (rc) goto out;
         sqlite3_bind_int64(sm, 1, pid);
-        while (!rc && sqlite3_step(sm) == SQLITE_ROW) {
+        while (!rc && (step = sqlite3_step(sm)) == SQLITE_ROW) {
             json_t *m = json_object();
             json_array_append_new(metrics, m);
             if (!(rc = put(m, "name", column_json(sm, 0, 'T', &fixed), e)) &&
@@ -248,10 +228,11 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
                 !(rc = put(m, "projected", json_integer(sqlite3_column_int(sm, 3)), e)))
                 rc = put(m, "source", column_json(sm, 4, 'T', &fixed), e);
         }
+        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading metrics");
         sqlite3_reset(sm);
         if (rc) goto out;
         sqlite3_bind_int64(sl, 1, pid);
-        if (sqlite3_step(sl) == SQLITE_ROW) {
+        if ((step = sqlite3_step(sl)) == SQLITE_ROW) {
             json_t *lg = json_object();
             json_object_set_new(p, "log", lg);
             if ((rc = put(lg, "stdout", column_json(sl, 0, 'T', &fixed), e)) ||
@@ -259,10 +240,13 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
                 (rc = put(lg, "stderr", column_json(sl, 2, 'T', &fixed), e)) ||
                 (rc = put(lg, "stderr_bytes", json_integer(sqlite3_column_int64(sl, 3)), e)))
                 goto out;
+        } else if (step != SQLITE_DONE) {
+            rc = sb_db_fail(e, db, "reading worker output");
+            goto out;
         }
         sqlite3_reset(sl);
     }
-    if (step != SQLITE_DONE) rc = db_err(db, e, "reading points");
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
 out:
     sqlite3_finalize(st);
     sqlite3_finalize(ss);
@@ -648,7 +632,7 @@ static int step_done(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what)
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? SB_OK : db_err(db, e, what);
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, what);
 }
 
 /* id of the row whose text column `col` equals s (0 when none) */
@@ -658,7 +642,7 @@ static int lookup_id(sb_db *db, sqlite3_stmt *st, const char *s, int64_t *id, sb
     int rc = sqlite3_step(st);
     *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : db_err(db, e, "lookup");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "lookup");
 }
 
 typedef struct fp_map {
@@ -695,24 +679,24 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
         rc = sb_errf(e, SB_EFAIL, "out of memory");
         goto out;
     }
-    if ((rc = prepare(db, "SELECT id FROM machine WHERE fingerprint = ?", &find_m, e)) ||
-        (rc = prepare(db, "SELECT id FROM sweep WHERE uuid = ?", &find_s, e)) ||
-        (rc = prepare(db, "SELECT id FROM point WHERE uuid = ?", &find_p, e)) ||
-        (rc = prepare(db, "SELECT status FROM point WHERE id = ?", &status_p, e)) ||
-        (rc = prepare(db, "DELETE FROM point WHERE id = ?", &del_p, e)))
+    if ((rc = sb_db_prepare(db, "prepare", "SELECT id FROM machine WHERE fingerprint = ?", &find_m, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM sweep WHERE uuid = ?", &find_s, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM point WHERE uuid = ?", &find_p, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT status FROM point WHERE id = ?", &status_p, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "DELETE FROM point WHERE id = ?", &del_p, e)))
         goto out;
     insert_sql(sql, sizeof sql, "machine", g_machine_cols, NCOLS(g_machine_cols), "", 0);
-    if ((rc = prepare(db, sql, &ins_m, e))) goto out;
+    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_m, e))) goto out;
     insert_sql(sql, sizeof sql, "sweep", g_sweep_cols, NCOLS(g_sweep_cols), ", machine_id", 1);
-    if ((rc = prepare(db, sql, &ins_s, e))) goto out;
+    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_s, e))) goto out;
     insert_sql(sql, sizeof sql, "point", g_point_cols, NCOLS(g_point_cols),
                ", sweep_id, machine_id", 2);
-    if ((rc = prepare(db, sql, &ins_p, e))) goto out;
-    if ((rc = prepare(db, "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)",
+    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_p, e))) goto out;
+    if ((rc = sb_db_prepare(db, "prepare", "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)",
                       &ins_sample, e)) ||
-        (rc = prepare(db, "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+        (rc = sb_db_prepare(db, "prepare", "INSERT INTO metric (point_id, name, value, unit, projected, source)"
                           " VALUES (?,?,?,?,?,?)", &ins_metric, e)) ||
-        (rc = prepare(db, "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
+        (rc = sb_db_prepare(db, "prepare", "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
                           " stderr, stderr_bytes) VALUES (?,?,?,?,?)", &ins_log, e)))
         goto out;
 
@@ -750,9 +734,14 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
              * sweep exported again): the finished one replaces the unfinished. */
             int here_open = 0;
             sqlite3_bind_int64(status_p, 1, pid);
-            if (sqlite3_step(status_p) == SQLITE_ROW)
+            int step = sqlite3_step(status_p);
+            if (step == SQLITE_ROW)
                 here_open = unfinished((const char *)sqlite3_column_text(status_p, 0));
             sqlite3_reset(status_p);
+            if (step != SQLITE_ROW && step != SQLITE_DONE) {
+                rc = sb_db_fail(e, db, "point lookup");
+                goto out;
+            }
             if (!here_open || unfinished(str_or_null(o, "status"))) {
                 st->points_present++;
                 continue;
@@ -890,311 +879,6 @@ int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e)
     return rc;
 }
 
-/* ---- point sets ---- */
-
-static void pt_free(sb_pt *p)
-{
-    free(p->fingerprint);
-    free(p->workload);
-    free(p->kernel);
-    free(p->dtype);
-    free(p->shape);
-    free(p->config);
-    free(p->status);
-    free(p->reason);
-    free(p->samples);
-    for (int i = 0; i < p->nmetrics; i++) {
-        free(p->metrics[i].name);
-        free(p->metrics[i].unit);
-        free(p->metrics[i].source);
-    }
-    free(p->metrics);
-}
-
-void sb_ptset_free(sb_ptset *set)
-{
-    for (int i = 0; i < set->n; i++) pt_free(&set->p[i]);
-    free(set->p);
-    set->p = NULL;
-    set->n = 0;
-}
-
-int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e)
-{
-    set->p = NULL;
-    set->n = 0;
-    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL;
-    int rc, cap = 0;
-    if ((rc = prepare(db,
-                      "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
-                      " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
-                      " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
-                      " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1)"
-                      " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
-                      " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
-                      " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
-                      " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY p.id", &st, e)) ||
-        (rc = prepare(db, "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
-        (rc = prepare(db, "SELECT name, value, unit, projected, source FROM metric"
-                          " WHERE point_id = ? ORDER BY name", &sm, e)))
-        goto out;
-    sqlite3_bind_int64(st, 1, machine_id);
-    sqlite3_bind_int64(st, 2, sweep_id);
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (set->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            sb_pt *np = realloc(set->p, sizeof *np * (size_t)cap);
-            if (!np) { rc = sb_errf(e, SB_EFAIL, "out of memory"); goto out; }
-            set->p = np;
-        }
-        sb_pt *p = &set->p[set->n++];
-        memset(p, 0, sizeof *p);
-        p->id = sqlite3_column_int64(st, 0);
-        p->sweep_id = sqlite3_column_int64(st, 1);
-        p->machine_id = sqlite3_column_int64(st, 2);
-        snprintf(p->uuid, sizeof p->uuid, "%s",
-                 sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
-        p->fingerprint = col_text_dup(st, 4);
-        p->workload = col_text_dup(st, 5);
-        p->kernel = col_text_dup(st, 6);
-        p->dtype = col_text_dup(st, 7);
-        p->shape = col_text_dup(st, 8);
-        p->config = col_text_dup(st, 9);
-        p->status = col_text_dup(st, 10);
-        p->reason = col_text_dup(st, 11);
-        p->threads = sqlite3_column_int(st, 12);
-        p->ppn = sqlite3_column_int(st, 13) > 0 ? sqlite3_column_int(st, 13) : 1;
-        p->nodes = sqlite3_column_int(st, 14) > 0 ? sqlite3_column_int(st, 14) : 1;
-        sqlite3_bind_int64(ss, 1, p->id);
-        int scap = 0;
-        while (sqlite3_step(ss) == SQLITE_ROW) {
-            if (p->nsamples == scap) {
-                scap = scap ? 2 * scap : 16;
-                double *ns = realloc(p->samples, sizeof *ns * (size_t)scap);
-                if (!ns) { rc = sb_errf(e, SB_EFAIL, "out of memory"); goto out; }
-                p->samples = ns;
-            }
-            p->samples[p->nsamples++] = sqlite3_column_double(ss, 0);
-        }
-        sqlite3_reset(ss);
-        sqlite3_bind_int64(sm, 1, p->id);
-        int mcap = 0;
-        while (sqlite3_step(sm) == SQLITE_ROW) {
-            if (p->nmetrics == mcap) {
-                mcap = mcap ? 2 * mcap : 8;
-                sb_metric_val *nm = realloc(p->metrics, sizeof *nm * (size_t)mcap);
-                if (!nm) { rc = sb_errf(e, SB_EFAIL, "out of memory"); goto out; }
-                p->metrics = nm;
-            }
-            sb_metric_val *m = &p->metrics[p->nmetrics++];
-            m->name = col_text_dup(sm, 0);
-            m->value = sqlite3_column_double(sm, 1);
-            m->unit = col_text_dup(sm, 2);
-            m->projected = sqlite3_column_int(sm, 3);
-            m->source = col_text_dup(sm, 4);
-        }
-        sqlite3_reset(sm);
-    }
-    if (step != SQLITE_DONE) rc = db_err(db, e, "reading points");
-out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(ss);
-    sqlite3_finalize(sm);
-    if (rc) sb_ptset_free(set);
-    return rc;
-}
-
-const sb_metric_val *sb_pt_metric(const sb_pt *p, const char *name)
-{
-    for (int i = 0; i < p->nmetrics; i++)
-        if (!strcmp(p->metrics[i].name, name)) return &p->metrics[i];
-    return NULL;
-}
-
-char *sb_pt_key(const sb_pt *p, int with_machine)
-{
-    /* \x1f separates fields: it cannot be confused with text inside them. */
-    size_t n = strlen(p->workload) + strlen(p->kernel) + strlen(p->dtype) + strlen(p->shape) +
-               strlen(p->config) + strlen(p->fingerprint) + 96;
-    char *k = malloc(n);
-    if (!k) return NULL;
-    /* the scaling model's points (status 'projected') are never the same
-     * configuration as a measured point: neither stands in for the other */
-    snprintf(k, n, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d%s",
-             with_machine ? p->fingerprint : "", p->workload, p->kernel, p->dtype, p->shape,
-             p->config, p->threads, p->ppn, p->nodes,
-             p->status && !strcmp(p->status, "projected") ? "\x1fprojected" : "");
-    return k;
-}
-
-void sb_pt_label(const sb_pt *p, char *buf, size_t cap)
-{
-    int n = snprintf(buf, cap, "%s", p->kernel[0] ? p->kernel : p->workload);
-    if (p->dtype[0] && !strstr(p->kernel, p->dtype) && n >= 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, " %s", p->dtype);
-    if (p->shape[0] && n >= 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, " %s", p->shape);
-    if (n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " t%d", p->threads);
-    if (p->ppn * p->nodes > 1 && n >= 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, " %dx%d ranks", p->nodes, p->ppn);
-}
-
-typedef struct keyed {
-    char *key;
-    int idx;
-} keyed;
-
-static int cmp_keyed(const void *a, const void *b)
-{
-    const keyed *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
-    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-void sb_ptset_latest(sb_ptset *set)
-{
-    if (set->n < 2) return;
-    int n0 = set->n;
-    keyed *k = calloc((size_t)set->n, sizeof *k);
-    char *keep = calloc((size_t)set->n, 1);
-    int ok = k && keep;
-    for (int i = 0; ok && i < set->n; i++) {
-        k[i].idx = i;
-        ok = (k[i].key = sb_pt_key(&set->p[i], 1)) != NULL;
-    }
-    if (ok) {
-        qsort(k, (size_t)set->n, sizeof *k, cmp_keyed);
-        /* in each group of one key (ordered by id): the newest ok, else the newest */
-        for (int g = 0; g < set->n;) {
-            int end = g, best = -1;
-            while (end < set->n && !strcmp(k[end].key, k[g].key)) {
-                if (!strcmp(set->p[k[end].idx].status, "ok")) best = k[end].idx;
-                end++;
-            }
-            keep[best >= 0 ? best : k[end - 1].idx] = 1;
-            g = end;
-        }
-        int w = 0;
-        for (int i = 0; i < set->n; i++) {
-            if (keep[i]) set->p[w++] = set->p[i];
-            else pt_free(&set->p[i]);
-        }
-        set->n = w;
-    }
-    for (int i = 0; k && i < n0; i++) free(k[i].key);
-    free(k);
-    free(keep);
-}
-
-/* ---- selections ---- */
-
-static int all_digits(const char *s)
-{
-    if (!*s) return 0;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s)) return 0;
-    return 1;
-}
-
-/* Rows whose text column starts with spec (prefix) or equals it: count and id. */
-static int match_prefix(sb_db *db, const char *sql, const char *spec, int *count, int64_t *id,
-                        sb_err *e)
-{
-    sqlite3_stmt *st;
-    int rc = prepare(db, sql, &st, e);
-    if (rc) return rc;
-    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
-    *count = 0;
-    *id = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        (*count)++;
-        *id = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    return SB_OK;
-}
-
-int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e)
-{
-    int n;
-    int64_t id;
-    int rc;
-    if (all_digits(spec) && strlen(spec) < 16) {
-        if ((rc = match_prefix(db, "SELECT id FROM sweep WHERE id = CAST(?1 AS INTEGER)", spec,
-                               &n, &id, e)))
-            return rc;
-        if (n == 1) {
-            *sweep_id = id;
-            return SB_OK;
-        }
-    }
-    if (strlen(spec) >= 4 && strlen(spec) <= 32) {
-        /* substr, not LIKE: '%' and '_' in the argument stay literal */
-        if ((rc = match_prefix(db, "SELECT id FROM sweep WHERE substr(uuid, 1, length(?1)) = ?1",
-                               spec, &n, &id, e)))
-            return rc;
-        if (n == 1) {
-            *sweep_id = id;
-            return SB_OK;
-        }
-        if (n > 1) return sb_errf(e, SB_EUSAGE, "sweep '%s' is ambiguous (%d sweeps match)", spec, n);
-    }
-    return sb_errf(e, SB_EUSAGE, "no sweep '%s' in the database (see sprbench db sweeps)", spec);
-}
-
-int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
-{
-    memset(sel, 0, sizeof *sel);
-    int n = 0, rc;
-    int64_t id;
-    sb_err ignore;
-    if (!spec || !*spec) return sb_errf(e, SB_EUSAGE, "empty machine or sweep name");
-    if (sb_sweep_resolve(db, spec, &sel->sweep_id, &ignore) == SB_OK) {
-        sqlite3_stmt *st;
-        if ((rc = prepare(db, "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
-                              " COALESCE(m.hostname, '') FROM sweep s"
-                              " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", &st, e)))
-            return rc;
-        sqlite3_bind_int64(st, 1, sel->sweep_id);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            sel->machine_id = sqlite3_column_int64(st, 0);
-            const char *label = (const char *)sqlite3_column_text(st, 1);
-            const char *host = (const char *)sqlite3_column_text(st, 2);
-            snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.100s%s%.100s",
-                     (long long)sel->sweep_id, label && *label ? " " : "", label ? label : "",
-                     host && *host ? " on " : "", host ? host : "");
-        }
-        sqlite3_finalize(st);
-        return SB_OK;
-    }
-    if ((rc = match_prefix(db, "SELECT id FROM machine WHERE fingerprint = ?1", spec, &n, &id, e)))
-        return rc;
-    if (n == 0 && strlen(spec) >= 4 &&
-        (rc = match_prefix(db, "SELECT id FROM machine WHERE substr(fingerprint, 1, length(?1)) = ?1",
-                           spec, &n, &id, e)))
-        return rc;
-    if (n == 0 && (rc = match_prefix(db, "SELECT id FROM machine WHERE hostname = ?1", spec, &n,
-                                     &id, e)))
-        return rc;
-    if (n > 1)
-        return sb_errf(e, SB_EUSAGE, "'%s' names %d machines: give the fingerprint", spec, n);
-    if (n == 0)
-        return sb_errf(e, SB_EUSAGE, "'%s' is neither a sweep nor a machine in the database"
-                       " (see sprbench db info)", spec);
-    sel->machine_id = id;
-    sqlite3_stmt *st;
-    if ((rc = prepare(db, "SELECT COALESCE(hostname, ''), fingerprint FROM machine WHERE id = ?",
-                      &st, e)))
-        return rc;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        snprintf(sel->label, sizeof sel->label, "%.100s (%.64s)", sqlite3_column_text(st, 0),
-                 sqlite3_column_text(st, 1));
-    sqlite3_finalize(st);
-    return SB_OK;
-}
-
 /* ---- CSV ---- */
 
 static void csv_text(FILE *f, const char *s)
@@ -1245,10 +929,11 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
         }
     if (nn) qsort(names, (size_t)nn, sizeof *names, cmp_cstr);
     sqlite3_stmt *st = NULL;
-    rc = prepare(db, "SELECT s.uuid, COALESCE(s.label, ''), COALESCE(m.hostname, ''),"
-                     " COALESCE(m.cpu_model, '') FROM point p JOIN sweep s ON s.id = p.sweep_id"
-                     " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
-                     " WHERE p.id = ?", &st, e);
+    rc = sb_db_prepare(db, "CSV export",
+                       "SELECT s.uuid, COALESCE(s.label, ''), COALESCE(m.hostname, ''),"
+                       " COALESCE(m.cpu_model, '') FROM point p JOIN sweep s ON s.id = p.sweep_id"
+                       " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
+                       " WHERE p.id = ?", &st, e);
     if (!rc) {
         fputs("point_uuid,sweep_uuid,sweep_label,machine_fingerprint,hostname,cpu_model,workload,"
               "kernel,dtype,shape,threads,ppn,nodes,ranks,status,reason,n_samples,samples_min_s,"
@@ -1261,12 +946,16 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
         for (int i = 0; i < set.n; i++) {
             const sb_pt *p = &set.p[i];
             sqlite3_bind_int64(st, 1, p->id);
-            int have = sqlite3_step(st) == SQLITE_ROW;
+            int step = sqlite3_step(st), have = step == SQLITE_ROW;
+            if (!have && step != SQLITE_DONE) {
+                rc = sb_db_fail(e, db, "CSV export");
+                break;
+            }
             csv_text(f, p->uuid);
             for (int c = 0; c < 4; c++) {
                 fputc(',', f);
                 if (c == 2) csv_text(f, p->fingerprint), fputc(',', f);
-                char *cell = have ? col_text_dup(st, c) : NULL;
+                char *cell = have ? sb_db_column_repaired(st, c) : NULL;
                 csv_text(f, cell ? cell : "");
                 free(cell);
             }

@@ -2,9 +2,8 @@
  * Owns the export document (one JSON object: machines, sweeps, points with
  * their raw samples and metrics), its validated import (one transaction,
  * idempotent: sweeps and points keep their uuid, machines are matched by
- * fingerprint), merging databases, the flat CSV table, and the point sets
- * that `db`, `report` and `gate` read (selection by machine or sweep,
- * samples and metrics loaded, latest point per configuration).
+ * fingerprint), merging databases and the flat CSV table. The point sets
+ * and selections that `db`, `report` and `gate` read are sb_ptset's.
  *
  * Export document (format "sprbench-export", version 2; version 1 has no
  * "log" and is still read):
@@ -33,8 +32,6 @@
 
 #define SB_EXPORT_FORMAT "sprbench-export"
 #define SB_EXPORT_VERSION 2
-/* The database commands use when --db is not given. */
-#define SB_DEFAULT_DB "results/sprbench.db"
 
 /* ---- export / import / merge ---- */
 
@@ -74,57 +71,5 @@ int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e)
  * (n, min, p10, median, p90 in seconds) and one column per metric name. */
 int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *out, sb_err *e);
 int sb_export_csv_file(sb_db *db, int64_t sweep_id, const char *path, sb_err *e);
-
-/* ---- selections ---- */
-
-/* What --baseline/--candidate name: a machine (fingerprint, unique prefix of
- * at least 4 digits, or hostname) or a sweep (id or uuid / uuid prefix). */
-typedef struct sb_selection {
-    int64_t machine_id;   /* set for a machine; also the sweep's machine */
-    int64_t sweep_id;     /* set for a sweep only */
-    char label[256];      /* what to call it in tables */
-} sb_selection;
-int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e);
-/* A sweep only: integer id or (prefix of) uuid. */
-int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e);
-
-/* ---- point sets ---- */
-
-typedef struct sb_metric_val {
-    char *name, *unit, *source;
-    double value;
-    int projected;
-} sb_metric_val;
-
-typedef struct sb_pt {
-    int64_t id, sweep_id, machine_id;
-    char uuid[33];
-    char *fingerprint, *workload, *kernel, *dtype, *shape, *config, *status, *reason;
-    int threads, ppn, nodes;
-    double *samples;      /* seconds per repetition/step, in repetition order */
-    int nsamples;
-    sb_metric_val *metrics;
-    int nmetrics;
-} sb_pt;
-
-typedef struct sb_ptset {
-    sb_pt *p;
-    int n;
-} sb_ptset;
-
-/* Every point of a machine and/or sweep (0 = any), ordered by id. */
-int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e);
-void sb_ptset_free(sb_ptset *set);
-/* Keeps one point per configuration: the newest with status ok, else the
- * newest of any status (so a skip reason stays visible). */
-void sb_ptset_latest(sb_ptset *set);
-const sb_metric_val *sb_pt_metric(const sb_pt *p, const char *name);
-/* Configuration identity: workload, kernel, dtype, shape, config, threads,
- * ppn, nodes, and the machine fingerprint when with_machine; a point of
- * status 'projected' (the scaling model's) never shares a key with a
- * measured one. Caller frees. */
-char *sb_pt_key(const sb_pt *p, int with_machine);
-/* "scalar-f32 f32 64x64x64 t2" or with " 2x4 ranks" for distributed points. */
-void sb_pt_label(const sb_pt *p, char *buf, size_t cap);
 
 #endif

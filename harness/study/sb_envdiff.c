@@ -2,7 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sb_cli.h"
+#include "sb_text.h"
+#include "sb_query.h"
 
 /* ---- reading back ---- */
 
@@ -16,21 +17,15 @@ int sb_envmap_load(sb_db *db, const sb_ptset *set, sb_envmap *m, sb_err *e)
         sb_envmap_free(m);
         return sb_errf(e, SB_EFAIL, "out of memory");
     }
-    sqlite3 *h = sb_db_handle(db);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT result_json FROM point WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK) {
-        sb_envmap_free(m);
-        return sb_errf(e, SB_EFAIL, "cannot read results: %s", sqlite3_errmsg(h));
-    }
+    m->n = set->n;
     for (int i = 0; i < set->n; i++) {
         m->ids[i] = set->p[i].id;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, set->p[i].id);
-        if (sqlite3_step(st) != SQLITE_ROW) continue;
-        const char *text = (const char *)sqlite3_column_text(st, 0);
-        int len = sqlite3_column_bytes(st, 0);
-        json_t *doc = text ? json_loadb(text, (size_t)len, 0, NULL) : NULL;
+        json_t *doc;
+        int rc = sb_db_point_result(db, set->p[i].id, &doc, e);
+        if (rc) {
+            sb_envmap_free(m);
+            return rc;
+        }
         json_t *env = json_object_get(doc, "env");
         /* without env_scope the document is from before complete recording:
          * its partial "env" would show variables as differing that were
@@ -39,8 +34,6 @@ int sb_envmap_load(sb_db *db, const sb_ptset *set, sb_envmap *m, sb_err *e)
             m->env[i] = json_incref(env);
         json_decref(doc);
     }
-    sqlite3_finalize(st);
-    m->n = set->n;
     return SB_OK;
 }
 
@@ -215,5 +208,5 @@ void sb_envdiffs_line(const sb_envdiffs *d, int i, char *buf, size_t cap)
         snprintf(buf, cap, "environment not recorded for %d of %d compared point pair(s) (results"
                  " from an older sprbench): not compared", d->unrecorded, d->pairs);
     }
-    sb_cli_one_line(buf);   /* labels come from the database */
+    sb_text_one_line(buf);   /* labels come from the database */
 }

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include "sb_db.h"
 #include "sb_err.h"
-#include "sb_export.h"
+#include "sb_ptset.h"
 
 /* The recorded environment of each point of a set, by point id. */
 typedef struct sb_envmap {

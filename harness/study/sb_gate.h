@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "sb_err.h"
-#include "sb_export.h"
+#include "sb_ptset.h"
 
 typedef enum { SB_PASS = 0, SB_WARN = 1, SB_FAIL = 2 } sb_verdict;
 const char *sb_verdict_name(sb_verdict v);

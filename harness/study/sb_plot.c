@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "sb_db.h"
 #include "sb_gnuplot.h"
+#include "sb_query.h"
 #include "sb_scaling.h"
 #include "sb_stats.h"
 
@@ -18,42 +19,31 @@ typedef struct {
 /* Throughput of one sample: GEMM flops / seconds, or tokens / seconds from
  * the point's own median (tokens_per_s * median step seconds). */
 static int load_series(sb_db *db, int64_t sweep, const char *workload, const char *shape,
-                       series_pt **pts, int *n, char *unit, size_t unitcap)
+                       series_pt **pts, int *n, char *unit, size_t unitcap, sb_err *e)
 {
-    sqlite3 *h = sb_db_handle(db);
     const char *metric = !strcmp(workload, "gemm") ? "gflops" : "tokens_per_s";
-    sqlite3_stmt *st;
-    const char *sql =
-        "SELECT p.id, p.kernel, p.threads, m.value, p.dtype FROM point p JOIN metric m"
-        " ON m.point_id = p.id AND m.name = ? WHERE p.sweep_id = ? AND p.workload = ?"
-        " AND p.status = 'ok' AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
-        " ORDER BY p.kernel, p.threads";
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, sweep);
-    sqlite3_bind_text(st, 3, workload, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, shape, -1, SQLITE_STATIC);
-    int cap = 16;
-    *pts = malloc(sizeof **pts * (size_t)cap);
+    *pts = NULL;
     *n = 0;
     snprintf(unit, unitcap, "%s", !strcmp(workload, "gemm") ? "GFLOP/s" : "tokens/s");
-    sqlite3_stmt *ss;
-    sqlite3_prepare_v2(h, "SELECT seconds FROM sample WHERE point_id = ?", -1, &ss, NULL);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) *pts = realloc(*pts, sizeof **pts * (size_t)(cap *= 2));
+    sb_series_point *v;
+    int nv;
+    int rc = sb_db_metric_series(db, sweep, workload, shape, metric, &v, &nv, e);
+    if (rc || nv == 0) return rc;
+    *pts = malloc(sizeof **pts * (size_t)nv);
+    if (!*pts) {
+        sb_series_free(v, nv);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    for (int i = 0; i < nv; i++) {
         series_pt *p = &(*pts)[(*n)++];
-        snprintf(p->kernel, sizeof p->kernel, "%s", (const char *)sqlite3_column_text(st, 1));
-        p->threads = sqlite3_column_int(st, 2);
-        p->median = p->lo = p->hi = sqlite3_column_double(st, 3);
-        const char *dt = (const char *)sqlite3_column_text(st, 4);
-        if (dt && !strcmp(dt, "int8") && !strcmp(workload, "gemm"))
+        snprintf(p->kernel, sizeof p->kernel, "%s", v[i].kernel);
+        p->threads = v[i].threads;
+        p->median = p->lo = p->hi = v[i].value;
+        if (!strcmp(v[i].dtype, "int8") && !strcmp(workload, "gemm"))
             snprintf(unit, unitcap, "GFLOP/s (GOP/s for int8)");
         /* Spread: the same work over the p90 and p10 sample times. */
-        double xs[4096];
-        int ns = 0;
-        sqlite3_reset(ss);
-        sqlite3_bind_int64(ss, 1, sqlite3_column_int64(st, 0));
-        while (sqlite3_step(ss) == SQLITE_ROW && ns < 4096) xs[ns++] = sqlite3_column_double(ss, 0);
+        const double *xs = v[i].samples;
+        int ns = v[i].nsamples;
         if (ns > 0) {
             double med = sb_median(xs, ns);
             if (med > 0) {
@@ -63,9 +53,8 @@ static int load_series(sb_db *db, int64_t sweep, const char *workload, const cha
             }
         }
     }
-    sqlite3_finalize(ss);
-    sqlite3_finalize(st);
-    return 0;
+    sb_series_free(v, nv);
+    return SB_OK;
 }
 
 static void datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
@@ -123,7 +112,8 @@ static int add_file(char ***files, int *n, const char *path)
     char **nf = realloc(*files, sizeof **files * (size_t)(*n + 1));
     if (!nf) return -1;
     *files = nf;
-    nf[(*n)++] = strdup(path);
+    if (!(nf[*n] = strdup(path))) return -1;
+    (*n)++;
     return 0;
 }
 
@@ -146,7 +136,7 @@ static int render_both(const sb_gp *script, int w, int h, const char *dir, const
         snprintf(path, sizeof path, "%s/%s.%s", dir, base, exts[i]);
         int rc = sb_gnuplot_render(script, exts[i], w, h, path, e);
         if (rc) return rc;
-        add_file(files, nfiles, path);
+        if (add_file(files, nfiles, path)) return sb_errf(e, SB_EFAIL, "out of memory");
     }
     return SB_OK;
 }
@@ -171,26 +161,21 @@ typedef struct {
 static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, const char *dir,
                         const char *reference, char ***files, int *nfiles, sb_err *e)
 {
-    sqlite3 *h = sb_db_handle(db);
-    sqlite3_stmt *st;
-    const char *sql =
-        "SELECT p.kernel, p.ppn, p.nodes, m.value, m.projected, p.status = 'projected'"
-        " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
-        " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
-        " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC";
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) return SB_OK;
-    sqlite3_bind_int64(st, 1, sweep);
+    sb_epoch_point *v;
+    int nv;
+    int rc = sb_db_epoch_series(db, sweep, &v, &nv, e);
+    if (rc) return rc;
     scale_pt pts[512];
     int n = 0, maxn = 1, nmodel = 0, nranks = 0;
     int ranks_seen[512];
-    while (sqlite3_step(st) == SQLITE_ROW && n < 512) {
+    for (int k = 0; k < nv && n < 512; k++) {
         scale_pt *p = &pts[n];
-        snprintf(p->kernel, sizeof p->kernel, "%s", (const char *)sqlite3_column_text(st, 0) ?: "");
-        p->ppn = sqlite3_column_int(st, 1);
-        p->nodes = sqlite3_column_int(st, 2);
-        p->epoch_s = sqlite3_column_double(st, 3);
-        p->extrapolated = sqlite3_column_int(st, 4);
-        p->model = sqlite3_column_int(st, 5);
+        snprintf(p->kernel, sizeof p->kernel, "%s", v[k].kernel);
+        p->ppn = v[k].ppn;
+        p->nodes = v[k].nodes;
+        p->epoch_s = v[k].epoch_s;
+        p->extrapolated = v[k].extrapolated;
+        p->model = v[k].model;
         if (!(p->epoch_s > 0)) continue;
         /* several thread counts at one (kernel, ppn, kind, nodes): keep the most threads */
         if (n && !strcmp(pts[n - 1].kernel, p->kernel) && pts[n - 1].ppn == p->ppn &&
@@ -203,7 +188,7 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
         nmodel += p->model;
         n++;
     }
-    sqlite3_finalize(st);
+    sb_epoch_series_free(v, nv);
     if (n < 2 || nranks < 2) return SB_OK;
 
     sb_study_point *study = NULL;
@@ -304,7 +289,7 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
     if (study1 > 0)
         sb_gp_add(s, "$study using 1:4 with points pt 5 ps 1.5 lc rgb 'black' title 'published study', ");
     sb_gp_add(s, "100 title 'ideal' dt 2 lc rgb 'black'\nunset multiplot\n");
-    int rc = render_both(s, 900, 1100, dir, "scaling-nodes", files, nfiles, e);
+    rc = render_both(s, 900, 1100, dir, "scaling-nodes", files, nfiles, e);
     sb_gp_free(s);
     free(study);
     if (rc) return rc;
@@ -351,27 +336,23 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
     int rc = sb_db_open_readonly(o->db_path, &db, e);
     if (rc) return rc;
     int64_t sweep = o->sweep_id > 0 ? o->sweep_id : sb_db_latest_sweep(db);
-    sqlite3 *h = sb_db_handle(db);
-    sqlite3_stmt *st;
     char machine[512] = "unknown machine", workload[32] = "";
-    sqlite3_prepare_v2(h,
-                       "SELECT s.workload, m.hostname, m.cpu_model, m.microarch, m.cores, s.label,"
-                       " m.id IS NULL FROM sweep s"
-                       " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", -1, &st, NULL);
-    sqlite3_bind_int64(st, 1, sweep);
-    int found = sqlite3_step(st) == SQLITE_ROW;
+    sb_sweep_header hd;
+    int found;
+    if ((rc = sb_db_sweep_header(db, sweep, &hd, &found, e))) {
+        sb_db_close(db);
+        return rc;
+    }
     if (found) {
-        snprintf(workload, sizeof workload, "%s", (const char *)sqlite3_column_text(st, 0) ?: "gemm");
-        if (sqlite3_column_int(st, 6))   /* e.g. `sprbench model --db`: computed, no machine */
-            snprintf(machine, sizeof machine, "%s (no machine)",
-                     (const char *)sqlite3_column_text(st, 5) ?: "sweep");
+        snprintf(workload, sizeof workload, "%s", hd.workload ? hd.workload : "gemm");
+        if (!hd.has_machine)   /* e.g. `sprbench model --db`: computed, no machine */
+            snprintf(machine, sizeof machine, "%s (no machine)", hd.label ? hd.label : "sweep");
         else
             snprintf(machine, sizeof machine, "%s: %s (%s, %d cores)",
-                     (const char *)sqlite3_column_text(st, 1) ?: "?",
-                     (const char *)sqlite3_column_text(st, 2) ?: "?",
-                     (const char *)sqlite3_column_text(st, 3) ?: "?", sqlite3_column_int(st, 4));
+                     hd.hostname ? hd.hostname : "?", hd.cpu_model ? hd.cpu_model : "?",
+                     hd.microarch ? hd.microarch : "?", hd.cores);
     }
-    sqlite3_finalize(st);
+    sb_sweep_header_free(&hd);
     if (!found) {
         sb_db_close(db);
         return sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", o->db_path, (long long)sweep);
@@ -381,21 +362,21 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "%s: cannot create directory: %s", o->out_dir, strerror(errno));
     }
     /* One figure set per shape (GEMM) or per configuration (train). */
-    sqlite3_prepare_v2(h,
-                       "SELECT DISTINCT COALESCE(p.shape, '') FROM point p WHERE p.sweep_id = ?"
-                       " AND p.workload = ? AND p.status = 'ok' ORDER BY 1", -1, &st, NULL);
-    sqlite3_bind_int64(st, 1, sweep);
-    sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
+    char **shape_list = NULL;
+    int nshape_list = 0;
+    if ((rc = sb_db_sweep_shapes(db, sweep, workload, &shape_list, &nshape_list, e))) {
+        sb_db_close(db);
+        return rc;
+    }
     int shapes = 0;
-    while (!rc && sqlite3_step(st) == SQLITE_ROW) {
-        const char *shape = (const char *)sqlite3_column_text(st, 0);
-        /* whole: the points are looked up by it (imports allow 1024 bytes) */
-        char shape_s[1100];
-        snprintf(shape_s, sizeof shape_s, "%s", shape ? shape : "");
+    for (int si = 0; !rc && si < nshape_list; si++) {
+        /* whole: the points are looked up by it */
+        const char *shape_s = shape_list[si];
         series_pt *pts = NULL;
         int n = 0;
         char unit[64];
-        if (load_series(db, sweep, workload, shape_s, &pts, &n, unit, sizeof unit) || n == 0) {
+        if ((rc = load_series(db, sweep, workload, shape_s, &pts, &n, unit, sizeof unit, e)) ||
+            n == 0) {
             free(pts);
             continue;
         }
@@ -440,7 +421,7 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
         }
         free(pts);
     }
-    sqlite3_finalize(st);
+    sb_db_strings_free(shape_list, nshape_list);
     if (!rc) {
         const char *ref = o->reference ? o->reference : SB_SOURCE_DIR "/results/reference/study.csv";
         int before = *nfiles;

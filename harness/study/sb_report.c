@@ -1,3 +1,4 @@
+#include "sb_result.h"
 #include "sb_report.h"
 #include <errno.h>
 #include <jansson.h>
@@ -7,11 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "sb_cli.h"
 #include "sb_envdiff.h"
 #include "sb_gate.h"
 #include "sb_gnuplot.h"
 #include "sb_io.h"
+#include "sb_ptset.h"
+#include "sb_query.h"
 #include "sb_stats.h"
 #include "sb_sysinfo.h"
 
@@ -44,7 +46,21 @@ char *sb_base64(const unsigned char *d, size_t n)
 typedef struct out {
     FILE *md, *html;
     int rows;
+    /* the first read of the store that failed: the sections go on (each
+     * says "not available" where its data is missing), and the report
+     * then fails with it rather than pass for a complete one */
+    int rc;
+    sb_err err;
 } out;
+
+/* Keeps the first store failure of a section (see out.rc). */
+static void read_failed(out *o, int rc, const sb_err *e)
+{
+    if (!o->rc) {
+        o->rc = rc;
+        o->err = *e;
+    }
+}
 
 static void html_esc(FILE *f, const char *s)
 {
@@ -168,30 +184,18 @@ static int machine_of(const sb_selection *sel, const sb_ptset *set)
     return set->n ? (int)set->p[0].machine_id : 0;
 }
 
-static json_t *machine_info(sb_db *db, int64_t id)
+/* A machine's stored description, with its ISA flags and CPU frequency
+ * governor taken out of their JSON texts; NULL when not recorded. */
+static json_t *machine_info(out *o, sb_db *db, int64_t id)
 {
-    sqlite3_stmt *st;
-    json_t *info = NULL;
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
-                           " microarch, packages, numa_nodes, cores, pus, l2_bytes, l3_bytes, isa,"
-                           " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json"
-                           " FROM machine WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+    json_t *info;
+    sb_err e = {0};
+    int rc = sb_db_machine_info(db, id, &info, &e);
+    if (rc) {
+        read_failed(o, rc, &e);
         return NULL;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        info = json_object();
-        static const char *const names[] = {
-            "fingerprint", "hostname", "cpu_model", "vendor", "family", "model", "stepping",
-            "microarch", "packages", "numa_nodes", "cores", "pus", "l2_bytes", "l3_bytes", "isa",
-            "amx_os_permitted", "amx_reason", "kernel", "mem_bytes", "info_json"};
-        for (int i = 0; i < 20; i++) {
-            int t = sqlite3_column_type(st, i);
-            if (t == SQLITE_INTEGER)
-                json_object_set_new(info, names[i], json_integer(sqlite3_column_int64(st, i)));
-            else if (t != SQLITE_NULL)
-                json_object_set_new(info, names[i], json_string((const char *)sqlite3_column_text(st, i)));
-        }
+    }
+    if (info) {
         /* the ISA flags and the governor live in JSON texts */
         const char *isa = json_string_value(json_object_get(info, "isa"));
         json_t *isa_j = isa ? json_loads(isa, 0, NULL) : NULL;
@@ -202,7 +206,6 @@ static json_t *machine_info(sb_db *db, int64_t id)
         json_object_set_new(info, "governor", json_string(json_is_string(gov) ? json_string_value(gov) : ""));
         json_decref(all_j);
     }
-    sqlite3_finalize(st);
     return info;
 }
 
@@ -234,7 +237,7 @@ static void section_machines(out *o, sb_db *db, int64_t bid, int64_t cid, const 
                              const char *cname)
 {
     heading(o, 2, "Machines");
-    json_t *m[2] = {machine_info(db, bid), machine_info(db, cid)};
+    json_t *m[2] = {machine_info(o, db, bid), machine_info(o, db, cid)};
     const char *hdr[] = {"", bname, cname};
     table t;
     t_init(&t, 3, hdr);
@@ -349,7 +352,7 @@ typedef struct pair {
 
 static int is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status, "projected"); }
 
-static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), pair **out)
+static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), pair **pairs)
 {
     int n = 0, cap = bs->n + cs->n + 1;
     pair *v = calloc((size_t)cap, sizeof *v);
@@ -357,7 +360,7 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
     if (!v || !keys) {
         free(v);
         free(keys);
-        *out = NULL;
+        *pairs = NULL;
         return 0;
     }
     for (int side = 0; side < 2; side++) {
@@ -381,7 +384,7 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
     }
     for (int j = 0; j < n; j++) free(keys[j]);
     free(keys);
-    *out = v;
+    *pairs = v;
     return n;
 }
 
@@ -490,20 +493,14 @@ static const sb_pt *newest_peak(const sb_ptset *s)
 }
 
 /* The reasons `sprbench peak` gave for the paths it could not run. */
-static json_t *peak_skipped(sb_db *db, const sb_pt *p)
+static json_t *peak_skipped(out *o, sb_db *db, const sb_pt *p)
 {
-    json_t *sk = NULL;
-    sqlite3_stmt *st;
-    if (!p || sqlite3_prepare_v2(sb_db_handle(db), "SELECT result_json FROM point WHERE id = ?", -1,
-                                 &st, NULL) != SQLITE_OK)
-        return json_object();
-    sqlite3_bind_int64(st, 1, p->id);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-        json_t *doc = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
-        sk = json_incref(json_object_get(doc, "skipped"));
-        json_decref(doc);
-    }
-    sqlite3_finalize(st);
+    json_t *sk = NULL, *doc = NULL;
+    sb_err e = {0};
+    int rc = p ? sb_db_point_result(db, p->id, &doc, &e) : SB_OK;
+    if (rc) read_failed(o, rc, &e);
+    sk = json_incref(json_object_get(doc, "skipped"));
+    json_decref(doc);
     if (!json_is_object(sk)) {
         json_decref(sk);
         sk = json_object();
@@ -549,7 +546,7 @@ static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset 
     }
     para(o, "Measured by sprbench peak (all cores, and _1t on one core); a peak is the"
             " rate of one timed run of a register-only loop, so it has no spread.");
-    json_t *sk[2] = {peak_skipped(db, b), peak_skipped(db, c)};
+    json_t *sk[2] = {peak_skipped(o, db, b), peak_skipped(o, db, c)};
     char **names = NULL;
     int n = 0;
     const sb_pt *sides[2] = {b, c};
@@ -954,9 +951,9 @@ static void section_env(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *c
     sb_envmap_free(&cm);
 }
 
-static void side_name(sb_db *db, const char *side, int64_t machine, char *buf, size_t cap)
+static void side_name(out *o, sb_db *db, const char *side, int64_t machine, char *buf, size_t cap)
 {
-    json_t *m = machine_info(db, machine);
+    json_t *m = machine_info(o, db, machine);
     const char *ua = json_string_value(json_object_get(m, "microarch"));
     const char *host = json_string_value(json_object_get(m, "hostname"));
     if (m && ua && host) snprintf(buf, cap, "%s: %.80s (%.80s)", side, ua, host);
@@ -1010,7 +1007,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     sb_ptset_latest(&cs);
     char *mdbuf = NULL, *htbuf = NULL;
     size_t mdlen = 0, htlen = 0;
-    out o = {open_memstream(&mdbuf, &mdlen), open_memstream(&htbuf, &htlen), 0};
+    out o = {open_memstream(&mdbuf, &mdlen), open_memstream(&htbuf, &htlen), 0, SB_OK, {0}};
     if (!o.md || !o.html) {
         if (o.md) fclose(o.md);
         if (o.html) fclose(o.html);
@@ -1033,13 +1030,13 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     heading(&o, 1, title);
     para(&o, "Baseline: %s (%d points). Candidate: %s (%d points). Database %s, generated %s by"
              " sprbench %s.", bsel->label, bs.n, csel->label, cs.n, ro->db_path ? ro->db_path : "?",
-         now, sb_version());
+         now, ro->tool_version ? ro->tool_version : "unknown");
     para(&o, "Every figure is a median with the p10-p90 range of its raw samples in brackets;"
              " computed (not measured) figures say \"projected\".");
     /* tables say baseline/candidate; plot legends also name the machines */
     char bname[200], cname[200];
-    side_name(db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);
-    side_name(db, "candidate", machine_of(csel, &cs), cname, sizeof cname);
+    side_name(&o, db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);
+    side_name(&o, db, "candidate", machine_of(csel, &cs), cname, sizeof cname);
     section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline", "candidate");
     section_env(&o, db, &bs, &cs);
     sum->headline_ratio = section_train(&o, &pl, &bs, &cs, bname, cname);
@@ -1051,6 +1048,13 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     fputs("</body></html>\n", o.html);
     fclose(o.md);
     fclose(o.html);
+    if (o.rc) {
+        free(mdbuf);
+        free(htbuf);
+        sb_ptset_free(&bs);
+        sb_ptset_free(&cs);
+        return sb_errf(e, o.rc, "%s", o.err.msg);
+    }
     sum->rows = o.rows;
     sum->plots_drawn = pl.drawn;
     snprintf(sum->md_path, sizeof sum->md_path, "%s/report.md", ro->out_dir);

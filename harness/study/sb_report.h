@@ -11,13 +11,14 @@
 #define SB_REPORT_H
 #include "sb_db.h"
 #include "sb_err.h"
-#include "sb_export.h"
+#include "sb_ptset.h"
 
 typedef struct sb_report_opts {
     const char *out_dir;     /* created when absent (the CLI refuses missing parents first) */
     const char *title;       /* NULL: "<candidate> vs <baseline>" */
     int plots;               /* draw plots with gnuplot when it is available */
     const char *db_path;     /* named in the report */
+    const char *tool_version;   /* the sprbench that wrote it (NULL: "unknown") */
 } sb_report_opts;
 
 typedef struct sb_report_summary {

@@ -1,0 +1,30 @@
+/* sb_db_internal: what the store's own modules (sb_db, sb_export, sb_ptset,
+ * sb_query) share, and nothing above them may use: the SQLite connection
+ * behind an sb_db, the one way a failed SQLite call becomes an sb_err, and
+ * the prepare and column helpers built on it. Tests include it to set up and
+ * inspect databases with raw SQL; commands, sweeps, plots and reports never
+ * do: they call the named operations of sb_db.h, sb_query.h, sb_ptset.h and
+ * sb_export.h. */
+#ifndef SB_DB_INTERNAL_H
+#define SB_DB_INTERNAL_H
+#include <sqlite3.h>
+#include "sb_db.h"
+#include "sb_err.h"
+
+/* The connection (owned by db: never closed by the caller). */
+sqlite3 *sb_db_handle(sb_db *db);
+/* The path the database was opened from. */
+const char *sb_db_path(sb_db *db);
+
+/* The store's one error helper: SB_EFAIL with "PATH: what: SQLite's message"
+ * for a prepare, step, bind or exec that failed on db's connection. */
+int sb_db_fail(sb_err *e, sb_db *db, const char *what);
+/* Prepares sql on db's connection; on failure *st is NULL and the error is
+ * sb_db_fail's, naming `what`. */
+int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **st, sb_err *e);
+/* A text column as a new string (caller frees): invalid UTF-8 from an older
+ * file shows as U+FFFD, the same as in an export; NULL reads as "". NULL only
+ * when out of memory. */
+char *sb_db_column_repaired(sqlite3_stmt *st, int i);
+
+#endif

@@ -1,0 +1,379 @@
+#include "sb_ptset.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_db_internal.h"
+
+/* ---- point sets ---- */
+
+static void pt_free(sb_pt *p)
+{
+    free(p->fingerprint);
+    free(p->workload);
+    free(p->kernel);
+    free(p->dtype);
+    free(p->shape);
+    free(p->config);
+    free(p->status);
+    free(p->reason);
+    free(p->samples);
+    for (int i = 0; i < p->nmetrics; i++) {
+        free(p->metrics[i].name);
+        free(p->metrics[i].unit);
+        free(p->metrics[i].source);
+    }
+    free(p->metrics);
+}
+
+void sb_ptset_free(sb_ptset *set)
+{
+    for (int i = 0; i < set->n; i++) pt_free(&set->p[i]);
+    free(set->p);
+    set->p = NULL;
+    set->n = 0;
+}
+
+/* The raw samples of p, in repetition order. */
+static int load_samples(sb_db *db, sqlite3_stmt *ss, sb_pt *p, sb_err *e)
+{
+    sqlite3_bind_int64(ss, 1, p->id);
+    int cap = 0, step, rc = SB_OK;
+    while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
+        if (p->nsamples == cap) {
+            cap = cap ? 2 * cap : 16;
+            double *ns = realloc(p->samples, sizeof *ns * (size_t)cap);
+            if (!ns) {
+                rc = sb_errf(e, SB_EFAIL, "out of memory");
+                break;
+            }
+            p->samples = ns;
+        }
+        p->samples[p->nsamples++] = sqlite3_column_double(ss, 0);
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
+    sqlite3_reset(ss);
+    return rc;
+}
+
+/* The metrics of p, by name. */
+static int load_metrics(sb_db *db, sqlite3_stmt *sm, sb_pt *p, sb_err *e)
+{
+    sqlite3_bind_int64(sm, 1, p->id);
+    int cap = 0, step, rc = SB_OK;
+    while ((step = sqlite3_step(sm)) == SQLITE_ROW) {
+        if (p->nmetrics == cap) {
+            cap = cap ? 2 * cap : 8;
+            sb_metric_val *nm = realloc(p->metrics, sizeof *nm * (size_t)cap);
+            if (!nm) {
+                rc = sb_errf(e, SB_EFAIL, "out of memory");
+                break;
+            }
+            p->metrics = nm;
+        }
+        sb_metric_val *m = &p->metrics[p->nmetrics++];
+        m->name = sb_db_column_repaired(sm, 0);
+        m->value = sqlite3_column_double(sm, 1);
+        m->unit = sb_db_column_repaired(sm, 2);
+        m->projected = sqlite3_column_int(sm, 3);
+        m->source = sb_db_column_repaired(sm, 4);
+        if (!m->name || !m->unit || !m->source) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading metrics");
+    sqlite3_reset(sm);
+    return rc;
+}
+
+int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e)
+{
+    set->p = NULL;
+    set->n = 0;
+    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL;
+    int rc, cap = 0;
+    if ((rc = sb_db_prepare(db, "reading points",
+                            "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
+                            " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
+                            " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
+                            " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1)"
+                            " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+                            " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
+                            " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
+                            " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY p.id", &st, e)) ||
+        (rc = sb_db_prepare(db, "reading samples",
+                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
+        (rc = sb_db_prepare(db, "reading metrics",
+                            "SELECT name, value, unit, projected, source FROM metric"
+                            " WHERE point_id = ? ORDER BY name", &sm, e)))
+        goto out;
+    sqlite3_bind_int64(st, 1, machine_id);
+    sqlite3_bind_int64(st, 2, sweep_id);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (set->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            sb_pt *np = realloc(set->p, sizeof *np * (size_t)cap);
+            if (!np) { rc = sb_errf(e, SB_EFAIL, "out of memory"); goto out; }
+            set->p = np;
+        }
+        sb_pt *p = &set->p[set->n++];
+        memset(p, 0, sizeof *p);
+        p->id = sqlite3_column_int64(st, 0);
+        p->sweep_id = sqlite3_column_int64(st, 1);
+        p->machine_id = sqlite3_column_int64(st, 2);
+        snprintf(p->uuid, sizeof p->uuid, "%s",
+                 sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+        char **text[] = {&p->fingerprint, &p->workload, &p->kernel, &p->dtype,
+                         &p->shape,       &p->config,   &p->status, &p->reason};
+        for (int i = 0; i < 8; i++)
+            if (!(*text[i] = sb_db_column_repaired(st, 4 + i))) {
+                rc = sb_errf(e, SB_EFAIL, "out of memory");
+                goto out;
+            }
+        p->threads = sqlite3_column_int(st, 12);
+        p->ppn = sqlite3_column_int(st, 13) > 0 ? sqlite3_column_int(st, 13) : 1;
+        p->nodes = sqlite3_column_int(st, 14) > 0 ? sqlite3_column_int(st, 14) : 1;
+        if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e))) goto out;
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ss);
+    sqlite3_finalize(sm);
+    if (rc) sb_ptset_free(set);
+    return rc;
+}
+
+const sb_metric_val *sb_pt_metric(const sb_pt *p, const char *name)
+{
+    for (int i = 0; i < p->nmetrics; i++)
+        if (!strcmp(p->metrics[i].name, name)) return &p->metrics[i];
+    return NULL;
+}
+
+char *sb_pt_key(const sb_pt *p, int with_machine)
+{
+    /* \x1f separates fields: it cannot be confused with text inside them. */
+    size_t n = strlen(p->workload) + strlen(p->kernel) + strlen(p->dtype) + strlen(p->shape) +
+               strlen(p->config) + strlen(p->fingerprint) + 96;
+    char *k = malloc(n);
+    if (!k) return NULL;
+    /* the scaling model's points (status 'projected') are never the same
+     * configuration as a measured point: neither stands in for the other */
+    snprintf(k, n, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d%s",
+             with_machine ? p->fingerprint : "", p->workload, p->kernel, p->dtype, p->shape,
+             p->config, p->threads, p->ppn, p->nodes,
+             p->status && !strcmp(p->status, "projected") ? "\x1fprojected" : "");
+    return k;
+}
+
+void sb_pt_label(const sb_pt *p, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s", p->kernel[0] ? p->kernel : p->workload);
+    if (p->dtype[0] && !strstr(p->kernel, p->dtype) && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " %s", p->dtype);
+    if (p->shape[0] && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " %s", p->shape);
+    if (n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " t%d", p->threads);
+    if (p->ppn * p->nodes > 1 && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " %dx%d ranks", p->nodes, p->ppn);
+}
+
+typedef struct keyed {
+    char *key;
+    int idx;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+void sb_ptset_latest(sb_ptset *set)
+{
+    if (set->n < 2) return;
+    int n0 = set->n;
+    keyed *k = calloc((size_t)set->n, sizeof *k);
+    char *keep = calloc((size_t)set->n, 1);
+    int ok = k && keep;
+    for (int i = 0; ok && i < set->n; i++) {
+        k[i].idx = i;
+        ok = (k[i].key = sb_pt_key(&set->p[i], 1)) != NULL;
+    }
+    if (ok) {
+        qsort(k, (size_t)set->n, sizeof *k, cmp_keyed);
+        /* in each group of one key (ordered by id): the newest ok, else the newest */
+        for (int g = 0; g < set->n;) {
+            int end = g, best = -1;
+            while (end < set->n && !strcmp(k[end].key, k[g].key)) {
+                if (!strcmp(set->p[k[end].idx].status, "ok")) best = k[end].idx;
+                end++;
+            }
+            keep[best >= 0 ? best : k[end - 1].idx] = 1;
+            g = end;
+        }
+        int w = 0;
+        for (int i = 0; i < set->n; i++) {
+            if (keep[i]) set->p[w++] = set->p[i];
+            else pt_free(&set->p[i]);
+        }
+        set->n = w;
+    }
+    for (int i = 0; k && i < n0; i++) free(k[i].key);
+    free(k);
+    free(keep);
+}
+
+/* ---- selections ---- */
+
+static int all_digits(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return 0;
+    return 1;
+}
+
+/* Rows that the one-parameter query sql finds for spec (an exact value or a
+ * prefix, as the query says): how many (counting stops at `most`), and the
+ * id of the last. */
+static int match(sb_db *db, const char *sql, const char *spec, int most, int *count, int64_t *id,
+                 sb_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "lookup", sql, &st, e);
+    if (rc) return rc;
+    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
+    *count = 0;
+    *id = 0;
+    int step = SQLITE_DONE;
+    while ((*count < most || most <= 0) && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        (*count)++;
+        *id = sqlite3_column_int64(st, 0);
+    }
+    if ((most <= 0 || *count < most) && step != SQLITE_DONE) rc = sb_db_fail(e, db, "lookup");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e)
+{
+    int n;
+    int64_t id;
+    int rc;
+    if (all_digits(spec) && strlen(spec) < 16) {
+        if ((rc = match(db, "SELECT id FROM sweep WHERE id = CAST(?1 AS INTEGER)", spec, 0, &n,
+                        &id, e)))
+            return rc;
+        if (n == 1) {
+            *sweep_id = id;
+            return SB_OK;
+        }
+    }
+    if (strlen(spec) >= 4 && strlen(spec) <= 32) {
+        /* substr, not LIKE: '%' and '_' in the argument stay literal */
+        if ((rc = match(db, "SELECT id FROM sweep WHERE substr(uuid, 1, length(?1)) = ?1", spec, 0,
+                        &n, &id, e)))
+            return rc;
+        if (n == 1) {
+            *sweep_id = id;
+            return SB_OK;
+        }
+        if (n > 1) return sb_errf(e, SB_EUSAGE, "sweep '%s' is ambiguous (%d sweeps match)", spec, n);
+    }
+    return sb_errf(e, SB_EUSAGE, "no sweep '%s' in the database (see sprbench db sweeps)", spec);
+}
+
+int sb_point_resolve(sb_db *db, const char *spec, int64_t *point_id, sb_err *e)
+{
+    size_t len = strlen(spec);
+    int digits = len > 0 && len < 16 && strspn(spec, "0123456789") == len;
+    if (!digits && (len < 4 || len > 32))
+        return sb_errf(e, SB_EUSAGE, "'%.64s' is neither a point number nor a uuid prefix of 4 to"
+                       " 32 digits", spec);
+    /* substr, not LIKE: '%' and '_' in the argument stay literal */
+    const char *sql = digits ? "SELECT id FROM point WHERE id = CAST(?1 AS INTEGER)"
+                             : "SELECT id FROM point WHERE substr(uuid, 1, length(?1)) = ?1";
+    int n;
+    int64_t id;
+    int rc = match(db, sql, spec, 2, &n, &id, e);
+    if (rc) return rc;
+    if (n == 1) {
+        *point_id = id;
+        return SB_OK;
+    }
+    if (n > 1) return sb_errf(e, SB_EUSAGE, "point '%.64s' is ambiguous", spec);
+    return sb_errf(e, SB_EUSAGE, "no point '%.64s' in the database (see sprbench db points)", spec);
+}
+
+/* sel's label: "sweep ID LABEL on HOST" or "HOST (FINGERPRINT)". */
+static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "selection",
+                           "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
+                           " COALESCE(m.hostname, '') FROM sweep s"
+                           " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sel->sweep_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        sel->machine_id = sqlite3_column_int64(st, 0);
+        const char *label = (const char *)sqlite3_column_text(st, 1);
+        const char *host = (const char *)sqlite3_column_text(st, 2);
+        snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.100s%s%.100s",
+                 (long long)sel->sweep_id, label && *label ? " " : "", label ? label : "",
+                 host && *host ? " on " : "", host ? host : "");
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "selection");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int label_machine(sb_db *db, sb_selection *sel, sb_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "selection",
+                           "SELECT COALESCE(hostname, ''), fingerprint FROM machine WHERE id = ?",
+                           &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sel->machine_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        snprintf(sel->label, sizeof sel->label, "%.100s (%.64s)", sqlite3_column_text(st, 0),
+                 sqlite3_column_text(st, 1));
+    else if (step != SQLITE_DONE)
+        rc = sb_db_fail(e, db, "selection");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
+{
+    memset(sel, 0, sizeof *sel);
+    int n = 0, rc;
+    int64_t id;
+    sb_err ignore;
+    if (!spec || !*spec) return sb_errf(e, SB_EUSAGE, "empty machine or sweep name");
+    if (sb_sweep_resolve(db, spec, &sel->sweep_id, &ignore) == SB_OK) return label_sweep(db, sel, e);
+    if ((rc = match(db, "SELECT id FROM machine WHERE fingerprint = ?1", spec, 0, &n, &id, e)))
+        return rc;
+    if (n == 0 && strlen(spec) >= 4 &&
+        (rc = match(db, "SELECT id FROM machine WHERE substr(fingerprint, 1, length(?1)) = ?1",
+                    spec, 0, &n, &id, e)))
+        return rc;
+    if (n == 0 && (rc = match(db, "SELECT id FROM machine WHERE hostname = ?1", spec, 0, &n, &id, e)))
+        return rc;
+    if (n > 1)
+        return sb_errf(e, SB_EUSAGE, "'%s' names %d machines: give the fingerprint", spec, n);
+    if (n == 0)
+        return sb_errf(e, SB_EUSAGE, "'%s' is neither a sweep nor a machine in the database"
+                       " (see sprbench db info)", spec);
+    sel->machine_id = id;
+    return label_machine(db, sel, e);
+}

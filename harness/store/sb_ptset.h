@@ -1,0 +1,71 @@
+/* sb_ptset: what `db points`, `gate`, `report` and the CSV export read from
+ * the store as a whole. Owns the selections (what --baseline, --candidate,
+ * --sweep and a POINT argument name: a machine by fingerprint, prefix or
+ * host name, a sweep or a point by number or uuid prefix) and the point sets
+ * (every point of a machine and/or sweep with its raw samples and metrics,
+ * text repaired for display, the latest point per configuration, the
+ * configuration key and label that match and name points across sides).
+ * Reads only: a read-only database will do. */
+#ifndef SB_PTSET_H
+#define SB_PTSET_H
+#include <stddef.h>
+#include <stdint.h>
+#include "sb_db.h"
+#include "sb_err.h"
+
+/* ---- selections ---- */
+
+/* What --baseline/--candidate name: a machine (fingerprint, unique prefix of
+ * at least 4 digits, or hostname) or a sweep (id or uuid / uuid prefix). */
+typedef struct sb_selection {
+    int64_t machine_id;   /* set for a machine; also the sweep's machine */
+    int64_t sweep_id;     /* set for a sweep only */
+    char label[256];      /* what to call it in tables */
+} sb_selection;
+int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e);
+/* A sweep only: integer id or (prefix of) uuid. */
+int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e);
+/* A point: its number or a prefix of 4 to 32 digits of its uuid. None, or
+ * more than one, is SB_EUSAGE. */
+int sb_point_resolve(sb_db *db, const char *spec, int64_t *point_id, sb_err *e);
+
+/* ---- point sets ---- */
+
+typedef struct sb_metric_val {
+    char *name, *unit, *source;
+    double value;
+    int projected;
+} sb_metric_val;
+
+typedef struct sb_pt {
+    int64_t id, sweep_id, machine_id;
+    char uuid[33];
+    char *fingerprint, *workload, *kernel, *dtype, *shape, *config, *status, *reason;
+    int threads, ppn, nodes;
+    double *samples;      /* seconds per repetition/step, in repetition order */
+    int nsamples;
+    sb_metric_val *metrics;
+    int nmetrics;
+} sb_pt;
+
+typedef struct sb_ptset {
+    sb_pt *p;
+    int n;
+} sb_ptset;
+
+/* Every point of a machine and/or sweep (0 = any), ordered by id. */
+int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e);
+void sb_ptset_free(sb_ptset *set);
+/* Keeps one point per configuration: the newest with status ok, else the
+ * newest of any status (so a skip reason stays visible). */
+void sb_ptset_latest(sb_ptset *set);
+const sb_metric_val *sb_pt_metric(const sb_pt *p, const char *name);
+/* Configuration identity: workload, kernel, dtype, shape, config, threads,
+ * ppn, nodes, and the machine fingerprint when with_machine; a point of
+ * status 'projected' (the scaling model's) never shares a key with a
+ * measured one. Caller frees. */
+char *sb_pt_key(const sb_pt *p, int with_machine);
+/* "scalar-f32 f32 64x64x64 t2" or with " 2x4 ranks" for distributed points. */
+void sb_pt_label(const sb_pt *p, char *buf, size_t cap);
+
+#endif

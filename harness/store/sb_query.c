@@ -1,0 +1,645 @@
+#include "sb_query.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_db_internal.h"
+
+/* ---- helpers ---- */
+
+/* A text column as a new string, verbatim (NULL reads as ""); *oom is set
+ * when it cannot be copied, so that a row is checked once, not per field. */
+static char *text_dup(sqlite3_stmt *st, int i, int *oom)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    char *r = strdup(s ? s : "");
+    if (!r) *oom = 1;
+    return r;
+}
+
+/* The same, but a NULL column stays NULL: for fields whose absence the
+ * caller words itself. */
+static char *text_dup_or_null(sqlite3_stmt *st, int i, int *oom)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return NULL;
+    return text_dup(st, i, oom);
+}
+
+/* Room for one more element of size `size` in *v (capacity *cap). */
+static int grow(void **v, int n, int *cap, size_t size, sb_err *e)
+{
+    if (n < *cap) return SB_OK;
+    int ncap = *cap ? 2 * *cap : 16;
+    void *nv = realloc(*v, size * (size_t)ncap);
+    if (!nv) return sb_errf(e, SB_EFAIL, "out of memory");
+    *v = nv;
+    *cap = ncap;
+    return SB_OK;
+}
+
+/* A query that answers with one integer: *out (0 when it answers no row). */
+static int one_int64(sb_db *db, const char *what, const char *sql, int64_t id, int64_t *out,
+                     sb_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, what, sql, &st, e);
+    if (rc) return rc;
+    if (id) sqlite3_bind_int64(st, 1, id);
+    *out = 0;
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
+    else if (step != SQLITE_DONE) rc = sb_db_fail(e, db, what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- the database as a whole ---- */
+
+int sb_db_count_rows(sb_db *db, sb_db_counts *c, sb_err *e)
+{
+    memset(c, 0, sizeof *c);
+    /* fixed statements, one per table: table names cannot be bound */
+    static const char *const sql[] = {
+        "SELECT COUNT(*) FROM machine", "SELECT COUNT(*) FROM sweep",
+        "SELECT COUNT(*) FROM point",   "SELECT COUNT(*) FROM sample",
+        "SELECT COUNT(*) FROM metric"};
+    long *out[] = {&c->machines, &c->sweeps, &c->points, &c->samples, &c->metrics};
+    for (int i = 0; i < 5; i++) {
+        int64_t v;
+        int rc = one_int64(db, "counting rows", sql[i], 0, &v, e);
+        if (rc) return rc;
+        *out[i] = (long)v;
+    }
+    return SB_OK;
+}
+
+void sb_machine_rows_free(sb_machine_row *v, int n)
+{
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].fingerprint);
+        free(v[i].hostname);
+        free(v[i].cpu_model);
+        free(v[i].microarch);
+    }
+    free(v);
+}
+
+int sb_db_machines(sb_db *db, sb_machine_row **v, int *n, sb_err *e)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading machines",
+                           "SELECT m.fingerprint, COALESCE(m.hostname, ''), COALESCE(m.cpu_model, ''),"
+                           " COALESCE(m.microarch, ''), COALESCE(m.cores, 0),"
+                           " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
+                           " FROM machine m ORDER BY m.id", &st, e);
+    if (rc) return rc;
+    int cap = 0, step, oom = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
+        sb_machine_row *m = &(*v)[(*n)++];
+        m->fingerprint = text_dup(st, 0, &oom);
+        m->hostname = text_dup(st, 1, &oom);
+        m->cpu_model = text_dup(st, 2, &oom);
+        m->microarch = text_dup(st, 3, &oom);
+        m->cores = sqlite3_column_int(st, 4);
+        m->points = (long)sqlite3_column_int64(st, 5);
+        if (oom) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading machines");
+    sqlite3_finalize(st);
+    if (rc) {
+        sb_machine_rows_free(*v, *n);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
+{
+    static const char *const names[] = {
+        "fingerprint", "hostname", "cpu_model", "vendor", "family", "model", "stepping",
+        "microarch", "packages", "numa_nodes", "cores", "pus", "l2_bytes", "l3_bytes", "isa",
+        "amx_os_permitted", "amx_reason", "kernel", "mem_bytes", "info_json"};
+    *info = NULL;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading a machine",
+                           "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
+                           " microarch, packages, numa_nodes, cores, pus, l2_bytes, l3_bytes, isa,"
+                           " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json"
+                           " FROM machine WHERE id = ?", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, machine_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        json_t *o = json_object();
+        for (int i = 0; o && i < (int)(sizeof names / sizeof names[0]); i++) {
+            int t = sqlite3_column_type(st, i);
+            /* a member that cannot be made (text that is not UTF-8, from an
+             * older file) is left out, as a column never recorded is */
+            if (t == SQLITE_INTEGER)
+                json_object_set_new(o, names[i], json_integer(sqlite3_column_int64(st, i)));
+            else if (t != SQLITE_NULL)
+                json_object_set_new(o, names[i], json_string((const char *)sqlite3_column_text(st, i)));
+        }
+        if (!o) rc = sb_errf(e, SB_EFAIL, "out of memory");
+        *info = o;
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading a machine");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- sweeps ---- */
+
+void sb_sweep_rows_free(sb_sweep_row *v, int n)
+{
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].uuid);
+        free(v[i].label);
+        free(v[i].workload);
+        free(v[i].hostname);
+        free(v[i].status);
+        free(v[i].started);
+        free(v[i].holder_host);
+    }
+    free(v);
+}
+
+int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading sweeps",
+                           "SELECT s.id, s.uuid, COALESCE(s.label, ''), COALESCE(s.workload, ''),"
+                           " COALESCE(m.hostname, ''), COALESCE(s.status, ''),"
+                           " COALESCE(s.started, ''),"
+                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id),"
+                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
+                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
+                           " s.holder_pid, COALESCE(s.holder_host, '')"
+                           " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
+                           &st, e);
+    if (rc) return rc;
+    int cap = 0, step, oom = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
+        sb_sweep_row *s = &(*v)[(*n)++];
+        memset(s, 0, sizeof *s);
+        s->id = sqlite3_column_int64(st, 0);
+        s->uuid = text_dup(st, 1, &oom);
+        s->label = text_dup(st, 2, &oom);
+        s->workload = text_dup(st, 3, &oom);
+        s->hostname = text_dup(st, 4, &oom);
+        s->status = text_dup(st, 5, &oom);
+        s->started = text_dup(st, 6, &oom);
+        s->points = sqlite3_column_int(st, 7);
+        s->ok = sqlite3_column_int(st, 8);
+        s->skipped = sqlite3_column_int(st, 9);
+        s->held = sqlite3_column_type(st, 10) != SQLITE_NULL;
+        s->holder_pid = s->held ? (long long)sqlite3_column_int64(st, 10) : 0;
+        s->holder_host = text_dup(st, 11, &oom);
+        if (oom) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading sweeps");
+    sqlite3_finalize(st);
+    if (rc) {
+        sb_sweep_rows_free(*v, *n);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int sb_db_sweep_exists(sb_db *db, int64_t sweep_id, int *exists, sb_err *e)
+{
+    int64_t one;
+    int rc = one_int64(db, "reading a sweep", "SELECT 1 FROM sweep WHERE id = ?", sweep_id, &one, e);
+    *exists = !rc && one == 1;
+    return rc;
+}
+
+void sb_sweep_header_free(sb_sweep_header *h)
+{
+    free(h->workload);
+    free(h->label);
+    free(h->hostname);
+    free(h->cpu_model);
+    free(h->microarch);
+    memset(h, 0, sizeof *h);
+}
+
+int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *found, sb_err *e)
+{
+    memset(h, 0, sizeof *h);
+    *found = 0;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading a sweep",
+                           "SELECT s.workload, s.label, m.id IS NOT NULL, m.hostname, m.cpu_model,"
+                           " m.microarch, COALESCE(m.cores, 0) FROM sweep s"
+                           " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    int step = sqlite3_step(st), oom = 0;
+    if (step == SQLITE_ROW) {
+        h->workload = text_dup_or_null(st, 0, &oom);
+        h->label = text_dup_or_null(st, 1, &oom);
+        h->has_machine = sqlite3_column_int(st, 2);
+        h->hostname = text_dup_or_null(st, 3, &oom);
+        h->cpu_model = text_dup_or_null(st, 4, &oom);
+        h->microarch = text_dup_or_null(st, 5, &oom);
+        h->cores = sqlite3_column_int(st, 6);
+        if (oom) {
+            sb_sweep_header_free(h);
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+        } else {
+            *found = 1;
+        }
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading a sweep");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_db_sweep_plan(sb_db *db, int64_t sweep_id, char **plan, int *found, sb_err *e)
+{
+    *plan = NULL;
+    *found = 0;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading a sweep's plan", "SELECT plan FROM sweep WHERE id = ?",
+                           &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    int step = sqlite3_step(st), oom = 0;
+    if (step == SQLITE_ROW) {
+        *found = 1;
+        *plan = text_dup_or_null(st, 0, &oom);
+        if (oom) rc = sb_errf(e, SB_EFAIL, "out of memory");
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading a sweep's plan");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_db_sweep_point_count(sb_db *db, int64_t sweep_id, int *n, sb_err *e)
+{
+    int64_t v;
+    int rc = one_int64(db, "counting a sweep's points",
+                       "SELECT COUNT(*) FROM point WHERE sweep_id = ?", sweep_id, &v, e);
+    *n = rc ? 0 : (int)v;
+    return rc;
+}
+
+int sb_db_sweep_unfinished(sb_db *db, int64_t sweep_id, sb_todo_point **v, int *n, sb_err *e)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading a sweep's points",
+                           "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point"
+                           " WHERE sweep_id = ? AND status IN ('pending','running','interrupted')"
+                           " ORDER BY seq", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    int cap = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
+        sb_todo_point *r = &(*v)[(*n)++];
+        memset(r, 0, sizeof *r);
+        const char *kernel = (const char *)sqlite3_column_text(st, 2);
+        const char *shape = (const char *)sqlite3_column_text(st, 3);
+        const char *workload = (const char *)sqlite3_column_text(st, 7);
+        r->id = sqlite3_column_int64(st, 0);
+        r->seq = sqlite3_column_int(st, 1);
+        snprintf(r->kernel, sizeof r->kernel, "%s", kernel ? kernel : "");
+        snprintf(r->shape, sizeof r->shape, "%s", shape ? shape : "");
+        r->threads = sqlite3_column_int(st, 4);
+        r->ppn = sqlite3_column_int(st, 5);
+        r->nodes = sqlite3_column_int(st, 6);
+        snprintf(r->workload, sizeof r->workload, "%s", workload ? workload : "");
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a sweep's points");
+    sqlite3_finalize(st);
+    if (rc) {
+        free(*v);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+void sb_summary_rows_free(sb_summary_row *v, int n)
+{
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].kernel);
+        free(v[i].shape);
+        free(v[i].status);
+        free(v[i].reason);
+        free(v[i].unit);
+    }
+    free(v);
+}
+
+int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n, sb_err *e)
+{
+    *v = NULL;
+    *n = 0;
+    /* The base of a row's speedup: the ok point with the fewest threads of
+     * the same series (kernel, shape, ppn, nodes) in this sweep. */
+    static const char *sql =
+        "WITH v AS ("
+        "  SELECT p.id, p.workload, p.kernel, p.shape, p.threads, p.ppn, p.nodes, p.status,"
+        "         p.reason, COALESCE(mg.value, mt.value) AS value,"
+        "         CASE WHEN mg.value IS NOT NULL THEN (CASE WHEN p.dtype = 'int8' THEN 'GOP/s' ELSE 'GFLOP/s' END)"
+        "              WHEN mt.value IS NOT NULL THEN 'tokens/s' END AS unit, mp.value AS pct"
+        "  FROM point p"
+        "  LEFT JOIN metric mg ON mg.point_id = p.id AND mg.name = 'gflops'"
+        "  LEFT JOIN metric mt ON mt.point_id = p.id AND mt.name = 'tokens_per_s'"
+        "  LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
+        "  WHERE p.sweep_id = ? AND p.workload != 'peak')"
+        " SELECT v.kernel, v.shape, v.threads, v.ppn, v.nodes, v.status, v.reason, v.value, v.unit,"
+        "        v.pct, (SELECT b.value FROM v b WHERE b.kernel = v.kernel AND b.shape = v.shape"
+        "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
+        "          ORDER BY b.threads LIMIT 1),"
+        "        (SELECT b.threads FROM v b WHERE b.kernel = v.kernel AND b.shape = v.shape"
+        "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
+        "          ORDER BY b.threads LIMIT 1)"
+        " FROM v ORDER BY v.kernel, v.shape, v.nodes, v.ppn, v.threads";
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "sweep summary", sql, &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    int cap = 0, step, oom = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
+        sb_summary_row *r = &(*v)[(*n)++];
+        memset(r, 0, sizeof *r);
+        r->kernel = text_dup(st, 0, &oom);
+        r->shape = text_dup(st, 1, &oom);
+        r->threads = sqlite3_column_int(st, 2);
+        r->ppn = sqlite3_column_int(st, 3);
+        r->nodes = sqlite3_column_int(st, 4);
+        r->status = text_dup(st, 5, &oom);
+        r->reason = text_dup(st, 6, &oom);
+        r->has_value = sqlite3_column_type(st, 7) != SQLITE_NULL;
+        r->value = sqlite3_column_double(st, 7);
+        r->unit = text_dup(st, 8, &oom);
+        r->has_pct = sqlite3_column_type(st, 9) != SQLITE_NULL;
+        r->pct_peak = sqlite3_column_double(st, 9);
+        r->has_base = sqlite3_column_type(st, 10) != SQLITE_NULL;
+        r->base_value = sqlite3_column_double(st, 10);
+        r->base_threads = sqlite3_column_int(st, 11);
+        if (oom) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "sweep summary");
+    sqlite3_finalize(st);
+    if (rc) {
+        sb_summary_rows_free(*v, *n);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+void sb_db_strings_free(char **v, int n)
+{
+    for (int i = 0; v && i < n; i++) free(v[i]);
+    free(v);
+}
+
+int sb_db_sweep_shapes(sb_db *db, int64_t sweep_id, const char *workload, char ***shapes, int *n,
+                       sb_err *e)
+{
+    *shapes = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading a sweep's shapes",
+                           "SELECT DISTINCT COALESCE(p.shape, '') FROM point p WHERE p.sweep_id = ?"
+                           " AND p.workload = ? AND p.status = 'ok' ORDER BY 1", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_text(st, 2, workload, -1, SQLITE_TRANSIENT);
+    int cap = 0, step, oom = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = grow((void **)shapes, *n, &cap, sizeof **shapes, e))) break;
+        (*shapes)[(*n)++] = text_dup(st, 0, &oom);
+        if (oom) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a sweep's shapes");
+    sqlite3_finalize(st);
+    if (rc) {
+        sb_db_strings_free(*shapes, *n);
+        *shapes = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* ---- series ---- */
+
+void sb_series_free(sb_series_point *v, int n)
+{
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].kernel);
+        free(v[i].dtype);
+        free(v[i].samples);
+    }
+    free(v);
+}
+
+/* The raw samples of a point, in repetition order. */
+static int point_samples(sb_db *db, sqlite3_stmt *ss, sb_series_point *p, sb_err *e)
+{
+    sqlite3_bind_int64(ss, 1, p->point_id);
+    int cap = 0, step, rc = SB_OK;
+    while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
+        if (p->nsamples == cap) {
+            int ncap = cap ? 2 * cap : 16;
+            double *nv = realloc(p->samples, sizeof *nv * (size_t)ncap);
+            if (!nv) {
+                rc = sb_errf(e, SB_EFAIL, "out of memory");
+                break;
+            }
+            p->samples = nv;
+            cap = ncap;
+        }
+        p->samples[p->nsamples++] = sqlite3_column_double(ss, 0);
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
+    sqlite3_reset(ss);
+    return rc;
+}
+
+int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const char *shape,
+                        const char *metric, sb_series_point **v, int *n, sb_err *e)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL, *ss = NULL;
+    int rc;
+    if ((rc = sb_db_prepare(db, "reading a series",
+                            "SELECT p.id, p.kernel, p.threads, m.value, p.dtype FROM point p"
+                            " JOIN metric m ON m.point_id = p.id AND m.name = ?"
+                            " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
+                            " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
+                            " ORDER BY p.kernel, p.threads", &st, e)) ||
+        (rc = sb_db_prepare(db, "reading samples",
+                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)))
+        goto out;
+    sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, sweep_id);
+    sqlite3_bind_text(st, 3, workload, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, shape, -1, SQLITE_TRANSIENT);
+    int cap = 0, step, oom = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) goto out;
+        sb_series_point *p = &(*v)[(*n)++];
+        memset(p, 0, sizeof *p);
+        p->point_id = sqlite3_column_int64(st, 0);
+        p->kernel = text_dup(st, 1, &oom);
+        p->threads = sqlite3_column_int(st, 2);
+        p->value = sqlite3_column_double(st, 3);
+        p->dtype = text_dup(st, 4, &oom);
+        if (oom) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            goto out;
+        }
+        if ((rc = point_samples(db, ss, p, e))) goto out;
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a series");
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ss);
+    if (rc) {
+        sb_series_free(*v, *n);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+void sb_epoch_series_free(sb_epoch_point *v, int n)
+{
+    for (int i = 0; v && i < n; i++) free(v[i].kernel);
+    free(v);
+}
+
+int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, sb_err *e)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading a scaling series",
+                           "SELECT p.kernel, p.ppn, p.nodes, p.threads, m.value, m.projected,"
+                           " p.status = 'projected'"
+                           " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
+                           " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
+                           " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC",
+                           &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    int cap = 0, step, oom = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
+        sb_epoch_point *p = &(*v)[(*n)++];
+        memset(p, 0, sizeof *p);
+        p->kernel = text_dup(st, 0, &oom);
+        p->ppn = sqlite3_column_int(st, 1);
+        p->nodes = sqlite3_column_int(st, 2);
+        p->threads = sqlite3_column_int(st, 3);
+        p->epoch_s = sqlite3_column_double(st, 4);
+        p->extrapolated = sqlite3_column_int(st, 5);
+        p->model = sqlite3_column_int(st, 6);
+        if (oom) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a scaling series");
+    sqlite3_finalize(st);
+    if (rc) {
+        sb_epoch_series_free(*v, *n);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* ---- one point ---- */
+
+void sb_point_brief_free(sb_point_brief *b)
+{
+    free(b->workload);
+    free(b->kernel);
+    free(b->shape);
+    free(b->status);
+    memset(b, 0, sizeof *b);
+}
+
+int sb_db_point_brief(sb_db *db, int64_t point_id, sb_point_brief *b, int *found, sb_err *e)
+{
+    memset(b, 0, sizeof *b);
+    *found = 0;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading a point",
+                           "SELECT COALESCE(workload, ''), COALESCE(kernel, ''), COALESCE(shape, ''),"
+                           " COALESCE(threads, 0), status, COALESCE(sweep_id, 0) FROM point"
+                           " WHERE id = ?", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, point_id);
+    int step = sqlite3_step(st), oom = 0;
+    if (step == SQLITE_ROW) {
+        b->workload = text_dup(st, 0, &oom);
+        b->kernel = text_dup(st, 1, &oom);
+        b->shape = text_dup(st, 2, &oom);
+        b->threads = sqlite3_column_int(st, 3);
+        b->status = text_dup(st, 4, &oom);
+        b->sweep_id = sqlite3_column_int64(st, 5);
+        if (oom) {
+            sb_point_brief_free(b);
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+        } else {
+            *found = 1;
+        }
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading a point");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sb_db_point_result(sb_db *db, int64_t point_id, json_t **doc, sb_err *e)
+{
+    *doc = NULL;
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "reading a result", "SELECT result_json FROM point WHERE id = ?",
+                           &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, point_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        if (text) *doc = json_loadb(text, (size_t)sqlite3_column_bytes(st, 0), 0, NULL);
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading a result");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
