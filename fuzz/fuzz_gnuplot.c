@@ -337,6 +337,8 @@ static void gpc_fail(const char *what, const char *detail, const char *script)
 
 #define MAX_TEXTS 64
 
+/* libFuzzer's entry point (it declares none). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4) return 0;

@@ -19,6 +19,8 @@ static void reopen(void)
     g_uses = 0;
 }
 
+/* libFuzzer's entry point (it declares none). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!g_db || ++g_uses > 500) reopen();   /* keep the database small */

@@ -7,6 +7,8 @@
 #include "sb_hf.h"
 #include "sb_safetensors.h"
 
+/* libFuzzer's entry point (it declares none). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sb_err e = {0};

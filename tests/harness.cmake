@@ -6,3 +6,7 @@ sb_add_script(harness_sweep_e2e harness_sweep_e2e.sh)
 sb_add_script(harness_sweep_robust harness_sweep_robust.sh)
 sb_add_script(harness_plot_scaling harness_plot_scaling.sh)
 sb_add_script(harness_checks harness_checks.sh)
+
+# The layering rules of docs/ARCHITECTURE.md (who may include whom; SQL only in store/).
+sb_add_script(harness_layout layout.sh)
+sb_add_script(harness_layout_selftest layout_selftest.sh)

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The layering rules of docs/ARCHITECTURE.md, checked on the sources: who may
+# include whom, and <sqlite3.h> only inside harness/store/. A rule broken is a
+# failure naming the file, the line and the rule.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+fail=0
+bad() { echo "layout: $*" >&2; fail=1; }
+
+# Where each project header lives (its folder); two headers of one name would
+# make the map ambiguous, and the rules with it.
+declare -A home
+while IFS= read -r h; do
+  name=${h##*/}
+  [ -n "${home[$name]:-}" ] && bad "header $name exists twice: ${home[$name]} and ${h%/*}"
+  home[$name]=${h%/*}
+done < <(find kernels bench harness \( -name '*.h' -o -name '*.inc' \) | sort)
+
+# allowed FOLDER-PATTERNS for files under DIR; extra exact headers after '+'
+check_dir() {
+  local dir=$1 allowed=$2 extra=${3:-} f line inc where ok
+  while IFS= read -r f; do
+    while IFS= read -r line; do
+      inc=${line#*:}
+      inc=${inc#*\"}; inc=${inc%%\"*}
+      where=${home[$inc]:-}
+      if [ -z "$where" ]; then
+        bad "$f:${line%%:*}: includes \"$inc\", which is not a header of the project"
+        continue
+      fi
+      ok=0
+      for a in $allowed; do
+        case $where in $a) ok=1 ;; esac
+      done
+      for x in $extra; do [ "$inc" = "$x" ] && ok=1; done
+      [ $ok -eq 1 ] || bad "$f:${line%%:*}: includes $where/$inc ($dir may include: $allowed${extra:+; and $extra})"
+    done < <(grep -n '^#include "' "$f")
+  done < <(find "$dir" -maxdepth "${4:-9}" -name '*.[ch]' | sort)
+}
+
+check_dir kernels "kernels"
+check_dir bench "bench bench/* kernels"
+check_dir harness/store "harness/store bench bench/* kernels"
+check_dir harness/study "harness/study harness/store bench bench/* kernels" "sb_sysinfo.h"
+check_dir harness/run "harness/run harness/store bench bench/* kernels" "sb_scaling.h"
+
+# SQL lives in the store only.
+while IFS= read -r hit; do
+  case $hit in harness/store/*) ;; *) bad "$hit: <sqlite3.h> outside harness/store/" ;; esac
+done < <(grep -rln '#include <sqlite3.h>' kernels bench harness)
+# The connection behind the store's interface stays inside it (and the tests).
+while IFS= read -r hit; do
+  case $hit in harness/store/*) ;; *) bad "$hit: includes sb_db_internal.h outside harness/store/" ;; esac
+done < <(grep -rl '#include "sb_db_internal.h"' kernels bench harness)
+# kernels/ computes: no MPI, SQLite, hwloc or JSON there.
+while IFS= read -r hit; do bad "$hit: kernels/ includes a library it must not"; done < \
+  <(grep -rlE '#include <(mpi|sqlite3|hwloc|jansson)\.h>' kernels)
+
+if [ $fail -eq 0 ]; then
+  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules)"
+fi
+exit $fail

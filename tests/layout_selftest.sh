@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tests/layout.sh must catch what it is there for: a copy of the sources with
+# one rule broken at a time fails, naming the file; the copy as it is passes.
+set -uo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fresh() {
+  rm -rf "$tmp/t" && mkdir -p "$tmp/t/tests" &&
+    cp -r "$src/kernels" "$src/bench" "$src/harness" "$tmp/t/" &&
+    cp "$src/tests/layout.sh" "$tmp/t/tests/"
+}
+expect() {   # expect RC WHAT-TO-FIND DESCRIPTION
+  local out rc
+  out=$(bash "$tmp/t/tests/layout.sh" 2>&1); rc=$?
+  if [ "$rc" -ne "$1" ] || ! grep -q -- "$2" <<<"$out"; then
+    echo "FAIL: $3 (exit $rc): $out" >&2; fails=$((fails + 1))
+  else
+    echo "ok: $3"
+  fi
+}
+fresh; expect 0 "layout: ok" "the sources as they are"
+fresh; sed -i '1i #include <sqlite3.h>' "$tmp/t/harness/study/sb_plot.c"
+expect 1 "study/sb_plot.c: <sqlite3.h> outside harness/store/" "SQLite outside the store"
+fresh; sed -i '1i #include "sb_sweep.h"' "$tmp/t/bench/sb_io.c"
+expect 1 "bench/sb_io.c:1: includes harness/run/sb_sweep.h" "bench reaching up into harness"
+fresh; sed -i '1i #include "sb_model.h"' "$tmp/t/kernels/sb_gemm.c"
+expect 1 "kernels/sb_gemm.c:1: includes bench/distilbert/sb_model.h" "kernels reaching up into bench"
+fresh; sed -i '1i #include "sb_cli.h"' "$tmp/t/harness/store/sb_db.c"
+expect 1 "store/sb_db.c:1: includes harness/sb_cli.h" "the store including the CLI"
+fresh; sed -i '1i #include "sb_db_internal.h"' "$tmp/t/harness/study/sb_gate.c"
+expect 1 "sb_gate.c: includes sb_db_internal.h outside harness/store/" "the store's connection outside it"
+[ $fails -eq 0 ]
