@@ -3,6 +3,7 @@
 sb_add_unit(test_mpi_launch ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_launch.c)
 sb_add_unit(test_mpi_bind ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_bind.c)
 sb_add_unit(test_mpi_scaling ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_scaling.c)
+sb_add_unit(test_mpi_slurm ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_slurm.c)
 set_tests_properties(test_mpi_launch PROPERTIES TIMEOUT 60)
 
 # The engine's test is one program run as one rank and under mpirun -np 2.
