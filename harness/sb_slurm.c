@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_io.h"
+#include "sb_plan.h"
 #include "sb_text.h"
 
 /* ---- host lists ---- */
@@ -366,6 +367,83 @@ json_t *sb_slurm_step_json(void)
             json_object_set_new(o, vars[i][0], json_string(v));
     }
     return o;
+}
+
+/* ---- a sweep's points ---- */
+
+int sb_slurm_plan_uses(const sb_plan *p)
+{
+    return p->launcher && !strcmp(p->launcher, "slurm");
+}
+
+int sb_slurm_plan_preflight(const sb_plan *p, sb_err *e)
+{
+    if (!sb_slurm_plan_uses(p)) return SB_OK;
+    sb_slurm_alloc a;
+    int rc = sb_slurm_alloc_from_env(&a, e);
+    if (rc) {
+        if (!getenv("SLURM_JOB_ID"))
+            return sb_errf(e, SB_EUSAGE, "--launcher slurm: not inside a Slurm allocation"
+                           " (SLURM_JOB_ID is not set); run the sweep under salloc or sbatch, or"
+                           " write a batch script with --sbatch FILE");
+        return rc;
+    }
+    /* mpirun inside an allocation starts its daemons with srun */
+    rc = sb_slurm_require("srun", e);
+    int maxn = 1, maxp = 1, maxt = 1;
+    for (int i = 0; i < p->nnodes; i++) if (p->nodes[i] > maxn) maxn = p->nodes[i];
+    for (int i = 0; i < p->nppn; i++) if (p->ppn[i] > maxp) maxp = p->ppn[i];
+    for (int i = 0; i < p->nthreads; i++) if (p->threads[i] > maxt) maxt = p->threads[i];
+    if (!rc) rc = sb_slurm_check_fit(&a, maxn, maxp, maxt, e);
+    sb_slurm_alloc_free(&a);
+    return rc;
+}
+
+int sb_slurm_point_hosts(int nodes, const char *path, int *slots, sb_err *e)
+{
+    sb_slurm_alloc a;
+    int rc = sb_slurm_alloc_from_env(&a, e);
+    if (rc) return rc;
+    sb_hostfile hf;
+    sb_slurm_alloc_hostfile(&a, &hf);
+    rc = hf.n == a.nnodes ? sb_hostfile_write_first(&hf, nodes, path, e)
+                          : sb_errf(e, SB_EFAIL, "out of memory");
+    if (!rc) *slots = sb_hostfile_min_slots(&hf, nodes);
+    sb_hostfile_free(&hf);
+    sb_slurm_alloc_free(&a);
+    return rc;
+}
+
+void sb_slurm_point_annotate(json_t *doc, int nodes)
+{
+    sb_slurm_alloc a;
+    sb_err e = {0};
+    if (sb_slurm_alloc_from_env(&a, &e)) return;
+    json_t *names = json_array();
+    for (int i = 0; i < nodes && i < a.nnodes; i++) json_array_append_new(names, json_string(a.nodes[i]));
+    json_t *step = json_object_get(json_object_get(doc, "slurm_step"), "step_id");
+    json_object_set_new(doc, "slurm", json_pack("{s:s, s:O, s:o}", "job_id", a.job_id,
+                                                "step_id", step ? step : json_null(), "nodes", names));
+    sb_slurm_alloc_free(&a);
+}
+
+void sb_slurm_point_reason(const char *errlog, int nodes, char *reason, size_t cap)
+{
+    sb_slurm_alloc a;
+    sb_err e = {0};
+    if (sb_slurm_alloc_from_env(&a, &e)) return;
+    char *text = NULL, why[400] = "", where[300];
+    if (!sb_read_file_max(errlog, 16 << 20, "worker log", &text, NULL, NULL))
+        sb_slurm_kill_reason(text, why, sizeof why);
+    free(text);
+    sb_slurm_nodes_joined(&a, nodes, where, sizeof where);
+    char *old = strdup(reason);
+    if (old) {
+        if (why[0]) snprintf(reason, cap, "Slurm: %s; %s (job %s on %s)", why, old, a.job_id, where);
+        else snprintf(reason, cap, "%s (Slurm job %s on %s)", old, a.job_id, where);
+        free(old);
+    }
+    sb_slurm_alloc_free(&a);
 }
 
 /* ---- batch submission ---- */

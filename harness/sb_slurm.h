@@ -84,6 +84,27 @@ int sb_slurm_kill_reason(const char *text, char *buf, size_t cap);
  * set); NULL when it runs outside Slurm. */
 json_t *sb_slurm_step_json(void);
 
+/* ---- a sweep's points (sb_sweep) ---- */
+struct sb_plan;
+/* Whether the plan launches through Slurm (launcher = slurm). */
+int sb_slurm_plan_uses(const struct sb_plan *p);
+/* Before anything is written: srun is installed, this process is inside an
+ * allocation, and the plan's largest node count, ppn and threads fit in it.
+ * SB_EUSAGE with one line naming the cause otherwise. */
+int sb_slurm_plan_preflight(const struct sb_plan *p, sb_err *e);
+/* For an n-node point: writes the hostfile of the allocation's first n nodes
+ * to path (mpirun inside the allocation maps onto exactly those) and gives
+ * the slots each has. */
+int sb_slurm_point_hosts(int nodes, const char *path, int *slots, sb_err *e);
+/* What the sweep records with a point that ran through Slurm, under "slurm"
+ * in its result: {"job_id", "step_id" (the step rank 0 ran in, from the
+ * worker's "slurm_step"; null when it ran in the batch step), "nodes": [...]}. */
+void sb_slurm_point_annotate(json_t *doc, int nodes);
+/* A failed point's reason with Slurm's own words first (from the launcher's
+ * stderr in errlog, when it ended the step) and the job and nodes after, in
+ * place. */
+void sb_slurm_point_reason(const char *errlog, int nodes, char *reason, size_t cap);
+
 /* ---- batch submission (sweep --sbatch FILE) ---- */
 typedef struct sb_slurm_batch {
     int nodes, ppn, cpus_per_task;

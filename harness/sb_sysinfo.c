@@ -1,4 +1,5 @@
 #include "sb_sysinfo.h"
+#include "sb_slurm.h"
 #include "sb_text.h"
 #include <hwloc.h>
 #include <pthread.h>
@@ -247,4 +248,7 @@ void sb_env_record(json_t *doc, json_t *env)
     if (!env) env = sb_env_json();
     json_object_set_new(doc, "env", env ? env : json_object());
     json_object_set_new(doc, "env_scope", json_string(sb_env_scope()));
+    /* inside Slurm, the job step is part of where a result came from */
+    json_t *step = sb_slurm_step_json();
+    if (step) json_object_set_new(doc, "slurm_step", step);
 }
