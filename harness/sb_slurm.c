@@ -427,6 +427,41 @@ void sb_slurm_point_annotate(json_t *doc, int nodes)
     sb_slurm_alloc_free(&a);
 }
 
+/* The job's state when it is no longer running ("JobState=TIMEOUT
+ * Reason=TimeLimit"), from `scontrol show job -o`: mpirun drops the stderr
+ * of the srun that runs its daemons, so when Slurm ends the whole job (time
+ * limit, node failure) this is where its reason is. */
+static int job_state(const char *job, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (sb_slurm_require("scontrol", NULL)) return 0;
+    const char *tmp = getenv("TMPDIR");
+    char outp[4096];
+    snprintf(outp, sizeof outp, "%s/sprbench-scontrol-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(outp);
+    if (fd < 0) return 0;
+    close(fd);
+    char *argv[] = {"scontrol", "show", "job", "-o", (char *)job, NULL};
+    sb_run_result r;
+    sb_err e = {0};
+    char *text = NULL;
+    int found = 0;
+    if (!sb_launch_run(argv, NULL, 20, outp, "/dev/null", &r, &e) && sb_run_ok(&r) &&
+        !sb_read_file_max(outp, 1 << 20, "scontrol output", &text, NULL, NULL)) {
+        char state[64] = "", why[200] = "";
+        const char *st = strstr(text, "JobState="), *re = strstr(text, " Reason=");
+        if (st) sscanf(st + 9, "%63[A-Z_]", state);
+        if (re) sscanf(re + 8, "%199[^ \n]", why);
+        if (state[0] && strcmp(state, "RUNNING") && strcmp(state, "COMPLETING")) {
+            snprintf(buf, cap, "job %s JobState=%s Reason=%s", job, state, why[0] ? why : "None");
+            found = 1;
+        }
+    }
+    free(text);
+    unlink(outp);
+    return found;
+}
+
 void sb_slurm_point_reason(const char *errlog, int nodes, char *reason, size_t cap)
 {
     sb_slurm_alloc a;
@@ -436,6 +471,7 @@ void sb_slurm_point_reason(const char *errlog, int nodes, char *reason, size_t c
     if (!sb_read_file_max(errlog, 16 << 20, "worker log", &text, NULL, NULL))
         sb_slurm_kill_reason(text, why, sizeof why);
     free(text);
+    if (!why[0]) job_state(a.job_id, why, sizeof why);
     sb_slurm_nodes_joined(&a, nodes, where, sizeof where);
     char *old = strdup(reason);
     if (old) {
