@@ -160,11 +160,14 @@ static int point_argv(const sb_plan *p, const sb_plan_point *pt, const char *sel
     if (p->mpirun_args && (rc = sb_launch_split_args(p->mpirun_args, &extra, &nextra, e)))
         goto out;
     if (slurm) {
-        /* said in the command, so that its repro line launches through Slurm too */
+        /* said in the command, so that its repro line launches through Slurm
+         * too; --leave-session-attached keeps the stderr of mpirun's srun,
+         * where Slurm says why it ended a step (mpirun drops it otherwise) */
         argvec x = {0};
         av_push(&x, "--mca");
         av_push(&x, "plm");
         av_push(&x, "slurm");
+        av_push(&x, "--leave-session-attached");
         for (int i = 0; i < nextra; i++) av_push(&x, extra[i]);
         sb_argv_free(extra);
         extra = x.v;

@@ -106,17 +106,19 @@ DB3="$T/k.db"
 salloc -N 2 --ntasks-per-node=1 "$SPRBENCH" sweep "${TRAIN[@]}" --max-steps 1000000 --ppn 1 \
   --nodes 2,1 --mpirun-args "$margs" --point-timeout 120 --db "$DB3" >"$T/kout" 2>&1 &
 sweep_pid=$!
-cancelled=""
+cancelled="" job2=""
 for i in $(seq 1 300); do
   st=$(squeue -h -s -o '%i' 2>/dev/null | grep -E '^[0-9]+\.[0-9]+$' | head -1)
   if [ -n "$st" ] && ! grep -qx "$st" <<<"$cancelled"; then
-    sleep 1; scancel "$st"; cancelled="$cancelled$st"$'\n'
+    sleep 1; scancel "$st"; cancelled="$cancelled$st"$'\n'; job2=${st%.*}
   fi
   [ "$(grep -c . <<<"$cancelled")" -ge 2 ] && break
   sleep 0.2
 done
 wait "$sweep_pid"; rc=$?
 [ "$rc" = 1 ] && ok || fail "the sweep with cancelled steps exited $rc, expected 1"
-[ "$(sqlite3 "$DB3" "SELECT COUNT(*) FROM point WHERE status='failed' AND reason LIKE '%Slurm job %'")" = 2 ] \
-  && ok || { fail "both cancelled points stored as failed with their Slurm job"; cat "$T/kout" >&2; }
+[ "$(sqlite3 "$DB3" "SELECT COUNT(*) FROM point WHERE status='failed' AND reason LIKE
+      'Slurm: *** STEP $job2.% ON sbsl_ CANCELLED AT %(job $job2 on sbsl1%'")" = 2 ] \
+  && ok || { fail "both cancelled points stored as failed with Slurm's reason and job";
+             sqlite3 "$DB3" "SELECT reason FROM point" >&2; }
 finish mpi_slurm
