@@ -18,7 +18,9 @@ LC="${SB_SOURCE_DIR:?}/scripts/local-cluster"
 # Names, subnet and Slurm ports of its own, beside any other cluster.
 export SB_CLUSTER_DIR="$T/cluster" SB_CLUSTER_PREFIX=sbsl SB_CLUSTER_BRIDGE=sbbrsl \
   SB_CLUSTER_SUBNET=10.213.23 SB_CLUSTER_SLURM_PORT=7217
-trap '"$LC" down >/dev/null 2>&1; rm -rf "$T"' EXIT
+# Open MPI's session dirs of the hosts' daemons (named after the hosts; a
+# cancelled step leaves them) go too.
+trap '"$LC" down >/dev/null 2>&1; rm -rf "$T" /tmp/ompi.sbsl[12].$(id -u)' EXIT
 K=$(best_f32_kernel)
 TRAIN=(--workload train --kernels "$K" --model tiny --batch 4 --synth-train 200 --threads 1
        --project-nodes none)
