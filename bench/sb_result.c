@@ -151,9 +151,29 @@ json_t *sb_env_json_effective(const char *const *set)
 
 json_t *sb_env_json(void) { return sb_env_json_effective(NULL); }
 
+json_t *sb_result_slurm_step(void)
+{
+    static const char *const vars[][2] = {{"job_id", "SLURM_JOB_ID"}, {"step_id", "SLURM_STEP_ID"},
+                                          {"step_nodelist", "SLURM_STEP_NODELIST"},
+                                          {"node", "SLURMD_NODENAME"}};
+    const char *job = getenv("SLURM_JOB_ID");
+    if (!job || !*job) return NULL;
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i][1]);
+        /* environment text is not trusted to be UTF-8: such a value is left out */
+        if (v && *v && sb_text_check(v, 1024, vars[i][1], NULL) == SB_OK)
+            json_object_set_new(o, vars[i][0], json_string(v));
+    }
+    return o;
+}
+
 void sb_env_record(json_t *doc, json_t *env)
 {
     if (!env) env = sb_env_json();
     json_object_set_new(doc, "env", env ? env : json_object());
     json_object_set_new(doc, "env_scope", json_string(sb_env_scope()));
+    /* inside Slurm, the job step is part of where a result came from */
+    json_t *step = sb_result_slurm_step();
+    if (step) json_object_set_new(doc, "slurm_step", step);
 }

@@ -66,4 +66,10 @@ const char *sb_env_scope(void);
  * taken) and "env_scope". */
 void sb_env_record(json_t *doc, json_t *env);
 
+/* What a worker records about the Slurm step it runs in (sb_env_record adds
+ * it as "slurm_step"), from its environment: {"job_id", "step_id",
+ * "step_nodelist", "node"} (only those set, and only valid UTF-8); NULL when
+ * it runs outside Slurm. */
+json_t *sb_result_slurm_step(void);
+
 #endif

@@ -11,7 +11,9 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_plan.h"
+#include "sb_io.h"
 #include "sb_plot.h"
+#include "sb_slurm.h"
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
 
@@ -36,6 +38,17 @@ static void sweep_help(void)
            "  --ppn 1,2           MPI ranks per node;  --nodes 1,2,4  node counts\n"
            "  --hostfile FILE     Open MPI hostfile (the first n hosts form an n-node point)\n"
            "  --bind core|socket|none, --mpirun-args 'ARGS'  passed to mpirun\n"
+           "  --launcher L        mpirun (default) or slurm (the default inside a Slurm\n"
+           "                      allocation, when SLURM_JOB_ID is set and no --hostfile):\n"
+           "                      every point runs as mpirun inside the allocation on its\n"
+           "                      first n nodes, launched through Slurm as a job step; the\n"
+           "                      job, step and nodes are stored with each point\n"
+           "  --sbatch FILE       write a Slurm batch script that allocates what the plan needs\n"
+           "                      (the largest node count and ppn, threads as CPUs per task,\n"
+           "                      whole nodes, a time limit of points x --point-timeout) and\n"
+           "                      runs this same sweep inside it; nothing runs here\n"
+           "  --submit            with --sbatch: also submit it (sbatch) and print the job id;\n"
+           "                      results land in --db (on a file system the nodes share)\n"
            "  --point-timeout S   a point running longer is killed and recorded as timeout\n"
            "  --model, --batch, --seq, --stride, --max-steps, --time-budget, --epochs,\n"
            "  --vocab, --train, --dev, --lr, --seed, --dropout, --eval, --init,\n"
@@ -63,7 +76,7 @@ static const char *const g_value_keys[] = {
     "hostfile", "bind", "mpirun-args", "point-timeout", "label", "model", "batch", "seq",
     "stride", "max-steps", "time-budget", "epochs", "vocab", "train", "dev", "lr", "seed",
     "dropout", "init", "comm-threads", "synth-train", "synth-dev", "warmup-steps", "sizes",
-    "iters", "warmup", "project-nodes", NULL};
+    "iters", "warmup", "project-nodes", "launcher", NULL};
 
 static int self_exe(char *buf, size_t cap)
 {
@@ -82,9 +95,59 @@ static int ensure_parent_dir(const char *path)
     return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+/* --sbatch FILE: the batch script of this sweep (sizes from the finished
+ * plan), written, and with --submit submitted. */
+static int write_batch(const sb_plan *p, const char *path, int submit, const char *exe, int argc,
+                       char **argv, const char *skip, int add_launcher, sb_err *e)
+{
+    int maxn = 1, maxp = 1, maxt = 1;
+    for (int i = 0; i < p->nnodes; i++) if (p->nodes[i] > maxn) maxn = p->nodes[i];
+    for (int i = 0; i < p->nppn; i++) if (p->ppn[i] > maxp) maxp = p->ppn[i];
+    for (int i = 0; i < p->nthreads; i++) if (p->threads[i] > maxt) maxt = p->threads[i];
+    /* every point may take its whole timeout (the sweep's defaults when none
+     * is given), a GEMM sweep's peak probe one more, plus a few minutes to
+     * start and store */
+    double timeout = p->point_timeout > 0 ? p->point_timeout
+                     : !strcmp(p->workload, "train") ? 24 * 3600.0 : 1800.0;
+    int npoints = sb_plan_npoints(p) + (!strcmp(p->workload, "gemm") ? 1 : 0);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return sb_errf(e, SB_EFAIL, "cannot read the working directory");
+    char **av = calloc((size_t)argc + 4, sizeof *av);
+    if (!av) return sb_errf(e, SB_EFAIL, "out of memory");
+    int n = 0;
+    av[n++] = (char *)exe;
+    av[n++] = "sweep";
+    for (int i = 1; i < argc; i++) if (!skip[i]) av[n++] = argv[i];
+    if (add_launcher) {
+        av[n++] = "--launcher";
+        av[n++] = "slurm";
+    }
+    sb_slurm_batch b = {.nodes = maxn, .ppn = maxp, .cpus_per_task = maxt,
+                        .time_limit_s = npoints * timeout + 300, .workdir = cwd, .argv = av};
+    char *text = sb_slurm_batch_script(&b);
+    free(av);
+    if (!text) return sb_errf(e, SB_EFAIL, "out of memory");
+    int rc = sb_write_file_atomic(path, text, strlen(text), e);
+    free(text);
+    if (rc) return rc;
+    char limit[64];
+    sb_slurm_time_format(b.time_limit_s, limit, sizeof limit);
+    printf("batch script %s: %d node(s), %d task(s) per node, %d CPU(s) per task, time limit %s,"
+           " exclusive\n", path, maxn, maxp, maxt, limit);
+    if (!submit) {
+        printf("submit it with: sbatch %s\n", path);
+        return SB_OK;
+    }
+    char job[64];
+    if ((rc = sb_slurm_submit(path, job, sizeof job, e))) return rc;
+    printf("submitted batch job %s\n", job);
+    return SB_OK;
+}
+
 int sb_cmd_sweep(int argc, char **argv)
 {
-    enum { OPT_PLAN = 1000, OPT_DB, OPT_DRY, OPT_RESUME, OPT_PLOTS, OPT_NOPEAK, OPT_EVAL, OPT_NOOVERLAP, OPT_KEY };
+    enum { OPT_PLAN = 1000, OPT_DB, OPT_DRY, OPT_RESUME, OPT_PLOTS, OPT_NOPEAK, OPT_EVAL, OPT_NOOVERLAP,
+           OPT_SBATCH, OPT_SUBMIT, OPT_KEY };
     struct option opts[64];
     int no = 0;
     for (int i = 0; g_value_keys[i]; i++)
@@ -97,11 +160,16 @@ int sb_cmd_sweep(int argc, char **argv)
     opts[no++] = (struct option){"no-peak", no_argument, 0, OPT_NOPEAK};
     opts[no++] = (struct option){"eval", no_argument, 0, OPT_EVAL};
     opts[no++] = (struct option){"no-overlap", no_argument, 0, OPT_NOOVERLAP};
+    opts[no++] = (struct option){"sbatch", required_argument, 0, OPT_SBATCH};
+    opts[no++] = (struct option){"submit", no_argument, 0, OPT_SUBMIT};
     opts[no++] = (struct option){"help", no_argument, 0, 'h'};
     opts[no++] = (struct option){0, 0, 0, 0};
 
-    const char *plan_file = NULL, *db_path = DEFAULT_DB, *plots = NULL;
-    int dry = 0, no_peak = 0, c;
+    const char *plan_file = NULL, *db_path = DEFAULT_DB, *plots = NULL, *sbatch = NULL;
+    int dry = 0, no_peak = 0, submit = 0, c;
+    /* argv words that are --sbatch/--submit: the batch script's sweep leaves them out */
+    char batch_skip[512] = {0};
+    if (argc >= (int)sizeof batch_skip) return sb_cli_usage_error("sweep", "too many arguments");
     long resume = 0;
     const char *keys[128], *values[128];
     int nkv = 0;
@@ -127,6 +195,12 @@ int sb_cmd_sweep(int argc, char **argv)
         case OPT_DRY: dry = 1; break;
         case OPT_PLOTS: plots = optarg; break;
         case OPT_NOPEAK: no_peak = 1; break;
+        case OPT_SBATCH:
+            sbatch = optarg;
+            batch_skip[optind - 1] = 1;
+            if (optarg == argv[optind - 1] && optind >= 2) batch_skip[optind - 2] = 1;
+            break;
+        case OPT_SUBMIT: submit = 1; batch_skip[optind - 1] = 1; break;
         case OPT_RESUME:
             if (sb_parse_long(optarg, 1, 1L << 40, "--resume", &resume, &e))
                 return sb_cli_report("sweep", &e);
@@ -140,6 +214,11 @@ int sb_cmd_sweep(int argc, char **argv)
     if (optind < argc) return sb_cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
     if (resume && (plan_file || nkv))
         return sb_cli_usage_error("sweep", "--resume takes the stored plan; give no plan options");
+    if (submit && !sbatch) return sb_cli_usage_error("sweep", "--submit needs --sbatch FILE");
+    if (sbatch && (resume || dry))
+        return sb_cli_usage_error("sweep", "--sbatch writes a new sweep's batch script: give no %s",
+                                  resume ? "--resume (resume inside an allocation instead)" : "--dry-run");
+    if (sbatch && sb_cli_check_out_file("--sbatch", sbatch, &e)) return sb_cli_report("sweep", &e);
     /* Everything a typo could break is checked before the first point runs:
      * a sweep may take hours, and its plots or database are its last step. */
     if ((plan_file && sb_cli_check_path("--plan", plan_file, &e)) ||
@@ -157,6 +236,18 @@ int sb_cmd_sweep(int argc, char **argv)
         snprintf(where, sizeof where, "--%s", keys[i]);
         if ((rc = sb_plan_set(&plan, keys[i], values[i], where, &e))) goto fail;
     }
+    /* Inside an allocation (or for a batch script) a sweep runs on Slurm's
+     * nodes unless a hostfile or --launcher says otherwise. */
+    int user_launcher = plan.launcher != NULL;
+    const char *job = getenv("SLURM_JOB_ID");
+    if (sbatch && (plan.hostfile || (plan.launcher && strcmp(plan.launcher, "slurm")))) {
+        rc = sb_errf(&e, SB_EUSAGE, "--sbatch runs the sweep with --launcher slurm on the nodes it"
+                                    " allocates: give no --hostfile or other launcher");
+        goto fail;
+    }
+    if (!resume && !plan.launcher && !plan.hostfile && ((job && *job) || sbatch) &&
+        (rc = sb_plan_set(&plan, "launcher", "slurm", sbatch ? "--sbatch" : "SLURM_JOB_ID", &e)))
+        goto fail;
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (!resume && (rc = sb_plan_finish(&plan, si ? si->cores : 1, &e))) goto fail;
     if (!resume && !dry && (rc = sb_plan_check_inputs(&plan, &e))) goto fail;
@@ -165,6 +256,11 @@ int sb_cmd_sweep(int argc, char **argv)
     if (self_exe(exe, sizeof exe)) {
         rc = sb_errf(&e, SB_EFAIL, "cannot find the sprbench binary (/proc/self/exe)");
         goto fail;
+    }
+    if (sbatch) {
+        rc = write_batch(&plan, sbatch, submit, exe, argc, argv, batch_skip, !user_launcher, &e);
+        sb_plan_free(&plan);
+        return rc ? sb_cli_report("sweep", &e) : 0;
     }
     /* a resume creates nothing: its database must exist already */
     if (!dry && !resume && !strcmp(db_path, DEFAULT_DB) && ensure_parent_dir(db_path)) {

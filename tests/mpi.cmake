@@ -3,6 +3,7 @@
 sb_add_unit(test_mpi_launch ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_launch.c)
 sb_add_unit(test_mpi_bind ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_bind.c)
 sb_add_unit(test_mpi_scaling ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_scaling.c)
+sb_add_unit(test_mpi_slurm ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_slurm.c)
 set_tests_properties(test_mpi_launch PROPERTIES TIMEOUT 60)
 
 # The engine's test is one program run as one rank and under mpirun -np 2.
@@ -25,3 +26,6 @@ sb_add_script(mpi_train_dp mpi_train_dp.sh)
 set_tests_properties(mpi_train_dp PROPERTIES TIMEOUT 300)
 sb_add_script(mpi_cluster_sweep mpi_cluster_sweep.sh)
 set_tests_properties(mpi_cluster_sweep PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK sb_cluster)
+# A real Slurm on the emulated cluster (scripts/local-cluster up 2 --slurm).
+sb_add_script(mpi_slurm mpi_slurm.sh)
+set_tests_properties(mpi_slurm PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK sb_cluster)

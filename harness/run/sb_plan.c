@@ -167,6 +167,7 @@ void sb_plan_free(sb_plan *p)
     free(p->hostfile);
     free(p->bind);
     free(p->mpirun_args);
+    free(p->launcher);
     memset(p, 0, sizeof *p);
 }
 
@@ -359,6 +360,11 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
     }
     if (!strcmp(key, "hostfile")) return set_str(&p->hostfile, value);
     if (!strcmp(key, "mpirun-args")) return set_str(&p->mpirun_args, value);
+    if (!strcmp(key, "launcher")) {
+        if (strcmp(value, "mpirun") && strcmp(value, "slurm"))
+            return sb_errf(e, SB_EUSAGE, "%s: launcher '%.20s' is not mpirun or slurm", where, value);
+        return set_str(&p->launcher, value);
+    }
     if (!strcmp(key, "bind")) {
         if (strcmp(value, "core") && strcmp(value, "socket") && strcmp(value, "none"))
             return sb_errf(e, SB_EUSAGE, "%s: bind '%.20s' is not core, socket or none", where, value);
@@ -506,9 +512,15 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     }
     if ((p->nproject_nodes || p->project_off) && strcmp(p->workload, "train"))
         return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s", p->workload);
+    /* under Slurm the nodes are the allocation's */
+    int slurm = p->launcher && !strcmp(p->launcher, "slurm");
+    if (slurm && p->hostfile)
+        return sb_errf(e, SB_EUSAGE, "launcher slurm takes its nodes from the allocation: give no"
+                                     " hostfile");
     for (int i = 0; i < p->nnodes; i++)
-        if (p->nodes[i] > 1 && !p->hostfile)
-            return sb_errf(e, SB_EUSAGE, "nodes > 1 needs a hostfile (--hostfile)");
+        if (p->nodes[i] > 1 && !p->hostfile && !slurm)
+            return sb_errf(e, SB_EUSAGE, "nodes > 1 needs a hostfile (--hostfile) or a Slurm"
+                                         " allocation (--launcher slurm)");
     long n = sb_plan_npoints(p);
     if (n > 100000) return sb_errf(e, SB_EUSAGE, "the plan expands to %ld points, too many", n);
     return SB_OK;
@@ -613,6 +625,7 @@ char *sb_plan_render(const sb_plan *p)
     if (p->hostfile) append(&b, &len, &cap, "hostfile = %s\n", p->hostfile);
     if (p->bind) append(&b, &len, &cap, "bind = %s\n", p->bind);
     if (p->mpirun_args) append(&b, &len, &cap, "mpirun-args = %s\n", p->mpirun_args);
+    if (p->launcher) append(&b, &len, &cap, "launcher = %s\n", p->launcher);
     if (p->project_off) append(&b, &len, &cap, "project-nodes = none\n");
     else if (p->nproject_nodes)
         append_ints(&b, &len, &cap, "project-nodes", p->project_nodes, p->nproject_nodes);

@@ -6,6 +6,7 @@
  * Plan file: one `key = value` per line, `#` starts a comment, lists are
  * comma-separated. Keys: workload, label, kernels, threads, shapes, trans,
  * reps, min-seconds, prepack, ppn, nodes, hostfile, bind, mpirun-args, point-timeout,
+ * launcher (mpirun or slurm),
  * project-nodes (train: node counts the scaling model projects at the sweep's
  * end; 0 or none: no projection), and for workload train the options passed to `sprbench train`: model,
  * batch, seq, stride, max-steps, time-budget, epochs, vocab, train, dev, lr,
@@ -38,6 +39,8 @@ typedef struct sb_plan {
     double min_seconds;             /* 0: the worker's default */
     double point_timeout;           /* seconds; 0: default per workload */
     char *hostfile, *bind, *mpirun_args;
+    char *launcher;                 /* NULL or "mpirun": mpirun (--hostfile); "slurm":
+                                       mpirun inside the Slurm allocation (sb_slurm) */
     /* train: node counts to project at the end (none given: 1,2,4,... up to
      * 4x the largest measured); project_off: `project-nodes = none` */
     int project_nodes[SB_PLAN_MAX], nproject_nodes, project_off;

@@ -15,6 +15,7 @@
 #include "sb_kernel.h"
 #include "sb_launch.h"
 #include "sb_query.h"
+#include "sb_slurm.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
 
@@ -134,7 +135,9 @@ static int point_argv(const sb_plan *p, const sb_plan_point *pt, const char *sel
     argvec w = {0};
     worker_argv(p, pt, self, result, peak, &w);
     int ranks = pt->ppn * pt->nodes;
-    if (ranks == 1 && !p->hostfile) {
+    /* under Slurm every point runs on the allocation's nodes, one rank too */
+    int slurm = sb_slurm_plan_uses(p);
+    if (ranks == 1 && !p->hostfile && !slurm) {
         *out = w.v;
         return SB_OK;
     }
@@ -150,9 +153,26 @@ static int point_argv(const sb_plan *p, const sb_plan_point *pt, const char *sel
         if ((rc = sb_hostfile_write_first(&hf, pt->nodes, hostpath, e))) goto out;
         s.hostfile = hostpath;
         s.slots_per_node = sb_hostfile_min_slots(&hf, pt->nodes);
+    } else if (slurm) {
+        snprintf(hostpath, sizeof hostpath, "%s/hosts.%d", tmpdir, seq);
+        if ((rc = sb_slurm_point_hosts(pt->nodes, hostpath, &s.slots_per_node, e))) goto out;
+        s.hostfile = hostpath;
     }
     if (p->mpirun_args && (rc = sb_launch_split_args(p->mpirun_args, &extra, &nextra, e)))
         goto out;
+    if (slurm) {
+        /* said in the command, so that its repro line launches through Slurm
+         * too; --leave-session-attached keeps the stderr of mpirun's srun,
+         * where Slurm says why it ended a step (mpirun drops it otherwise) */
+        argvec x = {0};
+        av_push(&x, "--mca");
+        av_push(&x, "plm");
+        av_push(&x, "slurm");
+        av_push(&x, "--leave-session-attached");
+        for (int i = 0; i < nextra; i++) av_push(&x, extra[i]);
+        sb_argv_free(extra);
+        extra = x.v;
+    }
     const sb_sysinfo *si = sb_sysinfo_cached();
     s.nodes = pt->nodes;
     s.ppn = pt->ppn;
@@ -324,6 +344,7 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                 }
                 if (!json_object_get(doc, "workload"))
                     json_object_set_new(doc, "workload", json_string(row->workload));
+                if (sb_slurm_plan_uses(use)) sb_slurm_point_annotate(doc, row->nodes);
                 if ((rc = sb_db_point_ingest(db, row->id, doc, &pe))) {
                     if (rc == SB_EUSAGE) {   /* a malformed result is the point's failure */
                         snprintf(reason, sizeof reason, "bad result file: %.*s",
@@ -371,6 +392,7 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
             }
         }
     }
+    if (ran && sb_slurm_plan_uses(use)) sb_slurm_point_reason(errlog, row->nodes, reason, sizeof reason);
     if ((rc = sb_db_point_set_status(db, row->id, status, reason, e))) goto out;
     *status_out = status;
     snprintf(summary, sumcap, "%.*s", sb_text_prefix(reason, 300), reason);
@@ -481,6 +503,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     }
 
     int rc = o->resume_id > 0 ? SB_OK : preflight_hosts(p, e);
+    if (!rc && o->resume_id <= 0) rc = sb_slurm_plan_preflight(p, e);
     if (rc) return rc;
     sb_db *db = NULL;
     int64_t sweep = o->resume_id;
@@ -516,6 +539,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         free(plan_text);
         if (rc || (rc = sb_plan_finish(&resumed, si ? si->cores : 1, e))) goto done;
         p = &resumed;
+        if ((rc = sb_slurm_plan_preflight(p, e))) goto done;
         /* one run of a sweep at a time: a second resume is refused here,
          * naming the holder, before it runs anything */
         if ((rc = sb_db_sweep_claim(db, sweep, e))) goto done;
