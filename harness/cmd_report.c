@@ -26,14 +26,16 @@ static void report_help(void)
            "\"not available (reason)\". The PNG plots are also written to DIR for the Markdown.\n\n"
            "  MACHINE     a fingerprint (or a unique prefix of >= 4 digits) or a hostname\n"
            "  SWEEP       a sweep id or (a prefix of) its uuid (sprbench db sweeps)\n"
-           "  --db FILE   default %s; give it once per database to compare machines\n"
-           "              kept in separate databases (they are read together)\n"
+           "  --db FILE   default %s ($SPRBENCH_DB sets another); give it once per\n"
+           "              database to compare machines"
+           " kept in separate databases (they are\n"
+           "              read together)\n"
            "  --no-plots  tables only (also when gnuplot is not installed)\n\n"
            "DIR is created when missing, but not its parents. The report also says in which\n"
            "recorded environment variables (OMP_*, ONEDNN_*, LD_PRELOAD, ...) the two sides'\n"
            "runs differed.\n\n"
            "Exit status: 0 written, 1 failure, 2 bad usage or input.\n",
-           SB_DEFAULT_DB);
+           sb_default_db());
 }
 
 int sb_cmd_report(int argc, char **argv)
@@ -77,7 +79,7 @@ int sb_cmd_report(int argc, char **argv)
         sb_cli_check_path("--candidate", candidate, &e) ||
         sb_cli_check_out_dir("--out", ro.out_dir, 1, &e))
         return sb_cli_report("report", &e);
-    if (ndbs == 0) dbs[ndbs++] = SB_DEFAULT_DB;
+    if (ndbs == 0) dbs[ndbs++] = sb_default_db();
     for (int i = 0; i < ndbs; i++) {
         if (sb_cli_check_path("--db", dbs[i], &e)) return sb_cli_report("report", &e);
         if (access(dbs[i], F_OK) != 0)

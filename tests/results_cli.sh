@@ -101,7 +101,7 @@ expect_rc 0 "$SPRBENCH" report --db icl_only.db --db a.db --baseline feedface --
 expect_grep '2\.50x' rep2/report.md
 expect_grep 'icl_only.db \+ a.db' rep2/report.md
 expect_rc 2 "$SPRBENCH" report --db r.db --baseline nosuch --candidate "$FP" --out rep2
-expect_one_error_line "'nosuch' is neither a sweep nor a machine"
+expect_one_error_line "'nosuch' is neither a sweep .* nor a machine"
 
 # gate: identical runs PASS
 expect_rc 0 "$SPRBENCH" gate --baseline a.db --candidate b.db --junit j0.xml
