@@ -36,6 +36,29 @@ a, b = json.load(open('a.json')), json.load(open('b.json'))
 assert all(a[k] == b[k] for k in ('machines', 'sweeps', 'points'))
 PY
 ok
+# export nests JSON documents as objects (version 3); an older export's
+# string form still imports, and exports the same objects again
+python3 - <<'PY' || fail "export does not nest its JSON fields"
+import json
+d = json.load(open('a.json'))
+assert d['version'] == 3
+p, m = d['points'][0], d['machines'][0]
+assert isinstance(m['isa'], dict) and isinstance(m['info_json'], dict) and 'avx2' in m['isa']
+assert isinstance(p['config'], dict)
+assert isinstance(p['result_json'], dict) and p['result_json']['kernel'] == 'scalar-f32'
+for o in [m] + d['points']:   # the form versions 1 and 2 wrote
+    for k in ('isa', 'info_json', 'config', 'result_json', 'binding'):
+        if isinstance(o.get(k), (dict, list)): o[k] = json.dumps(o[k])
+d['version'] = 2
+json.dump(d, open('a_v2.json', 'w'))
+PY
+ok
+expect_rc 0 "$SPRBENCH" db import --db v2.db a_v2.json
+expect_rc 0 "$SPRBENCH" db export --db v2.db --out v2.json
+python3 -c "
+import json
+a, b = json.load(open('a.json')), json.load(open('v2.json'))
+assert all(a[k] == b[k] for k in ('machines', 'sweeps', 'points'))" && ok || fail "a version-2 export did not come back as version 3"
 expect_rc 0 "$SPRBENCH" db merge --db m.db a.db b.db
 expect_grep '^b.db: 0 point\(s\) added' out
 
