@@ -2,6 +2,7 @@
  * exports and merge databases, show a point's worker output, release a
  * sweep's claim. The commands that only read open the database read-only. */
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,16 @@
 static void db_help(void)
 {
     printf("usage: sprbench db SUBCOMMAND [--db FILE] [options]\n\n"
-           "Inspect, move and combine results databases (default --db %s).\n\n"
+           "Inspect, move and combine results databases (default --db %s;\n"
+           "$SPRBENCH_DB sets another default).\n\n"
            "  db info                          schema version, counts, machines\n"
            "  db sweeps                        one line per sweep (and who runs it)\n"
            "  db points --sweep ID             one line per point: status, samples, median\n"
            "                                   seconds (p10-p90), main metric or the reason\n"
+           "  --json                           sweeps and points: one JSON document on\n"
+           "                                   stdout instead of the table (every field,\n"
+           "                                   every metric with its unit and whether it is\n"
+           "                                   projected)\n"
            "  db log POINT                     the worker output kept with a point: the last\n"
            "                                   64 KiB of its stdout and of its stderr\n"
            "  db export [--sweep ID] --out F   JSON export: machines, sweeps, points, raw\n"
@@ -37,7 +43,8 @@ static void db_help(void)
            "  db merge SRC.db...               add everything of other databases to --db\n"
            "  db unlock --sweep ID             forget who runs a sweep (a run on another host\n"
            "                                   that is gone), so that --resume can take it\n\n"
-           "A sweep ID is its number or (a prefix of) its uuid; a POINT its number (see\n"
+           "A sweep ID is its number, (a prefix of) its uuid or its label (the newest sweep\n"
+           "of that label); a POINT its number (see\n"
            "db points) or (a prefix of) its uuid.\n"
            "info, sweeps, points, log and export only read: they open the database\n"
            "read-only (a read-only directory will do, an older schema is read as it is)\n"
@@ -49,7 +56,7 @@ static void db_help(void)
            "U+FFFD in place of the bad bytes (and counted). Tables show control\n"
            "characters as '?', db log in caret notation (^[).\n"
            "Exit status: 0 ok, 1 database failure, 2 bad usage or input.\n",
-           SB_DEFAULT_DB);
+           sb_default_db());
 }
 
 /* A text as a table cell: one line, `width` terminal columns (padded when
@@ -83,6 +90,62 @@ static int do_info(sb_db *db, const char *path, sb_err *e)
                m[i].points, text_cell(m[i].cpu_model, 120, 0));
     sb_machine_rows_free(m, n);
     return SB_OK;
+}
+
+/* A JSON string of stored text: an older database may hold invalid UTF-8,
+ * which jansson refuses; such text goes out repaired (U+FFFD), never lost. */
+static json_t *jstr(const char *s)
+{
+    if (!s) return json_null();
+    json_t *j = json_string(s);
+    if (j) return j;
+    int changed;
+    char *fixed = sb_text_repair(s, strlen(s), strlen(s) + 1, &changed);
+    j = json_string(fixed ? fixed : "");
+    free(fixed);
+    return j;
+}
+
+/* One document on stdout, nothing else there: what --json promises. */
+static int emit_json(json_t *doc, sb_err *e)
+{
+    if (!doc) return sb_errf(e, SB_EFAIL, "out of memory");
+    int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (rc) return sb_errf(e, SB_EFAIL, "cannot write the JSON document");
+    putchar('\n');
+    return SB_OK;
+}
+
+static int do_sweeps_json(sb_db *db, sb_err *e)
+{
+    sb_sweep_row *v;
+    int n;
+    int rc = sb_db_sweeps(db, &v, &n, e);
+    if (rc) return rc;
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++) {
+        const sb_sweep_row *s = &v[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "id", json_integer(s->id));
+        json_object_set_new(o, "uuid", jstr(s->uuid));
+        json_object_set_new(o, "label", jstr(s->label));
+        json_object_set_new(o, "workload", jstr(s->workload));
+        json_object_set_new(o, "hostname", jstr(s->hostname));
+        json_object_set_new(o, "status", jstr(s->status));
+        json_object_set_new(o, "started", jstr(s->started));
+        json_object_set_new(o, "points", json_integer(s->points));
+        json_object_set_new(o, "ok", json_integer(s->ok));
+        json_object_set_new(o, "skipped", json_integer(s->skipped));
+        json_object_set_new(o, "other", json_integer(s->points - s->ok - s->skipped));
+        json_object_set_new(o, "held_by", s->held ? json_pack("{s:I,s:o}", "pid",
+                                                              (json_int_t)s->holder_pid, "host",
+                                                              jstr(s->holder_host))
+                                                  : json_null());
+        json_array_append_new(arr, o);
+    }
+    sb_sweep_rows_free(v, n);
+    return emit_json(json_pack("{s:o}", "sweeps", arr), e);
 }
 
 static int do_sweeps(sb_db *db, sb_err *e)
@@ -119,6 +182,54 @@ static const sb_metric_val *main_metric(const sb_pt *p)
         if (m) return m;
     }
     return p->nmetrics ? &p->metrics[0] : NULL;
+}
+
+static int do_points_json(sb_db *db, int64_t sweep_id, sb_err *e)
+{
+    sb_ptset set;
+    int rc = sb_ptset_load(db, 0, sweep_id, &set, e);
+    if (rc) return rc;
+    json_t *arr = json_array();
+    for (int i = 0; i < set.n; i++) {
+        const sb_pt *p = &set.p[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "id", json_integer(p->id));
+        json_object_set_new(o, "uuid", jstr(p->uuid));
+        json_object_set_new(o, "sweep_id", json_integer(p->sweep_id));
+        json_object_set_new(o, "machine_fingerprint", jstr(p->fingerprint));
+        json_object_set_new(o, "workload", jstr(p->workload));
+        json_object_set_new(o, "kernel", jstr(p->kernel));
+        json_object_set_new(o, "dtype", jstr(p->dtype));
+        json_object_set_new(o, "shape", jstr(p->shape));
+        json_object_set_new(o, "config", jstr(p->config));
+        json_object_set_new(o, "threads", json_integer(p->threads));
+        json_object_set_new(o, "ppn", json_integer(p->ppn));
+        json_object_set_new(o, "nodes", json_integer(p->nodes));
+        json_object_set_new(o, "ranks", json_integer(p->ppn * p->nodes));
+        json_object_set_new(o, "status", jstr(p->status));
+        json_object_set_new(o, "reason", jstr(p->reason));
+        json_t *sm = json_array();
+        for (int k = 0; k < p->nsamples; k++) json_array_append_new(sm, json_real(p->samples[k]));
+        json_object_set_new(o, "samples_seconds", sm);
+        if (p->nsamples) {
+            json_object_set_new(o, "median_seconds", json_real(sb_median(p->samples, p->nsamples)));
+            json_object_set_new(o, "p10_seconds", json_real(sb_quantile(p->samples, p->nsamples, 0.1)));
+            json_object_set_new(o, "p90_seconds", json_real(sb_quantile(p->samples, p->nsamples, 0.9)));
+        }
+        json_t *ms = json_object();
+        for (int k = 0; k < p->nmetrics; k++) {
+            const sb_metric_val *m = &p->metrics[k];
+            json_t *mo = json_pack("{s:f,s:o,s:b}", "value", m->value, "unit", jstr(m->unit),
+                                   "projected", m->projected);
+            if (m->projected && m->source && m->source[0])
+                json_object_set_new(mo, "projected_from", jstr(m->source));
+            json_object_set_new(ms, m->name, mo);
+        }
+        json_object_set_new(o, "metrics", ms);
+        json_array_append_new(arr, o);
+    }
+    sb_ptset_free(&set);
+    return emit_json(json_pack("{s:I,s:o}", "sweep_id", (json_int_t)sweep_id, "points", arr), e);
 }
 
 static int do_points(sb_db *db, int64_t sweep_id, sb_err *e)
@@ -209,7 +320,8 @@ int sb_cmd_db(int argc, char **argv)
     static const struct option opts[] = {
         {"db", required_argument, 0, 'd'},  {"sweep", required_argument, 0, 's'},
         {"out", required_argument, 0, 'o'}, {"csv", no_argument, 0, 'c'},
-        {"help", no_argument, 0, 'h'},      {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'j'},      {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         db_help();
         return 0;
@@ -223,8 +335,8 @@ int sb_cmd_db(int argc, char **argv)
     int known = 0;
     for (int i = 0; subs[i] && !known; i++) known = !strcmp(sub, subs[i]);
     if (!known) return sb_cli_usage_error("db", "unknown subcommand '%s' (see --help)", sub);
-    const char *path = SB_DEFAULT_DB, *sweep = NULL, *out = NULL;
-    int csv = 0, c;
+    const char *path = sb_default_db(), *sweep = NULL, *out = NULL;
+    int csv = 0, json = 0, c;
     optind = 1;
     opterr = 0;
     argc--;
@@ -235,6 +347,7 @@ int sb_cmd_db(int argc, char **argv)
         case 's': sweep = optarg; break;
         case 'o': out = optarg; break;
         case 'c': csv = 1; break;
+        case 'j': json = 1; break;
         case 'h': db_help(); return 0;
         default:
             return sb_cli_usage_error("db", "unknown or incomplete option '%s' (see --help)",
@@ -258,6 +371,8 @@ int sb_cmd_db(int argc, char **argv)
         return sb_cli_usage_error("db", "%s: --sweep ID is required", sub);
     if (sweep && strcmp(sub, "points") && strcmp(sub, "export") && strcmp(sub, "unlock"))
         return sb_cli_usage_error("db", "%s: --sweep belongs to points, export and unlock", sub);
+    if (json && strcmp(sub, "sweeps") && strcmp(sub, "points"))
+        return sb_cli_usage_error("db", "%s: --json belongs to sweeps and points", sub);
     if (!strcmp(out ? out : "", "-") && !csv)
         return sb_cli_usage_error("db", "export: --out - (stdout) is for --csv only");
     if (out && strcmp(out, "-")) {
@@ -296,9 +411,9 @@ int sb_cmd_db(int argc, char **argv)
     if (!strcmp(sub, "info")) {
         rc = do_info(db, path, &e);
     } else if (!strcmp(sub, "sweeps")) {
-        rc = do_sweeps(db, &e);
+        rc = json ? do_sweeps_json(db, &e) : do_sweeps(db, &e);
     } else if (!strcmp(sub, "points")) {
-        rc = do_points(db, sweep_id, &e);
+        rc = json ? do_points_json(db, sweep_id, &e) : do_points(db, sweep_id, &e);
     } else if (is_log) {
         rc = do_log(db, args[0], &e);
     } else if (!strcmp(sub, "unlock")) {

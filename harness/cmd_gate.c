@@ -1,6 +1,7 @@
 /* sprbench gate: PASS/WARN/FAIL of a candidate run against a baseline run
  * or against absolute references; exit 1 on any FAIL (for CI). */
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ static void gate_help(void)
            "REF and RUN are each a database file (all of it; the newest ok point of each\n"
            "configuration), or a sweep (id or uuid) or machine (fingerprint or hostname)\n"
            "in --db.\n\n"
-           "  --db FILE          database for sweep and machine names (default %s)\n"
+           "  --db FILE          database for sweep and machine names (default %s;\n"
+           "                     $SPRBENCH_DB sets another default)\n"
            "  --tolerance T      5%% (default) or a fraction such as 0.05\n"
            "  --metric M         gate metric M instead of the raw seconds (repeatable);\n"
            "                     rates such as gflops or tokens_per_s count higher as\n"
@@ -59,12 +61,15 @@ static void gate_help(void)
            "                     bounds as -5%%/+10%%/null; outside the bounds is FAIL, a\n"
            "                     machine with no reference FAILs (mismatch), a reference\n"
            "                     with no point WARNs\n"
-           "  --junit FILE       also write JUnit XML (FAIL = failure, WARN = skipped)\n\n"
+           "  --junit FILE       also write JUnit XML (FAIL = failure, WARN = skipped)\n"
+           "  --json             one JSON document on stdout instead of the table: the\n"
+           "                     sides, the test, counts per verdict and every row\n"
+           "                     (cost_ratio = candidate/baseline cost, above 1: slower)\n\n"
            "A metric no point holds is an error (exit 2), not an empty comparison. After\n"
            "the table, lines starting 'env:' name the environment variables (OMP_*,\n"
            "ONEDNN_*, LD_PRELOAD, ...) in which the compared points' runs differed.\n\n"
            "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input.\n",
-           SB_DEFAULT_DB);
+           sb_default_db());
 }
 
 static int is_sqlite_file(const char *path)
@@ -115,7 +120,8 @@ static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_pt
 /* Says which recorded environment variables differ between the compared
  * points: in each row (for JUnit), and as one line per distinct difference
  * after the table. */
-static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap *cm)
+static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap *cm,
+                      json_t *lines)
 {
     sb_envdiffs d = {0};
     for (int i = 0; i < res->n; i++) {
@@ -128,7 +134,8 @@ static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap 
     for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
         char line[1400];
         sb_envdiffs_line(&d, i, line, sizeof line);
-        printf("env: %s\n", line);
+        if (lines) json_array_append_new(lines, json_string(line));
+        else printf("env: %s\n", line);
     }
     sb_envdiffs_free(&d);
 }
@@ -142,11 +149,12 @@ int sb_cmd_gate(int argc, char **argv)
         {"junit", required_argument, 0, 'j'},     {"alpha", required_argument, 0, 'a'},
         {"min-samples", required_argument, 0, 'n'}, {"method", required_argument, 0, 'M'},
         {"pool", no_argument, 0, 'P'},            {"cross-machine", no_argument, 0, 'X'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
-    const char *baseline = NULL, *candidate = NULL, *dbpath = SB_DEFAULT_DB, *refs_path = NULL,
+        {"json", no_argument, 0, 'J'},            {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *baseline = NULL, *candidate = NULL, *dbpath = sb_default_db(), *refs_path = NULL,
                *junit = NULL;
     const char *metrics[MAX_METRICS + 1] = {0};
-    int nmetrics = 0, c;
+    int nmetrics = 0, c, as_json = 0;
     sb_gate_opts o = SB_GATE_OPTS_INIT;
     sb_err e = {0};
     long lv;
@@ -161,6 +169,7 @@ int sb_cmd_gate(int argc, char **argv)
         case 'j': junit = optarg; break;
         case 'P': o.pool = 1; break;
         case 'X': o.cross_machine = 1; break;
+        case 'J': as_json = 1; break;
         case 't': {
             size_t n = strlen(optarg);
             char buf[64];
@@ -246,15 +255,32 @@ int sb_cmd_gate(int argc, char **argv)
     rc = refs ? sb_gate_references(refs, nrefs, &cand, &o, &res, &e)
               : sb_gate_compare(&base, &cand, &o, &res, &e);
     if (rc) goto out;
-    printf("baseline:  %s\ncandidate: %s\ntolerance: %.1f%%, %s, alpha %g, >= %d samples per side\n\n",
-           refs ? refs_path : bwhat, cwhat, o.tolerance * 100,
-           refs ? "references" : o.method == SB_GATE_BOOTSTRAP ? "bootstrap" : "Mann-Whitney U",
-           o.alpha, o.min_samples);
-    sb_gate_print(&res, stdout);
-    if (!refs) env_lines(&res, &benv, &cenv);
-    if (res.ignored)
-        printf("ignored: %d baseline configuration(s) from machines the candidate did not run on\n",
-               res.ignored);
+    const char *test = refs ? "references" : o.method == SB_GATE_BOOTSTRAP ? "bootstrap"
+                                                                           : "Mann-Whitney U";
+    if (as_json) {
+        json_t *doc = sb_gate_json(&res), *env = json_array();
+        if (!refs) env_lines(&res, &benv, &cenv, env);
+        if (!doc || json_object_update_new(doc, json_pack(
+                        "{s:s,s:s,s:f,s:s,s:f,s:i,s:o}", "baseline", refs ? refs_path : bwhat,
+                        "candidate", cwhat, "tolerance", o.tolerance, "test", test, "alpha",
+                        o.alpha, "min_samples", o.min_samples, "env", env)) ||
+            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
+            json_decref(doc);
+            rc = sb_errf(&e, SB_EFAIL, "cannot write the JSON document");
+            goto out;
+        }
+        putchar('\n');
+        json_decref(doc);
+    } else {
+        printf("baseline:  %s\ncandidate: %s\ntolerance: %.1f%%, %s, alpha %g, >= %d samples per"
+               " side\n\n", refs ? refs_path : bwhat, cwhat, o.tolerance * 100, test, o.alpha,
+               o.min_samples);
+        sb_gate_print(&res, stdout);
+        if (!refs) env_lines(&res, &benv, &cenv, NULL);
+        if (res.ignored)
+            printf("ignored: %d baseline configuration(s) from machines the candidate did not run"
+                   " on\n", res.ignored);
+    }
     fflush(stdout);
     if (junit && (rc = sb_gate_junit(&res, junit, &e))) goto out;
     rc = res.count[SB_FAIL] ? SB_EFAIL : SB_OK;

@@ -13,7 +13,7 @@ int sb_cmd_plot(int argc, char **argv)
                                          {"out", required_argument, 0, 'o'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    sb_plot_opts o = {.db_path = "results/sprbench.db"};
+    sb_plot_opts o = {.db_path = sb_default_db()};
     sb_err e = {0};
     long v;
     int c;
@@ -32,9 +32,10 @@ int sb_cmd_plot(int argc, char **argv)
                    "Draws, for each shape (or training configuration) of a sweep, PNG and SVG of\n"
                    "throughput against threads per kernel (median with p10-p90 spread), and of\n"
                    "speedup against threads with the y = x ideal and a parallel-efficiency panel.\n"
-                   "  --db PATH    database (default results/sprbench.db)\n"
+                   "  --db PATH    database (default %s; $SPRBENCH_DB sets another)\n"
                    "  --sweep ID   sweep to draw (default: the newest)\n"
-                   "  --out DIR    where the images go (created if missing; its parent must exist)\n");
+                   "  --out DIR    where the images go (created if missing; its parent must exist)\n",
+                   sb_default_db());
             return 0;
         default:
             return sb_cli_usage_error("plot", "unknown or incomplete option '%s' (see --help)",

@@ -19,21 +19,32 @@ static void report_help(void)
            "Writes DIR/report.md and DIR/report.html (self-contained: plots embedded) comparing\n"
            "two machines or two sweeps: the machines side by side (CPU, microarchitecture,\n"
            "cores, ISA incl. AMX and whether the OS granted it, memory, kernel), the training\n"
-           "epoch-time headline ratio, tokens/s and epoch time per kernel, peaks per ISA, GEMM\n"
-           "throughput per kernel and shape with the candidate/baseline ratio, and scaling\n"
-           "tables and plots. Figures are medians with the p10-p90 range of their samples;\n"
-           "projected figures say so; what a machine could not run shows as\n"
+           "epoch-time headline, tokens/s and epoch time per kernel, peaks per ISA, GEMM\n"
+           "throughput per kernel and shape, and scaling tables and plots (speedup against\n"
+           "the fewest ranks each side ran, whatever the ppn; ideal lines dashed).\n"
+           "It opens with a summary: which side is faster, by how much (geometric mean of\n"
+           "the per-point speed ratios) and over which points, how many points the gate's\n"
+           "test (one-sided Mann-Whitney U, alpha 0.01, 5%% tolerance, run both ways)\n"
+           "finds significantly faster or slower and how many not, and the verdict\n"
+           "`sprbench gate --cross-machine` gives; it warns when both sides are the same\n"
+           "sweep or machine. Every ratio reads \"1.40x faster\" or \"1.40x slower\" (the\n"
+           "candidate against the baseline) with the test's word on it. Figures are\n"
+           "medians with the p10-p90 range of their samples (error bars in the charts);\n"
+           "every table names its units; projected figures say so and point to a note\n"
+           "that gives their provenance once; what a machine could not run shows as\n"
            "\"not available (reason)\". The PNG plots are also written to DIR for the Markdown.\n\n"
            "  MACHINE     a fingerprint (or a unique prefix of >= 4 digits) or a hostname\n"
-           "  SWEEP       a sweep id or (a prefix of) its uuid (sprbench db sweeps)\n"
-           "  --db FILE   default %s; give it once per database to compare machines\n"
-           "              kept in separate databases (they are read together)\n"
+           "  SWEEP       a sweep id, (a prefix of) its uuid, or its label (the newest\n"
+           "              sweep of that label; a machine's host name wins over a label)\n"
+           "  --db FILE   default %s ($SPRBENCH_DB sets another); give it\n"
+           "              once per database to compare machines kept in separate\n"
+           "              databases (they are read together)\n"
            "  --no-plots  tables only (also when gnuplot is not installed)\n\n"
            "DIR is created when missing, but not its parents. The report also says in which\n"
            "recorded environment variables (OMP_*, ONEDNN_*, LD_PRELOAD, ...) the two sides'\n"
            "runs differed.\n\n"
            "Exit status: 0 written, 1 failure, 2 bad usage or input.\n",
-           SB_DEFAULT_DB);
+           sb_default_db());
 }
 
 int sb_cmd_report(int argc, char **argv)
@@ -77,7 +88,7 @@ int sb_cmd_report(int argc, char **argv)
         sb_cli_check_path("--candidate", candidate, &e) ||
         sb_cli_check_out_dir("--out", ro.out_dir, 1, &e))
         return sb_cli_report("report", &e);
-    if (ndbs == 0) dbs[ndbs++] = SB_DEFAULT_DB;
+    if (ndbs == 0) dbs[ndbs++] = sb_default_db();
     for (int i = 0; i < ndbs; i++) {
         if (sb_cli_check_path("--db", dbs[i], &e)) return sb_cli_report("report", &e);
         if (access(dbs[i], F_OK) != 0)
@@ -128,7 +139,10 @@ int sb_cmd_report(int argc, char **argv)
     if (rc) return sb_cli_report("report", &e);
     printf("wrote %s and %s (%d table rows, %d plots", s.md_path, s.html_path, s.rows,
            s.plots_drawn);
-    if (s.headline_ratio > 0) printf(", epoch-time ratio baseline/candidate %.2fx", s.headline_ratio);
+    /* the report's wording: how much faster or slower the candidate is */
+    if (s.headline_ratio >= 1) printf(", the candidate trains an epoch %.2fx faster", s.headline_ratio);
+    else if (s.headline_ratio > 0)
+        printf(", the candidate trains an epoch %.2fx slower", 1 / s.headline_ratio);
     printf(")\n");
     return 0;
 }

@@ -2,6 +2,7 @@
  * store every sample, print a summary (and optionally draw the plots). */
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,6 @@
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
 
-#define DEFAULT_DB "results/sprbench.db"
 
 static void sweep_help(void)
 {
@@ -60,14 +60,16 @@ static void sweep_help(void)
            "                      node count (default 1,2,4,... up to 4x the largest measured;\n"
            "                      0 or none: no projection). Stored as status 'projected' points,\n"
            "                      never as measurements\n"
-           "  --db PATH           database (default %s)\n"
+           "  --db PATH           database (default %s; $SPRBENCH_DB sets another)\n"
            "  --label TEXT        a name for the sweep\n"
            "  --plots DIR         draw the sweep's plots into DIR when it ends\n"
+           "  --json              the summary as one JSON document on stdout (progress goes\n"
+           "                      to stderr): counts, every row of the table, the plots\n"
            "  --resume ID         rerun only the unfinished points of sweep ID\n"
            "  --no-peak           do not measure the peak first (pct_peak then needs one stored)\n"
            "  --dry-run           print the points and their exact commands, run nothing\n\n"
            "Exit status: 0 all points ran (some may be skipped), 1 a point failed or the\n"
-           "sweep was interrupted, 2 bad input.\n", DEFAULT_DB);
+           "sweep was interrupted, 2 bad input.\n", sb_default_db());
 }
 
 /* Plan keys that take a value on the command line (long option = key). */
@@ -147,7 +149,7 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
 int sb_cmd_sweep(int argc, char **argv)
 {
     enum { OPT_PLAN = 1000, OPT_DB, OPT_DRY, OPT_RESUME, OPT_PLOTS, OPT_NOPEAK, OPT_EVAL, OPT_NOOVERLAP,
-           OPT_SBATCH, OPT_SUBMIT, OPT_KEY };
+           OPT_SBATCH, OPT_SUBMIT, OPT_JSON, OPT_KEY };
     struct option opts[64];
     int no = 0;
     for (int i = 0; g_value_keys[i]; i++)
@@ -162,11 +164,12 @@ int sb_cmd_sweep(int argc, char **argv)
     opts[no++] = (struct option){"no-overlap", no_argument, 0, OPT_NOOVERLAP};
     opts[no++] = (struct option){"sbatch", required_argument, 0, OPT_SBATCH};
     opts[no++] = (struct option){"submit", no_argument, 0, OPT_SUBMIT};
+    opts[no++] = (struct option){"json", no_argument, 0, OPT_JSON};
     opts[no++] = (struct option){"help", no_argument, 0, 'h'};
     opts[no++] = (struct option){0, 0, 0, 0};
 
-    const char *plan_file = NULL, *db_path = DEFAULT_DB, *plots = NULL, *sbatch = NULL;
-    int dry = 0, no_peak = 0, submit = 0, c;
+    const char *plan_file = NULL, *db_path = sb_default_db(), *plots = NULL, *sbatch = NULL;
+    int dry = 0, no_peak = 0, submit = 0, as_json = 0, c;
     /* argv words that are --sbatch/--submit: the batch script's sweep leaves them out */
     char batch_skip[512] = {0};
     if (argc >= (int)sizeof batch_skip) return sb_cli_usage_error("sweep", "too many arguments");
@@ -195,6 +198,7 @@ int sb_cmd_sweep(int argc, char **argv)
         case OPT_DRY: dry = 1; break;
         case OPT_PLOTS: plots = optarg; break;
         case OPT_NOPEAK: no_peak = 1; break;
+        case OPT_JSON: as_json = 1; break;
         case OPT_SBATCH:
             sbatch = optarg;
             batch_skip[optind - 1] = 1;
@@ -215,6 +219,9 @@ int sb_cmd_sweep(int argc, char **argv)
     if (resume && (plan_file || nkv))
         return sb_cli_usage_error("sweep", "--resume takes the stored plan; give no plan options");
     if (submit && !sbatch) return sb_cli_usage_error("sweep", "--submit needs --sbatch FILE");
+    if (as_json && (dry || sbatch))
+        return sb_cli_usage_error("sweep", "--json is the summary of a sweep that runs: not with %s",
+                                  dry ? "--dry-run" : "--sbatch");
     if (sbatch && (resume || dry))
         return sb_cli_usage_error("sweep", "--sbatch writes a new sweep's batch script: give no %s",
                                   resume ? "--resume (resume inside an allocation instead)" : "--dry-run");
@@ -224,7 +231,7 @@ int sb_cmd_sweep(int argc, char **argv)
     if ((plan_file && sb_cli_check_path("--plan", plan_file, &e)) ||
         sb_cli_check_path("--db", db_path, &e) || (plots && sb_cli_check_path("--plots", plots, &e)) ||
         (!dry && plots && sb_cli_check_out_dir("--plots", plots, 1, &e)) ||
-        (!dry && strcmp(db_path, DEFAULT_DB) && sb_cli_check_out_file("--db", db_path, &e)))
+        (!dry && db_path != sb_default_db() && sb_cli_check_out_file("--db", db_path, &e)))
         return sb_cli_report("sweep", &e);
 
     sb_plan plan;
@@ -263,19 +270,29 @@ int sb_cmd_sweep(int argc, char **argv)
         return rc ? sb_cli_report("sweep", &e) : 0;
     }
     /* a resume creates nothing: its database must exist already */
-    if (!dry && !resume && !strcmp(db_path, DEFAULT_DB) && ensure_parent_dir(db_path)) {
+    if (!dry && !resume && db_path == sb_default_db() && ensure_parent_dir(db_path)) {
         rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", db_path);
         goto fail;
     }
     sb_sweep_opts o = {.db_path = db_path, .plan = &plan, .resume_id = resume, .dry_run = dry,
-                       .no_peak = no_peak, .self_exe = exe, .out = stdout};
+                       .no_peak = no_peak, .self_exe = exe, .out = as_json ? stderr : stdout};
     sb_sweep_outcome out;
     rc = sb_sweep_run(&o, &out, &e);
     if (dry) {
         sb_plan_free(&plan);
         return rc ? sb_cli_report("sweep", &e) : 0;
     }
-    if (out.sweep_id > 0) {
+    json_t *doc = NULL;
+    if (out.sweep_id > 0 && as_json) {
+        sb_err se = {0};
+        if (sb_sweep_summary_json(db_path, out.sweep_id, &doc, &se)) sb_cli_report("sweep", &se);
+        if (doc)
+            json_object_update_new(
+                doc, json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:[]}", "database", db_path,
+                               "ok", out.ok, "skipped", out.skipped, "failed", out.failed,
+                               "timeout", out.timeout, "interrupted", out.interrupted,
+                               "projected_series", out.projected_series, "plots"));
+    } else if (out.sweep_id > 0) {
         sb_err se = {0};
         if (sb_sweep_summary(db_path, out.sweep_id, stdout, &se)) sb_cli_report("sweep", &se);
         printf("\nsweep %lld: %d ok, %d skipped, %d failed, %d timeout, %d interrupted; database %s\n",
@@ -285,17 +302,29 @@ int sb_cmd_sweep(int argc, char **argv)
             printf("sweep %lld: %d series projected by the scaling model (status 'projected', not"
                    " measured)\n", (long long)out.sweep_id, out.projected_series);
     }
-    if (rc) goto fail;
+    if (rc) {
+        json_decref(doc);
+        goto fail;
+    }
     if (plots) {
         sb_plot_opts po = {.db_path = db_path, .sweep_id = out.sweep_id, .out_dir = plots};
         char **files = NULL;
         int nfiles = 0;
-        if ((rc = sb_plot_sweep(&po, &files, &nfiles, &e))) goto fail;
+        if ((rc = sb_plot_sweep(&po, &files, &nfiles, &e))) {
+            json_decref(doc);
+            goto fail;
+        }
         for (int i = 0; i < nfiles; i++) {
-            printf("plot: %s\n", files[i]);
+            if (doc) json_array_append_new(json_object_get(doc, "plots"), json_string(files[i]));
+            else printf("plot: %s\n", files[i]);
             free(files[i]);
         }
         free(files);
+    }
+    if (doc) {
+        /* one document, written only once everything in it is known */
+        if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0) putchar('\n');
+        json_decref(doc);
     }
     sb_plan_free(&plan);
     return out.failed || out.timeout || out.interrupted ? 1 : 0;

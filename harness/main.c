@@ -6,6 +6,7 @@
 #include "sb_cli.h"
 #include "sb_cpu.h"
 #include "sb_cmds.h"
+#include "sb_db.h"
 
 typedef struct {
     const char *name;
@@ -39,7 +40,9 @@ static void usage(FILE *f)
                "CPU deep-learning training benchmarks and scaling studies.\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-12s %s\n", g_commands[i].name, g_commands[i].summary);
-    fprintf(f, "\nsprbench --version prints the version.\n");
+    fprintf(f, "\nsprbench help COMMAND is sprbench COMMAND --help; sprbench --version prints\n"
+               "the version and the commit it was built from. SPRBENCH_DB names the database\n"
+               "every command with --db uses by default (%s otherwise).\n", SB_DEFAULT_DB);
 }
 
 static int run(int argc, char **argv)
@@ -48,12 +51,27 @@ static int run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        (!strcmp(argv[1], "help") && argc == 2)) {
         usage(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "help")) {
+        /* `sprbench help CMD` is `sprbench CMD --help`, whatever CMD parses */
+        if (argc > 3) {
+            fprintf(stderr, "sprbench help: name one command (see sprbench help)\n");
+            return 2;
+        }
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            if (!strcmp(argv[2], g_commands[i].name)) {
+                char *av[] = {argv[2], "--help", NULL};
+                return g_commands[i].run(2, av);
+            }
+        fprintf(stderr, "sprbench help: unknown command '%s' (see sprbench help)\n", argv[2]);
+        return 2;
+    }
     if (!strcmp(argv[1], "--version")) {
-        printf("sprbench %s\n", sb_version());
+        printf("sprbench %s (commit %s)\n", sb_version(), sb_commit());
         return 0;
     }
     char why[256];

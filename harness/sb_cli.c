@@ -1,4 +1,5 @@
 #include "sb_cli.h"
+#include "sb_db.h"
 #include "sb_text.h"
 #include <ctype.h>
 #include <errno.h>
@@ -15,7 +16,20 @@
 #define SB_VERSION "unknown"
 #endif
 
+#ifndef SB_COMMIT
+#define SB_COMMIT "unknown"
+#endif
+
 const char *sb_version(void) { return SB_VERSION; }
+const char *sb_commit(void) { return SB_COMMIT; }
+
+const char *sb_default_db(void)
+{
+    /* one variable for every command that takes --db: a study kept outside
+     * the checkout needs no --db on each command line */
+    const char *env = getenv("SPRBENCH_DB");
+    return env && *env ? env : SB_DEFAULT_DB;
+}
 
 int sb_cli_report(const char *cmd, const sb_err *e)
 {

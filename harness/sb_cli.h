@@ -11,6 +11,11 @@
 #include "sb_progress.h"
 
 const char *sb_version(void);
+/* The full git commit the binary was built from ("unknown" outside git). */
+const char *sb_commit(void);
+/* The database a command uses without --db: $SPRBENCH_DB when set and not
+ * empty, else SB_DEFAULT_DB (results/sprbench.db). */
+const char *sb_default_db(void);
 
 /* Prints "sprbench CMD: MSG" on stderr and returns the exit code (1, 2 or 3).
  * Both print exactly one line whatever the message holds (sb_text_one_line). */

@@ -36,6 +36,29 @@ a, b = json.load(open('a.json')), json.load(open('b.json'))
 assert all(a[k] == b[k] for k in ('machines', 'sweeps', 'points'))
 PY
 ok
+# export nests JSON documents as objects (version 3); an older export's
+# string form still imports, and exports the same objects again
+python3 - <<'PY' || fail "export does not nest its JSON fields"
+import json
+d = json.load(open('a.json'))
+assert d['version'] == 3
+p, m = d['points'][0], d['machines'][0]
+assert isinstance(m['isa'], dict) and isinstance(m['info_json'], dict) and 'avx2' in m['isa']
+assert isinstance(p['config'], dict)
+assert isinstance(p['result_json'], dict) and p['result_json']['kernel'] == 'scalar-f32'
+for o in [m] + d['points']:   # the form versions 1 and 2 wrote
+    for k in ('isa', 'info_json', 'config', 'result_json', 'binding'):
+        if isinstance(o.get(k), (dict, list)): o[k] = json.dumps(o[k])
+d['version'] = 2
+json.dump(d, open('a_v2.json', 'w'))
+PY
+ok
+expect_rc 0 "$SPRBENCH" db import --db v2.db a_v2.json
+expect_rc 0 "$SPRBENCH" db export --db v2.db --out v2.json
+python3 -c "
+import json
+a, b = json.load(open('a.json')), json.load(open('v2.json'))
+assert all(a[k] == b[k] for k in ('machines', 'sweeps', 'points'))" && ok || fail "a version-2 export did not come back as version 3"
 expect_rc 0 "$SPRBENCH" db merge --db m.db a.db b.db
 expect_grep '^b.db: 0 point\(s\) added' out
 
@@ -95,13 +118,74 @@ for f in rep/report.md rep/report.html; do
   expect_grep '2\.50x' $f
 done
 if command -v gnuplot >/dev/null; then expect_grep 'src="data:image/png;base64,' rep/report.html; fi
+
+# the report argues: an opening summary with the gate's test, one wording
+# for ratios, units in the tables, and its word on every ratio
+expect_grep '^## Summary' rep/report.md
+expect_grep 'Over the 2 point\(s\) both sides ran \(2 gemm\), the candidate is 2\.50x faster' rep/report.md
+expect_grep '2 point\(s\) faster on the candidate, 0 slower; 0 point\(s\) not significant' rep/report.md
+expect_grep '\| GFLOP/s \| .*\| 2\.50x faster \(significant, p=' rep/report.md
+if grep -qE '[0-9]x \(|ratio [0-9.]+x' rep/report.md; then fail "a bare ratio in rep/report.md"; else ok; fi
+# a noisy sweep on the same machine, named by its label (the newest "first"
+# is the other machine's: sweep 1 is named by id): a large ratio the
+# test does not find significant says so, and the report warns that both
+# sides are one machine
+python3 - <<'PY'
+import json, uuid
+d = json.load(open('a.json'))
+d['sweeps'][0]['uuid'] = uuid.uuid4().hex
+d['sweeps'][0]['label'] = 'noisy'
+for p in d['points']:
+    p['uuid'] = uuid.uuid4().hex
+    p['sweep'] = d['sweeps'][0]['uuid']
+    med = sorted(p['samples'])[len(p['samples']) // 2]
+    p['samples'] = [med * (100 if i % 2 else 1) for i in range(len(p['samples']))]
+    for m in p['metrics']:
+        if m['name'] == 'gflops': m['value'] /= 50.5
+json.dump(d, open('noisy.json', 'w'))
+PY
+expect_rc 0 "$SPRBENCH" db import --db r.db noisy.json
+expect_rc 0 "$SPRBENCH" report --db r.db --baseline 1 --candidate noisy --out rep3 --no-plots
+expect_grep 'x slower \(not significant\)' rep3/report.md
+expect_grep '0 point\(s\) faster on the candidate, 0 slower; 2 point\(s\) not significant' rep3/report.md
+expect_grep 'Warning: both sides ran on the same machine' rep3/report.md
+expect_rc 0 "$SPRBENCH" report --db r.db --baseline noisy --candidate noisy --out rep4 --no-plots
+expect_grep 'Warning: both sides are the same sweep' rep4/report.md
+
+# machine-readable: --json is one JSON document on stdout
+json_ok() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$3" && ok || fail "$1: $3"; }
+expect_rc 0 "$SPRBENCH" db sweeps --db r.db --json
+json_ok 'db sweeps --json' 'assert "noisy" in [s["label"] for s in d["sweeps"]]' out
+expect_rc 0 "$SPRBENCH" db points --db r.db --sweep noisy --json
+json_ok 'db points --json' 'p = d["points"]; assert len(p) == 2 and len(p[0]["samples_seconds"]) == 6 and p[0]["metrics"]["gflops"]["unit"] == "GFLOP/s"' out
+expect_rc 2 "$SPRBENCH" db info --db r.db --json; expect_one_error_line 'json belongs to sweeps and points'
+# a label names the newest sweep of that label
+expect_rc 0 "$SPRBENCH" db points --db r.db --sweep first --json
+json_ok 'label: the newest sweep' 'assert d["sweep_id"] == 2' out
+expect_rc 0 "$SPRBENCH" gate --db r.db --baseline 1 --candidate noisy --json
+json_ok 'gate --json' 'assert d["compared"] == 2 and d["fail"] == 0 and d["rows"][0]["verdict"] in ("PASS", "WARN") and d["rows"][0]["cost_ratio"] > 10' out
+expect_rc 1 "$SPRBENCH" gate --db r.db --baseline 1 --candidate feedface --cross-machine --json
+json_ok 'gate --json FAIL' 'assert d["fail"] == 2 and all(r["verdict"] == "FAIL" for r in d["rows"])' out
+expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 16x16x16 --reps 3 --no-peak \
+  --db j.db --json
+json_ok 'sweep --json' 'assert d["ok"] == 1 and d["rows"][0]["kernel"] == "scalar-f32" and d["rows"][0]["unit"] == "GFLOP/s"' out
+expect_grep '^\[1/1\] gemm scalar-f32' err
+expect_rc 2 "$SPRBENCH" sweep --json --dry-run; expect_one_error_line 'not with --dry-run'
+# help CMD is CMD --help; --version names the commit; SPRBENCH_DB is the default --db
+"$SPRBENCH" gate --help >h1.txt; expect_rc 0 "$SPRBENCH" help gate
+cmp -s h1.txt out && ok || fail "sprbench help gate differs from gate --help"
+expect_rc 0 "$SPRBENCH" help; expect_grep '^  report ' out
+expect_rc 2 "$SPRBENCH" help frobnicate; expect_one_error_line "unknown command 'frobnicate'"
+expect_rc 0 "$SPRBENCH" --version; expect_grep '^sprbench .* \(commit ([0-9a-f]{40}|unknown)\)$' out
+SPRBENCH_DB=r.db expect_rc 0 "$SPRBENCH" db sweeps; expect_grep 'noisy' out
+SPRBENCH_DB=r.db expect_rc 0 "$SPRBENCH" db points --sweep noisy; expect_grep 'scalar-f32' out
 # the same from two databases, one per machine
 expect_rc 0 "$SPRBENCH" db import --db icl_only.db icl.json
 expect_rc 0 "$SPRBENCH" report --db icl_only.db --db a.db --baseline feedface --candidate "$FP" --out rep2
 expect_grep '2\.50x' rep2/report.md
 expect_grep 'icl_only.db \+ a.db' rep2/report.md
 expect_rc 2 "$SPRBENCH" report --db r.db --baseline nosuch --candidate "$FP" --out rep2
-expect_one_error_line "'nosuch' is neither a sweep nor a machine"
+expect_one_error_line "'nosuch' is neither a sweep .* nor a machine"
 
 # gate: identical runs PASS
 expect_rc 0 "$SPRBENCH" gate --baseline a.db --candidate b.db --junit j0.xml

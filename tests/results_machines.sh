@@ -19,6 +19,6 @@ expect_rc 0 "$SPRBENCH" report --db "$T/m.db" --baseline "$1" --candidate "$2" -
 for a in $(sqlite3 "$T/m.db" 'SELECT DISTINCT microarch FROM machine' | tr ' ' '_'); do
   expect_grep "microarchitecture .*${a//_/ }" "$T/rep/report.md"
 done
-# a kernel both ran has a ratio (a number followed by x), not only "-"
-expect_grep '^\| scalar-f32 \| f32 \| 1024x1024x1024:NN \| 1 \| [0-9.]+ .*\| [0-9.]+x' "$T/rep/report.md"
+# a kernel both ran has its unit and a ratio in the report's one wording, not only "-"
+expect_grep '^\| scalar-f32 \| f32 \| 1024x1024x1024:NN \| 1 \| GFLOP/s \| [0-9.]+ .*\| ([0-9.]+x (faster|slower)|same \(1\.00x\))' "$T/rep/report.md"
 finish results_machines

@@ -327,8 +327,38 @@ static void test_metric_names(void)
     free(c.p);
 }
 
+/* The verdicts as JSON: counts, the cost ratio, null where a row has none. */
+static void test_json(void)
+{
+    sb_gate_result r;
+    CHECK_EQ_INT(one(1.10, 10, 10, "ok", &r), SB_FAIL);
+    json_t *d = sb_gate_json(&r);
+    CHECK(d != NULL);
+    CHECK_EQ_INT((int)json_integer_value(json_object_get(d, "fail")), 1);
+    CHECK_EQ_INT((int)json_integer_value(json_object_get(d, "compared")), 1);
+    json_t *row = json_array_get(json_object_get(d, "rows"), 0);
+    CHECK(!strcmp(json_string_value(json_object_get(row, "verdict")), "FAIL"));
+    double ratio = json_real_value(json_object_get(row, "cost_ratio"));
+    CHECK(ratio > 1.05 && ratio < 1.15);
+    CHECK(json_real_value(json_object_get(row, "p")) < 0.01);
+    char *text = json_dumps(d, 0);
+    json_t *back = text ? json_loads(text, 0, NULL) : NULL;
+    CHECK(back != NULL);   /* a document that parses again */
+    json_decref(back);
+    free(text);
+    json_decref(d);
+    sb_gate_result_free(&r);
+    CHECK_EQ_INT(one(1.00, 3, 10, "ok", &r), SB_WARN);   /* too few: no test, no p */
+    d = sb_gate_json(&r);
+    row = json_array_get(json_object_get(d, "rows"), 0);
+    CHECK(json_is_null(json_object_get(row, "p")) && json_is_null(json_object_get(row, "interval")));
+    json_decref(d);
+    sb_gate_result_free(&r);
+}
+
 int main(void)
 {
+    test_json();
     test_mwu();
     test_verdicts();
     test_references();

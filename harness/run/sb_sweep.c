@@ -855,6 +855,57 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
     return SB_OK;
 }
 
+static json_t *jtext(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j) return j;
+    char *fixed = sb_text_repair(s, strlen(s), strlen(s) + 1, NULL);
+    j = json_string(fixed ? fixed : "");
+    free(fixed);
+    return j;
+}
+
+int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, sb_err *e)
+{
+    *out = NULL;
+    sb_db *db;
+    int rc = sb_db_open_readonly(db_path, &db, e);
+    if (rc) return rc;
+    sb_summary_row *v;
+    int n;
+    rc = sb_db_sweep_summary(db, sweep_id, &v, &n, e);
+    sb_db_close(db);
+    if (rc) return rc;
+    json_t *rows = json_array();
+    for (int i = 0; i < n; i++) {
+        const sb_summary_row *r = &v[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "kernel", jtext(r->kernel));
+        json_object_set_new(o, "shape", jtext(r->shape));
+        json_object_set_new(o, "threads", json_integer(r->threads));
+        json_object_set_new(o, "ppn", json_integer(r->ppn));
+        json_object_set_new(o, "nodes", json_integer(r->nodes));
+        json_object_set_new(o, "status", jtext(r->status));
+        json_object_set_new(o, "reason", r->has_value ? json_null() : jtext(r->reason));
+        json_object_set_new(o, "median", r->has_value ? json_real(r->value) : json_null());
+        json_object_set_new(o, "unit", r->has_value ? jtext(r->unit) : json_null());
+        /* as the table: against the fewest threads of the same series */
+        int base = r->has_value && r->has_base && r->base_value > 0;
+        double speedup = base ? r->value / r->base_value : 0;
+        json_object_set_new(o, "speedup", base ? json_real(speedup) : json_null());
+        json_object_set_new(o, "speedup_base_threads", base ? json_integer(r->base_threads) : json_null());
+        json_object_set_new(o, "efficiency",
+                            base ? json_real(speedup / ((double)r->threads / r->base_threads))
+                                 : json_null());
+        json_object_set_new(o, "pct_peak", r->has_value && r->has_pct ? json_real(r->pct_peak)
+                                                                       : json_null());
+        json_array_append_new(rows, o);
+    }
+    sb_summary_rows_free(v, n);
+    *out = json_pack("{s:I,s:o}", "sweep_id", (json_int_t)sweep_id, "rows", rows);
+    return *out ? SB_OK : sb_errf(e, SB_EFAIL, "out of memory");
+}
+
 int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src,
                           sb_err *e)
 {

@@ -7,6 +7,7 @@
 #ifndef SB_SWEEP_H
 #define SB_SWEEP_H
 #include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 #include "sb_err.h"
 #include "sb_db.h"
@@ -79,5 +80,9 @@ int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE 
 /* Prints the summary table of a sweep (GFLOP/s or tokens/s, speedup and
  * parallel efficiency against the 1-thread point of the same series). */
 int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e);
+/* The same table as JSON: {"sweep_id", "rows": [{kernel, shape, threads,
+ * ppn, nodes, status, reason, median, unit, speedup, speedup_base_threads,
+ * efficiency, pct_peak}]} with null where the table shows "-". */
+int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, sb_err *e);
 
 #endif

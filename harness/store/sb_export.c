@@ -17,7 +17,9 @@
  * refused at import rather than stored. */
 typedef struct column {
     const char *name;
-    char type;          /* 'T' text, 'I' integer */
+    char type;          /* 'T' text, 'I' integer, 'J' a JSON document stored as text:
+                           exported as the object itself (version 3), imported
+                           from an object or, as versions 1 and 2 wrote it, a string */
     long long min, max;
     size_t max_chars;   /* text only */
 } column;
@@ -36,10 +38,10 @@ static const column g_machine_cols[] = {
     {"packages", 'I', 0, 1 << 20, 0}, {"numa_nodes", 'I', 0, 1 << 20, 0},
     {"cores", 'I', 0, 1 << 24, 0},   {"pus", 'I', 0, 1 << 24, 0},
     {"l1d_bytes", 'I', 0, INT_ANY, 0}, {"l2_bytes", 'I', 0, INT_ANY, 0},
-    {"l3_bytes", 'I', 0, INT_ANY, 0}, {"isa", 'T', 0, 0, SB_DB_MAX_TEXT},
+    {"l3_bytes", 'I', 0, INT_ANY, 0}, {"isa", 'J', 0, 0, SB_DB_MAX_TEXT},
     {"amx_os_permitted", 'I', 0, 1, 0}, {"amx_reason", 'T', 0, 0, SB_DB_MAX_REASON},
     {"kernel", 'T', 0, 0, SB_DB_MAX_NAME}, {"mem_bytes", 'I', 0, INT_ANY, 0},
-    {"info_json", 'T', 0, 0, SB_DB_MAX_DOC}, {"first_seen", 'T', 0, 0, 64},
+    {"info_json", 'J', 0, 0, SB_DB_MAX_DOC}, {"first_seen", 'T', 0, 0, 64},
 };
 static const column g_sweep_cols[] = {
     {"uuid", 'T', 0, 0, 32},          {"label", 'T', 0, 0, SB_DB_MAX_NAME},
@@ -51,12 +53,12 @@ static const column g_point_cols[] = {
     {"uuid", 'T', 0, 0, 32},         {"seq", 'I', 0, 1LL << 31, 0},
     {"workload", 'T', 0, 0, SB_DB_MAX_WORD}, {"kernel", 'T', 0, 0, SB_DB_MAX_NAME},
     {"dtype", 'T', 0, 0, SB_DB_MAX_WORD}, {"shape", 'T', 0, 0, SB_DB_MAX_SHAPE},
-    {"config", 'T', 0, 0, SB_DB_MAX_TEXT}, {"threads", 'I', 0, 1 << 20, 0},
+    {"config", 'J', 0, 0, SB_DB_MAX_TEXT}, {"threads", 'I', 0, 1 << 20, 0},
     {"ppn", 'I', 0, 1 << 20, 0},     {"nodes", 'I', 0, 1 << 20, 0},
     {"status", 'T', 0, 0, SB_DB_MAX_WORD}, {"reason", 'T', 0, 0, SB_DB_MAX_TEXT},
     {"started", 'T', 0, 0, 64},      {"finished", 'T', 0, 0, 64},
-    {"result_json", 'T', 0, 0, SB_DB_MAX_DOC}, {"command", 'T', 0, 0, SB_DB_MAX_TEXT},
-    {"binding", 'T', 0, 0, SB_DB_MAX_DOC},
+    {"result_json", 'J', 0, 0, SB_DB_MAX_DOC}, {"command", 'T', 0, 0, SB_DB_MAX_TEXT},
+    {"binding", 'J', 0, 0, SB_DB_MAX_DOC},
 };
 #define NCOLS(a) ((int)(sizeof a / sizeof a[0]))
 
@@ -95,6 +97,15 @@ static json_t *column_json(sqlite3_stmt *st, int i, char type, long *repaired)
             if (d == floor(d) && fabs(d) < 9e15) return json_integer((json_int_t)d);
             return json_real(d);
         }
+    }
+    if (type == 'J' && t == SQLITE_TEXT) {
+        /* the document itself, so that a reader of the export needs no
+         * second parse; text that is not a JSON object or array (an older
+         * or hand-edited database) goes out as the string it is */
+        const char *s = (const char *)sqlite3_column_text(st, i);
+        json_t *doc = s ? json_loads(s, JSON_REJECT_DUPLICATES, NULL) : NULL;
+        if (json_is_object(doc) || json_is_array(doc)) return doc;
+        json_decref(doc);
     }
     return text_json(st, i, repaired);
 }
@@ -308,10 +319,21 @@ static int check_cols(json_t *o, const column *cols, int n, const char *name, co
     for (int i = 0; i < n; i++) {
         json_t *v = json_object_get(o, cols[i].name);
         if (!v || json_is_null(v)) continue;
-        if (cols[i].type == 'T') {
+        char *doc = NULL;
+        if (cols[i].type == 'J' && (json_is_object(v) || json_is_array(v))) {
+            /* held to the limits of the text it is stored as */
+            doc = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+            if (!doc) return sb_errf(e, SB_EFAIL, "out of memory");
+            char field[1024];
+            snprintf(field, sizeof field, "%s: %s.%s", name, where, cols[i].name);
+            int rc = sb_text_checkn(doc, strlen(doc), cols[i].max_chars, field, e);
+            free(doc);
+            if (rc) return rc;
+        } else if (cols[i].type == 'T' || cols[i].type == 'J') {
             if (!json_is_string(v))
-                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: must be a string", name, where,
-                               cols[i].name);
+                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: must be a %s", name, where,
+                               cols[i].name, cols[i].type == 'J' ? "JSON object, array or string"
+                                                                 : "string");
             char field[1024];
             snprintf(field, sizeof field, "%s: %s.%s", name, where, cols[i].name);
             int rc = sb_text_checkn(json_string_value(v), json_string_length(v),
@@ -607,6 +629,13 @@ static int validate(json_t *doc, const char *name, sb_err *e)
 
 static void bind_json(sqlite3_stmt *st, int i, json_t *v)
 {
+    if (json_is_object(v) || json_is_array(v)) {
+        /* a nested document (export version 3) is stored as the text it was */
+        char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        if (s) sqlite3_bind_text(st, i, s, -1, free);
+        else sqlite3_bind_null(st, i);
+        return;
+    }
     if (json_is_string(v)) sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
     else if (json_is_integer(v)) sqlite3_bind_int64(st, i, json_integer_value(v));
     else sqlite3_bind_null(st, i);

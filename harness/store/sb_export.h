@@ -5,9 +5,10 @@
  * fingerprint), merging databases and the flat CSV table. The point sets
  * and selections that `db`, `report` and `gate` read are sb_ptset's.
  *
- * Export document (format "sprbench-export", version 2; version 1 has no
- * "log" and is still read):
- *   {"format":"sprbench-export", "version":1, "exported":"ISO time", "tool":"...",
+ * Export document (format "sprbench-export", version 3; version 2 held the
+ * JSON fields below as strings, version 1 also has no "log"; both are still
+ * read, and either form of a JSON field is accepted whatever the version):
+ *   {"format":"sprbench-export", "version":3, "exported":"ISO time", "tool":"...",
  *    "machines":[{"fingerprint":"..", "hostname":.., "cpu_model":.., ...}],
  *    "sweeps":[{"uuid":"32 hex", "machine":"fingerprint"|null, "label":.., ...}],
  *    "points":[{"uuid":"32 hex", "sweep":"sweep uuid", "machine":fp|null,
@@ -16,7 +17,10 @@
  *                           "source":..}],
  *               "log":{"stdout":.., "stdout_bytes":N, "stderr":.., "stderr_bytes":N}}]}
  *               ("log", the tails of the worker's output, only where kept)
- * Column values are exported verbatim (text or integer or null), except
+ * The JSON fields (machine "isa" and "info_json", point "config",
+ * "result_json" and "binding") are nested objects (or arrays), not strings
+ * to parse again; a stored text that is not JSON goes out as a string.
+ * Other column values are exported verbatim (text or integer or null), except
  * text that is not valid UTF-8 (an older file's), whose invalid bytes go
  * out as U+FFFD: no row and no field is ever left out. An import refuses
  * text that breaks the store's rules (sb_db.h: UTF-8, limits in characters),
@@ -31,7 +35,7 @@
 #include "sb_err.h"
 
 #define SB_EXPORT_FORMAT "sprbench-export"
-#define SB_EXPORT_VERSION 2
+#define SB_EXPORT_VERSION 3
 
 /* ---- export / import / merge ---- */
 

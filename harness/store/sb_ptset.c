@@ -260,17 +260,20 @@ static int match(sb_db *db, const char *sql, const char *spec, int most, int *co
     return rc;
 }
 
-int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e)
+/* A sweep by number or uuid prefix: *found 0 when neither names one. */
+static int sweep_by_id(sb_db *db, const char *spec, int64_t *sweep_id, int *found, sb_err *e)
 {
     int n;
     int64_t id;
     int rc;
+    *found = 0;
     if (all_digits(spec) && strlen(spec) < 16) {
         if ((rc = match(db, "SELECT id FROM sweep WHERE id = CAST(?1 AS INTEGER)", spec, 0, &n,
                         &id, e)))
             return rc;
         if (n == 1) {
             *sweep_id = id;
+            *found = 1;
             return SB_OK;
         }
     }
@@ -281,10 +284,33 @@ int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e)
             return rc;
         if (n == 1) {
             *sweep_id = id;
+            *found = 1;
             return SB_OK;
         }
         if (n > 1) return sb_errf(e, SB_EUSAGE, "sweep '%s' is ambiguous (%d sweeps match)", spec, n);
     }
+    return SB_OK;
+}
+
+/* A sweep by its label: the newest of that label, as a rerun of a study
+ * under the same name replaces the one before it. */
+static int sweep_by_label(sb_db *db, const char *spec, int64_t *sweep_id, int *found, sb_err *e)
+{
+    int n;
+    int64_t id;
+    int rc = match(db, "SELECT id FROM sweep WHERE label = ?1 ORDER BY id", spec, 0, &n, &id, e);
+    if (rc) return rc;
+    *found = n > 0;
+    if (n) *sweep_id = id;
+    return SB_OK;
+}
+
+int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e)
+{
+    int found;
+    int rc = sweep_by_id(db, spec, sweep_id, &found, e);
+    if (!rc && !found) rc = sweep_by_label(db, spec, sweep_id, &found, e);
+    if (rc || found) return rc;
     return sb_errf(e, SB_EUSAGE, "no sweep '%s' in the database (see sprbench db sweeps)", spec);
 }
 
@@ -356,11 +382,13 @@ static int label_machine(sb_db *db, sb_selection *sel, sb_err *e)
 int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
 {
     memset(sel, 0, sizeof *sel);
-    int n = 0, rc;
+    int n = 0, rc, found;
     int64_t id;
-    sb_err ignore;
     if (!spec || !*spec) return sb_errf(e, SB_EUSAGE, "empty machine or sweep name");
-    if (sb_sweep_resolve(db, spec, &sel->sweep_id, &ignore) == SB_OK) return label_sweep(db, sel, e);
+    /* numbers and uuids first, then machines, then sweep labels: a label
+     * that is also a host name names the machine (all its sweeps) */
+    if ((rc = sweep_by_id(db, spec, &sel->sweep_id, &found, e))) return rc;
+    if (found) return label_sweep(db, sel, e);
     if ((rc = match(db, "SELECT id FROM machine WHERE fingerprint = ?1", spec, 0, &n, &id, e)))
         return rc;
     if (n == 0 && strlen(spec) >= 4 &&
@@ -371,9 +399,12 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
         return rc;
     if (n > 1)
         return sb_errf(e, SB_EUSAGE, "'%s' names %d machines: give the fingerprint", spec, n);
-    if (n == 0)
-        return sb_errf(e, SB_EUSAGE, "'%s' is neither a sweep nor a machine in the database"
-                       " (see sprbench db info)", spec);
+    if (n == 0) {
+        if ((rc = sweep_by_label(db, spec, &sel->sweep_id, &found, e))) return rc;
+        if (found) return label_sweep(db, sel, e);
+        return sb_errf(e, SB_EUSAGE, "'%s' is neither a sweep (id, uuid or label) nor a machine"
+                       " in the database (see sprbench db sweeps, db info)", spec);
+    }
     sel->machine_id = id;
     return label_machine(db, sel, e);
 }

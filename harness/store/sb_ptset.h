@@ -15,15 +15,17 @@
 
 /* ---- selections ---- */
 
-/* What --baseline/--candidate name: a machine (fingerprint, unique prefix of
- * at least 4 digits, or hostname) or a sweep (id or uuid / uuid prefix). */
+/* What --baseline/--candidate name: a sweep (id or uuid / uuid prefix), a
+ * machine (fingerprint, unique prefix of at least 4 digits, or hostname), or
+ * a sweep by label (the newest of that label), tried in that order. */
 typedef struct sb_selection {
     int64_t machine_id;   /* set for a machine; also the sweep's machine */
     int64_t sweep_id;     /* set for a sweep only */
     char label[256];      /* what to call it in tables */
 } sb_selection;
 int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e);
-/* A sweep only: integer id or (prefix of) uuid. */
+/* A sweep only: integer id, (prefix of) uuid, or label (the newest sweep of
+ * that label). */
 int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e);
 /* A point: its number or a prefix of 4 to 32 digits of its uuid. None, or
  * more than one, is SB_EUSAGE. */

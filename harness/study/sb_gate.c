@@ -1,10 +1,12 @@
 #include "sb_gate.h"
 #include <ctype.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sb_io.h"
+#include "sb_text.h"
 #include "sb_stats.h"
 
 const char *sb_verdict_name(sb_verdict v)
@@ -803,6 +805,49 @@ void sb_gate_print(const sb_gate_result *r, FILE *f)
     }
     fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL\n", r->n, r->count[SB_PASS],
             r->count[SB_WARN], r->count[SB_FAIL]);
+}
+
+/* Text cut to a fixed buffer may end inside a character, which jansson
+ * refuses: such text goes out repaired (U+FFFD) rather than dropped. */
+static json_t *jstr(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j) return j;
+    char *fixed = sb_text_repair(s, strlen(s), strlen(s) + 1, NULL);
+    j = json_string(fixed ? fixed : "");
+    free(fixed);
+    return j;
+}
+
+json_t *sb_gate_json(const sb_gate_result *r)
+{
+    json_t *rows = json_array();
+    for (int i = 0; i < r->n; i++) {
+        const sb_gate_row *w = &r->rows[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "verdict", json_string(sb_verdict_name(w->verdict)));
+        json_object_set_new(o, "workload", jstr(w->workload));
+        json_object_set_new(o, "point", jstr(w->label));
+        json_object_set_new(o, "metric", jstr(w->metric));
+        json_object_set_new(o, "unit", jstr(w->unit));
+        json_object_set_new(o, "machine", jstr(w->machine));
+        /* 0 and -1 mean "none" in the row: null says so without a magic number */
+        json_object_set_new(o, "baseline", w->nb || w->base > 0 ? json_real(w->base) : json_null());
+        json_object_set_new(o, "candidate", w->nc || w->cand > 0 ? json_real(w->cand) : json_null());
+        json_object_set_new(o, "cost_ratio", w->ratio > 0 ? json_real(w->ratio) : json_null());
+        json_object_set_new(o, "interval", w->p >= 0 ? json_pack("[f,f]", w->lo, w->hi) : json_null());
+        json_object_set_new(o, "p", w->p >= 0 ? json_real(w->p) : json_null());
+        json_object_set_new(o, "n_baseline", json_integer(w->nb));
+        json_object_set_new(o, "n_candidate", json_integer(w->nc));
+        json_object_set_new(o, "note", jstr(w->note));
+        json_object_set_new(o, "env", jstr(w->env));
+        json_object_set_new(o, "baseline_point", w->base_id ? json_integer(w->base_id) : json_null());
+        json_object_set_new(o, "candidate_point", w->cand_id ? json_integer(w->cand_id) : json_null());
+        json_array_append_new(rows, o);
+    }
+    return json_pack("{s:i,s:i,s:i,s:i,s:i,s:f,s:o}", "compared", r->n, "pass", r->count[SB_PASS],
+                     "warn", r->count[SB_WARN], "fail", r->count[SB_FAIL], "ignored", r->ignored,
+                     "confidence", r->conf, "rows", rows);
 }
 
 static void xml_escape(FILE *f, const char *s)

@@ -20,6 +20,7 @@
 #define SB_GATE_H
 #include <stdint.h>
 #include <stdio.h>
+#include <jansson.h>
 #include "sb_err.h"
 #include "sb_ptset.h"
 
@@ -104,6 +105,10 @@ int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand
 
 /* The verdict table (human) and a one-line summary. */
 void sb_gate_print(const sb_gate_result *r, FILE *f);
+/* The verdicts as JSON: counts and one object per row (cost_ratio is
+ * candidate cost / baseline cost as in the table; null where a row has
+ * none). Caller json_decref()s; NULL when memory runs out. */
+json_t *sb_gate_json(const sb_gate_result *r);
 /* JUnit XML: one testcase per row; FAIL is a failure, WARN a skipped case
  * with its reason; a row's env difference goes into its output. Written
  * atomically. */

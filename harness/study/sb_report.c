@@ -51,6 +51,12 @@ typedef struct out {
      * then fails with it rather than pass for a complete one */
     int rc;
     sb_err err;
+    /* the gate's test, run both ways: fwd says where the candidate is
+     * significantly slower, rev (sides swapped) where it is faster */
+    const sb_gate_result *fwd, *rev;
+    /* each distinct provenance of a projected figure, said once (P1, P2, ...) */
+    char **srcs;
+    int nsrc;
 } out;
 
 /* Keeps the first store failure of a section (see out.rc). */
@@ -304,27 +310,52 @@ static const char *num(double v, char *buf, size_t cap)
     return buf;
 }
 
+/* The metric at the p10 and p90 samples (the metric is computed from the
+ * median): 1 when the point has the samples for it, else lo = hi = value. */
+static int spread_of(const sb_pt *p, const sb_metric_val *m, double *lo, double *hi)
+{
+    *lo = *hi = m->value;
+    if (p->nsamples < 2) return 0;
+    double med = sb_median(p->samples, p->nsamples);
+    double p10 = sb_quantile(p->samples, p->nsamples, 0.1);
+    double p90 = sb_quantile(p->samples, p->nsamples, 0.9);
+    if (!(med > 0 && p10 > 0)) return 0;
+    if (sb_metric_lower_is_better(m->name)) {
+        *lo = m->value * p10 / med;
+        *hi = m->value * p90 / med;
+    } else {
+        *lo = m->value * med / p90;
+        *hi = m->value * med / p10;
+    }
+    return 1;
+}
+
+/* The number of a projection's provenance note (P1, P2, ...): the long text
+ * is said once, under "Projected figures", and cells only point at it. */
+static int proj_note(out *o, const char *src)
+{
+    const char *s = src && *src ? src : "(not recorded)";
+    for (int i = 0; i < o->nsrc; i++)
+        if (!strcmp(o->srcs[i], s)) return i + 1;
+    char **n = realloc(o->srcs, sizeof *n * (size_t)(o->nsrc + 1));
+    if (!n) return 0;
+    o->srcs = n;
+    n[o->nsrc] = strdup(s);
+    return n[o->nsrc] ? ++o->nsrc : 0;
+}
+
 /* "123.4 [118.0, 125.1]": the metric (computed from the median) and the same
  * metric at the p10 and p90 samples. */
-static void with_spread(const sb_pt *p, const sb_metric_val *m, char *buf, size_t cap)
+static void with_spread(out *o, const sb_pt *p, const sb_metric_val *m, char *buf, size_t cap)
 {
-    int lower = sb_metric_lower_is_better(m->name);
-    char proj[600] = "";
-    if (m->projected)
-        snprintf(proj, sizeof proj, " (projected%s%.500s)", m->source[0] ? " from " : "", m->source);
-    if (p->nsamples >= 2) {
-        double med = sb_median(p->samples, p->nsamples);
-        double p10 = sb_quantile(p->samples, p->nsamples, 0.1);
-        double p90 = sb_quantile(p->samples, p->nsamples, 0.9);
-        double a, b;
-        if (med > 0 && p10 > 0) {
-            if (lower) { a = m->value * p10 / med; b = m->value * p90 / med; }
-            else { a = m->value * med / p90; b = m->value * med / p10; }
-            char x[32], y[32], z[32];
-            snprintf(buf, cap, "%s [%s, %s]%s", num(m->value, x, sizeof x), num(a, y, sizeof y),
-                     num(b, z, sizeof z), proj);
-            return;
-        }
+    char proj[64] = "";
+    if (m->projected) snprintf(proj, sizeof proj, " (projected, P%d)", proj_note(o, m->source));
+    double a, b;
+    if (spread_of(p, m, &a, &b)) {
+        char x[32], y[32], z[32];
+        snprintf(buf, cap, "%s [%s, %s]%s", num(m->value, x, sizeof x), num(a, y, sizeof y),
+                 num(b, z, sizeof z), proj);
+        return;
     }
     char x[32];
     snprintf(buf, cap, "%s [%d sample%s]%s", num(m->value, x, sizeof x), p->nsamples,
@@ -339,10 +370,67 @@ static void not_available(const sb_pt *p, char *buf, size_t cap)
     else snprintf(buf, cap, "not available (no such metric)");
 }
 
+/* One wording for every ratio in the report: how much faster or slower the
+ * candidate is, from a speed ratio (candidate speed / baseline speed: a
+ * rate over a rate, or baseline time over candidate time), never a bare
+ * number whose direction the reader has to work out. */
+static void speed_words(double speed, char *buf, size_t cap)
+{
+    if (!(speed > 0)) snprintf(buf, cap, "-");
+    else if (speed >= 0.995 && speed < 1.005) snprintf(buf, cap, "same (1.00x)");
+    else if (speed >= 1) snprintf(buf, cap, "%.2fx faster", speed);
+    else snprintf(buf, cap, "%.2fx slower", 1 / speed);
+}
+
 static void ratio_str(double num, double den, char *buf, size_t cap)
 {
-    if (num > 0 && den > 0) snprintf(buf, cap, "%.2fx", num / den);
-    else snprintf(buf, cap, "-");
+    speed_words(num > 0 && den > 0 ? num / den : 0, buf, cap);
+}
+
+/* What the gate's test said of one pair of points: SIG_SLOWER / SIG_FASTER
+ * (beyond the tolerance and significant, as a gate FAIL), SIG_NOT (tested,
+ * not significant or within tolerance), SIG_UNTESTED (too few samples). */
+enum { SIG_UNTESTED = 0, SIG_NOT, SIG_SLOWER, SIG_FASTER };
+static int sig_of(const out *o, const sb_pt *b, const sb_pt *c, double *p)
+{
+    int tested = 0;
+    *p = -1;
+    if (!b || !c || !o->fwd || !o->rev) return SIG_UNTESTED;
+    for (int i = 0; i < o->fwd->n; i++) {
+        const sb_gate_row *w = &o->fwd->rows[i];
+        if (w->base_id != b->id || w->cand_id != c->id || w->p < 0) continue;
+        *p = w->p;
+        if (w->verdict == SB_FAIL) return SIG_SLOWER;
+        tested = 1;
+    }
+    for (int i = 0; i < o->rev->n; i++) {
+        const sb_gate_row *w = &o->rev->rows[i];
+        if (w->base_id != c->id || w->cand_id != b->id || w->p < 0) continue;
+        if (w->verdict == SB_FAIL) {
+            *p = w->p;
+            return SIG_FASTER;
+        }
+        tested = 1;
+    }
+    return tested ? SIG_NOT : SIG_UNTESTED;
+}
+
+/* The ratio of a pair with what the gate's test says of it, so that a
+ * noisy ratio never reads as a finding. */
+static void ratio_sig(const out *o, const sb_pt *b, const sb_pt *c, double num, double den,
+                      char *buf, size_t cap)
+{
+    char r[32];
+    ratio_str(num, den, r, sizeof r);
+    if (!strcmp(r, "-")) {
+        snprintf(buf, cap, "-");
+        return;
+    }
+    double p;
+    int s = sig_of(o, b, c, &p);
+    if (s == SIG_SLOWER || s == SIG_FASTER) snprintf(buf, cap, "%s (significant, p=%.2g)", r, p);
+    else if (s == SIG_NOT) snprintf(buf, cap, "%s (not significant)", r);
+    else snprintf(buf, cap, "%s (not tested: too few samples)", r);
 }
 
 /* Points of one section, matched across the two sides by configuration. */
@@ -450,31 +538,76 @@ static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, 
     pl->drawn++;
 }
 
-/* Clustered bars, baseline and candidate, one cluster per label. */
+/* Clustered bars, baseline and candidate, one cluster per label, each with
+ * an error bar from its p10 to its p90 (lo = hi = value where a point has
+ * too few samples for a spread). */
 static void plot_bars(out *o, plots *pl, const char *name, const char *ylabel, const char *title,
-                      char **labels, const double *bv, const double *cv, int n,
-                      const char *bname, const char *cname)
+                      char **labels, const double *const v[6], int n, const char *bname,
+                      const char *cname)
 {
     if (!pl->enabled || n == 0) return;
     if (n > MAX_PLOT_BARS) n = MAX_PLOT_BARS;
     sb_gp *g = sb_gp_new();
     sb_gp_block_begin(g, "d");
     for (int i = 0; i < n; i++) {
-        double row[2] = {bv[i] > 0 ? bv[i] : 0, cv[i] > 0 ? cv[i] : 0};
-        sb_gp_block_row(g, row, 2);
+        /* value, low, high of the baseline, then of the candidate */
+        double row[6];
+        for (int k = 0; k < 6; k++) row[k] = v[k][i] > 0 ? v[k][i] : 0;
+        sb_gp_block_row(g, row, 6);
     }
     sb_gp_block_end(g);
     sb_gp_add(g, "set title %T\nset ylabel %T\nset style data histogram\n"
-                 "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-                 "set boxwidth 0.9\nset xtics rotate by -35 left font ',8'\n", title, ylabel);
+                 "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.8 border -1\n"
+                 "set errorbars 0.5\nset boxwidth 0.9\nset xtics rotate by -35 left font ',8'\n",
+              title, ylabel);
     /* cluster i stands at x = i; the labels are tic labels (a format to gnuplot: %F),
      * so the data stay numbers only */
     sb_gp_add(g, "set xtics (");
     for (int i = 0; i < n; i++) sb_gp_add(g, i ? ", %F %d" : "%F %d", labels[i], i);
     sb_gp_add(g, ")\nset grid ytics\nset key outside top center horizontal\nset yrange [0:*]\n"
-                 "plot $d using 1 title %T, '' using 2 title %T\n", bname, cname);
+                 "plot $d using 1:2:3 title %T, '' using 4:5:6 title %T\n", bname, cname);
     plot_emit(o, pl, name, g, 1000, 520, title);
     sb_gp_free(g);
+}
+
+/* What a bar chart draws: a label and, per side, value, p10 and p90. */
+typedef struct bars {
+    char **labels;
+    double *v[6];
+    int n, cap;
+} bars;
+
+static void bars_init(bars *br, int cap)
+{
+    memset(br, 0, sizeof *br);
+    br->cap = cap > 0 ? cap : 1;
+    br->labels = calloc((size_t)br->cap, sizeof *br->labels);
+    for (int k = 0; k < 6; k++) br->v[k] = calloc((size_t)br->cap, sizeof *br->v[k]);
+}
+
+static void bars_add(bars *br, const char *label, const sb_pt *b, const sb_metric_val *mb,
+                     const sb_pt *c, const sb_metric_val *mc)
+{
+    if (br->n == br->cap || !br->labels) return;
+    for (int k = 0; k < 6; k++)
+        if (!br->v[k]) return;
+    int i = br->n++;
+    br->labels[i] = strdup(label);
+    const sb_pt *ps[2] = {b, c};
+    const sb_metric_val *ms[2] = {mb, mc};
+    for (int s = 0; s < 2; s++) {
+        if (ms[s]) {
+            br->v[3 * s][i] = ms[s]->value;
+            spread_of(ps[s], ms[s], &br->v[3 * s + 1][i], &br->v[3 * s + 2][i]);
+        }
+    }
+}
+
+static void bars_free(bars *br)
+{
+    for (int i = 0; br->labels && i < br->n; i++) free(br->labels[i]);
+    free(br->labels);
+    for (int k = 0; k < 6; k++) free(br->v[k]);
 }
 
 /* ---- sections ---- */
@@ -604,48 +737,58 @@ static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *
         return;
     }
     para(o, "Median throughput with the p10-p90 range of the repetitions in brackets;"
-            " the ratio is candidate/baseline (above 1: the candidate is faster).");
-    const char *hdr[] = {"kernel", "dtype", "shape", "threads", "baseline", "candidate",
-                         "candidate/baseline"};
+            " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
+            " whether the gate's test finds the difference significant. The chart shows each"
+            " kernel and shape at its largest thread count, with p10-p90 error bars.");
+    const char *hdr[] = {"kernel", "dtype", "shape", "threads", "unit", "baseline", "candidate",
+                         "candidate vs baseline"};
     table t;
-    t_init(&t, 7, hdr);
-    char **labels = calloc(cnt(n), sizeof *labels);
-    double *bv = calloc(cnt(n), sizeof *bv), *cv = calloc(cnt(n), sizeof *cv);
-    int nbar = 0;
-    char unit[64] = "GFLOP/s";
+    t_init(&t, 8, hdr);
+    bars br;
+    bars_init(&br, n);
+    char unit[64] = "", unit2[64] = "";
+    /* the largest thread count of each kernel and shape: the chart's bars */
+    int *top = calloc(cnt(n), sizeof *top);
+    for (int i = 0; top && i < n; i++) {
+        const sb_pt *a = pv[i].b ? pv[i].b : pv[i].c;
+        top[i] = 1;
+        for (int j = 0; j < n && top[i]; j++) {
+            const sb_pt *q = pv[j].b ? pv[j].b : pv[j].c;
+            if (!strcmp(q->kernel, a->kernel) && !strcmp(q->shape, a->shape) && q->threads > a->threads)
+                top[i] = 0;
+        }
+    }
     for (int i = 0; i < n; i++) {
         const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
         const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL, *mc = ok(c) ? rate_metric(c) : NULL;
-        char vb[700], vc[700], r[32], thr[16];
-        if (mb) with_spread(b, mb, vb, sizeof vb);
+        char vb[700], vc[700], r[96], thr[16];
+        if (mb) with_spread(o, b, mb, vb, sizeof vb);
         else not_available(b, vb, sizeof vb);
-        if (mc) with_spread(c, mc, vc, sizeof vc);
+        if (mc) with_spread(o, c, mc, vc, sizeof vc);
         else not_available(c, vc, sizeof vc);
-        if (mb && mb->unit[0]) snprintf(unit, sizeof unit, "%s", mb->unit);
-        ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
+        const sb_metric_val *um = mb ? mb : mc;
+        const char *u = um && um->unit[0] ? um->unit : "-";
+        if (um && um->unit[0] && !unit[0]) snprintf(unit, sizeof unit, "%s", um->unit);
+        else if (um && um->unit[0] && strcmp(unit, um->unit) && !unit2[0])
+            snprintf(unit2, sizeof unit2, "%s", um->unit);
+        ratio_sig(o, b, c, mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
         snprintf(thr, sizeof thr, "%d", any->threads);
-        const char *cells[] = {any->kernel, any->dtype, any->shape, thr, vb, vc, r};
+        const char *cells[] = {any->kernel, any->dtype, any->shape, thr, u, vb, vc, r};
         t_row(&t, cells);
-        if (labels && bv && cv && (mb || mc)) {
+        if ((mb || mc) && top && top[i]) {
             char l[320];
             snprintf(l, sizeof l, "%s %s t%d", any->kernel, any->shape, any->threads);
-            labels[nbar] = strdup(l);
-            bv[nbar] = mb ? mb->value : 0;
-            cv[nbar] = mc ? mc->value : 0;
-            nbar++;
+            bars_add(&br, l, b, mb, c, mc);
         }
     }
+    free(top);
     t_emit(o, &t);
-    if (labels && bv && cv) {
-        char yl[128];
-        snprintf(yl, sizeof yl, "median %s", unit);
-        plot_bars(o, pl, "gemm", yl, "GEMM throughput per kernel and shape", labels, bv, cv, nbar,
-                  bname, cname);
-    }
-    for (int i = 0; labels && i < nbar; i++) free(labels[i]);
-    free(labels);
-    free(bv);
-    free(cv);
+    char yl[160];
+    snprintf(yl, sizeof yl, "median %s%s%s", unit[0] ? unit : "GFLOP/s", unit2[0] ? " or " : "",
+             unit2);
+    plot_bars(o, pl, "gemm", yl, "GEMM throughput per kernel and shape", br.labels,
+              (const double *const *)br.v, br.n, bname, cname);
+    bars_free(&br);
     free(pv);
 }
 
@@ -676,59 +819,53 @@ static double section_train(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         const sb_metric_val *mb = sb_pt_metric(best[0], "epoch_seconds"),
                             *mc = sb_pt_metric(best[1], "epoch_seconds");
         headline = mb->value / mc->value;
-        para(o, "Headline: epoch time %.4g s on the baseline (%s) against %.4g s on the candidate"
-                " (%s): the candidate trains an epoch %.2fx %s (baseline/candidate epoch-time"
-                " ratio %.2fx)%s.", mb->value, best[0]->kernel, mc->value, best[1]->kernel,
-             headline >= 1 ? headline : 1 / headline, headline >= 1 ? "faster" : "slower", headline,
-             mb->projected || mc->projected ? "; projected figures involved, see the table" : "");
+        char words[64], x[32], y[32];
+        speed_words(headline, words, sizeof words);
+        para(o, "Headline: epoch time %s s on the baseline (%s) against %s s on the candidate"
+                " (%s): the candidate trains an epoch %s%s.", num(mb->value, x, sizeof x),
+             best[0]->kernel, num(mc->value, y, sizeof y), best[1]->kernel, words,
+             mb->projected || mc->projected ? " (projected epoch times: see Projected figures)" : "");
     } else {
         para(o, "Headline epoch-time ratio: not available (an epoch time is missing on %s).",
              best[0] ? "the candidate" : best[1] ? "the baseline" : "both sides");
     }
-    const char *hdr[] = {"kernel", "dtype", "config", "threads", "tokens/s baseline",
-                         "tokens/s candidate", "candidate/baseline", "epoch s baseline",
-                         "epoch s candidate", "epoch-time ratio baseline/candidate"};
+    const char *hdr[] = {"kernel", "dtype", "config", "threads", "baseline (tokens/s)",
+                         "candidate (tokens/s)", "tokens/s: candidate vs baseline",
+                         "baseline epoch (s)", "candidate epoch (s)",
+                         "epoch time: candidate vs baseline"};
     table t;
     t_init(&t, 10, hdr);
-    char **labels = calloc(cnt(n), sizeof *labels);
-    double *bv = calloc(cnt(n), sizeof *bv), *cv = calloc(cnt(n), sizeof *cv);
-    int nbar = 0;
+    bars br;
+    bars_init(&br, n);
     for (int i = 0; i < n; i++) {
         const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
         const sb_metric_val *tb = ok(b) ? sb_pt_metric(b, "tokens_per_s") : NULL;
         const sb_metric_val *tc = ok(c) ? sb_pt_metric(c, "tokens_per_s") : NULL;
         const sb_metric_val *eb = ok(b) ? sb_pt_metric(b, "epoch_seconds") : NULL;
         const sb_metric_val *ec = ok(c) ? sb_pt_metric(c, "epoch_seconds") : NULL;
-        char v[4][700], r1[32], r2[32], thr[16];
+        char v[4][700], r1[96], r2[32], thr[16];
         const sb_metric_val *ms[4] = {tb, tc, eb, ec};
         const sb_pt *ps[4] = {b, c, b, c};
         for (int k = 0; k < 4; k++) {
-            if (ms[k]) with_spread(ps[k], ms[k], v[k], sizeof v[k]);
+            if (ms[k]) with_spread(o, ps[k], ms[k], v[k], sizeof v[k]);
             else not_available(ps[k], v[k], sizeof v[k]);
         }
-        ratio_str(tc ? tc->value : 0, tb ? tb->value : 0, r1, sizeof r1);
+        ratio_sig(o, b, c, tc ? tc->value : 0, tb ? tb->value : 0, r1, sizeof r1);
         ratio_str(eb ? eb->value : 0, ec ? ec->value : 0, r2, sizeof r2);
         snprintf(thr, sizeof thr, "%d", any->threads);
         const char *cfg = any->shape[0] ? any->shape : any->config;
         const char *cells[] = {any->kernel, any->dtype, cfg, thr, v[0], v[1], r1, v[2], v[3], r2};
         t_row(&t, cells);
-        if (labels && bv && cv && (tb || tc)) {
+        if (tb || tc) {
             char l[320];
             snprintf(l, sizeof l, "%s t%d", any->kernel, any->threads);
-            labels[nbar] = strdup(l);
-            bv[nbar] = tb ? tb->value : 0;
-            cv[nbar] = tc ? tc->value : 0;
-            nbar++;
+            bars_add(&br, l, b, tb, c, tc);
         }
     }
     t_emit(o, &t);
-    if (labels && bv && cv)
-        plot_bars(o, pl, "train", "median tokens/s", "Training throughput per kernel", labels, bv,
-                  cv, nbar, bname, cname);
-    for (int i = 0; labels && i < nbar; i++) free(labels[i]);
-    free(labels);
-    free(bv);
-    free(cv);
+    plot_bars(o, pl, "train", "median tokens/s", "Training throughput per kernel", br.labels,
+              (const double *const *)br.v, br.n, bname, cname);
+    bars_free(&br);
     free(pv);
     return headline;
 }
@@ -742,16 +879,36 @@ static char *family_key(const sb_pt *p)
     return sb_pt_key(&q, 0);
 }
 
-static const sb_pt *one_rank(const sb_ptset *s, const char *fam)
+/* A side's base of a scaling family: its ok point with the fewest ranks
+ * that has a rate (one rank when it ran one; 2 when the sweep's smallest
+ * ppn is 2), so that speedups exist at any ppn. */
+static const sb_pt *fewest_ranks(const sb_ptset *s, const char *fam)
 {
     const sb_pt *r = NULL;
     for (int i = 0; i < s->n; i++) {
-        if (s->p[i].ppn * s->p[i].nodes != 1 || !ok(&s->p[i])) continue;
-        char *k = family_key(&s->p[i]);
-        if (k && !strcmp(k, fam)) r = &s->p[i];
+        const sb_pt *p = &s->p[i];
+        if (!ok(p) || is_model_point(p) || !rate_metric(p) || !strcmp(p->workload, "peak")) continue;
+        if (r && p->ppn * p->nodes >= r->ppn * r->nodes) continue;
+        char *k = family_key(p);
+        if (k && !strcmp(k, fam)) r = p;
         free(k);
     }
     return r;
+}
+
+/* "1.85 (46%)": speedup over the side's base and efficiency, speedup per
+ * added rank. */
+static void speedup_cells(const sb_metric_val *m, int ranks, const sb_pt *base, char *sp,
+                          size_t spcap, char *ef, size_t efcap)
+{
+    const sb_metric_val *m0 = base ? rate_metric(base) : NULL;
+    snprintf(sp, spcap, "-");
+    snprintf(ef, efcap, "-");
+    if (!m || !m0 || !(m0->value > 0)) return;
+    int r0 = base->ppn * base->nodes;
+    double speed = m->value / m0->value;
+    snprintf(sp, spcap, "%.2f", speed);
+    snprintf(ef, efcap, "%.0f%%", 100 * speed / ((double)ranks / r0));
 }
 
 static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
@@ -765,8 +922,10 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         free(pv);
         return;
     }
-    para(o, "Speedup is against the same configuration on one rank of the same machine;"
-            " efficiency is speedup / ranks.");
+    para(o, "Speedup is against the same configuration on the fewest ranks that side ran"
+            " (one rank where it ran one), on the same machine; efficiency is the speedup"
+            " divided by the growth in ranks. The charts draw each side's ideal (linear from"
+            " its fewest ranks) dashed.");
     char **fams = calloc(cnt(n), sizeof *fams);
     int nf = 0;
     for (int i = 0; fams && i < n; i++) {
@@ -777,57 +936,51 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         else free(k);
     }
     for (int f = 0; f < nf; f++) {
-        const sb_pt *rb = one_rank(bs, fams[f]), *rc = one_rank(cs, fams[f]);
+        const sb_pt *rb = fewest_ranks(bs, fams[f]), *rc = fewest_ranks(cs, fams[f]);
+        const sb_pt *b1 = rb && rb->ppn * rb->nodes == 1 ? rb : NULL;
+        const sb_pt *c1 = rc && rc->ppn * rc->nodes == 1 ? rc : NULL;
         const sb_pt *first = NULL;
+        const sb_metric_val *unitm = NULL;
         table t;
-        const char *hdr[] = {"ranks", "nodes x ppn", "baseline", "speedup", "efficiency",
-                             "candidate", "speedup", "efficiency", "candidate/baseline"};
-        t_init(&t, 9, hdr);
+        const char *hdr[] = {"ranks", "nodes x ppn", "unit", "baseline", "speedup", "efficiency",
+                             "candidate", "speedup", "efficiency", "candidate vs baseline"};
+        t_init(&t, 10, hdr);
         double xs[64], yb[64], yc[64];
         int np = 0;
-        if (rb || rc) {
-            const sb_metric_val *mb = ok(rb) ? rate_metric(rb) : NULL, *mc = ok(rc) ? rate_metric(rc) : NULL;
-            char vb[700], vc[700], r[32];
-            if (mb) with_spread(rb, mb, vb, sizeof vb);
-            else not_available(rb, vb, sizeof vb);
-            if (mc) with_spread(rc, mc, vc, sizeof vc);
-            else not_available(rc, vc, sizeof vc);
-            ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
-            const char *cells[] = {"1", "1x1", vb, "1.00", "100%", vc, "1.00", "100%", r};
-            t_row(&t, cells);
-            xs[np] = 1;
-            yb[np] = mb ? mb->value : 0;
-            yc[np] = mc ? mc->value : 0;
-            np++;
-        }
-        for (int i = 0; i < n; i++) {
-            const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
-            char *k = family_key(any);
-            int mine = k && !strcmp(k, fams[f]);
-            free(k);
-            if (!mine) continue;
-            if (!first) first = any;
+        /* rows: the one-rank points (not multi-rank, so not among the pairs),
+         * then every multi-rank point of the family */
+        for (int i = -1; i < n; i++) {
+            const sb_pt *b, *c, *any;
+            if (i < 0) {
+                if (!b1 && !c1) continue;
+                b = b1;
+                c = c1;
+            } else {
+                b = pv[i].b;
+                c = pv[i].c;
+                char *k = family_key(b ? b : c);
+                int mine = k && !strcmp(k, fams[f]);
+                free(k);
+                if (!mine) continue;
+            }
+            any = b ? b : c;
+            if (i >= 0 && !first) first = any;
             int ranks = any->ppn * any->nodes;
             const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL, *mc = ok(c) ? rate_metric(c) : NULL;
-            const sb_metric_val *m1b = ok(rb) ? rate_metric(rb) : NULL, *m1c = ok(rc) ? rate_metric(rc) : NULL;
-            char vb[700], vc[700], r[32], rk[16], nx[32], sb_[32] = "-", eb[32] = "-", sc[32] = "-",
-                                                                  ec[32] = "-";
-            if (mb) with_spread(b, mb, vb, sizeof vb);
+            if (!unitm) unitm = mb ? mb : mc;
+            char vb[700], vc[700], r[96], rk[16], nx[32], sb_[32], eb[32], sc[32], ec[32];
+            if (mb) with_spread(o, b, mb, vb, sizeof vb);
             else not_available(b, vb, sizeof vb);
-            if (mc) with_spread(c, mc, vc, sizeof vc);
+            if (mc) with_spread(o, c, mc, vc, sizeof vc);
             else not_available(c, vc, sizeof vc);
-            if (mb && m1b && m1b->value > 0) {
-                snprintf(sb_, sizeof sb_, "%.2f", mb->value / m1b->value);
-                snprintf(eb, sizeof eb, "%.0f%%", 100 * mb->value / m1b->value / ranks);
-            }
-            if (mc && m1c && m1c->value > 0) {
-                snprintf(sc, sizeof sc, "%.2f", mc->value / m1c->value);
-                snprintf(ec, sizeof ec, "%.0f%%", 100 * mc->value / m1c->value / ranks);
-            }
-            ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
+            speedup_cells(mb, ranks, rb, sb_, sizeof sb_, eb, sizeof eb);
+            speedup_cells(mc, ranks, rc, sc, sizeof sc, ec, sizeof ec);
+            ratio_sig(o, b, c, mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
             snprintf(rk, sizeof rk, "%d", ranks);
             snprintf(nx, sizeof nx, "%dx%d", any->nodes, any->ppn);
-            const char *cells[] = {rk, nx, vb, sb_, eb, vc, sc, ec, r};
+            const sb_metric_val *um = mb ? mb : mc;
+            const char *cells[] = {rk, nx, um && um->unit[0] ? um->unit : "-", vb, sb_, eb, vc, sc,
+                                   ec, r};
             t_row(&t, cells);
             if (np < 64) {
                 xs[np] = ranks;
@@ -841,31 +994,46 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
             free(t.cells);
             continue;
         }
-        char title[400], label[320];
+        char title[400], label[320], ylabel[200];
         sb_pt one = *first;
         one.ppn = one.nodes = 1;   /* the family, not its first member */
         sb_pt_label(&one, label, sizeof label);
-        const sb_metric_val *unitm = rate_metric(first);
-        snprintf(title, sizeof title, "%s %.300s%s%s%s", first->workload, label,
-                 unitm ? " (" : "", unitm ? unitm->name : "", unitm ? ")" : "");
+        snprintf(title, sizeof title, "%s %.300s", first->workload, label);
+        snprintf(ylabel, sizeof ylabel, "%.60s%s%.60s%s", unitm ? unitm->name : "throughput",
+                 unitm && unitm->unit[0] ? " (" : "", unitm ? unitm->unit : "",
+                 unitm && unitm->unit[0] ? ")" : "");
         heading(o, 3, title);
         t_emit(o, &t);
+        /* ranks ascending, so that the lines join neighbours */
+        for (int i = 1; i < np; i++)
+            for (int j = i; j > 0 && xs[j - 1] > xs[j]; j--) {
+                double t0 = xs[j], t1 = yb[j], t2 = yc[j];
+                xs[j] = xs[j - 1], yb[j] = yb[j - 1], yc[j] = yc[j - 1];
+                xs[j - 1] = t0, yb[j - 1] = t1, yc[j - 1] = t2;
+            }
         if (pl->enabled && np > 1) {
+            /* each side's ideal: its base value times the growth in ranks */
+            const sb_metric_val *m0b = rb ? rate_metric(rb) : NULL, *m0c = rc ? rate_metric(rc) : NULL;
+            int r0b = rb ? rb->ppn * rb->nodes : 1, r0c = rc ? rc->ppn * rc->nodes : 1;
             sb_gp *g = sb_gp_new();
             sb_gp_block_begin(g, "d");
             for (int i = 0; i < np; i++) {
-                double row[3] = {xs[i], yb[i] > 0 ? yb[i] : NAN, yc[i] > 0 ? yc[i] : NAN};
-                sb_gp_block_row(g, row, 3);
+                double row[5] = {xs[i], yb[i] > 0 ? yb[i] : NAN, yc[i] > 0 ? yc[i] : NAN,
+                                 m0b && xs[i] >= r0b ? m0b->value * xs[i] / r0b : NAN,
+                                 m0c && xs[i] >= r0c ? m0c->value * xs[i] / r0c : NAN};
+                sb_gp_block_row(g, row, 5);
             }
             sb_gp_block_end(g);
             sb_gp_add(g, "set title %T\nset xlabel 'ranks'\nset ylabel %T\nset grid\n"
                          "set logscale x 2\nset key outside top center horizontal\nset yrange [0:*]\n"
-                         "plot $d using 1:2 with linespoints title %T,"
-                         " '' using 1:3 with linespoints title %T\n",
-                      title, unitm && unitm->unit[0] ? unitm->unit : "median", bname, cname);
+                         "plot $d using 1:2 with linespoints lc 1 pt 7 title %T,"
+                         " '' using 1:3 with linespoints lc 2 pt 5 title %T,"
+                         " '' using 1:4 with lines lc 1 dt 2 title 'ideal (baseline)',"
+                         " '' using 1:5 with lines lc 2 dt 2 title 'ideal (candidate)'\n",
+                      title, ylabel, bname, cname);
             char name[32];
             snprintf(name, sizeof name, "scaling%d", f + 1);
-            plot_emit(o, pl, name, g, 800, 480, title);
+            plot_emit(o, pl, name, g, 900, 520, title);
             sb_gp_free(g);
         }
     }
@@ -877,7 +1045,7 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
 static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
 {
     table t;
-    const char *hdr[] = {"side", "point", "metric", "value", "projected from"};
+    const char *hdr[] = {"side", "point", "metric", "value", "how (note)"};
     t_init(&t, 5, hdr);
     for (int s = 0; s < 2; s++) {
         const sb_ptset *set = s ? cs : bs;
@@ -892,16 +1060,20 @@ static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
                              " (scaling model, not measured)");
                 snprintf(v, sizeof v, "%s %.64s", num(p->metrics[k].value, x, sizeof x),
                          p->metrics[k].unit);
+                char note[32];
+                snprintf(note, sizeof note, "projected, P%d", proj_note(o, p->metrics[k].source));
                 const char *cells[] = {s ? "candidate" : "baseline", label, p->metrics[k].name, v,
-                                       p->metrics[k].source[0] ? p->metrics[k].source : "(not recorded)"};
+                                       note};
                 t_row(&t, cells);
             }
         }
     }
     if (t.nrows) {
         heading(o, 2, "Projected figures");
-        para(o, "These figures were computed, not measured (marked \"projected\" in the tables above).");
+        para(o, "These figures were computed, not measured (marked \"projected\" in the tables"
+                " above); each note below says once how its figures were computed.");
         t_emit(o, &t);
+        for (int i = 0; i < o->nsrc; i++) para(o, "P%d: projected from %s", i + 1, o->srcs[i]);
     } else {
         for (int i = 0; i < t.ncols; i++) free(t.cells[i]);
         free(t.cells);
@@ -949,6 +1121,89 @@ static void section_env(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *c
     sb_envdiffs_free(&d);
     sb_envmap_free(&bm);
     sb_envmap_free(&cm);
+}
+
+/* The opening: which side is faster, by how much, over which points, and
+ * what the gate's test says of it; and a warning when the comparison
+ * cannot say anything about machines. */
+static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const sb_selection *csel,
+                            const sb_ptset *bs, const sb_ptset *cs, const sb_gate_opts *go)
+{
+    heading(o, 2, "Summary");
+    int64_t bm = machine_of(bsel, bs), cm = machine_of(csel, cs);
+    if (bsel->sweep_id && bsel->sweep_id == csel->sweep_id)
+        para(o, "Warning: both sides are the same sweep (%s): every point is compared with"
+                " itself, so every ratio is 1 and nothing here is a finding.", bsel->label);
+    else if (!bsel->sweep_id && !csel->sweep_id && bm == cm)
+        para(o, "Warning: both sides are the same machine (%s): every point is compared with"
+                " itself, so every ratio is 1 and nothing here is a finding.", bsel->label);
+    else if (bm && bm == cm)
+        para(o, "Warning: both sides ran on the same machine: the differences below are between"
+                " runs (software, settings, noise), not between machines.");
+    (void)db;
+    if (!o->fwd || !o->rev) return;
+    /* every pair both sides ran with enough samples for the test */
+    int tested = 0, faster = 0, slower = 0, untested = 0, one_side = 0, nwl = 0;
+    double logsum = 0, lo = 0, hi = 0;
+    char wl[8][64];
+    int wln[8] = {0};
+    for (int i = 0; i < o->fwd->n; i++) {
+        const sb_gate_row *w = &o->fwd->rows[i];
+        if (!w->base_id || !w->cand_id) {
+            one_side++;
+            continue;
+        }
+        if (w->p < 0 || !(w->ratio > 0)) {
+            untested++;
+            continue;
+        }
+        double speed = 1 / w->ratio;
+        if (!tested || speed < lo) lo = speed;
+        if (!tested || speed > hi) hi = speed;
+        tested++;
+        logsum += log(speed);
+        int k = 0;
+        while (k < nwl && strcmp(wl[k], w->workload)) k++;
+        if (k == nwl && nwl < 8) snprintf(wl[nwl++], sizeof wl[0], "%s", w->workload);
+        if (k < 8) wln[k]++;
+        if (w->verdict == SB_FAIL) slower++;
+        for (int j = 0; j < o->rev->n; j++) {
+            const sb_gate_row *v = &o->rev->rows[j];
+            if (v->base_id == w->cand_id && v->cand_id == w->base_id && v->p >= 0 &&
+                v->verdict == SB_FAIL)
+                faster++;
+        }
+    }
+    if (!tested) {
+        para(o, "No point was run by both sides with at least %d samples each: nothing to test"
+                " (%d pair(s) where a side has too few samples, %d point(s) on one side only).",
+             go->min_samples, untested, one_side);
+        return;
+    }
+    double gm = exp(logsum / tested);
+    char words[64], wlist[600] = "", los[64], his[64];
+    speed_words(gm, words, sizeof words);
+    speed_words(lo, los, sizeof los);
+    speed_words(hi, his, sizeof his);
+    for (int k = 0; k < nwl; k++) {
+        size_t l = strlen(wlist);
+        snprintf(wlist + l, sizeof wlist - l, "%s%d %s", k ? ", " : "", wln[k], wl[k]);
+    }
+    para(o, "Over the %d point(s) both sides ran (%s), the candidate is %s (geometric mean of"
+            " the per-point speed ratios; the points range from %s to %s).", tested, wlist, words,
+         los, his);
+    para(o, "Significant by the gate's test (one-sided Mann-Whitney U on the raw samples,"
+            " p < %g, and beyond the %.0f%% tolerance): %d point(s) faster on the candidate,"
+            " %d slower; %d point(s) not significant.", go->alpha, go->tolerance * 100, faster,
+         slower, tested - faster - slower);
+    para(o, "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine): %s"
+            " (%d PASS, %d WARN, %d FAIL).",
+         o->fwd->count[SB_FAIL] ? "FAIL" : o->fwd->count[SB_WARN] ? "WARN" : "PASS",
+         o->fwd->count[SB_PASS], o->fwd->count[SB_WARN], o->fwd->count[SB_FAIL]);
+    if (untested || one_side)
+        para(o, "Not tested: %d pair(s) where a side has fewer than %d samples (skipped, failed"
+                " or too short), %d point(s) run by one side only.", untested, go->min_samples,
+             one_side);
 }
 
 static void side_name(out *o, sb_db *db, const char *side, int64_t machine, char *buf, size_t cap)
@@ -1007,7 +1262,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     sb_ptset_latest(&cs);
     char *mdbuf = NULL, *htbuf = NULL;
     size_t mdlen = 0, htlen = 0;
-    out o = {open_memstream(&mdbuf, &mdlen), open_memstream(&htbuf, &htlen), 0, SB_OK, {0}};
+    out o = {.md = open_memstream(&mdbuf, &mdlen), .html = open_memstream(&htbuf, &htlen)};
     if (!o.md || !o.html) {
         if (o.md) fclose(o.md);
         if (o.html) fclose(o.html);
@@ -1037,6 +1292,19 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     char bname[200], cname[200];
     side_name(&o, db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);
     side_name(&o, db, "candidate", machine_of(csel, &cs), cname, sizeof cname);
+    /* the gate's own test, both ways, across machines: the summary counts
+     * its verdicts and every ratio in the tables carries its word */
+    sb_gate_opts go = SB_GATE_OPTS_INIT;
+    go.cross_machine = 1;
+    sb_gate_result fwd = {0}, rev = {0};
+    sb_err ge = {0};
+    if (sb_gate_compare(&bs, &cs, &go, &fwd, &ge) || sb_gate_compare(&cs, &bs, &go, &rev, &ge)) {
+        para(&o, "The significance test could not run: %s.", ge.msg);
+    } else {
+        o.fwd = &fwd;
+        o.rev = &rev;
+    }
+    section_summary(&o, db, bsel, csel, &bs, &cs, &go);
     section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline", "candidate");
     section_env(&o, db, &bs, &cs);
     sum->headline_ratio = section_train(&o, &pl, &bs, &cs, bname, cname);
@@ -1048,6 +1316,10 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     fputs("</body></html>\n", o.html);
     fclose(o.md);
     fclose(o.html);
+    sb_gate_result_free(&fwd);
+    sb_gate_result_free(&rev);
+    for (int i = 0; i < o.nsrc; i++) free(o.srcs[i]);
+    free(o.srcs);
     if (o.rc) {
         free(mdbuf);
         free(htbuf);

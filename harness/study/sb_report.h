@@ -1,6 +1,9 @@
 /* sb_report: the two-machine (or two-sweep) comparison report. Owns the
  * layout of the Markdown file and of the self-contained HTML file (plots
- * embedded as data: URIs): machines side by side, peaks per ISA, GEMM
+ * embedded as data: URIs): an opening summary that runs the gate's test
+ * (sb_gate_compare, both ways) and warns when both sides are one sweep or
+ * one machine, every ratio in one wording ("1.40x faster") with the test's
+ * word on it, machines side by side, peaks per ISA, GEMM
  * throughput per kernel and shape with the candidate/baseline ratio,
  * training tokens/s and epoch time with the headline epoch-time ratio,
  * scaling tables and plots, projected figures marked, medians always with
@@ -25,7 +28,8 @@ typedef struct sb_report_summary {
     char md_path[4096], html_path[4096];
     int plots_drawn;
     int rows;                /* table rows written (all sections) */
-    double headline_ratio;   /* baseline/candidate best epoch time; 0 when none */
+    double headline_ratio;   /* baseline/candidate best epoch time (above 1: the candidate
+                                trains faster); 0 when none */
 } sb_report_summary;
 
 int sb_report_write(sb_db *db, const sb_selection *baseline, const sb_selection *candidate,
