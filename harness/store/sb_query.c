@@ -562,12 +562,12 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
                             "SELECT s.id, p.id, COALESCE(s.tool_version, ''), COALESCE(s.started, ''),"
                             " COALESCE(s.label, ''), m.value FROM point p"
                             " JOIN sweep s ON s.id = p.sweep_id"
-                            " JOIN metric m ON m.point_id = p.id AND m.name = ?"
-                            " WHERE p.machine_id = ? AND p.workload = ? AND p.kernel = ?"
-                            " AND COALESCE(p.shape, '') = ? AND p.threads = ? AND p.ppn = ?"
-                            " AND p.nodes = ? AND p.status = 'ok'"
-                            " AND p.id = (SELECT MAX(q.id) FROM point q JOIN metric mq"
-                            "   ON mq.point_id = q.id AND mq.name = m.name"
+                            " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
+                            " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
+                            " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
+                            " AND p.nodes = ?8 AND p.status = 'ok'"
+                            " AND (?1 IS NULL OR m.name IS NOT NULL)"
+                            " AND p.id = (SELECT MAX(q.id) FROM point q"
                             "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
                             "   AND q.workload = p.workload AND q.kernel = p.kernel"
                             "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
@@ -577,7 +577,8 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
         (rc = sb_db_prepare(db, "reading samples",
                             "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)))
         goto out;
-    sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
+    if (metric) sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, 1);
     sqlite3_bind_int64(st, 2, machine_id);
     sqlite3_bind_text(st, 3, workload, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 4, kernel, -1, SQLITE_TRANSIENT);
