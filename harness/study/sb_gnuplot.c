@@ -492,6 +492,10 @@ static const char *template_refusal(const char *l, size_t n)
     for (; i < n; i++) {
         char c = l[i];
         if (c == '\'') {   /* a single-quoted literal: '' is its only escape */
+            /* a file name of '<cmd' or '|cmd' would run cmd when plotted */
+            size_t k = i + 1;
+            while (k < n && l[k] == ' ') k++;
+            if (k < n && (l[k] == '<' || l[k] == '|')) return "a literal starting with < or | (a command)";
             for (i++; i < n; i++)
                 if (l[i] == '\'') {
                     if (i + 1 < n && l[i + 1] == '\'') i++;

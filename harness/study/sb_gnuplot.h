@@ -89,10 +89,11 @@ int sb_gp_write_script(const sb_gp *g, int width, int height, const char *path, 
  * each placeholder is filled through this writer, text as a single-quoted
  * literal, numbers as numbers, clauses as fragments this writer built. So
  * that a template cannot hand the figure's data a way out either, a
- * template is refused when, outside its literals, it holds ` @ ! ; | \ or
- * $, or a word that runs or writes something (system, output, print, load,
- * call, eval, shell, terminal, table, save, cd, exit, quit, pause, fit,
- * reread, import, history). */
+ * template is refused when a literal of it starts with < or | (a file name
+ * gnuplot would run as a command), or when, outside its literals, it holds
+ * ` @ ! ; | \ or $, or a word that runs, reads or writes something (system,
+ * output, print, load, call, eval, shell, terminal, table, save, cd, exit,
+ * quit, pause, fit, reread, import, history, replot, refresh). */
 
 typedef enum { SB_GPV_TEXT, SB_GPV_FORMAT, SB_GPV_NUM, SB_GPV_CLAUSE } sb_gpv_kind;
 typedef struct sb_gp_var {
