@@ -621,7 +621,10 @@ out:
 
 void sb_epoch_series_free(sb_epoch_point *v, int n)
 {
-    for (int i = 0; v && i < n; i++) free(v[i].kernel);
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].kernel);
+        free(v[i].shape);
+    }
     free(v);
 }
 
@@ -632,7 +635,7 @@ int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, 
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "reading a scaling series",
                            "SELECT p.kernel, p.ppn, p.nodes, p.threads, m.value, m.projected,"
-                           " p.status = 'projected'"
+                           " p.status = 'projected', COALESCE(p.shape, '')"
                            " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
                            " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
                            " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC",
@@ -651,6 +654,7 @@ int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, 
         p->epoch_s = sqlite3_column_double(st, 4);
         p->extrapolated = sqlite3_column_int(st, 5);
         p->model = sqlite3_column_int(st, 6);
+        p->shape = text_dup(st, 7, &oom);
         if (oom) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             break;

@@ -138,6 +138,7 @@ void sb_series_free(sb_series_point *v, int n);
 /* A point of a sweep's scaling over ranks: its epoch_seconds metric. */
 typedef struct sb_epoch_point {
     char *kernel;
+    char *shape;              /* the training configuration ("model=... seq=...") */
     int ppn, nodes, threads;
     double epoch_s;
     int extrapolated;         /* the metric is flagged projected: epoch time from some steps */

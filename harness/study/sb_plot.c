@@ -386,28 +386,16 @@ typedef struct {
 } scale_pt;
 
 /* The published study trained DistilBERT-base at sequence length 384: its
- * points mean something beside a sweep only when every configuration of
- * that sweep is the same workload (a `tiny` model on two cores is not). A
- * configuration without seq ran the trainer's default, 384. */
-static int study_matches(sb_db *db, int64_t sweep, const char *workload, sb_err *e, int *match)
+ * points mean something beside a scaling series only when every point drawn
+ * is that workload (a `tiny` model on two cores is not). A configuration
+ * without seq ran the trainer's default, 384. */
+static int study_matches(const char *shape)
 {
-    *match = 0;
-    if (strcmp(workload, "train") != 0) return SB_OK;
-    char **shapes = NULL;
-    int n = 0;
-    int rc = sb_db_sweep_shapes(db, sweep, "train", &shapes, &n, e);
-    if (rc) return rc;
-    int ok = n > 0;
-    for (int i = 0; i < n && ok; i++) {
-        const char *m = strstr(shapes[i], "model=");
-        const char *sq = strstr(shapes[i], "seq=");
-        ok = m && !strncmp(m + 6, "distilbert-base", 15) &&
-             (m[21] == '\0' || m[21] == ' ' || !strncmp(m + 21, "-uncased", 8)) &&
-             (!sq || (!strncmp(sq + 4, "384", 3) && (sq[7] == '\0' || sq[7] == ' ')));
-    }
-    sb_db_strings_free(shapes, n);
-    *match = ok;
-    return SB_OK;
+    const char *m = strstr(shape, "model=");
+    const char *sq = strstr(shape, "seq=");
+    return m && !strncmp(m + 6, "distilbert-base", 15) &&
+           (m[21] == '\0' || m[21] == ' ' || !strncmp(m + 21, "-uncased", 8)) &&
+           (!sq || (!strncmp(sq + 4, "384", 3) && (sq[7] == '\0' || sq[7] == ' ')));
 }
 
 /* Epoch time and speedup against nodes (log2 axes, ideal lines), a parallel-
@@ -423,8 +411,9 @@ static int plot_scaling(ctx *c, const char *reference, char ***files, int *nfile
     int rc = sb_db_epoch_series(c->db, c->sweep, &v, &nv, e);
     if (rc) return rc;
     scale_pt pts[512];
-    int n = 0, maxn = 1, nmodel = 0, nranks = 0;
+    int n = 0, maxn = 1, nmodel = 0, nranks = 0, match = nv > 0;
     int ranks_seen[512];
+    for (int k = 0; k < nv; k++) match &= study_matches(v[k].shape);
     for (int k = 0; k < nv && n < 512; k++) {
         scale_pt *p = &pts[n];
         snprintf(p->kernel, sizeof p->kernel, "%s", v[k].kernel);
@@ -448,8 +437,6 @@ static int plot_scaling(ctx *c, const char *reference, char ***files, int *nfile
     sb_epoch_series_free(v, nv);
     if (n < 2 || nranks < 2) return SB_OK;
 
-    int match = 0;
-    if ((rc = study_matches(c->db, c->sweep, c->workload, e, &match))) return rc;
     sb_study_point *study = NULL;
     int nstudy = 0;
     sb_err se = {0};
