@@ -41,8 +41,8 @@ static const char *const gpc_words[] = {
     "yerrorlines", "using", "with", "lw", "pt", "ps", "linespoints", "points", "dt", "lc",
     "rgb", "lmargin", "rmargin", "multiplot", "layout", "logscale", "x", "y", "histogram",
     "clustered", "gap", "fill", "solid", "border", "boxwidth", "rotate", "by", "left", "NaN",
-    "errorbars", "lines",
-    NULL};
+    /* plots/ templates: legends under the data, peak and ideal lines, error bars */
+    "below", "maxcols", "lines", "notitle", "errorbars", NULL};
 
 static int gpc_known_word(const char *w, size_t n)
 {

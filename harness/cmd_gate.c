@@ -64,12 +64,46 @@ static void gate_help(void)
            "  --junit FILE       also write JUnit XML (FAIL = failure, WARN = skipped)\n"
            "  --json             one JSON document on stdout instead of the table: the\n"
            "                     sides, the test, counts per verdict and every row\n"
-           "                     (cost_ratio = candidate/baseline cost, above 1: slower)\n\n"
+           "                     (cost_ratio = candidate/baseline cost, above 1: slower)\n"
+           "  --history          for each FAIL, name the last tool version that passed:\n"
+           "                     the newest earlier sweep on the candidate's machine whose\n"
+           "                     point of that configuration passes against the same\n"
+           "                     baseline point (lines starting 'history:')\n\n"
            "A metric no point holds is an error (exit 2), not an empty comparison. After\n"
            "the table, lines starting 'env:' name the environment variables (OMP_*,\n"
            "ONEDNN_*, LD_PRELOAD, ...) in which the compared points' runs differed.\n\n"
            "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input.\n",
            sb_default_db());
+}
+
+/* gate --history: for each FAIL, where it started, from the candidate's
+ * database (a database file given as the candidate, or --db). */
+static int history_lines(const sb_gate_result *res, const sb_ptset *base, const sb_ptset *cand,
+                         const sb_gate_opts *o, const char *candidate, const char *dbpath,
+                         sb_db *shared, sb_err *e)
+{
+    struct stat st;
+    int is_file = stat(candidate, &st) == 0 && S_ISREG(st.st_mode);
+    sb_db *db = is_file ? NULL : shared;
+    int rc = SB_OK;
+    if (!db && (rc = sb_db_open_readonly(is_file ? candidate : dbpath, &db, e))) return rc;
+    for (int i = 0; i < res->n && !rc; i++) {
+        const sb_gate_row *w = &res->rows[i];
+        if (w->verdict != SB_FAIL || !w->cand_id) continue;
+        sb_gate_last_pass lp;
+        if ((rc = sb_gate_find_last_pass(db, base, cand, w, o, &lp, e))) break;
+        if (lp.found)
+            printf("history: %s %s: last passed at tool version %s (sweep %lld, %.10s); first"
+                   " not passing: %s (sweep %lld, %.10s)\n", w->label, w->metric,
+                   lp.version[0] ? lp.version : "?", (long long)lp.sweep_id, lp.started,
+                   lp.next_version[0] ? lp.next_version : "?", (long long)lp.next_sweep_id,
+                   lp.next_started);
+        else
+            printf("history: %s %s: none of the %d earlier sweep(s) of this configuration on"
+                   " this machine passed\n", w->label, w->metric, lp.checked);
+    }
+    if (db != shared) sb_db_close(db);
+    return rc;
 }
 
 static int is_sqlite_file(const char *path)
@@ -149,12 +183,12 @@ int sb_cmd_gate(int argc, char **argv)
         {"junit", required_argument, 0, 'j'},     {"alpha", required_argument, 0, 'a'},
         {"min-samples", required_argument, 0, 'n'}, {"method", required_argument, 0, 'M'},
         {"pool", no_argument, 0, 'P'},            {"cross-machine", no_argument, 0, 'X'},
-        {"json", no_argument, 0, 'J'},            {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'J'},            {"history", no_argument, 0, 'H'},
+        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
     const char *baseline = NULL, *candidate = NULL, *dbpath = sb_default_db(), *refs_path = NULL,
                *junit = NULL;
     const char *metrics[MAX_METRICS + 1] = {0};
-    int nmetrics = 0, c, as_json = 0;
+    int nmetrics = 0, c, as_json = 0, history = 0;
     sb_gate_opts o = SB_GATE_OPTS_INIT;
     sb_err e = {0};
     long lv;
@@ -170,6 +204,7 @@ int sb_cmd_gate(int argc, char **argv)
         case 'P': o.pool = 1; break;
         case 'X': o.cross_machine = 1; break;
         case 'J': as_json = 1; break;
+        case 'H': history = 1; break;
         case 't': {
             size_t n = strlen(optarg);
             char buf[64];
@@ -214,6 +249,10 @@ int sb_cmd_gate(int argc, char **argv)
         return sb_cli_usage_error("gate", "give --baseline REF or --references FILE (see --help)");
     if (baseline && refs_path)
         return sb_cli_usage_error("gate", "--baseline and --references are two modes: give one");
+    if (history && !baseline)
+        return sb_cli_usage_error("gate", "--history goes with --baseline");
+    if (history && as_json)
+        return sb_cli_usage_error("gate", "--history prints lines: give it without --json");
     o.metrics = metrics;
     /* before anything is read: empty names, and where the JUnit file goes */
     if ((baseline && sb_cli_check_path("--baseline", baseline, &e)) ||
@@ -280,6 +319,9 @@ int sb_cmd_gate(int argc, char **argv)
         if (res.ignored)
             printf("ignored: %d baseline configuration(s) from machines the candidate did not run"
                    " on\n", res.ignored);
+        if (history && res.count[SB_FAIL] &&
+            (rc = history_lines(&res, &base, &cand, &o, candidate, dbpath, shared, &e)))
+            goto out;
     }
     fflush(stdout);
     if (junit && (rc = sb_gate_junit(&res, junit, &e))) goto out;

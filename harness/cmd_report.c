@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_cli.h"
+#include "sb_gnuplot.h"
 #include "sb_cmds.h"
 #include "sb_export.h"
 #include "sb_ptset.h"
@@ -15,7 +16,8 @@
 static void report_help(void)
 {
     printf("usage: sprbench report --baseline MACHINE|SWEEP --candidate MACHINE|SWEEP\n"
-           "                       [--db FILE] --out DIR [--title TEXT] [--no-plots]\n\n"
+           "                       [--db FILE] --out DIR [--title TEXT] [--no-plots]\n"
+           "                       [--templates DIR]\n\n"
            "Writes DIR/report.md and DIR/report.html (self-contained: plots embedded) comparing\n"
            "two machines or two sweeps: the machines side by side (CPU, microarchitecture,\n"
            "cores, ISA incl. AMX and whether the OS granted it, memory, kernel), the training\n"
@@ -39,7 +41,9 @@ static void report_help(void)
            "  --db FILE   default %s ($SPRBENCH_DB sets another); give it\n"
            "              once per database to compare machines kept in separate\n"
            "              databases (they are read together)\n"
-           "  --no-plots  tables only (also when gnuplot is not installed)\n\n"
+           "  --no-plots  tables only (also when gnuplot is not installed)\n"
+           "  --templates DIR  gnuplot templates of the bar charts (report-bars.gp;\n"
+           "              default: $SPRBENCH_PLOTS, the source tree's plots/, the installed ones)\n\n"
            "DIR is created when missing, but not its parents. The report also says in which\n"
            "recorded environment variables (OMP_*, ONEDNN_*, LD_PRELOAD, ...) the two sides'\n"
            "runs differed.\n\n"
@@ -53,7 +57,8 @@ int sb_cmd_report(int argc, char **argv)
         {"baseline", required_argument, 0, 'b'}, {"candidate", required_argument, 0, 'c'},
         {"db", required_argument, 0, 'd'},       {"out", required_argument, 0, 'o'},
         {"title", required_argument, 0, 't'},    {"no-plots", no_argument, 0, 'n'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"templates", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS];
     int ndbs = 0;
     sb_report_opts ro = {.plots = 1, .tool_version = sb_version()};
@@ -71,6 +76,7 @@ int sb_cmd_report(int argc, char **argv)
         case 'o': ro.out_dir = optarg; break;
         case 't': ro.title = optarg; break;
         case 'n': ro.plots = 0; break;
+        case 'T': ro.templates = optarg; break;
         case 'h': report_help(); return 0;
         default:
             return sb_cli_usage_error("report", "unknown or incomplete option '%s' (see --help)",
@@ -87,6 +93,9 @@ int sb_cmd_report(int argc, char **argv)
     if (sb_cli_check_path("--baseline", baseline, &e) ||
         sb_cli_check_path("--candidate", candidate, &e) ||
         sb_cli_check_out_dir("--out", ro.out_dir, 1, &e))
+        return sb_cli_report("report", &e);
+    char tdir[4096];
+    if (ro.plots && ro.templates && sb_gp_templates_dir(ro.templates, tdir, sizeof tdir, &e))
         return sb_cli_report("report", &e);
     if (ndbs == 0) dbs[ndbs++] = sb_default_db();
     for (int i = 0; i < ndbs; i++) {

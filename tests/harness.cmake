@@ -5,6 +5,11 @@ sb_add_script(harness_cli harness_cli.sh)
 sb_add_script(harness_sweep_e2e harness_sweep_e2e.sh)
 sb_add_script(harness_sweep_robust harness_sweep_robust.sh)
 sb_add_script(harness_plot_scaling harness_plot_scaling.sh)
+# plots/ templates, plots at scale, history (a synthetic 56-thread database)
+sb_add_script(harness_plot_templates harness_plot_templates.sh)
+# it checks what `cmake --install` puts under a prefix
+set_property(TEST harness_plot_templates APPEND PROPERTY ENVIRONMENT
+  "SB_BINARY_DIR=${CMAKE_BINARY_DIR}")
 sb_add_script(harness_checks harness_checks.sh)
 
 # The layering rules of docs/ARCHITECTURE.md (who may include whom; SQL only in store/).

@@ -32,8 +32,25 @@ expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 2 --out "$T/p"
 for f in scaling-nodes.png scaling-nodes.svg scaling-ranks.png; do
   [ -s "$T/p/$f" ] && ok || fail "$f missing"
 done
-grep -q 'published study' "$T/p/scaling-nodes.svg" && ok || fail "study overlay missing from the SVG"
+# a tiny model is not the published study's workload: no overlay
+! grep -q 'published study' "$T/p/scaling-nodes.svg" && ok || fail "study overlaid on a tiny model"
 grep -q 'ideal (y = x)' "$T/p/scaling-nodes.svg" && ok || fail "ideal line missing"
+grep -q 'ideal (1/ranks' "$T/p/scaling-ranks.svg" && ok || fail "ideal line missing from scaling-ranks"
+for f in scaling-nodes.gp scaling-nodes.dat scaling-ranks.gp scaling-ranks.dat; do
+  [ -s "$T/p/$f" ] && ok || fail "$f missing"
+done
+# the script beside the image draws it again without sprbench
+gnuplot "$T/p/scaling-ranks.gp" >"$T/again.png" && [ "$(head -c 4 "$T/again.png" | od -An -c | tr -d ' ')" = '211PNG' ] &&
+  ok || fail "scaling-ranks.gp does not draw a PNG"
+# DistilBERT-base at seq 384 (the default) is: the published points, labelled so
+sqlite3 "$DB" "UPDATE point SET shape = 'model=distilbert-base batch=32' WHERE sweep_id = 2"
+expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 2 --out "$T/pb"
+grep -q 'published study (SPR bf16, HF blog 2023; published figures' "$T/pb/scaling-nodes.svg" && ok ||
+  fail "study overlay missing on DistilBERT-base"
+sqlite3 "$DB" "UPDATE point SET shape = 'model=distilbert-base seq=128' WHERE sweep_id = 2"
+expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 2 --out "$T/pc"
+! grep -q 'published study' "$T/pc/scaling-nodes.svg" && ok || fail "study overlaid at seq 128"
+sqlite3 "$DB" "UPDATE point SET shape = 'model=tiny' WHERE sweep_id = 2"
 ! grep -q 'projected' "$T/p/scaling-nodes.svg" && ok || fail "a measured-only sweep drew a projection"
 
 # --- the model from the sweep's measured 1-node point, stored beside it ---
@@ -58,7 +75,7 @@ expect_rc 0 "$SPRBENCH" model --from-sweep 2 --db "$DB" --nodes 1,2,4,8,16
 [ "$(q "SELECT COUNT(*) FROM point WHERE sweep_id = 2 AND status = 'projected'")" = 5 ] && ok || fail "a second projection duplicated points"
 
 expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 2 --out "$T/p2"
-grep -q 'avx512-bf16, 2 rank(s)/node, projected (model)' "$T/p2/scaling-nodes.svg" && ok || fail "projected series missing from the SVG"
+grep -q 'avx512-bf16, 2 rank(s)/node, projected (model, not measured)' "$T/p2/scaling-nodes.svg" && ok || fail "projected series missing from the SVG"
 grep -q 'avx512-bf16, 2 rank(s)/node<' "$T/p2/scaling-nodes.svg" && ok || fail "measured series missing from the SVG"
 grep -q 'projected (model, not measured)' "$T/p2/scaling-ranks.svg" && ok || fail "projected points not a series of their own in scaling-ranks"
 

@@ -118,6 +118,21 @@ for f in rep/report.md rep/report.html; do
   expect_grep '2\.50x' $f
 done
 if command -v gnuplot >/dev/null; then expect_grep 'src="data:image/png;base64,' rep/report.html; fi
+# the bar charts come from the templates: a missing directory is refused before
+# any work, a restyled copy is used (a template that breaks the rules is not)
+expect_rc 2 "$SPRBENCH" report --db r.db --baseline feedface --candidate "$FP" --out rept \
+  --templates "$T/no-templates"; expect_one_error_line '^sprbench report: --templates .*no throughput.gp'
+[ ! -e rept ] && ok || fail "report wrote rept for a bad --templates"
+if command -v gnuplot >/dev/null; then
+  cp -r "$SB_SOURCE_DIR/plots" mytpl
+  sed -i 's/^set boxwidth .*/set boxwidth 0.5/' mytpl/report-bars.gp
+  expect_rc 0 "$SPRBENCH" report --db r.db --baseline feedface --candidate "$FP" --out rept --templates mytpl
+  expect_grep 'src="data:image/png;base64,' rept/report.html
+  printf 'system "touch %s/pwned"\n' "$T" >> mytpl/report-bars.gp
+  expect_rc 0 "$SPRBENCH" report --db r.db --baseline feedface --candidate "$FP" --out rept2 --templates mytpl
+  [ ! -e "$T/pwned" ] && ok || fail "a template ran a command"
+  expect_grep 'report-bars.gp' rept2/report.md
+fi
 
 # the report argues: an opening summary with the gate's test, one wording
 # for ratios, units in the tables, and its word on every ratio

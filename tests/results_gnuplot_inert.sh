@@ -100,7 +100,18 @@ PY
 
 # plot: every sweep, with the hostile machine in each title and legend
 expect_rc 0 "$SPRBENCH" plot --db h.db --sweep 2 --out p2
-[ "$(wc -l <out)" -eq 8 ] && ok || fail "plot of sweep 2: expected 8 files, got $(wc -l <out)"
+# two shapes x (throughput, speedup) x (png, svg, gp, dat)
+[ "$(wc -l <out)" -eq 16 ] && ok || fail "plot of sweep 2: expected 16 files, got $(wc -l <out)"
+# the script written beside each image is the one gnuplot was sent, under a
+# comment: as inert; its data file holds numbers only
+mkdir kept
+for f in p2/*.gp; do grep -v '^#' "$f" >"kept/$(basename "$f")"; done
+if [ -n "${SB_GP_CHECK:-}" ]; then
+  "$SB_GP_CHECK" --check kept/*.gp >kept.out 2>&1 && ok ||
+    { fail "a script written beside a figure fails the checker:"; head -5 kept.out >&2; }
+fi
+! grep -hv '^#' p2/*.dat | grep -qvE '^(-?[0-9.e+-]+|NaN)( (-?[0-9.e+-]+|NaN))*$|^$' && ok ||
+  fail "a .dat file holds something other than numbers"
 expect_grep 'throughput-16x16x16_NN.svg' out
 F=p2/throughput-16x16x16_NN.svg
 grep -qF -- "$(cat e_kern)" "$F" && ok || fail "the kernel name is not shown literally in $F"

@@ -379,6 +379,89 @@ static int check_files(int argc, char **argv)
     return bad;
 }
 
+/* Templates: placeholders filled through the writer (hostile text stays a
+ * literal the checker accepts), the data table beside the script, and the
+ * refusals: an unknown placeholder, a clause holding a data block, and
+ * template text that runs or writes something. */
+static void test_templates(void)
+{
+    const char *hostile = "`touch /tmp/sb-x` ' \" system('x') @m\nz %s";
+    sb_gp *g = sb_gp_new(), *clause = sb_gp_new();
+    double row[2] = {1, 2.5};
+    sb_gp_block_begin(g, "d0");
+    sb_gp_block_row(g, row, 2);
+    sb_gp_block_end(g);
+    sb_gp_add(clause, "$d0 using 1:2 with lines title %T", hostile);
+    const sb_gp_var v[] = {{"title", SB_GPV_TEXT, hostile, 0, NULL},
+                           {"tics", SB_GPV_FORMAT, hostile, 0, NULL},
+                           {"top", SB_GPV_NUM, NULL, 42.5, NULL},
+                           {"series", SB_GPV_CLAUSE, NULL, 0, clause}};
+    sb_err e = {0};
+    const char *tmpl = "# a comment\n\nset title {{title}}.\"\\n\".{{title}}\n"
+                       "set xtics ({{tics}} 1)\nset yrange [0:{{top}}]\nplot {{series}}\n";
+    CHECKF(sb_gp_template_fill(g, tmpl, "t.gp", v, 4, &e) == SB_OK, "%s", e.msg);
+    char *script = sb_gp_script(g, "svg", 900, 560, &e);
+    CHECK(script != NULL);
+    const char *why = script ? check(script) : "no script";
+    CHECKF(why == NULL, "a filled template fails the checker: %s", why ? why : "");
+    CHECK(script && strstr(script, "set yrange [0:42.5]\n"));
+    CHECK(script && !strstr(script, "# a comment"));
+    free(script);
+    char *dat = sb_gp_data_text(g);
+    CHECK(dat && !strcmp(dat, "# $d0\n1 2.5\n"));
+    free(dat);
+    sb_gp_free(g);
+
+    g = sb_gp_new();
+    CHECK(sb_gp_template_fill(g, "set title {{nope}}\n", "t.gp", v, 4, &e) == SB_EUSAGE);
+    CHECK(strstr(e.msg, "{{nope}}") != NULL);
+    CHECK(sb_gp_script(g, "svg", 900, 560, &e) == NULL);   /* marked unusable */
+    sb_gp_free(g);
+    /* a clause with a data block would put data where a command goes */
+    sb_gp *bad = sb_gp_new();
+    sb_gp_block_begin(bad, "x");
+    sb_gp_block_row(bad, row, 2);
+    sb_gp_block_end(bad);
+    const sb_gp_var bv[] = {{"series", SB_GPV_CLAUSE, NULL, 0, bad}};
+    g = sb_gp_new();
+    CHECK(sb_gp_template_fill(g, "plot {{series}}\n", "t.gp", bv, 1, &e) != SB_OK);
+    sb_gp_free(g);
+    sb_gp_free(bad);
+    sb_gp_free(clause);
+
+    /* the loader's refusals, one line each */
+    char dir[] = "/tmp/sb-tmpl-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    static const char *const refused[] = {
+        "set title system('touch x')\n", "set output 'x'\n", "set title `x`\n",
+        "load 'x'\n", "!touch x\n", "set title 'a'; set x\n", "set title \"x\"\n",
+        "set title 'open\n", "call 'x'\n", "set table 'x'\n", "plot '< touch x' using 1\n",
+        "plot ' |touch x'\n"};
+    char path[256];
+    snprintf(path, sizeof path, "%s/throughput.gp", dir);
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        FILE *f = fopen(path, "w");
+        fputs("set grid\n", f);
+        fputs(refused[i], f);
+        fclose(f);
+        char *text = NULL;
+        CHECKF(sb_gp_template_load(dir, "throughput.gp", &text, &e) == SB_EUSAGE && !text,
+               "template line accepted: %s", refused[i]);
+        CHECKF(strstr(e.msg, "throughput.gp:2 refused") != NULL, "%s", e.msg);
+    }
+    FILE *f = fopen(path, "w");
+    fputs("# styling\nset title {{title}}.\"\\n\".{{machine}}\nset key below left\n", f);
+    fclose(f);
+    char *text = NULL;
+    CHECKF(sb_gp_template_load(dir, "throughput.gp", &text, &e) == SB_OK, "%s", e.msg);
+    free(text);
+    char got[4096];
+    CHECK(sb_gp_templates_dir(dir, got, sizeof got, &e) == SB_OK && !strcmp(got, dir));
+    CHECK(sb_gp_templates_dir("/nonexistent-sb", got, sizeof got, &e) == SB_EUSAGE);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--check")) return check_files(argc - 2, argv + 2);
@@ -387,5 +470,6 @@ int main(int argc, char **argv)
     test_writer_misuse();
     test_fuzz_replay();
     test_real_gnuplot();
+    test_templates();
     return test_report("test_results_gnuplot");
 }

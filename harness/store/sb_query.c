@@ -235,6 +235,7 @@ void sb_sweep_header_free(sb_sweep_header *h)
     free(h->hostname);
     free(h->cpu_model);
     free(h->microarch);
+    free(h->tool_version);
     memset(h, 0, sizeof *h);
 }
 
@@ -245,7 +246,7 @@ int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *fou
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "reading a sweep",
                            "SELECT s.workload, s.label, m.id IS NOT NULL, m.hostname, m.cpu_model,"
-                           " m.microarch, COALESCE(m.cores, 0) FROM sweep s"
+                           " m.microarch, COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version FROM sweep s"
                            " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -258,6 +259,8 @@ int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *fou
         h->cpu_model = text_dup_or_null(st, 4, &oom);
         h->microarch = text_dup_or_null(st, 5, &oom);
         h->cores = sqlite3_column_int(st, 6);
+        h->machine_id = sqlite3_column_int64(st, 7);
+        h->tool_version = text_dup_or_null(st, 8, &oom);
         if (oom) {
             sb_sweep_header_free(h);
             rc = sb_errf(e, SB_EFAIL, "out of memory");
@@ -535,9 +538,93 @@ out:
     return rc;
 }
 
+void sb_history_free(sb_history_point *v, int n)
+{
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].tool_version);
+        free(v[i].started);
+        free(v[i].label);
+        free(v[i].samples);
+    }
+    free(v);
+}
+
+int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, const char *kernel,
+                         const char *shape, int threads, int ppn, int nodes, const char *metric,
+                         sb_history_point **v, int *n, sb_err *e)
+{
+    *v = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL, *ss = NULL;
+    int rc;
+    /* one point per sweep: a sweep that ran the key twice counts by its last */
+    if ((rc = sb_db_prepare(db, "reading a history",
+                            "SELECT s.id, p.id, COALESCE(s.tool_version, ''), COALESCE(s.started, ''),"
+                            " COALESCE(s.label, ''), m.value FROM point p"
+                            " JOIN sweep s ON s.id = p.sweep_id"
+                            " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
+                            " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
+                            " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
+                            " AND p.nodes = ?8 AND p.status = 'ok'"
+                            " AND (?1 IS NULL OR m.name IS NOT NULL)"
+                            " AND p.id = (SELECT MAX(q.id) FROM point q"
+                            "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
+                            "   AND q.workload = p.workload AND q.kernel = p.kernel"
+                            "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
+                            "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
+                            "   AND q.status = 'ok')"
+                            " ORDER BY s.started, s.id", &st, e)) ||
+        (rc = sb_db_prepare(db, "reading samples",
+                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)))
+        goto out;
+    if (metric) sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, 1);
+    sqlite3_bind_int64(st, 2, machine_id);
+    sqlite3_bind_text(st, 3, workload, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, kernel, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, shape, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 6, threads);
+    sqlite3_bind_int(st, 7, ppn);
+    sqlite3_bind_int(st, 8, nodes);
+    int cap = 0, step, oom = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) goto out;
+        sb_history_point *h = &(*v)[(*n)++];
+        memset(h, 0, sizeof *h);
+        h->sweep_id = sqlite3_column_int64(st, 0);
+        h->point_id = sqlite3_column_int64(st, 1);
+        h->tool_version = text_dup(st, 2, &oom);
+        h->started = text_dup(st, 3, &oom);
+        h->label = text_dup(st, 4, &oom);
+        h->value = sqlite3_column_double(st, 5);
+        if (oom) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            goto out;
+        }
+        sb_series_point sp = {.point_id = h->point_id};
+        rc = point_samples(db, ss, &sp, e);
+        h->samples = sp.samples;   /* freed with the rest, also on an error */
+        h->nsamples = sp.nsamples;
+        if (rc) goto out;
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a history");
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ss);
+    if (rc) {
+        sb_history_free(*v, *n);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
 void sb_epoch_series_free(sb_epoch_point *v, int n)
 {
-    for (int i = 0; v && i < n; i++) free(v[i].kernel);
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].kernel);
+        free(v[i].shape);
+    }
     free(v);
 }
 
@@ -548,7 +635,7 @@ int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, 
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "reading a scaling series",
                            "SELECT p.kernel, p.ppn, p.nodes, p.threads, m.value, m.projected,"
-                           " p.status = 'projected'"
+                           " p.status = 'projected', COALESCE(p.shape, '')"
                            " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
                            " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
                            " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC",
@@ -567,6 +654,7 @@ int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, 
         p->epoch_s = sqlite3_column_double(st, 4);
         p->extrapolated = sqlite3_column_int(st, 5);
         p->model = sqlite3_column_int(st, 6);
+        p->shape = text_dup(st, 7, &oom);
         if (oom) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             break;

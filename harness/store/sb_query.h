@@ -64,6 +64,8 @@ typedef struct sb_sweep_header {
     int has_machine;           /* 0: computed, not run (e.g. `sprbench model --db`) */
     char *hostname, *cpu_model, *microarch;
     int cores;
+    int64_t machine_id;        /* 0 without a machine */
+    char *tool_version;        /* the sprbench that ran it */
 } sb_sweep_header;
 /* *found = 0 (and h empty) when there is no such sweep. */
 int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *found, sb_err *e);
@@ -136,6 +138,7 @@ void sb_series_free(sb_series_point *v, int n);
 /* A point of a sweep's scaling over ranks: its epoch_seconds metric. */
 typedef struct sb_epoch_point {
     char *kernel;
+    char *shape;              /* the training configuration ("model=... seq=...") */
     int ppn, nodes, threads;
     double epoch_s;
     int extrapolated;         /* the metric is flagged projected: epoch time from some steps */
@@ -145,6 +148,23 @@ typedef struct sb_epoch_point {
  * by kernel, ppn, measured before projected, nodes, and most threads first. */
 int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, sb_err *e);
 void sb_epoch_series_free(sb_epoch_point *v, int n);
+
+/* One sweep's value of a point key (workload, kernel, shape, threads, ppn,
+ * nodes) on one machine: the history of that key (`plot --history`, `gate`
+ * naming the last version that passed). */
+typedef struct sb_history_point {
+    int64_t sweep_id, point_id;
+    char *tool_version, *started, *label;   /* the sweep's; "" where none */
+    double value;             /* the metric (0 without one) */
+    double *samples;          /* seconds, in repetition order */
+    int nsamples;
+} sb_history_point;
+/* The key's last ok point of each sweep on the machine, where it has the
+ * metric (metric NULL: any), ordered by sweep start then id. */
+int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, const char *kernel,
+                         const char *shape, int threads, int ppn, int nodes, const char *metric,
+                         sb_history_point **v, int *n, sb_err *e);
+void sb_history_free(sb_history_point *v, int n);
 
 /* ---- one point ---- */
 

@@ -19,6 +19,8 @@ extern char **environ;
 struct sb_gp {
     char *buf;
     size_t len, cap;
+    char *dat;           /* the data blocks again, as a table (sb_gp_data_text) */
+    size_t dlen, dcap;
     int in_block;
     int oom;
     char misuse[160];   /* non-empty: the script must not run */
@@ -56,27 +58,31 @@ void sb_gp_free(sb_gp *g)
 {
     if (!g) return;
     free(g->buf);
+    free(g->dat);
     free(g);
 }
 
-static void put(sb_gp *g, const void *p, size_t n)
+static void grow_put(sb_gp *g, char **b, size_t *len, size_t *cap, const void *p, size_t n)
 {
     if (g->oom) return;
-    if (g->len + n + 1 > g->cap) {
-        size_t cap = (g->cap ? g->cap : 1024);
-        while (cap < g->len + n + 1) cap *= 2;
-        char *nb = realloc(g->buf, cap);
+    if (*len + n + 1 > *cap) {
+        size_t c = (*cap ? *cap : 1024);
+        while (c < *len + n + 1) c *= 2;
+        char *nb = realloc(*b, c);
         if (!nb) {
             g->oom = 1;
             return;
         }
-        g->buf = nb;
-        g->cap = cap;
+        *b = nb;
+        *cap = c;
     }
-    memcpy(g->buf + g->len, p, n);
-    g->len += n;
-    g->buf[g->len] = '\0';
+    memcpy(*b + *len, p, n);
+    *len += n;
+    (*b)[*len] = '\0';
 }
+
+static void put(sb_gp *g, const void *p, size_t n) { grow_put(g, &g->buf, &g->len, &g->cap, p, n); }
+static void put_dat(sb_gp *g, const char *s) { grow_put(g, &g->dat, &g->dlen, &g->dcap, s, strlen(s)); }
 
 static void put_str(sb_gp *g, const char *s) { put(g, s, strlen(s)); }
 
@@ -176,6 +182,10 @@ void sb_gp_block_begin(sb_gp *g, const char *name)
     put(g, "$", 1);
     put_str(g, name);
     put_str(g, " << EOD\n");
+    if (g->dlen) put_dat(g, "\n\n");   /* gnuplot's index: two blank lines */
+    put_dat(g, "# $");
+    put_dat(g, name);
+    put_dat(g, "\n");
     g->in_block = 1;
 }
 
@@ -186,11 +196,13 @@ void sb_gp_block_row(sb_gp *g, const double *v, int n)
         misuse(g, "a data row outside a data block");
         return;
     }
+    size_t from = g->len;
     for (int i = 0; i < n; i++) {
         if (i) put(g, " ", 1);
         put_num(g, v[i], "%.10g");
     }
     put(g, "\n", 1);
+    if (!g->oom) put_dat(g, g->buf + from);
 }
 
 void sb_gp_block_end(sb_gp *g)
@@ -363,4 +375,239 @@ int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
         return rc;
     }
     return sb_out_commit(&out, e);
+}
+
+/* ---- the figure's files beside its image ---- */
+
+char *sb_gp_data_text(const sb_gp *g)
+{
+    if (!g || g->oom || g->misuse[0] || g->in_block) return NULL;
+    return strdup(g->dat ? g->dat : "");
+}
+
+int sb_gp_write_script(const sb_gp *g, int width, int height, const char *path, sb_err *e)
+{
+    char *script = sb_gp_script(g, "png", width, height, e);
+    if (!script) return e ? e->code : SB_EFAIL;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t bl = strlen(base);
+    if (bl > 3 && !strcmp(base + bl - 3, ".gp")) bl -= 3;
+    /* the comment shows the file's own name: the callers' names are slugs,
+     * but a line break must not end the comment all the same */
+    char head[600];
+    int hn = snprintf(head, sizeof head,
+                      "# Drawn by sprbench; edit and draw again without it:\n"
+                      "#   gnuplot %.*s.gp > %.*s.png\n"
+                      "# (the terminal line below picks PNG; `set terminal svg` for SVG)\n",
+                      (int)(bl > 200 ? 200 : bl), base, (int)(bl > 200 ? 200 : bl), base);
+    for (int i = 0; i < hn; i++)
+        if ((unsigned char)head[i] < 0x20 && head[i] != '\n') head[i] = '_';
+    size_t sl = strlen(script);
+    char *all = malloc((size_t)hn + sl + 1);
+    if (!all) {
+        free(script);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    memcpy(all, head, (size_t)hn);
+    memcpy(all + hn, script, sl + 1);
+    free(script);
+    int rc = sb_write_file_atomic(path, all, (size_t)hn + sl, e);
+    free(all);
+    return rc;
+}
+
+/* ---- templates ---- */
+
+#ifndef SB_SOURCE_DIR
+#define SB_SOURCE_DIR "."
+#endif
+#ifndef SB_INSTALL_PLOTS_DIR
+#define SB_INSTALL_PLOTS_DIR "/usr/local/share/sprbench/plots"
+#endif
+
+#define TEMPLATE_MAX (64 * 1024)
+
+static int has_template(const char *dir)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s/throughput.gp", dir) >= (int)sizeof p) return 0;
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int sb_gp_templates_dir(const char *dir_opt, char *out, size_t cap, sb_err *e)
+{
+    /* an explicit choice that does not hold templates is an error, not a
+     * reason to fall back silently to other styling */
+    if (dir_opt && *dir_opt) {
+        if (!has_template(dir_opt))
+            return sb_errf(e, SB_EUSAGE, "--templates %s: no throughput.gp there", dir_opt);
+        snprintf(out, cap, "%s", dir_opt);
+        return SB_OK;
+    }
+    const char *env = getenv("SPRBENCH_PLOTS");
+    if (env && *env) {
+        if (!has_template(env))
+            return sb_errf(e, SB_EUSAGE, "SPRBENCH_PLOTS=%s: no throughput.gp there", env);
+        snprintf(out, cap, "%s", env);
+        return SB_OK;
+    }
+    const char *const dirs[] = {SB_SOURCE_DIR "/plots", SB_INSTALL_PLOTS_DIR};
+    for (int i = 0; i < 2; i++)
+        if (has_template(dirs[i])) {
+            snprintf(out, cap, "%s", dirs[i]);
+            return SB_OK;
+        }
+    return sb_errf(e, SB_EUSAGE,
+                   "no plot templates: none in %s or %s (give --templates DIR or SPRBENCH_PLOTS)",
+                   dirs[0], dirs[1]);
+}
+
+static int is_word_char(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* What a template may not hold outside literals: the characters and words
+ * with which gnuplot runs a command, reads another file or writes one. */
+static const char *template_refusal(const char *l, size_t n)
+{
+    static const char *const words[] = {"system", "output", "print", "load", "call", "eval",
+                                        "shell", "terminal", "term", "table", "save", "cd",
+                                        "exit", "quit", "pause", "fit", "reread", "import",
+                                        "history", "evaluate", "refresh", "replot", NULL};
+    size_t i = 0;
+    while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
+    if (i == n || l[i] == '#') return NULL;
+    if (!strncmp(l + i, "{{", 2)) { /* a placeholder line, checked when filled */ }
+    else {
+        size_t w = i;
+        while (w < n && is_word_char((unsigned char)l[w])) w++;
+        size_t wl = w - i;
+        if (!((wl == 3 && !strncmp(l + i, "set", 3)) || (wl == 5 && !strncmp(l + i, "unset", 5)) ||
+              (wl == 4 && !strncmp(l + i, "plot", 4))))
+            return "a line that does not start with set, unset or plot";
+    }
+    for (; i < n; i++) {
+        char c = l[i];
+        if (c == '\'') {   /* a single-quoted literal: '' is its only escape */
+            /* a file name of '<cmd' or '|cmd' would run cmd when plotted */
+            size_t k = i + 1;
+            while (k < n && l[k] == ' ') k++;
+            if (k < n && (l[k] == '<' || l[k] == '|')) return "a literal starting with < or | (a command)";
+            for (i++; i < n; i++)
+                if (l[i] == '\'') {
+                    if (i + 1 < n && l[i + 1] == '\'') i++;
+                    else break;
+                }
+            if (i >= n) return "a literal left open";
+            continue;
+        }
+        if (c == '"') {
+            if (i + 4 <= n && !strncmp(l + i, "\"\\n\"", 4)) {   /* "\n", a line break in a title */
+                i += 3;
+                continue;
+            }
+            return "a double-quoted string other than \"\\n\" (use single quotes)";
+        }
+        if (c == '#') return NULL;   /* the rest is a comment */
+        if (strchr("`@!;|\\$", c)) return "a character that runs or reads something (` @ ! ; | \\ $)";
+        if (is_word_char((unsigned char)c) && (i == 0 || !is_word_char((unsigned char)l[i - 1]))) {
+            size_t w = i;
+            while (w < n && is_word_char((unsigned char)l[w])) w++;
+            for (int k = 0; words[k]; k++)
+                if (strlen(words[k]) == w - i && !strncmp(l + i, words[k], w - i))
+                    return "a word that runs, reads or writes something";
+            i = w - 1;
+        }
+    }
+    return NULL;
+}
+
+int sb_gp_template_load(const char *dir, const char *name, char **text, sb_err *e)
+{
+    *text = NULL;
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return sb_errf(e, SB_EUSAGE, "%s: path too long", dir);
+    size_t len;
+    int rc = sb_read_text_max(path, TEMPLATE_MAX, "plot template", text, &len, e);
+    if (rc) return rc;   /* the message names the file */
+    int lineno = 0;
+    for (const char *p = *text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        lineno++;
+        const char *why = template_refusal(p, n);
+        if (!why)
+            for (size_t i = 0; i < n && !why; i++)
+                if ((unsigned char)p[i] < 0x20 && p[i] != '\t' && p[i] != '\r') why = "a control character";
+        if (why) {
+            free(*text);
+            *text = NULL;
+            return sb_errf(e, SB_EUSAGE, "plot template %s:%d refused: %s", path, lineno, why);
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    return SB_OK;
+}
+
+int sb_gp_template_fill(sb_gp *g, const char *tmpl, const char *tmpl_name, const sb_gp_var *vars,
+                        int nvars, sb_err *e)
+{
+    if (!g || g->misuse[0]) return sb_errf(e, SB_EFAIL, "gnuplot script refused");
+    if (g->in_block) {
+        misuse(g, "a template inside a data block");
+        return sb_errf(e, SB_EFAIL, "gnuplot script refused: a template inside a data block");
+    }
+    for (const char *p = tmpl; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        size_t lead = strspn(p, " \t");
+        int skip = lead >= n || p[lead] == '#' || p[lead] == '\r';
+        for (size_t i = 0; !skip && i < n;) {
+            const char *open = NULL;
+            for (size_t k = i; k + 1 < n; k++)
+                if (p[k] == '{' && p[k + 1] == '{') {
+                    open = p + k;
+                    break;
+                }
+            if (!open) {
+                size_t m = n - i;
+                while (m && p[i + m - 1] == '\r') m--;
+                put(g, p + i, m);
+                break;
+            }
+            put(g, p + i, (size_t)(open - (p + i)));
+            const char *close = strstr(open + 2, "}}");
+            size_t nm = close && close < p + n ? (size_t)(close - open - 2) : 0;
+            const sb_gp_var *v = NULL;
+            for (int k = 0; nm && k < nvars && !v; k++)
+                if (strlen(vars[k].name) == nm && !strncmp(vars[k].name, open + 2, nm)) v = &vars[k];
+            if (!v) {
+                misuse(g, "a template placeholder with no value");
+                return sb_errf(e, SB_EUSAGE, "plot template %s: unknown placeholder %.*s", tmpl_name,
+                               (int)(close && close < p + n ? close + 2 - open : 2), open);
+            }
+            switch (v->kind) {
+            case SB_GPV_TEXT: put_text(g, v->text, 0); break;
+            case SB_GPV_FORMAT: put_text(g, v->text, 1); break;
+            case SB_GPV_NUM: put_num(g, v->num, "%g"); break;
+            case SB_GPV_CLAUSE:
+                if (!v->clause || v->clause->oom || v->clause->misuse[0] || v->clause->in_block ||
+                    v->clause->dlen) {
+                    misuse(g, "a template clause that is not a plain fragment");
+                    return sb_errf(e, SB_EFAIL, "plot template %s: bad clause for %s", tmpl_name,
+                                   v->name);
+                }
+                if (v->clause->len) put(g, v->clause->buf, v->clause->len);
+                break;
+            }
+            i = (size_t)(close + 2 - p);
+        }
+        if (!skip) put(g, "\n", 1);
+        p += n + (nl ? 1 : 0);
+    }
+    return g->oom ? sb_errf(e, SB_EFAIL, "gnuplot script: out of memory") : SB_OK;
 }

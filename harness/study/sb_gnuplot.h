@@ -68,4 +68,56 @@ char *sb_gp_script(const sb_gp *g, const char *term, int width, int height, sb_e
 int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
                       const char *out_path, sb_err *e);
 
+/* ---- the figure's files beside its image ---- */
+
+/* The data blocks alone, as a table gnuplot (or a spreadsheet) reads: each
+ * block under a "# $name" line, blocks two blank lines apart (gnuplot's
+ * `index`). Caller frees; NULL when out of memory or misused. */
+char *sb_gp_data_text(const sb_gp *g);
+
+/* Writes the script for term "png" at width x height to path (replaced
+ * whole, through sb_out), under a comment saying how to draw it again:
+ * `gnuplot NAME.gp > NAME.png`. The script names no output, as ever. */
+int sb_gp_write_script(const sb_gp *g, int width, int height, const char *path, sb_err *e);
+
+/* ---- templates (plots/NAME.gp) ----
+ *
+ * A template is gnuplot text a user may restyle: lines starting with set,
+ * unset or plot, whole-line # comments, blank lines, and {{name}}
+ * placeholders. Templates are the user's own styling, read as code; the
+ * values of a figure (titles, labels, numbers, the plot clauses) never are:
+ * each placeholder is filled through this writer, text as a single-quoted
+ * literal, numbers as numbers, clauses as fragments this writer built. So
+ * that a template cannot hand the figure's data a way out either, a
+ * template is refused when a literal of it starts with < or | (a file name
+ * gnuplot would run as a command), or when, outside its literals, it holds
+ * ` @ ! ; | \ or $, or a word that runs, reads or writes something (system,
+ * output, print, load, call, eval, shell, terminal, table, save, cd, exit,
+ * quit, pause, fit, reread, import, history, replot, refresh). */
+
+typedef enum { SB_GPV_TEXT, SB_GPV_FORMAT, SB_GPV_NUM, SB_GPV_CLAUSE } sb_gpv_kind;
+typedef struct sb_gp_var {
+    const char *name;     /* the placeholder: {{name}} */
+    sb_gpv_kind kind;
+    const char *text;     /* TEXT (a literal) and FORMAT (a literal read as a format) */
+    double num;           /* NUM */
+    const sb_gp *clause;  /* CLAUSE: a fragment built with sb_gp_add; no data blocks */
+} sb_gp_var;
+
+/* The directory templates are read from, in this order: `dir_opt` (a
+ * --templates option), $SPRBENCH_PLOTS, the source tree's plots/, the
+ * install prefix's share/sprbench/plots; the first that holds
+ * throughput.gp. SB_EUSAGE naming every place tried when none does. */
+int sb_gp_templates_dir(const char *dir_opt, char *out, size_t cap, sb_err *e);
+
+/* Reads dir/name (at most 64 KiB) and checks it as above. Caller frees.
+ * SB_EUSAGE with the file and line for a missing or refused template. */
+int sb_gp_template_load(const char *dir, const char *name, char **text, sb_err *e);
+
+/* Appends the template with every placeholder filled from vars; comments
+ * and blank lines are left out. SB_EUSAGE for a placeholder no var names,
+ * or a fragment that is misused; the script is then marked unusable. */
+int sb_gp_template_fill(sb_gp *g, const char *tmpl, const char *tmpl_name, const sb_gp_var *vars,
+                        int nvars, sb_err *e);
+
 #endif

@@ -1,20 +1,147 @@
 #include "sb_plot.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "sb_db.h"
 #include "sb_gnuplot.h"
+#include "sb_io.h"
+#include "sb_kernel.h"
 #include "sb_query.h"
 #include "sb_scaling.h"
 #include "sb_stats.h"
 
+#ifndef SB_SOURCE_DIR
+#define SB_SOURCE_DIR "."
+#endif
+
 typedef struct {
     char kernel[160];   /* an imported kernel name is up to 128 bytes */
+    char dtype[16];
     int threads;
     double median, lo, hi;  /* throughput: median and the p10-p90 spread */
 } series_pt;
+
+/* ---- the palette: one colour and one point type per kernel ----
+ *
+ * Sixteen colours and fifteen point types, each kernel keeping its own pair
+ * in every figure (its place in the kernel registry), so amx-bf16 is the same
+ * colour on the throughput, speedup and report charts. Colours repeat only
+ * past sixteen kernels, and then with another point type. */
+static const char *const g_colour[] = {
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+    "#7f7f7f", "#bcbd22", "#000000", "#0b3d91", "#a6761d", "#66a61e", "#e7298a", "#1b9e77"};
+static const int g_ptype[] = {7, 5, 9, 11, 13, 15, 6, 4, 8, 10, 12, 14, 1, 2, 3};
+#define NCOLOUR ((int)(sizeof g_colour / sizeof *g_colour))
+#define NPTYPE ((int)(sizeof g_ptype / sizeof *g_ptype))
+
+/* A kernel's place: its registry index, or past the registry in the order
+ * unknown names (an imported database) first appear in this figure. */
+static int kernel_slot(const char *kernel, char unknown[][160], int *nunknown)
+{
+    for (int i = 0; i < sb_kernel_count(); i++)
+        if (!strcmp(sb_kernel_at(i)->name, kernel)) return i;
+    for (int i = 0; i < *nunknown; i++)
+        if (!strcmp(unknown[i], kernel)) return sb_kernel_count() + i;
+    if (*nunknown < 64) snprintf(unknown[(*nunknown)++], 160, "%s", kernel);
+    return sb_kernel_count() + *nunknown - 1;
+}
+
+static void style_clause(sb_gp *c, int slot)
+{
+    sb_gp_add(c, " lc rgb %T pt %d", g_colour[slot % NCOLOUR], g_ptype[slot % NPTYPE]);
+}
+
+/* ---- files ---- */
+
+static int add_file(char ***files, int *n, const char *path)
+{
+    if (!files) return 0;
+    char **nf = realloc(*files, sizeof **files * (size_t)(*n + 1));
+    if (!nf) return -1;
+    *files = nf;
+    if (!(nf[*n] = strdup(path))) return -1;
+    (*n)++;
+    return 0;
+}
+
+static void slug(const char *in, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *in && o + 1 < cap; in++)
+        out[o++] = ((*in >= 'a' && *in <= 'z') || (*in >= 'A' && *in <= 'Z') ||
+                    (*in >= '0' && *in <= '9') || *in == '-') ? *in : '_';
+    out[o] = '\0';
+    if (!o) snprintf(out, cap, "all");
+}
+
+int sb_plot_write_figure(const sb_gp *g, int w, int h, const char *dir, const char *base, int svg,
+                         char ***files, int *nfiles, sb_err *e)
+{
+    static const char *const exts[] = {"png", "svg"};
+    char path[4096];
+    for (int i = 0; i < 1 + !!svg; i++) {
+        snprintf(path, sizeof path, "%s/%s.%s", dir, base, exts[i]);
+        int rc = sb_gnuplot_render(g, exts[i], w, h, path, e);
+        if (rc) return rc;
+        if (add_file(files, nfiles, path)) return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    /* the script and its data beside the image: the figure can be drawn
+     * again and edited without sprbench */
+    snprintf(path, sizeof path, "%s/%s.gp", dir, base);
+    int rc = sb_gp_write_script(g, w, h, path, e);
+    if (rc) return rc;
+    if (add_file(files, nfiles, path)) return sb_errf(e, SB_EFAIL, "out of memory");
+    char *dat = sb_gp_data_text(g);
+    if (!dat) return sb_errf(e, SB_EFAIL, "out of memory");
+    snprintf(path, sizeof path, "%s/%s.dat", dir, base);
+    rc = sb_write_file_atomic(path, dat, strlen(dat), e);
+    free(dat);
+    if (rc) return rc;
+    return add_file(files, nfiles, path) ? sb_errf(e, SB_EFAIL, "out of memory") : SB_OK;
+}
+
+/* Fills a template into g (which holds the figure's data blocks). */
+static int fill(sb_gp *g, const char *tdir, const char *name, const sb_gp_var *vars, int nvars,
+                sb_err *e)
+{
+    char *text;
+    int rc = sb_gp_template_load(tdir, name, &text, e);
+    if (rc) return rc;
+    rc = sb_gp_template_fill(g, text, name, vars, nvars, e);
+    free(text);
+    return rc;
+}
+
+/* ---- axes that hold at any count ---- */
+
+/* Threads (or ranks) on x: up to 8, every integer; past that a log2 axis
+ * with tics at the powers of two and at the largest count, so 56 threads
+ * read 1 2 4 8 16 32 56, never 56 labels on top of each other. */
+static void x_axis(sb_gp *c, int minx, int maxx)
+{
+    if (maxx <= 8) {
+        sb_gp_add(c, "set xrange [%g:%g]\nset xtics 1\n", minx - 0.5, maxx + 0.5);
+        return;
+    }
+    sb_gp_add(c, "set logscale x 2\nset xrange [%g:%g]\nset xtics (", minx / 1.25, maxx * 1.25);
+    int first = 1, p = 1;
+    for (; p <= maxx; p *= 2) {
+        if (p < minx) continue;
+        /* the largest count replaces a power of two too close to it to read */
+        if (p != maxx && p * 1.3 > maxx && p * 2 > maxx) {
+            if (p < maxx && maxx - p < p / 4) continue;
+        }
+        sb_gp_add(c, first ? "%d" : ", %d", p);
+        first = 0;
+    }
+    if (p / 2 != maxx) sb_gp_add(c, first ? "%d" : ", %d", maxx);
+    sb_gp_add(c, ")\n");
+}
+
+/* ---- throughput and speedup ---- */
 
 /* Throughput of one sample: GEMM flops / seconds, or tokens / seconds from
  * the point's own median (tokens_per_s * median step seconds). */
@@ -37,6 +164,7 @@ static int load_series(sb_db *db, int64_t sweep, const char *workload, const cha
     for (int i = 0; i < nv; i++) {
         series_pt *p = &(*pts)[(*n)++];
         snprintf(p->kernel, sizeof p->kernel, "%s", v[i].kernel);
+        snprintf(p->dtype, sizeof p->dtype, "%s", v[i].dtype);
         p->threads = v[i].threads;
         p->median = p->lo = p->hi = v[i].value;
         if (!strcmp(v[i].dtype, "int8") && !strcmp(workload, "gemm"))
@@ -57,7 +185,10 @@ static int load_series(sb_db *db, int64_t sweep, const char *workload, const cha
     return SB_OK;
 }
 
-static void datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
+/* One data block per kernel: threads, median, p10, p90 (throughput), or
+ * threads, speedup, its p10, p90, efficiency %, its p10, p90; the speedup
+ * is over the kernel's own fewest-threads median. */
+static int datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
 {
     int block = 0;
     for (int i = 0; i < n;) {
@@ -66,13 +197,16 @@ static void datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
         char name[16];
         snprintf(name, sizeof name, "d%d", block++);
         sb_gp_block_begin(g, name);
-        double base = pts[i].median * 1.0, base_t = pts[i].threads;
+        double base = pts[i].median, base_t = pts[i].threads;
         for (int q = i; q < j; q++) {
             if (speedup) {
-                double sp = base > 0 ? pts[q].median / base : 0;
                 double ideal = pts[q].threads / base_t;
-                double row[3] = {pts[q].threads, sp, ideal > 0 ? 100.0 * sp / ideal : 0};
-                sb_gp_block_row(g, row, 3);
+                double sp[3] = {pts[q].median / base, pts[q].lo / base, pts[q].hi / base};
+                double row[7] = {pts[q].threads, sp[0], sp[1], sp[2], 100.0 * sp[0] / ideal,
+                                 100.0 * sp[1] / ideal, 100.0 * sp[2] / ideal};
+                if (!(base > 0))
+                    for (int k = 1; k < 7; k++) row[k] = NAN;
+                sb_gp_block_row(g, row, 7);
             } else {
                 double row[4] = {pts[q].threads, pts[q].median, pts[q].lo, pts[q].hi};
                 sb_gp_block_row(g, row, 4);
@@ -81,69 +215,167 @@ static void datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
         sb_gp_block_end(g);
         i = j;
     }
+    return block;
 }
 
-/* One colour per series, twelve apart: gnuplot's default cycle has eight, so
- * with the AVX2 kernels two of nine kernels shared a colour. */
-static const char *const g_series_colour[] = {
-    " lc rgb '#9400d3'", " lc rgb '#009e73'", " lc rgb '#56b4e9'", " lc rgb '#e69f00'",
-    " lc rgb '#c8b400'", " lc rgb '#0072b2'", " lc rgb '#e51e10'", " lc rgb '#000000'",
-    " lc rgb '#d55e00'", " lc rgb '#cc79a7'", " lc rgb '#8c564b'", " lc rgb '#7f7f7f'"};
-
 /* `using` is one of this file's literals, with no directives. */
-static void plot_cmd(sb_gp *g, const series_pt *pts, int n, const char *using)
+static void series_clause(sb_gp *c, const series_pt *pts, int n, const char *using,
+                          char unknown[][160], int *nunknown)
 {
     int block = 0;
-    sb_gp_add(g, "plot ");
     for (int i = 0; i < n;) {
         int j = i;
         while (j < n && !strcmp(pts[j].kernel, pts[i].kernel)) j++;
-        sb_gp_add(g, block ? ", $d%d " : "$d%d ", block);
-        sb_gp_add(g, using);
-        sb_gp_add(g, g_series_colour[block % (int)(sizeof g_series_colour / sizeof *g_series_colour)]);
-        sb_gp_add(g, " title %T", pts[i].kernel);
+        sb_gp_add(c, block ? ", $d%d " : "$d%d ", block);
+        sb_gp_add(c, using);
+        style_clause(c, kernel_slot(pts[i].kernel, unknown, nunknown));
+        sb_gp_add(c, " title %T", pts[i].kernel);
         block++;
         i = j;
     }
 }
 
-static int add_file(char ***files, int *n, const char *path)
+/* The peak an instruction path is measured against, per core: the peak
+ * probe's latest on this machine (the scalar kernel's is the f32 FMA's, as
+ * the sweep's pct_peak takes it). */
+static double path_peak(sb_db *db, int64_t machine, const char *isa)
 {
-    char **nf = realloc(*files, sizeof **files * (size_t)(*n + 1));
-    if (!nf) return -1;
-    *files = nf;
-    if (!(nf[*n] = strdup(path))) return -1;
-    (*n)++;
-    return 0;
+    if (strcmp(isa, "scalar") != 0) return sb_db_peak_per_core(db, machine, isa);
+    return 0;   /* a scalar loop has no peak of its own: the f32 line stands */
 }
 
-static void slug(const char *in, char *out, size_t cap)
+/* Peak lines: one per instruction path the plotted kernels use, peak per
+ * core x min(threads, cores) (SMT siblings share the FMA units), in the
+ * colour of the first kernel on that path, dotted. Returns how many. */
+static int peak_blocks(sb_gp *g, sb_gp *clause, sb_db *db, int64_t machine, int cores,
+                       const series_pt *pts, int n, int maxt, char unknown[][160], int *nunknown)
 {
-    size_t o = 0;
-    for (; *in && o + 1 < cap; in++)
-        out[o++] = ((*in >= 'a' && *in <= 'z') || (*in >= 'A' && *in <= 'Z') ||
-                    (*in >= '0' && *in <= '9') || *in == '-') ? *in : '_';
-    out[o] = '\0';
-    if (!o) snprintf(out, cap, "all");
-}
-
-static int render_both(const sb_gp *script, int w, int h, const char *dir, const char *base,
-                       char ***files, int *nfiles, sb_err *e)
-{
-    static const char *const exts[] = {"png", "svg"};
-    for (int i = 0; i < 2; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s.%s", dir, base, exts[i]);
-        int rc = sb_gnuplot_render(script, exts[i], w, h, path, e);
-        if (rc) return rc;
-        if (add_file(files, nfiles, path)) return sb_errf(e, SB_EFAIL, "out of memory");
+    if (!machine) return 0;
+    char seen[16][24];
+    int nseen = 0;
+    for (int i = 0; i < n && nseen < 16; i++) {
+        if (i && !strcmp(pts[i].kernel, pts[i - 1].kernel)) continue;
+        const sb_kernel *k = sb_kernel_find(pts[i].kernel);
+        if (!k || !k->isa) continue;
+        int dup = 0;
+        for (int s = 0; s < nseen && !dup; s++) dup = !strcmp(seen[s], k->isa);
+        if (dup) continue;
+        double peak = path_peak(db, machine, k->isa);
+        if (!(peak > 0)) continue;
+        snprintf(seen[nseen], sizeof seen[nseen], "%s", k->isa);
+        char name[16];
+        snprintf(name, sizeof name, "pk%d", nseen++);
+        sb_gp_block_begin(g, name);
+        /* every thread count: on a log x axis straight segments between
+         * powers of two would bend the line */
+        int lim = cores > 0 ? cores : maxt;
+        for (int t = 1; t <= maxt; t++) {
+            double row[2] = {t, peak * (t < lim ? t : lim)};
+            sb_gp_block_row(g, row, 2);
+        }
+        sb_gp_block_end(g);
+        char label[200];
+        snprintf(label, sizeof label, "peak %s, measured: %.4g %s/core", k->isa, peak,
+                 strstr(k->isa, "int8") ? "GOP/s" : "GFLOP/s");
+        sb_gp_add(clause, ", $pk%d using 1:2 with lines dt 3 lw 2 lc rgb %T title %T", nseen - 1,
+                  g_colour[kernel_slot(pts[i].kernel, unknown, nunknown) % NCOLOUR], label);
     }
-    return SB_OK;
+    return nseen;
 }
 
-#ifndef SB_SOURCE_DIR
-#define SB_SOURCE_DIR "."
-#endif
+typedef struct {
+    char tdir[4096];
+    sb_db *db;
+    int64_t sweep, machine;
+    int cores;
+    char machine_text[512], workload[32];
+    sb_plot_yscale yscale;
+    const char *out_dir;
+} ctx;
+
+static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, const char *unit,
+                      char ***files, int *nfiles, sb_err *e)
+{
+    char name[96], base[160], what[1200], line1[1300], ylabel[128];
+    char unknown[64][160];
+    int nunknown = 0;
+    slug(shape_s, name, sizeof name);
+    snprintf(what, sizeof what, "%s %s", !strcmp(c->workload, "gemm") ? "GEMM" : c->workload,
+             shape_s[0] ? shape_s : "");
+    int maxt = 1, mint = 1 << 30;
+    double ymin = INFINITY, ymax = 0;
+    for (int i = 0; i < n; i++) {
+        if (pts[i].threads > maxt) maxt = pts[i].threads;
+        if (pts[i].threads < mint) mint = pts[i].threads;
+        if (pts[i].lo > 0 && pts[i].lo < ymin) ymin = pts[i].lo;
+        if (pts[i].hi > ymax) ymax = pts[i].hi;
+    }
+    /* log y where the curves span more than 30x: f32 next to AMX would
+     * otherwise lie on the floor of a linear axis */
+    int logy = c->yscale == SB_PLOT_Y_LOG ||
+               (c->yscale == SB_PLOT_Y_AUTO && ymin > 0 && ymax / ymin > 30);
+
+    snprintf(ylabel, sizeof ylabel, "%s (median, p10-p90)%s", unit, logy ? ", log scale" : "");
+    sb_gp *s = sb_gp_new(), *xa = sb_gp_new(), *ya = sb_gp_new(), *ser = sb_gp_new();
+    datablocks(s, pts, n, 0);
+    x_axis(xa, mint, maxt);
+    if (logy) sb_gp_add(ya, "set logscale y 10\nset yrange [*:*]\n");
+    else sb_gp_add(ya, "set yrange [0:*]\n");
+    series_clause(ser, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
+    if (!strcmp(c->workload, "gemm"))
+        peak_blocks(s, ser, c->db, c->machine, c->cores, pts, n, maxt, unknown, &nunknown);
+    const sb_gp_var tv[] = {{"title", SB_GPV_TEXT, what, 0, NULL},
+                            {"machine", SB_GPV_TEXT, c->machine_text, 0, NULL},
+                            {"ylabel", SB_GPV_TEXT, ylabel, 0, NULL},
+                            {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},
+                            {"yaxis", SB_GPV_CLAUSE, NULL, 0, ya},
+                            {"series", SB_GPV_CLAUSE, NULL, 0, ser}};
+    int rc = fill(s, c->tdir, "throughput.gp", tv, 6, e);
+    snprintf(base, sizeof base, "throughput-%s", name);
+    if (!rc) rc = sb_plot_write_figure(s, 1000, 720, c->out_dir, base, 1, files, nfiles, e);
+    sb_gp_free(s);
+    sb_gp_free(ya);
+    sb_gp_free(ser);
+    if (rc) {
+        sb_gp_free(xa);
+        return rc;
+    }
+
+    /* speedup and efficiency, with the ideal line: the thread ratio over the
+     * fewest threads any kernel ran */
+    sb_gp *t = sb_gp_new(), *sp = sb_gp_new(), *ef = sb_gp_new();
+    ya = sb_gp_new();
+    datablocks(t, pts, n, 1);
+    sb_gp_block_begin(t, "ideal");
+    for (int q = mint; q <= maxt; q++) {
+        double row[2] = {q, (double)q / mint};
+        sb_gp_block_row(t, row, 2);
+    }
+    sb_gp_block_end(t);
+    double top = (double)maxt / mint;
+    if (maxt > 8) sb_gp_add(ya, "set logscale y 2\nset yrange [%g:%g]\n", 0.8, top * 1.3);
+    else sb_gp_add(ya, "set yrange [0:%g]\n", top + 0.5);
+    series_clause(sp, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
+    sb_gp_add(sp, ", $ideal using 1:2 with lines dt 2 lw 1 lc rgb 'black' title 'ideal (linear)'");
+    series_clause(ef, pts, n, "using 1:5:6:7 with yerrorlines lw 2", unknown, &nunknown);
+    sb_gp_add(ef, ", 100 with lines dt 2 lw 1 lc rgb 'black' title 'ideal'");
+    snprintf(line1, sizeof line1, "Speedup and parallel efficiency: %s", what);
+    const sb_gp_var sv[] = {{"title", SB_GPV_TEXT, line1, 0, NULL},
+                            {"machine", SB_GPV_TEXT, c->machine_text, 0, NULL},
+                            {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},
+                            {"yaxis", SB_GPV_CLAUSE, NULL, 0, ya},
+                            {"speedup", SB_GPV_CLAUSE, NULL, 0, sp},
+                            {"efficiency", SB_GPV_CLAUSE, NULL, 0, ef}};
+    rc = fill(t, c->tdir, "speedup.gp", sv, 6, e);
+    snprintf(base, sizeof base, "speedup-%s", name);
+    if (!rc) rc = sb_plot_write_figure(t, 1000, 860, c->out_dir, base, 1, files, nfiles, e);
+    sb_gp_free(t);
+    sb_gp_free(sp);
+    sb_gp_free(ef);
+    sb_gp_free(xa);
+    sb_gp_free(ya);
+    return rc;
+}
 
 typedef struct {
     char kernel[160];
@@ -153,21 +385,35 @@ typedef struct {
     int model;          /* status 'projected': the scaling model's point, nothing ran */
 } scale_pt;
 
-/* Epoch time and speedup against nodes (log2 axes, y = x ideal), a parallel-
- * efficiency panel, and the original study's published points as an overlay.
- * Series are (kernel, ppn, measured or projected); the scaling model's
- * projections are dashed, and each series' speedup is against its own 1-node
- * point. Drawn only when measured or projected points cover >= 2 rank counts. */
-static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, const char *dir,
-                        const char *reference, char ***files, int *nfiles, sb_err *e)
+/* The published study trained DistilBERT-base at sequence length 384: its
+ * points mean something beside a scaling series only when every point drawn
+ * is that workload (a `tiny` model on two cores is not). A configuration
+ * without seq ran the trainer's default, 384. */
+static int study_matches(const char *shape)
+{
+    const char *m = strstr(shape, "model=");
+    const char *sq = strstr(shape, "seq=");
+    return m && !strncmp(m + 6, "distilbert-base", 15) &&
+           (m[21] == '\0' || m[21] == ' ' || !strncmp(m + 21, "-uncased", 8)) &&
+           (!sq || (!strncmp(sq + 4, "384", 3) && (sq[7] == '\0' || sq[7] == ' ')));
+}
+
+/* Epoch time and speedup against nodes (log2 axes, ideal lines), a parallel-
+ * efficiency panel, and the original study's published points where the
+ * workload matches. Series are (kernel, ppn, measured or projected); the
+ * scaling model's projections are dashed and labelled projected, and each
+ * series' speedup is against its own 1-node point. Drawn only when measured
+ * or projected points cover >= 2 rank counts. */
+static int plot_scaling(ctx *c, const char *reference, char ***files, int *nfiles, sb_err *e)
 {
     sb_epoch_point *v;
     int nv;
-    int rc = sb_db_epoch_series(db, sweep, &v, &nv, e);
+    int rc = sb_db_epoch_series(c->db, c->sweep, &v, &nv, e);
     if (rc) return rc;
     scale_pt pts[512];
-    int n = 0, maxn = 1, nmodel = 0, nranks = 0;
+    int n = 0, maxn = 1, nmodel = 0, nranks = 0, match = nv > 0;
     int ranks_seen[512];
+    for (int k = 0; k < nv; k++) match &= study_matches(v[k].shape);
     for (int k = 0; k < nv && n < 512; k++) {
         scale_pt *p = &pts[n];
         snprintf(p->kernel, sizeof p->kernel, "%s", v[k].kernel);
@@ -194,13 +440,15 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
     sb_study_point *study = NULL;
     int nstudy = 0;
     sb_err se = {0};
-    if (reference && sb_study_load(reference, &study, &nstudy, &se)) nstudy = 0;
+    if (!match || !reference || sb_study_load(reference, &study, &nstudy, &se)) nstudy = 0;
 
-    sb_gp *s = sb_gp_new();
+    char unknown[64][160];
+    int nunknown = 0;
+    sb_gp *s = sb_gp_new(), *ep = sb_gp_new(), *spc = sb_gp_new(), *efc = sb_gp_new();
+    /* the ranks figure: the same series, against total ranks */
+    sb_gp *r = sb_gp_new(), *rc_ = sb_gp_new();
     int blocks = 0;
-    char labels[64][200];
-    int dashed[64];
-    for (int i = 0; i < n;) {
+    for (int i = 0; i < n && blocks < 64;) {
         int j = i;
         while (j < n && !strcmp(pts[j].kernel, pts[i].kernel) && pts[j].ppn == pts[i].ppn &&
                pts[j].model == pts[i].model)
@@ -214,23 +462,37 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
         }
         char name[16];
         snprintf(name, sizeof name, "s%d", blocks);
-        sb_gp_block_begin(s, name);
-        for (int q = i; q < j; q++) {
-            double sp = base > 0 ? base / pts[q].epoch_s : 0;
-            double row[5] = {pts[q].nodes, pts[q].epoch_s, sp,
-                             pts[q].nodes > 0 ? 100.0 * sp / pts[q].nodes : 0,
-                             (double)pts[q].ppn * pts[q].nodes};
-            sb_gp_block_row(s, row, 5);
+        for (int f = 0; f < 2; f++) {
+            sb_gp *fig = f ? r : s;
+            sb_gp_block_begin(fig, name);
+            for (int q = i; q < j; q++) {
+                double sp = base > 0 ? base / pts[q].epoch_s : NAN;
+                double row[5] = {pts[q].nodes, pts[q].epoch_s, sp,
+                                 pts[q].nodes > 0 ? 100.0 * sp / pts[q].nodes : NAN,
+                                 (double)pts[q].ppn * pts[q].nodes};
+                sb_gp_block_row(fig, row, 5);
+            }
+            sb_gp_block_end(fig);
         }
-        sb_gp_block_end(s);
+        char label[260];
         if (pts[i].model)
-            snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node, projected (model)",
+            snprintf(label, sizeof label, "%s, %d rank(s)/node, projected (model, not measured)",
                      pts[i].kernel, pts[i].ppn);
         else
-            snprintf(labels[blocks], sizeof labels[blocks], "%s, %d rank(s)/node%s", pts[i].kernel,
-                     pts[i].ppn, extrapolated ? " (epoch projected from steps)" : "");
-        dashed[blocks] = pts[i].model;
-        if (++blocks == 64) break;
+            snprintf(label, sizeof label, "%s, %d rank(s)/node%s", pts[i].kernel, pts[i].ppn,
+                     extrapolated ? " (epoch projected from steps)" : "");
+        /* measured: solid, filled points; projected: dashed, open points */
+        int slot = kernel_slot(pts[i].kernel, unknown, &nunknown) + pts[i].ppn - 1;
+        sb_gp *cl[4] = {ep, spc, efc, rc_};
+        for (int k = 0; k < 4; k++) {
+            sb_gp_add(cl[k], blocks ? ", $s%d using %d:%d with linespoints lw 2"
+                                    : "$s%d using %d:%d with linespoints lw 2",
+                      blocks, k == 3 ? 5 : 1, k == 3 ? 2 : k + 2);
+            sb_gp_add(cl[k], pts[i].model ? " dt 2 pt 6 lc rgb %T" : " pt 7 lc rgb %T",
+                      g_colour[slot % NCOLOUR]);
+            sb_gp_add(cl[k], " title %T", label);
+        }
+        blocks++;
         i = j;
     }
     /* the study: measured points and its own speedup (1 node -> 4 nodes) */
@@ -248,188 +510,342 @@ static int plot_scaling(sb_db *db, int64_t sweep, const char *title_machine, con
             }
         sb_gp_block_end(s);
         for (int i = 0; i < nstudy; i++) if (study[i].nodes > maxn) maxn = study[i].nodes;
+        sb_gp_add(ep, ", $study using 1:2 with points pt 5 ps 1.5 lc rgb 'black' title "
+                      "'published study (SPR bf16, HF blog 2023; published figures, not measured here)'");
+        sb_gp_add(spc, ", $study using 1:3 with points pt 5 ps 1.5 lc rgb 'black' notitle");
+        sb_gp_add(efc, ", $study using 1:4 with points pt 5 ps 1.5 lc rgb 'black' title "
+                       "'published study (SPR bf16, HF blog 2023; published figures, not measured here)'");
     }
     int xmax = 1;
     while (xmax < maxn) xmax *= 2;
-    /* measured: solid lines with filled circles; projected: dashed, open circles */
-    const char *style[2] = {" using 1:%d with linespoints lw 2 pt 7 title %T",
-                            " using 1:%d with linespoints lw 2 dt 2 pt 6 title %T"};
+    sb_gp_block_begin(s, "ideal");
+    for (int q = 1; q <= xmax; q *= 2) {
+        double row[2] = {q, q};
+        sb_gp_block_row(s, row, 2);
+    }
+    sb_gp_block_end(s);
+    sb_gp_add(spc, ", $ideal using 1:2 with lines dt 2 lc rgb 'black' notitle");
+    sb_gp_add(efc, ", 100 with lines dt 2 lc rgb 'black' title 'ideal (y = x)'");
     char title[700];
-    snprintf(title, sizeof title, "Scaling over nodes: %s", title_machine);
-    sb_gp_add(s, "set multiplot layout 3,1 title %T\n"
-                 "set logscale x 2\nset xrange [0.8:%g]\nset grid\nset key outside right\n"
-                 "set lmargin 12\nset rmargin 52\n"
-                 "set ylabel 'epoch time, s'\nset logscale y 10\n",
-              title, xmax * 1.25);
-    sb_gp_add(s, "plot ");
-    for (int b = 0; b < blocks; b++) {
-        sb_gp_add(s, b ? ", $s%d" : "$s%d", b);
-        sb_gp_add(s, style[dashed[b]], 2, labels[b]);
-    }
-    if (study1 > 0)
-        sb_gp_add(s, ", $study using 1:2 with points pt 5 ps 1.5 lc rgb 'black' title "
-                     "'published study (SPR bf16, HF blog 2023)'");
-    sb_gp_add(s, "\nunset logscale y\nset logscale y 2\nset ylabel 'speedup vs 1 node'\n"
-                 "set yrange [0.8:%g]\nplot ", xmax * 1.25);
-    for (int b = 0; b < blocks; b++) {
-        sb_gp_add(s, "$s%d", b);
-        sb_gp_add(s, style[dashed[b]], 3, labels[b]);
-        sb_gp_add(s, ", ");
-    }
-    if (study1 > 0)
-        sb_gp_add(s, "$study using 1:3 with points pt 5 ps 1.5 lc rgb 'black' title 'published study', ");
-    sb_gp_add(s, "x title 'ideal (y = x)' dt 2 lc rgb 'black'\n"
-                 "unset logscale y\nset yrange [0:120]\nset ylabel 'parallel efficiency %%'\n"
-                 "set xlabel 'nodes'\nplot ");
-    for (int b = 0; b < blocks; b++) {
-        sb_gp_add(s, "$s%d", b);
-        sb_gp_add(s, style[dashed[b]], 4, labels[b]);
-        sb_gp_add(s, ", ");
-    }
-    if (study1 > 0)
-        sb_gp_add(s, "$study using 1:4 with points pt 5 ps 1.5 lc rgb 'black' title 'published study', ");
-    sb_gp_add(s, "100 title 'ideal' dt 2 lc rgb 'black'\nunset multiplot\n");
-    rc = render_both(s, 900, 1100, dir, "scaling-nodes", files, nfiles, e);
+    snprintf(title, sizeof title, "Scaling over nodes: %s", c->machine_text);
+    const sb_gp_var nv_[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
+                             {"xmax", SB_GPV_NUM, NULL, xmax * 1.25, NULL},
+                             {"ymax", SB_GPV_NUM, NULL, xmax * 1.25, NULL},
+                             {"epoch", SB_GPV_CLAUSE, NULL, 0, ep},
+                             {"speedup", SB_GPV_CLAUSE, NULL, 0, spc},
+                             {"efficiency", SB_GPV_CLAUSE, NULL, 0, efc}};
+    rc = fill(s, c->tdir, "scaling-nodes.gp", nv_, 6, e);
+    /* taller with more series: the legend under the last panel grows */
+    if (!rc)
+        rc = sb_plot_write_figure(s, 1000, 1000 + 18 * blocks, c->out_dir, "scaling-nodes", 1,
+                                  files, nfiles, e);
     sb_gp_free(s);
+    sb_gp_free(ep);
+    sb_gp_free(spc);
+    sb_gp_free(efc);
     free(study);
-    if (rc) return rc;
-
-    /* against total ranks, every (kernel, ppn) series on one axis; the
-     * model's points as a series of their own */
-    sb_gp *r = sb_gp_new();
-    int nmeasured = n - nmodel;
-    for (int kind = 0; kind < 2; kind++) {
-        if (!(kind ? nmodel : nmeasured)) continue;
-        sb_gp_block_begin(r, kind ? "r1" : "r0");
-        for (int i = 0; i < n; i++)
-            if (pts[i].model == kind) {
-                double row[2] = {(double)pts[i].ppn * pts[i].nodes, pts[i].epoch_s};
-                sb_gp_block_row(r, row, 2);
-            }
-        sb_gp_block_end(r);
+    if (rc) {
+        sb_gp_free(r);
+        sb_gp_free(rc_);
+        return rc;
     }
-    snprintf(title, sizeof title, "Epoch time against total ranks: %s", title_machine);
-    sb_gp_add(r, "set title %T\nset logscale x 2\n"
-                 "set logscale y 10\nset grid\nset xlabel 'total MPI ranks'\n"
-                 "set ylabel 'epoch time, s'\nplot ", title);
-    if (nmeasured)
-        sb_gp_add(r, nmodel ? "$r0 using 1:2 with points pt 7 ps 1.3 title 'measured points', "
-                            : "$r0 using 1:2 with points pt 7 ps 1.3 title 'measured points'");
-    if (nmodel)
-        sb_gp_add(r, "$r1 using 1:2 with points pt 6 ps 1.3 title 'projected (model, not measured)'");
-    sb_gp_add(r, "\n");
-    rc = render_both(r, 900, 560, dir, "scaling-ranks", files, nfiles, e);
+
+    /* against total ranks: the ideal from the measured point at the fewest
+     * ranks (the fastest there), epoch time falling as 1/ranks */
+    int r0 = 0, rmin = 0, rmax = 0;
+    double t0 = 0;
+    for (int i = 0; i < n; i++) {
+        int ranks = pts[i].ppn * pts[i].nodes;
+        if (ranks > rmax) rmax = ranks;
+        if (!rmin || ranks < rmin) rmin = ranks;
+        if (pts[i].model) continue;
+        if (!r0 || ranks < r0 || (ranks == r0 && pts[i].epoch_s < t0)) {
+            r0 = ranks;
+            t0 = pts[i].epoch_s;
+        }
+    }
+    if (r0 > 0 && t0 > 0) {
+        sb_gp_block_begin(r, "ideal");
+        for (int q = r0; q <= rmax; q++) {
+            double row[2] = {q, t0 * r0 / q};
+            sb_gp_block_row(r, row, 2);
+        }
+        sb_gp_block_end(r);
+        sb_gp_add(rc_, ", $ideal using 1:2 with lines dt 2 lc rgb 'black' "
+                       "title 'ideal (1/ranks from the fewest-ranks measured point)'");
+    }
+    snprintf(title, sizeof title, "Epoch time against total ranks: %s", c->machine_text);
+    const sb_gp_var rv[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
+                            {"xmin", SB_GPV_NUM, NULL, rmin / 1.25, NULL},
+                            {"xmax", SB_GPV_NUM, NULL, rmax * 1.25, NULL},
+                            {"series", SB_GPV_CLAUSE, NULL, 0, rc_}};
+    rc = fill(r, c->tdir, "scaling-ranks.gp", rv, 4, e);
+    if (!rc)
+        rc = sb_plot_write_figure(r, 1000, 640 + 18 * blocks, c->out_dir, "scaling-ranks", 1, files,
+                                  nfiles, e);
     sb_gp_free(r);
+    sb_gp_free(rc_);
     return rc;
+}
+
+static int open_sweep(const sb_plot_opts *o, ctx *c, sb_err *e)
+{
+    memset(c, 0, sizeof *c);
+    c->out_dir = o->out_dir;
+    c->yscale = o->yscale;
+    snprintf(c->machine_text, sizeof c->machine_text, "unknown machine");
+    if (!sb_gnuplot_available())
+        return sb_errf(e, SB_EUSAGE, "gnuplot not found on PATH (install gnuplot-nox)");
+    int rc = sb_gp_templates_dir(o->templates, c->tdir, sizeof c->tdir, e);
+    if (rc) return rc;
+    struct stat st0;
+    if (stat(o->db_path, &st0) != 0)
+        return sb_errf(e, SB_EUSAGE, "%s: no such database", o->db_path);
+    if ((rc = sb_db_open_readonly(o->db_path, &c->db, e))) return rc;
+    c->sweep = o->sweep_id > 0 ? o->sweep_id : sb_db_latest_sweep(c->db);
+    sb_sweep_header hd;
+    int found;
+    if ((rc = sb_db_sweep_header(c->db, c->sweep, &hd, &found, e))) {
+        sb_db_close(c->db);
+        return rc;
+    }
+    if (found) {
+        snprintf(c->workload, sizeof c->workload, "%s", hd.workload ? hd.workload : "gemm");
+        c->machine = hd.machine_id;
+        c->cores = hd.cores;
+        if (!hd.has_machine)   /* e.g. `sprbench model --db`: computed, no machine */
+            snprintf(c->machine_text, sizeof c->machine_text, "%s (no machine)",
+                     hd.label ? hd.label : "sweep");
+        else
+            snprintf(c->machine_text, sizeof c->machine_text, "%s: %s (%s, %d cores)",
+                     hd.hostname ? hd.hostname : "?", hd.cpu_model ? hd.cpu_model : "?",
+                     hd.microarch ? hd.microarch : "?", hd.cores);
+    }
+    sb_sweep_header_free(&hd);
+    if (!found) {
+        sb_db_close(c->db);
+        return sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", o->db_path, (long long)c->sweep);
+    }
+    if (mkdir(o->out_dir, 0755) != 0 && errno != EEXIST) {
+        sb_db_close(c->db);
+        return sb_errf(e, SB_EUSAGE, "%s: cannot create directory: %s", o->out_dir, strerror(errno));
+    }
+    return SB_OK;
 }
 
 int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
 {
     *files = NULL;
     *nfiles = 0;
-    if (!sb_gnuplot_available())
-        return sb_errf(e, SB_EUSAGE, "gnuplot not found on PATH (install gnuplot-nox)");
-    struct stat st0;
-    if (stat(o->db_path, &st0) != 0)
-        return sb_errf(e, SB_EUSAGE, "%s: no such database", o->db_path);
-    sb_db *db;
-    int rc = sb_db_open_readonly(o->db_path, &db, e);
+    ctx c;
+    int rc = open_sweep(o, &c, e);
     if (rc) return rc;
-    int64_t sweep = o->sweep_id > 0 ? o->sweep_id : sb_db_latest_sweep(db);
-    char machine[512] = "unknown machine", workload[32] = "";
-    sb_sweep_header hd;
-    int found;
-    if ((rc = sb_db_sweep_header(db, sweep, &hd, &found, e))) {
-        sb_db_close(db);
-        return rc;
-    }
-    if (found) {
-        snprintf(workload, sizeof workload, "%s", hd.workload ? hd.workload : "gemm");
-        if (!hd.has_machine)   /* e.g. `sprbench model --db`: computed, no machine */
-            snprintf(machine, sizeof machine, "%s (no machine)", hd.label ? hd.label : "sweep");
-        else
-            snprintf(machine, sizeof machine, "%s: %s (%s, %d cores)",
-                     hd.hostname ? hd.hostname : "?", hd.cpu_model ? hd.cpu_model : "?",
-                     hd.microarch ? hd.microarch : "?", hd.cores);
-    }
-    sb_sweep_header_free(&hd);
-    if (!found) {
-        sb_db_close(db);
-        return sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", o->db_path, (long long)sweep);
-    }
-    if (mkdir(o->out_dir, 0755) != 0 && errno != EEXIST) {
-        sb_db_close(db);
-        return sb_errf(e, SB_EUSAGE, "%s: cannot create directory: %s", o->out_dir, strerror(errno));
-    }
     /* One figure set per shape (GEMM) or per configuration (train). */
     char **shape_list = NULL;
     int nshape_list = 0;
-    if ((rc = sb_db_sweep_shapes(db, sweep, workload, &shape_list, &nshape_list, e))) {
-        sb_db_close(db);
+    if ((rc = sb_db_sweep_shapes(c.db, c.sweep, c.workload, &shape_list, &nshape_list, e))) {
+        sb_db_close(c.db);
         return rc;
     }
     int shapes = 0;
     for (int si = 0; !rc && si < nshape_list; si++) {
-        /* whole: the points are looked up by it */
-        const char *shape_s = shape_list[si];
         series_pt *pts = NULL;
         int n = 0;
         char unit[64];
-        if ((rc = load_series(db, sweep, workload, shape_s, &pts, &n, unit, sizeof unit, e)) ||
+        if ((rc = load_series(c.db, c.sweep, c.workload, shape_list[si], &pts, &n, unit,
+                              sizeof unit, e)) ||
             n == 0) {
             free(pts);
             continue;
         }
         shapes++;
-        char name[96], base[160], what[1200], line1[1300], ylabel[128];
-        slug(shape_s, name, sizeof name);
-        snprintf(what, sizeof what, "%s %s", !strcmp(workload, "gemm") ? "GEMM" : workload,
-                 shape_s[0] ? shape_s : "");
-        int maxt = 1;
-        for (int i = 0; i < n; i++) if (pts[i].threads > maxt) maxt = pts[i].threads;
-
-        snprintf(ylabel, sizeof ylabel, "%s (median, p10-p90)", unit);
-        /* titles: two lines, what was measured and on which machine */
-        sb_gp *s = sb_gp_new();
-        datablocks(s, pts, n, 0);
-        sb_gp_add(s, "set title %T.\"\\n\".%T\nset xlabel 'threads'\nset ylabel %T\n"
-                     "set key outside right\nset grid\nset xrange [0.5:%g]\nset yrange [0:*]\n"
-                     "set xtics 1\nset style data yerrorlines\n", what, machine, ylabel, maxt + 0.5);
-        plot_cmd(s, pts, n, "using 1:2:3:4 with yerrorlines lw 2 pt 7");
-        sb_gp_add(s, "\n");
-        snprintf(base, sizeof base, "throughput-%s", name);
-        rc = render_both(s, 900, 560, o->out_dir, base, files, nfiles, e);
-        sb_gp_free(s);
-
-        if (!rc) {
-            sb_gp *t = sb_gp_new();
-            datablocks(t, pts, n, 1);
-            snprintf(line1, sizeof line1, "Speedup and parallel efficiency: %s", what);
-            sb_gp_add(t, "set multiplot layout 2,1 title %T.\"\\n\".%T\n"
-                         "set key outside right\nset grid\nset xrange [0.5:%g]\nset xtics 1\n"
-                         "set lmargin 12\nset rmargin 24\nset ylabel 'speedup vs fewest threads'\nset yrange [0:%g]\n",
-                      line1, machine, maxt + 0.5, maxt + 0.5);
-            plot_cmd(t, pts, n, "using 1:2 with linespoints lw 2 pt 7");
-            sb_gp_add(t, ", x title 'ideal (y = x)' dt 2 lc rgb 'black'\n");
-            sb_gp_add(t, "set title ''\nset ylabel 'parallel efficiency %%'\nset xlabel 'threads'\n"
-                         "set yrange [0:120]\n");
-            plot_cmd(t, pts, n, "using 1:3 with linespoints lw 2 pt 7");
-            sb_gp_add(t, ", 100 title 'ideal' dt 2 lc rgb 'black'\nunset multiplot\n");
-            snprintf(base, sizeof base, "speedup-%s", name);
-            rc = render_both(t, 900, 800, o->out_dir, base, files, nfiles, e);
-            sb_gp_free(t);
-        }
+        rc = plot_shape(&c, shape_list[si], pts, n, unit, files, nfiles, e);
         free(pts);
     }
     sb_db_strings_free(shape_list, nshape_list);
     if (!rc) {
         const char *ref = o->reference ? o->reference : SB_SOURCE_DIR "/results/reference/study.csv";
         int before = *nfiles;
-        rc = plot_scaling(db, sweep, machine, o->out_dir, ref, files, nfiles, e);
+        rc = plot_scaling(&c, ref, files, nfiles, e);
         if (*nfiles > before) shapes++;
     }
-    sb_db_close(db);
+    sb_db_close(c.db);
     if (!rc && shapes == 0)
-        rc = sb_errf(e, SB_EUSAGE, "sweep %lld has no finished points to plot", (long long)sweep);
+        rc = sb_errf(e, SB_EUSAGE, "sweep %lld has no finished points to plot", (long long)c.sweep);
     return rc;
+}
+
+/* ---- history ---- */
+
+/* Rates (higher is better) spread as the same work over the p90 and p10
+ * sample times; anything else (seconds) scales with the samples. */
+static void spread(const char *metric, double value, const double *xs, int ns, double *lo,
+                   double *hi)
+{
+    *lo = *hi = value;
+    if (ns < 2) return;
+    double med = sb_median(xs, ns);
+    if (!(med > 0)) return;
+    int rate = !strcmp(metric, "gflops") || !strcmp(metric, "gops") ||
+               strstr(metric, "per_s") != NULL;
+    if (rate) {
+        *lo = value * med / sb_quantile(xs, ns, 0.9);
+        *hi = value * med / sb_quantile(xs, ns, 0.1);
+    } else {
+        *lo = value * sb_quantile(xs, ns, 0.1) / med;
+        *hi = value * sb_quantile(xs, ns, 0.9) / med;
+    }
+}
+
+int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
+{
+    *files = NULL;
+    *nfiles = 0;
+    if (!o->kernel || !o->threads)
+        return sb_errf(e, SB_EUSAGE, "--history needs --kernel and --threads (and --shape)");
+    ctx c;
+    int rc = open_sweep(o, &c, e);
+    if (rc) return rc;
+    if (!c.machine) {
+        sb_db_close(c.db);
+        return sb_errf(e, SB_EUSAGE, "sweep %lld ran on no machine: no history to draw",
+                       (long long)c.sweep);
+    }
+    /* the key's workload: given, or what its shape says (a GEMM shape or a
+     * training configuration), or the sweep's */
+    const char *workload = o->workload   ? o->workload
+                           : !o->shape   ? c.workload
+                           : strstr(o->shape, "model=") ? "train"
+                           : strchr(o->shape, 'x')      ? "gemm"
+                                                        : c.workload;
+    const char *metric =
+        o->metric ? o->metric : !strcmp(workload, "gemm") ? "gflops" : "tokens_per_s";
+    const char *shape = o->shape ? o->shape : "";
+    int ppn = o->ppn > 0 ? o->ppn : 1, nodes = o->nodes > 0 ? o->nodes : 1;
+    sb_history_point *h;
+    int n;
+    if ((rc = sb_db_metric_history(c.db, c.machine, workload, o->kernel, shape, o->threads, ppn,
+                                   nodes, metric, &h, &n, e))) {
+        sb_db_close(c.db);
+        return rc;
+    }
+    sb_db_close(c.db);
+    char key[1400];
+    snprintf(key, sizeof key, "%s %s %s, %d thread(s)%s", workload, o->kernel, shape, o->threads,
+             ppn * nodes > 1 ? "," : "");
+    if (ppn * nodes > 1)
+        snprintf(key + strlen(key), sizeof key - strlen(key), " %d node(s) x %d rank(s)", nodes, ppn);
+    if (n == 0) {
+        sb_history_free(h, n);
+        return sb_errf(e, SB_EUSAGE, "no sweep on this machine has %s for %s", metric, key);
+    }
+    sb_gp *g = sb_gp_new(), *xa = sb_gp_new(), *ser = sb_gp_new();
+    sb_gp_block_begin(g, "h");
+    for (int i = 0; i < n; i++) {
+        double lo, hi;
+        spread(metric, h[i].value, h[i].samples, h[i].nsamples, &lo, &hi);
+        double row[5] = {i, h[i].value, lo, hi, (double)h[i].sweep_id};
+        sb_gp_block_row(g, row, 5);
+    }
+    sb_gp_block_end(g);
+    /* each sweep at its place, labelled by version and day: text from the
+     * database, so tic labels (a format to gnuplot: %F) */
+    sb_gp_add(xa, "set xrange [-0.5:%g]\nset xtics rotate by -30 left (", n - 0.5);
+    for (int i = 0; i < n; i++) {
+        char lab[200];
+        snprintf(lab, sizeof lab, "%.80s %.10s", h[i].tool_version[0] ? h[i].tool_version : "?",
+                 h[i].started);
+        sb_gp_add(xa, i ? ", %F %d" : "%F %d", lab, i);
+    }
+    sb_gp_add(xa, ")\n");
+    sb_gp_add(ser, "$h using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb %T title %T",
+              g_colour[0], "median, p10-p90 of the samples");
+    char title[1500], ylabel[160];
+    snprintf(title, sizeof title, "History of %s: %s", metric, key);
+    snprintf(ylabel, sizeof ylabel, "%s (median, p10-p90)", metric);
+    const sb_gp_var hv[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
+                            {"machine", SB_GPV_TEXT, c.machine_text, 0, NULL},
+                            {"ylabel", SB_GPV_TEXT, ylabel, 0, NULL},
+                            {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},
+                            {"series", SB_GPV_CLAUSE, NULL, 0, ser}};
+    rc = fill(g, c.tdir, "history.gp", hv, 5, e);
+    char name[200], base[260];
+    snprintf(name, sizeof name, "%s-%s-%s-%dt-%dx%d", workload, o->kernel, shape[0] ? shape : "",
+             o->threads, nodes, ppn);
+    slug(name, base + 8, sizeof base - 8);
+    memcpy(base, "history-", 8);
+    if (!rc) rc = sb_plot_write_figure(g, 1000, 600, o->out_dir, base, 1, files, nfiles, e);
+    sb_history_free(h, n);
+    sb_gp_free(g);
+    sb_gp_free(xa);
+    sb_gp_free(ser);
+    return rc;
+}
+
+/* ---- the report's charts ---- */
+
+sb_gp *sb_plot_report_bars(const char *templates, const char *title, const char *ylabel,
+                           char *const *labels, int n, const char *bname, const double *bv,
+                           const double *blo, const double *bhi, const char *cname,
+                           const double *cv, const double *clo, const double *chi, sb_err *e)
+{
+    char tdir[4096];
+    if (sb_gp_templates_dir(templates, tdir, sizeof tdir, e)) return NULL;
+    sb_gp *g = sb_gp_new(), *xa = sb_gp_new(), *ser = sb_gp_new();
+    sb_gp_block_begin(g, "d");
+    for (int i = 0; i < n; i++) {
+        double b = bv[i] > 0 ? bv[i] : 0, cc = cv[i] > 0 ? cv[i] : 0;
+        /* no spread given: the bar's own value, an error bar of no height */
+        double row[6] = {b, blo && blo[i] > 0 ? blo[i] : b, bhi && bhi[i] > 0 ? bhi[i] : b,
+                         cc, clo && clo[i] > 0 ? clo[i] : cc, chi && chi[i] > 0 ? chi[i] : cc};
+        sb_gp_block_row(g, row, 6);
+    }
+    sb_gp_block_end(g);
+    /* cluster i stands at x = i; the labels are tic labels (a format to
+     * gnuplot: %F), so the data stay numbers only */
+    sb_gp_add(xa, "set xtics (");
+    for (int i = 0; i < n; i++) sb_gp_add(xa, i ? ", %F %d" : "%F %d", labels[i], i);
+    sb_gp_add(xa, ")\n");
+    sb_gp_add(ser, "$d using 1:2:3 lc rgb %T title %T, $d using 4:5:6 lc rgb %T title %T",
+              g_colour[0], bname, g_colour[4], cname);
+    const sb_gp_var v[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
+                           {"ylabel", SB_GPV_TEXT, ylabel, 0, NULL},
+                           {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},
+                           {"series", SB_GPV_CLAUSE, NULL, 0, ser}};
+    int rc = fill(g, tdir, "report-bars.gp", v, 4, e);
+    sb_gp_free(xa);
+    sb_gp_free(ser);
+    if (rc) {
+        sb_gp_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+sb_gp *sb_plot_report_scaling(const char *templates, const char *title, const char *ylabel,
+                              const double *xs, int n, const char *bname, const double *yb,
+                              const char *cname, const double *yc, sb_err *e)
+{
+    char tdir[4096];
+    if (sb_gp_templates_dir(templates, tdir, sizeof tdir, e)) return NULL;
+    sb_gp *g = sb_gp_new(), *ser = sb_gp_new();
+    sb_gp_block_begin(g, "d");
+    for (int i = 0; i < n; i++) {
+        double row[3] = {xs[i], yb[i] > 0 ? yb[i] : NAN, yc[i] > 0 ? yc[i] : NAN};
+        sb_gp_block_row(g, row, 3);
+    }
+    sb_gp_block_end(g);
+    sb_gp_add(ser, "$d using 1:2 with linespoints lw 2 pt 7 lc rgb %T title %T, "
+                   "$d using 1:3 with linespoints lw 2 pt 5 lc rgb %T title %T",
+              g_colour[0], bname, g_colour[4], cname);
+    const sb_gp_var v[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
+                           {"ylabel", SB_GPV_TEXT, ylabel, 0, NULL},
+                           {"series", SB_GPV_CLAUSE, NULL, 0, ser}};
+    int rc = fill(g, tdir, "report-scaling.gp", v, 3, e);
+    sb_gp_free(ser);
+    if (rc) {
+        sb_gp_free(g);
+        return NULL;
+    }
+    return g;
 }

@@ -1,11 +1,19 @@
-/* sb_plot: the sweep's plots, from the database only. Per GEMM shape (or per
- * training configuration): throughput against threads per kernel, with the
- * spread of the samples, and speedup against threads with the y = x ideal
- * and a parallel-efficiency panel. PNG (pngcairo) and SVG of each. */
+/* sb_plot: the sweep's plots, from the database only, each drawn from a
+ * template of plots/ (sb_gnuplot: templates are the styling, values go in
+ * through the script writer). Per GEMM shape (or per training
+ * configuration): throughput against threads per kernel with the spread of
+ * the samples and the measured peak of each instruction path, and speedup
+ * and parallel efficiency with their spread and the ideal line; scaling over
+ * nodes and ranks; a point key's history over sweeps. Each figure is
+ * NAME.png, NAME.svg, NAME.gp (the whole script, data inline) and NAME.dat
+ * (its data as a table). */
 #ifndef SB_PLOT_H
 #define SB_PLOT_H
 #include <stdint.h>
 #include "sb_err.h"
+#include "sb_gnuplot.h"
+
+typedef enum { SB_PLOT_Y_AUTO, SB_PLOT_Y_LINEAR, SB_PLOT_Y_LOG } sb_plot_yscale;
 
 typedef struct sb_plot_opts {
     const char *db_path;
@@ -13,11 +21,41 @@ typedef struct sb_plot_opts {
     const char *out_dir;    /* created if missing */
     const char *reference;  /* published points to overlay (default: the
                                source tree's results/reference/study.csv) */
+    const char *templates;  /* --templates DIR; NULL: sb_gp_templates_dir's order */
+    sb_plot_yscale yscale;  /* throughput axis; auto: log past a 30x range */
+    /* sb_plot_history: the point key (workload and metric default to the
+     * sweep's: gemm/gflops, train/tokens_per_s), on the sweep's machine */
+    const char *workload, *kernel, *shape, *metric;
+    int threads, ppn, nodes;  /* ppn, nodes: 0 means 1 */
 } sb_plot_opts;
 
 /* Draws every plot of the sweep; *files receives the written paths (caller
  * frees each and the array). SB_EUSAGE for a missing sweep, no data,
- * a missing gnuplot or an unwritable directory. */
+ * a missing gnuplot or template, or an unwritable directory. */
 int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e);
+
+/* Draws history-<key>: the key's metric over every sweep of the machine
+ * that ran o->sweep_id (the newest when 0), oldest first. SB_EUSAGE when the
+ * key has no value in any sweep. */
+int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e);
+
+/* ---- the report's charts (templates report-bars.gp, report-scaling.gp) ---- */
+
+/* Clustered bars, baseline and candidate per label, the p10-p90 spread as
+ * error bars where lo/hi are given (NULL: none; a value <= 0 draws no bar).
+ * NULL with e set when the template cannot be read or filled. */
+sb_gp *sb_plot_report_bars(const char *templates, const char *title, const char *ylabel,
+                           char *const *labels, int n, const char *bname, const double *bv,
+                           const double *blo, const double *bhi, const char *cname,
+                           const double *cv, const double *clo, const double *chi, sb_err *e);
+/* Baseline and candidate against ranks (x: xs; NaN or <= 0: no point). */
+sb_gp *sb_plot_report_scaling(const char *templates, const char *title, const char *ylabel,
+                              const double *xs, int n, const char *bname, const double *yb,
+                              const char *cname, const double *yc, sb_err *e);
+
+/* Writes dir/base.png (and .svg when svg), base.gp and base.dat; the paths
+ * are appended to *files when files is not NULL. */
+int sb_plot_write_figure(const sb_gp *g, int w, int h, const char *dir, const char *base, int svg,
+                         char ***files, int *nfiles, sb_err *e);
 
 #endif

@@ -11,6 +11,7 @@
 #include "sb_envdiff.h"
 #include "sb_gate.h"
 #include "sb_gnuplot.h"
+#include "sb_plot.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
 #include "sb_query.h"
@@ -500,6 +501,7 @@ static int ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
 typedef struct plots {
     int enabled, drawn;
     const char *dir;
+    const char *templates;   /* NULL: the default search (sb_gp_templates_dir) */
     char skipped_why[256];
 } plots;
 
@@ -547,25 +549,14 @@ static void plot_bars(out *o, plots *pl, const char *name, const char *ylabel, c
 {
     if (!pl->enabled || n == 0) return;
     if (n > MAX_PLOT_BARS) n = MAX_PLOT_BARS;
-    sb_gp *g = sb_gp_new();
-    sb_gp_block_begin(g, "d");
-    for (int i = 0; i < n; i++) {
-        /* value, low, high of the baseline, then of the candidate */
-        double row[6];
-        for (int k = 0; k < 6; k++) row[k] = v[k][i] > 0 ? v[k][i] : 0;
-        sb_gp_block_row(g, row, 6);
+    /* the styling is plots/report-bars.gp's (restyled with --templates) */
+    sb_err e = {0};
+    sb_gp *g = sb_plot_report_bars(pl->templates, title, ylabel, labels, n, bname, v[0], v[1], v[2],
+                                   cname, v[3], v[4], v[5], &e);
+    if (!g) {
+        snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s", e.msg);
+        return;
     }
-    sb_gp_block_end(g);
-    sb_gp_add(g, "set title %T\nset ylabel %T\nset style data histogram\n"
-                 "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.8 border -1\n"
-                 "set errorbars 0.5\nset boxwidth 0.9\nset xtics rotate by -35 left font ',8'\n",
-              title, ylabel);
-    /* cluster i stands at x = i; the labels are tic labels (a format to gnuplot: %F),
-     * so the data stay numbers only */
-    sb_gp_add(g, "set xtics (");
-    for (int i = 0; i < n; i++) sb_gp_add(g, i ? ", %F %d" : "%F %d", labels[i], i);
-    sb_gp_add(g, ")\nset grid ytics\nset key outside top center horizontal\nset yrange [0:*]\n"
-                 "plot $d using 1:2:3 title %T, '' using 4:5:6 title %T\n", bname, cname);
     plot_emit(o, pl, name, g, 1000, 520, title);
     sb_gp_free(g);
 }
@@ -1272,7 +1263,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
         sb_ptset_free(&cs);
         return sb_errf(e, SB_EFAIL, "out of memory");
     }
-    plots pl = {ro->plots && sb_gnuplot_available(), 0, ro->out_dir, ""};
+    plots pl = {ro->plots && sb_gnuplot_available(), 0, ro->out_dir, ro->templates, ""};
     if (ro->plots && !pl.enabled) snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
     char title[800];
     if (ro->title) snprintf(title, sizeof title, "%.700s", ro->title);

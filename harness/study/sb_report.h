@@ -22,6 +22,7 @@ typedef struct sb_report_opts {
     int plots;               /* draw plots with gnuplot when it is available */
     const char *db_path;     /* named in the report */
     const char *tool_version;   /* the sprbench that wrote it (NULL: "unknown") */
+    const char *templates;      /* gnuplot templates (NULL: $SPRBENCH_PLOTS, plots/, installed) */
 } sb_report_opts;
 
 typedef struct sb_report_summary {
