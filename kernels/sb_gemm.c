@@ -157,6 +157,26 @@ static void *grow(void **buf, size_t *cap, size_t need)
 
 /* ---- the driver -------------------------------------------------------- */
 
+/* s32 tile at C (rows i0.., columns j0..) -> f32 in place (sb_dequant). */
+static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
+                         int nre)
+{
+    const float *bs = q->b_scale + j0, *bias = q->bias ? q->bias + j0 : NULL;
+    const int32_t *cs = q->b_colsum + j0;
+    for (int i = 0; i < mre; i++) {
+        int32_t *ci = (int32_t *)C + (size_t)i * ldc;
+        float *cf = (float *)C + (size_t)i * ldc;
+        float as = q->a_scale[i0 + i];
+        int32_t zp = q->a_zp[i0 + i];
+        for (int j = 0; j < nre; j++) {
+            /* exact in s32: |acc| and |zp * colsum| stay far below 2^31 for
+             * k <= 2^15 (255 * 127 * k) */
+            float v = as * bs[j] * (float)(ci[j] - zp * cs[j]);
+            cf[j] = bias ? v + bias[j] : v;
+        }
+    }
+}
+
 typedef struct {
     const sb_ukr *u;
     const sb_gemm_desc *d;
@@ -271,6 +291,8 @@ static void run_thread(run_ctx *x, int tid, int nt)
                         char *cp = (char *)x->C + ((size_t)(ic + ir) * d->ldc + jc + jr) * csz;
                         u->kernel(kcp, ablk + (ir / u->mr) * apan, bp, cp, d->ldc, mre, nre,
                                   d->alpha, beta);
+                        if (last_kc && d->dequant)
+                            dequant_tile(d->dequant, cp, d->ldc, ic + ir, jc + jr, mre, nre);
                         /* the bias while the tile is still in cache */
                         if (last_kc && d->bias) {
                             const float *bb = d->bias + jc + jr;
@@ -441,9 +463,23 @@ void sb_gemm_add_bias(const sb_gemm_desc *d, float *C)
     }
 }
 
+void sb_gemm_apply_dequant(const sb_gemm_desc *d, void *C)
+{
+    if (!d->dequant) return;
+    int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
+    #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && (long)d->m * d->n > 65536)
+    for (int i = 0; i < d->m; i++)
+        dequant_tile(d->dequant, (int32_t *)C + (size_t)i * d->ldc, d->ldc, i, 0, 1, d->n);
+}
+
 int sb_gemm_check_int8(const sb_gemm_desc *d, sb_err *e)
 {
-    if (d->bias) return sb_errf(e, SB_EUSAGE, "int8 GEMM takes no bias (its C is s32)");
+    if (d->bias)
+        return sb_errf(e, SB_EUSAGE, "int8 GEMM takes no f32 bias (give it in the dequant epilogue)");
+    if (d->dequant && (d->beta != 0.0f || !d->dequant->a_scale || !d->dequant->a_zp ||
+                       !d->dequant->b_scale || !d->dequant->b_colsum))
+        return sb_errf(e, SB_EUSAGE, "int8 GEMM dequant epilogue: beta must be 0 and every "
+                                     "scale, zero point and column sum given");
     if (d->beta != 0.0f && d->beta != 1.0f)
         return sb_errf(e, SB_EUSAGE, "int8 GEMM takes beta 0 or 1 (got %g)", d->beta);
     return sb_gemm_desc_check(d, e);
