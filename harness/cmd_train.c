@@ -14,6 +14,7 @@
 #include "sb_dp.h"
 #include "sb_features.h"
 #include "sb_hf.h"
+#include "sb_infer.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_layers.h"
@@ -1039,9 +1040,14 @@ int sb_cmd_predict(int argc, char **argv)
     sb_hf_model_free(&hf);
     have_hf = 0;
     int nb = d.fdev.n < batch ? (d.fdev.n > 0 ? d.fdev.n : 1) : (int)batch;
-    if ((rc = sb_model_alloc_acts(&m, nb, (int)seq, &e))) goto fail;
+    /* the forward path `sprbench infer` runs (sb_infer) */
+    if ((rc = sb_model_alloc_acts_infer(&m, nb, (int)seq, &e))) goto fail;
+    sb_infer *inf = NULL;
+    if ((rc = sb_infer_attach(&m, k, SB_QUANT_PER_ROW, &inf, &e))) goto bad;
     double t0 = sb_now();
-    if ((rc = sb_train_predict(&m, &d.dev, &d.fdev, nb, &preds, NULL, NULL, &e))) goto fail;
+    rc = sb_train_predict(&m, &d.dev, &d.fdev, nb, &preds, NULL, NULL, &e);
+    sb_infer_detach(&m, inf);
+    if (rc) goto fail;
     if ((rc = sb_squad_predictions_write(out, &preds, &e))) goto fail;
     printf("predicted %d questions (%d features) with %s in %.1f s -> %s\n", preds.n, d.fdev.n,
            k->name, sb_now() - t0, out);
