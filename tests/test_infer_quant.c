@@ -101,6 +101,49 @@ static void test_activations(void)
                  SB_EFAIL);
 }
 
+/* Every element-wise level quantises alike (rows long enough for the
+ * vector loops and their tails). */
+static void test_levels(void)
+{
+    enum { N = 40, IN = 101 };
+    static float x[N * IN];
+    static uint8_t q[3][N * IN];
+    float s[3][N];
+    int32_t z[3][N];
+    for (int i = 0; i < N * IN; i++) x[i] = frnd() * (1 + i % 7) + (i % 5 == 0 ? 0.5f : 0);
+    for (int i = 0; i < IN; i++) x[3 * IN + i] = fabsf(x[3 * IN + i]);   /* all positive */
+    int got[3];
+    sb_err e = {0};
+    for (int lvl = 0; lvl < 3; lvl++) {
+        got[lvl] = sb_layers_set_level(lvl);
+        CHECK_EQ_INT(sb_quant_activations(x, N, IN, SB_QUANT_PER_ROW, q[lvl], s[lvl], z[lvl], 2,
+                                          "l", &e), SB_OK);
+    }
+    sb_layers_set_level(SB_LAYERS_AUTO);
+    for (int lvl = 1; lvl < 3; lvl++) {
+        if (got[lvl] != lvl) continue;   /* not on this CPU */
+        CHECKF(!memcmp(q[0], q[lvl], sizeof q[0]) && !memcmp(s[0], s[lvl], sizeof s[0]) &&
+               !memcmp(z[0], z[lvl], sizeof z[0]), "level %d quantises unlike scalar", lvl);
+    }
+    /* dequantised values are within half a step of the input */
+    double worst = 0;
+    for (int i = 0; i < N; i++)
+        for (int p = 0; p < IN; p++) {
+            double d = fabs((q[0][i * IN + p] - z[0][i]) * (double)s[0][i] - x[i * IN + p]);
+            worst = d / s[0][i] > worst ? d / s[0][i] : worst;
+        }
+    CHECKF(worst <= 0.5 + 1e-3, "dequantised error %g steps", worst);
+    /* an Inf deep in a long row is found by the vector loops too */
+    x[17 * IN + 90] = INFINITY;
+    for (int lvl = 0; lvl < 3; lvl++) {
+        sb_layers_set_level(lvl);
+        CHECK_EQ_INT(sb_quant_activations(x, N, IN, SB_QUANT_PER_ROW, q[0], s[0], z[0], 1, "l",
+                                          &e), SB_EFAIL);
+        CHECKF(strstr(e.msg, "row 17") != NULL, "level %d: %s", lvl, e.msg);
+    }
+    sb_layers_set_level(SB_LAYERS_AUTO);
+}
+
 /* The epilogue against the exact integer product, unpacked and packed. */
 static void test_epilogue(const sb_kernel *k, int m, int n, int kk, int threads)
 {
@@ -335,6 +378,7 @@ int main(void)
 {
     test_weights();
     test_activations();
+    test_levels();
     const char *ks[] = {"vnni-int8", "avx2-int8", "onednn-int8"};
     for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
         const sb_kernel *k = sb_kernel_find(ks[i]);

@@ -3,6 +3,8 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <immintrin.h>
+#include "sb_layers.h"
 
 #define NT(t) ((t) > 0 ? (t) : omp_get_max_threads())
 
@@ -114,6 +116,87 @@ static void quant_row(const float *x, int in, float s, int32_t zp, uint8_t *o)
     }
 }
 
+/* The same two loops for AVX-512 and AVX2 (the level sb_layers runs at, so
+ * SB_FORCE_NO_* reach them too). Identical results: the product x * (1/s)
+ * rounded to nearest even, plus the zero point, clamped to [0, 255]. */
+#define SB_Q_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#define SB_Q_AVX2 __attribute__((target("avx2")))
+
+SB_Q_AVX512 static void quant_row_avx512(const float *x, int in, float s, int32_t zp, uint8_t *o)
+{
+    __m512 inv = _mm512_set1_ps(1.0f / s);
+    __m512i z = _mm512_set1_epi32(zp), lo = _mm512_setzero_si512(), hi = _mm512_set1_epi32(255);
+    for (int p = 0; p < in; p += 16) {
+        __mmask16 m = in - p >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (in - p)) - 1);
+        __m512i r = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + p), inv));
+        r = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(r, z), lo), hi);
+        _mm_mask_storeu_epi8(o + p, m, _mm512_cvtepi32_epi8(r));
+    }
+}
+
+SB_Q_AVX512 static int row_range_avx512(const float *x, int in, float *lo, float *hi)
+{
+    __m512 mn = _mm512_setzero_ps(), mx = _mm512_setzero_ps(), bad = _mm512_setzero_ps();
+    for (int p = 0; p < in; p += 16) {
+        __mmask16 m = in - p >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (in - p)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + p);
+        mn = _mm512_min_ps(mn, v);
+        mx = _mm512_max_ps(mx, v);
+        bad = _mm512_add_ps(bad, _mm512_mul_ps(v, _mm512_setzero_ps()));   /* NaN for Inf/NaN */
+    }
+    *lo = _mm512_reduce_min_ps(mn);
+    *hi = _mm512_reduce_max_ps(mx);
+    return _mm512_reduce_add_ps(bad) == 0.0f;
+}
+
+SB_Q_AVX2 static void quant_row_avx2(const float *x, int in, float s, int32_t zp, uint8_t *o)
+{
+    __m256 inv = _mm256_set1_ps(1.0f / s);
+    __m256i z = _mm256_set1_epi32(zp), lo = _mm256_setzero_si256(), hi = _mm256_set1_epi32(255);
+    int p = 0;
+    for (; p + 8 <= in; p += 8) {
+        __m256i r = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + p), inv));
+        r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, z), lo), hi);
+        __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64((__m128i *)(o + p), _mm_packus_epi16(w, w));
+    }
+    float fz = (float)zp, fi = 1.0f / s;
+    for (; p < in; p++) {
+        float r = nearbyintf(x[p] * fi) + fz;
+        o[p] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+    }
+}
+
+SB_Q_AVX2 static int row_range_avx2(const float *x, int in, float *lo, float *hi)
+{
+    __m256 mn = _mm256_setzero_ps(), mx = _mm256_setzero_ps(), bad = _mm256_setzero_ps();
+    int p = 0;
+    for (; p + 8 <= in; p += 8) {
+        __m256 v = _mm256_loadu_ps(x + p);
+        mn = _mm256_min_ps(mn, v);
+        mx = _mm256_max_ps(mx, v);
+        bad = _mm256_add_ps(bad, _mm256_mul_ps(v, _mm256_setzero_ps()));
+    }
+    float a[8], b[8], c[8], l = 0, h = 0, nb = 0;
+    _mm256_storeu_ps(a, mn);
+    _mm256_storeu_ps(b, mx);
+    _mm256_storeu_ps(c, bad);
+    for (int i = 0; i < 8; i++) {
+        l = a[i] < l ? a[i] : l;
+        h = b[i] > h ? b[i] : h;
+        nb += c[i];
+    }
+    for (; p < in; p++) {
+        l = x[p] < l ? x[p] : l;
+        h = x[p] > h ? x[p] : h;
+        nb += x[p] * 0.0f;
+    }
+    *lo = l;
+    *hi = h;
+    return nb == 0.0f;
+}
+
+
 /* 1 when every element is finite; the range in lo/hi */
 static int row_range(const float *x, int in, float *lo, float *hi)
 {
@@ -130,6 +213,22 @@ static int row_range(const float *x, int in, float *lo, float *hi)
     return finite;
 }
 
+static int row_range_any(const float *x, int in, float *lo, float *hi)
+{
+    int lvl = sb_layers_level();
+    return lvl == SB_LAYERS_AVX512 ? row_range_avx512(x, in, lo, hi)
+           : lvl == SB_LAYERS_AVX2 ? row_range_avx2(x, in, lo, hi)
+                                   : row_range(x, in, lo, hi);
+}
+
+static void quant_row_any(const float *x, int in, float s, int32_t zp, uint8_t *o)
+{
+    int lvl = sb_layers_level();
+    if (lvl == SB_LAYERS_AVX512) quant_row_avx512(x, in, s, zp, o);
+    else if (lvl == SB_LAYERS_AVX2) quant_row_avx2(x, in, s, zp, o);
+    else quant_row(x, in, s, zp, o);
+}
+
 int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
                          float *scale, int32_t *zp, int threads, const char *layer, sb_err *e)
 {
@@ -140,20 +239,20 @@ int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint
         for (int i = 0; i < N; i++) {
             float lo, hi;
             const float *r = x + (size_t)i * in;
-            if (!row_range(r, in, &lo, &hi)) {
+            if (!row_range_any(r, in, &lo, &hi)) {
                 #pragma omp critical(sb_quant_bad)
                 if (bad < 0 || i < bad) bad = i;
                 continue;
             }
             qparams(lo, hi, &scale[i], &zp[i]);
-            quant_row(r, in, scale[i], zp[i], xq + (size_t)i * in);
+            quant_row_any(r, in, scale[i], zp[i], xq + (size_t)i * in);
         }
     } else {
         float lo = 0, hi = 0;
         #pragma omp parallel for schedule(static) num_threads(nt) reduction(min : lo) reduction(max : hi)
         for (int i = 0; i < N; i++) {
             float l, h;
-            if (!row_range(x + (size_t)i * in, in, &l, &h)) {
+            if (!row_range_any(x + (size_t)i * in, in, &l, &h)) {
                 #pragma omp critical(sb_quant_bad)
                 if (bad < 0 || i < bad) bad = i;
             }
@@ -168,7 +267,7 @@ int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint
             for (int i = 0; i < N; i++) {
                 scale[i] = s;
                 zp[i] = z;
-                quant_row(x + (size_t)i * in, in, s, z, xq + (size_t)i * in);
+                quant_row_any(x + (size_t)i * in, in, s, z, xq + (size_t)i * in);
             }
         }
     }
