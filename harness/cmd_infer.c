@@ -117,10 +117,11 @@ static int parse_opts(int argc, char **argv, iopts *o, int *help, sb_err *e)
             rc = sb_worker_opt_long("stride", optarg, "--stride", &o->stride, e);
             o->set_stride = 1;
             break;
-        case 'r': rc = sb_parse_long(optarg, 1, 100000000, "--requests", &o->requests, e); break;
-        case 'w': rc = sb_parse_long(optarg, 0, 1000, "--warmup", &o->warmup, e); break;
-        case 'y': rc = sb_parse_long(optarg, 1, 10000000, "--synth-dev", &o->synth_dev, e); break;
-        case 'e': rc = sb_parse_long(optarg, 0, 0x7fffffffL, "--seed", &o->seed, e); break;
+        /* the ranges a sweep plan checks these with (sb_plan) */
+        case 'r': rc = sb_worker_opt_long("requests", optarg, "--requests", &o->requests, e); break;
+        case 'w': rc = sb_worker_opt_long("warmup", optarg, "--warmup", &o->warmup, e); break;
+        case 'y': rc = sb_worker_opt_long("synth-dev", optarg, "--synth-dev", &o->synth_dev, e); break;
+        case 'e': rc = sb_worker_opt_long("seed", optarg, "--seed", &o->seed, e); break;
         case 'h': *help = 1; return SB_OK;
         default:
             return sb_errf(e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)",

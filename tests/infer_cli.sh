@@ -60,6 +60,20 @@ fi
 expect_rc 0 "$B" infer --model tiny --requests 6 --batch 4 --threads 1 --result-file "$T/rt.json"
 expect_grep '"model": "tiny"' "$T/rt.json"
 
+# sweep --workload infer: every kernel (int8 included) by default, the worker's
+# options passed through, points stored
+expect_rc 0 "$B" sweep --workload infer --model tiny --requests 4 --batch 2 --threads 1 \
+    --db "$T/dry.db" --dry-run
+expect_grep "infer --kernel vnni-int8 .*--requests 4" "$T/out"
+expect_grep "infer --kernel amx-int8 " "$T/out"
+printf 'workload = infer\nmodel = tiny\nrequests = 4\nbatch = 2\nthreads = 1\nfull-attention = 1\nkernels = %s%s\n' \
+    "$F32" "${K8:+,$K8}" >"$T/plan.txt"
+expect_rc 0 "$B" sweep --plan "$T/plan.txt" --db "$T/sw.db" --label inf
+NPTS=1; [ -n "$K8" ] && NPTS=2
+expect_grep "sweep 1: $NPTS ok, 0 skipped, 0 failed" "$T/out"
+expect_rc 2 "$B" sweep --workload infer --requests 0 --db "$T/sw2.db" --dry-run
+expect_rc 2 "$B" sweep --workload infer --eval --db "$T/sw2.db" --dry-run
+
 # bad input: one line, exit 2, nothing written
 bad() {
   rm -f "$T/o.json" "$T/rb.json"
