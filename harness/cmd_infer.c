@@ -29,7 +29,7 @@
 typedef struct iopts {
     const char *init, *vocab, *data, *model, *kernel, *out, *result_file, *quant;
     long threads, batch, seq, stride, requests, warmup, synth_dev, seed;
-    int set_seq, set_stride, compare_f32, full_attention, no_latency;
+    int set_seq, set_stride, compare_f32, full_attention, no_latency, profile;
 } iopts;
 
 static void infer_help(void)
@@ -39,7 +39,7 @@ static void infer_help(void)
         "                      [--kernel K] [--threads T] [--batch 32] [--seq 384]\n"
         "                      [--stride 128] [--requests N] [--quant row|tensor]\n"
         "                      [--compare-f32] [--full-attention] [--no-latency]\n"
-        "                      [--warmup 1] [--out preds.json] [--result-file F]\n\n"
+        "                      [--warmup 1] [--out preds.json] [--result-file F] [--profile]\n\n"
         "Forward-only DistilBERT question answering over a SQuAD v1.1 file, on any kernel:\n"
         "f32 and bf16 kernels as in training; int8 kernels through dynamic quantisation of\n"
         "every linear layer (weights s8 per output channel, quantised once; activations u8\n"
@@ -69,7 +69,8 @@ static void infer_help(void)
         "  --warmup N       untimed forward passes before each timed pass (default 1)\n"
         "  --out F          write the predictions (id -> answer text)\n"
         "  --result-file F  write the result as one JSON object\n"
-        "  --synth-dev N    synthetic questions without --data (default %d)\n\n"
+        "  --synth-dev N    synthetic questions without --data (default %d)\n"
+        "  --profile        print where the throughput pass's time goes, per layer kind\n\n"
         "Metrics: latency_p50_ms/p90/p99 (per question at batch 1: the forward passes\n"
         "over its windows), sequences_per_s and tokens_per_s at --batch (tokens counted\n"
         "as sequence positions, padding included), em, f1 (when the data has answers),\n"
@@ -91,7 +92,8 @@ static int parse_opts(int argc, char **argv, iopts *o, int *help, sb_err *e)
         {"full-attention", no_argument, 0, 'F'},  {"no-latency", no_argument, 0, 'L'},
         {"warmup", required_argument, 0, 'w'},    {"out", required_argument, 0, 'o'},
         {"result-file", required_argument, 0, 'R'}, {"synth-dev", required_argument, 0, 'y'},
-        {"seed", required_argument, 0, 'e'},      {"help", no_argument, 0, 'h'},
+        {"seed", required_argument, 0, 'e'},      {"profile", no_argument, 0, 'P'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -110,6 +112,7 @@ static int parse_opts(int argc, char **argv, iopts *o, int *help, sb_err *e)
         case 'c': o->compare_f32 = 1; break;
         case 'F': o->full_attention = 1; break;
         case 'L': o->no_latency = 1; break;
+        case 'P': o->profile = 1; break;
         case 't': rc = sb_worker_opt_long("threads", optarg, "--threads", &o->threads, e); break;
         case 'b': rc = sb_worker_opt_long("batch", optarg, "--batch", &o->batch, e); break;
         case 's': rc = sb_worker_opt_long("seq", optarg, "--seq", &o->seq, e); o->set_seq = 1; break;
@@ -431,11 +434,14 @@ int sb_cmd_infer(int argc, char **argv)
 
     /* Throughput at --batch, and the answers. */
     if ((rc = warm_up(&m, &f, batch, o.warmup, &e))) goto fail;
+    m.profile = o.profile;
+    memset(m.prof, 0, sizeof m.prof);
     sb_progress_start(&pg, "throughput", f.n);
     double t0 = sb_now();
     rc = predict_all(&m, &set, &f, batch, batch_s, &pg, &preds, &e);
     double thr_s = sb_now() - t0;
     sb_progress_end(&pg);
+    m.profile = 0;
     if (rc) goto fail;
     double fwd_s = 0;
     int nbatches = (f.n + batch - 1) / batch;
@@ -533,6 +539,16 @@ int sb_cmd_infer(int argc, char **argv)
         printf("f32 (%s): %.2f %% identical answers%s", k32->name, agree, answers ? "" : "\n");
     if (o.compare_f32 && answers) printf("; f32 exact match %.2f, F1 %.2f\n", em32, f132);
     printf("peak RSS %.0f MiB\n", peak_rss_mb());
+    if (o.profile) {
+        /* the forward's own kinds; the int8 activations' quantisation is in its linear's */
+        double sum = 0;
+        for (int i = 0; i < SB_PROF_N; i++) sum += m.prof[i];
+        printf("profile (throughput pass, %.2f s; quantisation counted in each linear):\n", sum);
+        for (int i = 0; i < SB_PROF_N; i++)
+            if (m.prof[i] > 0)
+                printf("  %-18s %9.3f s  %5.1f %%\n", sb_prof_names[i], m.prof[i],
+                       sum > 0 ? 100 * m.prof[i] / sum : 0);
+    }
     goto done;
 bad:
     code = sb_cli_report("infer", &e);
