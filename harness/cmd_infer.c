@@ -396,9 +396,12 @@ int sb_cmd_infer(int argc, char **argv)
     }
 
     /* The model, its weights, the inference path. */
-    if ((rc = sb_model_create(&m, &mc, k->dtype == SB_DT_INT8 ? sb_infer_attn_kernel(k) : k,
-                              (int)o.threads, &e)))
-        goto fail;
+    const sb_kernel *mk = sb_infer_attn_kernel(k);
+    if (!mk) {
+        rc = sb_errf(&e, SB_ESKIP, "no f32 kernel runs the attention of %s here", k->name);
+        goto bad;
+    }
+    if ((rc = sb_model_create(&m, &mc, mk, (int)o.threads, &e))) goto fail;
     have_model = 1;
     m.lc.all_keys = o.full_attention;
     sb_model_init_random(&m, (uint64_t)o.seed);
