@@ -1,4 +1,6 @@
 #include "sb_gemm.h"
+#include "sb_cpu.h"
+#include "sb_dequant.h"
 #include "sb_mem.h"
 #include <cpuid.h>
 #include <omp.h>
@@ -158,7 +160,7 @@ static void *grow(void **buf, size_t *cap, size_t need)
 /* ---- the driver -------------------------------------------------------- */
 
 /* s32 tile at C (rows i0.., columns j0..) -> f32 in place (sb_dequant). */
-static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
+static void dequant_tile_scalar(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
                          int nre)
 {
     const float *bs = q->b_scale + j0, *bias = q->bias ? q->bias + j0 : NULL;
@@ -175,6 +177,24 @@ static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, 
             cf[j] = bias ? v + bias[j] : v;
         }
     }
+}
+
+/* The best epilogue this CPU runs, picked once (the forces included). */
+static sb_dequant_tile_fn g_dequant;
+static pthread_once_t g_dequant_once = PTHREAD_ONCE_INIT;
+static void dequant_pick(void)
+{
+    const sb_cpu *c = sb_cpu_get();
+    g_dequant = c->avx512f && c->avx512bw && c->avx512vl && c->avx512dq && c->os_avx512
+                    ? sb_dequant_tile_avx512
+                : c->avx2 && c->fma && c->os_avx ? sb_dequant_tile_avx2
+                                                 : dequant_tile_scalar;
+}
+static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
+                         int nre)
+{
+    pthread_once(&g_dequant_once, dequant_pick);
+    g_dequant(q, C, ldc, i0, j0, mre, nre);
 }
 
 typedef struct {
