@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "sb_io.h"
 #include "sb_text.h"
 
@@ -40,6 +41,13 @@ void sb_result_seal(json_t *doc, int argc, char *const argv[], const char *const
     json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
     free(repro);
     if (fingerprint) json_object_set_new(doc, "machine_fingerprint", json_string(fingerprint));
+}
+
+double sb_result_peak_rss_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;   /* kB on Linux */
 }
 
 int sb_result_write(const char *path, const json_t *doc, sb_err *e)

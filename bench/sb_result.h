@@ -39,6 +39,9 @@ json_t *sb_result_new(const sb_result_head *h);
 void sb_result_seal(json_t *doc, int argc, char *const argv[], const char *const *env_set,
                     const char *fingerprint);
 
+/* This process's peak resident memory so far, MiB (the peak_rss_mb metric). */
+double sb_result_peak_rss_mb(void);
+
 /* Writes the document atomically (nothing half-written; see sb_out). */
 int sb_result_write(const char *path, const json_t *doc, sb_err *e);
 

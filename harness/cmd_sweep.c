@@ -26,7 +26,7 @@ static void sweep_help(void)
            "worker process, stores every sample in SQLite as each point ends, and prints a\n"
            "summary table. With no options: the default plan on this machine (every kernel,\n"
            "threads 1..physical cores, shapes 1024^3 and the DistilBERT training GEMMs).\n\n"
-           "  --workload W        gemm (default), train or allreduce\n"
+           "  --workload W        gemm (default), train, infer or allreduce\n"
            "  --plan FILE         plan file (key = value lines; see README); flags override it\n"
            "  --kernels a,b       kernels (default: all registered)\n"
            "  --threads 1,2       OpenMP threads per rank (default: 1..physical cores)\n"
@@ -55,6 +55,10 @@ static void sweep_help(void)
            "  --comm-threads, --no-overlap, --synth-train, --synth-dev, --warmup-steps\n"
            "                      passed to `sprbench train` (workload train)\n"
            "  --sizes, --iters    passed to `sprbench allreduce` (workload allreduce)\n"
+           "  --requests, --data  with --model/--init/--vocab/--batch/--seq/--stride/--seed/\n"
+           "                      --synth-dev/--warmup passed to `sprbench infer` (workload\n"
+           "                      infer, every kernel int8 included; a plan file also takes\n"
+           "                      full-attention, no-latency, compare-f32 = 1)\n"
            "  --project-nodes L   train: node counts the scaling model projects when the sweep\n"
            "                      ends, for each series measured at 1 node and at >= 1 larger\n"
            "                      node count (default 1,2,4,... up to 4x the largest measured;\n"
@@ -78,7 +82,7 @@ static const char *const g_value_keys[] = {
     "hostfile", "bind", "mpirun-args", "point-timeout", "label", "model", "batch", "seq",
     "stride", "max-steps", "time-budget", "epochs", "vocab", "train", "dev", "lr", "seed",
     "dropout", "init", "comm-threads", "synth-train", "synth-dev", "warmup-steps", "sizes",
-    "iters", "warmup", "project-nodes", "launcher", NULL};
+    "iters", "warmup", "project-nodes", "launcher", "requests", "data", NULL};
 
 static int self_exe(char *buf, size_t cap)
 {

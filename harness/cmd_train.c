@@ -16,6 +16,7 @@
 #include "sb_dp.h"
 #include "sb_features.h"
 #include "sb_hf.h"
+#include "sb_infer.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_layers.h"
@@ -89,13 +90,6 @@ static int pick_kernel(const char *name, const sb_kernel **out, sb_err *e)
     }
     *out = k;
     return SB_OK;
-}
-
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss / 1024.0;   /* kB on Linux */
 }
 
 /* ---- sprbench train */
@@ -583,7 +577,7 @@ int sb_cmd_train(int argc, char **argv)
     MET("loss_final", res.loss_final, "");
     MET("steps", res.steps, "");
     MET("steps_per_epoch", res.steps_per_epoch, "");
-    MET("peak_rss_mb", peak_rss_mb(), "MiB");
+    MET("peak_rss_mb", sb_result_peak_rss_mb(), "MiB");
     if (ranks.dp) {
         MET("compute_s", dps.compute_s, "s");       /* forward + backward per step, mean over ranks */
         MET("comm_wait_s", dps.wait_s, "s");        /* all-reduce time not hidden, per step */
@@ -622,7 +616,7 @@ int sb_cmd_train(int argc, char **argv)
            "%.1f GFLOP/s\n", k->name, sb_dtype_name(k->dtype), o.threads, med, tps,
            med > 0 ? o.batch / med : 0, gflops);
     printf("epoch %.1f s%s, peak RSS %.0f MiB\n", epoch_s,
-           projected ? " (projected from the median step)" : "", peak_rss_mb());
+           projected ? " (projected from the median step)" : "", sb_result_peak_rss_mb());
     if (o.eval)
         printf("eval on %s (%d questions, %.1f s): exact match %.2f, F1 %.2f\n",
                o.dev ? o.dev : "squad-synth dev", d.dev.n_examples, eval_s, em, f1);
@@ -777,9 +771,14 @@ int sb_cmd_predict(int argc, char **argv)
     sb_hf_model_free(&hf);
     have_hf = 0;
     int nb = d.fdev.n < batch ? (d.fdev.n > 0 ? d.fdev.n : 1) : (int)batch;
-    if ((rc = sb_model_alloc_acts(&m, nb, (int)seq, &e))) goto fail;
+    /* the forward path `sprbench infer` runs (sb_infer) */
+    if ((rc = sb_model_alloc_acts_infer(&m, nb, (int)seq, &e))) goto fail;
+    sb_infer *inf = NULL;
+    if ((rc = sb_infer_attach(&m, k, SB_QUANT_PER_ROW, &inf, &e))) goto bad;
     double t0 = sb_now();
-    if ((rc = sb_train_predict(&m, &d.dev, &d.fdev, nb, &preds, NULL, NULL, &e))) goto fail;
+    rc = sb_train_predict(&m, &d.dev, &d.fdev, nb, &preds, NULL, NULL, &e);
+    sb_infer_detach(&m, inf);
+    if (rc) goto fail;
     if ((rc = sb_squad_predictions_write(out, &preds, &e))) goto fail;
     printf("predicted %d questions (%d features) with %s in %.1f s -> %s\n", preds.n, d.fdev.n,
            k->name, sb_now() - t0, out);

@@ -29,6 +29,7 @@ static const command g_commands[] = {
     {"squad-synth", sb_cmd_squad_synth, "write a synthetic SQuAD-format data set"},
     {"train", sb_cmd_train, "fine-tune DistilBERT for SQuAD on the chosen kernel"},
     {"predict", sb_cmd_predict, "predict answers for a SQuAD file from a checkpoint"},
+    {"infer", sb_cmd_infer, "SQuAD inference on any kernel (int8, bf16, f32): latency, throughput, accuracy"},
     {"allreduce", sb_cmd_allreduce, "OSU-style MPI_Allreduce latency and bus bandwidth"},
     {"model", sb_cmd_model, "project epoch time for N nodes from measured step and allreduce"},
 };

@@ -16,6 +16,7 @@ int sb_cmd_evaluate(int argc, char **argv);
 int sb_cmd_squad_synth(int argc, char **argv);
 int sb_cmd_train(int argc, char **argv);
 int sb_cmd_predict(int argc, char **argv);
+int sb_cmd_infer(int argc, char **argv);
 int sb_cmd_allreduce(int argc, char **argv);
 int sb_cmd_model(int argc, char **argv);
 int sb_cmd_report(int argc, char **argv);

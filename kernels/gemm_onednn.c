@@ -329,6 +329,7 @@ static int run_matmul(sb_dtype dt, const sb_gemm_desc *d, const void *A, const v
     DNNL_TRY(dnnl_primitive_execute(en->prim, tl_stream, 3, args), "matmul execute");
     DNNL_TRY(dnnl_stream_wait(tl_stream), "stream wait");
     if (dt != SB_DT_INT8) sb_gemm_add_bias(d, C);
+    else sb_gemm_apply_dequant(d, C);   /* not fused: after oneDNN's s32 C */
 out:
     if (ma) dnnl_memory_destroy(ma);
     if (mb) dnnl_memory_destroy(mb);

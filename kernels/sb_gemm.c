@@ -1,4 +1,6 @@
 #include "sb_gemm.h"
+#include "sb_cpu.h"
+#include "sb_dequant.h"
 #include "sb_mem.h"
 #include "sb_cpu.h"
 #include <omp.h>
@@ -123,6 +125,44 @@ static void *grow(void **buf, size_t *cap, size_t need)
 
 /* ---- the driver -------------------------------------------------------- */
 
+/* s32 tile at C (rows i0.., columns j0..) -> f32 in place (sb_dequant). */
+static void dequant_tile_scalar(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
+                         int nre)
+{
+    const float *bs = q->b_scale + j0, *bias = q->bias ? q->bias + j0 : NULL;
+    const int32_t *cs = q->b_colsum + j0;
+    for (int i = 0; i < mre; i++) {
+        int32_t *ci = (int32_t *)C + (size_t)i * ldc;
+        float *cf = (float *)C + (size_t)i * ldc;
+        float as = q->a_scale[i0 + i];
+        int32_t zp = q->a_zp[i0 + i];
+        for (int j = 0; j < nre; j++) {
+            /* exact in s32: |acc| and |zp * colsum| stay far below 2^31 for
+             * k <= 2^15 (255 * 127 * k) */
+            float v = as * bs[j] * (float)(ci[j] - zp * cs[j]);
+            cf[j] = bias ? v + bias[j] : v;
+        }
+    }
+}
+
+/* The best epilogue this CPU runs, picked once (the forces included). */
+static sb_dequant_tile_fn g_dequant;
+static pthread_once_t g_dequant_once = PTHREAD_ONCE_INIT;
+static void dequant_pick(void)
+{
+    const sb_cpu *c = sb_cpu_get();
+    g_dequant = c->avx512f && c->avx512bw && c->avx512vl && c->avx512dq && c->os_avx512
+                    ? sb_dequant_tile_avx512
+                : c->avx2 && c->fma && c->os_avx ? sb_dequant_tile_avx2
+                                                 : dequant_tile_scalar;
+}
+static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
+                         int nre)
+{
+    pthread_once(&g_dequant_once, dequant_pick);
+    g_dequant(q, C, ldc, i0, j0, mre, nre);
+}
+
 typedef struct {
     const sb_ukr *u;
     const sb_gemm_desc *d;
@@ -237,6 +277,8 @@ static void run_thread(run_ctx *x, int tid, int nt)
                         char *cp = (char *)x->C + ((size_t)(ic + ir) * d->ldc + jc + jr) * csz;
                         u->kernel(kcp, ablk + (ir / u->mr) * apan, bp, cp, d->ldc, mre, nre,
                                   d->alpha, beta);
+                        if (last_kc && d->dequant)
+                            dequant_tile(d->dequant, cp, d->ldc, ic + ir, jc + jr, mre, nre);
                         /* the bias while the tile is still in cache */
                         if (last_kc && d->bias) {
                             const float *bb = d->bias + jc + jr;
@@ -407,9 +449,23 @@ void sb_gemm_add_bias(const sb_gemm_desc *d, float *C)
     }
 }
 
+void sb_gemm_apply_dequant(const sb_gemm_desc *d, void *C)
+{
+    if (!d->dequant) return;
+    int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
+    #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && (long)d->m * d->n > 65536)
+    for (int i = 0; i < d->m; i++)
+        dequant_tile(d->dequant, (int32_t *)C + (size_t)i * d->ldc, d->ldc, i, 0, 1, d->n);
+}
+
 int sb_gemm_check_int8(const sb_gemm_desc *d, sb_err *e)
 {
-    if (d->bias) return sb_errf(e, SB_EUSAGE, "int8 GEMM takes no bias (its C is s32)");
+    if (d->bias)
+        return sb_errf(e, SB_EUSAGE, "int8 GEMM takes no f32 bias (give it in the dequant epilogue)");
+    if (d->dequant && (d->beta != 0.0f || !d->dequant->a_scale || !d->dequant->a_zp ||
+                       !d->dequant->b_scale || !d->dequant->b_colsum))
+        return sb_errf(e, SB_EUSAGE, "int8 GEMM dequant epilogue: beta must be 0 and every "
+                                     "scale, zero point and column sum given");
     if (d->beta != 0.0f && d->beta != 1.0f)
         return sb_errf(e, SB_EUSAGE, "int8 GEMM takes beta 0 or 1 (got %g)", d->beta);
     return sb_gemm_desc_check(d, e);

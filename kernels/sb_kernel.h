@@ -21,6 +21,20 @@ typedef enum {
 
 const char *sb_dtype_name(sb_dtype d);   /* "f32", "bf16", "int8" */
 
+/* Dynamic-quantisation epilogue of an int8 GEMM (u8 A with a scale and zero
+ * point per row, s8 B symmetric with a scale per column): on the last k block
+ * the kernel turns each s32 tile of C, while it is in cache, into f32 in place
+ *   C[i][j] = a_scale[i] * b_scale[j] * (acc[i][j] - a_zp[i] * b_colsum[j]) + bias[j]
+ * (b_colsum[j] = sum over k of B[k][j]; bias may be NULL). C then holds f32.
+ * beta must be 0. */
+typedef struct sb_dequant {
+    const float *a_scale;     /* [m] */
+    const int32_t *a_zp;      /* [m] */
+    const float *b_scale;     /* [n] */
+    const int32_t *b_colsum;  /* [n] */
+    const float *bias;        /* [n] or NULL */
+} sb_dequant;
+
 typedef struct sb_gemm_desc {
     char transa, transb;    /* 'N' or 'T' */
     int m, n, k;
@@ -30,6 +44,7 @@ typedef struct sb_gemm_desc {
     const float *bias;      /* f32 C only: bias[j] added to every row of C after the
                                product (a linear layer's bias, fused where the kernel
                                writes C); NULL: none. Int8 entries refuse it. */
+    const sb_dequant *dequant;  /* int8 C only: the epilogue above; NULL: s32 C */
 } sb_gemm_desc;
 
 /* B packed once in a kernel's own layout, reused across calls (weights).
@@ -100,6 +115,10 @@ int sb_gemm_desc_check(const sb_gemm_desc *d, sb_err *err);
 /* C[i][j] += d->bias[j] over m x n (a no-op without bias): for kernels that
  * cannot fuse it. */
 void sb_gemm_add_bias(const sb_gemm_desc *d, float *C);
+
+/* The dequantisation epilogue over the whole of C (s32 in, f32 out, in place),
+ * for kernels that cannot fuse it; a no-op without d->dequant. */
+void sb_gemm_apply_dequant(const sb_gemm_desc *d, void *C);
 
 /* The reference: plain loops, f32 accumulate (exact for small-integer inputs). */
 int sb_gemm_ref_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C);

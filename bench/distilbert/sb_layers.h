@@ -19,6 +19,12 @@ typedef struct sb_lctx {
     int threads;            /* OpenMP threads for loops and GEMMs */
     int all_keys;           /* 1: attention computes over padded keys too (as PyTorch
                                does); 0: stops at each sequence's last real token */
+    /* Inference (sb_infer): when set, sb_linear_forward hands every linear layer
+     * to it instead of the kernel (weights packed or quantised once); the
+     * attention products stay on `kernel`. NULL: training's way. */
+    int (*linear)(void *user, float *y, const float *x, const float *W, const float *b, int N,
+                  int in, int out, sb_err *e);
+    void *linear_user;
 } sb_lctx;
 
 /* The instruction set the element-wise code (GELU, LayerNorm, softmax,

@@ -328,6 +328,77 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
     m->s_c = m->s_b;
     m->max_batch = max_batch;
     m->seq = seq;
+    m->fwd_only = 0;
+    return SB_OK;
+}
+
+int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e)
+{
+    const sb_model_config *c = &m->cfg;
+    if (max_batch < 1) return sb_errf(e, SB_EUSAGE, "batch must be at least 1");
+    if (seq < 1 || seq > c->max_pos)
+        return sb_errf(e, SB_EUSAGE,
+                       "sequence length %d is outside [1, %d] (the model's positions)", seq,
+                       c->max_pos);
+    free(m->act_mem);
+    free(m->la);
+    m->act_mem = NULL;
+    size_t N = (size_t)max_batch * seq, D = c->dim, F = c->ffn, H = c->heads, S = seq;
+    size_t L = c->layers, T = m->lc.threads > 0 ? m->lc.threads : omp_get_max_threads();
+    size_t bits = sb_attention_bits_words((int)max_batch, (int)H, (int)S);
+    /* embeddings; one layer's qkv, probs, bits, ctx, sa_in, sa_out, ff_pre,
+     * out_in, three mean/rstd pairs; two outputs; qa_in, logits (x2), GELU
+     * output, attention scratch */
+    size_t total = 2 * N * D + 2 * N + 3 * N * D + max_batch * H * S * S + bits + 5 * N * D +
+                   N * F + 4 * N + 2 * N * D + N * D + 4 * N + N * F + T * (S * S + 2 * S);
+    m->la = calloc(L, sizeof(sb_layer_acts));
+    m->act_mem = sb_alloc_big(total * sizeof(float));
+    if (!m->la || !m->act_mem) {
+        free(m->la);
+        free(m->act_mem);
+        m->la = NULL;
+        m->act_mem = NULL;
+        return sb_errf(e, SB_EFAIL, "model: out of memory for activations (%.1f GiB)",
+                       total * 4.0 / (1 << 30));
+    }
+    m->act_floats = total;
+    float *p = m->act_mem, *outs[2];
+    sb_layer_acts one;
+#define TAKE(ptr, n) do { (ptr) = p; p += (n); } while (0)
+    TAKE(m->emb_in, N * D);
+    TAKE(m->emb_mean, N);
+    TAKE(m->emb_rstd, N);
+    TAKE(m->h0, N * D);
+    TAKE(one.qkv, 3 * N * D);
+    TAKE(one.probs, max_batch * H * S * S);
+    one.keep = (uint32_t *)p;
+    p += bits;
+    TAKE(one.ctx, N * D);
+    TAKE(one.sa_in, N * D);
+    TAKE(one.sa_mean, N);
+    TAKE(one.sa_rstd, N);
+    TAKE(one.sa_out, N * D);
+    TAKE(one.ff_pre, N * F);
+    TAKE(one.out_in, N * D);
+    TAKE(one.out_mean, N);
+    TAKE(one.out_rstd, N);
+    TAKE(outs[0], N * D);
+    TAKE(outs[1], N * D);
+    /* layer l reads layer l-1's output while it writes its own */
+    for (size_t l = 0; l < L; l++) {
+        m->la[l] = one;
+        m->la[l].out = outs[l & 1];
+    }
+    TAKE(m->qa_in, N * D);
+    TAKE(m->logits, 2 * N);
+    TAKE(m->dlogits, 2 * N);
+    TAKE(m->s_ff, N * F);
+    TAKE(m->s_attn, T * (S * S + 2 * S));
+#undef TAKE
+    m->s_a = m->s_b = m->s_c = m->s_qkv = NULL;
+    m->max_batch = max_batch;
+    m->seq = seq;
+    m->fwd_only = 1;
     return SB_OK;
 }
 
@@ -443,6 +514,8 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
     int N = B * S, T = m->lc.threads, rc;
     if (!bt->start || !bt->end)
         return sb_errf(e, SB_EUSAGE, "backward needs start and end positions");
+    if (m->fwd_only)
+        return sb_errf(e, SB_EUSAGE, "backward after forward-only activations");
     int tr = m->training;
     float p_h = tr ? c->dropout : 0, p_a = tr ? c->attn_dropout : 0, p_qa = tr ? c->qa_dropout : 0;
     uint64_t seed = m->drop_seed;

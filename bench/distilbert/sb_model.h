@@ -110,6 +110,7 @@ typedef struct sb_model {
     double loss;
     sb_grad_ready_fn on_grad_ready;
     void *hook_user;
+    int fwd_only;                  /* 1: activations for forward only */
     int profile;                   /* 1: accumulate prof[] seconds */
     double prof[SB_PROF_N];
     long prof_steps;               /* training steps prof[] covers (the trainer
@@ -126,6 +127,10 @@ void sb_model_init_random(sb_model *m, uint64_t seed);
  * initializer_range). */
 void sb_model_init_random_std(sb_model *m, uint64_t seed, float std);
 int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e);
+/* Forward only (inference): one set of layer activations shared by every
+ * layer (two output buffers in turn), no backward scratch; a backward after
+ * it is refused. */
+int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e);
 void sb_model_free(sb_model *m);
 const sb_tensor_info *sb_model_tensor(const sb_model *m, const char *hf_name);
 

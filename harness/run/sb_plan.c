@@ -24,6 +24,9 @@ static const char *const g_train_opts[] = {"model", "batch", "seq", "stride", "m
                                            "synth-train", "synth-dev", "warmup-steps",
                                            "no-overlap", NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
+static const char *const g_infer_opts[] = {"model", "batch", "seq", "stride", "requests", "vocab",
+                                           "data", "init", "seed", "synth-dev", "warmup",
+                                           "full-attention", "no-latency", "compare-f32", NULL};
 
 /* How each passed-through value is checked when the plan is read, so that
  * `batch = -1` is refused at once instead of failing every point. Numbers
@@ -58,6 +61,11 @@ static const struct worker_opt {
     {"iters", OPT_LONG, 1, 1000000},
     {"warmup", OPT_LONG, 0, 1000000},
     {"sizes", OPT_SIZES, 0, 0},
+    {"requests", OPT_LONG, 1, 100000000},
+    {"data", OPT_PATH, 0, 0},
+    {"full-attention", OPT_BOOL, 0, 0},
+    {"no-latency", OPT_BOOL, 0, 0},
+    {"compare-f32", OPT_BOOL, 0, 0},
     {"threads", OPT_LONG, 1, 4096},
 };
 
@@ -295,8 +303,9 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         return sb_errf(e, SB_EUSAGE, "%s: '%s' has no value", where, key);
     }
     if (!strcmp(key, "workload")) {
-        if (strcmp(value, "gemm") && strcmp(value, "train") && strcmp(value, "allreduce"))
-            return sb_errf(e, SB_EUSAGE, "%s: unknown workload '%.60s' (gemm, train, allreduce)",
+        if (strcmp(value, "gemm") && strcmp(value, "train") && strcmp(value, "allreduce") &&
+            strcmp(value, "infer"))
+            return sb_errf(e, SB_EUSAGE, "%s: unknown workload '%.60s' (gemm, train, infer, allreduce)",
                            where, value);
         snprintf(p->workload, sizeof p->workload, "%s", value);
         return SB_OK;
@@ -370,7 +379,7 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
             return sb_errf(e, SB_EUSAGE, "%s: bind '%.20s' is not core, socket or none", where, value);
         return set_str(&p->bind, value);
     }
-    if (in_list(g_train_opts, key) || in_list(g_allreduce_opts, key)) {
+    if (in_list(g_train_opts, key) || in_list(g_allreduce_opts, key) || in_list(g_infer_opts, key)) {
         int rc = check_worker_value(key, value, where, e);
         if (rc) return rc;
         for (int i = 0; i < p->nopts; i++)
@@ -451,8 +460,8 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
         } else {
             for (int i = 0; i < sb_kernel_count(); i++) {
                 const sb_kernel *k = sb_kernel_at(i);
-                /* The trainer runs f32 and bf16 kernels only. */
-                if (!gemm && k->dtype == SB_DT_INT8) continue;
+                /* The trainer runs f32 and bf16 kernels only (infer: every kernel). */
+                if (!gemm && k->dtype == SB_DT_INT8 && strcmp(p->workload, "infer")) continue;
                 p->kernels[p->nkernels++] = strdup(k->name);
             }
         }
@@ -505,6 +514,7 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     for (int i = 0; i < p->nopts; i++) {
         const char *const *allowed = !strcmp(p->workload, "train") ? g_train_opts
                                      : !strcmp(p->workload, "allreduce") ? g_allreduce_opts
+                                     : !strcmp(p->workload, "infer") ? g_infer_opts
                                                                          : NULL;
         if (!allowed || !in_list(allowed, p->opt_keys[i]))
             return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s",

@@ -103,14 +103,16 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         if (p->prepack) av_push(a, "--prepack");
     } else {
         av_push(a, p->workload);
-        if (!strcmp(p->workload, "train")) {
+        if (!strcmp(p->workload, "train") || !strcmp(p->workload, "infer")) {
             av_push(a, "--kernel");
             av_push(a, pt->kernel);
         }
         for (int i = 0; i < p->nopts; i++) {
             av_pushf(a, "--%s", p->opt_keys[i]);
             /* flags without a value in the worker's CLI */
-            if (!strcmp(p->opt_keys[i], "eval") || !strcmp(p->opt_keys[i], "no-overlap")) {
+            if (!strcmp(p->opt_keys[i], "eval") || !strcmp(p->opt_keys[i], "no-overlap") ||
+                !strcmp(p->opt_keys[i], "full-attention") || !strcmp(p->opt_keys[i], "no-latency") ||
+                !strcmp(p->opt_keys[i], "compare-f32")) {
                 if (strcmp(p->opt_values[i], "1") && strcmp(p->opt_values[i], "yes") &&
                     strcmp(p->opt_values[i], "true"))
                     free(a->v[--a->n]), a->v[a->n] = NULL;
@@ -408,7 +410,7 @@ out:
 
 static double default_timeout(const char *workload)
 {
-    return !strcmp(workload, "train") ? 24 * 3600.0 : 1800.0;
+    return !strcmp(workload, "train") || !strcmp(workload, "infer") ? 24 * 3600.0 : 1800.0;
 }
 
 /* Before anything is written: the hostfile parses, holds enough hosts, and

@@ -540,7 +540,7 @@ int sb_db_sweep_status_known(const char *s)
 
 int sb_db_workload_known(const char *s)
 {
-    static const char *const known[] = {"gemm", "train", "peak", "allreduce", NULL};
+    static const char *const known[] = {"gemm", "train", "peak", "allreduce", "infer", NULL};
     return in_list(s, known);
 }
 
@@ -689,7 +689,7 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
     int rc = sb_db_check_sweep_text(label, plan, e);
     if (rc) return rc;
     if (workload && !sb_db_workload_known(workload))
-        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, peak or allreduce",
+        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, infer, peak or allreduce",
                        sb_text_cell(q, sizeof q, workload, 32, 0));
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
@@ -944,7 +944,7 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
     int rc;
     char q[256];
     if (!sb_db_workload_known(p->workload))
-        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, peak or allreduce",
+        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, infer, peak or allreduce",
                        sb_text_cell(q, sizeof q, p->workload ? p->workload : "", 32, 0));
     if ((p->kernel && (rc = sb_text_check(p->kernel, SB_DB_MAX_NAME, "kernel", e))) ||
         (p->config && (rc = sb_text_check(p->config, SB_DB_MAX_TEXT, "config", e))))
