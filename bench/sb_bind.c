@@ -7,10 +7,14 @@
 
 int sb_bind_parse_mode(const char *s, sb_bind_mode *mode, sb_err *e)
 {
-    if (s && !strcmp(s, "core")) *mode = SB_BIND_CORE;
-    else if (s && !strcmp(s, "socket")) *mode = SB_BIND_SOCKET;
-    else if (s && !strcmp(s, "none")) *mode = SB_BIND_NONE;
-    else return sb_errf(e, SB_EUSAGE, "--bind '%s': expected core, socket or none", s ? s : "");
+    if (s && !strcmp(s, "core"))
+        *mode = SB_BIND_CORE;
+    else if (s && !strcmp(s, "socket"))
+        *mode = SB_BIND_SOCKET;
+    else if (s && !strcmp(s, "none"))
+        *mode = SB_BIND_NONE;
+    else
+        return sb_errf(e, SB_EUSAGE, "--bind '%s': expected core, socket or none", s ? s : "");
     return SB_OK;
 }
 
@@ -67,7 +71,8 @@ static int make_plan(sb_bind_mode mode, int lr, int ls, int threads, int comm_th
     memset(r, 0, sizeof *r);
     memset(p, 0, sizeof *p);
     if (ls < 1 || lr < 0 || lr >= ls || threads < 1 || comm_threads < 0)
-        return sb_errf(e, SB_EUSAGE, "binding: local rank %d of %d with %d threads", lr, ls, threads);
+        return sb_errf(e, SB_EUSAGE, "binding: local rank %d of %d with %d threads", lr, ls,
+                       threads);
     if (hwloc_topology_init(&p->topo) || hwloc_topology_load(p->topo)) {
         if (p->topo) hwloc_topology_destroy(p->topo);
         p->topo = NULL;
@@ -143,8 +148,8 @@ static int make_plan(sb_bind_mode mode, int lr, int ls, int threads, int comm_th
         if (need > ncores) {
             r->oversubscribed = 1;
             snprintf(r->warning, sizeof r->warning,
-                     "oversubscribed: %d rank(s) x %d thread(s) = %d on %d core(s) (unbound)",
-                     ls, threads, need, ncores);
+                     "oversubscribed: %d rank(s) x %d thread(s) = %d on %d core(s) (unbound)", ls,
+                     threads, need, ncores);
         }
     }
     r->rank_cpuset = list_string(p->rank);
@@ -158,8 +163,8 @@ static int make_plan(sb_bind_mode mode, int lr, int ls, int threads, int comm_th
     return SB_OK;
 }
 
-int sb_bind_plan(sb_bind_mode mode, int local_rank, int local_size, int threads,
-                 int comm_threads, sb_bind_report *r, sb_err *e)
+int sb_bind_plan(sb_bind_mode mode, int local_rank, int local_size, int threads, int comm_threads,
+                 sb_bind_report *r, sb_err *e)
 {
     plan_sets p;
     int rc = make_plan(mode, local_rank, local_size, threads, comm_threads, r, &p, e);
@@ -169,8 +174,8 @@ int sb_bind_plan(sb_bind_mode mode, int local_rank, int local_size, int threads,
     return SB_OK;
 }
 
-int sb_bind_apply(sb_bind_mode mode, int local_rank, int local_size, int threads,
-                  int comm_threads, sb_bind_report *r, sb_err *e)
+int sb_bind_apply(sb_bind_mode mode, int local_rank, int local_size, int threads, int comm_threads,
+                  sb_bind_report *r, sb_err *e)
 {
     plan_sets p;
     int rc = make_plan(mode, local_rank, local_size, threads, comm_threads, r, &p, e);

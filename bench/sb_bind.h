@@ -18,15 +18,15 @@ typedef enum { SB_BIND_NONE = 0, SB_BIND_CORE, SB_BIND_SOCKET } sb_bind_mode;
 
 typedef struct sb_bind_report {
     sb_bind_mode mode;
-    int cores;               /* physical cores on this node */
+    int cores; /* physical cores on this node */
     int sockets;
-    int threads;             /* OpenMP threads bound */
-    char *rank_cpuset;       /* hwloc list syntax, e.g. "0-1" */
-    char **thread_cpusets;   /* [threads], read back after binding */
-    char *comm_cpuset;       /* for sb_bind_this_thread in comm threads */
-    int comm_shared;         /* comm threads share the rank's cores */
+    int threads;           /* OpenMP threads bound */
+    char *rank_cpuset;     /* hwloc list syntax, e.g. "0-1" */
+    char **thread_cpusets; /* [threads], read back after binding */
+    char *comm_cpuset;     /* for sb_bind_this_thread in comm threads */
+    int comm_shared;       /* comm threads share the rank's cores */
     int oversubscribed;
-    char warning[256];       /* "" or why this layout oversubscribes */
+    char warning[256]; /* "" or why this layout oversubscribes */
 } sb_bind_report;
 
 /* "core" | "socket" | "none" */
@@ -38,11 +38,11 @@ const char *sb_bind_mode_name(sb_bind_mode mode);
  * the same threads for later regions of that size). Call before starting
  * communication threads: they inherit the process binding and then call
  * sb_bind_this_thread(report.comm_cpuset). */
-int sb_bind_apply(sb_bind_mode mode, int local_rank, int local_size, int threads,
-                  int comm_threads, sb_bind_report *r, sb_err *e);
+int sb_bind_apply(sb_bind_mode mode, int local_rank, int local_size, int threads, int comm_threads,
+                  sb_bind_report *r, sb_err *e);
 /* Same computation without binding anything (for plans and tests). */
-int sb_bind_plan(sb_bind_mode mode, int local_rank, int local_size, int threads,
-                 int comm_threads, sb_bind_report *r, sb_err *e);
+int sb_bind_plan(sb_bind_mode mode, int local_rank, int local_size, int threads, int comm_threads,
+                 sb_bind_report *r, sb_err *e);
 /* Binds the calling thread to a cpuset in hwloc list syntax ("" or NULL: no-op). */
 int sb_bind_this_thread(const char *cpuset_list, sb_err *e);
 void sb_bind_report_free(sb_bind_report *r);

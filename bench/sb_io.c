@@ -12,9 +12,12 @@
 
 static void format_size(size_t n, char *buf, size_t cap)
 {
-    if (n >= SB_MIB && n % SB_MIB == 0) snprintf(buf, cap, "%zu MiB", n / SB_MIB);
-    else if (n >= SB_KIB && n % SB_KIB == 0) snprintf(buf, cap, "%zu KiB", n / SB_KIB);
-    else snprintf(buf, cap, "%zu bytes", n);
+    if (n >= SB_MIB && n % SB_MIB == 0)
+        snprintf(buf, cap, "%zu MiB", n / SB_MIB);
+    else if (n >= SB_KIB && n % SB_KIB == 0)
+        snprintf(buf, cap, "%zu KiB", n / SB_KIB);
+    else
+        snprintf(buf, cap, "%zu bytes", n);
 }
 
 static int too_large(const char *path, size_t max_bytes, const char *kind, sb_err *e)
@@ -24,8 +27,8 @@ static int too_large(const char *path, size_t max_bytes, const char *kind, sb_er
     return sb_errf(e, SB_EUSAGE, "%s: larger than %s, the limit for a %s", path, lim, kind);
 }
 
-int sb_read_file_max(const char *path, size_t max_bytes, const char *kind, char **data,
-                     size_t *len, sb_err *e)
+int sb_read_file_max(const char *path, size_t max_bytes, const char *kind, char **data, size_t *len,
+                     sb_err *e)
 {
     *data = NULL;
     if (len) *len = 0;
@@ -91,8 +94,8 @@ int sb_read_file_max(const char *path, size_t max_bytes, const char *kind, char 
     return SB_OK;
 }
 
-int sb_read_text_max(const char *path, size_t max_bytes, const char *kind, char **data,
-                     size_t *len, sb_err *e)
+int sb_read_text_max(const char *path, size_t max_bytes, const char *kind, char **data, size_t *len,
+                     sb_err *e)
 {
     size_t n = 0;
     int rc = sb_read_file_max(path, max_bytes, kind, data, &n, e);
@@ -135,7 +138,7 @@ static int resolve_target(sb_out *o, struct stat *st, int *exists, sb_err *e)
             *exists = 1;
             return SB_OK;
         }
-        if (hops == 40)   /* the kernel's own limit (ELOOP) */
+        if (hops == 40) /* the kernel's own limit (ELOOP) */
             return sb_errf(e, SB_EUSAGE, "%s: cannot write: %s", o->path, strerror(ELOOP));
         char link[4096];
         ssize_t n = readlink(o->target, link, sizeof link - 1);
@@ -144,9 +147,9 @@ static int resolve_target(sb_out *o, struct stat *st, int *exists, sb_err *e)
         char next[sizeof o->target];
         const char *slash = strrchr(o->target, '/');
         int w;
-        if (link[0] == '/' || !slash)   /* absolute, or relative to a link in the cwd */
+        if (link[0] == '/' || !slash) /* absolute, or relative to a link in the cwd */
             w = snprintf(next, sizeof next, "%s", link);
-        else   /* relative to the directory holding the link */
+        else /* relative to the directory holding the link */
             w = snprintf(next, sizeof next, "%.*s/%s", (int)(slash - o->target), o->target, link);
         if (w >= (int)sizeof next) return sb_errf(e, SB_EUSAGE, "%s: path too long", o->path);
         memcpy(o->target, next, (size_t)w + 1);
@@ -159,15 +162,16 @@ static int resolve_target(sb_out *o, struct stat *st, int *exists, sb_err *e)
 static int open_temp(sb_out *o, const struct stat *old, sb_err *e)
 {
     for (int attempt = 0; attempt < 100; attempt++) {
-        int w = attempt ? snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld.%d", o->target, (long)getpid(), attempt)
-                        : snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->target, (long)getpid());
+        int w = attempt
+            ? snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld.%d", o->target, (long)getpid(), attempt)
+            : snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->target, (long)getpid());
         if (w >= (int)sizeof o->tmp) {
             o->tmp[0] = '\0';
             return sb_errf(e, SB_EUSAGE, "%s: path too long", o->path);
         }
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (o->fd >= 0) {
-            if (old) (void)fchmod(o->fd, old->st_mode & 07777);   /* best effort, as cp does */
+            if (old) (void)fchmod(o->fd, old->st_mode & 07777); /* best effort, as cp does */
             return SB_OK;
         }
         if (errno != EEXIST) break;
@@ -194,7 +198,8 @@ int sb_out_open(sb_out *o, const char *path, sb_err *e)
         int rc = resolve_target(o, &st, &exists, e);
         if (rc) return rc;
         if (!exists || S_ISREG(st.st_mode)) return open_temp(o, exists ? &st : NULL, e);
-        if (S_ISDIR(st.st_mode)) return sb_errf(e, SB_EUSAGE, "%s: cannot write: is a directory", o->path);
+        if (S_ISDIR(st.st_mode))
+            return sb_errf(e, SB_EUSAGE, "%s: cannot write: is a directory", o->path);
         /* (changed since stat: treated as the device it now is) */
     }
     o->in_place = 1;
@@ -232,7 +237,8 @@ int sb_out_write(sb_out *o, const void *data, size_t len, sb_err *e)
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             o->failed = 1;
-            return sb_errf(e, SB_EFAIL, "%s: write failed: %s", o->path, strerror(w < 0 ? errno : EIO));
+            return sb_errf(e, SB_EFAIL, "%s: write failed: %s", o->path,
+                           strerror(w < 0 ? errno : EIO));
         }
         p += w;
         len -= (size_t)w;
@@ -262,7 +268,7 @@ int sb_out_commit(sb_out *o, sb_err *e)
     /* fsync before rename: after a crash the name holds old or new, never an
      * empty file. Devices and FIFOs cannot sync (EINVAL), which is no error. */
     if (!o->in_place && fsync(o->fd) != 0 && errno != EINVAL) err = errno;
-    if (close(o->fd) != 0 && !err) err = errno;   /* NFS reports write errors here */
+    if (close(o->fd) != 0 && !err) err = errno; /* NFS reports write errors here */
     o->fd = -1;
     if (!err && !o->in_place && rename(o->tmp, o->target) != 0) err = errno;
     if (err) {
@@ -289,7 +295,10 @@ int sb_json_write_atomic(const char *path, const json_t *doc, sb_err *e)
     if (!s) return sb_errf(e, SB_EFAIL, "%s: cannot encode JSON", path);
     size_t n = strlen(s);
     char *buf = realloc(s, n + 2);
-    if (!buf) { free(s); return sb_errf(e, SB_EFAIL, "out of memory"); }
+    if (!buf) {
+        free(s);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
     buf[n] = '\n';
     int rc = sb_write_file_atomic(path, buf, n + 1, e);
     free(buf);

@@ -31,25 +31,25 @@
 /* Reads a whole file of at most max_bytes into a NUL-terminated buffer the
  * caller frees (*len without the terminating NUL; len may be NULL). More than
  * max_bytes: SB_EUSAGE "PATH: larger than N MiB, the limit for a KIND". */
-int sb_read_file_max(const char *path, size_t max_bytes, const char *kind, char **data,
-                     size_t *len, sb_err *e);
+int sb_read_file_max(const char *path, size_t max_bytes, const char *kind, char **data, size_t *len,
+                     sb_err *e);
 /* As sb_read_file_max, and a NUL byte anywhere is SB_EUSAGE
  * "PATH: NUL byte at offset N: a KIND is text". */
-int sb_read_text_max(const char *path, size_t max_bytes, const char *kind, char **data,
-                     size_t *len, sb_err *e);
+int sb_read_text_max(const char *path, size_t max_bytes, const char *kind, char **data, size_t *len,
+                     sb_err *e);
 /* sb_read_file_max with SB_READ_DEFAULT_MAX (kept for existing callers). */
 int sb_read_file(const char *path, char **data, size_t *len, sb_err *e);
 
 /* An output being written: open, write any number of times, then commit (or
  * abort). Large (it holds paths): keep it on the stack of one function. */
 typedef struct sb_out {
-    int fd;             /* -1 once closed */
-    int in_place;       /* device, FIFO or stdout: written where it is */
-    int is_stdout;      /* fd 1, which is never closed here */
-    int failed;         /* a write failed: commit refuses */
-    char path[1024];    /* as the caller named it, for messages */
-    char target[4096];  /* the file written (symlinks followed) */
-    char tmp[4200];     /* the temp file beside target; "" when in place */
+    int fd;            /* -1 once closed */
+    int in_place;      /* device, FIFO or stdout: written where it is */
+    int is_stdout;     /* fd 1, which is never closed here */
+    int failed;        /* a write failed: commit refuses */
+    char path[1024];   /* as the caller named it, for messages */
+    char target[4096]; /* the file written (symlinks followed) */
+    char tmp[4200];    /* the temp file beside target; "" when in place */
 } sb_out;
 
 /* Opens path for writing as described above. Bad path (no such directory, a

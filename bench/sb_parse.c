@@ -21,8 +21,7 @@ int sb_parse_long(const char *s, long min, long max, const char *what, long *out
     return SB_OK;
 }
 
-int sb_parse_double(const char *s, double min, double max, const char *what, double *out,
-                    sb_err *e)
+int sb_parse_double(const char *s, double min, double max, const char *what, double *out, sb_err *e)
 {
     if (!s || !*s) return sb_errf(e, SB_EUSAGE, "%s: missing value", what);
     errno = 0;
@@ -117,7 +116,10 @@ int sb_parse_shape(const char *s, long max, int *m, int *n, int *k, sb_err *e)
     char *parts[3], *save = NULL;
     int np = 0;
     for (char *t = strtok_r(buf, "xX", &save); t; t = strtok_r(NULL, "xX", &save)) {
-        if (np == 3) { np = 4; break; }
+        if (np == 3) {
+            np = 4;
+            break;
+        }
         parts[np++] = t;
     }
     if (np != 3) return sb_errf(e, SB_EUSAGE, "shape: '%s' is not MxNxK", s);
@@ -126,6 +128,8 @@ int sb_parse_shape(const char *s, long max, int *m, int *n, int *k, sb_err *e)
         int rc = sb_parse_long(parts[i], 1, max, "shape dimension", &v[i], e);
         if (rc) return rc;
     }
-    *m = (int)v[0]; *n = (int)v[1]; *k = (int)v[2];
+    *m = (int)v[0];
+    *n = (int)v[1];
+    *k = (int)v[2];
     return SB_OK;
 }

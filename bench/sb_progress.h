@@ -14,6 +14,6 @@ void sb_progress_start(sb_progress *p, const char *label, long total);
 void sb_progress_update(sb_progress *p, long done, const char *extra);
 void sb_progress_end(sb_progress *p);
 
-double sb_now(void);   /* monotonic seconds */
+double sb_now(void); /* monotonic seconds */
 
 #endif

@@ -47,7 +47,7 @@ double sb_result_peak_rss_mb(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss / 1024.0;   /* kB on Linux */
+    return ru.ru_maxrss / 1024.0; /* kB on Linux */
 }
 
 int sb_result_write(const char *path, const json_t *doc, sb_err *e)
@@ -62,8 +62,8 @@ extern char **environ;
 /* Families read by the OpenMP runtimes (GNU, LLVM/Intel), oneDNN, OpenBLAS,
  * MKL, sprbench itself (SB_FORCE_NO_*, SB_GEMM_*), the dynamic loader and
  * glibc's allocator: each can change a measurement without changing a flag. */
-static const char *const g_env_prefixes[] = {"OMP_", "KMP_", "GOMP_", "ONEDNN_", "DNNL_",
-                                             "OPENBLAS_", "MKL_", "SB_", "MALLOC_", NULL};
+static const char *const g_env_prefixes[] = {"OMP_",      "KMP_", "GOMP_", "ONEDNN_", "DNNL_",
+                                             "OPENBLAS_", "MKL_", "SB_",   "MALLOC_", NULL};
 static const char *const g_env_names[] = {"LD_PRELOAD", "GLIBC_TUNABLES", NULL};
 
 const char *sb_env_scope(void)
@@ -82,8 +82,8 @@ int sb_env_recorded(const char *name)
 }
 
 typedef struct env_entry {
-    const char *entry;   /* "NAME=value" */
-    int order;           /* overrides first, then environ's order (getenv's pick) */
+    const char *entry; /* "NAME=value" */
+    int order;         /* overrides first, then environ's order (getenv's pick) */
 } env_entry;
 
 static int cmp_entry(const void *a, const void *b)
@@ -149,7 +149,7 @@ json_t *sb_env_json_effective(const char *const *set)
         const char *eq = strchr(v[i].entry, '=');
         char name[128];
         snprintf(name, sizeof name, "%.*s", (int)(eq - v[i].entry), v[i].entry);
-        if (json_object_get(env, name)) continue;   /* overridden, or a name twice in environ */
+        if (json_object_get(env, name)) continue; /* overridden, or a name twice in environ */
         json_t *val = env_value(eq + 1);
         if (val && json_object_set_new(env, name, val) == 0) count++;
     }
@@ -161,7 +161,8 @@ json_t *sb_env_json(void) { return sb_env_json_effective(NULL); }
 
 json_t *sb_result_slurm_step(void)
 {
-    static const char *const vars[][2] = {{"job_id", "SLURM_JOB_ID"}, {"step_id", "SLURM_STEP_ID"},
+    static const char *const vars[][2] = {{"job_id", "SLURM_JOB_ID"},
+                                          {"step_id", "SLURM_STEP_ID"},
                                           {"step_nodelist", "SLURM_STEP_NODELIST"},
                                           {"node", "SLURMD_NODENAME"}};
     const char *job = getenv("SLURM_JOB_ID");

@@ -18,12 +18,12 @@
 #include "sb_err.h"
 
 typedef struct sb_result_head {
-    const char *workload;      /* "gemm", "peak", "train", "allreduce" */
-    const char *kernel;        /* NULL: none (peak) */
-    const char *dtype;         /* NULL: none (peak) */
+    const char *workload; /* "gemm", "peak", "train", "allreduce" */
+    const char *kernel;   /* NULL: none (peak) */
+    const char *dtype;    /* NULL: none (peak) */
     int threads, ranks, ppn, nodes;
-    const char *status;        /* "ok", "skipped", "failed" */
-    const char *reason;        /* NULL: "" */
+    const char *status; /* "ok", "skipped", "failed" */
+    const char *reason; /* NULL: "" */
 } sb_result_head;
 
 /* A new document: the head's fields, then an empty config, samples, metrics

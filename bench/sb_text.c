@@ -5,8 +5,8 @@
 #include <string.h>
 #include <utf8proc.h>
 
-static const char REPLACEMENT[] = "\xef\xbf\xbd";   /* U+FFFD */
-static const char ELLIPSIS[] = "\xe2\x80\xa6";      /* U+2026 */
+static const char REPLACEMENT[] = "\xef\xbf\xbd"; /* U+FFFD */
+static const char ELLIPSIS[] = "\xe2\x80\xa6";    /* U+2026 */
 
 /* Decodes one character at s[0..len): its length in bytes and *cp, or 0 when
  * the bytes there are not a valid UTF-8 character (overlong forms,
@@ -20,10 +20,14 @@ static size_t decode(const unsigned char *s, size_t len, uint32_t *cp)
     }
     size_t n;
     uint32_t v, min;
-    if (c >= 0xc2 && c <= 0xdf) n = 2, v = c & 0x1f, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef) n = 3, v = c & 0x0f, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4) n = 4, v = c & 0x07, min = 0x10000;
-    else return 0;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, v = c & 0x1f, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, v = c & 0x0f, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, v = c & 0x07, min = 0x10000;
+    else
+        return 0;
     if (len < n) return 0;
     for (size_t i = 1; i < n; i++) {
         if ((s[i] & 0xc0) != 0x80) return 0;
@@ -88,7 +92,7 @@ char *sb_text_repair(const char *s, size_t len, size_t max_chars, int *changed)
     }
     size_t keep = chars;
     if (max_chars && chars > max_chars) {
-        keep = max_chars - 1;   /* the last place shows the cut */
+        keep = max_chars - 1; /* the last place shows the cut */
         fixed = 1;
     }
     /* an input byte becomes at most 3 output bytes (U+FFFD) */
@@ -144,10 +148,7 @@ static int columns(uint32_t cp)
     return w < 0 ? 1 : w;
 }
 
-static int is_control(uint32_t cp)
-{
-    return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f);
-}
+static int is_control(uint32_t cp) { return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f); }
 
 /* The next character of a cell: its bytes as shown, and its columns. */
 static size_t cell_char(const unsigned char *u, size_t len, const char **piece, size_t *plen,
@@ -216,11 +217,16 @@ void sb_text_visible(FILE *f, const char *s, size_t len)
             i++;
             continue;
         }
-        if (cp == '\n' || cp == '\t') fputc((int)cp, f);
-        else if (cp < 0x20) fprintf(f, "^%c", (int)(cp + 0x40));
-        else if (cp == 0x7f) fputs("^?", f);
-        else if (cp >= 0x80 && cp <= 0x9f) fprintf(f, "\\u%04X", (unsigned)cp);
-        else fwrite(s + i, 1, n, f);
+        if (cp == '\n' || cp == '\t')
+            fputc((int)cp, f);
+        else if (cp < 0x20)
+            fprintf(f, "^%c", (int)(cp + 0x40));
+        else if (cp == 0x7f)
+            fputs("^?", f);
+        else if (cp >= 0x80 && cp <= 0x9f)
+            fprintf(f, "\\u%04X", (unsigned)cp);
+        else
+            fwrite(s + i, 1, n, f);
         i += n;
     }
 }

@@ -35,12 +35,12 @@ static int gpc_digit(int c) { return c >= '0' && c <= '9'; }
 
 /* the plots' vocabulary outside literals */
 static const char *const gpc_words[] = {
-    "set", "unset", "plot", "terminal", "svg", "pngcairo", "size", "dynamic", "noenhanced",
-    "font", "background", "title", "xlabel", "ylabel", "key", "outside", "right", "top",
-    "center", "horizontal", "grid", "xrange", "yrange", "xtics", "ytics", "style", "data",
-    "yerrorlines", "using", "with", "lw", "pt", "ps", "linespoints", "points", "dt", "lc",
-    "rgb", "lmargin", "rmargin", "multiplot", "layout", "logscale", "x", "y", "histogram",
-    "clustered", "gap", "fill", "solid", "border", "boxwidth", "rotate", "by", "left", "NaN",
+    "set", "unset", "plot", "terminal", "svg", "pngcairo", "size", "dynamic", "noenhanced", "font",
+    "background", "title", "xlabel", "ylabel", "key", "outside", "right", "top", "center",
+    "horizontal", "grid", "xrange", "yrange", "xtics", "ytics", "style", "data", "yerrorlines",
+    "using", "with", "lw", "pt", "ps", "linespoints", "points", "dt", "lc", "rgb", "lmargin",
+    "rmargin", "multiplot", "layout", "logscale", "x", "y", "histogram", "clustered", "gap", "fill",
+    "solid", "border", "boxwidth", "rotate", "by", "left", "NaN",
     /* plots/ templates: legends under the data, peak and ideal lines, error bars */
     "below", "maxcols", "lines", "notitle", "errorbars", NULL};
 
@@ -112,8 +112,10 @@ static const char *sb_gpcheck_script(const char *script, int *line)
         *line = ++lineno;
         if (!nl) return "the last line has no newline";
         if (in_block) {
-            if (n == 3 && !memcmp(p, "EOD", 3)) in_block = 0;
-            else if (!gpc_data_line(p, n)) return "a data-block line that is not numbers";
+            if (n == 3 && !memcmp(p, "EOD", 3))
+                in_block = 0;
+            else if (!gpc_data_line(p, n))
+                return "a data-block line that is not numbers";
             p = nl + 1;
             continue;
         }
@@ -134,7 +136,10 @@ static const char *sb_gpcheck_script(const char *script, int *line)
                     unsigned char d = (unsigned char)p[j];
                     if (d < 0x20 || d == 0x7f) return "a control character in a string";
                     if (d == '\'') {
-                        if (j + 1 < n && p[j + 1] == '\'') { j += 2; continue; }
+                        if (j + 1 < n && p[j + 1] == '\'') {
+                            j += 2;
+                            continue;
+                        }
                         break;
                     }
                     j++;
@@ -143,7 +148,10 @@ static const char *sb_gpcheck_script(const char *script, int *line)
                 continue;
             }
             if (c == '"') {
-                if (i + 3 < n + 1 && !memcmp(p + i, "\"\\n\"", 4)) { i += 4; continue; }
+                if (i + 3 < n + 1 && !memcmp(p + i, "\"\\n\"", 4)) {
+                    i += 4;
+                    continue;
+                }
                 return "a double-quoted string other than \"\\n\"";
             }
             if (gpc_alpha(c) || c == '_') {
@@ -152,8 +160,8 @@ static const char *sb_gpcheck_script(const char *script, int *line)
                 if (!gpc_known_word(p + i, j - i)) return "a word outside the plots' vocabulary";
                 if (words++ == 0)
                     first_ok = (j - i == 3 && (!memcmp(p + i, "set", 3))) ||
-                               (j - i == 5 && !memcmp(p + i, "unset", 5)) ||
-                               (j - i == 4 && !memcmp(p + i, "plot", 4));
+                        (j - i == 5 && !memcmp(p + i, "unset", 5)) ||
+                        (j - i == 4 && !memcmp(p + i, "plot", 4));
                 if (words == 1 && !first_ok) return "a command that is not set, unset or plot";
                 i = j;
                 continue;
@@ -163,11 +171,12 @@ static const char *sb_gpcheck_script(const char *script, int *line)
                 size_t k = gpc_number(p + i);
                 if (k == 0) {
                     if (c != '.') return "a malformed number";
-                    i++;   /* string concatenation */
+                    i++; /* string concatenation */
                     continue;
                 }
                 /* a number glued to a word would be a different token */
-                if (i + k < n && (gpc_alpha(p[i + k]) || p[i + k] == '_')) return "a number glued to a word";
+                if (i + k < n && (gpc_alpha(p[i + k]) || p[i + k] == '_'))
+                    return "a number glued to a word";
                 i += k;
                 continue;
             }
@@ -178,7 +187,8 @@ static const char *sb_gpcheck_script(const char *script, int *line)
                 i = j;
                 continue;
             }
-            if (!strchr(" ,:[]()*-", c)) return "a character outside literals that gnuplot may act on";
+            if (!strchr(" ,:[]()*-", c))
+                return "a character outside literals that gnuplot may act on";
             i++;
         }
         if (lineno == 1) {
@@ -254,8 +264,10 @@ static int sb_gpcheck_literals(const char *s, char **out, int max)
                     j += p[j] == '\'' ? 2 : 1;
                 }
                 lit[o] = '\0';
-                if (k < max) out[k++] = lit;
-                else free(lit);
+                if (k < max)
+                    out[k++] = lit;
+                else
+                    free(lit);
                 i = j;
             }
         }
@@ -273,15 +285,29 @@ static int gpc_utf8(const unsigned char *s)
         unsigned c = *s;
         int n;
         unsigned lo = 0x80, hi = 0xbf;
-        if (c <= 0x7f) { s++; continue; }
-        else if (c >= 0xc2 && c <= 0xdf) n = 1;
-        else if (c == 0xe0) { n = 2; lo = 0xa0; }
-        else if (c == 0xed) { n = 2; hi = 0x9f; }
-        else if (c >= 0xe1 && c <= 0xef) n = 2;
-        else if (c == 0xf0) { n = 3; lo = 0x90; }
-        else if (c == 0xf4) { n = 3; hi = 0x8f; }
-        else if (c >= 0xf1 && c <= 0xf3) n = 3;
-        else return 0;
+        if (c <= 0x7f) {
+            s++;
+            continue;
+        } else if (c >= 0xc2 && c <= 0xdf)
+            n = 1;
+        else if (c == 0xe0) {
+            n = 2;
+            lo = 0xa0;
+        } else if (c == 0xed) {
+            n = 2;
+            hi = 0x9f;
+        } else if (c >= 0xe1 && c <= 0xef)
+            n = 2;
+        else if (c == 0xf0) {
+            n = 3;
+            lo = 0x90;
+        } else if (c == 0xf4) {
+            n = 3;
+            hi = 0x8f;
+        } else if (c >= 0xf1 && c <= 0xf3)
+            n = 3;
+        else
+            return 0;
         if (s[1] < lo || s[1] > hi) return 0;
         for (int i = 2; i <= n; i++)
             if (s[i] < 0x80 || s[i] > 0xbf) return 0;
@@ -347,7 +373,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *terms[] = {"svg", "png", "pdf", ""};
     const char *term = terms[data[0] & 3];
     int width = 16 + (data[1] << 4), height = 16 + (data[2] << 3);
-    if (data[3] == 0) width = 5;   /* out of range: must be refused */
+    if (data[3] == 0) width = 5; /* out of range: must be refused */
     sb_gp *a = sb_gp_new(), *b = sb_gp_new();
     if (!a || !b) abort();
     char *texts[MAX_TEXTS];
@@ -362,7 +388,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *t = malloc(len + 1);
         if (!t) abort();
         memcpy(t, data + i, len);
-        t[len] = '\0';   /* an embedded NUL just ends the text early, as it would in C */
+        t[len] = '\0'; /* an embedded NUL just ends the text early, as it would in C */
         i += len;
         double v[8];
         int nv = len / 8 > 8 ? 8 : (int)(len / 8);
@@ -371,19 +397,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 0:
             sb_gp_add(a, "set title %T\n", t);
             sb_gp_add(b, "set title %T\n", "x");
-            texts[ntexts] = strdup(t); formats[ntexts++] = 0;
+            texts[ntexts] = strdup(t);
+            formats[ntexts++] = 0;
             break;
         case 1:
             sb_gp_add(a, "set xtics (%F %d, %F %d)\n", t, 0, prev, 1);
             sb_gp_add(b, "set xtics (%F %d, %F %d)\n", "x", 0, "x", 1);
-            texts[ntexts] = strdup(t); formats[ntexts++] = 1;
-            texts[ntexts] = strdup(prev); formats[ntexts++] = 1;
+            texts[ntexts] = strdup(t);
+            formats[ntexts++] = 1;
+            texts[ntexts] = strdup(prev);
+            formats[ntexts++] = 1;
             break;
         case 2:
             sb_gp_add(a, "set multiplot layout 2,1 title %T.\"\\n\".%T\n", prev, t);
             sb_gp_add(b, "set multiplot layout 2,1 title %T.\"\\n\".%T\n", "x", "x");
-            texts[ntexts] = strdup(prev); formats[ntexts++] = 0;
-            texts[ntexts] = strdup(t); formats[ntexts++] = 0;
+            texts[ntexts] = strdup(prev);
+            formats[ntexts++] = 0;
+            texts[ntexts] = strdup(t);
+            formats[ntexts++] = 0;
             break;
         case 3: {
             char name[16];
@@ -393,7 +424,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 sb_gp_block_row(g, v, nv);
                 sb_gp_block_end(g);
             }
-            if (!nv) expect_refusal = 1;   /* a row of nothing is misuse */
+            if (!nv) expect_refusal = 1; /* a row of nothing is misuse */
             break;
         }
         case 4:
@@ -401,14 +432,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       blocks, t, prev);
             sb_gp_add(b, "plot $d%d using 1:2 with linespoints lw 2 pt 7 title %T, x title %T\n",
                       blocks, "x", "x");
-            texts[ntexts] = strdup(t); formats[ntexts++] = 0;
-            texts[ntexts] = strdup(prev); formats[ntexts++] = 0;
+            texts[ntexts] = strdup(t);
+            formats[ntexts++] = 0;
+            texts[ntexts] = strdup(prev);
+            formats[ntexts++] = 0;
             break;
-        case 5: {   /* the caller's block name, arbitrary: a bad one is refused */
-            size_t tl = strlen(t);   /* the name ends at an embedded NUL */
+        case 5: {                  /* the caller's block name, arbitrary: a bad one is refused */
+            size_t tl = strlen(t); /* the name ends at an embedded NUL */
             int good = tl > 0 && tl <= 32 && gpc_alpha((unsigned char)t[0]);
             for (size_t k = 1; good && k < tl; k++)
-                good = gpc_alpha((unsigned char)t[k]) || gpc_digit((unsigned char)t[k]) || t[k] == '_';
+                good = gpc_alpha((unsigned char)t[k]) || gpc_digit((unsigned char)t[k]) ||
+                    t[k] == '_';
             double one = 1;
             for (sb_gp *g = a; g; g = g == a ? b : NULL) {
                 sb_gp_block_begin(g, t);
@@ -424,7 +458,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sb_gp_add(b, "set xrange [0.5:%g]\nset yrange [%g:*]\n", x, -x);
             break;
         }
-        case 7:   /* %s does not exist: a caller cannot splice raw text */
+        case 7: /* %s does not exist: a caller cannot splice raw text */
             sb_gp_add(a, "set ylabel %s\n", t);
             sb_gp_add(b, "set ylabel %s\n", "x");
             expect_refusal = 1;
@@ -432,7 +466,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         default:
             sb_gp_add(a, "set ylabel %T\nset key outside right\nset grid\n", t);
             sb_gp_add(b, "set ylabel %T\nset key outside right\nset grid\n", "x");
-            texts[ntexts] = strdup(t); formats[ntexts++] = 0;
+            texts[ntexts] = strdup(t);
+            formats[ntexts++] = 0;
             break;
         }
         free(prev);
@@ -444,7 +479,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sb_err ea = {0}, eb = {0};
     char *sa = sb_gp_script(a, term, width, height, &ea);
     char *sb = sb_gp_script(b, term, width, height, &eb);
-    if (!sa != !sb) gpc_fail("the text decided whether the script was refused", ea.msg, sa ? sa : sb);
+    if (!sa != !sb)
+        gpc_fail("the text decided whether the script was refused", ea.msg, sa ? sa : sb);
     if (expect_refusal || bad_term || bad_size) {
         if (sa) gpc_fail("a misused writer produced a script", NULL, sa);
     } else if (!sa) {

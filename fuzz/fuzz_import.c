@@ -23,7 +23,7 @@ static void reopen(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!g_db || ++g_uses > 500) reopen();   /* keep the database small */
+    if (!g_db || ++g_uses > 500) reopen(); /* keep the database small */
     sb_err e = {0};
     sb_import_stats st = {0};
     int rc = sb_import_text(g_db, (const char *)data, size, "fuzz.json", &st, &e);

@@ -25,8 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!again) abort();
         sb_plan q;
         sb_plan_init(&q);
-        if (sb_plan_parse(&q, again, "rendered", &e) != SB_OK || sb_plan_finish(&q, 2, &e) != SB_OK ||
-            sb_plan_npoints(&q) != sb_plan_npoints(&p))
+        if (sb_plan_parse(&q, again, "rendered", &e) != SB_OK ||
+            sb_plan_finish(&q, 2, &e) != SB_OK || sb_plan_npoints(&q) != sb_plan_npoints(&p))
             abort();
         sb_plan_free(&q);
         free(again);

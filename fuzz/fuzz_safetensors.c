@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sb_err e = {0};
-    if (size > 0 && data[0] == '{') {   /* looks like config.json */
+    if (size > 0 && data[0] == '{') { /* looks like config.json */
         sb_distilbert_config c;
         sb_distilbert_config_parse((const char *)data, size, "config.json", &c, &e);
     }

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sb_squad_set set;
     sb_err e = {0};
     if (sb_squad_parse((const char *)data, size, "fuzz.json", &set, &e) != SB_OK) {
-        if (strncmp(e.msg, "fuzz.json: ", 11)) abort();   /* every refusal names the file */
+        if (strncmp(e.msg, "fuzz.json: ", 11)) abort(); /* every refusal names the file */
         return 0;
     }
     enum { L = 64, STRIDE = 16 };

@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sb_tokens t = {0};
     int64_t ncp = sb_utf8_count(s, n);
     int rc = sb_tokenize(&g_vocab, s, n, &t, &e);
-    if ((rc == SB_OK) != (ncp >= 0)) abort();   /* refused exactly when the UTF-8 is invalid */
+    if ((rc == SB_OK) != (ncp >= 0)) abort(); /* refused exactly when the UTF-8 is invalid */
     if (rc == SB_OK) check_tokens(&t, ncp);
     sb_tokens_free(&t);
     const char *tab = memchr(s, '\t', n);
@@ -58,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sb_encoding enc;
         size_t alen = (size_t)(tab - s);
         if (sb_encode(&g_vocab, s, alen, tab + 1, n - alen - 1, &enc, &e) == SB_OK) {
-            if (enc.n < 3 || enc.ids[0] != g_vocab.cls_id || enc.ids[enc.n - 1] != g_vocab.sep_id) abort();
+            if (enc.n < 3 || enc.ids[0] != g_vocab.cls_id || enc.ids[enc.n - 1] != g_vocab.sep_id)
+                abort();
             sb_encoding_free(&enc);
         }
     }

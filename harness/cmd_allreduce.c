@@ -64,7 +64,7 @@ static json_t *mpi_env_json(void)
         if (!eq || eq - *p > 200) continue;
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(eq - *p), *p);
-        json_t *v = json_string(eq + 1);   /* NULL (skipped) for invalid UTF-8 */
+        json_t *v = json_string(eq + 1); /* NULL (skipped) for invalid UTF-8 */
         if (v) json_object_set_new(env, name, v);
     }
     return env;
@@ -73,9 +73,9 @@ static json_t *mpi_env_json(void)
 int sb_cmd_allreduce(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"sizes", required_argument, 0, 's'},       {"iters", required_argument, 0, 'i'},
-        {"warmup", required_argument, 0, 'w'},      {"result-file", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+        {"sizes", required_argument, 0, 's'},  {"iters", required_argument, 0, 'i'},
+        {"warmup", required_argument, 0, 'w'}, {"result-file", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *sizes_spec = "4..512M,grad", *result_file = NULL;
     long iters = 50, warmup = 5;
     sb_err e = {0};
@@ -85,12 +85,18 @@ int sb_cmd_allreduce(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 's': sizes_spec = optarg; break;
-        case 'i': if (sb_worker_opt_long("iters", optarg, "--iters", &iters, &e)) return usage_error(&e); break;
-        case 'w': if (sb_worker_opt_long("warmup", optarg, "--warmup", &warmup, &e)) return usage_error(&e); break;
+        case 'i':
+            if (sb_worker_opt_long("iters", optarg, "--iters", &iters, &e)) return usage_error(&e);
+            break;
+        case 'w':
+            if (sb_worker_opt_long("warmup", optarg, "--warmup", &warmup, &e))
+                return usage_error(&e);
+            break;
         case 'o': result_file = optarg; break;
         case 'h': allreduce_help(); return 0;
         default:
-            sb_errf(&e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+            sb_errf(&e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)",
+                    argv[optind - 1]);
             return usage_error(&e);
         }
     }
@@ -127,8 +133,8 @@ int sb_cmd_allreduce(int argc, char **argv)
     int hlen = 0;
     MPI_Get_processor_name(myhost, &hlen);
     if (rank == 0) hosts = calloc((size_t)world, MPI_MAX_PROCESSOR_NAME);
-    MPI_Gather(myhost, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-               0, MPI_COMM_WORLD);
+    MPI_Gather(myhost, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
     char libver[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int lvlen = 0;
     MPI_Get_library_version(libver, &lvlen);
@@ -151,7 +157,8 @@ int sb_cmd_allreduce(int argc, char **argv)
             printf("# sprbench allreduce: %d rank(s) on %d node(s), %s, float sum, MPI_Wtime\n",
                    world, nodes, libver);
             printf("# hosts:");
-            for (int i = 0; hosts && i < world; i++) printf(" %s", hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME);
+            for (int i = 0; hosts && i < world; i++)
+                printf(" %s", hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME);
             printf("\n");
             printf("# %12s %6s %12s %12s %12s %11s %11s\n", "bytes", "iters", "avg_us", "min_us",
                    "max_us", "algbw_GB/s", "busbw_GB/s");
@@ -168,10 +175,12 @@ int sb_cmd_allreduce(int argc, char **argv)
             json_t *doc = sb_result_new(&(sb_result_head){
                 "allreduce", "mpi-allreduce", "f32", omp && atoi(omp) > 0 ? atoi(omp) : 1, world,
                 local_size, nodes, rc ? "failed" : "ok", rc ? e.msg : ""});
-            json_t *cfgj = json_object_get(doc, "config"), *metrics = json_object_get(doc, "metrics"),
+            json_t *cfgj = json_object_get(doc, "config"),
+                   *metrics = json_object_get(doc, "metrics"),
                    *units = json_object_get(doc, "units"), *smp = json_object_get(doc, "samples"),
                    *table = json_array(), *szs = json_array();
-            for (int i = 0; i < nsizes; i++) json_array_append_new(szs, json_integer((json_int_t)sizes[i]));
+            for (int i = 0; i < nsizes; i++)
+                json_array_append_new(szs, json_integer((json_int_t)sizes[i]));
             json_object_set_new(cfgj, "sizes", szs);
             json_object_set_new(cfgj, "iters", json_integer(iters));
             json_object_set_new(cfgj, "warmup", json_integer(warmup));
@@ -196,9 +205,12 @@ int sb_cmd_allreduce(int argc, char **argv)
                 char num[32];
                 snprintf(num, sizeof num, "%zu", r->bytes);
                 suffix[0] = num;
-                const struct { const char *name, *unit; double v; } m[] = {
-                    {"lat_us", "us", r->lat_avg_us},      {"lat_min_us", "us", r->lat_min_us},
-                    {"lat_max_us", "us", r->lat_max_us},  {"algbw_gbs", "GB/s", r->algbw_gbs},
+                const struct {
+                    const char *name, *unit;
+                    double v;
+                } m[] = {
+                    {"lat_us", "us", r->lat_avg_us},     {"lat_min_us", "us", r->lat_min_us},
+                    {"lat_max_us", "us", r->lat_max_us}, {"algbw_gbs", "GB/s", r->algbw_gbs},
                     {"busbw_gbs", "GB/s", r->busbw_gbs},
                 };
                 for (int s = 0; s < 2 && suffix[s]; s++)
@@ -207,10 +219,12 @@ int sb_cmd_allreduce(int argc, char **argv)
                         json_object_set_new(metrics, k, json_real(m[j].v));
                         json_object_set_new(units, k, json_string(m[j].unit));
                     }
-                json_array_append_new(table, json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:f}",
-                    "bytes", (json_int_t)r->bytes, "iters", r->iters, "lat_avg_us", r->lat_avg_us,
-                    "lat_min_us", r->lat_min_us, "lat_max_us", r->lat_max_us,
-                    "algbw_gbs", r->algbw_gbs, "busbw_gbs", r->busbw_gbs));
+                json_array_append_new(
+                    table,
+                    json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:f}", "bytes", (json_int_t)r->bytes,
+                              "iters", r->iters, "lat_avg_us", r->lat_avg_us, "lat_min_us",
+                              r->lat_min_us, "lat_max_us", r->lat_max_us, "algbw_gbs", r->algbw_gbs,
+                              "busbw_gbs", r->busbw_gbs));
             }
             json_object_set_new(doc, "projected", json_object());
             json_object_set_new(doc, "table", table);

@@ -78,7 +78,8 @@ static int do_info(sb_db *db, const char *path, sb_err *e)
     if ((rc = sb_db_count_rows(db, &c, e)) || (rc = sb_db_machines(db, &m, &n, e))) return rc;
     printf("database   %s\nschema     %d%s\n", text_cell(path, 200, 0), sb_db_schema_version(db),
            sb_db_schema_version(db) < SB_DB_SCHEMA_VERSION ? " (older: read as is, upgraded by"
-                                                             " the next command that writes)" : "");
+                                                             " the next command that writes)"
+                                                           : "");
     static const char *const tables[] = {"machine", "sweep", "point", "sample", "metric"};
     const long rows[] = {c.machines, c.sweeps, c.points, c.samples, c.metrics};
     for (int i = 0; i < 5; i++) printf("%-10s %ld rows\n", tables[i], rows[i]);
@@ -138,10 +139,10 @@ static int do_sweeps_json(sb_db *db, sb_err *e)
         json_object_set_new(o, "ok", json_integer(s->ok));
         json_object_set_new(o, "skipped", json_integer(s->skipped));
         json_object_set_new(o, "other", json_integer(s->points - s->ok - s->skipped));
-        json_object_set_new(o, "held_by", s->held ? json_pack("{s:I,s:o}", "pid",
-                                                              (json_int_t)s->holder_pid, "host",
-                                                              jstr(s->holder_host))
-                                                  : json_null());
+        json_object_set_new(o, "held_by",
+                            s->held ? json_pack("{s:I,s:o}", "pid", (json_int_t)s->holder_pid,
+                                                "host", jstr(s->holder_host))
+                                    : json_null());
         json_array_append_new(arr, o);
     }
     sb_sweep_rows_free(v, n);
@@ -175,8 +176,8 @@ static int do_sweeps(sb_db *db, sb_err *e)
 /* The metric worth one glance per workload. */
 static const sb_metric_val *main_metric(const sb_pt *p)
 {
-    static const char *const pref[] = {"gflops", "gops", "tokens_per_s", "epoch_seconds",
-                                       "busbw_gbps", "busbw_gbs", "algbw_gbps", NULL};
+    static const char *const pref[] = {"gflops",     "gops",      "tokens_per_s", "epoch_seconds",
+                                       "busbw_gbps", "busbw_gbs", "algbw_gbps",   NULL};
     for (int i = 0; pref[i]; i++) {
         const sb_metric_val *m = sb_pt_metric(p, pref[i]);
         if (m) return m;
@@ -213,8 +214,10 @@ static int do_points_json(sb_db *db, int64_t sweep_id, sb_err *e)
         json_object_set_new(o, "samples_seconds", sm);
         if (p->nsamples) {
             json_object_set_new(o, "median_seconds", json_real(sb_median(p->samples, p->nsamples)));
-            json_object_set_new(o, "p10_seconds", json_real(sb_quantile(p->samples, p->nsamples, 0.1)));
-            json_object_set_new(o, "p90_seconds", json_real(sb_quantile(p->samples, p->nsamples, 0.9)));
+            json_object_set_new(o, "p10_seconds",
+                                json_real(sb_quantile(p->samples, p->nsamples, 0.1)));
+            json_object_set_new(o, "p90_seconds",
+                                json_real(sb_quantile(p->samples, p->nsamples, 0.9)));
         }
         json_t *ms = json_object();
         for (int k = 0; k < p->nmetrics; k++) {
@@ -250,8 +253,9 @@ static int do_points(sb_db *db, int64_t sweep_id, sb_err *e)
                      sb_quantile(p->samples, p->nsamples, 0.9));
         const sb_metric_val *m = main_metric(p);
         const sb_metric_val *ep = sb_pt_metric(p, "epoch_seconds");
-        if (!strcmp(p->status, "projected") && ep)   /* the scaling model's: nothing ran */
-            snprintf(what, sizeof what, "epoch_seconds=%.4g s (projected, not measured)", ep->value);
+        if (!strcmp(p->status, "projected") && ep) /* the scaling model's: nothing ran */
+            snprintf(what, sizeof what, "epoch_seconds=%.4g s (projected, not measured)",
+                     ep->value);
         else if (strcmp(p->status, "ok") && p->reason[0])
             reason = p->reason;
         else if (m)
@@ -308,30 +312,33 @@ static int do_log(sb_db *db, const char *spec, sb_err *e)
 static void print_stats(const char *what, const sb_import_stats *s)
 {
     printf("%s: %ld point(s) added (%ld sample(s), %ld metric(s)), %ld already present;"
-           " %ld sweep(s), %ld machine(s) added", text_cell(what, 300, 0), s->points_added,
-           s->samples_added, s->metrics_added, s->points_present, s->sweeps_added,
-           s->machines_added);
+           " %ld sweep(s), %ld machine(s) added",
+           text_cell(what, 300, 0), s->points_added, s->samples_added, s->metrics_added,
+           s->points_present, s->sweeps_added, s->machines_added);
     if (s->points_updated) printf("; %ld unfinished point(s) completed", s->points_updated);
     printf("\n");
 }
 
 int sb_cmd_db(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, 0, 'd'},  {"sweep", required_argument, 0, 's'},
-        {"out", required_argument, 0, 'o'}, {"csv", no_argument, 0, 'c'},
-        {"json", no_argument, 0, 'j'},      {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"db", required_argument, 0, 'd'},
+                                         {"sweep", required_argument, 0, 's'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"csv", no_argument, 0, 'c'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         db_help();
         return 0;
     }
     if (argc < 2 || argv[1][0] == '-')
-        return sb_cli_usage_error("db", "missing subcommand: info, sweeps, points, log, export,"
-                                        " import, merge or unlock (see --help)");
+        return sb_cli_usage_error("db",
+                                  "missing subcommand: info, sweeps, points, log, export,"
+                                  " import, merge or unlock (see --help)");
     const char *sub = argv[1];
-    static const char *const subs[] = {"info", "sweeps", "points", "log", "export", "import",
-                                       "merge", "unlock", NULL};
+    static const char *const subs[] = {"info",   "sweeps", "points", "log", "export",
+                                       "import", "merge",  "unlock", NULL};
     int known = 0;
     for (int i = 0; subs[i] && !known; i++) known = !strcmp(sub, subs[i]);
     if (!known) return sb_cli_usage_error("db", "unknown subcommand '%s' (see --help)", sub);
@@ -364,7 +371,8 @@ int sb_cmd_db(int argc, char **argv)
         return sb_cli_usage_error("db", "log: name one point (see sprbench db points)");
     if (!wants_files && !is_log && nargs)
         return sb_cli_usage_error("db", "%s: unexpected argument '%s'", sub, args[0]);
-    if (!strcmp(sub, "export") && !out) return sb_cli_usage_error("db", "export: --out FILE is required");
+    if (!strcmp(sub, "export") && !out)
+        return sb_cli_usage_error("db", "export: --out FILE is required");
     if (strcmp(sub, "export") && (out || csv))
         return sb_cli_usage_error("db", "%s: --out and --csv belong to export", sub);
     if ((!strcmp(sub, "points") || !strcmp(sub, "unlock")) && !sweep)
@@ -419,17 +427,21 @@ int sb_cmd_db(int argc, char **argv)
     } else if (!strcmp(sub, "unlock")) {
         char was[512];
         if (!(rc = sb_db_sweep_unlock(db, sweep_id, was, sizeof was, &e)))
-            printf("sweep %lld: %s%s\n", (long long)sweep_id, was[0] ? "released the claim of " :
-                   "was not claimed", text_cell(was, 300, 0));
+            printf("sweep %lld: %s%s\n", (long long)sweep_id,
+                   was[0] ? "released the claim of " : "was not claimed", text_cell(was, 300, 0));
     } else if (!strcmp(sub, "export")) {
         long repaired = 0;
-        if (csv && !strcmp(out, "-")) rc = sb_export_csv(db, sweep_id, stdout, &e);
-        else if (csv) rc = sb_export_csv_file(db, sweep_id, out, &e);
-        else rc = sb_export_write(db, sweep_id, out, &repaired, &e);
+        if (csv && !strcmp(out, "-"))
+            rc = sb_export_csv(db, sweep_id, stdout, &e);
+        else if (csv)
+            rc = sb_export_csv_file(db, sweep_id, out, &e);
+        else
+            rc = sb_export_write(db, sweep_id, out, &repaired, &e);
         if (!rc && strcmp(out, "-")) {
             if (repaired)
-                fprintf(stderr, "sprbench db: wrote %s (%ld text field(s) held invalid UTF-8,"
-                                " exported with U+FFFD in place of the bad bytes)\n",
+                fprintf(stderr,
+                        "sprbench db: wrote %s (%ld text field(s) held invalid UTF-8,"
+                        " exported with U+FFFD in place of the bad bytes)\n",
                         text_cell(out, 300, 0), repaired);
             else
                 fprintf(stderr, "sprbench db: wrote %s\n", text_cell(out, 300, 0));

@@ -94,13 +94,14 @@ static int history_lines(const sb_gate_result *res, const sb_ptset *base, const 
         if ((rc = sb_gate_find_last_pass(db, base, cand, w, o, &lp, e))) break;
         if (lp.found)
             printf("history: %s %s: last passed at tool version %s (sweep %lld, %.10s); first"
-                   " not passing: %s (sweep %lld, %.10s)\n", w->label, w->metric,
-                   lp.version[0] ? lp.version : "?", (long long)lp.sweep_id, lp.started,
-                   lp.next_version[0] ? lp.next_version : "?", (long long)lp.next_sweep_id,
-                   lp.next_started);
+                   " not passing: %s (sweep %lld, %.10s)\n",
+                   w->label, w->metric, lp.version[0] ? lp.version : "?", (long long)lp.sweep_id,
+                   lp.started, lp.next_version[0] ? lp.next_version : "?",
+                   (long long)lp.next_sweep_id, lp.next_started);
         else
             printf("history: %s %s: none of the %d earlier sweep(s) of this configuration on"
-                   " this machine passed\n", w->label, w->metric, lp.checked);
+                   " this machine passed\n",
+                   w->label, w->metric, lp.checked);
     }
     if (db != shared) sb_db_close(db);
     return rc;
@@ -125,7 +126,8 @@ static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_pt
 {
     struct stat sb;
     if (stat(spec, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        if (!is_sqlite_file(spec)) return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", spec);
+        if (!is_sqlite_file(spec))
+            return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", spec);
         sb_db *db;
         int rc = sb_db_open_readonly(spec, &db, e);
         if (rc) return rc;
@@ -137,8 +139,10 @@ static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_pt
     }
     if (!*shared) {
         if (access(dbpath, F_OK) != 0)
-            return sb_errf(e, SB_EUSAGE, "'%s' is not a file, and there is no database %s to look"
-                           " it up in (--db)", spec, dbpath);
+            return sb_errf(e, SB_EUSAGE,
+                           "'%s' is not a file, and there is no database %s to look"
+                           " it up in (--db)",
+                           spec, dbpath);
         int rc = sb_db_open_readonly(dbpath, shared, e);
         if (rc) return rc;
     }
@@ -154,8 +158,7 @@ static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_pt
 /* Says which recorded environment variables differ between the compared
  * points: in each row (for JUnit), and as one line per distinct difference
  * after the table. */
-static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap *cm,
-                      json_t *lines)
+static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap *cm, json_t *lines)
 {
     sb_envdiffs d = {0};
     for (int i = 0; i < res->n; i++) {
@@ -168,23 +171,32 @@ static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap 
     for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
         char line[1400];
         sb_envdiffs_line(&d, i, line, sizeof line);
-        if (lines) json_array_append_new(lines, json_string(line));
-        else printf("env: %s\n", line);
+        if (lines)
+            json_array_append_new(lines, json_string(line));
+        else
+            printf("env: %s\n", line);
     }
     sb_envdiffs_free(&d);
 }
 
 int sb_cmd_gate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"baseline", required_argument, 0, 'b'},  {"candidate", required_argument, 0, 'c'},
-        {"db", required_argument, 0, 'd'},        {"tolerance", required_argument, 0, 't'},
-        {"metric", required_argument, 0, 'm'},    {"references", required_argument, 0, 'r'},
-        {"junit", required_argument, 0, 'j'},     {"alpha", required_argument, 0, 'a'},
-        {"min-samples", required_argument, 0, 'n'}, {"method", required_argument, 0, 'M'},
-        {"pool", no_argument, 0, 'P'},            {"cross-machine", no_argument, 0, 'X'},
-        {"json", no_argument, 0, 'J'},            {"history", no_argument, 0, 'H'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+    static const struct option opts[] = {{"baseline", required_argument, 0, 'b'},
+                                         {"candidate", required_argument, 0, 'c'},
+                                         {"db", required_argument, 0, 'd'},
+                                         {"tolerance", required_argument, 0, 't'},
+                                         {"metric", required_argument, 0, 'm'},
+                                         {"references", required_argument, 0, 'r'},
+                                         {"junit", required_argument, 0, 'j'},
+                                         {"alpha", required_argument, 0, 'a'},
+                                         {"min-samples", required_argument, 0, 'n'},
+                                         {"method", required_argument, 0, 'M'},
+                                         {"pool", no_argument, 0, 'P'},
+                                         {"cross-machine", no_argument, 0, 'X'},
+                                         {"json", no_argument, 0, 'J'},
+                                         {"history", no_argument, 0, 'H'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *baseline = NULL, *candidate = NULL, *dbpath = sb_default_db(), *refs_path = NULL,
                *junit = NULL;
     const char *metrics[MAX_METRICS + 1] = {0};
@@ -213,28 +225,37 @@ int sb_cmd_gate(int argc, char **argv)
             double v;
             if (sb_parse_double(buf, 0, pct ? 1000 : 0.9999, "--tolerance", &v, &e)) {
                 if (!pct)
-                    return sb_cli_usage_error("gate", "--tolerance: '%s' is not a percentage"
-                                              " (5%%) or a fraction below 1 (0.05)", optarg);
+                    return sb_cli_usage_error("gate",
+                                              "--tolerance: '%s' is not a percentage"
+                                              " (5%%) or a fraction below 1 (0.05)",
+                                              optarg);
                 return sb_cli_report("gate", &e);
             }
             o.tolerance = pct ? v / 100 : v;
             break;
         }
         case 'a':
-            if (sb_parse_double(optarg, 1e-9, 0.5, "--alpha", &o.alpha, &e)) return sb_cli_report("gate", &e);
+            if (sb_parse_double(optarg, 1e-9, 0.5, "--alpha", &o.alpha, &e))
+                return sb_cli_report("gate", &e);
             break;
         case 'n':
-            if (sb_parse_long(optarg, 2, 100000, "--min-samples", &lv, &e)) return sb_cli_report("gate", &e);
+            if (sb_parse_long(optarg, 2, 100000, "--min-samples", &lv, &e))
+                return sb_cli_report("gate", &e);
             o.min_samples = (int)lv;
             break;
         case 'M':
-            if (!strcmp(optarg, "mwu")) o.method = SB_GATE_MWU;
-            else if (!strcmp(optarg, "bootstrap")) o.method = SB_GATE_BOOTSTRAP;
-            else return sb_cli_usage_error("gate", "--method: '%s' is not mwu or bootstrap", optarg);
+            if (!strcmp(optarg, "mwu"))
+                o.method = SB_GATE_MWU;
+            else if (!strcmp(optarg, "bootstrap"))
+                o.method = SB_GATE_BOOTSTRAP;
+            else
+                return sb_cli_usage_error("gate", "--method: '%s' is not mwu or bootstrap", optarg);
             break;
         case 'm':
-            if (nmetrics == MAX_METRICS) return sb_cli_usage_error("gate", "--metric: at most %d", MAX_METRICS);
-            if (!*optarg || strlen(optarg) > 63) return sb_cli_usage_error("gate", "--metric: bad name '%s'", optarg);
+            if (nmetrics == MAX_METRICS)
+                return sb_cli_usage_error("gate", "--metric: at most %d", MAX_METRICS);
+            if (!*optarg || strlen(optarg) > 63)
+                return sb_cli_usage_error("gate", "--metric: bad name '%s'", optarg);
             metrics[nmetrics++] = optarg;
             break;
         case 'h': gate_help(); return 0;
@@ -249,8 +270,7 @@ int sb_cmd_gate(int argc, char **argv)
         return sb_cli_usage_error("gate", "give --baseline REF or --references FILE (see --help)");
     if (baseline && refs_path)
         return sb_cli_usage_error("gate", "--baseline and --references are two modes: give one");
-    if (history && !baseline)
-        return sb_cli_usage_error("gate", "--history goes with --baseline");
+    if (history && !baseline) return sb_cli_usage_error("gate", "--history goes with --baseline");
     if (history && as_json)
         return sb_cli_usage_error("gate", "--history prints lines: give it without --json");
     o.metrics = metrics;
@@ -294,15 +314,18 @@ int sb_cmd_gate(int argc, char **argv)
     rc = refs ? sb_gate_references(refs, nrefs, &cand, &o, &res, &e)
               : sb_gate_compare(&base, &cand, &o, &res, &e);
     if (rc) goto out;
-    const char *test = refs ? "references" : o.method == SB_GATE_BOOTSTRAP ? "bootstrap"
-                                                                           : "Mann-Whitney U";
+    const char *test = refs             ? "references"
+        : o.method == SB_GATE_BOOTSTRAP ? "bootstrap"
+                                        : "Mann-Whitney U";
     if (as_json) {
         json_t *doc = sb_gate_json(&res), *env = json_array();
         if (!refs) env_lines(&res, &benv, &cenv, env);
-        if (!doc || json_object_update_new(doc, json_pack(
-                        "{s:s,s:s,s:f,s:s,s:f,s:i,s:o}", "baseline", refs ? refs_path : bwhat,
-                        "candidate", cwhat, "tolerance", o.tolerance, "test", test, "alpha",
-                        o.alpha, "min_samples", o.min_samples, "env", env)) ||
+        if (!doc ||
+            json_object_update_new(doc,
+                                   json_pack("{s:s,s:s,s:f,s:s,s:f,s:i,s:o}", "baseline",
+                                             refs ? refs_path : bwhat, "candidate", cwhat,
+                                             "tolerance", o.tolerance, "test", test, "alpha",
+                                             o.alpha, "min_samples", o.min_samples, "env", env)) ||
             json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
             json_decref(doc);
             rc = sb_errf(&e, SB_EFAIL, "cannot write the JSON document");
@@ -312,13 +335,14 @@ int sb_cmd_gate(int argc, char **argv)
         json_decref(doc);
     } else {
         printf("baseline:  %s\ncandidate: %s\ntolerance: %.1f%%, %s, alpha %g, >= %d samples per"
-               " side\n\n", refs ? refs_path : bwhat, cwhat, o.tolerance * 100, test, o.alpha,
-               o.min_samples);
+               " side\n\n",
+               refs ? refs_path : bwhat, cwhat, o.tolerance * 100, test, o.alpha, o.min_samples);
         sb_gate_print(&res, stdout);
         if (!refs) env_lines(&res, &benv, &cenv, NULL);
         if (res.ignored)
             printf("ignored: %d baseline configuration(s) from machines the candidate did not run"
-                   " on\n", res.ignored);
+                   " on\n",
+                   res.ignored);
         if (history && res.count[SB_FAIL] &&
             (rc = history_lines(&res, &base, &cand, &o, candidate, dbpath, shared, &e)))
             goto out;

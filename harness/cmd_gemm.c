@@ -50,21 +50,28 @@ static void test_fault(int m)
     int fm;
     if (!f || sscanf(f, "%15[a-z]:%d", kind, &fm) != 2 || fm != m) return;
     if (!strcmp(kind, "crash")) raise(SIGSEGV);
-    if (!strcmp(kind, "hang")) for (;;) pause();
+    if (!strcmp(kind, "hang"))
+        for (;;) pause();
     if (!strcmp(kind, "slow")) sleep(2);
 }
 
 int sb_cmd_gemm(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"kernel", required_argument, 0, 'K'}, {"m", required_argument, 0, 'm'},
-        {"n", required_argument, 0, 'n'},      {"k", required_argument, 0, 'k'},
-        {"trans", required_argument, 0, 'T'},  {"threads", required_argument, 0, 't'},
-        {"reps", required_argument, 0, 'r'},   {"min-seconds", required_argument, 0, 's'},
-        {"peak-gflops", required_argument, 0, 'p'},
-        {"onednn-isa", required_argument, 0, 'I'}, {"prepack", no_argument, 0, 'P'},
-        {"result-file", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option opts[] = {{"kernel", required_argument, 0, 'K'},
+                                         {"m", required_argument, 0, 'm'},
+                                         {"n", required_argument, 0, 'n'},
+                                         {"k", required_argument, 0, 'k'},
+                                         {"trans", required_argument, 0, 'T'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"reps", required_argument, 0, 'r'},
+                                         {"min-seconds", required_argument, 0, 's'},
+                                         {"peak-gflops", required_argument, 0, 'p'},
+                                         {"onednn-isa", required_argument, 0, 'I'},
+                                         {"prepack", no_argument, 0, 'P'},
+                                         {"result-file", required_argument, 0, 'o'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     sb_gemm_config cfg = {.transa = 'N', .transb = 'N', .min_seconds = 1.0};
     const char *result_file = NULL;
     int json = 0, c;
@@ -76,13 +83,41 @@ int sb_cmd_gemm(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'K': cfg.kernel = optarg; break;
-        case 'm': if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--m", &v, &e)) return sb_cli_report("gemm", &e); cfg.m = (int)v; break;
-        case 'n': if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--n", &v, &e)) return sb_cli_report("gemm", &e); cfg.n = (int)v; break;
-        case 'k': if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--k", &v, &e)) return sb_cli_report("gemm", &e); cfg.k = (int)v; break;
-        case 't': if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e)) return sb_cli_report("gemm", &e); cfg.threads = (int)v; break;
-        case 'r': if (sb_parse_long(optarg, 1, 100000, "--reps", &v, &e)) return sb_cli_report("gemm", &e); cfg.reps = (int)v; break;
-        case 's': if (sb_parse_double(optarg, 0.001, 3600, "--min-seconds", &dv, &e)) return sb_cli_report("gemm", &e); cfg.min_seconds = dv; break;
-        case 'p': if (sb_parse_double(optarg, 0, 1e7, "--peak-gflops", &dv, &e)) return sb_cli_report("gemm", &e); cfg.peak_gflops = dv; break;
+        case 'm':
+            if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--m", &v, &e))
+                return sb_cli_report("gemm", &e);
+            cfg.m = (int)v;
+            break;
+        case 'n':
+            if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--n", &v, &e))
+                return sb_cli_report("gemm", &e);
+            cfg.n = (int)v;
+            break;
+        case 'k':
+            if (sb_parse_long(optarg, 1, SB_MAX_DIM, "--k", &v, &e))
+                return sb_cli_report("gemm", &e);
+            cfg.k = (int)v;
+            break;
+        case 't':
+            if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e))
+                return sb_cli_report("gemm", &e);
+            cfg.threads = (int)v;
+            break;
+        case 'r':
+            if (sb_parse_long(optarg, 1, 100000, "--reps", &v, &e))
+                return sb_cli_report("gemm", &e);
+            cfg.reps = (int)v;
+            break;
+        case 's':
+            if (sb_parse_double(optarg, 0.001, 3600, "--min-seconds", &dv, &e))
+                return sb_cli_report("gemm", &e);
+            cfg.min_seconds = dv;
+            break;
+        case 'p':
+            if (sb_parse_double(optarg, 0, 1e7, "--peak-gflops", &dv, &e))
+                return sb_cli_report("gemm", &e);
+            cfg.peak_gflops = dv;
+            break;
         case 'I': cfg.onednn_isa = optarg; break;
         case 'P': cfg.prepack = 1; break;
         case 'T':
@@ -100,14 +135,18 @@ int sb_cmd_gemm(int argc, char **argv)
         }
     }
     if (optind < argc) return sb_cli_usage_error("gemm", "unexpected argument '%s'", argv[optind]);
-    if (!cfg.kernel) return sb_cli_usage_error("gemm", "--kernel is required (one of: %s)", sb_kernel_names());
-    if (!cfg.m || !cfg.n || !cfg.k) return sb_cli_usage_error("gemm", "--m, --n and --k are required");
+    if (!cfg.kernel)
+        return sb_cli_usage_error("gemm", "--kernel is required (one of: %s)", sb_kernel_names());
+    if (!cfg.m || !cfg.n || !cfg.k)
+        return sb_cli_usage_error("gemm", "--m, --n and --k are required");
     if (!sb_kernel_find(cfg.kernel))
-        return sb_cli_usage_error("gemm", "unknown kernel '%s' (known: %s)", cfg.kernel, sb_kernel_names());
+        return sb_cli_usage_error("gemm", "unknown kernel '%s' (known: %s)", cfg.kernel,
+                                  sb_kernel_names());
     /* before the work: a result that cannot be written makes the run pointless */
     if (result_file && sb_cli_check_out_file("--result-file", result_file, &e))
         return sb_cli_report("gemm", &e);
-    if (cfg.onednn_isa && sb_onednn_set_max_isa(cfg.onednn_isa, &e)) return sb_cli_report("gemm", &e);
+    if (cfg.onednn_isa && sb_onednn_set_max_isa(cfg.onednn_isa, &e))
+        return sb_cli_report("gemm", &e);
     test_fault(cfg.m);
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (cfg.threads <= 0) cfg.threads = si && si->cores > 0 ? si->cores : 1;
@@ -117,13 +156,19 @@ int sb_cmd_gemm(int argc, char **argv)
     if (sb_gemm_bench_run(&cfg, &res, &e)) return sb_cli_report("gemm", &e);
 
     char reps[16], m[16], n[16], k[16], t[16], trans[3] = {cfg.transa, cfg.transb, 0};
-    snprintf(reps, sizeof reps, "%d", res.nsamples > 0 ? res.nsamples : (cfg.reps > 0 ? cfg.reps : 5));
-    snprintf(m, sizeof m, "%d", cfg.m); snprintf(n, sizeof n, "%d", cfg.n);
-    snprintf(k, sizeof k, "%d", cfg.k); snprintf(t, sizeof t, "%d", cfg.threads);
-    char *rv[24] = {"gemm", "--kernel", (char *)cfg.kernel, "--m", m, "--n", n,
-                    "--k", k, "--trans", trans, "--threads", t, "--reps", reps};
+    snprintf(reps, sizeof reps, "%d",
+             res.nsamples > 0 ? res.nsamples : (cfg.reps > 0 ? cfg.reps : 5));
+    snprintf(m, sizeof m, "%d", cfg.m);
+    snprintf(n, sizeof n, "%d", cfg.n);
+    snprintf(k, sizeof k, "%d", cfg.k);
+    snprintf(t, sizeof t, "%d", cfg.threads);
+    char *rv[24] = {"gemm",    "--kernel", (char *)cfg.kernel, "--m", m,        "--n", n, "--k", k,
+                    "--trans", trans,      "--threads",        t,     "--reps", reps};
     int rn = 15;
-    if (cfg.onednn_isa) { rv[rn++] = "--onednn-isa"; rv[rn++] = (char *)cfg.onednn_isa; }
+    if (cfg.onednn_isa) {
+        rv[rn++] = "--onednn-isa";
+        rv[rn++] = (char *)cfg.onednn_isa;
+    }
     if (cfg.prepack) rv[rn++] = "--prepack";
     rv[rn] = NULL;
     json_t *doc = sb_gemm_result_json(&cfg, &res);
@@ -151,9 +196,10 @@ int sb_cmd_gemm(int argc, char **argv)
             json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
             putchar('\n');
         } else if (!strcmp(res.status, "ok")) {
-            printf("%s %s %dx%dx%d %s%s threads=%d: %.1f %s median %.3f ms (min %.3f, p90 %.3f, %d reps)",
-                   cfg.kernel, res.dtype, cfg.m, cfg.n, cfg.k, trans, cfg.prepack ? " prepacked" : "",
-                   cfg.threads, res.gflops,
+            printf("%s %s %dx%dx%d %s%s threads=%d: %.1f %s median %.3f ms (min %.3f, p90 %.3f, %d "
+                   "reps)",
+                   cfg.kernel, res.dtype, cfg.m, cfg.n, cfg.k, trans,
+                   cfg.prepack ? " prepacked" : "", cfg.threads, res.gflops,
                    strcmp(res.dtype, "int8") ? "GFLOP/s" : "GOP/s", res.median_s * 1e3,
                    res.min_s * 1e3, res.p90_s * 1e3, res.nsamples);
             if (res.pct_peak > 0) printf(", %.1f%% of peak", res.pct_peak);

@@ -36,67 +36,75 @@ typedef struct iopts {
 
 static void infer_help(void)
 {
-    printf(
-        "usage: sprbench infer [--init DIR [--vocab F] | --model M] [--data dev.json]\n"
-        "                      [--kernel K] [--threads T] [--batch 32] [--seq 384]\n"
-        "                      [--stride 128] [--requests N] [--quant row|tensor]\n"
-        "                      [--compare-f32] [--full-attention] [--no-latency]\n"
-        "                      [--warmup 1] [--out preds.json] [--result-file F] [--profile]\n\n"
-        "Forward-only DistilBERT question answering over a SQuAD v1.1 file, on any kernel:\n"
-        "f32 and bf16 kernels as in training; int8 kernels through dynamic quantisation of\n"
-        "every linear layer (weights s8 per output channel, quantised once; activations u8\n"
-        "with a scale and zero point per row, or per tensor, computed at run time; s32\n"
-        "accumulation; dequantisation, zero-point correction and bias where the kernel\n"
-        "writes C). Attention products and softmax stay f32 (bf16 on bf16 kernels).\n"
-        "`sprbench predict` runs the same forward path and post-processing.\n\n"
-        "  --init DIR       Hugging Face model directory (config.json + model.safetensors)\n"
-        "  --vocab F        the checkpoint's vocab.txt (default: the built-in synthetic\n"
-        "                   vocab, which fits checkpoints trained on squad-synth)\n"
-        "  --model M        without --init: a randomly initialised model of this shape\n"
-        "                   (distilbert-base, tiny, L,D,H,F), for speed runs\n"
-        "  --data F         SQuAD v1.1 JSON (default: squad-synth dev questions)\n"
-        "  --kernel K       %s\n"
-        "                   (default: the fastest f32 kernel this machine runs)\n"
-        "  --threads T      OpenMP threads (default: the machine's cores)\n"
-        "  --batch B        sequences per forward for throughput (default 32)\n"
-        "  --seq S          max sequence length (default 384; tiny: 32)\n"
-        "  --stride N       document stride (default 128; tiny: 8)\n"
-        "  --requests N     take only the first N questions (bounds a timing run)\n"
-        "  --quant MODE     int8 activations: row (a scale and zero point per token,\n"
-        "                   default) or tensor (one per layer call, as PyTorch)\n"
-        "  --compare-f32    also run the f32 path on the same checkpoint and report the\n"
-        "                   share of identical answers (and f32's EM/F1)\n"
-        "  --full-attention attend over padding too, as PyTorch does\n"
-        "  --no-latency     skip the batch-1 latency pass\n"
-        "  --warmup N       untimed forward passes before each timed pass (default 1)\n"
-        "  --out F          write the predictions (id -> answer text)\n"
-        "  --result-file F  write the result as one JSON object\n"
-        "  --synth-dev N    synthetic questions without --data (default %d)\n"
-        "  --profile        print where the throughput pass's time goes, per layer kind\n\n"
-        "Metrics: latency_p50_ms/p90/p99 (per question at batch 1: the forward passes\n"
-        "over its windows), sequences_per_s and tokens_per_s at --batch (tokens counted\n"
-        "as sequence positions, padding included), em, f1 (when the data has answers),\n"
-        "f32_agreement_pct, f32_em, f32_f1 (--compare-f32), peak_rss_mb.\n"
-        "Exit status: 0 ok, 1 failed, 2 bad usage or input (nothing written),\n"
-        "3 the kernel cannot run on this machine (result file written as 'skipped').\n",
-        sb_kernel_names(), SYNTH_DEV);
+    printf("usage: sprbench infer [--init DIR [--vocab F] | --model M] [--data dev.json]\n"
+           "                      [--kernel K] [--threads T] [--batch 32] [--seq 384]\n"
+           "                      [--stride 128] [--requests N] [--quant row|tensor]\n"
+           "                      [--compare-f32] [--full-attention] [--no-latency]\n"
+           "                      [--warmup 1] [--out preds.json] [--result-file F] [--profile]\n\n"
+           "Forward-only DistilBERT question answering over a SQuAD v1.1 file, on any kernel:\n"
+           "f32 and bf16 kernels as in training; int8 kernels through dynamic quantisation of\n"
+           "every linear layer (weights s8 per output channel, quantised once; activations u8\n"
+           "with a scale and zero point per row, or per tensor, computed at run time; s32\n"
+           "accumulation; dequantisation, zero-point correction and bias where the kernel\n"
+           "writes C). Attention products and softmax stay f32 (bf16 on bf16 kernels).\n"
+           "`sprbench predict` runs the same forward path and post-processing.\n\n"
+           "  --init DIR       Hugging Face model directory (config.json + model.safetensors)\n"
+           "  --vocab F        the checkpoint's vocab.txt (default: the built-in synthetic\n"
+           "                   vocab, which fits checkpoints trained on squad-synth)\n"
+           "  --model M        without --init: a randomly initialised model of this shape\n"
+           "                   (distilbert-base, tiny, L,D,H,F), for speed runs\n"
+           "  --data F         SQuAD v1.1 JSON (default: squad-synth dev questions)\n"
+           "  --kernel K       %s\n"
+           "                   (default: the fastest f32 kernel this machine runs)\n"
+           "  --threads T      OpenMP threads (default: the machine's cores)\n"
+           "  --batch B        sequences per forward for throughput (default 32)\n"
+           "  --seq S          max sequence length (default 384; tiny: 32)\n"
+           "  --stride N       document stride (default 128; tiny: 8)\n"
+           "  --requests N     take only the first N questions (bounds a timing run)\n"
+           "  --quant MODE     int8 activations: row (a scale and zero point per token,\n"
+           "                   default) or tensor (one per layer call, as PyTorch)\n"
+           "  --compare-f32    also run the f32 path on the same checkpoint and report the\n"
+           "                   share of identical answers (and f32's EM/F1)\n"
+           "  --full-attention attend over padding too, as PyTorch does\n"
+           "  --no-latency     skip the batch-1 latency pass\n"
+           "  --warmup N       untimed forward passes before each timed pass (default 1)\n"
+           "  --out F          write the predictions (id -> answer text)\n"
+           "  --result-file F  write the result as one JSON object\n"
+           "  --synth-dev N    synthetic questions without --data (default %d)\n"
+           "  --profile        print where the throughput pass's time goes, per layer kind\n\n"
+           "Metrics: latency_p50_ms/p90/p99 (per question at batch 1: the forward passes\n"
+           "over its windows), sequences_per_s and tokens_per_s at --batch (tokens counted\n"
+           "as sequence positions, padding included), em, f1 (when the data has answers),\n"
+           "f32_agreement_pct, f32_em, f32_f1 (--compare-f32), peak_rss_mb.\n"
+           "Exit status: 0 ok, 1 failed, 2 bad usage or input (nothing written),\n"
+           "3 the kernel cannot run on this machine (result file written as 'skipped').\n",
+           sb_kernel_names(), SYNTH_DEV);
 }
 
 static int parse_opts(int argc, char **argv, iopts *o, int *help, sb_err *e)
 {
-    static const struct option opts[] = {
-        {"init", required_argument, 0, 'i'},      {"vocab", required_argument, 0, 'v'},
-        {"data", required_argument, 0, 'D'},      {"model", required_argument, 0, 'm'},
-        {"kernel", required_argument, 0, 'K'},    {"threads", required_argument, 0, 't'},
-        {"batch", required_argument, 0, 'b'},     {"seq", required_argument, 0, 's'},
-        {"stride", required_argument, 0, 'S'},    {"requests", required_argument, 0, 'r'},
-        {"quant", required_argument, 0, 'q'},     {"compare-f32", no_argument, 0, 'c'},
-        {"full-attention", no_argument, 0, 'F'},  {"no-latency", no_argument, 0, 'L'},
-        {"warmup", required_argument, 0, 'w'},    {"out", required_argument, 0, 'o'},
-        {"result-file", required_argument, 0, 'R'}, {"synth-dev", required_argument, 0, 'y'},
-        {"seed", required_argument, 0, 'e'},      {"profile", no_argument, 0, 'P'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"init", required_argument, 0, 'i'},
+                                         {"vocab", required_argument, 0, 'v'},
+                                         {"data", required_argument, 0, 'D'},
+                                         {"model", required_argument, 0, 'm'},
+                                         {"kernel", required_argument, 0, 'K'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"batch", required_argument, 0, 'b'},
+                                         {"seq", required_argument, 0, 's'},
+                                         {"stride", required_argument, 0, 'S'},
+                                         {"requests", required_argument, 0, 'r'},
+                                         {"quant", required_argument, 0, 'q'},
+                                         {"compare-f32", no_argument, 0, 'c'},
+                                         {"full-attention", no_argument, 0, 'F'},
+                                         {"no-latency", no_argument, 0, 'L'},
+                                         {"warmup", required_argument, 0, 'w'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"result-file", required_argument, 0, 'R'},
+                                         {"synth-dev", required_argument, 0, 'y'},
+                                         {"seed", required_argument, 0, 'e'},
+                                         {"profile", no_argument, 0, 'P'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -117,7 +125,10 @@ static int parse_opts(int argc, char **argv, iopts *o, int *help, sb_err *e)
         case 'P': o->profile = 1; break;
         case 't': rc = sb_worker_opt_long("threads", optarg, "--threads", &o->threads, e); break;
         case 'b': rc = sb_worker_opt_long("batch", optarg, "--batch", &o->batch, e); break;
-        case 's': rc = sb_worker_opt_long("seq", optarg, "--seq", &o->seq, e); o->set_seq = 1; break;
+        case 's':
+            rc = sb_worker_opt_long("seq", optarg, "--seq", &o->seq, e);
+            o->set_seq = 1;
+            break;
         case 'S':
             rc = sb_worker_opt_long("stride", optarg, "--stride", &o->stride, e);
             o->set_stride = 1;
@@ -125,7 +136,9 @@ static int parse_opts(int argc, char **argv, iopts *o, int *help, sb_err *e)
         /* the ranges a sweep plan checks these with (sb_plan) */
         case 'r': rc = sb_worker_opt_long("requests", optarg, "--requests", &o->requests, e); break;
         case 'w': rc = sb_worker_opt_long("warmup", optarg, "--warmup", &o->warmup, e); break;
-        case 'y': rc = sb_worker_opt_long("synth-dev", optarg, "--synth-dev", &o->synth_dev, e); break;
+        case 'y':
+            rc = sb_worker_opt_long("synth-dev", optarg, "--synth-dev", &o->synth_dev, e);
+            break;
         case 'e': rc = sb_worker_opt_long("seed", optarg, "--seed", &o->seed, e); break;
         case 'h': *help = 1; return SB_OK;
         default:
@@ -136,8 +149,9 @@ static int parse_opts(int argc, char **argv, iopts *o, int *help, sb_err *e)
     }
     if (optind < argc) return sb_errf(e, SB_EUSAGE, "unexpected argument '%s'", argv[optind]);
     if (o->init && o->model)
-        return sb_errf(e, SB_EUSAGE, "--init and --model exclude each other (the checkpoint "
-                                     "gives the shape)");
+        return sb_errf(e, SB_EUSAGE,
+                       "--init and --model exclude each other (the checkpoint "
+                       "gives the shape)");
     if (o->quant && strcmp(o->quant, "row") && strcmp(o->quant, "tensor"))
         return sb_errf(e, SB_EUSAGE, "--quant '%s': expected row or tensor", o->quant);
     if ((o->init && sb_cli_check_path("--init", o->init, e)) ||
@@ -184,8 +198,8 @@ static int run_batches(sb_model *m, const sb_features *f, int batch, float *st, 
     int S = f->max_seq, rc;
     for (long at = 0, bi = 0; at < f->n; at += batch, bi++) {
         int nb = (int)(f->n - at < batch ? f->n - at : batch);
-        sb_batch bt = {.B = nb, .S = S, .ids = f->input_ids + at * S,
-                       .mask = f->attention_mask + at * S};
+        sb_batch bt = {
+            .B = nb, .S = S, .ids = f->input_ids + at * S, .mask = f->attention_mask + at * S};
         double t0 = sb_now();
         if ((rc = sb_model_forward(m, &bt, 0, 0, NULL, e))) return rc;
         if (batch_s) batch_s[bi] = sb_now() - t0;
@@ -245,8 +259,8 @@ int sb_cmd_infer(int argc, char **argv)
     if (!o.set_seq && is_tiny) o.seq = 32;
     if (!o.set_stride) o.stride = is_tiny ? 8 : (o.seq > 256 ? 128 : o.seq / 4);
     if (o.stride >= o.seq / 2)
-        return sb_cli_usage_error("infer", "--stride %ld must be below half of --seq %ld",
-                                  o.stride, o.seq);
+        return sb_cli_usage_error("infer", "--stride %ld must be below half of --seq %ld", o.stride,
+                                  o.seq);
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (o.threads <= 0) o.threads = si && si->cores > 0 ? si->cores : omp_get_max_threads();
     omp_set_num_threads((int)o.threads);
@@ -290,8 +304,8 @@ int sb_cmd_infer(int argc, char **argv)
         if ((rc = sb_hf_read_dir(o.init, &hf, &e))) goto bad;
         have_hf = 1;
         if (!hf.has_qa_head) {
-            rc = sb_errf(&e, SB_EUSAGE, "%s has no qa_outputs: it is not a question-answering model",
-                         o.init);
+            rc = sb_errf(&e, SB_EUSAGE,
+                         "%s has no qa_outputs: it is not a question-answering model", o.init);
             goto bad;
         }
         if ((rc = sb_checkpoint_model_config(&hf.cfg, o.init, &mc, &e))) goto bad;
@@ -308,7 +322,7 @@ int sb_cmd_infer(int argc, char **argv)
     have_vocab = 1;
     if (!o.init && o.model && strcmp(o.model, "distilbert-base") &&
         strcmp(o.model, "distilbert-base-uncased"))
-        mc.vocab = vocab.size;   /* tiny and L,D,H,F: embeddings for the vocab in use (as train) */
+        mc.vocab = vocab.size; /* tiny and L,D,H,F: embeddings for the vocab in use (as train) */
     if (o.init ? vocab.size != mc.vocab : vocab.size > mc.vocab) {
         rc = sb_errf(&e, SB_EUSAGE, "%s has %d tokens but %s expects %d%s",
                      o.vocab ? o.vocab : "the built-in synthetic vocab", vocab.size,
@@ -420,15 +434,14 @@ int sb_cmd_infer(int argc, char **argv)
     }
     double sps = fwd_s > 0 ? f.n / fwd_s : 0;
     double tps = sps * o.seq;
-    json_t *config = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:b, s:i}",
-                               "model", o.init ? o.init : (o.model ? o.model : "distilbert-base"),
-                               "data", o.data ? o.data : "squad-synth", "batch", batch, "seq",
-                               (int)o.seq, "stride", (int)o.stride, "questions", nq, "features",
-                               f.n, "questions_in_data", n_all, "quant",
-                               k->dtype == SB_DT_INT8 ? (qmode == SB_QUANT_PER_ROW ? "row" : "tensor")
-                                                      : "none",
-                               "attention_kernel", attn ? attn->name : "", "full_attention",
-                               o.full_attention, "warmup", (int)o.warmup);
+    json_t *config = json_pack(
+        "{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:b, s:i}", "model",
+        o.init ? o.init : (o.model ? o.model : "distilbert-base"), "data",
+        o.data ? o.data : "squad-synth", "batch", batch, "seq", (int)o.seq, "stride", (int)o.stride,
+        "questions", nq, "features", f.n, "questions_in_data", n_all, "quant",
+        k->dtype == SB_DT_INT8 ? (qmode == SB_QUANT_PER_ROW ? "row" : "tensor") : "none",
+        "attention_kernel", attn ? attn->name : "", "full_attention", o.full_attention, "warmup",
+        (int)o.warmup);
     json_object_set_new(config, "layers_isa", json_string(sb_layers_isa()));
     if (k->impl && k->impl()) json_object_set_new(config, "impl", json_string(k->impl()));
     doc = result_doc("ok", "", k, &o, config, argc, argv);
@@ -441,8 +454,11 @@ int sb_cmd_infer(int argc, char **argv)
         json_object_set_new(doc, "latency_samples", ls);
     }
     json_t *met = json_object(), *units = json_object();
-#define MET(name, val, unit) do { json_object_set_new(met, name, json_real(val)); \
-    json_object_set_new(units, name, json_string(unit)); } while (0)
+#define MET(name, val, unit)                                 \
+    do {                                                     \
+        json_object_set_new(met, name, json_real(val));      \
+        json_object_set_new(units, name, json_string(unit)); \
+    } while (0)
     MET("sequences_per_s", sps, "sequences/s");
     MET("tokens_per_s", tps, "tokens/s");
     MET("batch_seconds", nbatches ? fwd_s / nbatches : 0, "s");
@@ -470,16 +486,15 @@ int sb_cmd_infer(int argc, char **argv)
     if (o.out && (rc = sb_squad_predictions_write(o.out, &preds, &e))) goto fail;
     if (o.result_file && (rc = sb_result_write(o.result_file, doc, &e))) goto fail;
 
-    printf("inferred %d questions (%d features, seq %ld) with %s (%s%s%s), %ld threads\n", nq,
-           f.n, o.seq, k->name, sb_dtype_name(k->dtype),
+    printf("inferred %d questions (%d features, seq %ld) with %s (%s%s%s), %ld threads\n", nq, f.n,
+           o.seq, k->name, sb_dtype_name(k->dtype),
            k->dtype == SB_DT_INT8 ? ", activations per " : "",
-           k->dtype == SB_DT_INT8 ? (qmode == SB_QUANT_PER_ROW ? "row" : "tensor") : "",
-           o.threads);
+           k->dtype == SB_DT_INT8 ? (qmode == SB_QUANT_PER_ROW ? "row" : "tensor") : "", o.threads);
     if (!o.no_latency)
-        printf("latency at batch 1: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms per question\n", p50,
-               p90, p99);
-    printf("throughput at batch %d: %.2f sequences/s, %.0f tokens/s (%.1f s, %d batches)\n",
-           batch, sps, tps, thr_s, nbatches);
+        printf("latency at batch 1: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms per question\n", p50, p90,
+               p99);
+    printf("throughput at batch %d: %.2f sequences/s, %.0f tokens/s (%.1f s, %d batches)\n", batch,
+           sps, tps, thr_s, nbatches);
     if (answers) printf("exact match %.2f, F1 %.2f\n", em, f1);
     if (o.compare_f32)
         printf("f32 (%s): %.2f %% identical answers%s", k32->name, agree, answers ? "" : "\n");

@@ -18,7 +18,8 @@ int sb_cmd_info(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-        if (c == 'j') json = 1;
+        if (c == 'j')
+            json = 1;
         else if (c == 'h') {
             printf("usage: sprbench info [--json]\n\n"
                    "Describes this machine: CPU vendor, model, family/model/stepping and\n"
@@ -27,7 +28,8 @@ int sb_cmd_info(int argc, char **argv)
                    "this machine can run; and the machine fingerprint results are keyed by.\n"
                    "  --json   one JSON object instead of text\n");
             return 0;
-        } else return sb_cli_usage_error("info", "unknown option (see --help)");
+        } else
+            return sb_cli_usage_error("info", "unknown option (see --help)");
     }
     if (optind < argc) return sb_cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
     sb_sysinfo si;
@@ -39,9 +41,10 @@ int sb_cmd_info(int argc, char **argv)
         const sb_kernel *k = sb_kernel_at(i);
         char why[256] = "";
         int ok = k->probe(why, sizeof why);
-        json_array_append_new(kernels, json_pack("{s:s, s:s, s:b, s:s}", "name", k->name, "dtype",
-                                                 sb_dtype_name(k->dtype), "available", ok,
-                                                 "reason", ok ? "" : why));
+        json_array_append_new(kernels,
+                              json_pack("{s:s, s:s, s:b, s:s}", "name", k->name, "dtype",
+                                        sb_dtype_name(k->dtype), "available", ok, "reason",
+                                        ok ? "" : why));
     }
     json_object_set_new(doc, "kernels", kernels);
     json_object_set_new(doc, "sprbench_version", json_string(sb_version()));
@@ -57,19 +60,20 @@ int sb_cmd_info(int argc, char **argv)
     printf("cpu          %s, %s\n", cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor);
     printf("             family %u model %u stepping %u -> microarchitecture %s\n", cpu->family,
            cpu->model, cpu->stepping, cpu->microarch);
-    printf("isa          avx2 %s, fma %s, avx_vnni %s, avx512f %s, avx512_vnni %s, avx512_bf16 %s\n",
-           yesno(cpu->avx2), yesno(cpu->fma), yesno(cpu->avx_vnni), yesno(cpu->avx512f),
-           yesno(cpu->avx512_vnni), yesno(cpu->avx512_bf16));
+    printf(
+        "isa          avx2 %s, fma %s, avx_vnni %s, avx512f %s, avx512_vnni %s, avx512_bf16 %s\n",
+        yesno(cpu->avx2), yesno(cpu->fma), yesno(cpu->avx_vnni), yesno(cpu->avx512f),
+        yesno(cpu->avx512_vnni), yesno(cpu->avx512_bf16));
     printf("             amx_tile %s, amx_bf16 %s, amx_int8 %s\n", yesno(cpu->amx_tile),
            yesno(cpu->amx_bf16), yesno(cpu->amx_int8));
     printf("os           XCR0 0x%llx (AVX state %s, AVX-512 state %s, AMX state %s), kernel %s\n",
-           (unsigned long long)cpu->xcr0, cpu->os_avx ? "on" : "off",
-           cpu->os_avx512 ? "on" : "off", cpu->xcr0_amx ? "on" : "off", si.kernel);
+           (unsigned long long)cpu->xcr0, cpu->os_avx ? "on" : "off", cpu->os_avx512 ? "on" : "off",
+           cpu->xcr0_amx ? "on" : "off", si.kernel);
     if (cpu->forced[0])
         printf("forced off   %s (a test's setting: the flags above are what runs may use)\n",
                cpu->forced);
-    printf("amx          %s\n", amx->permitted ? "permitted (ARCH_REQ_XCOMP_PERM granted)"
-                                              : amx->why);
+    printf("amx          %s\n",
+           amx->permitted ? "permitted (ARCH_REQ_XCOMP_PERM granted)" : amx->why);
     printf("topology     %d package(s), %d NUMA node(s), %d core(s), %d PU(s)\n", si.packages,
            si.numa_nodes, si.cores, si.pus);
     printf("caches       L1d %llu KiB, L2 %llu KiB, L3 %llu MiB (per instance)\n",

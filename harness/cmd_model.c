@@ -74,7 +74,8 @@ static int load_curve(const char *path, sb_ab_fit *fit, char *what, size_t wcap,
 {
     char *text = NULL;
     size_t len = 0;
-    int rrc = sb_read_file_max(path, ALLREDUCE_FILE_MAX, "sprbench allreduce result", &text, &len, e);
+    int rrc = sb_read_file_max(path, ALLREDUCE_FILE_MAX, "sprbench allreduce result", &text, &len,
+                               e);
     if (rrc) return rrc;
     json_error_t je;
     json_t *doc = json_loadb(text, len, 0, &je);
@@ -85,11 +86,13 @@ static int load_curve(const char *path, sb_ab_fit *fit, char *what, size_t wcap,
     const char *wl = json_string_value(json_object_get(doc, "workload"));
     int rc = SB_OK;
     if (!wl || strcmp(wl, "allreduce") || !json_is_array(table) || json_array_size(table) < 2) {
-        rc = sb_errf(e, SB_EUSAGE, "%s: not a `sprbench allreduce` result with a table of sizes", path);
+        rc = sb_errf(e, SB_EUSAGE, "%s: not a `sprbench allreduce` result with a table of sizes",
+                     path);
     } else if (ranks < 2) {
-        rc = sb_errf(e, SB_EUSAGE,
-                     "%s: measured on %d rank; rerun it under mpirun with >= 2 ranks or give --busbw-gbs",
-                     path, ranks);
+        rc = sb_errf(
+            e, SB_EUSAGE,
+            "%s: measured on %d rank; rerun it under mpirun with >= 2 ranks or give --busbw-gbs",
+            path, ranks);
     } else {
         size_t n = json_array_size(table);
         size_t *bytes = calloc(n, sizeof *bytes);
@@ -104,7 +107,8 @@ static int load_curve(const char *path, sb_ab_fit *fit, char *what, size_t wcap,
         free(bytes);
         free(lat);
         if (!rc)
-            snprintf(what, wcap, "fitted to %s (%d ranks, %d sizes >= 1 MiB)", path, ranks, fit->points);
+            snprintf(what, wcap, "fitted to %s (%d ranks, %d sizes >= 1 MiB)", path, ranks,
+                     fit->points);
         else
             rc = sb_errf(e, SB_EUSAGE, "%s: %s", path, e->msg);
     }
@@ -131,8 +135,8 @@ typedef struct model_ctx {
     int nn;
     const sb_scaling_point *pts;
     long from_sweep;
-    const sb_train_obs *one;   /* the measured point (from_sweep) */
-    json_t *checks;            /* the study check, taken by the result document */
+    const sb_train_obs *one; /* the measured point (from_sweep) */
+    json_t *checks;          /* the study check, taken by the result document */
 } model_ctx;
 
 /* The result document: every projected figure, labelled projected with its source. */
@@ -146,13 +150,17 @@ static int write_result(model_ctx *x, const char *result_file, int argc, char **
     const char *step_src = x->step_src, *net_src = x->net_src;
     json_t *checks = x->checks;
     sb_err e = {0};
-    json_t *metrics = json_object(), *units = json_object(), *proj = json_object(), *table = json_array(), *nodesj = json_array();
+    json_t *metrics = json_object(), *units = json_object(), *proj = json_object(),
+           *table = json_array(), *nodesj = json_array();
     char from[1024];
     snprintf(from, sizeof from, "scaling model: step %s; network %s", step_src, net_src);
     for (int i = 0; i < nn; i++) {
         const sb_scaling_point *p = &pts[i];
         json_array_append_new(nodesj, json_integer(p->nodes));
-        struct { const char *name, *unit; double v; } m[] = {
+        struct {
+            const char *name, *unit;
+            double v;
+        } m[] = {
             {"epoch_seconds_overlap", "s", p->epoch_overlap_s},
             {"epoch_seconds_no_overlap", "s", p->epoch_no_overlap_s},
             {"epoch_seconds_ideal", "s", p->ideal_s},
@@ -168,22 +176,25 @@ static int write_result(model_ctx *x, const char *result_file, int argc, char **
             json_object_set_new(units, name, json_string(m[k].unit));
             json_object_set_new(proj, name, json_string(from));
         }
-        json_array_append_new(table, json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-            "nodes", p->nodes, "ranks", p->ranks, "steps", (json_int_t)p->steps, "comm_s", p->comm_s,
-            "exposed_s", p->exposed_s, "epoch_no_overlap_s", p->epoch_no_overlap_s,
-            "epoch_overlap_s", p->epoch_overlap_s, "ideal_s", p->ideal_s,
-            "speedup", p->speedup_overlap, "efficiency", p->efficiency_overlap));
+        json_array_append_new(
+            table,
+            json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "nodes", p->nodes,
+                      "ranks", p->ranks, "steps", (json_int_t)p->steps, "comm_s", p->comm_s,
+                      "exposed_s", p->exposed_s, "epoch_no_overlap_s", p->epoch_no_overlap_s,
+                      "epoch_overlap_s", p->epoch_overlap_s, "ideal_s", p->ideal_s, "speedup",
+                      p->speedup_overlap, "efficiency", p->efficiency_overlap));
     }
     json_t *cfg = json_pack("{s:s, s:o, s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s}",
-        "model", "distilbert-base-uncased", "nodes", nodesj, "ppn", in.ppn, "batch", in.batch,
-        "features", (json_int_t)in.features, "step_seconds", step, "grad_bytes", in.grad_bytes,
-        "last_bucket_bytes", in.last_bucket_bytes, "overlap_share", in.overlap_share,
-        "busbw_gbs", busbw_eff, "alpha_us", in.net.alpha_s * 1e6, "step_source", step_src,
-        "network_source", net_src);
+                            "model", "distilbert-base-uncased", "nodes", nodesj, "ppn", in.ppn,
+                            "batch", in.batch, "features", (json_int_t)in.features, "step_seconds",
+                            step, "grad_bytes", in.grad_bytes, "last_bucket_bytes",
+                            in.last_bucket_bytes, "overlap_share", in.overlap_share, "busbw_gbs",
+                            busbw_eff, "alpha_us", in.net.alpha_s * 1e6, "step_source", step_src,
+                            "network_source", net_src);
     json_object_set_new(cfg, "study_check", checks);
     x->checks = NULL;
     json_t *doc = sb_result_new(&(sb_result_head){"train", "scaling-model", "f32", 0, in.ppn,
-                                                   in.ppn, nodes[nn - 1], "ok", ""});
+                                                  in.ppn, nodes[nn - 1], "ok", ""});
     json_object_set_new(doc, "config", cfg);
     json_object_set_new(doc, "metrics", metrics);
     json_object_set_new(doc, "units", units);
@@ -208,9 +219,10 @@ static int store_projection(const model_ctx *x, sb_db *db, const char *db_path)
     sb_err e = {0};
     sb_projection_point *pp = calloc((size_t)nn, sizeof *pp);
     char source[1400], cfg[600], reason[200];
-    snprintf(source, sizeof source, "scaling model: step %s; network %s; %ld features, batch %d,"
-             " %d rank(s)/node, gradient %.0f B, overlap share %.2f", step_src, net_src,
-             in.features, in.batch, in.ppn, in.grad_bytes, in.overlap_share);
+    snprintf(source, sizeof source,
+             "scaling model: step %s; network %s; %ld features, batch %d,"
+             " %d rank(s)/node, gradient %.0f B, overlap share %.2f",
+             step_src, net_src, in.features, in.batch, in.ppn, in.grad_bytes, in.overlap_share);
     snprintf(cfg, sizeof cfg,
              "{\"model\":\"scaling\",\"step_seconds\":%.17g,\"features\":%ld,\"batch\":%d,"
              "\"ppn\":%d,\"grad_bytes\":%.17g,\"last_bucket_bytes\":%.17g,"
@@ -220,36 +232,53 @@ static int store_projection(const model_ctx *x, sb_db *db, const char *db_path)
     snprintf(reason, sizeof reason, "projected (not measured) by `sprbench model`%s",
              from_sweep ? " from the measured 1-node step" : "");
     for (int i = 0; pp && i < nn; i++)
-        pp[i] = (sb_projection_point){pts[i].nodes, pts[i].epoch_overlap_s,
-                                      pts[i].epoch_no_overlap_s, pts[i].speedup_overlap,
-                                      pts[i].efficiency_overlap, pts[i].comm_s, pts[i].exposed_s};
-    sb_projection pr = {.sweep_id = from_sweep, .new_sweep_label = "scaling model",
+        pp[i] = (sb_projection_point){
+            pts[i].nodes,           pts[i].epoch_overlap_s,    pts[i].epoch_no_overlap_s,
+            pts[i].speedup_overlap, pts[i].efficiency_overlap, pts[i].comm_s,
+            pts[i].exposed_s};
+    sb_projection pr = {.sweep_id = from_sweep,
+                        .new_sweep_label = "scaling model",
                         .kernel = from_sweep ? one.kernel : "scaling-model",
                         .dtype = from_sweep ? one.dtype : "f32",
                         .shape = from_sweep ? one.shape : "model=distilbert-base",
-                        .threads = from_sweep ? one.threads : 0, .ppn = in.ppn,
-                        .reason = reason, .config = cfg, .source = source, .pts = pp, .n = nn};
+                        .threads = from_sweep ? one.threads : 0,
+                        .ppn = in.ppn,
+                        .reason = reason,
+                        .config = cfg,
+                        .source = source,
+                        .pts = pp,
+                        .n = nn};
     int64_t sid = 0;
-    if (!pp) rc = sb_cli_usage_error("model", "out of memory");
-    else if (sb_db_add_projection(db, &pr, &sid, &e)) rc = sb_cli_report("model", &e);
-    else printf("# stored as status 'projected' points in sweep %lld of %s (not measured)\n",
-                (long long)sid, db_path);
+    if (!pp)
+        rc = sb_cli_usage_error("model", "out of memory");
+    else if (sb_db_add_projection(db, &pr, &sid, &e))
+        rc = sb_cli_report("model", &e);
+    else
+        printf("# stored as status 'projected' points in sweep %lld of %s (not measured)\n",
+               (long long)sid, db_path);
     free(pp);
     return rc;
 }
 
 int sb_cmd_model(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"step-seconds", required_argument, 0, 's'}, {"allreduce-file", required_argument, 0, 'a'},
-        {"busbw-gbs", required_argument, 0, 'b'},    {"alpha-us", required_argument, 0, 'l'},
-        {"nodes", required_argument, 0, 'n'},        {"ppn", required_argument, 0, 'p'},
-        {"features", required_argument, 0, 'f'},     {"batch", required_argument, 0, 'B'},
-        {"grad-bytes", required_argument, 0, 'g'},   {"last-bucket-bytes", required_argument, 0, 'L'},
-        {"overlap-share", required_argument, 0, 'o'}, {"study", required_argument, 0, 'S'},
-        {"result-file", required_argument, 0, 'r'},  {"help", no_argument, 0, 'h'},
-        {"db", required_argument, 0, 'D'},           {"from-sweep", required_argument, 0, 'W'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"step-seconds", required_argument, 0, 's'},
+                                         {"allreduce-file", required_argument, 0, 'a'},
+                                         {"busbw-gbs", required_argument, 0, 'b'},
+                                         {"alpha-us", required_argument, 0, 'l'},
+                                         {"nodes", required_argument, 0, 'n'},
+                                         {"ppn", required_argument, 0, 'p'},
+                                         {"features", required_argument, 0, 'f'},
+                                         {"batch", required_argument, 0, 'B'},
+                                         {"grad-bytes", required_argument, 0, 'g'},
+                                         {"last-bucket-bytes", required_argument, 0, 'L'},
+                                         {"overlap-share", required_argument, 0, 'o'},
+                                         {"study", required_argument, 0, 'S'},
+                                         {"result-file", required_argument, 0, 'r'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"db", required_argument, 0, 'D'},
+                                         {"from-sweep", required_argument, 0, 'W'},
+                                         {0, 0, 0, 0}};
     sb_scaling_input in = {0};
     in.features = 88524;
     in.batch = 32;
@@ -274,15 +303,29 @@ int sb_cmd_model(int argc, char **argv)
         case 'a': curve = optarg; break;
         case 'b': rc = sb_parse_double(optarg, 1e-6, 1e6, "--busbw-gbs", &busbw, &e); break;
         case 'l': rc = sb_parse_double(optarg, 0, 1e6, "--alpha-us", &alpha_us, &e); break;
-        case 'n': rc = sb_parse_int_list(optarg, 1, 1 << 20, "--nodes", nodes, MAX_NODES, &nn, &e); break;
-        case 'p': rc = sb_parse_long(optarg, 1, 4096, "--ppn", &lv, &e); in.ppn = (int)lv; ppn_given = 1; break;
+        case 'n':
+            rc = sb_parse_int_list(optarg, 1, 1 << 20, "--nodes", nodes, MAX_NODES, &nn, &e);
+            break;
+        case 'p':
+            rc = sb_parse_long(optarg, 1, 4096, "--ppn", &lv, &e);
+            in.ppn = (int)lv;
+            ppn_given = 1;
+            break;
         case 'D': db_path = optarg; break;
         case 'W': rc = sb_parse_long(optarg, 1, 1L << 40, "--from-sweep", &from_sweep, &e); break;
         case 'f': rc = sb_parse_long(optarg, 1, 1L << 40, "--features", &in.features, &e); break;
-        case 'B': rc = sb_parse_long(optarg, 1, 1 << 20, "--batch", &lv, &e); in.batch = (int)lv; break;
+        case 'B':
+            rc = sb_parse_long(optarg, 1, 1 << 20, "--batch", &lv, &e);
+            in.batch = (int)lv;
+            break;
         case 'g': rc = sb_parse_double(optarg, 0, 1e15, "--grad-bytes", &in.grad_bytes, &e); break;
-        case 'L': rc = sb_parse_double(optarg, 0, 1e15, "--last-bucket-bytes", &in.last_bucket_bytes, &e); break;
-        case 'o': rc = sb_parse_double(optarg, 0, 1, "--overlap-share", &in.overlap_share, &e); share_given = 1; break;
+        case 'L':
+            rc = sb_parse_double(optarg, 0, 1e15, "--last-bucket-bytes", &in.last_bucket_bytes, &e);
+            break;
+        case 'o':
+            rc = sb_parse_double(optarg, 0, 1, "--overlap-share", &in.overlap_share, &e);
+            share_given = 1;
+            break;
         case 'S': study = optarg; break;
         case 'r': result_file = optarg; break;
         case 'h': model_help(); return 0;
@@ -296,12 +339,13 @@ int sb_cmd_model(int argc, char **argv)
     if (in.last_bucket_bytes > in.grad_bytes) in.last_bucket_bytes = in.grad_bytes;
     if (curve && busbw > 0)
         return sb_cli_usage_error("model", "give --allreduce-file or --busbw-gbs, not both");
-    if (from_sweep && !db_path)
-        return sb_cli_usage_error("model", "--from-sweep needs --db F");
+    if (from_sweep && !db_path) return sb_cli_usage_error("model", "--from-sweep needs --db F");
     if (from_sweep && step > 0)
-        return sb_cli_usage_error("model", "--from-sweep takes the step time from the sweep; give no --step-seconds");
+        return sb_cli_usage_error(
+            "model", "--from-sweep takes the step time from the sweep; give no --step-seconds");
     if (!curve && !(busbw > 0) && !from_sweep)
-        return sb_cli_usage_error("model", "the network is missing: give --allreduce-file F or --busbw-gbs B");
+        return sb_cli_usage_error(
+            "model", "the network is missing: give --allreduce-file F or --busbw-gbs B");
     /* every path before anything is read or written */
     if ((curve && sb_cli_check_path("--allreduce-file", curve, &e)) ||
         (study && sb_cli_check_path("--study", study, &e)) ||
@@ -336,10 +380,11 @@ int sb_cmd_model(int argc, char **argv)
             if (calib.nodes > 1) sb_sweep_calibrate(&one, &calib, &in, &calib_busbw);
             if (!(calib_busbw > 0)) {
                 sb_db_close(db);
-                return sb_cli_usage_error("model", "sweep %ld: %s; give --busbw-gbs B or --allreduce-file F",
-                                          from_sweep, calib.nodes > 1
-                                          ? "its larger-node point implies no network cost"
-                                          : "no measured point on more than 1 node to calibrate the network on");
+                return sb_cli_usage_error(
+                    "model", "sweep %ld: %s; give --busbw-gbs B or --allreduce-file F", from_sweep,
+                    calib.nodes > 1
+                        ? "its larger-node point implies no network cost"
+                        : "no measured point on more than 1 node to calibrate the network on");
             }
         }
     }
@@ -355,13 +400,15 @@ int sb_cmd_model(int argc, char **argv)
         if (sp[i].nodes == 1 && !strcmp(sp[i].kind, "measured") && !base) base = &sp[i];
     char step_src[256] = "given (--step-seconds)";
     if (from_sweep)
-        snprintf(step_src, sizeof step_src, "measured: sweep %ld point %lld, %s, 1 node x %d rank(s),"
-                 " %d threads, median step", from_sweep, (long long)one.point_id, one.kernel, one.ppn,
-                 one.threads);
+        snprintf(step_src, sizeof step_src,
+                 "measured: sweep %ld point %lld, %s, 1 node x %d rank(s),"
+                 " %d threads, median step",
+                 from_sweep, (long long)one.point_id, one.kernel, one.ppn, one.threads);
     if (step <= 0) {
         if (!base) {
             free(sp);
-            return sb_cli_usage_error("model", "--step-seconds is missing (or give --study with a 1-node point)");
+            return sb_cli_usage_error(
+                "model", "--step-seconds is missing (or give --study with a 1-node point)");
         }
         /* The study's 1-node epoch divided by its steps; that time already
          * holds its intra-node all-reduce, so this slightly overstates compute. */
@@ -384,13 +431,15 @@ int sb_cmd_model(int argc, char **argv)
         sb_scaling_fit_from_busbw(calib_busbw, 0, &in.net);
         /* effective bandwidth: the measured run's overlap is in it already */
         if (!share_given) in.overlap_share = 0;
-        snprintf(net_src, sizeof net_src,
-                 "effective bus bandwidth %.4g GB/s calibrated on the measured %d-node point %lld of"
-                 " sweep %ld (its overlap folded in)", calib_busbw, calib.nodes,
-                 (long long)calib.point_id, from_sweep);
+        snprintf(
+            net_src, sizeof net_src,
+            "effective bus bandwidth %.4g GB/s calibrated on the measured %d-node point %lld of"
+            " sweep %ld (its overlap folded in)",
+            calib_busbw, calib.nodes, (long long)calib.point_id, from_sweep);
     } else {
         sb_scaling_fit_from_busbw(busbw, alpha_us, &in.net);
-        snprintf(net_src, sizeof net_src, "given: bus bandwidth %g GB/s, alpha %g us", busbw, alpha_us);
+        snprintf(net_src, sizeof net_src, "given: bus bandwidth %g GB/s, alpha %g us", busbw,
+                 alpha_us);
     }
     if (db_path && !db && sb_db_open(db_path, &db, &e)) {
         free(sp);
@@ -409,9 +458,11 @@ int sb_cmd_model(int argc, char **argv)
     printf("# step %.4f s per rank (%s)\n", step, step_src);
     printf("# network: bus bandwidth %.3f GB/s, alpha %.2f us (%s)\n", busbw_eff,
            in.net.alpha_s * 1e6, net_src);
-    printf("# %.0f features, per-rank batch %d, %d rank(s)/node, gradient %.0f B, last bucket %.0f B, "
-           "overlap share %.2f\n", (double)in.features, in.batch, in.ppn, in.grad_bytes,
-           in.last_bucket_bytes, in.overlap_share);
+    printf(
+        "# %.0f features, per-rank batch %d, %d rank(s)/node, gradient %.0f B, last bucket %.0f B, "
+        "overlap share %.2f\n",
+        (double)in.features, in.batch, in.ppn, in.grad_bytes, in.last_bucket_bytes,
+        in.overlap_share);
     printf("# %5s %6s %7s %9s %9s %12s %12s %12s %8s %6s\n", "nodes", "ranks", "steps", "comm_s",
            "exposed_s", "no_overlap", "overlap", "ideal", "speedup", "eff");
     for (int i = 0; i < nn; i++) {
@@ -425,9 +476,16 @@ int sb_cmd_model(int argc, char **argv)
     }
 
     json_t *checks = json_array();
-    model_ctx ctx = {.in = &in, .step = step, .busbw_eff = busbw_eff, .step_src = step_src,
-                     .net_src = net_src, .nodes = nodes, .nn = nn, .pts = pts,
-                     .from_sweep = from_sweep, .one = &one};
+    model_ctx ctx = {.in = &in,
+                     .step = step,
+                     .busbw_eff = busbw_eff,
+                     .step_src = step_src,
+                     .net_src = net_src,
+                     .nodes = nodes,
+                     .nn = nn,
+                     .pts = pts,
+                     .from_sweep = from_sweep,
+                     .one = &one};
     if (nsp) {
         printf("# check against %s:\n", study);
         for (int i = 0; i < nsp; i++) {
@@ -452,8 +510,8 @@ int sb_cmd_model(int argc, char **argv)
             printf("#   %-18s %d node(s) %-8s published %8s, projected %8s (%+.1f%%)", s->label,
                    s->nodes, s->kind, pub, pr, gap);
             if (strcmp(s->kind, "ideal")) printf(", without overlap %s", pno);
-            json_t *cj = json_pack("{s:s, s:i, s:s, s:f, s:f, s:f, s:f}", "label", s->label, "nodes",
-                                   s->nodes, "kind", s->kind, "published_s", s->epoch_s,
+            json_t *cj = json_pack("{s:s, s:i, s:s, s:f, s:f, s:f, s:f}", "label", s->label,
+                                   "nodes", s->nodes, "kind", s->kind, "published_s", s->epoch_s,
                                    "projected_s", proj, "projected_no_overlap_s",
                                    p.epoch_no_overlap_s, "gap_pct", gap);
             if (s->nodes > 1 && !strcmp(s->kind, "measured") && base) {
@@ -471,7 +529,7 @@ int sb_cmd_model(int argc, char **argv)
     ctx.checks = checks;
     int rc = 0;
     if (result_file) rc = write_result(&ctx, result_file, argc, argv);
-    json_decref(ctx.checks);   /* NULL when the result document took it */
+    json_decref(ctx.checks); /* NULL when the result document took it */
     if (!rc && db_path) rc = store_projection(&ctx, db, db_path);
     sb_db_close(db);
     free(pts);

@@ -62,7 +62,8 @@ static int parse_paths(const char *list, int *want, sb_err *e)
         if (i < 0)
             return sb_errf(e, SB_EUSAGE,
                            "--paths: unknown path '%s' (known: avx2_f32, avx2_int8, f32, bf16, "
-                           "int8, amx_bf16, amx_int8)", tok);
+                           "int8, amx_bf16, amx_int8)",
+                           tok);
         want[i] = 1;
         n++;
     }
@@ -72,10 +73,13 @@ static int parse_paths(const char *list, int *want, sb_err *e)
 
 int sb_cmd_peak(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"threads", required_argument, 0, 't'}, {"seconds", required_argument, 0, 's'},
-        {"result-file", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
-        {"paths", required_argument, 0, 'p'},   {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"threads", required_argument, 0, 't'},
+                                         {"seconds", required_argument, 0, 's'},
+                                         {"result-file", required_argument, 0, 'o'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"paths", required_argument, 0, 'p'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int threads = 0, json = 0, c;
     double seconds = 0.6;
     const char *result_file = NULL, *paths_arg = NULL;
@@ -87,7 +91,8 @@ int sb_cmd_peak(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 't':
-            if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e)) return sb_cli_report("peak", &e);
+            if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e))
+                return sb_cli_report("peak", &e);
             threads = (int)v;
             break;
         case 's':
@@ -138,7 +143,8 @@ int sb_cmd_peak(int argc, char **argv)
             if (!json) printf("%-9s %-16s skipped: %s\n", path, metric, why);
             if (paths_arg) {
                 /* the user asked for this path by name: it is this run's verdict */
-                fprintf(stderr, "sprbench peak: path %s cannot run on this machine: %s\n", path, why);
+                fprintf(stderr, "sprbench peak: path %s cannot run on this machine: %s\n", path,
+                        why);
                 if (!named_skips++)
                     snprintf(first_skip, sizeof first_skip,
                              "path %s cannot run on this machine: %.500s", path, why);
@@ -174,12 +180,20 @@ int sb_cmd_peak(int argc, char **argv)
     char tbuf[16], sbuf[32];
     snprintf(tbuf, sizeof tbuf, "%d", threads);
     snprintf(sbuf, sizeof sbuf, "%g", seconds);
-    char *rv[] = {"peak", "--threads", tbuf, "--seconds", sbuf,
-                  paths_arg ? "--paths" : NULL, (char *)paths_arg, NULL};
+    char *rv[] = {"peak",
+                  "--threads",
+                  tbuf,
+                  "--seconds",
+                  sbuf,
+                  paths_arg ? "--paths" : NULL,
+                  (char *)paths_arg,
+                  NULL};
     const char *status = measured && !named_skips ? "ok" : "skipped";
-    const char *reason = named_skips ? first_skip : !measured ? "no instruction path can run here" : "";
-    json_t *doc = sb_result_new(&(sb_result_head){"peak", NULL, NULL, threads, 1, 1, 1, status,
-                                                  reason});
+    const char *reason = named_skips ? first_skip
+        : !measured                  ? "no instruction path can run here"
+                                     : "";
+    json_t *doc = sb_result_new(
+        &(sb_result_head){"peak", NULL, NULL, threads, 1, 1, 1, status, reason});
     json_t *config = json_object_get(doc, "config");
     json_object_set_new(config, "seconds", json_real(seconds));
     if (paths_arg) {

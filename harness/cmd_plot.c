@@ -8,8 +8,18 @@
 #include "sb_cmds.h"
 #include "sb_plot.h"
 
-enum { OPT_TEMPLATES = 256, OPT_YSCALE, OPT_HISTORY, OPT_KERNEL, OPT_SHAPE, OPT_THREADS, OPT_PPN,
-       OPT_NODES, OPT_METRIC, OPT_WORKLOAD };
+enum {
+    OPT_TEMPLATES = 256,
+    OPT_YSCALE,
+    OPT_HISTORY,
+    OPT_KERNEL,
+    OPT_SHAPE,
+    OPT_THREADS,
+    OPT_PPN,
+    OPT_NODES,
+    OPT_METRIC,
+    OPT_WORKLOAD
+};
 
 int sb_cmd_plot(int argc, char **argv)
 {
@@ -39,21 +49,39 @@ int sb_cmd_plot(int argc, char **argv)
         case 'd': o.db_path = optarg; break;
         case 'o': o.out_dir = optarg; break;
         case 's':
-            if (sb_parse_long(optarg, 1, 1L << 40, "--sweep", &v, &e)) return sb_cli_report("plot", &e);
+            if (sb_parse_long(optarg, 1, 1L << 40, "--sweep", &v, &e))
+                return sb_cli_report("plot", &e);
             o.sweep_id = v;
             break;
         case OPT_TEMPLATES: o.templates = optarg; break;
         case OPT_YSCALE:
-            if (!strcmp(optarg, "auto")) o.yscale = SB_PLOT_Y_AUTO;
-            else if (!strcmp(optarg, "linear")) o.yscale = SB_PLOT_Y_LINEAR;
-            else if (!strcmp(optarg, "log")) o.yscale = SB_PLOT_Y_LOG;
-            else return sb_cli_usage_error("plot", "--y-scale: auto, linear or log, not '%s'", optarg);
+            if (!strcmp(optarg, "auto"))
+                o.yscale = SB_PLOT_Y_AUTO;
+            else if (!strcmp(optarg, "linear"))
+                o.yscale = SB_PLOT_Y_LINEAR;
+            else if (!strcmp(optarg, "log"))
+                o.yscale = SB_PLOT_Y_LOG;
+            else
+                return sb_cli_usage_error("plot", "--y-scale: auto, linear or log, not '%s'",
+                                          optarg);
             break;
         case OPT_HISTORY: history = 1; break;
-        case OPT_KERNEL: o.kernel = optarg; key_given = 1; break;
-        case OPT_SHAPE: o.shape = optarg; key_given = 1; break;
-        case OPT_METRIC: o.metric = optarg; key_given = 1; break;
-        case OPT_WORKLOAD: o.workload = optarg; key_given = 1; break;
+        case OPT_KERNEL:
+            o.kernel = optarg;
+            key_given = 1;
+            break;
+        case OPT_SHAPE:
+            o.shape = optarg;
+            key_given = 1;
+            break;
+        case OPT_METRIC:
+            o.metric = optarg;
+            key_given = 1;
+            break;
+        case OPT_WORKLOAD:
+            o.workload = optarg;
+            key_given = 1;
+            break;
         case OPT_THREADS:
         case OPT_PPN:
         case OPT_NODES: {
@@ -79,7 +107,8 @@ int sb_cmd_plot(int argc, char **argv)
                    "  --db PATH         database (default %s; $SPRBENCH_DB sets another)\n"
                    "  --sweep ID        sweep to draw (default: the newest); with --history, the\n"
                    "                    machine whose sweeps are drawn is this sweep's\n"
-                   "  --out DIR         where the figures go (created if missing; its parent must exist)\n"
+                   "  --out DIR         where the figures go (created if missing; its parent must "
+                   "exist)\n"
                    "  --templates DIR   gnuplot templates (default: $SPRBENCH_PLOTS, the source\n"
                    "                    tree's plots/, then the installed share/sprbench/plots)\n"
                    "  --y-scale S       throughput axis: auto (log past a 30x range; default),\n"
@@ -104,8 +133,9 @@ int sb_cmd_plot(int argc, char **argv)
     if (history && (!o.kernel || !o.threads))
         return sb_cli_usage_error("plot", "--history needs --kernel K and --threads T");
     if (!history && key_given)
-        return sb_cli_usage_error("plot", "--kernel, --shape, --threads, --ppn, --nodes, --metric "
-                                          "and --workload go with --history");
+        return sb_cli_usage_error("plot",
+                                  "--kernel, --shape, --threads, --ppn, --nodes, --metric "
+                                  "and --workload go with --history");
     /* --out may be created (its last component only): checked before the
      * database is opened */
     if (sb_cli_check_path("--db", o.db_path, &e) || sb_cli_check_out_dir("--out", o.out_dir, 1, &e))

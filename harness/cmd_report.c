@@ -15,50 +15,54 @@
 
 static void report_help(void)
 {
-    printf("usage: sprbench report --baseline MACHINE|SWEEP --candidate MACHINE|SWEEP\n"
-           "                       [--db FILE] --out DIR [--title TEXT] [--no-plots]\n"
-           "                       [--templates DIR]\n\n"
-           "Writes DIR/report.md and DIR/report.html (self-contained: plots embedded) comparing\n"
-           "two machines or two sweeps: the machines side by side (CPU, microarchitecture,\n"
-           "cores, ISA incl. AMX and whether the OS granted it, memory, kernel), the training\n"
-           "epoch-time headline, tokens/s and epoch time per kernel, peaks per ISA, GEMM\n"
-           "throughput per kernel and shape, and scaling tables and plots (speedup against\n"
-           "the fewest ranks each side ran, whatever the ppn; ideal lines dashed).\n"
-           "It opens with a summary: which side is faster, by how much (geometric mean of\n"
-           "the per-point speed ratios) and over which points, how many points the gate's\n"
-           "test (one-sided Mann-Whitney U, alpha 0.01, 5%% tolerance, run both ways)\n"
-           "finds significantly faster or slower and how many not, and the verdict\n"
-           "`sprbench gate --cross-machine` gives; it warns when both sides are the same\n"
-           "sweep or machine. Every ratio reads \"1.40x faster\" or \"1.40x slower\" (the\n"
-           "candidate against the baseline) with the test's word on it. Figures are\n"
-           "medians with the p10-p90 range of their samples (error bars in the charts);\n"
-           "every table names its units; projected figures say so and point to a note\n"
-           "that gives their provenance once; what a machine could not run shows as\n"
-           "\"not available (reason)\". The PNG plots are also written to DIR for the Markdown.\n\n"
-           "  MACHINE     a fingerprint (or a unique prefix of >= 4 digits) or a hostname\n"
-           "  SWEEP       a sweep id, (a prefix of) its uuid, or its label (the newest\n"
-           "              sweep of that label; a machine's host name wins over a label)\n"
-           "  --db FILE   default %s ($SPRBENCH_DB sets another); give it\n"
-           "              once per database to compare machines kept in separate\n"
-           "              databases (they are read together)\n"
-           "  --no-plots  tables only (also when gnuplot is not installed)\n"
-           "  --templates DIR  gnuplot templates of the bar charts (report-bars.gp;\n"
-           "              default: $SPRBENCH_PLOTS, the source tree's plots/, the installed ones)\n\n"
-           "DIR is created when missing, but not its parents. The report also says in which\n"
-           "recorded environment variables (OMP_*, ONEDNN_*, LD_PRELOAD, ...) the two sides'\n"
-           "runs differed.\n\n"
-           "Exit status: 0 written, 1 failure, 2 bad usage or input.\n",
-           sb_default_db());
+    printf(
+        "usage: sprbench report --baseline MACHINE|SWEEP --candidate MACHINE|SWEEP\n"
+        "                       [--db FILE] --out DIR [--title TEXT] [--no-plots]\n"
+        "                       [--templates DIR]\n\n"
+        "Writes DIR/report.md and DIR/report.html (self-contained: plots embedded) comparing\n"
+        "two machines or two sweeps: the machines side by side (CPU, microarchitecture,\n"
+        "cores, ISA incl. AMX and whether the OS granted it, memory, kernel), the training\n"
+        "epoch-time headline, tokens/s and epoch time per kernel, peaks per ISA, GEMM\n"
+        "throughput per kernel and shape, and scaling tables and plots (speedup against\n"
+        "the fewest ranks each side ran, whatever the ppn; ideal lines dashed).\n"
+        "It opens with a summary: which side is faster, by how much (geometric mean of\n"
+        "the per-point speed ratios) and over which points, how many points the gate's\n"
+        "test (one-sided Mann-Whitney U, alpha 0.01, 5%% tolerance, run both ways)\n"
+        "finds significantly faster or slower and how many not, and the verdict\n"
+        "`sprbench gate --cross-machine` gives; it warns when both sides are the same\n"
+        "sweep or machine. Every ratio reads \"1.40x faster\" or \"1.40x slower\" (the\n"
+        "candidate against the baseline) with the test's word on it. Figures are\n"
+        "medians with the p10-p90 range of their samples (error bars in the charts);\n"
+        "every table names its units; projected figures say so and point to a note\n"
+        "that gives their provenance once; what a machine could not run shows as\n"
+        "\"not available (reason)\". The PNG plots are also written to DIR for the Markdown.\n\n"
+        "  MACHINE     a fingerprint (or a unique prefix of >= 4 digits) or a hostname\n"
+        "  SWEEP       a sweep id, (a prefix of) its uuid, or its label (the newest\n"
+        "              sweep of that label; a machine's host name wins over a label)\n"
+        "  --db FILE   default %s ($SPRBENCH_DB sets another); give it\n"
+        "              once per database to compare machines kept in separate\n"
+        "              databases (they are read together)\n"
+        "  --no-plots  tables only (also when gnuplot is not installed)\n"
+        "  --templates DIR  gnuplot templates of the bar charts (report-bars.gp;\n"
+        "              default: $SPRBENCH_PLOTS, the source tree's plots/, the installed ones)\n\n"
+        "DIR is created when missing, but not its parents. The report also says in which\n"
+        "recorded environment variables (OMP_*, ONEDNN_*, LD_PRELOAD, ...) the two sides'\n"
+        "runs differed.\n\n"
+        "Exit status: 0 written, 1 failure, 2 bad usage or input.\n",
+        sb_default_db());
 }
 
 int sb_cmd_report(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"baseline", required_argument, 0, 'b'}, {"candidate", required_argument, 0, 'c'},
-        {"db", required_argument, 0, 'd'},       {"out", required_argument, 0, 'o'},
-        {"title", required_argument, 0, 't'},    {"no-plots", no_argument, 0, 'n'},
-        {"templates", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"baseline", required_argument, 0, 'b'},
+                                         {"candidate", required_argument, 0, 'c'},
+                                         {"db", required_argument, 0, 'd'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"title", required_argument, 0, 't'},
+                                         {"no-plots", no_argument, 0, 'n'},
+                                         {"templates", required_argument, 0, 'T'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS];
     int ndbs = 0;
     sb_report_opts ro = {.plots = 1, .tool_version = sb_version()};
@@ -83,7 +87,8 @@ int sb_cmd_report(int argc, char **argv)
                                       argv[optind - 1]);
         }
     }
-    if (optind < argc) return sb_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc)
+        return sb_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
     if (!baseline || !candidate)
         return sb_cli_usage_error("report", "--baseline and --candidate are required (see --help)");
     if (!ro.out_dir) return sb_cli_usage_error("report", "--out DIR is required");
@@ -149,7 +154,8 @@ int sb_cmd_report(int argc, char **argv)
     printf("wrote %s and %s (%d table rows, %d plots", s.md_path, s.html_path, s.rows,
            s.plots_drawn);
     /* the report's wording: how much faster or slower the candidate is */
-    if (s.headline_ratio >= 1) printf(", the candidate trains an epoch %.2fx faster", s.headline_ratio);
+    if (s.headline_ratio >= 1)
+        printf(", the candidate trains an epoch %.2fx faster", s.headline_ratio);
     else if (s.headline_ratio > 0)
         printf(", the candidate trains an epoch %.2fx slower", 1 / s.headline_ratio);
     printf(")\n");

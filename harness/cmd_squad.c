@@ -56,8 +56,10 @@ static void ob_json_string(outbuf *b, const char *s, size_t len)
 {
     json_t *j = json_stringn(s, len);
     char *enc = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    if (enc) ob_str(b, enc);
-    else b->oom = 1;
+    if (enc)
+        ob_str(b, enc);
+    else
+        b->oom = 1;
     free(enc);
     json_decref(j);
 }
@@ -121,8 +123,8 @@ static void tokenize_help(void)
            "Exit status: 0 ok, 2 bad usage or input (a bad vocab, invalid UTF-8).\n");
 }
 
-static int tokenize_line(const sb_vocab *v, const char *a, size_t alen, const char *b,
-                         size_t blen, outbuf *ob, sb_err *e)
+static int tokenize_line(const sb_vocab *v, const char *a, size_t alen, const char *b, size_t blen,
+                         outbuf *ob, sb_err *e)
 {
     sb_encoding enc;
     int rc = sb_encode(v, a, alen, b, blen, &enc, e);
@@ -152,9 +154,11 @@ static int tokenize_line(const sb_vocab *v, const char *a, size_t alen, const ch
 
 int sb_cmd_tokenize(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"vocab", required_argument, 0, 'v'}, {"pair", no_argument, 0, 'p'},
-        {"json-input", no_argument, 0, 'j'},  {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"vocab", required_argument, 0, 'v'},
+                                         {"pair", no_argument, 0, 'p'},
+                                         {"json-input", no_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *vocab_path = NULL;
     int pair = 0, json_in = 0, c;
     optind = 1;
@@ -170,7 +174,8 @@ int sb_cmd_tokenize(int argc, char **argv)
                                       argv[optind - 1]);
         }
     }
-    if (optind < argc) return sb_cli_usage_error("tokenize", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc)
+        return sb_cli_usage_error("tokenize", "unexpected argument '%s'", argv[optind]);
     if (!vocab_path) return sb_cli_usage_error("tokenize", "--vocab FILE is required (see --help)");
     sb_err e = {0};
     sb_vocab v;
@@ -184,8 +189,8 @@ int sb_cmd_tokenize(int argc, char **argv)
     while (!rc && (len = read_line_max(stdin, &line, &cap, TOKENIZE_LINE_MAX)) != -1) {
         lineno++;
         if (len == -2) {
-            rc = sb_errf(&e, SB_EUSAGE, "stdin line %ld: longer than 16 MiB, the limit for one text",
-                         lineno);
+            rc = sb_errf(&e, SB_EUSAGE,
+                         "stdin line %ld: longer than 16 MiB, the limit for one text", lineno);
             break;
         }
         if (len == -3) {
@@ -201,11 +206,14 @@ int sb_cmd_tokenize(int argc, char **argv)
             json_error_t jerr;
             doc = json_loadb(line, (size_t)len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
             if (!doc) {
-                rc = sb_errf(&e, SB_EUSAGE, "stdin line %ld: column %d: %s", lineno, jerr.column, jerr.text);
+                rc = sb_errf(&e, SB_EUSAGE, "stdin line %ld: column %d: %s", lineno, jerr.column,
+                             jerr.text);
                 break;
             }
-            const json_t *ja = pair ? json_array_get(doc, 0) : doc, *jb = pair ? json_array_get(doc, 1) : NULL;
-            if (!json_is_string(ja) || (pair && (!json_is_string(jb) || json_array_size(doc) != 2))) {
+            const json_t *ja = pair ? json_array_get(doc, 0) : doc,
+                         *jb = pair ? json_array_get(doc, 1) : NULL;
+            if (!json_is_string(ja) ||
+                (pair && (!json_is_string(jb) || json_array_size(doc) != 2))) {
                 json_decref(doc);
                 rc = sb_errf(&e, SB_EUSAGE, "stdin line %ld: expected %s", lineno,
                              pair ? "a JSON array of two strings" : "a JSON string");
@@ -220,7 +228,8 @@ int sb_cmd_tokenize(int argc, char **argv)
         } else if (pair) {
             char *tab = memchr(line, '\t', (size_t)len);
             if (!tab) {
-                rc = sb_errf(&e, SB_EUSAGE, "stdin line %ld: no TAB between question and context", lineno);
+                rc = sb_errf(&e, SB_EUSAGE, "stdin line %ld: no TAB between question and context",
+                             lineno);
                 break;
             }
             alen = (size_t)(tab - line);
@@ -235,7 +244,8 @@ int sb_cmd_tokenize(int argc, char **argv)
             sb_errf(&e, rc, "stdin line %ld: %s", lineno, msg);
             break;
         }
-        if (fwrite(ob.p, 1, ob.n, stdout) != ob.n) rc = sb_errf(&e, SB_EFAIL, "stdout: write failed");
+        if (fwrite(ob.p, 1, ob.n, stdout) != ob.n)
+            rc = sb_errf(&e, SB_EFAIL, "stdout: write failed");
     }
     /* A read error would otherwise look like the end of the input. */
     if (!rc && ferror(stdin)) rc = sb_errf(&e, SB_EUSAGE, "stdin: read error: %s", strerror(errno));
@@ -316,11 +326,15 @@ static void write_feature(outbuf *ob, const sb_squad_set *set, const sb_features
 
 int sb_cmd_features(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"vocab", required_argument, 0, 'v'}, {"data", required_argument, 0, 'd'},
-        {"max-seq", required_argument, 0, 'm'}, {"stride", required_argument, 0, 's'},
-        {"eval", no_argument, 0, 'E'},        {"out", required_argument, 0, 'o'},
-        {"count-only", no_argument, 0, 'c'},  {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"vocab", required_argument, 0, 'v'},
+                                         {"data", required_argument, 0, 'd'},
+                                         {"max-seq", required_argument, 0, 'm'},
+                                         {"stride", required_argument, 0, 's'},
+                                         {"eval", no_argument, 0, 'E'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"count-only", no_argument, 0, 'c'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *vocab_path = NULL, *data_path = NULL, *out_path = NULL;
     long max_seq = 384, stride = 128;
     int is_eval = 0, count_only = 0, c;
@@ -332,10 +346,12 @@ int sb_cmd_features(int argc, char **argv)
         case 'v': vocab_path = optarg; break;
         case 'd': data_path = optarg; break;
         case 'm':
-            if (sb_parse_long(optarg, 8, 65536, "--max-seq", &max_seq, &e)) return sb_cli_report("features", &e);
+            if (sb_parse_long(optarg, 8, 65536, "--max-seq", &max_seq, &e))
+                return sb_cli_report("features", &e);
             break;
         case 's':
-            if (sb_parse_long(optarg, 0, 32767, "--stride", &stride, &e)) return sb_cli_report("features", &e);
+            if (sb_parse_long(optarg, 0, 32767, "--stride", &stride, &e))
+                return sb_cli_report("features", &e);
             break;
         case 'E': is_eval = 1; break;
         case 'o': out_path = optarg; break;
@@ -346,11 +362,14 @@ int sb_cmd_features(int argc, char **argv)
                                       argv[optind - 1]);
         }
     }
-    if (optind < argc) return sb_cli_usage_error("features", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc)
+        return sb_cli_usage_error("features", "unexpected argument '%s'", argv[optind]);
     if (!vocab_path || !data_path)
-        return sb_cli_usage_error("features", "--vocab FILE and --data FILE are required (see --help)");
+        return sb_cli_usage_error("features",
+                                  "--vocab FILE and --data FILE are required (see --help)");
     if (stride >= max_seq / 2)
-        return sb_cli_usage_error("features", "--stride %ld must be below half of --max-seq %ld", stride, max_seq);
+        return sb_cli_usage_error("features", "--stride %ld must be below half of --max-seq %ld",
+                                  stride, max_seq);
     /* an output that cannot be written is found before the tokenising */
     if (!count_only && out_path && strcmp(out_path, "-") != 0 &&
         sb_cli_check_out_file("--out", out_path, &e))
@@ -382,13 +401,17 @@ int sb_cmd_features(int argc, char **argv)
         for (int32_t i = 0; !rc && i < f.n; i++) {
             ob.n = 0;
             write_feature(&ob, &set, &f, i);
-            if (ob.oom) rc = sb_errf(&e, SB_EFAIL, "out of memory");
-            else rc = sb_out_write(&s, ob.p, ob.n, &e);
+            if (ob.oom)
+                rc = sb_errf(&e, SB_EFAIL, "out of memory");
+            else
+                rc = sb_out_write(&s, ob.p, ob.n, &e);
         }
         free(ob.p);
         if (opened) {
-            if (!rc) rc = sb_out_commit(&s, &e);
-            else sb_out_abort(&s);
+            if (!rc)
+                rc = sb_out_commit(&s, &e);
+            else
+                sb_out_abort(&s);
         }
     }
     if (!rc) {
@@ -396,14 +419,16 @@ int sb_cmd_features(int argc, char **argv)
         FILE *df = fopen(data_path, "rb");
         if (df && fseek(df, 0, SEEK_END) == 0) bytes = ftell(df);
         if (df) fclose(df);
-        fprintf(stderr,
-                "features: %d questions, %d paragraphs -> %d %s features (max_seq %ld, stride %ld); "
-                "%d questions truncated, %d answers not at answer_start\n"
-                "features: read %.2f s, tokenised+featurised %.2f s (%.0f features/s, %.2f MB/s of JSON)\n",
-                set.n_examples, set.n_contexts, f.n, is_eval ? "eval" : "training", max_seq, stride,
-                f.n_truncated_questions, set.n_misaligned, t1 - t0, t2 - t1,
-                f.n / (t2 - t1 > 1e-9 ? t2 - t1 : 1e-9),
-                bytes / 1e6 / (t2 - t1 > 1e-9 ? t2 - t1 : 1e-9));
+        fprintf(
+            stderr,
+            "features: %d questions, %d paragraphs -> %d %s features (max_seq %ld, stride %ld); "
+            "%d questions truncated, %d answers not at answer_start\n"
+            "features: read %.2f s, tokenised+featurised %.2f s (%.0f features/s, %.2f MB/s of "
+            "JSON)\n",
+            set.n_examples, set.n_contexts, f.n, is_eval ? "eval" : "training", max_seq, stride,
+            f.n_truncated_questions, set.n_misaligned, t1 - t0, t2 - t1,
+            f.n / (t2 - t1 > 1e-9 ? t2 - t1 : 1e-9),
+            bytes / 1e6 / (t2 - t1 > 1e-9 ? t2 - t1 : 1e-9));
     }
     sb_features_free(&f);
     sb_squad_free(&set);
@@ -429,9 +454,10 @@ static void evaluate_help(void)
 
 int sb_cmd_evaluate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"data", required_argument, 0, 'd'}, {"predictions", required_argument, 0, 'p'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    static const struct option opts[] = {{"data", required_argument, 0, 'd'},
+                                         {"predictions", required_argument, 0, 'p'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *data_path = NULL, *pred_path = NULL;
     int c;
     optind = 1;
@@ -446,9 +472,11 @@ int sb_cmd_evaluate(int argc, char **argv)
                                       argv[optind - 1]);
         }
     }
-    if (optind < argc) return sb_cli_usage_error("evaluate", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc)
+        return sb_cli_usage_error("evaluate", "unexpected argument '%s'", argv[optind]);
     if (!data_path || !pred_path)
-        return sb_cli_usage_error("evaluate", "--data FILE and --predictions FILE are required (see --help)");
+        return sb_cli_usage_error("evaluate",
+                                  "--data FILE and --predictions FILE are required (see --help)");
     sb_err e = {0};
     sb_squad_set set;
     if (sb_squad_load(data_path, &set, &e)) return sb_cli_report("evaluate", &e);
@@ -494,10 +522,13 @@ static void synth_help(void)
 
 int sb_cmd_squad_synth(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"questions", required_argument, 0, 'n'}, {"seed", required_argument, 0, 's'},
-        {"dev", no_argument, 0, 'D'},            {"out", required_argument, 0, 'o'},
-        {"write-vocab", required_argument, 0, 'V'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"questions", required_argument, 0, 'n'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"dev", no_argument, 0, 'D'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"write-vocab", required_argument, 0, 'V'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     long n = -1, seed = 1;
     int dev = 0, c;
     const char *out = NULL, *vocab_out = NULL;
@@ -507,27 +538,32 @@ int sb_cmd_squad_synth(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            if (sb_parse_long(optarg, 1, 10000000, "--questions", &n, &e)) return sb_cli_report("squad-synth", &e);
+            if (sb_parse_long(optarg, 1, 10000000, "--questions", &n, &e))
+                return sb_cli_report("squad-synth", &e);
             break;
         case 's':
-            if (sb_parse_long(optarg, 0, 0x7fffffffL, "--seed", &seed, &e)) return sb_cli_report("squad-synth", &e);
+            if (sb_parse_long(optarg, 0, 0x7fffffffL, "--seed", &seed, &e))
+                return sb_cli_report("squad-synth", &e);
             break;
         case 'D': dev = 1; break;
         case 'o': out = optarg; break;
         case 'V': vocab_out = optarg; break;
         case 'h': synth_help(); return 0;
         default:
-            return sb_cli_usage_error("squad-synth", "unknown or incomplete option '%s' (see --help)",
-                                      argv[optind - 1]);
+            return sb_cli_usage_error(
+                "squad-synth", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
         }
     }
-    if (optind < argc) return sb_cli_usage_error("squad-synth", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc)
+        return sb_cli_usage_error("squad-synth", "unexpected argument '%s'", argv[optind]);
     if (n < 0 || !out)
-        return sb_cli_usage_error("squad-synth", "--questions N and --out FILE are required (see --help)");
+        return sb_cli_usage_error("squad-synth",
+                                  "--questions N and --out FILE are required (see --help)");
     if (sb_cli_check_out_file("--out", out, &e) ||
         (vocab_out && sb_cli_check_out_file("--write-vocab", vocab_out, &e)))
         return sb_cli_report("squad-synth", &e);
-    if (sb_squad_synth_write(out, (int32_t)n, (uint64_t)seed, dev, &e)) return sb_cli_report("squad-synth", &e);
+    if (sb_squad_synth_write(out, (int32_t)n, (uint64_t)seed, dev, &e))
+        return sb_cli_report("squad-synth", &e);
     if (vocab_out) {
         sb_vocab v;
         if (sb_vocab_builtin_synth(&v, &e)) return sb_cli_report("squad-synth", &e);

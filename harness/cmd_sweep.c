@@ -18,7 +18,6 @@
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
 
-
 static void sweep_help(void)
 {
     printf("usage: sprbench sweep [options]\n\n"
@@ -73,16 +72,21 @@ static void sweep_help(void)
            "  --no-peak           do not measure the peak first (pct_peak then needs one stored)\n"
            "  --dry-run           print the points and their exact commands, run nothing\n\n"
            "Exit status: 0 all points ran (some may be skipped), 1 a point failed or the\n"
-           "sweep was interrupted, 2 bad input.\n", sb_default_db());
+           "sweep was interrupted, 2 bad input.\n",
+           sb_default_db());
 }
 
 /* Plan keys that take a value on the command line (long option = key). */
 static const char *const g_value_keys[] = {
-    "workload", "kernels", "threads", "shapes", "trans", "reps", "min-seconds", "prepack", "ppn", "nodes",
-    "hostfile", "bind", "mpirun-args", "point-timeout", "label", "model", "batch", "seq",
-    "stride", "max-steps", "time-budget", "epochs", "vocab", "train", "dev", "lr", "seed",
-    "dropout", "init", "comm-threads", "synth-train", "synth-dev", "warmup-steps", "sizes",
-    "iters", "warmup", "project-nodes", "launcher", "requests", "data", NULL};
+    "workload",    "kernels",       "threads",      "shapes",        "trans",
+    "reps",        "min-seconds",   "prepack",      "ppn",           "nodes",
+    "hostfile",    "bind",          "mpirun-args",  "point-timeout", "label",
+    "model",       "batch",         "seq",          "stride",        "max-steps",
+    "time-budget", "epochs",        "vocab",        "train",         "dev",
+    "lr",          "seed",          "dropout",      "init",          "comm-threads",
+    "synth-train", "synth-dev",     "warmup-steps", "sizes",         "iters",
+    "warmup",      "project-nodes", "launcher",     "requests",      "data",
+    NULL};
 
 static int self_exe(char *buf, size_t cap)
 {
@@ -107,14 +111,18 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
                        char **argv, const char *skip, int add_launcher, sb_err *e)
 {
     int maxn = 1, maxp = 1, maxt = 1;
-    for (int i = 0; i < p->nnodes; i++) if (p->nodes[i] > maxn) maxn = p->nodes[i];
-    for (int i = 0; i < p->nppn; i++) if (p->ppn[i] > maxp) maxp = p->ppn[i];
-    for (int i = 0; i < p->nthreads; i++) if (p->threads[i] > maxt) maxt = p->threads[i];
+    for (int i = 0; i < p->nnodes; i++)
+        if (p->nodes[i] > maxn) maxn = p->nodes[i];
+    for (int i = 0; i < p->nppn; i++)
+        if (p->ppn[i] > maxp) maxp = p->ppn[i];
+    for (int i = 0; i < p->nthreads; i++)
+        if (p->threads[i] > maxt) maxt = p->threads[i];
     /* every point may take its whole timeout (the sweep's defaults when none
      * is given), a GEMM sweep's peak probe one more, plus a few minutes to
      * start and store */
     double timeout = p->point_timeout > 0 ? p->point_timeout
-                     : !strcmp(p->workload, "train") ? 24 * 3600.0 : 1800.0;
+        : !strcmp(p->workload, "train")   ? 24 * 3600.0
+                                          : 1800.0;
     int npoints = sb_plan_npoints(p) + (!strcmp(p->workload, "gemm") ? 1 : 0);
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) return sb_errf(e, SB_EFAIL, "cannot read the working directory");
@@ -123,13 +131,18 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
     int n = 0;
     av[n++] = (char *)exe;
     av[n++] = "sweep";
-    for (int i = 1; i < argc; i++) if (!skip[i]) av[n++] = argv[i];
+    for (int i = 1; i < argc; i++)
+        if (!skip[i]) av[n++] = argv[i];
     if (add_launcher) {
         av[n++] = "--launcher";
         av[n++] = "slurm";
     }
-    sb_slurm_batch b = {.nodes = maxn, .ppn = maxp, .cpus_per_task = maxt,
-                        .time_limit_s = npoints * timeout + 300, .workdir = cwd, .argv = av};
+    sb_slurm_batch b = {.nodes = maxn,
+                        .ppn = maxp,
+                        .cpus_per_task = maxt,
+                        .time_limit_s = npoints * timeout + 300,
+                        .workdir = cwd,
+                        .argv = av};
     char *text = sb_slurm_batch_script(&b);
     free(av);
     if (!text) return sb_errf(e, SB_EFAIL, "out of memory");
@@ -139,7 +152,8 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
     char limit[64];
     sb_slurm_time_format(b.time_limit_s, limit, sizeof limit);
     printf("batch script %s: %d node(s), %d task(s) per node, %d CPU(s) per task, time limit %s,"
-           " exclusive\n", path, maxn, maxp, maxt, limit);
+           " exclusive\n",
+           path, maxn, maxp, maxt, limit);
     if (!submit) {
         printf("submit it with: sbatch %s\n", path);
         return SB_OK;
@@ -152,8 +166,20 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
 
 int sb_cmd_sweep(int argc, char **argv)
 {
-    enum { OPT_PLAN = 1000, OPT_DB, OPT_DRY, OPT_RESUME, OPT_PLOTS, OPT_NOPEAK, OPT_EVAL, OPT_NOOVERLAP,
-           OPT_SBATCH, OPT_SUBMIT, OPT_JSON, OPT_KEY };
+    enum {
+        OPT_PLAN = 1000,
+        OPT_DB,
+        OPT_DRY,
+        OPT_RESUME,
+        OPT_PLOTS,
+        OPT_NOPEAK,
+        OPT_EVAL,
+        OPT_NOOVERLAP,
+        OPT_SBATCH,
+        OPT_SUBMIT,
+        OPT_JSON,
+        OPT_KEY
+    };
     struct option opts[64];
     int no = 0;
     for (int i = 0; g_value_keys[i]; i++)
@@ -185,7 +211,9 @@ int sb_cmd_sweep(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         const char *key = c >= OPT_KEY ? g_value_keys[c - OPT_KEY]
-                          : c == OPT_EVAL ? "eval" : c == OPT_NOOVERLAP ? "no-overlap" : NULL;
+            : c == OPT_EVAL            ? "eval"
+            : c == OPT_NOOVERLAP       ? "no-overlap"
+                                       : NULL;
         if (key) {
             /* the same flag twice: the last would silently win */
             for (int i = 0; i < nkv; i++)
@@ -208,7 +236,10 @@ int sb_cmd_sweep(int argc, char **argv)
             batch_skip[optind - 1] = 1;
             if (optarg == argv[optind - 1] && optind >= 2) batch_skip[optind - 2] = 1;
             break;
-        case OPT_SUBMIT: submit = 1; batch_skip[optind - 1] = 1; break;
+        case OPT_SUBMIT:
+            submit = 1;
+            batch_skip[optind - 1] = 1;
+            break;
         case OPT_RESUME:
             if (sb_parse_long(optarg, 1, 1L << 40, "--resume", &resume, &e))
                 return sb_cli_report("sweep", &e);
@@ -224,16 +255,19 @@ int sb_cmd_sweep(int argc, char **argv)
         return sb_cli_usage_error("sweep", "--resume takes the stored plan; give no plan options");
     if (submit && !sbatch) return sb_cli_usage_error("sweep", "--submit needs --sbatch FILE");
     if (as_json && (dry || sbatch))
-        return sb_cli_usage_error("sweep", "--json is the summary of a sweep that runs: not with %s",
+        return sb_cli_usage_error("sweep",
+                                  "--json is the summary of a sweep that runs: not with %s",
                                   dry ? "--dry-run" : "--sbatch");
     if (sbatch && (resume || dry))
         return sb_cli_usage_error("sweep", "--sbatch writes a new sweep's batch script: give no %s",
-                                  resume ? "--resume (resume inside an allocation instead)" : "--dry-run");
+                                  resume ? "--resume (resume inside an allocation instead)"
+                                         : "--dry-run");
     if (sbatch && sb_cli_check_out_file("--sbatch", sbatch, &e)) return sb_cli_report("sweep", &e);
     /* Everything a typo could break is checked before the first point runs:
      * a sweep may take hours, and its plots or database are its last step. */
     if ((plan_file && sb_cli_check_path("--plan", plan_file, &e)) ||
-        sb_cli_check_path("--db", db_path, &e) || (plots && sb_cli_check_path("--plots", plots, &e)) ||
+        sb_cli_check_path("--db", db_path, &e) ||
+        (plots && sb_cli_check_path("--plots", plots, &e)) ||
         (!dry && plots && sb_cli_check_out_dir("--plots", plots, 1, &e)) ||
         (!dry && db_path != sb_default_db() && sb_cli_check_out_file("--db", db_path, &e)))
         return sb_cli_report("sweep", &e);
@@ -252,8 +286,9 @@ int sb_cmd_sweep(int argc, char **argv)
     int user_launcher = plan.launcher != NULL;
     const char *job = getenv("SLURM_JOB_ID");
     if (sbatch && (plan.hostfile || (plan.launcher && strcmp(plan.launcher, "slurm")))) {
-        rc = sb_errf(&e, SB_EUSAGE, "--sbatch runs the sweep with --launcher slurm on the nodes it"
-                                    " allocates: give no --hostfile or other launcher");
+        rc = sb_errf(&e, SB_EUSAGE,
+                     "--sbatch runs the sweep with --launcher slurm on the nodes it"
+                     " allocates: give no --hostfile or other launcher");
         goto fail;
     }
     if (!resume && !plan.launcher && !plan.hostfile && ((job && *job) || sbatch) &&
@@ -278,8 +313,13 @@ int sb_cmd_sweep(int argc, char **argv)
         rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", db_path);
         goto fail;
     }
-    sb_sweep_opts o = {.db_path = db_path, .plan = &plan, .resume_id = resume, .dry_run = dry,
-                       .no_peak = no_peak, .self_exe = exe, .out = as_json ? stderr : stdout};
+    sb_sweep_opts o = {.db_path = db_path,
+                       .plan = &plan,
+                       .resume_id = resume,
+                       .dry_run = dry,
+                       .no_peak = no_peak,
+                       .self_exe = exe,
+                       .out = as_json ? stderr : stdout};
     sb_sweep_outcome out;
     rc = sb_sweep_run(&o, &out, &e);
     if (dry) {
@@ -291,20 +331,23 @@ int sb_cmd_sweep(int argc, char **argv)
         sb_err se = {0};
         if (sb_sweep_summary_json(db_path, out.sweep_id, &doc, &se)) sb_cli_report("sweep", &se);
         if (doc)
-            json_object_update_new(
-                doc, json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:[]}", "database", db_path,
-                               "ok", out.ok, "skipped", out.skipped, "failed", out.failed,
-                               "timeout", out.timeout, "interrupted", out.interrupted,
-                               "projected_series", out.projected_series, "plots"));
+            json_object_update_new(doc,
+                                   json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:[]}", "database",
+                                             db_path, "ok", out.ok, "skipped", out.skipped,
+                                             "failed", out.failed, "timeout", out.timeout,
+                                             "interrupted", out.interrupted, "projected_series",
+                                             out.projected_series, "plots"));
     } else if (out.sweep_id > 0) {
         sb_err se = {0};
         if (sb_sweep_summary(db_path, out.sweep_id, stdout, &se)) sb_cli_report("sweep", &se);
-        printf("\nsweep %lld: %d ok, %d skipped, %d failed, %d timeout, %d interrupted; database %s\n",
-               (long long)out.sweep_id, out.ok, out.skipped, out.failed, out.timeout,
-               out.interrupted, db_path);
+        printf(
+            "\nsweep %lld: %d ok, %d skipped, %d failed, %d timeout, %d interrupted; database %s\n",
+            (long long)out.sweep_id, out.ok, out.skipped, out.failed, out.timeout, out.interrupted,
+            db_path);
         if (out.projected_series)
             printf("sweep %lld: %d series projected by the scaling model (status 'projected', not"
-                   " measured)\n", (long long)out.sweep_id, out.projected_series);
+                   " measured)\n",
+                   (long long)out.sweep_id, out.projected_series);
     }
     if (rc) {
         json_decref(doc);
@@ -319,8 +362,10 @@ int sb_cmd_sweep(int argc, char **argv)
             goto fail;
         }
         for (int i = 0; i < nfiles; i++) {
-            if (doc) json_array_append_new(json_object_get(doc, "plots"), json_string(files[i]));
-            else printf("plot: %s\n", files[i]);
+            if (doc)
+                json_array_append_new(json_object_get(doc, "plots"), json_string(files[i]));
+            else
+                printf("plot: %s\n", files[i]);
             free(files[i]);
         }
         free(files);

@@ -37,7 +37,7 @@
 #define TINY_STRIDE 8
 #define TINY_BATCH 32
 #define TINY_LR 1e-3
-#define TINY_WARMUP_PCT 10   /* % of the run's steps; 11 of 12 seeds reach EM >= 99 */
+#define TINY_WARMUP_PCT 10 /* % of the run's steps; 11 of 12 seeds reach EM >= 99 */
 #define TINY_EPOCHS 3
 #define TINY_SYNTH_TRAIN 40000
 #define SYNTH_DEV 300
@@ -51,7 +51,7 @@ typedef struct topts {
     double time_budget, dropout, lr;
     long seed;
     int set_batch, set_seq, set_stride, set_epochs, set_lr, set_dropout;
-    int comm_threads, set_comm, no_overlap;   /* data parallel (under mpirun) */
+    int comm_threads, set_comm, no_overlap; /* data parallel (under mpirun) */
     int dense_allreduce;
     int full_attention;
     double bucket_mb;
@@ -158,8 +158,8 @@ static void train_help(void)
         "step when the epoch was cut short), loss_first, loss_final, em, f1, peak_rss_mb.\n"
         "Exit status: 0 ok, 1 training failed (e.g. NaN loss), 2 bad usage or input,\n"
         "3 the kernel cannot run on this machine (result file written as 'skipped').\n",
-        sb_kernel_names(), TINY_SEQ, TINY_STRIDE, TINY_EPOCHS, TINY_LR, TINY_WARMUP_PCT, SYNTH_TRAIN,
-        TINY_SYNTH_TRAIN, SYNTH_DEV);
+        sb_kernel_names(), TINY_SEQ, TINY_STRIDE, TINY_EPOCHS, TINY_LR, TINY_WARMUP_PCT,
+        SYNTH_TRAIN, TINY_SYNTH_TRAIN, SYNTH_DEV);
 }
 
 typedef struct progress_state {
@@ -187,13 +187,12 @@ static void on_progress(void *user, long step, long total, double loss, double d
 
 /* The head, config, environment, repro and machine of a train result. */
 static json_t *result_base(const char *status, const char *reason, const sb_kernel *k,
-                           const char *kname, int threads, json_t *config, int argc,
-                           char **argv)
+                           const char *kname, int threads, json_t *config, int argc, char **argv)
 {
     const sb_sysinfo *si = sb_sysinfo_cached();
-    json_t *doc = sb_result_new(&(sb_result_head){
-        "train", k ? k->name : (kname ? kname : ""), k ? sb_dtype_name(k->dtype) : "f32",
-        threads, 1, 1, 1, status, reason});
+    json_t *doc = sb_result_new(&(sb_result_head){"train", k ? k->name : (kname ? kname : ""),
+                                                  k ? sb_dtype_name(k->dtype) : "f32", threads, 1,
+                                                  1, 1, status, reason});
     json_object_set_new(doc, "config", config ? config : json_object());
     char omp[32];
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", threads);
@@ -203,9 +202,8 @@ static json_t *result_base(const char *status, const char *reason, const sb_kern
 }
 
 /* The one place a failed or skipped run becomes a result file. */
-static int write_status(const char *path, const char *status, const sb_err *why,
-                        const sb_kernel *k, const char *kname, int threads, json_t *config,
-                        int argc, char **argv)
+static int write_status(const char *path, const char *status, const sb_err *why, const sb_kernel *k,
+                        const char *kname, int threads, json_t *config, int argc, char **argv)
 {
     if (!path) {
         json_decref(config);
@@ -246,23 +244,37 @@ static int load_vocab(const char *path, data_set *d, sb_err *e)
 
 static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *help)
 {
-    static const struct option opts[] = {
-        {"vocab", required_argument, 0, 'v'},      {"train", required_argument, 0, 'T'},
-        {"dev", required_argument, 0, 'D'},        {"init", required_argument, 0, 'i'},
-        {"model", required_argument, 0, 'M'},      {"kernel", required_argument, 0, 'K'},
-        {"threads", required_argument, 0, 't'},    {"batch", required_argument, 0, 'b'},
-        {"seq", required_argument, 0, 's'},        {"stride", required_argument, 0, 'S'},
-        {"epochs", required_argument, 0, 'e'},     {"max-steps", required_argument, 0, 'n'},
-        {"time-budget", required_argument, 0, 'B'}, {"eval", no_argument, 0, 'E'},
-        {"save", required_argument, 0, 'o'},       {"seed", required_argument, 0, 'x'},
-        {"dropout", required_argument, 0, 'd'},    {"lr", required_argument, 0, 'l'},
-        {"result-file", required_argument, 0, 'r'}, {"profile", no_argument, 0, 'p'},
-        {"synth-train", required_argument, 0, 'y'}, {"synth-dev", required_argument, 0, 'Y'},
-        {"warmup-steps", required_argument, 0, 'w'},
-        {"comm-threads", required_argument, 0, 'C'}, {"no-overlap", no_argument, 0, 'O'},
-        {"bind", required_argument, 0, 'N'},       {"dense-allreduce", no_argument, 0, 'A'},
-        {"bucket-mb", required_argument, 0, 'U'},  {"full-attention", no_argument, 0, 'F'},
-        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+    static const struct option opts[] = {{"vocab", required_argument, 0, 'v'},
+                                         {"train", required_argument, 0, 'T'},
+                                         {"dev", required_argument, 0, 'D'},
+                                         {"init", required_argument, 0, 'i'},
+                                         {"model", required_argument, 0, 'M'},
+                                         {"kernel", required_argument, 0, 'K'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"batch", required_argument, 0, 'b'},
+                                         {"seq", required_argument, 0, 's'},
+                                         {"stride", required_argument, 0, 'S'},
+                                         {"epochs", required_argument, 0, 'e'},
+                                         {"max-steps", required_argument, 0, 'n'},
+                                         {"time-budget", required_argument, 0, 'B'},
+                                         {"eval", no_argument, 0, 'E'},
+                                         {"save", required_argument, 0, 'o'},
+                                         {"seed", required_argument, 0, 'x'},
+                                         {"dropout", required_argument, 0, 'd'},
+                                         {"lr", required_argument, 0, 'l'},
+                                         {"result-file", required_argument, 0, 'r'},
+                                         {"profile", no_argument, 0, 'p'},
+                                         {"synth-train", required_argument, 0, 'y'},
+                                         {"synth-dev", required_argument, 0, 'Y'},
+                                         {"warmup-steps", required_argument, 0, 'w'},
+                                         {"comm-threads", required_argument, 0, 'C'},
+                                         {"no-overlap", no_argument, 0, 'O'},
+                                         {"bind", required_argument, 0, 'N'},
+                                         {"dense-allreduce", no_argument, 0, 'A'},
+                                         {"bucket-mb", required_argument, 0, 'U'},
+                                         {"full-attention", no_argument, 0, 'F'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int c, rc;
     long v;
     optind = 1;
@@ -272,28 +284,73 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         switch (c) {
         case 'v': o->vocab = optarg; break;
         case 'T': o->train = optarg; break;
-        case 'D': o->dev = optarg; o->eval = 1; break;
+        case 'D':
+            o->dev = optarg;
+            o->eval = 1;
+            break;
         case 'i': o->init = optarg; break;
         case 'M': o->model = optarg; break;
         case 'K': o->kernel = optarg; break;
-        case 't': rc = sb_worker_opt_long("threads", optarg, "--threads", &v, e); o->threads = (int)v; break;
-        case 'b': rc = sb_worker_opt_long("batch", optarg, "--batch", &v, e); o->batch = (int)v; o->set_batch = 1; break;
-        case 's': rc = sb_worker_opt_long("seq", optarg, "--seq", &v, e); o->seq = (int)v; o->set_seq = 1; break;
-        case 'S': rc = sb_worker_opt_long("stride", optarg, "--stride", &v, e); o->stride = (int)v; o->set_stride = 1; break;
-        case 'e': rc = sb_worker_opt_long("epochs", optarg, "--epochs", &v, e); o->epochs = (int)v; o->set_epochs = 1; break;
-        case 'n': rc = sb_worker_opt_long("max-steps", optarg, "--max-steps", &o->max_steps, e); break;
-        case 'B': rc = sb_worker_opt_double("time-budget", optarg, "--time-budget", &o->time_budget, e); break;
+        case 't':
+            rc = sb_worker_opt_long("threads", optarg, "--threads", &v, e);
+            o->threads = (int)v;
+            break;
+        case 'b':
+            rc = sb_worker_opt_long("batch", optarg, "--batch", &v, e);
+            o->batch = (int)v;
+            o->set_batch = 1;
+            break;
+        case 's':
+            rc = sb_worker_opt_long("seq", optarg, "--seq", &v, e);
+            o->seq = (int)v;
+            o->set_seq = 1;
+            break;
+        case 'S':
+            rc = sb_worker_opt_long("stride", optarg, "--stride", &v, e);
+            o->stride = (int)v;
+            o->set_stride = 1;
+            break;
+        case 'e':
+            rc = sb_worker_opt_long("epochs", optarg, "--epochs", &v, e);
+            o->epochs = (int)v;
+            o->set_epochs = 1;
+            break;
+        case 'n':
+            rc = sb_worker_opt_long("max-steps", optarg, "--max-steps", &o->max_steps, e);
+            break;
+        case 'B':
+            rc = sb_worker_opt_double("time-budget", optarg, "--time-budget", &o->time_budget, e);
+            break;
         case 'E': o->eval = 1; break;
         case 'o': o->save = optarg; break;
         case 'x': rc = sb_worker_opt_long("seed", optarg, "--seed", &o->seed, e); break;
-        case 'd': rc = sb_worker_opt_double("dropout", optarg, "--dropout", &o->dropout, e); o->set_dropout = 1; break;
-        case 'l': rc = sb_worker_opt_double("lr", optarg, "--lr", &o->lr, e); o->set_lr = 1; break;
+        case 'd':
+            rc = sb_worker_opt_double("dropout", optarg, "--dropout", &o->dropout, e);
+            o->set_dropout = 1;
+            break;
+        case 'l':
+            rc = sb_worker_opt_double("lr", optarg, "--lr", &o->lr, e);
+            o->set_lr = 1;
+            break;
         case 'r': o->result_file = optarg; break;
         case 'p': o->profile = 1; break;
-        case 'y': rc = sb_worker_opt_long("synth-train", optarg, "--synth-train", &v, e); o->synth_train = (int)v; break;
-        case 'Y': rc = sb_worker_opt_long("synth-dev", optarg, "--synth-dev", &v, e); o->synth_dev = (int)v; break;
-        case 'w': rc = sb_worker_opt_long("warmup-steps", optarg, "--warmup-steps", &o->warmup, e); o->set_warmup = 1; break;
-        case 'C': rc = sb_worker_opt_long("comm-threads", optarg, "--comm-threads", &v, e); o->comm_threads = (int)v; o->set_comm = 1; break;
+        case 'y':
+            rc = sb_worker_opt_long("synth-train", optarg, "--synth-train", &v, e);
+            o->synth_train = (int)v;
+            break;
+        case 'Y':
+            rc = sb_worker_opt_long("synth-dev", optarg, "--synth-dev", &v, e);
+            o->synth_dev = (int)v;
+            break;
+        case 'w':
+            rc = sb_worker_opt_long("warmup-steps", optarg, "--warmup-steps", &o->warmup, e);
+            o->set_warmup = 1;
+            break;
+        case 'C':
+            rc = sb_worker_opt_long("comm-threads", optarg, "--comm-threads", &v, e);
+            o->comm_threads = (int)v;
+            o->set_comm = 1;
+            break;
         case 'O': o->no_overlap = 1; break;
         case 'A': o->dense_allreduce = 1; break;
         case 'F': o->full_attention = 1; break;
@@ -312,10 +369,11 @@ static int parse_train_opts(int argc, char **argv, topts *o, sb_err *e, int *hel
         if (rc) return rc;
     }
     if (optind < argc) return sb_errf(e, SB_EUSAGE, "unexpected argument '%s'", argv[optind]);
-    const struct { const char *opt, *val; } paths[] = {
-        {"--vocab", o->vocab}, {"--train", o->train}, {"--dev", o->dev}, {"--init", o->init},
-        {"--save", o->save}, {"--result-file", o->result_file}, {"--model", o->model},
-        {"--kernel", o->kernel}};
+    const struct {
+        const char *opt, *val;
+    } paths[] = {{"--vocab", o->vocab}, {"--train", o->train},  {"--dev", o->dev},
+                 {"--init", o->init},   {"--save", o->save},    {"--result-file", o->result_file},
+                 {"--model", o->model}, {"--kernel", o->kernel}};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (paths[i].val && !*paths[i].val)
             return sb_errf(e, SB_EUSAGE, "%s: empty value", paths[i].opt);
@@ -346,7 +404,7 @@ static int load_data(const topts *o, sb_model_config *mc, data_set *d, sb_err *e
     if ((rc = load_vocab(o->vocab, d, e))) return rc;
     if (!o->init && strcmp(o->model ? o->model : "distilbert-base", "distilbert-base") &&
         strcmp(o->model ? o->model : "", "distilbert-base-uncased"))
-        mc->vocab = d->vocab.size;   /* tiny and L,D,H,F: embeddings for the vocab in use */
+        mc->vocab = d->vocab.size; /* tiny and L,D,H,F: embeddings for the vocab in use */
     if (d->vocab.size > mc->vocab) {
         return sb_errf(e, SB_EUSAGE, "%s has %d tokens but the model's vocabulary is %d",
                        o->vocab ? o->vocab : "the built-in synthetic vocab", d->vocab.size,
@@ -354,14 +412,16 @@ static int load_data(const topts *o, sb_model_config *mc, data_set *d, sb_err *e
     }
     if (o->init && d->vocab.size != mc->vocab) {
         return sb_errf(e, SB_EUSAGE, "%s has %d tokens but %s expects %d%s",
-                       o->vocab ? o->vocab : "the built-in synthetic vocab", d->vocab.size,
-                       o->init, mc->vocab, o->vocab ? "" : " (give its --vocab)");
+                       o->vocab ? o->vocab : "the built-in synthetic vocab", d->vocab.size, o->init,
+                       mc->vocab, o->vocab ? "" : " (give its --vocab)");
     }
     if (o->train) {
         if ((rc = sb_squad_load(o->train, &d->train, e))) return rc;
     } else {
-        fprintf(stderr, "sprbench train: no --train given: training on squad-synth data "
-                        "(%d questions, seed %ld)\n", o->synth_train, o->seed);
+        fprintf(stderr,
+                "sprbench train: no --train given: training on squad-synth data "
+                "(%d questions, seed %ld)\n",
+                o->synth_train, o->seed);
         if ((rc = sb_squad_synth(o->synth_train, (uint64_t)o->seed, 0, &d->train, e))) return rc;
     }
     d->have_train = 1;
@@ -422,7 +482,8 @@ int sb_cmd_train(int argc, char **argv)
     if (krc == SB_ESKIP) {
         /* Recorded as skipped so a sweep keeps the point and its reason. */
         write_status(o.result_file, "skipped", &e, NULL, o.kernel, o.threads,
-                     json_pack("{s:s}", "model", o.model ? o.model : "distilbert-base"), argc, argv);
+                     json_pack("{s:s}", "model", o.model ? o.model : "distilbert-base"), argc,
+                     argv);
         return sb_cli_report("train", &e);
     }
     if (krc) goto usage;
@@ -433,7 +494,8 @@ int sb_cmd_train(int argc, char **argv)
         if ((rc = sb_hf_read_dir(o.init, &hf, &e))) goto usage;
         have_hf = 1;
         if ((rc = sb_checkpoint_model_config(&hf.cfg, o.init, &mc, &e))) goto usage;
-        if (o.model) fprintf(stderr, "sprbench train: --model ignored: the shape comes from %s\n", o.init);
+        if (o.model)
+            fprintf(stderr, "sprbench train: --model ignored: the shape comes from %s\n", o.init);
     } else if ((rc = sb_model_config_parse(o.model ? o.model : "distilbert-base", &mc, &e))) {
         goto usage;
     }
@@ -463,9 +525,11 @@ int sb_cmd_train(int argc, char **argv)
     }
     if ((rc = sb_model_alloc_acts(&m, o.batch, o.seq, &e))) goto fail;
     m.profile = o.profile;
-    sb_train_ranks_opts ro = {.threads = o.threads, .bind = o.bind,
+    sb_train_ranks_opts ro = {.threads = o.threads,
+                              .bind = o.bind,
                               .comm_threads = o.set_comm ? o.comm_threads : -1,
-                              .overlap = !o.no_overlap, .bucket_mb = o.bucket_mb,
+                              .overlap = !o.no_overlap,
+                              .bucket_mb = o.bucket_mb,
                               .sparse = !o.dense_allreduce};
     rc = sb_train_ranks_start(&ranks, &m, &ro, &e);
     rank = ranks.rank;
@@ -476,13 +540,13 @@ int sb_cmd_train(int argc, char **argv)
         fprintf(stderr, "sprbench train: %s\n", ranks.bind.warning);
     if (rc) goto fail;
 
-    config = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:i, s:s, s:s}",
-                       "model", o.init ? o.init : (o.model ? o.model : "distilbert-base"),
-                       "layers", mc.layers, "dim", mc.dim, "heads", mc.heads, "ffn", mc.ffn,
-                       "vocab", mc.vocab, "batch", o.batch, "seq", o.seq, "stride", o.stride,
-                       "epochs", o.epochs, "features", d.ftrain.n, "lr", o.lr, "dropout",
-                       (double)mc.dropout, "seed", (int)o.seed, "data",
-                       o.train ? o.train : "squad-synth", "init", o.init ? o.init : "random");
+    config = json_pack(
+        "{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:i, s:s, s:s}", "model",
+        o.init ? o.init : (o.model ? o.model : "distilbert-base"), "layers", mc.layers, "dim",
+        mc.dim, "heads", mc.heads, "ffn", mc.ffn, "vocab", mc.vocab, "batch", o.batch, "seq", o.seq,
+        "stride", o.stride, "epochs", o.epochs, "features", d.ftrain.n, "lr", o.lr, "dropout",
+        (double)mc.dropout, "seed", (int)o.seed, "data", o.train ? o.train : "squad-synth", "init",
+        o.init ? o.init : "random");
     if (o.max_steps > 0) json_object_set_new(config, "max_steps", json_integer(o.max_steps));
     if (o.time_budget > 0) json_object_set_new(config, "time_budget", json_real(o.time_budget));
     double pad_share = padding_share(&d.ftrain);
@@ -503,10 +567,10 @@ int sb_cmd_train(int argc, char **argv)
     tc.threads = o.threads;
     tc.warmup_steps = o.warmup;
     tc.dp = ranks.dp ? &ranks.hooks : NULL;
-    const char *poison = getenv("SB_TRAIN_TEST_NAN_STEP");   /* the tests' way to a NaN */
+    const char *poison = getenv("SB_TRAIN_TEST_NAN_STEP"); /* the tests' way to a NaN */
     if (poison) tc.poison_step = atol(poison);
     progress_state ps = {.tokens_per_step = (double)o.batch * o.seq, .t0 = sb_now()};
-    long shard = ((long)d.ftrain.n + world - 1) / world;   /* this rank's features */
+    long shard = ((long)d.ftrain.n + world - 1) / world; /* this rank's features */
     long planned = (shard + o.batch - 1) / o.batch * o.epochs;
     if (is_tiny && !o.set_warmup)
         tc.warmup_steps = (o.max_steps > 0 ? o.max_steps : planned) * TINY_WARMUP_PCT / 100;
@@ -525,15 +589,15 @@ int sb_cmd_train(int argc, char **argv)
                 o.init ? o.init : (o.model ? o.model : "distilbert-base"), mc.layers, mc.dim,
                 mc.heads, mc.ffn, mc.vocab, m.nparams / 1e6, k->name, sb_dtype_name(k->dtype),
                 sb_layers_isa(), o.threads, d.ftrain.n, 100 * pad_share,
-                o.full_attention ? ", attended" : ", skipped by attention", o.batch, o.seq,
-                total, world);
+                o.full_attention ? ", attended" : ", skipped by attention", o.batch, o.seq, total,
+                world);
     rc = sb_train_run(&m, &d.ftrain, &tc, &res, &e);
     sb_progress_end(&ps.bar);
     if (rc == SB_EUSAGE) goto usage;
     if (rc) goto fail;
 
     double em = 0, f1 = 0, eval_s = 0;
-    m.profile = 0;   /* the breakdown is of training steps only */
+    m.profile = 0; /* the breakdown is of training steps only */
     if (o.eval && rank == 0) {
         double te = sb_now();
         if ((rc = sb_train_predict(&m, &d.dev, &d.fdev, o.batch, NULL, &em, &f1, &e))) goto fail;
@@ -543,7 +607,7 @@ int sb_cmd_train(int argc, char **argv)
 
     /* Metrics. */
     double med = sb_train_median_step(&res);
-    double tokens = (double)o.batch * o.seq * world;   /* every rank's batch */
+    double tokens = (double)o.batch * o.seq * world; /* every rank's batch */
     double tps = med > 0 ? tokens / med : 0;
     double gflops = sb_model_flops_per_token(&mc, o.seq) * tps / 1e9;
     int projected = !res.finished_epochs;
@@ -562,11 +626,15 @@ int sb_cmd_train(int argc, char **argv)
     json_object_set_new(doc, "ppn", json_integer(ppn));
     json_object_set_new(doc, "nodes", json_integer(nodes));
     json_t *samples = json_array();
-    for (long i = 0; i < res.steps; i++) json_array_append_new(samples, json_real(res.step_seconds[i]));
+    for (long i = 0; i < res.steps; i++)
+        json_array_append_new(samples, json_real(res.step_seconds[i]));
     json_object_set_new(doc, "samples", samples);
     json_t *met = json_object(), *units = json_object();
-#define MET(name, val, unit) do { json_object_set_new(met, name, json_real(val)); \
-    json_object_set_new(units, name, json_string(unit)); } while (0)
+#define MET(name, val, unit)                                 \
+    do {                                                     \
+        json_object_set_new(met, name, json_real(val));      \
+        json_object_set_new(units, name, json_string(unit)); \
+    } while (0)
     MET("tokens_per_s", tps, "tokens/s");
     MET("sequences_per_s", med > 0 ? (double)o.batch * world / med : 0, "sequences/s");
     MET("step_seconds", med, "s");
@@ -579,12 +647,12 @@ int sb_cmd_train(int argc, char **argv)
     MET("steps_per_epoch", res.steps_per_epoch, "");
     MET("peak_rss_mb", sb_result_peak_rss_mb(), "MiB");
     if (ranks.dp) {
-        MET("compute_s", dps.compute_s, "s");       /* forward + backward per step, mean over ranks */
-        MET("comm_wait_s", dps.wait_s, "s");        /* all-reduce time not hidden, per step */
-        MET("comm_busy_s", dps.comm_s, "s");        /* all-reduce time in total, per step */
-        MET("load_imbalance", dps.imbalance, "");   /* (max - min) / mean compute over ranks */
-        MET("allreduce_mb_per_step", dps.mb_per_step, "MB");  /* gradient bytes all-reduced */
-        if (ranks.sparse) MET("embedding_rows_per_step", dps.rows_per_step, "");  /* rows sent */
+        MET("compute_s", dps.compute_s, "s");     /* forward + backward per step, mean over ranks */
+        MET("comm_wait_s", dps.wait_s, "s");      /* all-reduce time not hidden, per step */
+        MET("comm_busy_s", dps.comm_s, "s");      /* all-reduce time in total, per step */
+        MET("load_imbalance", dps.imbalance, ""); /* (max - min) / mean compute over ranks */
+        MET("allreduce_mb_per_step", dps.mb_per_step, "MB"); /* gradient bytes all-reduced */
+        if (ranks.sparse) MET("embedding_rows_per_step", dps.rows_per_step, ""); /* rows sent */
     }
     if (o.eval) {
         MET("em", em, "%");
@@ -613,8 +681,9 @@ int sb_cmd_train(int argc, char **argv)
            res.steps_per_epoch, o.train ? o.train : "squad-synth", res.train_seconds,
            res.loss_first, res.loss_final);
     printf("kernel %s (%s), %d threads: %.3f s/step (median), %.0f tokens/s, %.1f sequences/s, "
-           "%.1f GFLOP/s\n", k->name, sb_dtype_name(k->dtype), o.threads, med, tps,
-           med > 0 ? o.batch / med : 0, gflops);
+           "%.1f GFLOP/s\n",
+           k->name, sb_dtype_name(k->dtype), o.threads, med, tps, med > 0 ? o.batch / med : 0,
+           gflops);
     printf("epoch %.1f s%s, peak RSS %.0f MiB\n", epoch_s,
            projected ? " (projected from the median step)" : "", sb_result_peak_rss_mb());
     if (o.eval)
@@ -629,12 +698,13 @@ int sb_cmd_train(int argc, char **argv)
         sb_model_prof_flops(&mc, o.seq, fl);
         double tok = (double)o.batch * o.seq * (double)m.prof_steps;
         printf("profile (forward+backward+optimizer over %ld step(s)%s, %.2f s; GFLOP/s of "
-               "the matrix products in each kind):\n", m.prof_steps,
-               m.prof_steps < res.steps ? " after the warm-up step" : "", sum);
+               "the matrix products in each kind):\n",
+               m.prof_steps, m.prof_steps < res.steps ? " after the warm-up step" : "", sum);
         for (int i = 0; i < SB_PROF_N; i++) {
             printf("  %-18s %9.3f s  %5.1f %%", sb_prof_names[i], m.prof[i],
                    sum > 0 ? 100 * m.prof[i] / sum : 0);
-            if (fl[i] > 0 && m.prof[i] > 0) printf("  %8.1f GFLOP/s", fl[i] * tok / m.prof[i] / 1e9);
+            if (fl[i] > 0 && m.prof[i] > 0)
+                printf("  %8.1f GFLOP/s", fl[i] * tok / m.prof[i] / 1e9);
             printf("\n");
         }
     }
@@ -650,7 +720,8 @@ fail:
     exit_code = sb_cli_report("train", &e);
     if (exit_code != SB_EUSAGE) {
         if (!config) config = json_object();
-        if (res.failed_step) json_object_set_new(config, "failed_step", json_integer(res.failed_step));
+        if (res.failed_step)
+            json_object_set_new(config, "failed_step", json_integer(res.failed_step));
         if (rank == 0)
             write_status(o.result_file, "failed", &e, k, o.kernel, o.threads, config, argc, argv);
         else
@@ -688,13 +759,17 @@ static void predict_help(void)
 
 int sb_cmd_predict(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"init", required_argument, 0, 'i'},   {"vocab", required_argument, 0, 'v'},
-        {"data", required_argument, 0, 'D'},   {"out", required_argument, 0, 'o'},
-        {"kernel", required_argument, 0, 'K'}, {"threads", required_argument, 0, 't'},
-        {"batch", required_argument, 0, 'b'},  {"seq", required_argument, 0, 's'},
-        {"stride", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"init", required_argument, 0, 'i'},
+                                         {"vocab", required_argument, 0, 'v'},
+                                         {"data", required_argument, 0, 'D'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"kernel", required_argument, 0, 'K'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"batch", required_argument, 0, 'b'},
+                                         {"seq", required_argument, 0, 's'},
+                                         {"stride", required_argument, 0, 'S'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *init = NULL, *vocab = NULL, *data = NULL, *out = NULL, *kname = NULL;
     long threads = 0, batch = 32, seq = 384, stride = 128;
     sb_err e = {0};
@@ -720,7 +795,8 @@ int sb_cmd_predict(int argc, char **argv)
         }
         if (rc) return sb_cli_report("predict", &e);
     }
-    if (optind < argc) return sb_cli_usage_error("predict", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc)
+        return sb_cli_usage_error("predict", "unexpected argument '%s'", argv[optind]);
     if (!init || !data || !out)
         return sb_cli_usage_error("predict", "--init, --data and --out are required");
     if (sb_cli_check_path("--init", init, &e) || sb_cli_check_path("--data", data, &e) ||
@@ -729,7 +805,8 @@ int sb_cmd_predict(int argc, char **argv)
         sb_cli_check_out_file("--out", out, &e))
         return sb_cli_report("predict", &e);
     if (stride >= seq / 2)
-        return sb_cli_usage_error("predict", "--stride %ld must be below half of --seq %ld", stride, seq);
+        return sb_cli_usage_error("predict", "--stride %ld must be below half of --seq %ld", stride,
+                                  seq);
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (threads <= 0) threads = si && si->cores > 0 ? si->cores : omp_get_max_threads();
     omp_set_num_threads((int)threads);
@@ -746,12 +823,14 @@ int sb_cmd_predict(int argc, char **argv)
     if ((rc = sb_hf_read_dir(init, &hf, &e))) goto bad;
     have_hf = 1;
     if (!hf.has_qa_head) {
-        rc = sb_errf(&e, SB_EUSAGE, "%s has no qa_outputs: it is not a question-answering model", init);
+        rc = sb_errf(&e, SB_EUSAGE, "%s has no qa_outputs: it is not a question-answering model",
+                     init);
         goto bad;
     }
     if ((rc = sb_checkpoint_model_config(&hf.cfg, init, &mc, &e))) goto bad;
     if (seq > mc.max_pos) {
-        rc = sb_errf(&e, SB_EUSAGE, "--seq %ld is longer than the model's %d positions", seq, mc.max_pos);
+        rc = sb_errf(&e, SB_EUSAGE, "--seq %ld is longer than the model's %d positions", seq,
+                     mc.max_pos);
         goto bad;
     }
     if ((rc = load_vocab(vocab, &d, &e))) goto bad;

@@ -29,7 +29,8 @@ static const command g_commands[] = {
     {"squad-synth", sb_cmd_squad_synth, "write a synthetic SQuAD-format data set"},
     {"train", sb_cmd_train, "fine-tune DistilBERT for SQuAD on the chosen kernel"},
     {"predict", sb_cmd_predict, "predict answers for a SQuAD file from a checkpoint"},
-    {"infer", sb_cmd_infer, "SQuAD inference on any kernel (int8, bf16, f32): latency, throughput, accuracy"},
+    {"infer", sb_cmd_infer,
+     "SQuAD inference on any kernel (int8, bf16, f32): latency, throughput, accuracy"},
     {"allreduce", sb_cmd_allreduce, "OSU-style MPI_Allreduce latency and bus bandwidth"},
     {"model", sb_cmd_model, "project epoch time for N nodes from measured step and allreduce"},
 };
@@ -37,13 +38,16 @@ static const command g_commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: sprbench <command> [options]   (sprbench <command> --help)\n\n"
-               "CPU deep-learning training benchmarks and scaling studies.\n\ncommands:\n");
+    fprintf(f,
+            "usage: sprbench <command> [options]   (sprbench <command> --help)\n\n"
+            "CPU deep-learning training benchmarks and scaling studies.\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-12s %s\n", g_commands[i].name, g_commands[i].summary);
-    fprintf(f, "\nsprbench help COMMAND is sprbench COMMAND --help; sprbench --version prints\n"
-               "the version and the commit it was built from. SPRBENCH_DB names the database\n"
-               "every command with --db uses by default (%s otherwise).\n", SB_DEFAULT_DB);
+    fprintf(f,
+            "\nsprbench help COMMAND is sprbench COMMAND --help; sprbench --version prints\n"
+            "the version and the commit it was built from. SPRBENCH_DB names the database\n"
+            "every command with --db uses by default (%s otherwise).\n",
+            SB_DEFAULT_DB);
 }
 
 static int run(int argc, char **argv)
@@ -81,8 +85,7 @@ static int run(int argc, char **argv)
         return 2;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(argv[1], g_commands[i].name))
-            return g_commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], g_commands[i].name)) return g_commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "sprbench: unknown command '%s' (see sprbench --help)\n", argv[1]);
     return 2;
 }
@@ -110,7 +113,4 @@ static int finish_stdout(int rc)
     return rc ? rc : 1;
 }
 
-int main(int argc, char **argv)
-{
-    return finish_stdout(run(argc, argv));
-}
+int main(int argc, char **argv) { return finish_stdout(run(argc, argv)); }

@@ -66,9 +66,12 @@ int sb_cli_check_path(const char *opt, const char *path, sb_err *e)
 static void dir_of(const char *path, char *dir, size_t cap)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(dir, cap, ".");
-    else if (slash == path) snprintf(dir, cap, "/");
-    else snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    if (!slash)
+        snprintf(dir, cap, ".");
+    else if (slash == path)
+        snprintf(dir, cap, "/");
+    else
+        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
 }
 
 /* Messages put the path first, as every other message about a file does
@@ -90,8 +93,8 @@ static int writable_dir(const char *opt, const char *path, const char *doing, co
     if (!S_ISDIR(st.st_mode))
         return sb_errf(e, SB_EUSAGE, "%s: %s (%s): %s is not a directory", path, doing, opt, dir);
     if (access(dir, W_OK | X_OK) != 0)
-        return sb_errf(e, SB_EUSAGE, "%s: %s (%s): no files can be created in %s: %s", path,
-                       doing, opt, dir, strerror(errno));
+        return sb_errf(e, SB_EUSAGE, "%s: %s (%s): no files can be created in %s: %s", path, doing,
+                       opt, dir, strerror(errno));
     return SB_OK;
 }
 
@@ -119,12 +122,13 @@ int sb_cli_check_out_file(const char *opt, const char *path, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "%s: %s (%s): %s", path, doing, opt, strerror(ELOOP));
         char link[4096], next[4096];
         ssize_t n = readlink(target, link, sizeof link - 1);
-        if (n < 0) return sb_errf(e, SB_EUSAGE, "%s: %s (%s): %s", path, doing, opt, strerror(errno));
+        if (n < 0)
+            return sb_errf(e, SB_EUSAGE, "%s: %s (%s): %s", path, doing, opt, strerror(errno));
         link[n] = '\0';
         const char *slash = strrchr(target, '/');
         int w = link[0] == '/' || !slash
-                    ? snprintf(next, sizeof next, "%s", link)
-                    : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - target), target, link);
+            ? snprintf(next, sizeof next, "%s", link)
+            : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - target), target, link);
         if (w >= (int)sizeof next) return sb_errf(e, SB_EUSAGE, "%s: path too long", opt);
         memcpy(target, next, (size_t)w + 1);
     }
@@ -148,20 +152,22 @@ int sb_cli_check_out_dir(const char *opt, const char *dir, int may_create, sb_er
     struct stat st;
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode))
-            return sb_errf(e, SB_EUSAGE, "%s: cannot write into it (%s): not a directory", dir, opt);
+            return sb_errf(e, SB_EUSAGE, "%s: cannot write into it (%s): not a directory", dir,
+                           opt);
         if (access(dir, W_OK | X_OK) != 0)
             return sb_errf(e, SB_EUSAGE, "%s: cannot write into it (%s): %s", dir, opt,
                            strerror(errno));
         return SB_OK;
     }
     if (errno != ENOENT)
-        return sb_errf(e, SB_EUSAGE, "%s: cannot write into it (%s): %s", dir, opt, strerror(errno));
+        return sb_errf(e, SB_EUSAGE, "%s: cannot write into it (%s): %s", dir, opt,
+                       strerror(errno));
     if (!may_create) return sb_errf(e, SB_EUSAGE, "%s: no such directory (%s)", dir, opt);
     /* Only the last component is created: missing parents mean a typo in
      * the path more often than a wish for a new tree. */
     char trimmed[4096], parent[4096];
     size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/') n--;   /* "out/" names "out" */
+    while (n > 1 && dir[n - 1] == '/') n--; /* "out/" names "out" */
     if (n >= sizeof trimmed) return sb_errf(e, SB_EUSAGE, "%s: path too long", opt);
     memcpy(trimmed, dir, n);
     trimmed[n] = '\0';

@@ -21,8 +21,7 @@ const char *sb_default_db(void);
  * Both print exactly one line whatever the message holds (sb_text_one_line). */
 int sb_cli_report(const char *cmd, const sb_err *e);
 /* Prints "sprbench CMD: <formatted>" on stderr and returns 2. */
-int sb_cli_usage_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int sb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Paths checked before any work starts, so that a typo costs nothing: each
  * SB_EUSAGE "PATH: cannot write (OPT): why" (or "cannot create directory");

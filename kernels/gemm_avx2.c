@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-
 /* The packed A block (MC x KC) as a share of L2, in percent (see
  * sb_gemm_blocking): in L2 rather than streamed from L3 measured 1-5 %
  * better for avx2-f32 (25-55 % alike; 150 %, the AVX-512 kernels' choice,
@@ -62,12 +61,30 @@ static void f32_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int
 }
 
 const sb_ukr sb_ukr_avx2_f32[2] = {
-    {.name = "avx2-f32", .mr = SB_AVX2_MR, .nr = SB_AVX2_NR, .ku = 16, .kg = 1, .a_esz = 4,
-     .b_esz = 4, .c_esz = 4, .a_l2_pct = SB_AVX2_A_L2_PCT, .pack_a = f32_pack_a_rc,
-     .pack_b = f32_pack_b, .kernel = ukr_f32_rc},
-    {.name = "avx2-f32", .mr = SB_AVX2_MR, .nr = SB_AVX2_NR, .ku = 16, .kg = 1, .a_esz = 4,
-     .b_esz = 4, .c_esz = 4, .a_l2_pct = SB_AVX2_A_L2_PCT, .pack_a = f32_pack_a_sm,
-     .pack_b = f32_pack_b, .kernel = ukr_f32_sm},
+    {.name = "avx2-f32",
+     .mr = SB_AVX2_MR,
+     .nr = SB_AVX2_NR,
+     .ku = 16,
+     .kg = 1,
+     .a_esz = 4,
+     .b_esz = 4,
+     .c_esz = 4,
+     .a_l2_pct = SB_AVX2_A_L2_PCT,
+     .pack_a = f32_pack_a_rc,
+     .pack_b = f32_pack_b,
+     .kernel = ukr_f32_rc},
+    {.name = "avx2-f32",
+     .mr = SB_AVX2_MR,
+     .nr = SB_AVX2_NR,
+     .ku = 16,
+     .kg = 1,
+     .a_esz = 4,
+     .b_esz = 4,
+     .c_esz = 4,
+     .a_l2_pct = SB_AVX2_A_L2_PCT,
+     .pack_a = f32_pack_a_sm,
+     .pack_b = f32_pack_b,
+     .kernel = ukr_f32_sm},
 };
 
 /* ---- avx2-int8 without AVX-VNNI: s16 pairs, vpmaddwd ------------------- */
@@ -81,10 +98,10 @@ const sb_ukr sb_ukr_avx2_f32[2] = {
 #define UKR_INT 1
 #define UKR_ASM_LOADB "vmovdqa"
 #define UKR_ASM_BCAST "vpbroadcastd"
-#define UKR_ASM_OPS(r0, r1)                                       \
-    "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"                      \
-    "vpaddd %%ymm15, %%ymm" #r0 ", %%ymm" #r0 "\n\t"              \
-    "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"                      \
+#define UKR_ASM_OPS(r0, r1)                          \
+    "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"         \
+    "vpaddd %%ymm15, %%ymm" #r0 ", %%ymm" #r0 "\n\t" \
+    "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"         \
     "vpaddd %%ymm15, %%ymm" #r1 ", %%ymm" #r1 "\n\t"
 #define UKR_ACHUNK 1
 #define UKR_NAME ukr_s16_rc
@@ -142,7 +159,7 @@ static void s16_pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, 
     for (int p = 0; p < kc; p += 2) {
         const uint8_t *r0 = base + (size_t)p * d->lda;
         const uint8_t *r1 = p + 1 < kc ? r0 + d->lda : NULL;
-        char *slot_row = (char *)dst + (size_t)(p / 2) * MR * 4;   /* in panel 0 */
+        char *slot_row = (char *)dst + (size_t)(p / 2) * MR * 4; /* in panel 0 */
         int c = 0;
         if (r1) {
             for (; c + W <= mc; c += W) {
@@ -174,7 +191,7 @@ static inline void transpose8x8_32(__m256i r[8])
         t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
         t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
     }
-    for (int h = 0; h < 2; h++) {   /* rows 0-3 and 4-7 */
+    for (int h = 0; h < 2; h++) { /* rows 0-3 and 4-7 */
         __m256i *tt = t + 4 * h, *uu = u + 4 * h;
         uu[0] = _mm256_unpacklo_epi64(tt[0], tt[2]);
         uu[1] = _mm256_unpackhi_epi64(tt[0], tt[2]);
@@ -210,9 +227,10 @@ static void s16_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int
                 if (cols == NR && r1) {
                     __m128i x0 = _mm_loadu_si128((const __m128i *)(r0 + q * NR));
                     __m128i x1 = _mm_loadu_si128((const __m128i *)(r1 + q * NR));
-                    _mm256_storeu_si256((__m256i *)o, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)));
+                    _mm256_storeu_si256((__m256i *)o,
+                                        _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)));
                     _mm256_storeu_si256((__m256i *)(o + 32),
-                                       _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(x0, x1)));
+                                        _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(x0, x1)));
                 } else {
                     for (int j = 0; j < cols; j++) {
                         int16_t v[2] = {r0[q * NR + j], r1 ? r1[q * NR + j] : 0};
@@ -236,11 +254,12 @@ static void s16_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int
                 for (int h = 0; h < NR; h += 8) {
                     __m256i r[8];
                     for (int t = 0; t < 8; t++)
-                        r[t] = _mm256_cvtepi8_epi16(
-                            _mm_loadu_si128((const __m128i *)(col0 + (size_t)(h + t) * d->ldb + p)));
+                        r[t] = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                            (const __m128i *)(col0 + (size_t)(h + t) * d->ldb + p)));
                     transpose8x8_32(r);
                     for (int s = 0; s < 8; s++)
-                        _mm256_storeu_si256((__m256i *)(pan + ((size_t)(p / 2 + s) * NR + h) * 4), r[s]);
+                        _mm256_storeu_si256((__m256i *)(pan + ((size_t)(p / 2 + s) * NR + h) * 4),
+                                            r[s]);
                 }
         }
         for (int j = 0; j < cols; j++) {
@@ -252,12 +271,30 @@ static void s16_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int
 }
 
 const sb_ukr sb_ukr_avx2_int8[2] = {
-    {.name = "avx2-int8", .mr = SB_AVX2_MR, .nr = SB_AVX2_NR, .ku = 16 * 2, .kg = 2,
-     .a_esz = 2, .b_esz = 2, .c_esz = 4, .a_l2_pct = SB_AVX2_A_L2_PCT, .pack_a = s16_pack_a_rc,
-     .pack_b = s16_pack_b, .kernel = ukr_s16_rc},
-    {.name = "avx2-int8", .mr = SB_AVX2_MR, .nr = SB_AVX2_NR, .ku = 16 * 2, .kg = 2,
-     .a_esz = 2, .b_esz = 2, .c_esz = 4, .a_l2_pct = SB_AVX2_A_L2_PCT, .pack_a = s16_pack_a_sm,
-     .pack_b = s16_pack_b, .kernel = ukr_s16_sm},
+    {.name = "avx2-int8",
+     .mr = SB_AVX2_MR,
+     .nr = SB_AVX2_NR,
+     .ku = 16 * 2,
+     .kg = 2,
+     .a_esz = 2,
+     .b_esz = 2,
+     .c_esz = 4,
+     .a_l2_pct = SB_AVX2_A_L2_PCT,
+     .pack_a = s16_pack_a_rc,
+     .pack_b = s16_pack_b,
+     .kernel = ukr_s16_rc},
+    {.name = "avx2-int8",
+     .mr = SB_AVX2_MR,
+     .nr = SB_AVX2_NR,
+     .ku = 16 * 2,
+     .kg = 2,
+     .a_esz = 2,
+     .b_esz = 2,
+     .c_esz = 4,
+     .a_l2_pct = SB_AVX2_A_L2_PCT,
+     .pack_a = s16_pack_a_sm,
+     .pack_b = s16_pack_b,
+     .kernel = ukr_s16_sm},
 };
 
 /* ---- the AVX-VNNI kernel's layout and packers, and its model ----------- */
@@ -282,25 +319,24 @@ void sb_avxvnni_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int
  * per 32-bit lane, the sum of four u8 x s8 products. The even and odd
  * bytes, widened to 16 bits (A zero-, B sign-extended), make two vpmaddwd
  * pairs whose products (at most 255 * 128) cannot overflow. */
-#define UKR_VNM_HALF(breg, r)                                             \
-    "vpsllw $8, %%ymm" #breg ", %%ymm2\n\t"                             \
-    "vpsraw $8, %%ymm2, %%ymm2\n\t"                                     \
-    "vpsraw $8, %%ymm" #breg ", %%ymm3\n\t"                             \
-    "vpmaddwd %%ymm2, %%ymm0, %%ymm2\n\t"                               \
-    "vpmaddwd %%ymm3, %%ymm1, %%ymm3\n\t"                               \
-    "vpaddd %%ymm3, %%ymm2, %%ymm2\n\t"                                 \
-    "vpaddd (32*" #r ")(%[acc]), %%ymm2, %%ymm2\n\t"                    \
+#define UKR_VNM_HALF(breg, r)                        \
+    "vpsllw $8, %%ymm" #breg ", %%ymm2\n\t"          \
+    "vpsraw $8, %%ymm2, %%ymm2\n\t"                  \
+    "vpsraw $8, %%ymm" #breg ", %%ymm3\n\t"          \
+    "vpmaddwd %%ymm2, %%ymm0, %%ymm2\n\t"            \
+    "vpmaddwd %%ymm3, %%ymm1, %%ymm3\n\t"            \
+    "vpaddd %%ymm3, %%ymm2, %%ymm2\n\t"              \
+    "vpaddd (32*" #r ")(%[acc]), %%ymm2, %%ymm2\n\t" \
     "vmovdqa %%ymm2, (32*" #r ")(%[acc])\n\t"
 #undef UKR_KG
 #undef UKR_ACC_MEM
 #define UKR_KG 4
 #define UKR_ACC_MEM 1
-#define UKR_ASM_OPS(r0, r1)                                               \
-    "vpcmpeqw %%ymm4, %%ymm4, %%ymm4\n\t"                               \
-    "vpsrlw $8, %%ymm4, %%ymm4\n\t"                                     \
-    "vpand %%ymm4, %%ymm14, %%ymm0\n\t"                                 \
-    "vpsrlw $8, %%ymm14, %%ymm1\n\t"                                    \
-    UKR_VNM_HALF(12, r0) UKR_VNM_HALF(13, r1)
+#define UKR_ASM_OPS(r0, r1)               \
+    "vpcmpeqw %%ymm4, %%ymm4, %%ymm4\n\t" \
+    "vpsrlw $8, %%ymm4, %%ymm4\n\t"       \
+    "vpand %%ymm4, %%ymm14, %%ymm0\n\t"   \
+    "vpsrlw $8, %%ymm14, %%ymm1\n\t" UKR_VNM_HALF(12, r0) UKR_VNM_HALF(13, r1)
 #define UKR_ACHUNK 1
 #define UKR_NAME ukr_vnm_rc
 #include "sb_ukr_avx2_rows.inc"

@@ -37,12 +37,15 @@
 #undef UKR_MRV
 
 /* Bottom-edge panels run a narrower variant instead of multiplying zero rows. */
-static void ukr_f32_rc(int kcp, const void *a, const void *b, void *c, int ldc, int mre,
-                         int nre, float alpha, float beta)
+static void ukr_f32_rc(int kcp, const void *a, const void *b, void *c, int ldc, int mre, int nre,
+                       float alpha, float beta)
 {
-    if (mre > 8) ukr_f32_rc12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else if (mre > 4) ukr_f32_rc8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else ukr_f32_rc4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    if (mre > 8)
+        ukr_f32_rc12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else if (mre > 4)
+        ukr_f32_rc8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else
+        ukr_f32_rc4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
 }
 
 #define UKR_ACHUNK 0
@@ -68,36 +71,55 @@ static void ukr_f32_rc(int kcp, const void *a, const void *b, void *c, int ldc, 
 #undef UKR_MRV
 
 /* Bottom-edge panels run a narrower variant instead of multiplying zero rows. */
-static void ukr_f32_sm(int kcp, const void *a, const void *b, void *c, int ldc, int mre,
-                         int nre, float alpha, float beta)
+static void ukr_f32_sm(int kcp, const void *a, const void *b, void *c, int ldc, int mre, int nre,
+                       float alpha, float beta)
 {
-    if (mre > 8) ukr_f32_sm12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else if (mre > 4) ukr_f32_sm8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else ukr_f32_sm4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    if (mre > 8)
+        ukr_f32_sm12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else if (mre > 4)
+        ukr_f32_sm8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else
+        ukr_f32_sm4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
 }
 
-static void pack_a_rc(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
-                      int kcp, void *dst)
+static void pack_a_rc(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc, int kcp,
+                      void *dst)
 {
     sb_pack_a_chunked(d, A, SB_SRC_F32, 0, UKR_MR, 1, i0, mc, p0, kc, kcp, dst);
 }
-static void pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
-                      int kcp, void *dst)
+static void pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc, int kcp,
+                      void *dst)
 {
     sb_pack_a_vnni(d, A, SB_SRC_F32, 0, UKR_MR, 1, i0, mc, p0, kc, kcp, dst);
 }
-static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0,
-                    int nc, void *dst)
+static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0, int nc,
+                   void *dst)
 {
     sb_pack_b_vnni(d, B, SB_SRC_F32, 0, 32, 1, p0, kc, kcp, j0, nc, dst);
 }
 
 /* [0]: op(A) = A (row chunks), [1]: op(A) = A^T (slot-major) */
 const sb_ukr sb_ukr_avx512_f32[2] = {
-    {.name = "avx512-f32", .mr = UKR_MR, .nr = 32, .ku = 16 * 1, .kg = 1, .a_esz = 4,
-     .b_esz = 4, .c_esz = 4, .pack_a = pack_a_rc, .pack_b = pack_b,
+    {.name = "avx512-f32",
+     .mr = UKR_MR,
+     .nr = 32,
+     .ku = 16 * 1,
+     .kg = 1,
+     .a_esz = 4,
+     .b_esz = 4,
+     .c_esz = 4,
+     .pack_a = pack_a_rc,
+     .pack_b = pack_b,
      .kernel = ukr_f32_rc},
-    {.name = "avx512-f32", .mr = UKR_MR, .nr = 32, .ku = 16 * 1, .kg = 1, .a_esz = 4,
-     .b_esz = 4, .c_esz = 4, .pack_a = pack_a_sm, .pack_b = pack_b,
+    {.name = "avx512-f32",
+     .mr = UKR_MR,
+     .nr = 32,
+     .ku = 16 * 1,
+     .kg = 1,
+     .a_esz = 4,
+     .b_esz = 4,
+     .c_esz = 4,
+     .pack_a = pack_a_sm,
+     .pack_b = pack_b,
      .kernel = ukr_f32_sm},
 };

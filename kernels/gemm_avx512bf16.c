@@ -38,12 +38,15 @@
 #undef UKR_MRV
 
 /* Bottom-edge panels run a narrower variant instead of multiplying zero rows. */
-static void ukr_bf16_rc(int kcp, const void *a, const void *b, void *c, int ldc, int mre,
-                         int nre, float alpha, float beta)
+static void ukr_bf16_rc(int kcp, const void *a, const void *b, void *c, int ldc, int mre, int nre,
+                        float alpha, float beta)
 {
-    if (mre > 8) ukr_bf16_rc12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else if (mre > 4) ukr_bf16_rc8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else ukr_bf16_rc4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    if (mre > 8)
+        ukr_bf16_rc12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else if (mre > 4)
+        ukr_bf16_rc8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else
+        ukr_bf16_rc4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
 }
 
 #define UKR_ACHUNK 0
@@ -69,19 +72,25 @@ static void ukr_bf16_rc(int kcp, const void *a, const void *b, void *c, int ldc,
 #undef UKR_MRV
 
 /* Bottom-edge panels run a narrower variant instead of multiplying zero rows. */
-static void ukr_bf16_sm(int kcp, const void *a, const void *b, void *c, int ldc, int mre,
-                         int nre, float alpha, float beta)
+static void ukr_bf16_sm(int kcp, const void *a, const void *b, void *c, int ldc, int mre, int nre,
+                        float alpha, float beta)
 {
-    if (mre > 8) ukr_bf16_sm12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else if (mre > 4) ukr_bf16_sm8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else ukr_bf16_sm4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    if (mre > 8)
+        ukr_bf16_sm12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else if (mre > 4)
+        ukr_bf16_sm8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else
+        ukr_bf16_sm4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
 }
 
 /* f32 -> bf16 packers on vcvtne2ps2bf16 (one instruction per 32 values,
  * round to nearest even; like all AVX512_BF16 conversions it treats f32
  * denormal inputs as zero, where the generic packers round them). bf16
  * compute is twice f32's rate, so its packing must be cheaper per element. */
-static inline __mmask16 first_n(int n) { return n >= 16 ? 0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1); }
+static inline __mmask16 first_n(int n)
+{
+    return n >= 16 ? 0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1);
+}
 
 /* 32 f32 at x (n valid, rest read as 0) -> 32 bf16 */
 static inline __m512i cvt32(const float *x, int n)
@@ -92,8 +101,8 @@ static inline __m512i cvt32(const float *x, int n)
 }
 
 /* op(A) = A: row chunks of 16 slots (32 k values) = one cvt32 each. */
-static void pack_a_rc(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
-                      int kcp, void *dst)
+static void pack_a_rc(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc, int kcp,
+                      void *dst)
 {
     for (int q = 0; q * UKR_MR < mc; q++) {
         char *pan = (char *)dst + (size_t)q * UKR_MR * kcp * 2;
@@ -111,11 +120,11 @@ static void pack_a_rc(const sb_gemm_desc *d, const void *A, int i0, int mc, int 
 
 /* op(A) = A^T: rows p, p+1 of the stored A^T give one slot row of a panel:
  * 12 columns each, converted together and interleaved in pairs. */
-static void pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
-                      int kcp, void *dst)
+static void pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc, int kcp,
+                      void *dst)
 {
     /* v = [x0 bf16 0..15 | x1 bf16 0..15] -> x0[0] x1[0] x0[1] x1[1] ... */
-    static const short ix[32] = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
+    static const short ix[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
                                  8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
     const __m512i idx = _mm512_loadu_si512(ix);
     for (int q = 0; q * UKR_MR < mc; q++) {
@@ -135,14 +144,13 @@ static void pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, int 
 }
 
 /* op(B) = B: rows p, p+1, 32 columns -> one 128-byte slot row of a panel. */
-static void pack_b_n(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0,
-                     int nc, void *dst)
+static void pack_b_n(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0, int nc,
+                     void *dst)
 {
-    static const short lo_ix[32] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
+    static const short lo_ix[32] = {0, 32, 1, 33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
                                     8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
-    static const short hi_ix[32] = {16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54,
-                                    23, 55, 24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61,
-                                    30, 62, 31, 63};
+    static const short hi_ix[32] = {16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+                                    24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63};
     const __m512i il = _mm512_loadu_si512(lo_ix), ih = _mm512_loadu_si512(hi_ix);
     const __m512i zero = _mm512_setzero_si512();
     for (int q = 0; q * 32 < nc; q++) {
@@ -159,44 +167,78 @@ static void pack_b_n(const sb_gemm_desc *d, const void *B, int p0, int kc, int k
     }
 }
 
-static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0,
-                    int nc, void *dst)
+static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0, int nc,
+                   void *dst)
 {
-    if (d->transb == 'N') pack_b_n(d, B, p0, kc, kcp, j0, nc, dst);
-    else sb_pack_b_vnni(d, B, SB_SRC_F32, 1, 32, 2, p0, kc, kcp, j0, nc, dst);
+    if (d->transb == 'N')
+        pack_b_n(d, B, p0, kc, kcp, j0, nc, dst);
+    else
+        sb_pack_b_vnni(d, B, SB_SRC_F32, 1, 32, 2, p0, kc, kcp, j0, nc, dst);
 }
 
 /* [0]: op(A) = A (row chunks), [1]: op(A) = A^T (slot-major) */
 const sb_ukr sb_ukr_avx512_bf16[2] = {
-    {.name = "avx512-bf16", .mr = UKR_MR, .nr = 32, .ku = 16 * 2, .kg = 2, .a_esz = 2,
-     .b_esz = 2, .c_esz = 4, .pack_a = pack_a_rc, .pack_b = pack_b,
+    {.name = "avx512-bf16",
+     .mr = UKR_MR,
+     .nr = 32,
+     .ku = 16 * 2,
+     .kg = 2,
+     .a_esz = 2,
+     .b_esz = 2,
+     .c_esz = 4,
+     .pack_a = pack_a_rc,
+     .pack_b = pack_b,
      .kernel = ukr_bf16_rc},
-    {.name = "avx512-bf16", .mr = UKR_MR, .nr = 32, .ku = 16 * 2, .kg = 2, .a_esz = 2,
-     .b_esz = 2, .c_esz = 4, .pack_a = pack_a_sm, .pack_b = pack_b,
+    {.name = "avx512-bf16",
+     .mr = UKR_MR,
+     .nr = 32,
+     .ku = 16 * 2,
+     .kg = 2,
+     .a_esz = 2,
+     .b_esz = 2,
+     .c_esz = 4,
+     .pack_a = pack_a_sm,
+     .pack_b = pack_b,
      .kernel = ukr_bf16_sm},
 };
 static void pack_a_rc_in(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
-                      int kcp, void *dst)
+                         int kcp, void *dst)
 {
     sb_pack_a_chunked(d, A, SB_SRC_BF16, 1, UKR_MR, 2, i0, mc, p0, kc, kcp, dst);
 }
 static void pack_a_sm_in(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
-                      int kcp, void *dst)
+                         int kcp, void *dst)
 {
     sb_pack_a_vnni(d, A, SB_SRC_BF16, 1, UKR_MR, 2, i0, mc, p0, kc, kcp, dst);
 }
-static void pack_b_in(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0,
-                    int nc, void *dst)
+static void pack_b_in(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0, int nc,
+                      void *dst)
 {
     sb_pack_b_vnni(d, B, SB_SRC_BF16, 1, 32, 2, p0, kc, kcp, j0, nc, dst);
 }
 
 /* [0]: op(A) = A (row chunks), [1]: op(A) = A^T (slot-major) */
 const sb_ukr sb_ukr_avx512_bf16_in[2] = {
-    {.name = "avx512-bf16", .mr = UKR_MR, .nr = 32, .ku = 16 * 2, .kg = 2, .a_esz = 2,
-     .b_esz = 2, .c_esz = 4, .pack_a = pack_a_rc_in, .pack_b = pack_b_in,
+    {.name = "avx512-bf16",
+     .mr = UKR_MR,
+     .nr = 32,
+     .ku = 16 * 2,
+     .kg = 2,
+     .a_esz = 2,
+     .b_esz = 2,
+     .c_esz = 4,
+     .pack_a = pack_a_rc_in,
+     .pack_b = pack_b_in,
      .kernel = ukr_bf16_rc},
-    {.name = "avx512-bf16", .mr = UKR_MR, .nr = 32, .ku = 16 * 2, .kg = 2, .a_esz = 2,
-     .b_esz = 2, .c_esz = 4, .pack_a = pack_a_sm_in, .pack_b = pack_b_in,
+    {.name = "avx512-bf16",
+     .mr = UKR_MR,
+     .nr = 32,
+     .ku = 16 * 2,
+     .kg = 2,
+     .a_esz = 2,
+     .b_esz = 2,
+     .c_esz = 4,
+     .pack_a = pack_a_sm_in,
+     .pack_b = pack_b_in,
      .kernel = ukr_bf16_sm},
 };

@@ -12,8 +12,8 @@
 #define UKR_ASM_LOADB "vmovdqa"
 #define UKR_ASM_BCAST "vpbroadcastd"
 /* {vex}: the assembler would otherwise be free to emit the EVEX form */
-#define UKR_ASM_OPS(r0, r1)                                   \
-    "%{vex%} vpdpbusd %%ymm12, %%ymm14, %%ymm" #r0 "\n\t"     \
+#define UKR_ASM_OPS(r0, r1)                               \
+    "%{vex%} vpdpbusd %%ymm12, %%ymm14, %%ymm" #r0 "\n\t" \
     "%{vex%} vpdpbusd %%ymm13, %%ymm14, %%ymm" #r1 "\n\t"
 #define UKR_ACHUNK 1
 #define UKR_NAME ukr_vnni_rc

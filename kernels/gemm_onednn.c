@@ -18,7 +18,10 @@
 
 /* ---- engine, ISA cap --------------------------------------------------- */
 
-static const struct { const char *name; dnnl_cpu_isa_t isa; } g_isas[] = {
+static const struct {
+    const char *name;
+    dnnl_cpu_isa_t isa;
+} g_isas[] = {
     {"SSE41", dnnl_cpu_isa_sse41},
     {"AVX", dnnl_cpu_isa_avx},
     {"AVX2", dnnl_cpu_isa_avx2},
@@ -51,7 +54,7 @@ const char *sb_onednn_isa_names(void)
  * do: a user's lower cap (ONEDNN_MAX_CPU_ISA or --onednn-isa) stays, a
  * higher one is lowered. */
 static pthread_mutex_t g_cap_mu = PTHREAD_MUTEX_INITIALIZER;
-static int g_cap_set;   /* dnnl_set_max_cpu_isa was called (it answers once) */
+static int g_cap_set; /* dnnl_set_max_cpu_isa was called (it answers once) */
 
 static int isa_rank(const char *name)
 {
@@ -103,7 +106,8 @@ int sb_onednn_set_max_isa(const char *isa, sb_err *e)
     if (st != dnnl_success)
         return sb_errf(e, SB_EFAIL,
                        "oneDNN refused the ISA cap %s (%s): it must be set before the "
-                       "first primitive is created", g_isas[r].name, dnnl_status2str(st));
+                       "first primitive is created",
+                       g_isas[r].name, dnnl_status2str(st));
     return SB_OK;
 }
 
@@ -111,9 +115,15 @@ const char *sb_onednn_effective_isa(void)
 {
     apply_forced_cap();
     dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-    static const char *const lower[] = {"sse41", "avx", "avx2", "avx2_vnni", "avx512_core",
-                                        "avx512_core_vnni", "avx512_core_bf16",
-                                        "avx512_core_amx", "all"};
+    static const char *const lower[] = {"sse41",
+                                        "avx",
+                                        "avx2",
+                                        "avx2_vnni",
+                                        "avx512_core",
+                                        "avx512_core_vnni",
+                                        "avx512_core_bf16",
+                                        "avx512_core_amx",
+                                        "all"};
     for (int i = 0; i < N_ISAS; i++)
         if (g_isas[i].isa == isa) return lower[i];
     return "unknown";
@@ -140,19 +150,18 @@ static int ready(sb_err *e)
     if (!tl_stream) {
         dnnl_status_t st = dnnl_stream_create(&tl_stream, g_engine, dnnl_stream_default_flags);
         if (st != dnnl_success)
-            return sb_errf(e, SB_EFAIL, "oneDNN: cannot create a stream (%s)",
-                           dnnl_status2str(st));
+            return sb_errf(e, SB_EFAIL, "oneDNN: cannot create a stream (%s)", dnnl_status2str(st));
     }
     return SB_OK;
 }
 
-#define DNNL_TRY(call, what)                                                               \
-    do {                                                                                   \
-        dnnl_status_t st_ = (call);                                                        \
-        if (st_ != dnnl_success) {                                                         \
+#define DNNL_TRY(call, what)                                                                 \
+    do {                                                                                     \
+        dnnl_status_t st_ = (call);                                                          \
+        if (st_ != dnnl_success) {                                                           \
             rc = sb_errf(e, SB_EFAIL, "oneDNN: %s failed (%s)", what, dnnl_status2str(st_)); \
-            goto out;                                                                      \
-        }                                                                                  \
+            goto out;                                                                        \
+        }                                                                                    \
     } while (0)
 
 /* ---- primitive cache --------------------------------------------------- */
@@ -162,13 +171,13 @@ typedef struct {
     int m, n, k, lda, ldb, ldc, threads;
     char ta, tb;
     float alpha, beta;
-    const void *packed;     /* identity of the packed weights' layout, or NULL */
+    const void *packed; /* identity of the packed weights' layout, or NULL */
 } mm_key;
 
 typedef struct {
     mm_key key;
     dnnl_primitive_t prim;
-    pthread_mutex_t run;    /* one execution at a time per primitive */
+    pthread_mutex_t run; /* one execution at a time per primitive */
     char impl[128];
 } mm_entry;
 
@@ -207,7 +216,8 @@ static int make_pd(const mm_key *key, const dnnl_memory_desc_t *wmd, int wmd_any
     dnnl_post_ops_t po = NULL;
     dnnl_memory_desc_t amd, bmd, cmd;
     md_2d(&amd, key->m, key->k, key->lda, key->ta, a_type(key->dt));
-    if (wmd) bmd = *wmd;
+    if (wmd)
+        bmd = *wmd;
     else if (wmd_any) {
         dnnl_dims_t dims = {key->k, key->n};
         dnnl_memory_desc_init_by_tag(&bmd, 2, dims, b_type(key->dt), dnnl_format_tag_any);
@@ -277,7 +287,7 @@ static int get_entry(const mm_key *key, const dnnl_memory_desc_t *wmd, mm_entry 
     }
     pthread_mutex_unlock(&g_cache_mu);
     pthread_mutex_lock(&tmp->run);
-    *out = tmp;   /* cache full: this call's own primitive, destroyed after */
+    *out = tmp; /* cache full: this call's own primitive, destroyed after */
     return SB_OK;
 }
 
@@ -300,9 +310,14 @@ static int run_matmul(sb_dtype dt, const sb_gemm_desc *d, const void *A, const v
     mm_key key;
     memset(&key, 0, sizeof key);
     key.dt = dt;
-    key.m = d->m; key.n = d->n; key.k = d->k;
-    key.lda = d->lda; key.ldb = wmd ? 0 : d->ldb; key.ldc = d->ldc;
-    key.ta = d->transa; key.tb = wmd ? 'P' : d->transb;
+    key.m = d->m;
+    key.n = d->n;
+    key.k = d->k;
+    key.lda = d->lda;
+    key.ldb = wmd ? 0 : d->ldb;
+    key.ldc = d->ldc;
+    key.ta = d->transa;
+    key.tb = wmd ? 'P' : d->transb;
     key.alpha = dt == SB_DT_INT8 ? 1.0f : d->alpha;
     key.beta = d->beta;
     key.threads = nt;
@@ -319,8 +334,10 @@ static int run_matmul(sb_dtype dt, const sb_gemm_desc *d, const void *A, const v
     dnnl_memory_t ma = NULL, mb = NULL, mc = NULL;
     dnnl_memory_desc_t amd, bmd, cmd;
     md_2d(&amd, d->m, d->k, d->lda, d->transa, a_type(dt));
-    if (wmd) bmd = *wmd;
-    else md_2d(&bmd, d->k, d->n, d->ldb, d->transb, b_type(dt));
+    if (wmd)
+        bmd = *wmd;
+    else
+        md_2d(&bmd, d->k, d->n, d->ldb, d->transb, b_type(dt));
     md_2d(&cmd, d->m, d->n, d->ldc, 'N', c_type(dt));
     DNNL_TRY(dnnl_memory_create(&ma, &amd, g_engine, (void *)A), "memory_create A");
     DNNL_TRY(dnnl_memory_create(&mb, &bmd, g_engine, (void *)B), "memory_create B");
@@ -328,8 +345,10 @@ static int run_matmul(sb_dtype dt, const sb_gemm_desc *d, const void *A, const v
     dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
     DNNL_TRY(dnnl_primitive_execute(en->prim, tl_stream, 3, args), "matmul execute");
     DNNL_TRY(dnnl_stream_wait(tl_stream), "stream wait");
-    if (dt != SB_DT_INT8) sb_gemm_add_bias(d, C);
-    else sb_gemm_apply_dequant(d, C);   /* not fused: after oneDNN's s32 C */
+    if (dt != SB_DT_INT8)
+        sb_gemm_add_bias(d, C);
+    else
+        sb_gemm_apply_dequant(d, C); /* not fused: after oneDNN's s32 C */
 out:
     if (ma) dnnl_memory_destroy(ma);
     if (mb) dnnl_memory_destroy(mb);
@@ -376,11 +395,17 @@ static int probe_avx512_dt(const char *what, const char *dt, char *why, size_t n
     else
         snprintf(flag_why, sizeof flag_why,
                  "oneDNN's %s matmul needs AVX-512 (avx512_core) enabled by the OS", dt);
-    return probe_common(what, !forced && c->avx512f && c->avx512bw && c->os_avx512, flag_why,
-                        why, n);
+    return probe_common(what, !forced && c->avx512f && c->avx512bw && c->os_avx512, flag_why, why,
+                        n);
 }
-static int probe_bf16(char *why, size_t n) { return probe_avx512_dt("onednn-bf16", "bf16", why, n); }
-static int probe_int8(char *why, size_t n) { return probe_avx512_dt("onednn-int8", "int8", why, n); }
+static int probe_bf16(char *why, size_t n)
+{
+    return probe_avx512_dt("onednn-bf16", "bf16", why, n);
+}
+static int probe_int8(char *why, size_t n)
+{
+    return probe_avx512_dt("onednn-int8", "int8", why, n);
+}
 
 /* ---- bf16 from f32 ----------------------------------------------------- */
 
@@ -401,7 +426,7 @@ static uint16_t *to_bf16(const float *X, int rows, int cols, int ld, uint16_t **
         if (!*buf) return NULL;
     }
     uint16_t *o = *buf;
-    #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && (size_t)rows * cols > 65536)
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && (size_t)rows * cols > 65536)
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++)
             o[(size_t)r * ld + c] = sb_f32_to_bf16(X[(size_t)r * ld + c]);
@@ -427,16 +452,15 @@ static int gemm_bf16_in(const sb_gemm_desc *d, const uint16_t *A, const uint16_t
     return rc ? rc : run_matmul(SB_DT_BF16, d, A, B, NULL, NULL, C, e);
 }
 
-static int gemm_bf16_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C,
-                         sb_err *e)
+static int gemm_bf16_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C, sb_err *e)
 {
     int rc = sb_gemm_desc_check(d, e);
     if (rc) return rc;
     int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
-    uint16_t *a = to_bf16(A, d->transa == 'N' ? d->m : d->k, d->transa == 'N' ? d->k : d->m,
-                          d->lda, &tl_bf_a, &tl_bf_acap, nt);
-    uint16_t *b = to_bf16(B, d->transb == 'N' ? d->k : d->n, d->transb == 'N' ? d->n : d->k,
-                          d->ldb, &tl_bf_b, &tl_bf_bcap, nt);
+    uint16_t *a = to_bf16(A, d->transa == 'N' ? d->m : d->k, d->transa == 'N' ? d->k : d->m, d->lda,
+                          &tl_bf_a, &tl_bf_acap, nt);
+    uint16_t *b = to_bf16(B, d->transb == 'N' ? d->k : d->n, d->transb == 'N' ? d->n : d->k, d->ldb,
+                          &tl_bf_b, &tl_bf_bcap, nt);
     if (!a || !b) return sb_errf(e, SB_EFAIL, "onednn-bf16: out of memory for bf16 copies");
     return gemm_bf16_in(d, a, b, C, e);
 }
@@ -481,9 +505,16 @@ static int pack_b(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d, co
     omp_set_num_threads(nt);
     mm_key key;
     memset(&key, 0, sizeof key);
-    key.dt = dt; key.m = dd.m; key.n = dd.n; key.k = dd.k;
-    key.lda = dd.lda; key.ldc = dd.ldc; key.ta = dd.transa; key.tb = dd.transb;
-    key.alpha = 1.0f; key.threads = nt;
+    key.dt = dt;
+    key.m = dd.m;
+    key.n = dd.n;
+    key.k = dd.k;
+    key.lda = dd.lda;
+    key.ldc = dd.ldc;
+    key.ta = dd.transa;
+    key.tb = dd.transb;
+    key.alpha = 1.0f;
+    key.threads = nt;
     dnnl_primitive_desc_t pd = NULL, rpd = NULL;
     dnnl_primitive_t reorder = NULL;
     dnnl_memory_t msrc = NULL, mdst = NULL;
@@ -514,7 +545,10 @@ static int pack_b(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d, co
     DNNL_TRY(dnnl_primitive_execute(reorder, tl_stream, 2, args), "weights reorder");
     DNNL_TRY(dnnl_stream_wait(tl_stream), "stream wait");
     p->owner = owner;
-    p->k = dd.k; p->n = dd.n; p->ldb = dd.ldb; p->transb = dd.transb;
+    p->k = dd.k;
+    p->n = dd.n;
+    p->ldb = dd.ldb;
+    p->transb = dd.transb;
     p->ext = pk;
     p->ext_free = packed_free;
     pk = NULL;
@@ -532,8 +566,8 @@ out:
     return rc;
 }
 
-static int gemm_packed(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d,
-                       const void *A, const sb_packed_b *B, void *C, sb_err *e)
+static int gemm_packed(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d, const void *A,
+                       const sb_packed_b *B, void *C, sb_err *e)
 {
     int rc = sb_packed_b_check(B, owner, d, e);
     if (rc) return rc;
@@ -551,40 +585,68 @@ static int gemm_packed(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *
 }
 
 static int pack_f32(const sb_gemm_desc *d, const void *B, sb_packed_b **o, sb_err *e)
-{ return pack_b(&sb_kernel_onednn_f32, SB_DT_F32, d, B, o, e); }
+{
+    return pack_b(&sb_kernel_onednn_f32, SB_DT_F32, d, B, o, e);
+}
 static int pack_bf16(const sb_gemm_desc *d, const void *B, sb_packed_b **o, sb_err *e)
-{ return pack_b(&sb_kernel_onednn_bf16, SB_DT_BF16, d, B, o, e); }
+{
+    return pack_b(&sb_kernel_onednn_bf16, SB_DT_BF16, d, B, o, e);
+}
 static int pack_int8(const sb_gemm_desc *d, const void *B, sb_packed_b **o, sb_err *e)
-{ return pack_b(&sb_kernel_onednn_int8, SB_DT_INT8, d, B, o, e); }
+{
+    return pack_b(&sb_kernel_onednn_int8, SB_DT_INT8, d, B, o, e);
+}
 static int packed_f32(const sb_gemm_desc *d, const void *A, const sb_packed_b *B, void *C,
                       sb_err *e)
-{ return gemm_packed(&sb_kernel_onednn_f32, SB_DT_F32, d, A, B, C, e); }
+{
+    return gemm_packed(&sb_kernel_onednn_f32, SB_DT_F32, d, A, B, C, e);
+}
 static int packed_bf16(const sb_gemm_desc *d, const void *A, const sb_packed_b *B, void *C,
                        sb_err *e)
-{ return gemm_packed(&sb_kernel_onednn_bf16, SB_DT_BF16, d, A, B, C, e); }
+{
+    return gemm_packed(&sb_kernel_onednn_bf16, SB_DT_BF16, d, A, B, C, e);
+}
 static int packed_int8(const sb_gemm_desc *d, const void *A, const sb_packed_b *B, void *C,
                        sb_err *e)
-{ return gemm_packed(&sb_kernel_onednn_int8, SB_DT_INT8, d, A, B, C, e); }
+{
+    return gemm_packed(&sb_kernel_onednn_int8, SB_DT_INT8, d, A, B, C, e);
+}
 
 static const char *impl_f32(void) { return tl_impl[SB_DT_F32][0] ? tl_impl[SB_DT_F32] : NULL; }
 static const char *impl_bf16(void) { return tl_impl[SB_DT_BF16][0] ? tl_impl[SB_DT_BF16] : NULL; }
 static const char *impl_int8(void) { return tl_impl[SB_DT_INT8][0] ? tl_impl[SB_DT_INT8] : NULL; }
 
 const sb_kernel sb_kernel_onednn_f32 = {
-    .name = "onednn-f32", .dtype = SB_DT_F32, .isa = "f32",
+    .name = "onednn-f32",
+    .dtype = SB_DT_F32,
+    .isa = "f32",
     .summary = "oneDNN matmul, f32 (primitive cached per shape; ISA cap via --onednn-isa)",
-    .probe = probe_f32, .gemm_f32 = gemm_f32, .impl = impl_f32,
-    .pack_b = pack_f32, .gemm_packed = packed_f32,
+    .probe = probe_f32,
+    .gemm_f32 = gemm_f32,
+    .impl = impl_f32,
+    .pack_b = pack_f32,
+    .gemm_packed = packed_f32,
 };
 const sb_kernel sb_kernel_onednn_bf16 = {
-    .name = "onednn-bf16", .dtype = SB_DT_BF16, .isa = "bf16",
+    .name = "onednn-bf16",
+    .dtype = SB_DT_BF16,
+    .isa = "bf16",
     .summary = "oneDNN matmul, bf16 x bf16 -> f32 (f32 inputs rounded to bf16 first)",
-    .probe = probe_bf16, .gemm_f32 = gemm_bf16_f32, .gemm_bf16 = gemm_bf16_in, .impl = impl_bf16,
-    .pack_b = pack_bf16, .gemm_packed = packed_bf16,
+    .probe = probe_bf16,
+    .gemm_f32 = gemm_bf16_f32,
+    .gemm_bf16 = gemm_bf16_in,
+    .impl = impl_bf16,
+    .pack_b = pack_bf16,
+    .gemm_packed = packed_bf16,
 };
 const sb_kernel sb_kernel_onednn_int8 = {
-    .name = "onednn-int8", .dtype = SB_DT_INT8, .isa = "int8",
+    .name = "onednn-int8",
+    .dtype = SB_DT_INT8,
+    .isa = "int8",
     .summary = "oneDNN matmul, u8 x s8 -> s32",
-    .probe = probe_int8, .gemm_u8s8 = gemm_int8, .impl = impl_int8,
-    .pack_b = pack_int8, .gemm_packed = packed_int8,
+    .probe = probe_int8,
+    .gemm_u8s8 = gemm_int8,
+    .impl = impl_int8,
+    .pack_b = pack_int8,
+    .gemm_packed = packed_int8,
 };

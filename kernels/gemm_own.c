@@ -30,7 +30,9 @@ static int probe_avx2(char *why, size_t n)
     }
     if (!(c->avx2 && c->fma)) {
         snprintf(why, n, "CPU lacks %s (CPUID.(EAX=7,ECX=0):EBX[5] AVX2, CPUID.1:ECX[12] FMA)",
-                 !c->avx2 && !c->fma ? "AVX2 and FMA" : !c->avx2 ? "AVX2" : "FMA");
+                 !c->avx2 && !c->fma ? "AVX2 and FMA"
+                     : !c->avx2      ? "AVX2"
+                                     : "FMA");
         return 0;
     }
     if (!c->os_avx) {
@@ -124,7 +126,12 @@ static int probe_amx(int int8, char *why, size_t n)
 
 static int probe_amx_bf16(char *why, size_t n) { return probe_amx(0, why, n); }
 static int probe_amx_int8(char *why, size_t n) { return probe_amx(1, why, n); }
-static int probe_always(char *why, size_t n) { (void)why; (void)n; return 1; }
+static int probe_always(char *why, size_t n)
+{
+    (void)why;
+    (void)n;
+    return 1;
+}
 
 int sb_isa_probe(const char *isa, char *why, size_t n)
 {
@@ -144,7 +151,7 @@ int sb_isa_probe(const char *isa, char *why, size_t n)
 typedef struct {
     const sb_kernel *kernel;
     int (*probe)(char *, size_t);
-    const sb_ukr *ukr, *ukr_bf16_in;   /* arrays of npair (1 or 2: by transa) */
+    const sb_ukr *ukr, *ukr_bf16_in; /* arrays of npair (1 or 2: by transa) */
     int npair;
     int int8;
     /* where the kernel picks its instructions at run time: the ukr pair for
@@ -153,10 +160,7 @@ typedef struct {
     const sb_ukr *(*choose)(void);
 } own_kernel;
 
-static const sb_ukr *ukrs_of(const own_kernel *o)
-{
-    return o->choose ? o->choose() : o->ukr;
-}
+static const sb_ukr *ukrs_of(const own_kernel *o) { return o->choose ? o->choose() : o->ukr; }
 
 static const sb_ukr *pick(const sb_ukr *u, int npair, const sb_gemm_desc *d)
 {
@@ -218,57 +222,77 @@ static const char *impl_avx2_int8(void)
 
 /* One set of thin wrappers per kernel: the registry wants plain function pointers. */
 #define OWN_KERNEL_X(id, nm, dt, isa_, sum, prb, ukr_, ukrh_, npair_, is_int8, choose_, impl_) \
-    extern const sb_kernel id;                                                             \
-    static const own_kernel id##_o = {&id, prb, ukr_, ukrh_, npair_, is_int8, choose_};    \
-    static int id##_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C,   \
-                        sb_err *e) { return own_gemm(&id##_o, d, A, B, C, e); }            \
-    static int id##_s8(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B,           \
-                       int32_t *C, sb_err *e) { return own_gemm(&id##_o, d, A, B, C, e); } \
-    static int id##_h(const sb_gemm_desc *d, const uint16_t *A, const uint16_t *B,         \
-                      float *C, sb_err *e) { return own_gemm_bf16(&id##_o, d, A, B, C, e); } \
-    static int id##_pk(const sb_gemm_desc *d, const void *B, sb_packed_b **out, sb_err *e) \
-    { return own_pack(&id##_o, d, B, out, e); }                                            \
-    static int id##_pg(const sb_gemm_desc *d, const void *A, const sb_packed_b *B, void *C, \
-                       sb_err *e) { return own_packed(&id##_o, d, A, B, C, e); }           \
-    const sb_kernel id = {                                                                 \
-        .name = nm, .dtype = dt, .isa = isa_, .summary = sum, .probe = prb,                \
-        .gemm_f32 = is_int8 ? NULL : id##_f32, .gemm_u8s8 = is_int8 ? id##_s8 : NULL,      \
-        .gemm_bf16 = (dt) == SB_DT_BF16 ? id##_h : NULL, .pack_b = id##_pk,                \
-        .gemm_packed = id##_pg, .impl = impl_}
-#define OWN_KERNEL(id, nm, dt, isa_, sum, prb, ukr_, ukrh_, npair_, is_int8)                  \
+    extern const sb_kernel id;                                                                 \
+    static const own_kernel id##_o = {&id, prb, ukr_, ukrh_, npair_, is_int8, choose_};        \
+    static int id##_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C,       \
+                        sb_err *e)                                                             \
+    {                                                                                          \
+        return own_gemm(&id##_o, d, A, B, C, e);                                               \
+    }                                                                                          \
+    static int id##_s8(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B, int32_t *C,   \
+                       sb_err *e)                                                              \
+    {                                                                                          \
+        return own_gemm(&id##_o, d, A, B, C, e);                                               \
+    }                                                                                          \
+    static int id##_h(const sb_gemm_desc *d, const uint16_t *A, const uint16_t *B, float *C,   \
+                      sb_err *e)                                                               \
+    {                                                                                          \
+        return own_gemm_bf16(&id##_o, d, A, B, C, e);                                          \
+    }                                                                                          \
+    static int id##_pk(const sb_gemm_desc *d, const void *B, sb_packed_b **out, sb_err *e)     \
+    {                                                                                          \
+        return own_pack(&id##_o, d, B, out, e);                                                \
+    }                                                                                          \
+    static int id##_pg(const sb_gemm_desc *d, const void *A, const sb_packed_b *B, void *C,    \
+                       sb_err *e)                                                              \
+    {                                                                                          \
+        return own_packed(&id##_o, d, A, B, C, e);                                             \
+    }                                                                                          \
+    const sb_kernel id = {.name = nm,                                                          \
+                          .dtype = dt,                                                         \
+                          .isa = isa_,                                                         \
+                          .summary = sum,                                                      \
+                          .probe = prb,                                                        \
+                          .gemm_f32 = is_int8 ? NULL : id##_f32,                               \
+                          .gemm_u8s8 = is_int8 ? id##_s8 : NULL,                               \
+                          .gemm_bf16 = (dt) == SB_DT_BF16 ? id##_h : NULL,                     \
+                          .pack_b = id##_pk,                                                   \
+                          .gemm_packed = id##_pg,                                              \
+                          .impl = impl_}
+#define OWN_KERNEL(id, nm, dt, isa_, sum, prb, ukr_, ukrh_, npair_, is_int8) \
     OWN_KERNEL_X(id, nm, dt, isa_, sum, prb, ukr_, ukrh_, npair_, is_int8, NULL, NULL)
 
 OWN_KERNEL(sb_kernel_avx2_f32, "avx2-f32", SB_DT_F32, "avx2_f32",
-           "AVX2 + FMA, 6x16 register block, blocked and packed (f32 -> f32)",
-           probe_avx2, sb_ukr_avx2_f32, NULL, 2, 0);
+           "AVX2 + FMA, 6x16 register block, blocked and packed (f32 -> f32)", probe_avx2,
+           sb_ukr_avx2_f32, NULL, 2, 0);
 OWN_KERNEL_X(sb_kernel_avx2_int8, "avx2-int8", SB_DT_INT8, "avx2_int8",
              "AVX-VNNI vpdpbusd where present, else vpmaddwd on s16-widened u8/s8 (exact), "
              "6x16 block (u8 x s8 -> s32)",
              probe_avx2, sb_ukr_avx2_int8, NULL, 2, 1, choose_avx2_int8, impl_avx2_int8);
 OWN_KERNEL(sb_kernel_avx512_f32, "avx512-f32", SB_DT_F32, "f32",
-           "AVX-512F FMA, 12x32 register block, blocked and packed (f32 -> f32)",
-           probe_avx512, sb_ukr_avx512_f32, NULL, 2, 0);
+           "AVX-512F FMA, 12x32 register block, blocked and packed (f32 -> f32)", probe_avx512,
+           sb_ukr_avx512_f32, NULL, 2, 0);
 OWN_KERNEL(sb_kernel_avx512_bf16, "avx512-bf16", SB_DT_BF16, "bf16",
            "AVX512_BF16 vdpbf16ps, 12x32 block, f32 rounded to bf16 while packing (-> f32)",
            probe_bf16, sb_ukr_avx512_bf16, sb_ukr_avx512_bf16_in, 2, 0);
 OWN_KERNEL(sb_kernel_vnni_int8, "vnni-int8", SB_DT_INT8, "int8",
-           "AVX512_VNNI vpdpbusd, 12x32 block (u8 x s8 -> s32)",
-           probe_vnni, sb_ukr_vnni_int8, NULL, 2, 1);
+           "AVX512_VNNI vpdpbusd, 12x32 block (u8 x s8 -> s32)", probe_vnni, sb_ukr_vnni_int8, NULL,
+           2, 1);
 OWN_KERNEL(sb_kernel_amx_bf16, "amx-bf16", SB_DT_BF16, "amx_bf16",
-           "AMX tdpbf16ps, 32x32 block in 2x2 tiles, B VNNI-packed (bf16 -> f32)",
-           probe_amx_bf16, &sb_ukr_amx_bf16, &sb_ukr_amx_bf16_in, 1, 0);
+           "AMX tdpbf16ps, 32x32 block in 2x2 tiles, B VNNI-packed (bf16 -> f32)", probe_amx_bf16,
+           &sb_ukr_amx_bf16, &sb_ukr_amx_bf16_in, 1, 0);
 OWN_KERNEL(sb_kernel_amx_int8, "amx-int8", SB_DT_INT8, "amx_int8",
-           "AMX tdpbusd, 32x32 block in 2x2 tiles, B VNNI-packed (u8 x s8 -> s32)",
-           probe_amx_int8, &sb_ukr_amx_int8, NULL, 1, 1);
+           "AMX tdpbusd, 32x32 block in 2x2 tiles, B VNNI-packed (u8 x s8 -> s32)", probe_amx_int8,
+           &sb_ukr_amx_int8, NULL, 1, 1);
 /* Not registered: avx2-int8's AVX-VNNI layout and loop on an exact AVX2
  * stand-in for vpdpbusd, and the AMX kernels on the tile model, for tests. */
 static const char *impl_vnni_model(void) { return "avxvnni-model:vpdpbusd-emulated"; }
 OWN_KERNEL_X(sb_kernel_avx2_int8_vnni_model, "avx2-int8-vnni-model", SB_DT_INT8, "avx2_int8",
-             "avx2-int8's AVX-VNNI path on an AVX2 model of vpdpbusd (tests)",
-             probe_avx2, sb_ukr_avxvnni_model, NULL, 2, 1, NULL, impl_vnni_model);
+             "avx2-int8's AVX-VNNI path on an AVX2 model of vpdpbusd (tests)", probe_avx2,
+             sb_ukr_avxvnni_model, NULL, 2, 1, NULL, impl_vnni_model);
 OWN_KERNEL(sb_kernel_amx_bf16_model, "amx-bf16-model", SB_DT_BF16, "amx_bf16",
-           "amx-bf16's tiling on the functional tile model (tests)",
-           probe_always, &sb_ukr_amxm_bf16, &sb_ukr_amxm_bf16_in, 1, 0);
+           "amx-bf16's tiling on the functional tile model (tests)", probe_always,
+           &sb_ukr_amxm_bf16, &sb_ukr_amxm_bf16_in, 1, 0);
 OWN_KERNEL(sb_kernel_amx_int8_model, "amx-int8-model", SB_DT_INT8, "amx_int8",
-           "amx-int8's tiling on the functional tile model (tests)",
-           probe_always, &sb_ukr_amxm_int8, NULL, 1, 1);
+           "amx-int8's tiling on the functional tile model (tests)", probe_always,
+           &sb_ukr_amxm_int8, NULL, 1, 1);

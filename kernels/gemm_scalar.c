@@ -58,7 +58,8 @@ int sb_gemm_ref_u8s8(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B, i
 
 static int scalar_probe(char *why, size_t n)
 {
-    (void)why; (void)n;
+    (void)why;
+    (void)n;
     return 1;
 }
 
@@ -68,7 +69,8 @@ static int scalar_gemm(const sb_gemm_desc *d, const float *A, const float *B, fl
     int rc = sb_gemm_desc_check(d, err);
     if (rc) return rc;
     int nt = d->threads > 0 ? d->threads : 0;
-    #pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads()) if (nt != 1)
+#pragma omp parallel for schedule(static) \
+    num_threads(nt > 0 ? nt : omp_get_max_threads()) if (nt != 1)
     for (int i = 0; i < d->m; i++) {
         sb_gemm_desc row = *d;
         row.m = 1;

@@ -35,12 +35,15 @@
 #undef UKR_MRV
 
 /* Bottom-edge panels run a narrower variant instead of multiplying zero rows. */
-static void ukr_s8_rc(int kcp, const void *a, const void *b, void *c, int ldc, int mre,
-                         int nre, float alpha, float beta)
+static void ukr_s8_rc(int kcp, const void *a, const void *b, void *c, int ldc, int mre, int nre,
+                      float alpha, float beta)
 {
-    if (mre > 8) ukr_s8_rc12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else if (mre > 4) ukr_s8_rc8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else ukr_s8_rc4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    if (mre > 8)
+        ukr_s8_rc12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else if (mre > 4)
+        ukr_s8_rc8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else
+        ukr_s8_rc4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
 }
 
 #define UKR_ACHUNK 0
@@ -66,24 +69,27 @@ static void ukr_s8_rc(int kcp, const void *a, const void *b, void *c, int ldc, i
 #undef UKR_MRV
 
 /* Bottom-edge panels run a narrower variant instead of multiplying zero rows. */
-static void ukr_s8_sm(int kcp, const void *a, const void *b, void *c, int ldc, int mre,
-                         int nre, float alpha, float beta)
+static void ukr_s8_sm(int kcp, const void *a, const void *b, void *c, int ldc, int mre, int nre,
+                      float alpha, float beta)
 {
-    if (mre > 8) ukr_s8_sm12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else if (mre > 4) ukr_s8_sm8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
-    else ukr_s8_sm4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    if (mre > 8)
+        ukr_s8_sm12(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else if (mre > 4)
+        ukr_s8_sm8(kcp, a, b, c, ldc, mre, nre, alpha, beta);
+    else
+        ukr_s8_sm4(kcp, a, b, c, ldc, mre, nre, alpha, beta);
 }
 
-static void pack_a_rc(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
-                      int kcp, void *dst)
+static void pack_a_rc(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc, int kcp,
+                      void *dst)
 {
     sb_pack_a_chunked(d, A, SB_SRC_U8, 0, UKR_MR, 4, i0, mc, p0, kc, kcp, dst);
 }
 /* op(A) = A^T: four stored rows (k = p..p+3) x 12 columns -> one 48-byte
  * slot row of a panel, straight into place (int8 runs four times f32's rate,
  * so the generic two-pass packer would cost a tenth of the time here). */
-static void pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
-                      int kcp, void *dst)
+static void pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc, int kcp,
+                      void *dst)
 {
     for (int q = 0; q * UKR_MR < mc; q++) {
         char *pan = (char *)dst + (size_t)q * UKR_MR * kcp;
@@ -105,8 +111,8 @@ static void pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, int 
     }
 }
 /* op(B) = B: four rows x 32 columns -> one 128-byte slot row of a panel. */
-static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0,
-                   int nc, void *dst)
+static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0, int nc,
+                   void *dst)
 {
     if (d->transb != 'N') {
         sb_pack_b_vnni(d, B, SB_SRC_S8, 0, 32, 4, p0, kc, kcp, j0, nc, dst);
@@ -139,10 +145,26 @@ static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp
 
 /* [0]: op(A) = A (row chunks), [1]: op(A) = A^T (slot-major) */
 const sb_ukr sb_ukr_vnni_int8[2] = {
-    {.name = "vnni-int8", .mr = UKR_MR, .nr = 32, .ku = 16 * 4, .kg = 4, .a_esz = 1,
-     .b_esz = 1, .c_esz = 4, .pack_a = pack_a_rc, .pack_b = pack_b,
+    {.name = "vnni-int8",
+     .mr = UKR_MR,
+     .nr = 32,
+     .ku = 16 * 4,
+     .kg = 4,
+     .a_esz = 1,
+     .b_esz = 1,
+     .c_esz = 4,
+     .pack_a = pack_a_rc,
+     .pack_b = pack_b,
      .kernel = ukr_s8_rc},
-    {.name = "vnni-int8", .mr = UKR_MR, .nr = 32, .ku = 16 * 4, .kg = 4, .a_esz = 1,
-     .b_esz = 1, .c_esz = 4, .pack_a = pack_a_sm, .pack_b = pack_b,
+    {.name = "vnni-int8",
+     .mr = UKR_MR,
+     .nr = 32,
+     .ku = 16 * 4,
+     .kg = 4,
+     .a_esz = 1,
+     .b_esz = 1,
+     .c_esz = 4,
+     .pack_a = pack_a_sm,
+     .pack_b = pack_b,
      .kernel = ukr_s8_sm},
 };

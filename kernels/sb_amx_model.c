@@ -27,7 +27,11 @@ static void fail(const char *fmt, ...)
 }
 
 const char *sb_amxm_error(void) { return st.has_err ? st.err : NULL; }
-void sb_amxm_clear_error(void) { st.has_err = 0; st.err[0] = '\0'; }
+void sb_amxm_clear_error(void)
+{
+    st.has_err = 0;
+    st.err[0] = '\0';
+}
 
 void sb_amxm_tilerelease(void)
 {
@@ -63,13 +67,12 @@ void sb_amxm_ldtilecfg(const void *mem)
             return;
         }
         if (c.rows[i] > 16 || c.colsb[i] > 64) {
-            fail("ldtilecfg: tile %d is %u rows x %u bytes, max 16 x 64", i, c.rows[i],
-                 c.colsb[i]);
+            fail("ldtilecfg: tile %d is %u rows x %u bytes, max 16 x 64", i, c.rows[i], c.colsb[i]);
             return;
         }
         if ((c.rows[i] == 0) != (c.colsb[i] == 0)) {
-            fail("ldtilecfg: tile %d has %u rows and %u bytes per row (both or neither zero)",
-                 i, c.rows[i], c.colsb[i]);
+            fail("ldtilecfg: tile %d has %u rows and %u bytes per row (both or neither zero)", i,
+                 c.rows[i], c.colsb[i]);
             return;
         }
     }
@@ -80,8 +83,10 @@ void sb_amxm_ldtilecfg(const void *mem)
 
 void sb_amxm_sttilecfg(void *mem)
 {
-    if (st.configured) memcpy(mem, &st.cfg, sizeof st.cfg);
-    else memset(mem, 0, sizeof st.cfg);
+    if (st.configured)
+        memcpy(mem, &st.cfg, sizeof st.cfg);
+    else
+        memset(mem, 0, sizeof st.cfg);
 }
 
 static int tile_ok(const char *op, int t)
@@ -136,8 +141,8 @@ static int dp_ok(const char *op, int d, int a, int b)
         return 0;
     }
     if (C[d] != C[b]) {
-        fail("%s: dst tmm%d has %u bytes per row, src2 tmm%d has %u (must match: N*4)", op, d,
-             C[d], b, C[b]);
+        fail("%s: dst tmm%d has %u bytes per row, src2 tmm%d has %u (must match: N*4)", op, d, C[d],
+             b, C[b]);
         return 0;
     }
     if (C[a] != 4 * R[b]) {
@@ -156,7 +161,7 @@ static float bf16_daz(const uint8_t *p)
 {
     uint16_t h;
     memcpy(&h, p, 2);
-    if ((h & 0x7f80) == 0) h &= 0x8000;   /* denormal input -> signed zero */
+    if ((h & 0x7f80) == 0) h &= 0x8000; /* denormal input -> signed zero */
     uint32_t u = (uint32_t)h << 16;
     float f;
     memcpy(&f, &u, 4);
@@ -189,7 +194,7 @@ static void dp_int8(int d, int a, int b, int a_unsigned)
         for (int n = 0; n < N; n++) {
             int32_t acc;
             memcpy(&acc, &st.t[d][m][4 * n], 4);
-            uint32_t sum = (uint32_t)acc;   /* wraps like the hardware */
+            uint32_t sum = (uint32_t)acc; /* wraps like the hardware */
             for (int k = 0; k < K; k++)
                 for (int q = 0; q < 4; q++) {
                     uint8_t ab = st.t[a][m][4 * k + q];

@@ -27,8 +27,7 @@ static uint64_t read_xcr0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-const char *sb_cpu_microarch(const char *vendor, unsigned family,
-                             unsigned model, unsigned stepping)
+const char *sb_cpu_microarch(const char *vendor, unsigned family, unsigned model, unsigned stepping)
 {
     if (strcmp(vendor, "GenuineIntel") == 0 && family == 6) {
         switch (model) {
@@ -36,19 +35,37 @@ const char *sb_cpu_microarch(const char *vendor, unsigned family,
             if (stepping >= 10) return "Cooper Lake";
             if (stepping >= 5) return "Cascade Lake";
             return "Skylake-SP";
-        case 0x3C: case 0x3F: case 0x45: case 0x46: return "Haswell";
-        case 0x3D: case 0x47: case 0x4F: case 0x56: return "Broadwell";
+        case 0x3C:
+        case 0x3F:
+        case 0x45:
+        case 0x46: return "Haswell";
+        case 0x3D:
+        case 0x47:
+        case 0x4F:
+        case 0x56: return "Broadwell";
         /* Kaby, Coffee, Whiskey and Comet Lake keep the Skylake core */
-        case 0x4E: case 0x5E: case 0x8E: case 0x9E: case 0xA5: case 0xA6: return "Skylake";
-        case 0x8C: case 0x8D: return "Tiger Lake";
+        case 0x4E:
+        case 0x5E:
+        case 0x8E:
+        case 0x9E:
+        case 0xA5:
+        case 0xA6: return "Skylake";
+        case 0x8C:
+        case 0x8D: return "Tiger Lake";
         case 0xA7: return "Rocket Lake";
-        case 0x97: case 0x9A: return "Alder Lake";
-        case 0xB7: case 0xBA: case 0xBF: return "Raptor Lake";
-        case 0x6A: case 0x6C: return "Ice Lake";
-        case 0x7D: case 0x7E: return "Ice Lake (client)";
+        case 0x97:
+        case 0x9A: return "Alder Lake";
+        case 0xB7:
+        case 0xBA:
+        case 0xBF: return "Raptor Lake";
+        case 0x6A:
+        case 0x6C: return "Ice Lake";
+        case 0x7D:
+        case 0x7E: return "Ice Lake (client)";
         case 0x8F: return "Sapphire Rapids";
         case 0xCF: return "Emerald Rapids";
-        case 0xAD: case 0xAE: return "Granite Rapids";
+        case 0xAD:
+        case 0xAE: return "Granite Rapids";
         case 0xAF: return "Sierra Forest";
         default: return "unknown";
         }
@@ -76,12 +93,15 @@ static void cache_leaf(sb_cpu *cpu, unsigned leaf)
         __cpuid_count(leaf, sub, a, b, c, d);
         unsigned type = a & 31, level = (a >> 5) & 7;
         if (type == 0) break;
-        if (type == 2) continue;   /* instruction cache */
-        size_t size = (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) *
-                      ((b & 0xfff) + 1) * ((size_t)c + 1);
-        if (level == 1) cpu->l1d_bytes = size;
-        else if (level == 2) cpu->l2_bytes = size;
-        else if (level == 3) cpu->l3_bytes = size;
+        if (type == 2) continue; /* instruction cache */
+        size_t size = (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) *
+            ((size_t)c + 1);
+        if (level == 1)
+            cpu->l1d_bytes = size;
+        else if (level == 2)
+            cpu->l2_bytes = size;
+        else if (level == 3)
+            cpu->l3_bytes = size;
     }
 }
 
@@ -92,7 +112,7 @@ static void cache_detect(sb_cpu *cpu, unsigned max_leaf)
     __cpuid(0x80000000, a, b, c, d);
     if (amd && a >= 0x8000001D) {
         __cpuid(0x80000001, a, b, c, d);
-        if ((c >> 22) & 1) {   /* TopologyExtensions: leaf 0x8000001D valid */
+        if ((c >> 22) & 1) { /* TopologyExtensions: leaf 0x8000001D valid */
             cache_leaf(cpu, 0x8000001D);
             return;
         }
@@ -200,7 +220,7 @@ static void no_avx512(sb_cpu *c)
     c->avx512f = c->avx512bw = c->avx512vl = c->avx512dq = 0;
     c->avx512_vnni = c->avx512_bf16 = 0;
     c->os_avx512 = 0;
-    no_amx(c);   /* no CPU has AMX without AVX-512, and our AMX code packs with it */
+    no_amx(c); /* no CPU has AMX without AVX-512, and our AMX code packs with it */
 }
 
 void sb_cpu_apply_forces(sb_cpu *c)
@@ -312,8 +332,7 @@ static void amx_init(void)
         return;
     }
     mask = 0;
-    if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &mask) == 0)
-        s->perm_mask = mask;
+    if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &mask) == 0) s->perm_mask = mask;
     if (!(s->perm_mask & (1ul << XFEATURE_XTILEDATA))) {
         snprintf(s->why, sizeof s->why,
                  "ARCH_GET_XCOMP_PERM does not include XTILEDATA (mask 0x%llx, kernel %s)",

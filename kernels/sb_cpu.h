@@ -7,22 +7,22 @@
 #include <stdint.h>
 
 typedef struct sb_cpu {
-    char vendor[16];        /* "GenuineIntel", "AuthenticAMD" */
-    char brand[64];         /* CPUID brand string, trimmed */
-    unsigned family, model, stepping;   /* display family/model */
-    const char *microarch;  /* "Sapphire Rapids", "Zen 4", ... or "unknown" */
+    char vendor[16];                  /* "GenuineIntel", "AuthenticAMD" */
+    char brand[64];                   /* CPUID brand string, trimmed */
+    unsigned family, model, stepping; /* display family/model */
+    const char *microarch;            /* "Sapphire Rapids", "Zen 4", ... or "unknown" */
     /* ISA flags as CPUID reports them (hardware capability) */
-    int avx, avx2, fma, avx_vnni;   /* avx_vnni: VEX vpdpbusd, CPUID.(7,1):EAX[4] */
+    int avx, avx2, fma, avx_vnni; /* avx_vnni: VEX vpdpbusd, CPUID.(7,1):EAX[4] */
     int avx512f, avx512bw, avx512vl, avx512dq;
     int avx512_vnni, avx512_bf16, amx_tile, amx_bf16, amx_int8;
     /* OS state */
     uint64_t xcr0;
-    int os_avx;             /* XCR0 bits 1-2 (SSE, YMM): AVX/AVX2/FMA may run */
-    int os_avx512;          /* XCR0 bits 5-7 (opmask, ZMM_Hi256, Hi16_ZMM) */
-    int xcr0_amx;           /* XCR0 bits 17-18 (XTILECFG, XTILEDATA) */
-    int amx_palette1;       /* CPUID 0x1D: palette 1 exists */
+    int os_avx;       /* XCR0 bits 1-2 (SSE, YMM): AVX/AVX2/FMA may run */
+    int os_avx512;    /* XCR0 bits 5-7 (opmask, ZMM_Hi256, Hi16_ZMM) */
+    int xcr0_amx;     /* XCR0 bits 17-18 (XTILECFG, XTILEDATA) */
+    int amx_palette1; /* CPUID 0x1D: palette 1 exists */
     int amx_max_rows, amx_bytes_per_row, amx_tiles;
-    char forced[160];       /* the SB_FORCE_NO_* variables applied, "" when none */
+    char forced[160]; /* the SB_FORCE_NO_* variables applied, "" when none */
     /* Data caches per instance (CPUID leaf 4, or 0x8000001D on AMD), bytes;
      * 0 when not reported. The GEMM driver blocks for these. */
     size_t l1d_bytes, l2_bytes, l3_bytes;
@@ -50,8 +50,8 @@ int sb_cpu_check_forces(char *why, size_t whylen);
 
 /* Microarchitecture name from vendor/family/model (and flags where families
  * share a model: Skylake-SP/Cascade Lake by stepping). Never NULL; "unknown" when not recognised. */
-const char *sb_cpu_microarch(const char *vendor, unsigned family,
-                             unsigned model, unsigned stepping);
+const char *sb_cpu_microarch(const char *vendor, unsigned family, unsigned model,
+                             unsigned stepping);
 
 /* AMX permission for this process. Requests ARCH_REQ_XCOMP_PERM(18) once.
  * Returns 1 when AMX instructions may run; otherwise 0 and a reason in
@@ -59,10 +59,10 @@ const char *sb_cpu_microarch(const char *vendor, unsigned family,
  * and the kernel release). */
 typedef struct sb_amx_status {
     int permitted;
-    int supp_ok;            /* ARCH_GET_XCOMP_SUPP answered */
-    uint64_t supp_mask;     /* features the kernel supports */
-    int req_errno;          /* errno of ARCH_REQ_XCOMP_PERM, 0 if it worked */
-    uint64_t perm_mask;     /* ARCH_GET_XCOMP_PERM after the request */
+    int supp_ok;        /* ARCH_GET_XCOMP_SUPP answered */
+    uint64_t supp_mask; /* features the kernel supports */
+    int req_errno;      /* errno of ARCH_REQ_XCOMP_PERM, 0 if it worked */
+    uint64_t perm_mask; /* ARCH_GET_XCOMP_PERM after the request */
     char why[256];
 } sb_amx_status;
 const sb_amx_status *sb_amx_request(void);

@@ -7,11 +7,10 @@
 #define SB_DEQUANT_H
 #include "sb_kernel.h"
 
-typedef void (*sb_dequant_tile_fn)(const sb_dequant *q, void *C, int ldc, int i0, int j0,
-                                   int mre, int nre);
+typedef void (*sb_dequant_tile_fn)(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
+                                   int nre);
 void sb_dequant_tile_avx512(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
                             int nre);
-void sb_dequant_tile_avx2(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
-                          int nre);
+void sb_dequant_tile_avx2(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre, int nre);
 
 #endif

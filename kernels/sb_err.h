@@ -7,9 +7,9 @@
 
 enum {
     SB_OK = 0,
-    SB_EFAIL = 1,   /* the work failed (or a gate found a regression) */
-    SB_EUSAGE = 2,  /* bad usage or bad input */
-    SB_ESKIP = 3,   /* this machine cannot run what was named (a kernel or an
+    SB_EFAIL = 1,  /* the work failed (or a gate found a regression) */
+    SB_EUSAGE = 2, /* bad usage or bad input */
+    SB_ESKIP = 3,  /* this machine cannot run what was named (a kernel or an
                        instruction path): skipped, with the reason */
 };
 
@@ -19,8 +19,7 @@ typedef struct sb_err {
 } sb_err;
 
 /* Sets e (if non-NULL) and returns code, so callers can `return sb_errf(...)`. */
-int sb_errf(sb_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int sb_errf(sb_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void sb_err_clear(sb_err *e);
 
 #endif

@@ -127,7 +127,7 @@ static void *grow(void **buf, size_t *cap, size_t need)
 
 /* s32 tile at C (rows i0.., columns j0..) -> f32 in place (sb_dequant). */
 static void dequant_tile_scalar(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
-                         int nre)
+                                int nre)
 {
     const float *bs = q->b_scale + j0, *bias = q->bias ? q->bias + j0 : NULL;
     const int32_t *cs = q->b_colsum + j0;
@@ -152,12 +152,11 @@ static void dequant_pick(void)
 {
     const sb_cpu *c = sb_cpu_get();
     g_dequant = c->avx512f && c->avx512bw && c->avx512vl && c->avx512dq && c->os_avx512
-                    ? sb_dequant_tile_avx512
-                : c->avx2 && c->fma && c->os_avx ? sb_dequant_tile_avx2
-                                                 : dequant_tile_scalar;
+        ? sb_dequant_tile_avx512
+        : c->avx2 && c->fma && c->os_avx ? sb_dequant_tile_avx2
+                                         : dequant_tile_scalar;
 }
-static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre,
-                         int nre)
+static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre, int nre)
 {
     pthread_once(&g_dequant_once, dequant_pick);
     g_dequant(q, C, ldc, i0, j0, mre, nre);
@@ -170,8 +169,8 @@ typedef struct {
     const sb_packed_b *pb;
     void *C;
     int mc, nc, kc, nt;
-    int split_rows;         /* 1: threads own row ranges; 0: column panels */
-    char *shared_b[2];      /* split rows: B blocks packed by all threads together
+    int split_rows;    /* 1: threads own row ranges; 0: column panels */
+    char *shared_b[2]; /* split rows: B blocks packed by all threads together
                                (double-buffered); NULL: each thread packs its own */
     int failed;
     sb_err *err;
@@ -215,8 +214,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
      * own floats, read as well from an MC slice, and a packed copy of every
      * row then only crowds L3 (1-2 % on A^T shapes, avx2-f32 and avx512-f32). */
     int a_whole = d->transa == 'T' && u->kg > 1;
-    size_t a_need = (size_t)round_up(a_whole ? row_hi - row_lo : x->mc, u->mr) * kcp_max *
-                    u->a_esz;
+    size_t a_need = (size_t)round_up(a_whole ? row_hi - row_lo : x->mc, u->mr) * kcp_max * u->a_esz;
     size_t b_need = x->pb || shared ? 0 : (size_t)round_up(x->nc, u->nr) * kcp_max * u->b_esz;
     void *abuf = ok ? grow(&tl_abuf, &tl_acap, a_need) : NULL;
     void *bbuf = ok && b_need ? grow(&tl_bbuf, &tl_bcap, b_need) : NULL;
@@ -240,7 +238,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
             int kcp = round_up(kcur, u->ku);
             size_t bpan = (size_t)kcp * u->nr * u->b_esz;
             size_t apan = (size_t)kcp * u->mr * u->a_esz;
-            const char *bblk;   /* panel jp at bblk + jp * bpan */
+            const char *bblk; /* panel jp at bblk + jp * bpan */
             if (shared) {
                 char *sb = x->shared_b[blk++ & 1];
                 int plo, phi;
@@ -249,7 +247,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
                     u->pack_b(d, x->B, pc, kcur, kcp, jc + plo * u->nr,
                               (phi * u->nr < ncur ? phi * u->nr : ncur) - plo * u->nr,
                               sb + (size_t)plo * bpan);
-                #pragma omp barrier
+#pragma omp barrier
                 if (!ok || row_hi <= row_lo) continue;
                 bblk = sb;
             } else if (x->pb) {
@@ -300,7 +298,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
         }
     }
     if (!ok) {
-        #pragma omp critical(sb_gemm_err)
+#pragma omp critical(sb_gemm_err)
         {
             if (x->err && x->err->code == SB_OK) *x->err = lerr;
             x->failed = 1;
@@ -354,8 +352,8 @@ int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const voi
     if (x.nt == 1) {
         run_thread(&x, 0, 1);
     } else {
-        /* the runtime may give fewer threads than asked (nested regions) */
-        #pragma omp parallel num_threads(x.nt)
+/* the runtime may give fewer threads than asked (nested regions) */
+#pragma omp parallel num_threads(x.nt)
         run_thread(&x, omp_get_thread_num(), omp_get_num_threads());
     }
     if (x.failed) {
@@ -367,8 +365,8 @@ int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const voi
 
 /* ---- pre-packed B ------------------------------------------------------ */
 
-int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc *d,
-                         const void *B, sb_packed_b **out, sb_err *e)
+int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc *d, const void *B,
+                         sb_packed_b **out, sb_err *e)
 {
     *out = NULL;
     sb_gemm_desc dd = *d;
@@ -415,17 +413,15 @@ int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc 
     return SB_OK;
 }
 
-int sb_packed_b_check(const sb_packed_b *pb, const void *owner, const sb_gemm_desc *d,
-                      sb_err *e)
+int sb_packed_b_check(const sb_packed_b *pb, const void *owner, const sb_gemm_desc *d, sb_err *e)
 {
     if (!pb) return sb_errf(e, SB_EUSAGE, "no packed B given");
-    if (pb->owner != owner)
-        return sb_errf(e, SB_EUSAGE, "packed B was made by another kernel");
+    if (pb->owner != owner) return sb_errf(e, SB_EUSAGE, "packed B was made by another kernel");
     if (pb->k != d->k || pb->n != d->n || pb->transb != d->transb || pb->ldb != d->ldb)
         return sb_errf(e, SB_EUSAGE,
                        "packed B is %dx%d (trans %c, ldb %d), the call wants %dx%d (trans %c, "
-                       "ldb %d)", pb->k, pb->n, pb->transb, pb->ldb, d->k, d->n, d->transb,
-                       d->ldb);
+                       "ldb %d)",
+                       pb->k, pb->n, pb->transb, pb->ldb, d->k, d->n, d->transb, d->ldb);
     return SB_OK;
 }
 
@@ -442,7 +438,7 @@ void sb_gemm_add_bias(const sb_gemm_desc *d, float *C)
 {
     if (!d->bias) return;
     int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
-    #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && (long)d->m * d->n > 65536)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && (long)d->m * d->n > 65536)
     for (int i = 0; i < d->m; i++) {
         float *c = C + (size_t)i * d->ldc;
         for (int j = 0; j < d->n; j++) c[j] += d->bias[j];
@@ -453,7 +449,7 @@ void sb_gemm_apply_dequant(const sb_gemm_desc *d, void *C)
 {
     if (!d->dequant) return;
     int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
-    #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && (long)d->m * d->n > 65536)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && (long)d->m * d->n > 65536)
     for (int i = 0; i < d->m; i++)
         dequant_tile(d->dequant, (int32_t *)C + (size_t)i * d->ldc, d->ldc, i, 0, 1, d->n);
 }
@@ -461,11 +457,14 @@ void sb_gemm_apply_dequant(const sb_gemm_desc *d, void *C)
 int sb_gemm_check_int8(const sb_gemm_desc *d, sb_err *e)
 {
     if (d->bias)
-        return sb_errf(e, SB_EUSAGE, "int8 GEMM takes no f32 bias (give it in the dequant epilogue)");
-    if (d->dequant && (d->beta != 0.0f || !d->dequant->a_scale || !d->dequant->a_zp ||
-                       !d->dequant->b_scale || !d->dequant->b_colsum))
-        return sb_errf(e, SB_EUSAGE, "int8 GEMM dequant epilogue: beta must be 0 and every "
-                                     "scale, zero point and column sum given");
+        return sb_errf(e, SB_EUSAGE,
+                       "int8 GEMM takes no f32 bias (give it in the dequant epilogue)");
+    if (d->dequant &&
+        (d->beta != 0.0f || !d->dequant->a_scale || !d->dequant->a_zp || !d->dequant->b_scale ||
+         !d->dequant->b_colsum))
+        return sb_errf(e, SB_EUSAGE,
+                       "int8 GEMM dequant epilogue: beta must be 0 and every "
+                       "scale, zero point and column sum given");
     if (d->beta != 0.0f && d->beta != 1.0f)
         return sb_errf(e, SB_EUSAGE, "int8 GEMM takes beta 0 or 1 (got %g)", d->beta);
     return sb_gemm_desc_check(d, e);

@@ -21,25 +21,25 @@
 #include "sb_pack.h"
 
 /* Packs op(A)[i0, i0+mc) x [p0, p0+kc) into ceil(mc/mr) panels of mr*kcp elements. */
-typedef void (*sb_pack_a_fn)(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0,
-                             int kc, int kcp, void *dst);
+typedef void (*sb_pack_a_fn)(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
+                             int kcp, void *dst);
 /* Packs op(B)[p0, p0+kc) x [j0, j0+nc) into ceil(nc/nr) panels of kcp*nr elements. */
-typedef void (*sb_pack_b_fn)(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp,
-                             int j0, int nc, void *dst);
+typedef void (*sb_pack_b_fn)(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0,
+                             int nc, void *dst);
 /* C[0..mre) x [0..nre) = alpha * (a_panel . b_panel) + beta * C (beta == 0: C not read).
  * For int32 C: alpha is ignored and beta is 0 or 1. */
-typedef void (*sb_ukr_fn)(int kcp, const void *a, const void *b, void *C, int ldc, int mre,
-                          int nre, float alpha, float beta);
+typedef void (*sb_ukr_fn)(int kcp, const void *a, const void *b, void *C, int ldc, int mre, int nre,
+                          float alpha, float beta);
 
 typedef struct sb_ukr {
     const char *name;
-    int mr, nr;             /* register block */
-    int ku;                 /* k is packed in multiples of ku */
-    int kg;                 /* k values grouped per B element column (1 f32, 2 bf16, 4 int8) */
-    size_t a_esz, b_esz;    /* bytes per packed element */
-    size_t c_esz;           /* 4: f32 or s32 */
-    int kc_max;             /* upper bound for KC (0: none) */
-    int a_l2_pct;           /* packed A block (MC x KC) as a percentage of L2 (0: 150) */
+    int mr, nr;          /* register block */
+    int ku;              /* k is packed in multiples of ku */
+    int kg;              /* k values grouped per B element column (1 f32, 2 bf16, 4 int8) */
+    size_t a_esz, b_esz; /* bytes per packed element */
+    size_t c_esz;        /* 4: f32 or s32 */
+    int kc_max;          /* upper bound for KC (0: none) */
+    int a_l2_pct;        /* packed A block (MC x KC) as a percentage of L2 (0: 150) */
     sb_pack_a_fn pack_a;
     sb_pack_b_fn pack_b;
     sb_ukr_fn kernel;
@@ -51,13 +51,13 @@ typedef struct sb_ukr {
 
 /* Defined here so the oneDNN kernels can hang their own packed weights on it. */
 struct sb_packed_b {
-    const void *owner;      /* the sb_kernel (or sb_ukr) that packed it */
+    const void *owner; /* the sb_kernel (or sb_ukr) that packed it */
     int k, n, ldb;
     char transb;
-    int kc, nc, njc, npc;   /* blocking fixed at pack time */
-    size_t *off;            /* byte offset of block (jc, pc) at [jc * npc + pc] */
+    int kc, nc, njc, npc; /* blocking fixed at pack time */
+    size_t *off;          /* byte offset of block (jc, pc) at [jc * npc + pc] */
     void *buf;
-    void *ext;              /* owner's own data (oneDNN), freed by ext_free */
+    void *ext; /* owner's own data (oneDNN), freed by ext_free */
     void (*ext_free)(void *ext);
 };
 
@@ -66,11 +66,10 @@ int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const voi
                 const sb_packed_b *pb, void *C, sb_err *e);
 
 /* Packs op(B) whole for u (blocking fixed now, used again by sb_gemm_run). */
-int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc *d,
-                         const void *B, sb_packed_b **out, sb_err *e);
+int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc *d, const void *B,
+                         sb_packed_b **out, sb_err *e);
 /* SB_EUSAGE unless pb was made by owner for d's k, n, transb, ldb. */
-int sb_packed_b_check(const sb_packed_b *pb, const void *owner, const sb_gemm_desc *d,
-                      sb_err *e);
+int sb_packed_b_check(const sb_packed_b *pb, const void *owner, const sb_gemm_desc *d, sb_err *e);
 
 /* The blocking sb_gemm_run picks for u and this shape (exposed for tests and
  * the benchmark's notes). */

@@ -14,12 +14,12 @@
 #include "sb_err.h"
 
 typedef enum {
-    SB_DT_F32 = 0,  /* f32 in, f32 accumulate */
-    SB_DT_BF16,     /* f32 in rounded to bf16 (nearest-even) while packing, f32 out */
-    SB_DT_INT8,     /* u8 (A) x s8 (B) -> s32; alpha/beta: beta 0 or 1 only */
+    SB_DT_F32 = 0, /* f32 in, f32 accumulate */
+    SB_DT_BF16,    /* f32 in rounded to bf16 (nearest-even) while packing, f32 out */
+    SB_DT_INT8,    /* u8 (A) x s8 (B) -> s32; alpha/beta: beta 0 or 1 only */
 } sb_dtype;
 
-const char *sb_dtype_name(sb_dtype d);   /* "f32", "bf16", "int8" */
+const char *sb_dtype_name(sb_dtype d); /* "f32", "bf16", "int8" */
 
 /* Dynamic-quantisation epilogue of an int8 GEMM (u8 A with a scale and zero
  * point per row, s8 B symmetric with a scale per column): on the last k block
@@ -28,23 +28,23 @@ const char *sb_dtype_name(sb_dtype d);   /* "f32", "bf16", "int8" */
  * (b_colsum[j] = sum over k of B[k][j]; bias may be NULL). C then holds f32.
  * beta must be 0. */
 typedef struct sb_dequant {
-    const float *a_scale;     /* [m] */
-    const int32_t *a_zp;      /* [m] */
-    const float *b_scale;     /* [n] */
-    const int32_t *b_colsum;  /* [n] */
-    const float *bias;        /* [n] or NULL */
+    const float *a_scale;    /* [m] */
+    const int32_t *a_zp;     /* [m] */
+    const float *b_scale;    /* [n] */
+    const int32_t *b_colsum; /* [n] */
+    const float *bias;       /* [n] or NULL */
 } sb_dequant;
 
 typedef struct sb_gemm_desc {
-    char transa, transb;    /* 'N' or 'T' */
+    char transa, transb; /* 'N' or 'T' */
     int m, n, k;
     int lda, ldb, ldc;
     float alpha, beta;
-    int threads;            /* OpenMP threads for this call; <= 0: current default */
-    const float *bias;      /* f32 C only: bias[j] added to every row of C after the
+    int threads;               /* OpenMP threads for this call; <= 0: current default */
+    const float *bias;         /* f32 C only: bias[j] added to every row of C after the
                                product (a linear layer's bias, fused where the kernel
                                writes C); NULL: none. Int8 entries refuse it. */
-    const sb_dequant *dequant;  /* int8 C only: the epilogue above; NULL: s32 C */
+    const sb_dequant *dequant; /* int8 C only: the epilogue above; NULL: s32 C */
 } sb_gemm_desc;
 
 /* B packed once in a kernel's own layout, reused across calls (weights).
@@ -54,12 +54,12 @@ typedef struct sb_packed_b sb_packed_b;
 void sb_packed_b_free(sb_packed_b *p);
 
 typedef struct sb_kernel {
-    const char *name;       /* "scalar-f32", "avx2-f32", "avx512-f32", ... */
+    const char *name; /* "scalar-f32", "avx2-f32", "avx512-f32", ... */
     sb_dtype dtype;
-    const char *isa;        /* instruction path, keys the peak it is measured against:
+    const char *isa;     /* instruction path, keys the peak it is measured against:
                                "scalar", "avx2_f32" (AVX2 FMA), "avx2_int8", "f32"
                                (AVX-512 FMA), "bf16", "int8", "amx_bf16", "amx_int8" */
-    const char *summary;    /* one line for --help and `sprbench info` */
+    const char *summary; /* one line for --help and `sprbench info` */
     /* 1 when this machine can run the kernel; else 0 with the reason in why. */
     int (*probe)(char *why, size_t whylen);
     /* SB_DT_F32 and SB_DT_BF16 kernels. */
@@ -106,7 +106,7 @@ int sb_isa_probe(const char *isa, char *why, size_t whylen);
 
 int sb_kernel_count(void);
 const sb_kernel *sb_kernel_at(int i);
-const sb_kernel *sb_kernel_find(const char *name);   /* NULL when unknown */
+const sb_kernel *sb_kernel_find(const char *name); /* NULL when unknown */
 /* Comma-separated list of every registered name (for messages). */
 const char *sb_kernel_names(void);
 

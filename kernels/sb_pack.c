@@ -11,15 +11,20 @@
  *  - row interleave: source rows run along the panel (op(A) when 'T', op(B)
  *    when 'N'); kg consecutive k rows are interleaved into slots.
  * Edges (partial panels, k tails) go through the scalar put(). */
-typedef struct { sb_src_type src; int bf16; } conv_t;
+typedef struct {
+    sb_src_type src;
+    int bf16;
+} conv_t;
 
 static inline void put(void *dst, size_t idx, const void *X, size_t sidx, conv_t cv)
 {
     switch (cv.src) {
     case SB_SRC_F32: {
         float f = ((const float *)X)[sidx];
-        if (cv.bf16) ((uint16_t *)dst)[idx] = sb_f32_to_bf16(f);
-        else ((float *)dst)[idx] = f;
+        if (cv.bf16)
+            ((uint16_t *)dst)[idx] = sb_f32_to_bf16(f);
+        else
+            ((float *)dst)[idx] = f;
         break;
     }
     case SB_SRC_BF16: ((uint16_t *)dst)[idx] = ((const uint16_t *)X)[sidx]; break;
@@ -46,10 +51,11 @@ static inline __m128i cvt8_bf16(__m128i a, __m128i b)
     const __m128i quiet = _mm_set1_epi32(0x00400000);
     __m128i r[2], x[2] = {a, b};
     for (int i = 0; i < 2; i++) {
-        __m128i t = _mm_add_epi32(x[i], _mm_add_epi32(bias, _mm_and_si128(_mm_srli_epi32(x[i], 16), one)));
+        __m128i t = _mm_add_epi32(
+            x[i], _mm_add_epi32(bias, _mm_and_si128(_mm_srli_epi32(x[i], 16), one)));
         __m128i nan = _mm_cmpgt_epi32(_mm_and_si128(x[i], absm), inf);
         t = _mm_or_si128(_mm_and_si128(nan, _mm_or_si128(x[i], quiet)), _mm_andnot_si128(nan, t));
-        r[i] = _mm_srai_epi32(t, 16);   /* sign-extended, so packs is exact */
+        r[i] = _mm_srai_epi32(t, 16); /* sign-extended, so packs is exact */
     }
     return _mm_packs_epi32(r[0], r[1]);
 }
@@ -68,18 +74,19 @@ static inline void transpose_store(__m128i r0, __m128i r1, __m128i r2, __m128i r
 /* Panel of R rows (nrows real) from source rows along k: X row r at
  * X + r*ld elements, k from p0. Slot (s, r) at dst + (s*R + r)*4. All R rows
  * advance together, so the hardware sees R sequential streams at once. */
-static void pack_slot_transpose(const void *X, int ld, conv_t cv, int R, int nrows, int p0,
-                                int kc, int kcp, int kg, void *dst)
+static void pack_slot_transpose(const void *X, int ld, conv_t cv, int R, int nrows, int p0, int kc,
+                                int kcp, int kg, void *dst)
 {
     size_t es = dst_esz(cv), ses = src_esz(cv);
     if (nrows < R || kc < kcp) memset(dst, 0, (size_t)R * kcp * es);
     const char *base = (const char *)X + (size_t)p0 * ses;
     const size_t rs = (size_t)ld * ses;
-    int full = (R % 4 == 0 && nrows == R) ? kc / (4 * kg) * 4 * kg : 0;   /* k done by SIMD */
+    int full = (R % 4 == 0 && nrows == R) ? kc / (4 * kg) * 4 * kg : 0; /* k done by SIMD */
     const int cvt = cv.src == SB_SRC_F32 && cv.bf16;
     for (int p = 0; p < full; p += 4 * kg) {
         if ((p & 15) == 0)
-            for (int r = 0; r < R; r++) _mm_prefetch(base + r * rs + (size_t)(p + 128) * ses, _MM_HINT_T0);
+            for (int r = 0; r < R; r++)
+                _mm_prefetch(base + r * rs + (size_t)(p + 128) * ses, _MM_HINT_T0);
         char *o = (char *)dst + (size_t)(p / kg) * R * 4;
         if (cvt) {
             for (int r = 0; r < R; r += 4) {
@@ -87,7 +94,8 @@ static void pack_slot_transpose(const void *X, int ld, conv_t cv, int R, int nro
                 const float *x1 = (const float *)((const char *)x0 + rs);
                 const float *x2 = (const float *)((const char *)x1 + rs);
                 const float *x3 = (const float *)((const char *)x2 + rs);
-#define SB_LD8(x) cvt8_bf16(_mm_loadu_si128((const __m128i *)(x)), _mm_loadu_si128((const __m128i *)((x) + 4)))
+#define SB_LD8(x) \
+    cvt8_bf16(_mm_loadu_si128((const __m128i *)(x)), _mm_loadu_si128((const __m128i *)((x) + 4)))
                 transpose_store(SB_LD8(x0), SB_LD8(x1), SB_LD8(x2), SB_LD8(x3), o + (size_t)r * 4,
                                 (size_t)R * 4);
 #undef SB_LD8
@@ -99,8 +107,8 @@ static void pack_slot_transpose(const void *X, int ld, conv_t cv, int R, int nro
                 transpose_store(_mm_loadu_si128((const __m128i *)x0),
                                 _mm_loadu_si128((const __m128i *)(x0 + rs)),
                                 _mm_loadu_si128((const __m128i *)(x0 + 2 * rs)),
-                                _mm_loadu_si128((const __m128i *)(x0 + 3 * rs)),
-                                o + (size_t)r * 4, (size_t)R * 4);
+                                _mm_loadu_si128((const __m128i *)(x0 + 3 * rs)), o + (size_t)r * 4,
+                                (size_t)R * 4);
             }
         }
     }
@@ -153,7 +161,8 @@ static void interleave_rows(const char *r0, size_t rs, conv_t cv, int kg, int n,
                              _mm_loadu_si128((const __m128i *)(r0 + (size_t)c * 4)));
     }
     for (; c < n; c++)
-        for (int q = 0; q < kg; q++) put(out, (size_t)c * kg + q, r0, (size_t)q * rs / src_esz(cv) + c, cv);
+        for (int q = 0; q < kg; q++)
+            put(out, (size_t)c * kg + q, r0, (size_t)q * rs / src_esz(cv) + c, cv);
 }
 
 /* R*4 bytes (24, 48, 64 or 128) from t to o: inline moves beat a memcpy call. */
@@ -162,7 +171,7 @@ static inline void copy_slots(char *o, const char *t, int w)
     int bytes = w * 4, b = 0;
     for (; b + 16 <= bytes; b += 16)
         _mm_storeu_si128((__m128i *)(o + b), _mm_loadu_si128((const __m128i *)(t + b)));
-    if (b + 8 <= bytes) {   /* the 6-wide AVX2 panels: 16 + 8 */
+    if (b + 8 <= bytes) { /* the 6-wide AVX2 panels: 16 + 8 */
         memcpy(o + b, t + b, 8);
         b += 8;
     }
@@ -181,8 +190,8 @@ static void pack_interleave_via_tmp(const char *base, size_t rs, conv_t cv, int 
 #ifndef SB_PACK_ROWS
 #define SB_PACK_ROWS 8
 #endif
-static void pack_row_interleave(const void *X, int ld, conv_t cv, int R, int ncols, int p0,
-                                int kc, int kcp, int kg, void *dst)
+static void pack_row_interleave(const void *X, int ld, conv_t cv, int R, int ncols, int p0, int kc,
+                                int kcp, int kg, void *dst)
 {
     size_t es = dst_esz(cv), ses = src_esz(cv);
     int npan = (ncols + R - 1) / R;
@@ -224,8 +233,9 @@ static void pack_row_interleave(const void *X, int ld, conv_t cv, int R, int nco
             const char *row = base + (size_t)p * rs;
             for (int q = 0; q < npan; q++) {
                 int w = ncols - q * R < R ? ncols - q * R : R;
-                interleave_rows(row + (size_t)q * R * ses, rs, cv, kg, w,
-                                (uint32_t *)((char *)dst + q * pan_bytes + (size_t)(p / kg) * R * 4));
+                interleave_rows(
+                    row + (size_t)q * R * ses, rs, cv, kg, w,
+                    (uint32_t *)((char *)dst + q * pan_bytes + (size_t)(p / kg) * R * 4));
             }
         }
     } else {
@@ -254,8 +264,8 @@ static void pack_interleave_via_tmp(const char *base, size_t rs, conv_t cv, int 
         for (int p = 0; p < kfull; p += SB_PACK_GROUPS * kg) {
             int ng = (kfull - p) / kg < SB_PACK_GROUPS ? (kfull - p) / kg : SB_PACK_GROUPS;
             for (int g = 0; g < ng; g++)
-                interleave_rows(base + (size_t)(p + g * kg) * rs + (size_t)c0 * ses, rs, cv, kg,
-                                cn, tmp[g]);
+                interleave_rows(base + (size_t)(p + g * kg) * rs + (size_t)c0 * ses, rs, cv, kg, cn,
+                                tmp[g]);
             for (int c = 0; c < cn; c += R) {
                 int q = (c0 + c) / R, w = cn - c < R ? cn - c : R;
                 char *o = (char *)dst + q * pan_bytes + (size_t)(p / kg) * R * 4;
@@ -292,26 +302,26 @@ static void pack_vnni(const void *X, int ld, int k_down_rows, conv_t cv, int r, 
     }
 }
 
-void sb_pack_a_vnni(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                    int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst)
+void sb_pack_a_vnni(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
+                    int kg, int i0, int mc, int p0, int kc, int kcp, void *dst)
 {
     conv_t cv = {src, dst_bf16};
     pack_vnni(A, d->lda, d->transa == 'T', cv, mr, kg, i0, mc, p0, kc, kcp, dst);
 }
 
-void sb_pack_b_vnni(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16,
-                    int nr, int kg, int p0, int kc, int kcp, int j0, int nc, void *dst)
+void sb_pack_b_vnni(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16, int nr,
+                    int kg, int p0, int kc, int kcp, int j0, int nc, void *dst)
 {
     conv_t cv = {src, dst_bf16};
     pack_vnni(B, d->ldb, d->transb == 'N', cv, nr, kg, j0, nc, p0, kc, kcp, dst);
 }
 
-void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                       int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst)
+void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
+                       int kg, int i0, int mc, int p0, int kc, int kcp, void *dst)
 {
     conv_t cv = {src, dst_bf16};
     size_t es = dst_esz(cv), ses = src_esz(cv);
-    const int ce = 16 * kg;   /* k elements per chunk row (64 bytes) */
+    const int ce = 16 * kg; /* k elements per chunk row (64 bytes) */
     for (int q = 0; q * mr < mc; q++) {
         char *pan = (char *)dst + (size_t)q * mr * kcp * es;
         int rows = mc - q * mr < mr ? mc - q * mr : mr;
@@ -326,9 +336,10 @@ void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, in
                     const float *f = (const float *)row + p;
                     _mm_prefetch((const char *)(f + 4 * ce), _MM_HINT_T0);
                     for (int v = 0; v < 4; v++)
-                        _mm_storeu_si128((__m128i *)(o + 16 * v),
-                                         cvt8_bf16(_mm_loadu_si128((const __m128i *)(f + 8 * v)),
-                                                   _mm_loadu_si128((const __m128i *)(f + 8 * v + 4))));
+                        _mm_storeu_si128(
+                            (__m128i *)(o + 16 * v),
+                            cvt8_bf16(_mm_loadu_si128((const __m128i *)(f + 8 * v)),
+                                      _mm_loadu_si128((const __m128i *)(f + 8 * v + 4))));
                 }
             } else {
                 /* 64 source bytes are the 16 slots as they are */
@@ -348,8 +359,8 @@ void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, in
 }
 
 /* AMX A panels: one tile row per A row (row i at i*kcp), no slots. */
-void sb_pack_a_rows(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                    int mr, int i0, int mc, int p0, int kc, int kcp, void *dst)
+void sb_pack_a_rows(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
+                    int i0, int mc, int p0, int kc, int kcp, void *dst)
 {
     conv_t cv = {src, dst_bf16};
     size_t es = dst_esz(cv);

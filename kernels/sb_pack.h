@@ -15,7 +15,10 @@ typedef enum { SB_SRC_F32, SB_SRC_BF16, SB_SRC_U8, SB_SRC_S8 } sb_src_type;
 /* f32 -> bf16 bits, round to nearest even; NaN stays NaN (quiet). */
 static inline unsigned short sb_f32_to_bf16(float f)
 {
-    union { float f; unsigned u; } v = {f};
+    union {
+        float f;
+        unsigned u;
+    } v = {f};
     if ((v.u & 0x7f800000u) == 0x7f800000u && (v.u & 0x007fffffu))
         return (unsigned short)((v.u >> 16) | 0x40);
     v.u += 0x7fffu + ((v.u >> 16) & 1u);
@@ -23,7 +26,10 @@ static inline unsigned short sb_f32_to_bf16(float f)
 }
 static inline float sb_bf16_to_f32(unsigned short h)
 {
-    union { unsigned u; float f; } v = {(unsigned)h << 16};
+    union {
+        unsigned u;
+        float f;
+    } v = {(unsigned)h << 16};
     return v.f;
 }
 
@@ -31,15 +37,15 @@ static inline float sb_bf16_to_f32(unsigned short h)
  * element: f32 -> f32, f32 -> bf16 (round to nearest even), bf16 -> bf16,
  * u8 -> u8, s8 -> s8. a_vnni: panel element (i, p) at ((p/kg)*mr + i)*kg + p%kg.
  * a_rows: panel element (i, p) at i*kcp + p (AMX tiles: one row per A row). */
-void sb_pack_a_vnni(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                    int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
+void sb_pack_a_vnni(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
+                    int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
 /* a_chunked (op(A) = A only): panel element (i, p) in 16-slot row chunks,
  * slot s of row i at ((s/16)*mr + i)*64 + (s%16)*4 bytes (kcp a multiple of 16*kg). */
-void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                       int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
-void sb_pack_a_rows(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
-                    int mr, int i0, int mc, int p0, int kc, int kcp, void *dst);
-void sb_pack_b_vnni(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16,
-                    int nr, int kg, int p0, int kc, int kcp, int j0, int nc, void *dst);
+void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
+                       int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
+void sb_pack_a_rows(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
+                    int i0, int mc, int p0, int kc, int kcp, void *dst);
+void sb_pack_b_vnni(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16, int nr,
+                    int kg, int p0, int kc, int kcp, int j0, int nc, void *dst);
 
 #endif

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 
-const char *const sb_peak_paths[SB_PEAK_NPATHS] = {"avx2_f32", "avx2_int8", "f32", "bf16",
-                                                   "int8", "amx_bf16", "amx_int8"};
+const char *const sb_peak_paths[SB_PEAK_NPATHS] = {"avx2_f32", "avx2_int8", "f32",     "bf16",
+                                                   "int8",     "amx_bf16",  "amx_int8"};
 const char *const sb_peak_metrics[SB_PEAK_NPATHS] = {
-    "avx2_f32_gflops", "avx2_int8_gops", "f32_gflops",   "bf16_gflops",
+    "avx2_f32_gflops", "avx2_int8_gops",  "f32_gflops",   "bf16_gflops",
     "int8_gops",       "amx_bf16_gflops", "amx_int8_gops"};
 
 /* The loops live in ISA files; each returns a value that depends on every
@@ -26,7 +26,7 @@ double sb_peak_loop_amx_int8(long iters);
 typedef struct {
     const char *path, *insn;
     double (*loop)(long);
-    double ops;   /* per iteration, a multiply-add counted 2 */
+    double ops; /* per iteration, a multiply-add counted 2 */
 } peak_loop;
 
 /* per iteration: 14 ymm FMAs (8 lanes x 2); 14 vpmaddwd ymm (16 pairs x 2)
@@ -126,10 +126,11 @@ double sb_peak_ops_per_cycle(const char *path, const char *microarch, int avx_vn
     }
     for (size_t i = 0; i < sizeof g_opc / sizeof g_opc[0]; i++) {
         if (strcmp(g_opc[i].uarch, microarch) != 0) continue;
-        const double v[SB_PEAK_NPATHS] = {g_opc[i].avx2_f32,
-                                          avx_vnni ? g_opc[i].avx2_vnni : g_opc[i].avx2_madd,
-                                          g_opc[i].f32,      g_opc[i].bf16, g_opc[i].int8,
-                                          g_opc[i].amx_bf16, g_opc[i].amx_int8};
+        const double v[SB_PEAK_NPATHS] = {
+            g_opc[i].avx2_f32, avx_vnni ? g_opc[i].avx2_vnni : g_opc[i].avx2_madd,
+            g_opc[i].f32,      g_opc[i].bf16,
+            g_opc[i].int8,     g_opc[i].amx_bf16,
+            g_opc[i].amx_int8};
         if (v[pi] > 0) return v[pi];
         snprintf(why, whylen, "no documented throughput of %s%s on %s", path,
                  pi == 1 ? (avx_vnni ? " (vpdpbusd ymm)" : " (vpmaddwd ymm)") : "", microarch);
@@ -165,10 +166,10 @@ static double timed_round(double (*loop)(long), long iters, int nt)
     if (nt == 1) {
         sb_peak_sink += loop(iters);
     } else {
-        #pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt)
         {
             double v = loop(iters);
-            #pragma omp atomic
+#pragma omp atomic
             sb_peak_sink += v;
         }
     }
@@ -182,7 +183,8 @@ int sb_peak_measure(const char *path, int threads, double seconds, double *gflop
     if (sb_peak_path_index(path) < 0) {
         snprintf(why, whylen,
                  "unknown peak path '%s' (known: avx2_f32, avx2_int8, f32, bf16, int8, amx_bf16, "
-                 "amx_int8)", path);
+                 "amx_int8)",
+                 path);
         return 1;
     }
     /* the probe first: find_loop may pick by CPU flags, never run by them */

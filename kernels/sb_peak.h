@@ -12,8 +12,10 @@
 
 /* Paths, in report order (AVX2 first), and the metric each feeds. */
 #define SB_PEAK_NPATHS 7
-extern const char *const sb_peak_paths[SB_PEAK_NPATHS];    /* "avx2_f32", "avx2_int8", "f32", "bf16", "int8", "amx_bf16", "amx_int8" */
-extern const char *const sb_peak_metrics[SB_PEAK_NPATHS];  /* "avx2_f32_gflops", "avx2_int8_gops", "f32_gflops", ..., "amx_int8_gops" */
+extern const char *const sb_peak_paths
+    [SB_PEAK_NPATHS]; /* "avx2_f32", "avx2_int8", "f32", "bf16", "int8", "amx_bf16", "amx_int8" */
+extern const char *const sb_peak_metrics
+    [SB_PEAK_NPATHS]; /* "avx2_f32_gflops", "avx2_int8_gops", "f32_gflops", ..., "amx_int8_gops" */
 
 /* Index of path in sb_peak_paths, -1 when unknown. */
 int sb_peak_path_index(const char *path);

@@ -26,9 +26,14 @@ double sb_peak_loop_amx_bf16(long iters)
 {
     config_all_16x64();
     _Alignas(64) float out[16 * 16];
-    _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3);
-    _tile_loadd(4, g_src, 64); _tile_loadd(5, g_src, 64);
-    _tile_loadd(6, g_src, 64); _tile_loadd(7, g_src, 64);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, g_src, 64);
+    _tile_loadd(5, g_src, 64);
+    _tile_loadd(6, g_src, 64);
+    _tile_loadd(7, g_src, 64);
     for (long it = 0; it < iters; it++) {
         _tile_dpbf16ps(0, 4, 6);
         _tile_dpbf16ps(1, 4, 7);
@@ -45,9 +50,14 @@ double sb_peak_loop_amx_int8(long iters)
 {
     config_all_16x64();
     _Alignas(64) int32_t out[16 * 16];
-    _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3);
-    _tile_loadd(4, g_src, 64); _tile_loadd(5, g_src, 64);
-    _tile_loadd(6, g_src, 64); _tile_loadd(7, g_src, 64);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, g_src, 64);
+    _tile_loadd(5, g_src, 64);
+    _tile_loadd(6, g_src, 64);
+    _tile_loadd(7, g_src, 64);
     for (long it = 0; it < iters; it++) {
         _tile_dpbusd(0, 4, 6);
         _tile_dpbusd(1, 4, 7);

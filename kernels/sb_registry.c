@@ -10,10 +10,9 @@ extern const sb_kernel sb_kernel_scalar_f32, sb_kernel_avx2_f32, sb_kernel_avx2_
 
 /* Instruction sets in ascending order, oneDNN last. */
 static const sb_kernel *const g_kernels[] = {
-    &sb_kernel_scalar_f32, &sb_kernel_avx2_f32,    &sb_kernel_avx2_int8,
-    &sb_kernel_avx512_f32, &sb_kernel_avx512_bf16, &sb_kernel_vnni_int8,
-    &sb_kernel_amx_bf16,   &sb_kernel_amx_int8,    &sb_kernel_onednn_f32,
-    &sb_kernel_onednn_bf16, &sb_kernel_onednn_int8,
+    &sb_kernel_scalar_f32,  &sb_kernel_avx2_f32,    &sb_kernel_avx2_int8,   &sb_kernel_avx512_f32,
+    &sb_kernel_avx512_bf16, &sb_kernel_vnni_int8,   &sb_kernel_amx_bf16,    &sb_kernel_amx_int8,
+    &sb_kernel_onednn_f32,  &sb_kernel_onednn_bf16, &sb_kernel_onednn_int8,
 };
 
 int sb_kernel_count(void) { return (int)(sizeof g_kernels / sizeof g_kernels[0]); }
@@ -36,8 +35,7 @@ const char *sb_kernel_names(void)
     if (!buf[0]) {
         size_t off = 0;
         for (int i = 0; i < sb_kernel_count() && off < sizeof buf; i++)
-            off += snprintf(buf + off, sizeof buf - off, "%s%s", i ? ", " : "",
-                            g_kernels[i]->name);
+            off += snprintf(buf + off, sizeof buf - off, "%s%s", i ? ", " : "", g_kernels[i]->name);
     }
     return buf;
 }
@@ -57,8 +55,8 @@ int sb_gemm_desc_check(const sb_gemm_desc *d, sb_err *err)
     if ((d->transa != 'N' && d->transa != 'T') || (d->transb != 'N' && d->transb != 'T'))
         return sb_errf(err, SB_EUSAGE, "transpose must be N or T");
     if (d->m <= 0 || d->n <= 0 || d->k <= 0)
-        return sb_errf(err, SB_EUSAGE, "GEMM sizes must be positive (m=%d n=%d k=%d)", d->m,
-                       d->n, d->k);
+        return sb_errf(err, SB_EUSAGE, "GEMM sizes must be positive (m=%d n=%d k=%d)", d->m, d->n,
+                       d->k);
     int a_cols = d->transa == 'N' ? d->k : d->m;
     int b_cols = d->transb == 'N' ? d->n : d->k;
     if (d->lda < a_cols || d->ldb < b_cols || d->ldc < d->n)

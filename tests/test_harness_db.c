@@ -38,11 +38,11 @@ static json_t *machine_json(const char *fp)
 {
     return json_pack("{s:s, s:s, s:{s:s, s:s, s:i, s:i, s:i, s:s}, s:{s:b, s:s},"
                      " s:{s:i, s:i, s:i, s:i}, s:{s:I}, s:s}",
-                     "fingerprint", fp, "hostname", "h1", "cpu", "vendor", "GenuineIntel",
-                     "model", "Xeon", "family", 6, "model_number", 0x8f, "stepping", 8,
-                     "microarch", "Sapphire Rapids", "isa", "amx_os_permitted", 1, "amx_reason", "",
-                     "topology", "packages", 2, "numa_nodes", 2, "cores", 96, "pus", 192,
-                     "memory", "total_bytes", (json_int_t)1 << 40, "kernel", "6.1");
+                     "fingerprint", fp, "hostname", "h1", "cpu", "vendor", "GenuineIntel", "model",
+                     "Xeon", "family", 6, "model_number", 0x8f, "stepping", 8, "microarch",
+                     "Sapphire Rapids", "isa", "amx_os_permitted", 1, "amx_reason", "", "topology",
+                     "packages", 2, "numa_nodes", 2, "cores", 96, "pus", 192, "memory",
+                     "total_bytes", (json_int_t)1 << 40, "kernel", "6.1");
 }
 
 static void test_round_trip(void)
@@ -58,9 +58,17 @@ static void test_round_trip(void)
     CHECK(sb_db_machine_upsert(db, m, &mid, &e) == SB_OK);
     CHECK(sb_db_machine_upsert(db, m, &mid2, &e) == SB_OK);
     CHECK(mid > 0 && mid == mid2);
-    CHECK(sb_db_sweep_create(db, "label; DROP TABLE point", "gemm", "kernels = x", mid, &sid, &e) == SB_OK);
-    sb_point_desc d = {.seq = 1, .workload = "gemm", .kernel = "scalar-f32", .dtype = "f32",
-                       .shape = "8x8x8:NN", .config = "{}", .threads = 2, .ppn = 1, .nodes = 1,
+    CHECK(sb_db_sweep_create(db, "label; DROP TABLE point", "gemm", "kernels = x", mid, &sid, &e) ==
+          SB_OK);
+    sb_point_desc d = {.seq = 1,
+                       .workload = "gemm",
+                       .kernel = "scalar-f32",
+                       .dtype = "f32",
+                       .shape = "8x8x8:NN",
+                       .config = "{}",
+                       .threads = 2,
+                       .ppn = 1,
+                       .nodes = 1,
                        .command = "sprbench gemm ..."};
     CHECK(sb_db_point_add(db, sid, &d, mid, &pid, &e) == SB_OK);
     json_t *res = json_pack("{s:s, s:s, s:s, s:[f,f,f], s:{s:f, s:f}, s:{s:s}, s:{s:s}}",
@@ -68,12 +76,13 @@ static void test_round_trip(void)
                             0.75, "metrics", "gflops", 12.5, "epoch_seconds", 100.0, "units",
                             "gflops", "GFLOP/s", "projected", "epoch_seconds", "from 10 steps");
     CHECK(sb_db_point_ingest(db, pid, res, &e) == SB_OK);
-    CHECK(sb_db_point_ingest(db, pid, res, &e) == SB_OK);   /* replaces, no duplicates */
+    CHECK(sb_db_point_ingest(db, pid, res, &e) == SB_OK); /* replaces, no duplicates */
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sample"), 3);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM metric"), 2);
     CHECK_EQ_INT(count(db, "SELECT projected FROM metric WHERE name = 'epoch_seconds'"), 1);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM point WHERE status = 'ok'"), 1);
-    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE label = 'label; DROP TABLE point'"), 1);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE label = 'label; DROP TABLE point'"),
+                 1);
     /* a bad result is refused and leaves the point as it was */
     json_t *bad = json_pack("{s:s, s:[s]}", "status", "ok", "samples", "x");
     CHECK(sb_db_point_ingest(db, pid, bad, &e) == SB_EUSAGE);
@@ -103,16 +112,19 @@ static void test_older_schema(void)
     /* a version-1 database with a point in it */
     CHECK(sqlite3_exec(sb_db_handle(db),
                        "INSERT INTO sweep (uuid, status) VALUES ('s1', 'done');"
-                       "INSERT INTO point (uuid, sweep_id, seq, workload, status) VALUES ('p1', 1, 0, 'gemm', 'ok');",
+                       "INSERT INTO point (uuid, sweep_id, seq, workload, status) VALUES ('p1', 1, "
+                       "0, 'gemm', 'ok');",
                        NULL, NULL, NULL) == SQLITE_OK);
     CHECK(count(db, "SELECT COUNT(*) FROM pragma_table_info('point') WHERE name = 'command'") == 0);
     sb_db_close(db);
     CHECK(sb_db_open(path, &db, &e) == SB_OK);
     CHECK_EQ_INT(sb_db_schema_version(db), SB_DB_SCHEMA_VERSION);
-    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM pragma_table_info('point') WHERE name = 'command'"), 1);
+    CHECK_EQ_INT(
+        count(db, "SELECT COUNT(*) FROM pragma_table_info('point') WHERE name = 'command'"), 1);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM point WHERE uuid = 'p1'"), 1);
     /* a database from a newer sprbench is refused */
-    CHECK(sqlite3_exec(sb_db_handle(db), "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(sb_db_handle(db), "PRAGMA user_version = 99", NULL, NULL, NULL) ==
+          SQLITE_OK);
     sb_db_close(db);
     CHECK(sb_db_open(path, &db, &e) == SB_EUSAGE);
     CHECK(strstr(e.msg, "newer") != NULL);
@@ -147,10 +159,10 @@ static void test_text(void)
     CHECK_EQ_INT(sb_text_chars("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80", 15, &bad), 9);
     CHECK_EQ_INT(sb_text_chars("ab\xff", 3, &bad), -1);
     CHECK_EQ_INT(bad, 2);
-    CHECK_EQ_INT(sb_text_chars("\xc0\xaf", 2, NULL), -1);             /* overlong '/' */
-    CHECK_EQ_INT(sb_text_chars("\xed\xa0\x80", 3, NULL), -1);         /* surrogate */
-    CHECK_EQ_INT(sb_text_chars("\xf4\x90\x80\x80", 4, NULL), -1);     /* past U+10FFFF */
-    CHECK_EQ_INT(sb_text_chars("\xe2\x82", 2, NULL), -1);             /* cut character */
+    CHECK_EQ_INT(sb_text_chars("\xc0\xaf", 2, NULL), -1);         /* overlong '/' */
+    CHECK_EQ_INT(sb_text_chars("\xed\xa0\x80", 3, NULL), -1);     /* surrogate */
+    CHECK_EQ_INT(sb_text_chars("\xf4\x90\x80\x80", 4, NULL), -1); /* past U+10FFFF */
+    CHECK_EQ_INT(sb_text_chars("\xe2\x82", 2, NULL), -1);         /* cut character */
     CHECK_EQ_INT(sb_text_chars("a\0b", 3, &bad), -1);
     CHECK_EQ_INT(bad, 1);
     CHECK_EQ_INT(sb_text_check("\xc3\xa9\xc3\xa9\xc3\xa9", 3, "label", &e), SB_OK);
@@ -163,8 +175,15 @@ static void test_text(void)
 
     /* repair: invalid bytes and NUL visible as U+FFFD, nothing dropped */
     int changed = 0;
-    char *r = sb_text_repair("a\xff" "b\0c", 5, 0, &changed);
-    CHECK(r && !strcmp(r, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c") && changed);
+    char *r = sb_text_repair("a\xff"
+                             "b\0c",
+                             5, 0, &changed);
+    CHECK(r &&
+          !strcmp(r,
+                  "a\xef\xbf\xbd"
+                  "b\xef\xbf\xbd"
+                  "c") &&
+          changed);
     free(r);
     r = sb_text_repair("plain", 5, 0, &changed);
     CHECK(r && !strcmp(r, "plain") && !changed);
@@ -180,7 +199,10 @@ static void test_text(void)
     CHECK_EQ_INT(sb_text_prefix("ab\xe2\x82\xac", 4), 2);
     CHECK_EQ_INT(sb_text_prefix("ab\xe2\x82\xac", 5), 5);
     CHECK_EQ_INT(sb_text_prefix("abc", 10), 3);
-    CHECK_EQ_INT(sb_text_tail_start("a\xe2\x82\xac" "b", 5, 3), 4);
+    CHECK_EQ_INT(sb_text_tail_start("a\xe2\x82\xac"
+                                    "b",
+                                    5, 3),
+                 4);
     CHECK_EQ_INT(sb_text_tail_start("abc", 3, 10), 0);
     /* cells: one line, controls '?', wide characters two columns, cut with … */
     char cell[64];
@@ -188,16 +210,22 @@ static void test_text(void)
     CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "abcdef", 4, 0), "abc\xe2\x80\xa6"));
     CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "ab", 4, 1), "ab  "));
     CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "\xe6\xbc\xa2\xe5\xad\x97x", 4, 1),
-                  "\xe6\xbc\xa2\xe2\x80\xa6 "));   /* 漢 (2) + … (1) + pad */
-    CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "x\xc2\x9by", 5, 0), "x?y"));   /* C1 CSI */
+                  "\xe6\xbc\xa2\xe2\x80\xa6 ")); /* 漢 (2) + … (1) + pad */
+    CHECK(!strcmp(sb_text_cell(cell, sizeof cell, "x\xc2\x9by", 5, 0), "x?y")); /* C1 CSI */
     /* the shapes sprbench writes, and nothing else */
-    static const char *const good[] = {"", "64x64x64", "1024x768x3072:NT", "8x8x8:TT+prepack",
-                                       "model=tiny", "model=2,64,4,256 batch=32 seq=384",
-                                       "model=2, 64, 4, 256", "sizes=4..256M", NULL};
-    static const char *const badshapes[] = {"<b>64</b>x64x64", "64x64", "64x64x64:XY",
-                                            "0x1x1", "64x64x64 ", "model=tiny\nx", "model=",
-                                            "=x", "Model=x", "model=a b", "model=a  batch=1",
-                                            "64x64x64;rm", "12345678901x1x1", NULL};
+    static const char *const good[] = {"",
+                                       "64x64x64",
+                                       "1024x768x3072:NT",
+                                       "8x8x8:TT+prepack",
+                                       "model=tiny",
+                                       "model=2,64,4,256 batch=32 seq=384",
+                                       "model=2, 64, 4, 256",
+                                       "sizes=4..256M",
+                                       NULL};
+    static const char *const badshapes[] = {
+        "<b>64</b>x64x64", "64x64", "64x64x64:XY", "0x1x1",     "64x64x64 ",        "model=tiny\nx",
+        "model=",          "=x",    "Model=x",     "model=a b", "model=a  batch=1", "64x64x64;rm",
+        "12345678901x1x1", NULL};
     for (int i = 0; good[i]; i++) CHECKF(sb_db_shape_valid(good[i]), "shape '%s' refused", good[i]);
     for (int i = 0; badshapes[i]; i++)
         CHECKF(!sb_db_shape_valid(badshapes[i]), "shape '%s' accepted", badshapes[i]);
@@ -244,13 +272,20 @@ static void test_store_rules(void)
     char *got = str_text(db, "SELECT label FROM sweep");
     CHECK(got && !strcmp(got, label));
     free(got);
-    sb_point_desc d = {.seq = 0, .workload = "gemm", .kernel = "scalar-f32", .dtype = "f32",
-                       .shape = "<b>64</b>x64x64", .config = "{}", .threads = 1, .ppn = 1,
-                       .nodes = 1, .command = "x"};
+    sb_point_desc d = {.seq = 0,
+                       .workload = "gemm",
+                       .kernel = "scalar-f32",
+                       .dtype = "f32",
+                       .shape = "<b>64</b>x64x64",
+                       .config = "{}",
+                       .threads = 1,
+                       .ppn = 1,
+                       .nodes = 1,
+                       .command = "x"};
     CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "shape") != NULL);
     d.shape = "64x64x64:NN";
-    d.command = "sprbench \xff gemm";   /* machine text: repaired, the point stored */
+    d.command = "sprbench \xff gemm"; /* machine text: repaired, the point stored */
     CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_OK);
     got = str_text(db, "SELECT command FROM point");
     CHECK(got && !strcmp(got, "sprbench \xef\xbf\xbd gemm"));
@@ -268,7 +303,8 @@ static void test_store_rules(void)
     free(got);
     free(reason);
     /* an ok GEMM result without samples is refused; a peak's is fine */
-    json_t *nos = json_pack("{s:s, s:[], s:{s:f}}", "status", "ok", "samples", "metrics", "gflops", 1.0);
+    json_t *nos = json_pack("{s:s, s:[], s:{s:f}}", "status", "ok", "samples", "metrics", "gflops",
+                            1.0);
     CHECK_EQ_INT(sb_db_point_ingest(db, pid, nos, &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "no samples") != NULL);
     d.workload = "peak";
@@ -277,8 +313,8 @@ static void test_store_rules(void)
     CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &peak, &e), SB_OK);
     CHECK_EQ_INT(sb_db_point_ingest(db, peak, nos, &e), SB_OK);
     json_decref(nos);
-    json_t *badname = json_pack("{s:s, s:[f], s:{s:f}}", "status", "ok", "samples", 1.0,
-                                "metrics", "a b", 1.0);
+    json_t *badname = json_pack("{s:s, s:[f], s:{s:f}}", "status", "ok", "samples", 1.0, "metrics",
+                                "a b", 1.0);
     CHECK_EQ_INT(sb_db_point_ingest(db, pid, badname, &e), SB_EUSAGE);
     json_decref(badname);
     /* invalid UTF-8 written behind the store's back (an older sprbench):
@@ -306,8 +342,15 @@ static void test_point_log(void)
     CHECK(sb_db_open(path, &db, &e) == SB_OK);
     int64_t sid = 0, pid = 0;
     CHECK(sb_db_sweep_create(db, "logs", "gemm", "p", 0, &sid, &e) == SB_OK);
-    sb_point_desc d = {.seq = 0, .workload = "gemm", .kernel = "k", .dtype = "f32",
-                       .shape = "8x8x8", .config = "{}", .threads = 1, .ppn = 1, .nodes = 1};
+    sb_point_desc d = {.seq = 0,
+                       .workload = "gemm",
+                       .kernel = "k",
+                       .dtype = "f32",
+                       .shape = "8x8x8",
+                       .config = "{}",
+                       .threads = 1,
+                       .ppn = 1,
+                       .nodes = 1};
     CHECK(sb_db_point_add(db, sid, &d, 0, &pid, &e) == SB_OK);
     /* 100 000 euro signs (3 bytes each) after a bad byte: the tail kept is
      * the last 64 KiB, from a character boundary, valid UTF-8 */
@@ -438,7 +481,8 @@ static void test_readonly(void)
     snprintf(path, sizeof path, "%s/text.db", g_dir);
     FILE *f = fopen(path, "w");
     fputs("hello, this is text and no database at all, long enough for a header .........."
-          "..........................................\n", f);
+          "..........................................\n",
+          f);
     fclose(f);
     expect_untouched(path, 0, "is not a SQLite database");
     snprintf(path, sizeof path, "%s/empty.db", g_dir);
@@ -453,13 +497,14 @@ static void test_readonly(void)
     /* an older schema is read as it is: not migrated, not switched */
     snprintf(path, sizeof path, "%s/v1.db", g_dir);
     CHECK(sb_db_open_at_version(path, 1, &db, &e) == SB_OK);
-    CHECK(sqlite3_exec(sb_db_handle(db),
-                       "INSERT INTO sweep (uuid, label, workload, status) VALUES"
-                       " ('00000000000000000000000000000001', 'old', 'gemm', 'done');"
-                       "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, shape, status)"
-                       " VALUES ('00000000000000000000000000000002', 1, 0, 'gemm', 'k', '8x8x8', 'ok');"
-                       "INSERT INTO sample VALUES (1, 0, 0.5);",
-                       NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(
+              sb_db_handle(db),
+              "INSERT INTO sweep (uuid, label, workload, status) VALUES"
+              " ('00000000000000000000000000000001', 'old', 'gemm', 'done');"
+              "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, shape, status)"
+              " VALUES ('00000000000000000000000000000002', 1, 0, 'gemm', 'k', '8x8x8', 'ok');"
+              "INSERT INTO sample VALUES (1, 0, 0.5);",
+              NULL, NULL, NULL) == SQLITE_OK);
     sb_db_close(db);
     unsigned char a[64], b[64];
     CHECK(digest(path, a) == 0);
@@ -479,12 +524,13 @@ static void test_readonly(void)
         CHECK(!found);
         /* nothing can be written through it */
         CHECK(sb_db_begin(db, &e) != SB_OK);
-        CHECK(sqlite3_exec(sb_db_handle(db), "DELETE FROM main.sample", NULL, NULL, NULL) != SQLITE_OK);
+        CHECK(sqlite3_exec(sb_db_handle(db), "DELETE FROM main.sample", NULL, NULL, NULL) !=
+              SQLITE_OK);
         sb_db_close(db);
     }
     CHECK(digest(path, b) == 0 && !memcmp(a, b, 16));
     snprintf(other, sizeof other, "%s-wal", path);
-    CHECK(!exists(other));   /* and the -wal/-shm a read-only reader makes are gone */
+    CHECK(!exists(other)); /* and the -wal/-shm a read-only reader makes are gone */
     snprintf(other, sizeof other, "%s-shm", path);
     CHECK(!exists(other));
     /* the writing open then upgrades it */
@@ -564,7 +610,7 @@ static void test_claim(void)
     CHECK(sb_db_sweep_create(db, "claimed", "gemm", "p", 0, &sid, &e) == SB_OK);
     CHECK_EQ_INT(sb_db_sweep_claim(db, 99, &e), SB_EUSAGE);
     CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);   /* already ours */
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK); /* already ours */
     CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);
     /* a live process holds it: refused, naming it */
     int go[2];
@@ -590,16 +636,19 @@ static void test_claim(void)
     waitpid(child, NULL, 0);
     CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
     /* a pid alive but another process (reused): the start time tells */
-    CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET holder_pid = 1,"
-                       " holder_start = 'another-boot:1'", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(sb_db_handle(db),
+                       "UPDATE sweep SET holder_pid = 1,"
+                       " holder_start = 'another-boot:1'",
+                       NULL, NULL, NULL) == SQLITE_OK);
     CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
     /* another host: cannot be checked from here; unlock releases it */
-    CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET holder_pid = 4242,"
+    CHECK(sqlite3_exec(sb_db_handle(db),
+                       "UPDATE sweep SET holder_pid = 4242,"
                        " holder_host = 'elsewhere', holder_since = '2026-01-01T00:00:00Z'",
                        NULL, NULL, NULL) == SQLITE_OK);
     CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "process 4242 on host elsewhere") && strstr(e.msg, "db unlock"));
-    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);   /* not ours: left alone */
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK); /* not ours: left alone */
     CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
     char was[256];
     CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, was, sizeof was, &e), SB_OK);
@@ -629,7 +678,9 @@ int main(void)
     test_readonly();
     test_claim();
     chmod(g_dir, 0700);
-    if (!getenv("SB_KEEP")) CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
-    else fprintf(stderr, "kept %s\n", g_dir);
+    if (!getenv("SB_KEEP"))
+        CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
+    else
+        fprintf(stderr, "kept %s\n", g_dir);
     return test_report("db");
 }

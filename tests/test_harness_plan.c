@@ -79,7 +79,9 @@ static void test_hostile(void)
     expect_error("just words\n", "expected 'key = value'");
     expect_error("workload = gemm\nmodel = tiny\n", "does not apply");
     expect_error("workload = rm\n", "unknown workload");
-    expect_error("label = a\x01" "b\n", "control characters");
+    expect_error("label = a\x01"
+                 "b\n",
+                 "control characters");
     expect_error("nodes = 2\n", "hostfile");
 }
 
@@ -137,8 +139,10 @@ static void test_project_nodes(void)
     sb_plan p, q;
     sb_err e = {0};
     sb_plan_init(&p);
-    CHECK(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nthreads = 1\n"
-                            "project-nodes = 1,2,8,64\n", "t", &e) == SB_OK);
+    CHECK(sb_plan_parse(&p,
+                        "workload = train\nkernels = scalar-f32\nthreads = 1\n"
+                        "project-nodes = 1,2,8,64\n",
+                        "t", &e) == SB_OK);
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
     CHECK_EQ_INT(p.nproject_nodes, 4);
     CHECK_EQ_INT(p.project_nodes[3], 64);
@@ -165,7 +169,8 @@ static void test_project_nodes(void)
     sb_plan_free(&p);
     /* not given: the default (1, 2, 4, ... up to 4x the largest measured) */
     sb_plan_init(&p);
-    CHECK(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nthreads = 1\n", "t", &e) == SB_OK);
+    CHECK(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nthreads = 1\n", "t", &e) ==
+          SB_OK);
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
     CHECK(p.nproject_nodes == 0 && !p.project_off);
     r = sb_plan_render(&p);
@@ -318,8 +323,8 @@ static void test_write_symlinks(void)
     path_in(made, sizeof made, "out/made.json");
     put_file(target, "old\n", 4);
     CHECK(chmod(target, 0640) == 0);
-    CHECK(symlink("out/target.json", link) == 0);     /* relative to the link's directory */
-    CHECK(symlink(link, link2) == 0);                  /* a chain, absolute */
+    CHECK(symlink("out/target.json", link) == 0); /* relative to the link's directory */
+    CHECK(symlink(link, link2) == 0);             /* a chain, absolute */
     CHECK(symlink("out/made.json", dangling) == 0);
     sb_err e = {0};
 
@@ -399,7 +404,7 @@ static void test_write_devices(void)
     CHECK_EQ_INT(sb_out_write(&o, "abc", 3, &e), SB_EFAIL);
     CHECK_EQ_INT(sb_out_write(&o, "abc", 3, &e), SB_EFAIL);
     CHECK_EQ_INT(sb_out_commit(&o, &e), SB_EFAIL);
-    sb_out_abort(&o);   /* twice is harmless */
+    sb_out_abort(&o); /* twice is harmless */
     CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode));
     CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
 }
@@ -415,7 +420,7 @@ static void test_write_failure_keeps_old(void)
     struct rlimit old, small = {.rlim_cur = 4096, .rlim_max = 0};
     CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
     small.rlim_max = old.rlim_max;
-    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);   /* EFBIG instead of a signal */
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of a signal */
     CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
     size_t n = 64 * 1024;
     char *big = malloc(n);
@@ -461,12 +466,12 @@ static void test_lists_and_keys(void)
     CHECK_EQ_INT(v[2], 4);
     CHECK_EQ_INT(sb_parse_int_list(" 1 , 2 ", 1, 64, "--threads", v, 8, &n, &e), SB_OK);
     CHECK_EQ_INT(n, 2);
-    static const char *const bad[] = {"1,,2", "1,2,", ",1", "1, ,2", "", " ", "1,2,1", "2,02",
-                                      "1,x", "0,1"};
-    static const char *const why[] = {"empty item 2 of 3", "empty item 3 of 3", "empty item 1 of 2",
-                                      "empty item 2 of 3", "empty list", "empty list",
-                                      "1 is listed twice", "2 is listed twice", "not a whole number",
-                                      "out of range"};
+    static const char *const bad[] = {"1,,2", "1,2,",  ",1",   "1, ,2", "",
+                                      " ",    "1,2,1", "2,02", "1,x",   "0,1"};
+    static const char *const why[] = {
+        "empty item 2 of 3",  "empty item 3 of 3", "empty item 1 of 2", "empty item 2 of 3",
+        "empty list",         "empty list",        "1 is listed twice", "2 is listed twice",
+        "not a whole number", "out of range"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         n = -1;
         CHECK_EQ_INT(sb_parse_int_list(bad[i], 1, 64, "--threads", v, 8, &n, &e), SB_EUSAGE);
@@ -480,7 +485,8 @@ static void test_lists_and_keys(void)
     CHECK(strstr(e.msg, "'a' is listed twice") != NULL);
     CHECK_EQ_INT(sb_check_list("a,,b", "x", &e), SB_EUSAGE);
 
-    expect_error("kernels = scalar-f32, scalar-f32\n", "bad.plan:1: kernels: 'scalar-f32' is listed twice");
+    expect_error("kernels = scalar-f32, scalar-f32\n",
+                 "bad.plan:1: kernels: 'scalar-f32' is listed twice");
     expect_error("kernels = scalar-f32,\n", "bad.plan:1: kernels: empty item 2 of 2");
     expect_error("threads = 1,,2\n", "bad.plan:1: threads: empty item 2 of 3");
     expect_error("threads = 1,2,1\n", "bad.plan:1: threads: 1 is listed twice");
@@ -494,13 +500,15 @@ static void test_lists_and_keys(void)
     /* a key twice in a file: both lines named */
     expect_error("kernels = scalar-f32\nthreads = 1\n\n# x\nthreads = 2\n",
                  "bad.plan:5: key 'threads' given twice (first on line 2)");
-    expect_error("workload = train\nbatch = 8\nbatch = 16\n", "bad.plan:3: key 'batch' given twice");
+    expect_error("workload = train\nbatch = 8\nbatch = 16\n",
+                 "bad.plan:3: key 'batch' given twice");
     /* empty values are never defaults */
     expect_error("label =\n", "bad.plan:1: 'label' has no value");
     expect_error("workload = train\ninit =   # comment\n", "bad.plan:2: 'init' has no value");
     expect_error("hostfile = \n", "'hostfile' has no value");
     /* worker options, checked at parse time with the worker's own ranges */
-    expect_error("workload = train\nbatch = -1\n", "bad.plan:2: batch: -1 is out of range [1, 65536]");
+    expect_error("workload = train\nbatch = -1\n",
+                 "bad.plan:2: batch: -1 is out of range [1, 65536]");
     expect_error("workload = train\nbatch = 0\n", "out of range");
     expect_error("workload = train\nseq = 4\n", "seq: 4 is out of range");
     expect_error("workload = train\nlr = fast\n", "lr: 'fast' is not a number");
@@ -516,14 +524,17 @@ static void test_lists_and_keys(void)
     /* the worker's cross-checks, made before any point runs */
     expect_error("workload = train\nmax-steps = 5\ntime-budget = 9\n", "exclude each other");
     expect_error("workload = train\ntrain = t.json\n", "train needs vocab");
-    expect_error("workload = train\nseq = 64\nstride = 32\n", "stride 32 must be below half of seq 64");
+    expect_error("workload = train\nseq = 64\nstride = 32\n",
+                 "stride 32 must be below half of seq 64");
 
     /* what is valid still is */
     sb_plan p;
     sb_plan_init(&p);
-    CHECK_EQ_INT(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nbatch = 8\nseq = 64\n"
-                                   "stride = 16\nmodel = 2,64,4,256\neval = yes\nlr = 1e-3\n",
-                               "ok.plan", &e), SB_OK);
+    CHECK_EQ_INT(sb_plan_parse(&p,
+                               "workload = train\nkernels = scalar-f32\nbatch = 8\nseq = 64\n"
+                               "stride = 16\nmodel = 2,64,4,256\neval = yes\nlr = 1e-3\n",
+                               "ok.plan", &e),
+                 SB_OK);
     CHECK_EQ_INT(sb_plan_finish(&p, 2, &e), SB_OK);
     sb_plan_free(&p);
     /* flags given beside a file override its keys (not duplicates) */
@@ -545,7 +556,8 @@ static void test_lists_and_keys(void)
     CHECK_EQ_INT(sb_worker_opt_long("batch", "65537", "--batch", &lv, &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "--batch: 65537 is out of range") != NULL);
     CHECK_EQ_INT(sb_worker_opt_double("lr", "10", "--lr", &dv, &e), SB_OK);
-    CHECK_EQ_INT(sb_worker_opt_long("lr", "1", "--lr", &lv, &e), SB_EFAIL);   /* not an integer option */
+    CHECK_EQ_INT(sb_worker_opt_long("lr", "1", "--lr", &lv, &e),
+                 SB_EFAIL); /* not an integer option */
 }
 
 /* Inputs a sweep's workers would read are looked at before the sweep runs. */
@@ -567,7 +579,7 @@ static void test_plan_inputs(void)
     CHECK_EQ_INT(sb_plan_check_inputs(&p, &e), SB_EUSAGE);
     expect_msg(&e, "missing.txt: cannot read (vocab): No such file or directory");
     sb_plan_free(&p);
-    snprintf(text, sizeof text, "workload = train\ninit = %s\n", vocab);   /* a file, not a dir */
+    snprintf(text, sizeof text, "workload = train\ninit = %s\n", vocab); /* a file, not a dir */
     sb_plan_init(&p);
     CHECK_EQ_INT(sb_plan_parse(&p, text, "t", &e), SB_OK);
     CHECK_EQ_INT(sb_plan_check_inputs(&p, &e), SB_EUSAGE);
@@ -598,7 +610,7 @@ static void test_out_checks(void)
     expect_msg(&e, ": cannot write (--out): is a directory");
     path_in(file, sizeof file, "plain");
     put_file(file, "x", 1);
-    snprintf(path, sizeof path, "%s/r.json", file);   /* below a regular file */
+    snprintf(path, sizeof path, "%s/r.json", file); /* below a regular file */
     CHECK_EQ_INT(sb_cli_check_out_file("--junit", path, &e), SB_EUSAGE);
     expect_msg(&e, "plain/r.json: cannot write (--junit): Not a directory");
     /* a symlink is judged by its target's directory, as sb_out writes it */
@@ -636,7 +648,9 @@ static void test_out_checks(void)
 /* One line whatever the message holds. */
 static void test_one_line(void)
 {
-    char msg[] = "a\nb\rc\033[2Jd\te\x7f" "f\xc2\x9b" "g\xc3\xa9h";
+    char msg[] = "a\nb\rc\033[2Jd\te\x7f"
+                 "f\xc2\x9b"
+                 "g\xc3\xa9h";
     sb_text_one_line(msg);
     CHECKF(!strcmp(msg, "a?b?c?[2Jd e?f?g\xc3\xa9h"), "got '%s'", msg);
 
@@ -666,10 +680,13 @@ static void test_env_json(void)
 {
     setenv("ONEDNN_MAX_CPU_ISA", "SSE41", 1);
     setenv("SB_TEST_ENV_B", "b", 1);
-    setenv("SB_TEST_ENV_A", "bad\xff" "utf8", 1);
+    setenv("SB_TEST_ENV_A",
+           "bad\xff"
+           "utf8",
+           1);
     setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
     setenv("NOT_RECORDED_X", "1", 1);
-    setenv("OMPI_MCA_btl", "self", 1);   /* OMP_ is not OMPI_ */
+    setenv("OMPI_MCA_btl", "self", 1); /* OMP_ is not OMPI_ */
     char big[SB_ENV_VALUE_MAX + 100];
     memset(big, 'v', sizeof big - 1);
     big[sizeof big - 1] = '\0';
@@ -677,7 +694,8 @@ static void test_env_json(void)
     json_t *env = sb_env_json();
     CHECK(json_is_object(env));
     CHECK(!strcmp(json_string_value(json_object_get(env, "ONEDNN_MAX_CPU_ISA")), "SSE41"));
-    CHECK(!strcmp(json_string_value(json_object_get(env, "GLIBC_TUNABLES")), "glibc.malloc.hugetlb=1"));
+    CHECK(!strcmp(json_string_value(json_object_get(env, "GLIBC_TUNABLES")),
+                  "glibc.malloc.hugetlb=1"));
     CHECK(!strcmp(json_string_value(json_object_get(env, "SB_TEST_ENV_A")), "bad?utf8"));
     CHECK(json_object_get(env, "NOT_RECORDED_X") == NULL);
     CHECK(json_object_get(env, "OMPI_MCA_btl") == NULL);
@@ -687,7 +705,8 @@ static void test_env_json(void)
     const char *k, *prev = "";
     json_t *v;
     int sorted = 1;
-    json_object_foreach(env, k, v) {
+    json_object_foreach(env, k, v)
+    {
         if (strcmp(prev, k) >= 0) sorted = 0;
         prev = k;
     }
@@ -707,26 +726,29 @@ static void test_env_json(void)
           !sb_env_recorded("LD_LIBRARY_PATH") && !sb_env_recorded("PATH"));
 
     /* differences, as gate and report show them */
-    json_t *a = json_pack("{s:s, s:s, s:s}", "OMP_NUM_THREADS", "2", "LD_PRELOAD", "x.so",
-                          "SB_X", "same");
+    json_t *a = json_pack("{s:s, s:s, s:s}", "OMP_NUM_THREADS", "2", "LD_PRELOAD", "x.so", "SB_X",
+                          "same");
     json_t *b = json_pack("{s:s, s:s, s:s}", "OMP_NUM_THREADS", "2", "ONEDNN_MAX_CPU_ISA",
                           "SSE41\n", "SB_X", "same");
     char buf[512];
     CHECK_EQ_INT(sb_env_diff(a, b, buf, sizeof buf), 2);
-    CHECKF(!strcmp(buf, "LD_PRELOAD (baseline 'x.so', candidate unset), ONEDNN_MAX_CPU_ISA"
-                        " (baseline unset, candidate 'SSE41?')"), "got '%s'", buf);
+    CHECKF(!strcmp(buf,
+                   "LD_PRELOAD (baseline 'x.so', candidate unset), ONEDNN_MAX_CPU_ISA"
+                   " (baseline unset, candidate 'SSE41?')"),
+           "got '%s'", buf);
     CHECK_EQ_INT(sb_env_diff(a, a, buf, sizeof buf), 0);
     CHECK(!strcmp(buf, ""));
     sb_envdiffs d = {0};
     sb_envdiffs_add(&d, 1, a, 11, b, "k1");
-    sb_envdiffs_add(&d, 1, a, 11, b, "k1");   /* the same pair again (another metric) */
+    sb_envdiffs_add(&d, 1, a, 11, b, "k1"); /* the same pair again (another metric) */
     sb_envdiffs_add(&d, 2, a, 12, b, "k2");
     sb_envdiffs_add(&d, 3, a, 13, a, "k3");
     sb_envdiffs_add(&d, 4, NULL, 14, a, "k4");
     CHECK_EQ_INT(d.pairs, 4);
     CHECK_EQ_INT(sb_envdiffs_nlines(&d), 2);
     sb_envdiffs_line(&d, 0, buf, sizeof buf);
-    CHECKF(strstr(buf, "differs in 2 of 4 compared point pair(s) (e.g. k1): LD_PRELOAD") == buf + 12,
+    CHECKF(strstr(buf, "differs in 2 of 4 compared point pair(s) (e.g. k1): LD_PRELOAD") ==
+               buf + 12,
            "got '%s'", buf);
     sb_envdiffs_line(&d, 1, buf, sizeof buf);
     CHECK(strstr(buf, "not recorded for 1 of 4") != NULL);
@@ -752,8 +774,10 @@ static void remove_tree(const char *dir)
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
         snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
         struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(p);
-        else unlink(p);
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(p);
+        else
+            unlink(p);
     }
     closedir(d);
     rmdir(dir);

@@ -46,8 +46,8 @@ static void test_weights(void)
     CHECK_EQ_INT(sb_qlinear_init(&q, k, W, NULL, 4, 2, 1, "t.lin", &e), SB_OK);
     CHECK(fabsf(q.w_scale[0] - 0.02f) < 1e-7f);
     CHECK_EQ_INT(q.wq[0], 127);
-    CHECK_EQ_INT(q.wq[1], -64);   /* -63.5 rounds to even */
-    CHECK_EQ_INT(q.wq[2], 0);     /* 0.5 rounds to even */
+    CHECK_EQ_INT(q.wq[1], -64); /* -63.5 rounds to even */
+    CHECK_EQ_INT(q.wq[2], 0);   /* 0.5 rounds to even */
     CHECK_EQ_INT(q.colsum[0], 127 - 64);
     CHECK(q.w_scale[1] == 1.0f);
     CHECK_EQ_INT(q.colsum[1], 0);
@@ -77,7 +77,7 @@ static void test_activations(void)
     CHECK(fabsf(s[0] - 0.01f) < 1e-8f);
     CHECK_EQ_INT(z[0], 100);
     CHECK_EQ_INT(q[0], 0);
-    CHECK_EQ_INT(q[1], 100);   /* zero is exact */
+    CHECK_EQ_INT(q[1], 100); /* zero is exact */
     CHECK_EQ_INT(q[2], 255);
     CHECK_EQ_INT(q[3], 133);
     CHECK(fabsf(s[1] - 0.01f) < 1e-8f);
@@ -93,12 +93,12 @@ static void test_activations(void)
     CHECK_EQ_INT(z[0], 72);
     /* NaN and Inf: an error naming the layer and the row, not a clamp */
     x[6] = NAN;
-    CHECK_EQ_INT(sb_quant_activations(x, 3, 4, SB_QUANT_PER_ROW, q, s, z, 1, "layer.3.ffn.lin2",
-                                      &e), SB_EFAIL);
+    CHECK_EQ_INT(
+        sb_quant_activations(x, 3, 4, SB_QUANT_PER_ROW, q, s, z, 1, "layer.3.ffn.lin2", &e),
+        SB_EFAIL);
     CHECKF(strstr(e.msg, "layer.3.ffn.lin2") && strstr(e.msg, "row 1"), "message: %s", e.msg);
     x[6] = -INFINITY;
-    CHECK_EQ_INT(sb_quant_activations(x, 3, 4, SB_QUANT_PER_TENSOR, q, s, z, 1, "q", &e),
-                 SB_EFAIL);
+    CHECK_EQ_INT(sb_quant_activations(x, 3, 4, SB_QUANT_PER_TENSOR, q, s, z, 1, "q", &e), SB_EFAIL);
 }
 
 /* Every element-wise level quantises alike (rows long enough for the
@@ -111,19 +111,21 @@ static void test_levels(void)
     float s[3][N];
     int32_t z[3][N];
     for (int i = 0; i < N * IN; i++) x[i] = frnd() * (1 + i % 7) + (i % 5 == 0 ? 0.5f : 0);
-    for (int i = 0; i < IN; i++) x[3 * IN + i] = fabsf(x[3 * IN + i]);   /* all positive */
+    for (int i = 0; i < IN; i++) x[3 * IN + i] = fabsf(x[3 * IN + i]); /* all positive */
     int got[3];
     sb_err e = {0};
     for (int lvl = 0; lvl < 3; lvl++) {
         got[lvl] = sb_layers_set_level(lvl);
-        CHECK_EQ_INT(sb_quant_activations(x, N, IN, SB_QUANT_PER_ROW, q[lvl], s[lvl], z[lvl], 2,
-                                          "l", &e), SB_OK);
+        CHECK_EQ_INT(
+            sb_quant_activations(x, N, IN, SB_QUANT_PER_ROW, q[lvl], s[lvl], z[lvl], 2, "l", &e),
+            SB_OK);
     }
     sb_layers_set_level(SB_LAYERS_AUTO);
     for (int lvl = 1; lvl < 3; lvl++) {
-        if (got[lvl] != lvl) continue;   /* not on this CPU */
+        if (got[lvl] != lvl) continue; /* not on this CPU */
         CHECKF(!memcmp(q[0], q[lvl], sizeof q[0]) && !memcmp(s[0], s[lvl], sizeof s[0]) &&
-               !memcmp(z[0], z[lvl], sizeof z[0]), "level %d quantises unlike scalar", lvl);
+                   !memcmp(z[0], z[lvl], sizeof z[0]),
+               "level %d quantises unlike scalar", lvl);
     }
     /* dequantised values are within half a step of the input */
     double worst = 0;
@@ -137,8 +139,8 @@ static void test_levels(void)
     x[17 * IN + 90] = INFINITY;
     for (int lvl = 0; lvl < 3; lvl++) {
         sb_layers_set_level(lvl);
-        CHECK_EQ_INT(sb_quant_activations(x, N, IN, SB_QUANT_PER_ROW, q[0], s[0], z[0], 1, "l",
-                                          &e), SB_EFAIL);
+        CHECK_EQ_INT(sb_quant_activations(x, N, IN, SB_QUANT_PER_ROW, q[0], s[0], z[0], 1, "l", &e),
+                     SB_EFAIL);
         CHECKF(strstr(e.msg, "row 17") != NULL, "level %d: %s", lvl, e.msg);
     }
     sb_layers_set_level(SB_LAYERS_AUTO);
@@ -152,7 +154,7 @@ static void test_epilogue(const sb_kernel *k, int m, int n, int kk, int threads)
         return;
     }
     uint8_t *A = malloc((size_t)m * kk);
-    int8_t *B = malloc((size_t)n * kk);   /* [n,k]: op(B) = B^T, as a linear layer */
+    int8_t *B = malloc((size_t)n * kk); /* [n,k]: op(B) = B^T, as a linear layer */
     int32_t *ref = malloc(sizeof(int32_t) * m * n);
     float *C = malloc(sizeof(float) * m * n), *want = malloc(sizeof(float) * m * n);
     double *mag = malloc(sizeof(double) * m * n);
@@ -171,8 +173,17 @@ static void test_epilogue(const sb_kernel *k, int m, int n, int kk, int threads)
         bs[j] = 0.002f + 0.01f * (float)(rnd() % 100) / 100;
         bias[j] = frnd();
     }
-    sb_gemm_desc d = {.transa = 'N', .transb = 'T', .m = m, .n = n, .k = kk, .lda = kk,
-                      .ldb = kk, .ldc = n, .alpha = 1, .beta = 0, .threads = threads};
+    sb_gemm_desc d = {.transa = 'N',
+                      .transb = 'T',
+                      .m = m,
+                      .n = n,
+                      .k = kk,
+                      .lda = kk,
+                      .ldb = kk,
+                      .ldc = n,
+                      .alpha = 1,
+                      .beta = 0,
+                      .threads = threads};
     CHECK_EQ_INT(sb_gemm_ref_u8s8(&d, A, B, ref), 0);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
@@ -210,7 +221,15 @@ static void test_epilogue(const sb_kernel *k, int m, int n, int kk, int threads)
     sb_err e = {0};
     d.beta = 1;
     CHECK_EQ_INT(k->gemm_u8s8(&d, A, B, (int32_t *)(void *)C, &e), SB_EUSAGE);
-    free(A); free(B); free(ref); free(C); free(want); free(as); free(bs); free(bias); free(zp);
+    free(A);
+    free(B);
+    free(ref);
+    free(C);
+    free(want);
+    free(as);
+    free(bs);
+    free(bias);
+    free(zp);
     free(cs);
     free(mag);
 }
@@ -275,7 +294,7 @@ static void test_model(void)
 {
     for (int i = 0; i < TB * TS; i++) {
         g_ids[i] = 1 + (int32_t)(rnd() % 199);
-        g_mask[i] = (i % TS) < TS - 3 * (i / TS);   /* sequences of 16, 13, 10 tokens */
+        g_mask[i] = (i % TS) < TS - 3 * (i / TS); /* sequences of 16, 13, 10 tokens */
     }
     const int n = TB * TS * 2;
     float f32[TB * TS * 2], got[TB * TS * 2], other[TB * TS * 2];
@@ -329,8 +348,9 @@ static void test_model(void)
     CHECK_EQ_INT(logits_of(&sb_kernel_amx_int8_model, SB_QUANT_PER_ROW, got, 0), 0);
     CHECKF(max_diff(got, f32, n) < 0.05 * scale, "amx-int8-model: %g from f32",
            max_diff(got, f32, n));
-    if (have_vnni && sb_infer_attn_kernel(&sb_kernel_amx_int8_model) ==
-                         sb_infer_attn_kernel(sb_kernel_find("vnni-int8")))
+    if (have_vnni &&
+        sb_infer_attn_kernel(&sb_kernel_amx_int8_model) ==
+            sb_infer_attn_kernel(sb_kernel_find("vnni-int8")))
         CHECKF(max_diff(got, vnni, n) == 0, "amx-int8-model vs vnni-int8: %g",
                max_diff(got, vnni, n));
     /* bf16: avx512-bf16 and AMX-BF16 on the tile model, close to f32 */
@@ -384,7 +404,7 @@ int main(void)
         const sb_kernel *k = sb_kernel_find(ks[i]);
         test_epilogue(k, 37, 70, 300, 2);
         test_epilogue(k, 5, 2, 64, 1);
-        test_epilogue(k, 130, 96, 3072, 2);   /* several k blocks */
+        test_epilogue(k, 130, 96, 3072, 2); /* several k blocks */
     }
     test_epilogue(&sb_kernel_amx_int8_model, 37, 70, 300, 2);
     test_epilogue(&sb_kernel_amx_int8_model, 33, 40, 1100, 1);

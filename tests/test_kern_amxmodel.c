@@ -19,7 +19,7 @@ static uint16_t bf(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
-    return (uint16_t)(u >> 16);   /* exact for the values used here */
+    return (uint16_t)(u >> 16); /* exact for the values used here */
 }
 static int no_error(void)
 {
@@ -44,9 +44,9 @@ static void test_bf16_hand(void)
 {
     sb_amx_tilecfg c;
     cfg_init(&c);
-    cfg_tile(&c, 0, 2, 8);   /* C: 2 rows x 2 f32 */
-    cfg_tile(&c, 1, 2, 8);   /* A: 2 rows x 4 bf16 (K = 4) */
-    cfg_tile(&c, 2, 2, 8);   /* B: K/2 = 2 rows x (2 columns x 2) */
+    cfg_tile(&c, 0, 2, 8); /* C: 2 rows x 2 f32 */
+    cfg_tile(&c, 1, 2, 8); /* A: 2 rows x 4 bf16 (K = 4) */
+    cfg_tile(&c, 2, 2, 8); /* B: K/2 = 2 rows x (2 columns x 2) */
     sb_amxm_ldtilecfg(&c);
     CHECK(no_error());
     float cinit[2][2] = {{1, 1}, {1, -1}};
@@ -71,9 +71,9 @@ static void test_int8_hand(void)
 {
     sb_amx_tilecfg c;
     cfg_init(&c);
-    cfg_tile(&c, 0, 1, 8);   /* C: 1 row x 2 s32 */
-    cfg_tile(&c, 3, 1, 8);   /* A: 1 row x 8 bytes (K = 8) */
-    cfg_tile(&c, 5, 2, 8);   /* B: K/4 = 2 rows x (2 columns x 4) */
+    cfg_tile(&c, 0, 1, 8); /* C: 1 row x 2 s32 */
+    cfg_tile(&c, 3, 1, 8); /* A: 1 row x 8 bytes (K = 8) */
+    cfg_tile(&c, 5, 2, 8); /* B: K/4 = 2 rows x (2 columns x 4) */
     sb_amxm_ldtilecfg(&c);
     uint8_t a[8] = {255, 1, 2, 3, 0x80, 0, 0, 1};
     /* column 0: k = 0..7 -> 1,1,1,1, 1,0,0,2 ; column 1: -1,0,0,0, 0,0,0,-1 */
@@ -137,8 +137,7 @@ static void test_load_store(void)
     CHECK(no_error());
     int good = 1;
     for (int r = 0; r < 4; r++)
-        for (int j = 0; j < 20; j++)
-            good &= dst[r][j] == ((r < 3 && j < 12) ? src[r][j] : 0xEE);
+        for (int j = 0; j < 20; j++) good &= dst[r][j] == ((r < 3 && j < 12) ? src[r][j] : 0xEE);
     CHECK(good);
     sb_amx_tilecfg back;
     sb_amxm_sttilecfg(&back);
@@ -197,13 +196,13 @@ static void test_shape_rules(void)
 {
     sb_amx_tilecfg c;
     cfg_init(&c);
-    cfg_tile(&c, 0, 4, 16);   /* C: M=4, N=4 */
-    cfg_tile(&c, 1, 4, 32);   /* A: M=4, K=8 (bf16) / 32 bytes */
-    cfg_tile(&c, 2, 8, 16);   /* B: K/2=8 rows (a.colsb == 4*b.rows), N=4 */
-    cfg_tile(&c, 3, 3, 32);   /* A with the wrong M */
-    cfg_tile(&c, 4, 8, 12);   /* B with the wrong N */
-    cfg_tile(&c, 5, 7, 16);   /* B with the wrong K */
-    cfg_tile(&c, 6, 4, 18);   /* C whose colsb is no multiple of 4 (with B tile 7) */
+    cfg_tile(&c, 0, 4, 16); /* C: M=4, N=4 */
+    cfg_tile(&c, 1, 4, 32); /* A: M=4, K=8 (bf16) / 32 bytes */
+    cfg_tile(&c, 2, 8, 16); /* B: K/2=8 rows (a.colsb == 4*b.rows), N=4 */
+    cfg_tile(&c, 3, 3, 32); /* A with the wrong M */
+    cfg_tile(&c, 4, 8, 12); /* B with the wrong N */
+    cfg_tile(&c, 5, 7, 16); /* B with the wrong K */
+    cfg_tile(&c, 6, 4, 18); /* C whose colsb is no multiple of 4 (with B tile 7) */
     cfg_tile(&c, 7, 8, 18);
     sb_amxm_ldtilecfg(&c);
     CHECK(no_error());

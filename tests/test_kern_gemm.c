@@ -30,7 +30,7 @@
 extern const sb_kernel sb_kernel_amx_bf16_model, sb_kernel_amx_int8_model,
     sb_kernel_avx2_int8_vnni_model;
 
-static const char *g_only;   /* --only: comma-separated kernel names, NULL: all */
+static const char *g_only; /* --only: comma-separated kernel names, NULL: all */
 static int selected(const sb_kernel *K)
 {
     if (!g_only) return 1;
@@ -61,11 +61,11 @@ static int rnd_in(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo
 typedef struct {
     int m, n, k;
     char ta, tb;
-    int pad_a, pad_b, pad_c;    /* extra elements per row */
-    int offset;                 /* elements the matrices start past an aligned address */
+    int pad_a, pad_b, pad_c; /* extra elements per row */
+    int offset;              /* elements the matrices start past an aligned address */
     float alpha, beta;
     int threads;
-    int fill;                   /* int8 inputs: 0 small, 1 random ends of the ranges
+    int fill; /* int8 inputs: 0 small, 1 random ends of the ranges
                                    (A 0/255, B -128/127), 2 all 255 x -128, 3 all 255 x 127 */
 } gcase;
 
@@ -73,9 +73,11 @@ static int g_cases, g_fail_cases;
 
 static void describe(const sb_kernel *K, const gcase *c, const char *what)
 {
-    fprintf(stderr, "  %s: %s m=%d n=%d k=%d trans=%c%c pads=%d,%d,%d off=%d alpha=%g beta=%g "
-                    "threads=%d fill=%d\n", K->name, what, c->m, c->n, c->k, c->ta, c->tb, c->pad_a,
-            c->pad_b, c->pad_c, c->offset, c->alpha, c->beta, c->threads, c->fill);
+    fprintf(stderr,
+            "  %s: %s m=%d n=%d k=%d trans=%c%c pads=%d,%d,%d off=%d alpha=%g beta=%g "
+            "threads=%d fill=%d\n",
+            K->name, what, c->m, c->n, c->k, c->ta, c->tb, c->pad_a, c->pad_b, c->pad_c, c->offset,
+            c->alpha, c->beta, c->threads, c->fill);
 }
 
 /* The reference: the definition, in double (exact for these inputs) and int64. */
@@ -100,8 +102,10 @@ static void naive_u8s8(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B,
         for (int j = 0; j < d->n; j++) {
             int64_t sum = 0;
             for (int p = 0; p < d->k; p++) {
-                int64_t a = d->transa == 'N' ? A[(size_t)i * d->lda + p] : A[(size_t)p * d->lda + i];
-                int64_t b = d->transb == 'N' ? B[(size_t)p * d->ldb + j] : B[(size_t)j * d->ldb + p];
+                int64_t a = d->transa == 'N' ? A[(size_t)i * d->lda + p]
+                                             : A[(size_t)p * d->lda + i];
+                int64_t b = d->transb == 'N' ? B[(size_t)p * d->ldb + j]
+                                             : B[(size_t)j * d->ldb + p];
                 sum += a * b;
             }
             int32_t *c = &C[(size_t)i * d->ldc + j];
@@ -111,7 +115,10 @@ static void naive_u8s8(const sb_gemm_desc *d, const uint8_t *A, const int8_t *B,
 
 static uint16_t to_bf16(float f)
 {
-    union { float f; uint32_t u; } v = {f};
+    union {
+        float f;
+        uint32_t u;
+    } v = {f};
     return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1u)) >> 16);
 }
 
@@ -122,8 +129,19 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
     size_t es = is8 ? 1 : 4;
     int a_rows = c->ta == 'N' ? c->m : c->k, a_cols = c->ta == 'N' ? c->k : c->m;
     int b_rows = c->tb == 'N' ? c->k : c->n, b_cols = c->tb == 'N' ? c->n : c->k;
-    sb_gemm_desc d = {c->ta, c->tb, c->m, c->n, c->k, a_cols + c->pad_a, b_cols + c->pad_b,
-                      c->n + c->pad_c, c->alpha, c->beta, c->threads, NULL, NULL};
+    sb_gemm_desc d = {c->ta,
+                      c->tb,
+                      c->m,
+                      c->n,
+                      c->k,
+                      a_cols + c->pad_a,
+                      b_cols + c->pad_b,
+                      c->n + c->pad_c,
+                      c->alpha,
+                      c->beta,
+                      c->threads,
+                      NULL,
+                      NULL};
     size_t na = (size_t)a_rows * d.lda, nb = (size_t)b_rows * d.ldb, nc = (size_t)c->m * d.ldc;
     size_t off = (size_t)c->offset;
     /* exact sizes, so a sanitizer build catches any read past a matrix */
@@ -134,23 +152,33 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
     void *A = Araw + off * es, *B = Braw + off * es, *C = Craw + off * 4;
     uint16_t *Ah = NULL, *Bh = NULL;
     for (size_t i = 0; i < na; i++) {
-        if (!is8) ((float *)A)[i] = (float)rnd_in(-3, 3);
-        else if (c->fill == 0) ((uint8_t *)A)[i] = (uint8_t)rnd_in(0, 6);
-        else if (c->fill == 1) ((uint8_t *)A)[i] = (rnd() & 3) ? 255 : 0;
-        else ((uint8_t *)A)[i] = 255;
+        if (!is8)
+            ((float *)A)[i] = (float)rnd_in(-3, 3);
+        else if (c->fill == 0)
+            ((uint8_t *)A)[i] = (uint8_t)rnd_in(0, 6);
+        else if (c->fill == 1)
+            ((uint8_t *)A)[i] = (rnd() & 3) ? 255 : 0;
+        else
+            ((uint8_t *)A)[i] = 255;
     }
     for (size_t i = 0; i < nb; i++) {
-        if (!is8) ((float *)B)[i] = (float)rnd_in(-3, 3);
-        else if (c->fill == 0) ((int8_t *)B)[i] = (int8_t)rnd_in(-4, 4);
-        else if (c->fill == 1) ((int8_t *)B)[i] = (rnd() & 1) ? 127 : -128;
-        else ((int8_t *)B)[i] = c->fill == 2 ? -128 : 127;
+        if (!is8)
+            ((float *)B)[i] = (float)rnd_in(-3, 3);
+        else if (c->fill == 0)
+            ((int8_t *)B)[i] = (int8_t)rnd_in(-4, 4);
+        else if (c->fill == 1)
+            ((int8_t *)B)[i] = (rnd() & 1) ? 127 : -128;
+        else
+            ((int8_t *)B)[i] = c->fill == 2 ? -128 : 127;
     }
     /* C: small integers inside the matrix, a sentinel in the ldc padding. */
     for (int i = 0; i < c->m; i++)
         for (int j = 0; j < d.ldc; j++) {
             size_t x = (size_t)i * d.ldc + j;
-            if (is8) ((int32_t *)C)[x] = j < c->n ? rnd_in(-9, 9) : SENTINEL_I;
-            else ((float *)C)[x] = j < c->n ? (float)rnd_in(-9, 9) : SENTINEL_F;
+            if (is8)
+                ((int32_t *)C)[x] = j < c->n ? rnd_in(-9, 9) : SENTINEL_I;
+            else
+                ((float *)C)[x] = j < c->n ? (float)rnd_in(-9, 9) : SENTINEL_F;
         }
     /* f32 C: half the cases carry a bias (added after the product) */
     float *bias = NULL;
@@ -160,8 +188,10 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
         d.bias = bias;
     }
     memcpy(Rraw, C, nc * 4);
-    if (is8) naive_u8s8(&d, A, B, (int32_t *)Rraw);
-    else naive_f32(&d, A, B, (float *)Rraw);
+    if (is8)
+        naive_u8s8(&d, A, B, (int32_t *)Rraw);
+    else
+        naive_f32(&d, A, B, (float *)Rraw);
 
     sb_err e = {0};
     int rc = SB_EFAIL;
@@ -210,7 +240,10 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
                 }
             }
         if (!bad && worst > (is8 ? 0.0 : TOL)) {
-            describe(K, c, mode == 1 ? "wrong result (bf16 in)" : mode == 2 ? "wrong result (packed B)" : "wrong result");
+            describe(K, c,
+                     mode == 1       ? "wrong result (bf16 in)"
+                         : mode == 2 ? "wrong result (packed B)"
+                                     : "wrong result");
             size_t x = (size_t)wi * d.ldc + wj;
             fprintf(stderr, "    C[%d][%d] = %.10g, reference %.10g\n", wi, wj,
                     is8 ? (double)((int32_t *)C)[x] : ((float *)C)[x],
@@ -219,7 +252,13 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
         }
     }
     sb_packed_b_free(pb);
-    free(Araw); free(Braw); free(Craw); free(Rraw); free(Ah); free(Bh); free(bias);
+    free(Araw);
+    free(Braw);
+    free(Craw);
+    free(Rraw);
+    free(Ah);
+    free(Bh);
+    free(bias);
     g_cases++;
     if (bad) g_fail_cases++;
     CHECK(!bad);
@@ -240,8 +279,8 @@ static void random_alpha_beta(const sb_kernel *K, gcase *c)
 
 /* Sizes that sit on and around every register block (AVX2 6x16, AVX-512
  * 12x32) and AMX tile block (16, 32, 64) below 68. */
-static const int g_edges[] = {1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 15, 16, 17, 18, 23, 24, 25,
-                              31, 32, 33, 36, 47, 48, 49, 63, 64, 65, 67};
+static const int g_edges[] = {1,  2,  3,  4,  5,  6,  7,  11, 12, 13, 15, 16, 17, 18,
+                              23, 24, 25, 31, 32, 33, 36, 47, 48, 49, 63, 64, 65, 67};
 #define N_EDGES (int)(sizeof g_edges / sizeof g_edges[0])
 
 /* u8 x s8 at the ends of both ranges, long k included (several KC blocks,
@@ -253,7 +292,8 @@ static void test_int8_extremes(const sb_kernel *K, int heavy)
 {
     if (!strcmp(K->name, "onednn-int8") && !sb_cpu_get()->avx512_vnni) {
         printf("  %-20s extremes left out: oneDNN's int8 without AVX512_VNNI saturates "
-               "(vpmaddubsw)\n", K->name);
+               "(vpmaddubsw)\n",
+               K->name);
         return;
     }
     static const int ks[] = {1, 2, 3, 4, 7, 31, 32, 33, 64, 67, 100, 1000, 4099};
@@ -261,9 +301,10 @@ static void test_int8_extremes(const sb_kernel *K, int heavy)
     for (int fill = 1; fill <= 3; fill++)
         for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i += heavy ? 1 : 3)
             for (int t = 0; t < 4; t++) {
-                gcase c = {rnd_in(1, 40), rnd_in(1, 40), ks[i], "NNTT"[t], "NTNT"[t],
-                           rnd_in(0, 3), rnd_in(0, 3), rnd_in(0, 3), rnd_in(0, 2), 1,
-                           (float)(rnd() & 1), 1 + (int)(rnd() & 1), fill};
+                gcase c = {
+                    rnd_in(1, 40),      rnd_in(1, 40),        ks[i],        "NNTT"[t],    "NTNT"[t],
+                    rnd_in(0, 3),       rnd_in(0, 3),         rnd_in(0, 3), rnd_in(0, 2), 1,
+                    (float)(rnd() & 1), 1 + (int)(rnd() & 1), fill};
                 if (ks[i] >= 1000) c.m = rnd_in(1, 14), c.n = rnd_in(1, 40);
                 /* oneDNN adds C (beta 1, its sum post-op) in f32: exact below 2^24 */
                 if (onednn && (double)ks[i] * 255 * 128 >= (1 << 24)) c.beta = 0;
@@ -286,8 +327,19 @@ static void test_kernel(const sb_kernel *K, int heavy)
     /* Each dimension through every edge, the others random. */
     for (int dim = 0; dim < 3; dim++)
         for (int i = 0; i < N_EDGES; i += heavy ? 1 : 2) {
-            c = (gcase){rnd_in(1, 67), rnd_in(1, 67), rnd_in(1, 67), "NT"[rnd() & 1],
-                        "NT"[rnd() & 1], 0, 0, 0, 0, 1, 0, 1, 0};
+            c = (gcase){rnd_in(1, 67),
+                        rnd_in(1, 67),
+                        rnd_in(1, 67),
+                        "NT"[rnd() & 1],
+                        "NT"[rnd() & 1],
+                        0,
+                        0,
+                        0,
+                        0,
+                        1,
+                        0,
+                        1,
+                        0};
             if (dim == 0) c.m = g_edges[i];
             if (dim == 1) c.n = g_edges[i];
             if (dim == 2) c.k = g_edges[i];
@@ -302,24 +354,54 @@ static void test_kernel(const sb_kernel *K, int heavy)
         for (int th = 1; th <= 2; th++)
             for (int a = 0; a < 4; a++) {
                 if (K->dtype == SB_DT_INT8 && a > 1) continue;
-                c = (gcase){rnd_in(1, 67), rnd_in(1, 67), rnd_in(1, 67), "NNTT"[t], "NTNT"[t],
-                            rnd_in(1, 9), rnd_in(1, 9), rnd_in(1, 9), rnd_in(1, 3), ab[a][0],
-                            ab[a][1], th, 0};
+                c = (gcase){rnd_in(1, 67),
+                            rnd_in(1, 67),
+                            rnd_in(1, 67),
+                            "NNTT"[t],
+                            "NTNT"[t],
+                            rnd_in(1, 9),
+                            rnd_in(1, 9),
+                            rnd_in(1, 9),
+                            rnd_in(1, 3),
+                            ab[a][0],
+                            ab[a][1],
+                            th,
+                            0};
                 run_case(K, &c, 0);
             }
     /* A random sample. */
     for (int i = 0; i < (heavy ? 40 : 12); i++) {
-        c = (gcase){rnd_in(1, 67), rnd_in(1, 67), rnd_in(1, 67), "NT"[rnd() & 1],
-                    "NT"[rnd() & 1], rnd_in(0, 3), rnd_in(0, 3), rnd_in(0, 3), rnd_in(0, 2),
-                    1, 0, rnd_in(1, 2), 0};
+        c = (gcase){rnd_in(1, 67),
+                    rnd_in(1, 67),
+                    rnd_in(1, 67),
+                    "NT"[rnd() & 1],
+                    "NT"[rnd() & 1],
+                    rnd_in(0, 3),
+                    rnd_in(0, 3),
+                    rnd_in(0, 3),
+                    rnd_in(0, 2),
+                    1,
+                    0,
+                    rnd_in(1, 2),
+                    0};
         random_alpha_beta(K, &c);
         run_case(K, &c, 0);
     }
     /* bf16-in and pre-packed entries. */
     for (int i = 0; i < 8; i++) {
-        c = (gcase){rnd_in(1, 67), rnd_in(1, 67), rnd_in(1, 67), "NT"[rnd() & 1],
-                    "NT"[rnd() & 1], rnd_in(0, 3), rnd_in(0, 3), rnd_in(0, 3), rnd_in(0, 2),
-                    1, 0, 1 + (i & 1), 0};
+        c = (gcase){rnd_in(1, 67),
+                    rnd_in(1, 67),
+                    rnd_in(1, 67),
+                    "NT"[rnd() & 1],
+                    "NT"[rnd() & 1],
+                    rnd_in(0, 3),
+                    rnd_in(0, 3),
+                    rnd_in(0, 3),
+                    rnd_in(0, 2),
+                    1,
+                    0,
+                    1 + (i & 1),
+                    0};
         random_alpha_beta(K, &c);
         if (K->gemm_bf16) run_case(K, &c, 1);
         if (K->pack_b && K->gemm_packed) run_case(K, &c, 2);
@@ -348,11 +430,13 @@ static void test_packed_mismatch(const sb_kernel *K, const sb_kernel *other)
     sb_gemm_desc d2 = d;
     d2.n = 7;
     d2.ldc = 7;
-    CHECK_EQ_INT(K->gemm_packed(&d2, is8 ? (void *)Ai : (void *)A, pb, is8 ? (void *)Ci : (void *)C,
-                                &e), SB_EUSAGE);
+    CHECK_EQ_INT(
+        K->gemm_packed(&d2, is8 ? (void *)Ai : (void *)A, pb, is8 ? (void *)Ci : (void *)C, &e),
+        SB_EUSAGE);
     if (other && other->gemm_packed && other->dtype == K->dtype && other->probe(why, sizeof why))
         CHECK_EQ_INT(other->gemm_packed(&d, is8 ? (void *)Ai : (void *)A, pb,
-                                        is8 ? (void *)Ci : (void *)C, &e), SB_EUSAGE);
+                                        is8 ? (void *)Ci : (void *)C, &e),
+                     SB_EUSAGE);
     sb_packed_b_free(pb);
 }
 
@@ -369,32 +453,36 @@ static void force_on(const char *var)
 }
 static void force_restore(const char *var)
 {
-    if (g_had) setenv(var, g_saved, 1);
-    else unsetenv(var);
+    if (g_had)
+        setenv(var, g_saved, 1);
+    else
+        unsetenv(var);
 }
 
 /* With SB_FORCE_NO_* set, probes say no with the reason and the entry
  * points refuse with an error instead of running. */
 static void test_skip_paths(void)
 {
-    static const struct { const char *var, *kernel; } f[] = {
-        {"SB_FORCE_NO_AVX2", "avx2-f32"},       {"SB_FORCE_NO_AVX2", "avx2-int8"},
-        {"SB_FORCE_NO_AVX2", "avx512-f32"},     {"SB_FORCE_NO_AVX2", "avx512-bf16"},
-        {"SB_FORCE_NO_AVX2", "vnni-int8"},      {"SB_FORCE_NO_AVX2", "amx-bf16"},
-        {"SB_FORCE_NO_AVX2", "amx-int8"},       {"SB_FORCE_NO_AVX2", "onednn-bf16"},
-        {"SB_FORCE_NO_AVX2", "onednn-int8"},    {"SB_FORCE_NO_AVX2", "avx2-int8-vnni-model"},
-        {"SB_FORCE_NO_AVX512", "avx512-f32"},   {"SB_FORCE_NO_AVX512", "avx512-bf16"},
-        {"SB_FORCE_NO_AVX512", "vnni-int8"},    {"SB_FORCE_NO_AVX512", "amx-bf16"},
-        {"SB_FORCE_NO_AVX512", "amx-int8"},     {"SB_FORCE_NO_AVX512", "onednn-bf16"},
-        {"SB_FORCE_NO_AVX512", "onednn-int8"},  {"SB_FORCE_NO_AVX512_BF16", "avx512-bf16"},
+    static const struct {
+        const char *var, *kernel;
+    } f[] = {
+        {"SB_FORCE_NO_AVX2", "avx2-f32"},         {"SB_FORCE_NO_AVX2", "avx2-int8"},
+        {"SB_FORCE_NO_AVX2", "avx512-f32"},       {"SB_FORCE_NO_AVX2", "avx512-bf16"},
+        {"SB_FORCE_NO_AVX2", "vnni-int8"},        {"SB_FORCE_NO_AVX2", "amx-bf16"},
+        {"SB_FORCE_NO_AVX2", "amx-int8"},         {"SB_FORCE_NO_AVX2", "onednn-bf16"},
+        {"SB_FORCE_NO_AVX2", "onednn-int8"},      {"SB_FORCE_NO_AVX2", "avx2-int8-vnni-model"},
+        {"SB_FORCE_NO_AVX512", "avx512-f32"},     {"SB_FORCE_NO_AVX512", "avx512-bf16"},
+        {"SB_FORCE_NO_AVX512", "vnni-int8"},      {"SB_FORCE_NO_AVX512", "amx-bf16"},
+        {"SB_FORCE_NO_AVX512", "amx-int8"},       {"SB_FORCE_NO_AVX512", "onednn-bf16"},
+        {"SB_FORCE_NO_AVX512", "onednn-int8"},    {"SB_FORCE_NO_AVX512_BF16", "avx512-bf16"},
         {"SB_FORCE_NO_AVX512_VNNI", "vnni-int8"}, {"SB_FORCE_NO_AMX", "amx-bf16"},
-        {"SB_FORCE_NO_AMX", "amx-int8"},        {"SB_FORCE_NO_ONEDNN", "onednn-f32"},
-        {"SB_FORCE_NO_ONEDNN", "onednn-bf16"},  {"SB_FORCE_NO_ONEDNN", "onednn-int8"},
+        {"SB_FORCE_NO_AMX", "amx-int8"},          {"SB_FORCE_NO_ONEDNN", "onednn-f32"},
+        {"SB_FORCE_NO_ONEDNN", "onednn-bf16"},    {"SB_FORCE_NO_ONEDNN", "onednn-int8"},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         const sb_kernel *K = !strcmp(f[i].kernel, "avx2-int8-vnni-model")
-                                 ? &sb_kernel_avx2_int8_vnni_model
-                                 : sb_kernel_find(f[i].kernel);
+            ? &sb_kernel_avx2_int8_vnni_model
+            : sb_kernel_find(f[i].kernel);
         CHECK(K != NULL);
         if (!K) continue;
         force_on(f[i].var);
@@ -438,7 +526,7 @@ static void test_forced_run(void)
     int no_avxvnni = env_forced("SB_FORCE_NO_AVX_VNNI");
     const sb_cpu *c = sb_cpu_get(), *hw = sb_cpu_hw();
     static const char *const avx512_kernels[] = {"avx512-f32", "avx512-bf16", "vnni-int8",
-                                                 "amx-bf16", "amx-int8", "onednn-bf16",
+                                                 "amx-bf16",   "amx-int8",    "onednn-bf16",
                                                  "onednn-int8"};
     static const char *const avx2_kernels[] = {"avx2-f32", "avx2-int8"};
     char why[300];
@@ -457,8 +545,8 @@ static void test_forced_run(void)
         int ok = K->probe(why, sizeof why);
         if (no_avx2) {
             CHECK(!c->avx2 && !c->fma && !c->avx_vnni);
-            CHECKF(!ok && strstr(why, "forced off"), "%s under SB_FORCE_NO_AVX2: %d '%s'",
-                   K->name, ok, why);
+            CHECKF(!ok && strstr(why, "forced off"), "%s under SB_FORCE_NO_AVX2: %d '%s'", K->name,
+                   ok, why);
         } else {
             /* exactly as the hardware (and OS) allow */
             CHECKF(ok == (hw->avx2 && hw->fma && hw->os_avx), "%s: %d '%s'", K->name, ok, why);
@@ -500,7 +588,7 @@ static void test_bad_input(void)
             d.beta = 0.5f;
             CHECK_EQ_INT(K->gemm_u8s8(&d, a, b, ci, &e), SB_EUSAGE);
             d.beta = 0;
-            d.bias = f;   /* s32 C takes no bias */
+            d.bias = f; /* s32 C takes no bias */
             CHECK_EQ_INT(K->gemm_u8s8(&d, a, b, ci, &e), SB_EUSAGE);
         }
     }
@@ -525,15 +613,17 @@ static void test_reference(void)
     const float bias[2] = {0.5f, -1};
     for (int t = 0; t < 4; t++) {
         char ta = "NNTT"[t], tb = "NTNT"[t];
-        sb_gemm_desc d = {ta, tb, 2, 2, 3, ta == 'N' ? 3 : 2, tb == 'N' ? 2 : 3, 2, 2, 0.5f, 1,
-                          bias, NULL};
+        sb_gemm_desc d = {ta, tb,   2, 2,    3,   ta == 'N' ? 3 : 2, tb == 'N' ? 2 : 3, 2,
+                          2,  0.5f, 1, bias, NULL};
         float C[4] = {1, 2, 3, 4};
         sb_err e = {0};
-        CHECK_EQ_INT(sb_kernel_find("scalar-f32")->gemm_f32(&d, ta == 'N' ? A : At,
-                                                            tb == 'N' ? B : Bt, C, &e), SB_OK);
+        CHECK_EQ_INT(sb_kernel_find("scalar-f32")
+                         ->gemm_f32(&d, ta == 'N' ? A : At, tb == 'N' ? B : Bt, C, &e),
+                     SB_OK);
         /* 2 * AB + 0.5 * C + bias */
         CHECKF(C[0] == 116.5f + 0.5f && C[1] == 128 + 1 - 1 && C[2] == 278 + 1.5f + 0.5f &&
-                   C[3] == 308 + 2 - 1, "trans %c%c: %g %g %g %g", ta, tb, C[0], C[1], C[2], C[3]);
+                   C[3] == 308 + 2 - 1,
+               "trans %c%c: %g %g %g %g", ta, tb, C[0], C[1], C[2], C[3]);
     }
     const uint8_t Au[4] = {255, 0, 1, 255};
     const int8_t Bs[4] = {-128, 127, 127, -128};
@@ -542,10 +632,22 @@ static void test_reference(void)
     sb_gemm_ref_u8s8(&d8, Au, Bs, C8);
     CHECK(C8[0] == -32640 && C8[1] == 32385 && C8[2] == -128 + 255 * 127 && C8[3] == 127 - 32640);
     for (int i = 0; i < 20; i++) {
-        gcase c = {rnd_in(1, 30), rnd_in(1, 30), rnd_in(1, 30), "NT"[rnd() & 1], "NT"[rnd() & 1],
-                   0, 0, 0, 0, 1, 0, 1, 0};
-        sb_gemm_desc d = {c.ta, c.tb, c.m, c.n, c.k, c.ta == 'N' ? c.k : c.m,
-                          c.tb == 'N' ? c.n : c.k, c.n, 1.5f, 0.5f, 1, NULL, NULL};
+        gcase c = {rnd_in(1, 30),
+                   rnd_in(1, 30),
+                   rnd_in(1, 30),
+                   "NT"[rnd() & 1],
+                   "NT"[rnd() & 1],
+                   0,
+                   0,
+                   0,
+                   0,
+                   1,
+                   0,
+                   1,
+                   0};
+        sb_gemm_desc d = {
+            c.ta, c.tb, c.m, c.n,  c.k, c.ta == 'N' ? c.k : c.m, c.tb == 'N' ? c.n : c.k, c.n,
+            1.5f, 0.5f, 1,   NULL, NULL};
         size_t n = 30 * 30;
         float Af[900], Bf[900], C1[900], C2[900];
         for (size_t x = 0; x < n; x++) {
@@ -562,7 +664,8 @@ static void test_reference(void)
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--only") && i + 1 < argc) g_only = argv[++i];
+        if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            g_only = argv[++i];
         else {
             fprintf(stderr, "usage: test_kern_gemm [--only K1,K2]\n");
             return 2;
@@ -584,15 +687,17 @@ int main(int argc, char **argv)
     if (sb_cpu_get()->forced[0]) printf("forced: %s\n", sb_cpu_get()->forced);
 
     /* Registry order is part of the interface (the sweep's kernel axis). */
-    static const char *const order[] = {"scalar-f32", "avx2-f32", "avx2-int8", "avx512-f32",
-                                        "avx512-bf16", "vnni-int8", "amx-bf16", "amx-int8",
-                                        "onednn-f32", "onednn-bf16", "onednn-int8"};
+    static const char *const order[] = {"scalar-f32",  "avx2-f32",    "avx2-int8",  "avx512-f32",
+                                        "avx512-bf16", "vnni-int8",   "amx-bf16",   "amx-int8",
+                                        "onednn-f32",  "onednn-bf16", "onednn-int8"};
     CHECK_EQ_INT(sb_kernel_count(), 11);
     for (int i = 0; i < 11 && i < sb_kernel_count(); i++)
         CHECK(strcmp(sb_kernel_at(i)->name, order[i]) == 0);
     char why[256];
-    CHECK(sb_isa_probe("avx2_f32", why, sizeof why) == sb_kernel_find("avx2-f32")->probe(why, sizeof why));
-    CHECK(sb_isa_probe("avx2_int8", why, sizeof why) == sb_kernel_find("avx2-int8")->probe(why, sizeof why));
+    CHECK(sb_isa_probe("avx2_f32", why, sizeof why) ==
+          sb_kernel_find("avx2-f32")->probe(why, sizeof why));
+    CHECK(sb_isa_probe("avx2_int8", why, sizeof why) ==
+          sb_kernel_find("avx2-int8")->probe(why, sizeof why));
     CHECK(!sb_isa_probe("avx3_f32", why, sizeof why) && strstr(why, "unknown"));
     test_forced_run();
     test_reference();
@@ -606,7 +711,8 @@ int main(int argc, char **argv)
               r->kc_max == m->kc_max);
         CHECK(r->pack_a == m->pack_a && r->pack_b == m->pack_b);
         CHECK(r->kernel && m->kernel && r->kernel != m->kernel);
-        CHECK(r->kg == 4 && r->a_esz == 1 && r->pack_a == (i ? sb_avxvnni_pack_a_sm : sb_avxvnni_pack_a_rc));
+        CHECK(r->kg == 4 && r->a_esz == 1 &&
+              r->pack_a == (i ? sb_avxvnni_pack_a_sm : sb_avxvnni_pack_a_rc));
     }
 
     /* The ISA cap: unknown names are bad usage; a known one (this machine's
@@ -650,11 +756,12 @@ int main(int argc, char **argv)
     run_all(0);
     sb_gemm_set_cache_sizes(l1, l2, l3);
 
-    static const char *const pairs[][2] = {{"avx2-f32", "avx512-f32"}, {"avx512-f32", "avx2-f32"},
-                                           {"avx2-int8", "vnni-int8"}, {"vnni-int8", "avx2-int8"},
-                                           {"avx512-f32", "onednn-f32"}, {"onednn-f32", "avx512-f32"},
-                                           {"avx512-bf16", "onednn-bf16"}, {"onednn-bf16", "avx512-bf16"},
-                                           {"vnni-int8", "onednn-int8"}, {"onednn-int8", "vnni-int8"}};
+    static const char *const pairs[][2] = {
+        {"avx2-f32", "avx512-f32"},     {"avx512-f32", "avx2-f32"},
+        {"avx2-int8", "vnni-int8"},     {"vnni-int8", "avx2-int8"},
+        {"avx512-f32", "onednn-f32"},   {"onednn-f32", "avx512-f32"},
+        {"avx512-bf16", "onednn-bf16"}, {"onednn-bf16", "avx512-bf16"},
+        {"vnni-int8", "onednn-int8"},   {"onednn-int8", "vnni-int8"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         test_packed_mismatch(sb_kernel_find(pairs[i][0]), sb_kernel_find(pairs[i][1]));
     test_packed_mismatch(&sb_kernel_amx_bf16_model, sb_kernel_find("avx512-bf16"));

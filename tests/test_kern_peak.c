@@ -28,8 +28,10 @@ static void with_force(const char *var, void (*check)(void))
     int had = old != NULL;
     setenv(var, "1", 1);
     check();
-    if (had) setenv(var, saved, 1);
-    else unsetenv(var);
+    if (had)
+        setenv(var, saved, 1);
+    else
+        unsetenv(var);
 }
 
 static void expect_forced_off(const char *path)
@@ -95,23 +97,24 @@ static void test_ops_per_cycle(void)
         double opc = sb_peak_ops_per_cycle(sb_peak_paths[i], c->microarch, c->avx_vnni, why,
                                            sizeof why);
         CHECK(opc > 0 || why[0] != '\0');
-        printf("  %-9s on %s: %s%s\n", sb_peak_paths[i], c->microarch, opc > 0 ? "" : "no figure: ",
-               opc > 0 ? "documented" : why);
+        printf("  %-9s on %s: %s%s\n", sb_peak_paths[i], c->microarch,
+               opc > 0 ? "" : "no figure: ", opc > 0 ? "documented" : why);
     }
 }
 
 int main(void)
 {
-    int forced_avx2 = env_forced("SB_FORCE_NO_AVX2"), forced_avx512 = env_forced("SB_FORCE_NO_AVX512");
+    int forced_avx2 = env_forced("SB_FORCE_NO_AVX2"),
+        forced_avx512 = env_forced("SB_FORCE_NO_AVX512");
     const sb_cpu *hw = sb_cpu_hw();
     if (forced_avx512 && !forced_avx2 && !(hw->avx2 && hw->fma && hw->os_avx)) {
         printf("SKIP: this CPU/OS has no AVX2 + FMA: the AVX2-only run has nothing to measure\n");
         return 77;
     }
-    static const char *const paths[] = {"avx2_f32", "avx2_int8", "f32", "bf16",
-                                        "int8", "amx_bf16", "amx_int8"};
+    static const char *const paths[] = {"avx2_f32", "avx2_int8", "f32",     "bf16",
+                                        "int8",     "amx_bf16",  "amx_int8"};
     static const char *const names[] = {"avx2_f32_gflops", "avx2_int8_gops", "f32_gflops",
-                                        "bf16_gflops", "int8_gops", "amx_bf16_gflops",
+                                        "bf16_gflops",     "int8_gops",      "amx_bf16_gflops",
                                         "amx_int8_gops"};
     CHECK_EQ_INT(SB_PEAK_NPATHS, 7);
     for (int i = 0; i < SB_PEAK_NPATHS; i++) {
@@ -156,7 +159,8 @@ int main(void)
     if (forced_avx2 || forced_avx512) no_avx512();
     if (forced_avx2) no_avx2();
     if (forced_avx512 && !forced_avx2)
-        CHECK(sb_isa_probe("avx2_f32", why, sizeof why) && sb_isa_probe("avx2_int8", why, sizeof why));
+        CHECK(sb_isa_probe("avx2_f32", why, sizeof why) &&
+              sb_isa_probe("avx2_int8", why, sizeof why));
 
     double g = 1;
     CHECK_EQ_INT(sb_peak_measure("fp64", 1, 0.01, &g, why, sizeof why), 1);

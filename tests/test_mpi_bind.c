@@ -36,7 +36,8 @@ int main(void)
     CHECKF(!sb_bind_parse_mode("core", &m, &e) && m == SB_BIND_CORE, "core");
     CHECKF(!sb_bind_parse_mode("socket", &m, &e) && m == SB_BIND_SOCKET, "socket");
     CHECKF(!sb_bind_parse_mode("none", &m, &e) && m == SB_BIND_NONE, "none");
-    CHECKF(sb_bind_parse_mode("cores", &m, &e) == SB_EUSAGE && strstr(e.msg, "cores"), "cores accepted");
+    CHECKF(sb_bind_parse_mode("cores", &m, &e) == SB_EUSAGE && strstr(e.msg, "cores"),
+           "cores accepted");
 
     sb_bind_report r0, r1;
     CHECKF(!sb_bind_plan(SB_BIND_CORE, 0, 1, 1, 0, &r0, &e), "plan: %s", e.msg);
@@ -55,10 +56,11 @@ int main(void)
         printf("2 ranks x %d: rank0 %s rank1 %s comm0 %s\n", t, r0.rank_cpuset, r1.rank_cpuset,
                r0.comm_cpuset);
         CHECKF(weight(r0.rank_cpuset) == t && weight(r1.rank_cpuset) == t, "rank sets %s %s",
-              r0.rank_cpuset, r1.rank_cpuset);
-        CHECKF(disjoint(r0.rank_cpuset, r1.rank_cpuset), "ranks share cores: %s %s",
-              r0.rank_cpuset, r1.rank_cpuset);
-        for (int j = 0; j < t; j++) CHECKF(weight(r0.thread_cpusets[j]) == 1, "thread %d: %s", j, r0.thread_cpusets[j]);
+               r0.rank_cpuset, r1.rank_cpuset);
+        CHECKF(disjoint(r0.rank_cpuset, r1.rank_cpuset), "ranks share cores: %s %s", r0.rank_cpuset,
+               r1.rank_cpuset);
+        for (int j = 0; j < t; j++)
+            CHECKF(weight(r0.thread_cpusets[j]) == 1, "thread %d: %s", j, r0.thread_cpusets[j]);
         CHECKF(!r0.oversubscribed, "exact fit flagged oversubscribed");
         /* No leftover core when 2*t == cores: the comm thread shares. */
         if (2 * t == cores) CHECKF(r0.comm_shared, "comm thread should share the rank's cores");
@@ -66,8 +68,10 @@ int main(void)
         sb_bind_report_free(&r1);
     }
     /* More threads than cores: a warning, not a failure. */
-    CHECKF(!sb_bind_plan(SB_BIND_CORE, 1, 2, cores, 1, &r0, &e), "oversubscribed plan failed: %s", e.msg);
-    CHECKF(r0.oversubscribed && strstr(r0.warning, "oversubscribed"), "no warning: '%s'", r0.warning);
+    CHECKF(!sb_bind_plan(SB_BIND_CORE, 1, 2, cores, 1, &r0, &e), "oversubscribed plan failed: %s",
+           e.msg);
+    CHECKF(r0.oversubscribed && strstr(r0.warning, "oversubscribed"), "no warning: '%s'",
+           r0.warning);
     printf("warning: %s\n", r0.warning);
     sb_bind_report_free(&r0);
     CHECKF(!sb_bind_plan(SB_BIND_SOCKET, 0, 1, 1, 0, &r0, &e), "socket plan: %s", e.msg);
@@ -83,7 +87,7 @@ int main(void)
     for (int j = 0; j < t && r0.thread_cpusets; j++) {
         printf("thread %d bound to %s\n", j, r0.thread_cpusets[j]);
         CHECKF(!strcmp(r0.thread_cpusets[j], plan.thread_cpusets[j]), "thread %d: got %s want %s",
-              j, r0.thread_cpusets[j], plan.thread_cpusets[j]);
+               j, r0.thread_cpusets[j], plan.thread_cpusets[j]);
     }
     CHECKF(!sb_bind_this_thread(r0.rank_cpuset, &e), "bind this thread: %s", e.msg);
     CHECKF(sb_bind_this_thread("x-y", &e) == SB_EUSAGE, "bad list accepted");

@@ -14,7 +14,7 @@
 static float grad_value(int rank, size_t i, int step)
 {
     return (float)sin(0.37 * (double)i + 1.3 * rank + 0.11 * step) * (float)(1 + rank % 3) +
-           1e-3f * (float)(i % 17);
+        1e-3f * (float)(i % 17);
 }
 
 static void fill(float *g, size_t n, int rank, int step)
@@ -81,7 +81,7 @@ static void test_sampler(void)
     /* Unshuffled with padding: PyTorch's [0..n) + head, strided by rank. */
     sb_dp_shard_indices(0, 0, 5, 1, 4, &a, &na, &e);
     CHECKF(na == 2 && a[0] == 1 && a[1] == 0, "unshuffled rank 1 of 4 over 5: got %ld %ld", a[0],
-          na > 1 ? a[1] : -1);
+           na > 1 ? a[1] : -1);
     free(a);
     CHECKF(sb_dp_shard_indices(0, 0, 0, 0, 1, &a, &na, &e) == SB_EUSAGE, "n = 0 accepted");
     CHECKF(sb_dp_shard_indices(0, 0, 5, 2, 2, &a, &na, &e) == SB_EUSAGE, "rank 2 of 2 accepted");
@@ -102,8 +102,8 @@ int main(void)
     }
     int rank = sb_dp_rank(ov), world = sb_dp_world(ov);
     if (rank == 0)
-        printf("world %d, nodes %d, thread level %s, overlap threads %s\n", world,
-               sb_dp_nodes(ov), sb_dp_thread_level(ov), sb_dp_overlap_active(ov) ? "on" : "off");
+        printf("world %d, nodes %d, thread level %s, overlap threads %s\n", world, sb_dp_nodes(ov),
+               sb_dp_thread_level(ov), sb_dp_overlap_active(ov) ? "on" : "off");
     if (rank == 0) test_sampler();
 
     /* Broadcast of the initial weights. */
@@ -179,9 +179,9 @@ int main(void)
             if (world <= 2 ? g1[i] != expect[i] : d > world * 1.2e-7) bad++;
         }
         CHECKF(bad == 0, "step %d: %zu elements not the average (max rel diff %g)", step, bad,
-              maxrel);
+               maxrel);
         CHECKF(!sb_dp_check_identical(ov, g1, n, &same, &e) && same,
-              "step %d: gradients differ across ranks", step);
+               "step %d: gradients differ across ranks", step);
     }
 
     /* A row-sparse range (the word embeddings): only rows some rank used are
@@ -205,7 +205,7 @@ int main(void)
         size_t nid = 0;
         for (size_t r = (size_t)rank; r < rows; r += (size_t)world + 1) ids[nid++] = (int32_t)r;
         ids[nid++] = 7;
-        ids[nid++] = 7;   /* repeats are fine */
+        ids[nid++] = 7; /* repeats are fine */
         size_t uni = 0;
         for (size_t r = 0; r < rows; r++)
             if (r == 7 || r % ((size_t)world + 1) < (size_t)world) uni++;
@@ -227,7 +227,8 @@ int main(void)
             sb_dp_step_begin(dn);
             CHECKF(!report_reverse(dn, ns, 0, 0), "grad_ready failed");
             CHECKF(!sb_dp_wait_all(dn, &td, &e), "wait_all: %s", e.msg);
-            CHECKF(!memcmp(a, b, ns * sizeof *a), "step %d: sparse and dense all-reduce differ", step);
+            CHECKF(!memcmp(a, b, ns * sizeof *a), "step %d: sparse and dense all-reduce differ",
+                   step);
             if (world > 1) {
                 CHECKF(ts.sparse_rows == (double)uni, "step %d: %g rows sent, union has %zu", step,
                        ts.sparse_rows, uni);
@@ -235,7 +236,8 @@ int main(void)
             }
         }
         int32_t badrow = (int32_t)rows;
-        CHECKF(sb_dp_sparse_rows(sp, &badrow, 1, &e) == SB_EUSAGE, "a row beyond the range was accepted");
+        CHECKF(sb_dp_sparse_rows(sp, &badrow, 1, &e) == SB_EUSAGE,
+               "a row beyond the range was accepted");
         sb_dp_free(dn);
         sb_dp_free(sp);
         free(a);
@@ -280,7 +282,8 @@ int main(void)
     free(mag);
     sb_dp_free(no);
     sb_dp_free(ov);
-    if (rank == 0) printf("%s: %d failure(s) over %d rank(s)\n", total_failures ? "FAIL" : "ok",
-                          total_failures, world);
+    if (rank == 0)
+        printf("%s: %d failure(s) over %d rank(s)\n", total_failures ? "FAIL" : "ok",
+               total_failures, world);
     return total_failures ? 1 : 0;
 }

@@ -23,12 +23,14 @@ static void test_hostfile(const char *dir)
     CHECKF(hf.n == 4, "%d hosts, want 4", hf.n);
     if (hf.n == 4) {
         CHECKF(!strcmp(hf.hosts[0].name, "node1") && hf.hosts[0].slots == 3 &&
-                  hf.hosts[0].max_slots == 4, "node1 merged: slots %d", hf.hosts[0].slots);
+                   hf.hosts[0].max_slots == 4,
+               "node1 merged: slots %d", hf.hosts[0].slots);
         CHECKF(!strcmp(hf.hosts[1].name, "node2") && hf.hosts[1].slots == 3, "node2");
         CHECKF(hf.hosts[2].slots == 0 && hf.hosts[2].line == 5, "node3 slots %d line %d",
-              hf.hosts[2].slots, hf.hosts[2].line);
+               hf.hosts[2].slots, hf.hosts[2].line);
         CHECKF(!strcmp(hf.hosts[3].name, "10.0.0.7") && hf.hosts[3].max_slots == 8, "ip host");
-        CHECKF(sb_hostfile_min_slots(&hf, 2) == 3, "min slots of 2: %d", sb_hostfile_min_slots(&hf, 2));
+        CHECKF(sb_hostfile_min_slots(&hf, 2) == 3, "min slots of 2: %d",
+               sb_hostfile_min_slots(&hf, 2));
         CHECKF(sb_hostfile_min_slots(&hf, 3) == 0, "unspecified slots should give 0");
     }
     char path[512], back[512];
@@ -39,10 +41,12 @@ static void test_hostfile(const char *dir)
     CHECKF(hb.n == 2 && !strcmp(hb.hosts[1].name, "node2") && hb.hosts[1].slots == 3, "first 2");
     sb_hostfile_free(&hb);
     CHECKF(sb_hostfile_write_first(&hf, 5, path, &e) == SB_EUSAGE && strstr(e.msg, "5"),
-          "5 of 4 hosts: %s", e.msg);
+           "5 of 4 hosts: %s", e.msg);
     sb_hostfile_free(&hf);
 
-    struct { const char *text, *want; } bad[] = {
+    struct {
+        const char *text, *want;
+    } bad[] = {
         {"node1 slots=abc\n", "bad:1"},
         {"node1\nnode2 slots=0\n", "bad:2"},
         {"\n\nnode1 cores=2\n", "bad:3"},
@@ -57,12 +61,12 @@ static void test_hostfile(const char *dir)
         sb_err be = {0};
         int rc = sb_hostfile_parse_text(bad[i].text, "bad", &hf, &be);
         CHECKF(rc == SB_EUSAGE && strstr(be.msg, bad[i].want), "malformed #%zu: rc %d msg '%s'", i,
-              rc, be.msg);
+               rc, be.msg);
         CHECKF(hf.n == 0 && !hf.hosts, "malformed #%zu left hosts", i);
     }
     snprintf(back, sizeof back, "%s/missing", dir);
     CHECKF(sb_hostfile_parse(back, &hf, &e) == SB_EUSAGE && strstr(e.msg, "missing"),
-          "missing file: %s", e.msg);
+           "missing file: %s", e.msg);
 }
 
 static int has_seq(char **argv, const char *a, const char *b)
@@ -107,7 +111,8 @@ static void test_argv(void)
     int n = 0;
     while (argv[n]) n++;
     CHECKF(nb == n, "split gives %d tokens, argv has %d", nb, n);
-    for (int i = 0; i < n && i < nb; i++) CHECKF(!strcmp(argv[i], back[i]), "token %d: %s vs %s", i, argv[i], back[i]);
+    for (int i = 0; i < n && i < nb; i++)
+        CHECKF(!strcmp(argv[i], back[i]), "token %d: %s vs %s", i, argv[i], back[i]);
     sb_argv_free(back);
     free(line);
     sb_argv_free(argv);
@@ -119,7 +124,7 @@ static void test_argv(void)
     CHECKF(!sb_launch_mpirun_argv(&s, &argv, &e), "argv: %s", e.msg);
     CHECKF(has_seq(argv, "--oversubscribe", NULL), "no --oversubscribe with ppn 3 > slots 2");
     CHECKF(has_seq(argv, "--map-by", "ppr:3:node") && has_seq(argv, "--bind-to", "none"),
-          "oversubscribed cores should map ppr:3:node, bind none");
+           "oversubscribed cores should map ppr:3:node, bind none");
     CHECKF(has_seq(argv, "-np", "12"), "np 12");
     sb_argv_free(argv);
     s.ppn = 1;
@@ -130,8 +135,8 @@ static void test_argv(void)
     s.extra = NULL;
     CHECKF(!sb_launch_mpirun_argv(&s, &argv, &e), "argv: %s", e.msg);
     CHECKF(has_seq(argv, "--bind-to", "socket") && !has_seq(argv, "--oversubscribe", NULL) &&
-              !has_seq(argv, "--allow-run-as-root", NULL) && !has_seq(argv, "--mca", NULL),
-          "socket spec");
+               !has_seq(argv, "--allow-run-as-root", NULL) && !has_seq(argv, "--mca", NULL),
+           "socket spec");
     sb_argv_free(argv);
     s.bind = "cores";
     CHECKF(sb_launch_mpirun_argv(&s, &argv, &e) == SB_EUSAGE, "bad bind accepted");
@@ -145,9 +150,11 @@ static void test_argv(void)
     char *q = sb_argv_render((char *[]){"a b", "it's", "", "$HOME", "plain-1.0", NULL});
     CHECKF(!strcmp(q, "'a b' 'it'\\''s' '' '$HOME' plain-1.0"), "quoting: %s", q);
     free(q);
-    CHECKF(!sb_launch_split_args("  --mca plm_rsh_agent \"ssh -F x\" a\\ b 'c d'  ", &back, &nb, &e) &&
-              nb == 5 && !strcmp(back[2], "ssh -F x") && !strcmp(back[3], "a b") &&
-              !strcmp(back[4], "c d"), "split with quotes");
+    CHECKF(
+        !sb_launch_split_args("  --mca plm_rsh_agent \"ssh -F x\" a\\ b 'c d'  ", &back, &nb, &e) &&
+            nb == 5 && !strcmp(back[2], "ssh -F x") && !strcmp(back[3], "a b") &&
+            !strcmp(back[4], "c d"),
+        "split with quotes");
     sb_argv_free(back);
     CHECKF(!sb_launch_split_args("", &back, &nb, &e) && nb == 0 && back && !back[0], "empty split");
     sb_argv_free(back);
@@ -188,7 +195,9 @@ static void test_runner(const char *dir)
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(err, sizeof err, "%s/err", dir);
     CHECKF(!sb_launch_run((char *[]){"sh", "-c", "echo hello; echo oops >&2", NULL}, NULL, 10, out,
-                         err, &r, &e) && sb_run_ok(&r), "echo");
+                          err, &r, &e) &&
+               sb_run_ok(&r),
+           "echo");
     char *text = NULL;
     size_t len = 0;
     CHECKF(!sb_read_file(out, &text, &len, &e) && !strcmp(text, "hello\n"), "stdout captured");
@@ -197,31 +206,37 @@ static void test_runner(const char *dir)
     free(text);
     sb_launch_run((char *[]){"sh", "-c", "exit 3", NULL}, NULL, 10, NULL, NULL, &r, &e);
     sb_run_describe(&r, 10, msg, sizeof msg);
-    CHECKF(r.exited && r.exit_code == 3 && !sb_run_ok(&r) && !strcmp(msg, "exit 3"), "exit 3: %s", msg);
+    CHECKF(r.exited && r.exit_code == 3 && !sb_run_ok(&r) && !strcmp(msg, "exit 3"), "exit 3: %s",
+           msg);
     sb_launch_run((char *[]){"sh", "-c", "kill -9 $$", NULL}, NULL, 10, NULL, NULL, &r, &e);
     sb_run_describe(&r, 10, msg, sizeof msg);
     CHECKF(r.signaled && r.signo == 9 && strstr(msg, "signal 9"), "killed: %s", msg);
     CHECKF(sb_launch_run((char *[]){"/nonexistent/prog", NULL}, NULL, 10, NULL, NULL, &r, &e) ||
-              (r.exited && r.exit_code == 127), "missing program");
+               (r.exited && r.exit_code == 127),
+           "missing program");
 
     /* A hung point with children: all of its group is gone after the timeout. */
     const char *m1 = "sleep 31.25";
     CHECKF(!sb_launch_run((char *[]){"sh", "-c", "sleep 31.25 & sleep 31.25 & wait", NULL}, NULL,
-                         0.5, NULL, NULL, &r, &e), "run hung");
+                          0.5, NULL, NULL, &r, &e),
+           "run hung");
     sb_run_describe(&r, 0.5, msg, sizeof msg);
     CHECKF(r.timed_out && strstr(msg, "timeout"), "not timed out: %s", msg);
     CHECKF(group_gone(r.pgid), "process group %d still alive", r.pgid);
     CHECKF(count_procs(m1) == 0, "'%s' left behind", m1);
     /* One that ignores SIGTERM gets SIGKILL. */
-    CHECKF(!sb_launch_run((char *[]){"sh", "-c", "trap '' TERM; sleep 31.5 & sleep 31.5; wait", NULL},
-                         NULL, 0.3, NULL, NULL, &r, &e), "run stubborn");
+    CHECKF(
+        !sb_launch_run((char *[]){"sh", "-c", "trap '' TERM; sleep 31.5 & sleep 31.5; wait", NULL},
+                       NULL, 0.3, NULL, NULL, &r, &e),
+        "run stubborn");
     CHECKF(r.timed_out && group_gone(r.pgid) && count_procs("sleep 31.5") == 0,
-          "TERM-ignoring point left behind");
+           "TERM-ignoring point left behind");
     /* A leader that exits leaving a background child: the child is reaped too. */
     CHECKF(!sb_launch_run((char *[]){"sh", "-c", "sleep 31.75 & exit 0", NULL}, NULL, 10, NULL,
-                         NULL, &r, &e), "run leaver");
+                          NULL, &r, &e),
+           "run leaver");
     CHECKF(sb_run_ok(&r) && r.leftovers && group_gone(r.pgid) && count_procs("sleep 31.75") == 0,
-          "leftover child survived (ok %d leftovers %d)", sb_run_ok(&r), r.leftovers);
+           "leftover child survived (ok %d leftovers %d)", sb_run_ok(&r), r.leftovers);
 
     /* A hung MPI job: mpirun and every rank are gone after the timeout. */
     if (access("/usr/bin/mpirun", X_OK) == 0) {
@@ -236,7 +251,7 @@ static void test_runner(const char *dir)
         CHECKF(!sb_launch_run(argv, NULL, 3, NULL, err, &r, &e), "mpirun run: %s", e.msg);
         int left = count_procs("sleep 32.5");
         CHECKF(r.timed_out && group_gone(r.pgid) && left == 0,
-              "hung mpirun: timed_out %d, %d rank(s) left", r.timed_out, left);
+               "hung mpirun: timed_out %d, %d rank(s) left", r.timed_out, left);
         sb_argv_free(argv);
     }
 }
@@ -245,11 +260,14 @@ static void test_probe(void)
 {
     sb_err e = {0};
     CHECKF(!sb_launch_probe_host("/bin/echo", "node1", 5, &e), "echo agent: %s", e.msg);
-    CHECKF(sb_launch_probe_host("sh -c 'echo no route to $0 >&2; exit 255'", "node9", 5, &e) == SB_EUSAGE &&
-              strstr(e.msg, "node9 is unreachable") && strstr(e.msg, "exit 255") &&
-              strstr(e.msg, "no route to node9"), "failing agent: %s", e.msg);
-    CHECKF(sb_launch_probe_host("sh -c 'sleep 5'", "slow", 0.3, &e) == SB_EUSAGE && strstr(e.msg, "timeout"),
-          "hanging agent: %s", e.msg);
+    CHECKF(sb_launch_probe_host("sh -c 'echo no route to $0 >&2; exit 255'", "node9", 5, &e) ==
+                   SB_EUSAGE &&
+               strstr(e.msg, "node9 is unreachable") && strstr(e.msg, "exit 255") &&
+               strstr(e.msg, "no route to node9"),
+           "failing agent: %s", e.msg);
+    CHECKF(sb_launch_probe_host("sh -c 'sleep 5'", "slow", 0.3, &e) == SB_EUSAGE &&
+               strstr(e.msg, "timeout"),
+           "hanging agent: %s", e.msg);
     CHECKF(sb_launch_probe_host("'unbalanced", "h", 1, &e) == SB_EUSAGE, "bad agent accepted");
 }
 

@@ -12,13 +12,13 @@
 #include "sb_scaling.h"
 
 #include "testutil.h"
-#define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel) * fabs(b) + 1e-15)
+#define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel)*fabs(b) + 1e-15)
 
 int main(void)
 {
     sb_err e = {0};
     CHECKF(sb_distilbert_param_count(30522, 768, 6, 3072, 512) == 66364418, "param count %zu",
-          sb_distilbert_param_count(30522, 768, 6, 3072, 512));
+           sb_distilbert_param_count(30522, 768, 6, 3072, 512));
     CHECKF(sb_distilbert_grad_bytes() == 265457672u, "grad bytes");
 
     /* A synthetic curve from a known network at R0 = 4 ranks. */
@@ -33,31 +33,40 @@ int main(void)
     sb_ab_fit fit;
     CHECKF(!sb_scaling_fit(bytes, lat, 12, r0, 1, &fit, &e), "fit: %s", e.msg);
     CHECKF(NEAR(fit.alpha_s, alpha, 1e-6) && NEAR(fit.beta_s_per_byte, beta, 1e-9),
-          "fit alpha %g beta %g", fit.alpha_s, fit.beta_s_per_byte);
+           "fit alpha %g beta %g", fit.alpha_s, fit.beta_s_per_byte);
     CHECKF(NEAR(sb_scaling_ring_seconds(&fit, 1e6, r0), 2.0 * 3 * alpha + 1.5 * 1e6 * beta, 1e-6),
-          "ring time at R0");
+           "ring time at R0");
     CHECKF(sb_scaling_ring_seconds(&fit, 1e6, 1) == 0, "one rank communicates");
     CHECKF(sb_scaling_fit(bytes, lat, 12, 1, 1, &fit, &e) == SB_EUSAGE, "1-rank curve fitted");
     double flat[12];
     for (int i = 0; i < 12; i++) flat[i] = 1e-3;
     CHECKF(sb_scaling_fit(bytes, flat, 12, 2, 1, &fit, &e) == SB_EUSAGE, "flat curve fitted");
 
-    CHECKF(sb_scaling_steps(88524, 32, 2) == 1384, "steps 1 node: %ld", sb_scaling_steps(88524, 32, 2));
-    CHECKF(sb_scaling_steps(88524, 32, 8) == 346, "steps 4 nodes: %ld", sb_scaling_steps(88524, 32, 8));
+    CHECKF(sb_scaling_steps(88524, 32, 2) == 1384, "steps 1 node: %ld",
+           sb_scaling_steps(88524, 32, 2));
+    CHECKF(sb_scaling_steps(88524, 32, 8) == 346, "steps 4 nodes: %ld",
+           sb_scaling_steps(88524, 32, 8));
     CHECKF(sb_scaling_steps(10, 3, 4) == 1, "padding: 10 over 4 ranks is 3 each, 1 step");
 
-    sb_scaling_input in = {.step_compute_s = 1.0, .features = 88524, .batch = 32, .ppn = 2,
-                           .grad_bytes = 265457672.0, .last_bucket_bytes = 95342592.0,
+    sb_scaling_input in = {.step_compute_s = 1.0,
+                           .features = 88524,
+                           .batch = 32,
+                           .ppn = 2,
+                           .grad_bytes = 265457672.0,
+                           .last_bucket_bytes = 95342592.0,
                            .overlap_share = 0.67};
     sb_scaling_fit_from_busbw(2.0, 5, &in.net);
     int nodes[] = {1, 2, 4, 64};
     sb_scaling_point p[4];
     CHECKF(!sb_scaling_project(&in, nodes, 4, p, &e), "project: %s", e.msg);
-    CHECKF(p[0].comm_s == 0 && NEAR(p[0].epoch_overlap_s, 1384.0, 1e-12), "1 node: %g", p[0].epoch_overlap_s);
+    CHECKF(p[0].comm_s == 0 && NEAR(p[0].epoch_overlap_s, 1384.0, 1e-12), "1 node: %g",
+           p[0].epoch_overlap_s);
     for (int i = 0; i < 4; i++) {
         CHECKF(p[i].epoch_overlap_s <= p[i].epoch_no_overlap_s, "overlap slower at %d", nodes[i]);
-        CHECKF(p[i].exposed_s >= sb_scaling_ring_seconds(&in.net, in.last_bucket_bytes, p[i].ranks) - 1e-12 ||
-                  nodes[i] == 1, "last bucket hidden at %d nodes", nodes[i]);
+        CHECKF(p[i].exposed_s >=
+                       sb_scaling_ring_seconds(&in.net, in.last_bucket_bytes, p[i].ranks) - 1e-12 ||
+                   nodes[i] == 1,
+               "last bucket hidden at %d nodes", nodes[i]);
         CHECKF(NEAR(p[i].ideal_s, p[0].epoch_overlap_s / nodes[i], 1e-12), "ideal");
         CHECKF(p[i].speedup_overlap <= nodes[i] + 1e-9, "superlinear at %d", nodes[i]);
     }
@@ -85,20 +94,29 @@ int main(void)
     for (int i = 0; i < n; i++) {
         if (!strcmp(sp[i].label, "spr-1node")) found += sp[i].epoch_s == 1560 && sp[i].nodes == 1;
         if (!strcmp(sp[i].label, "spr-4nodes")) found += sp[i].epoch_s == 450 && sp[i].nodes == 4;
-        if (!strcmp(sp[i].label, "spr-4nodes-ideal")) found += sp[i].epoch_s == 390 && !strcmp(sp[i].kind, "ideal");
+        if (!strcmp(sp[i].label, "spr-4nodes-ideal"))
+            found += sp[i].epoch_s == 390 && !strcmp(sp[i].kind, "ideal");
         if (!strcmp(sp[i].label, "icx-1node")) found += sp[i].epoch_s == 12600;
-        CHECKF(sp[i].ppn == 2 && sp[i].threads == 24 && sp[i].batch == 32 && !strcmp(sp[i].dtype, "bf16"),
-              "row %s layout", sp[i].label);
+        CHECKF(sp[i].ppn == 2 && sp[i].threads == 24 && sp[i].batch == 32 &&
+                   !strcmp(sp[i].dtype, "bf16"),
+               "row %s layout", sp[i].label);
     }
     CHECKF(found == 4 && n == 4, "study rows: %d of 4 found, %d rows", found, n);
     free(sp);
     char tmp[] = "/tmp/sb_study_test.XXXXXX";
     int fd = mkstemp(tmp);
     close(fd);
-    struct { const char *text, *want; } bad[] = {
+    struct {
+        const char *text, *want;
+    } bad[] = {
         {"label,nodes\n", "lacks column 'machine'"},
-        {"# c\nlabel,machine,nodes,ppn,threads,batch,dtype,epoch_seconds,kind\n\nx,m,0,2,24,32,bf16,9,measured\n", ":4:"},
-        {"label,machine,nodes,ppn,threads,batch,dtype,epoch_seconds,kind\nx,m,1,2,24,32,bf16,9,guess\n", ":2:"},
+        {"# "
+         "c\nlabel,machine,nodes,ppn,threads,batch,dtype,epoch_seconds,kind\n\nx,m,0,2,24,32,bf16,"
+         "9,measured\n",
+         ":4:"},
+        {"label,machine,nodes,ppn,threads,batch,dtype,epoch_seconds,kind\nx,m,1,2,24,32,bf16,9,"
+         "guess\n",
+         ":2:"},
         {"label,machine,nodes,ppn,threads,batch,dtype,epoch_seconds,kind\nx,m,1\n", ":2:"},
         {"label,machine,nodes,ppn,threads,batch,dtype,epoch_seconds,kind\n", "no data rows"},
     };
@@ -106,7 +124,7 @@ int main(void)
         sb_write_file_atomic(tmp, bad[i].text, strlen(bad[i].text), &e);
         sb_err be = {0};
         CHECKF(sb_study_load(tmp, &sp, &n, &be) == SB_EUSAGE && strstr(be.msg, bad[i].want),
-              "bad study #%zu: '%s'", i, be.msg);
+               "bad study #%zu: '%s'", i, be.msg);
     }
     unlink(tmp);
     printf("%s: %d failure(s)\n", g_test_failures ? "FAIL" : "ok", g_test_failures);

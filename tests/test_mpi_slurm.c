@@ -19,7 +19,8 @@ static void check_expand(const char *list, const char *want)
     if (rc) return;
     char got[4096] = "";
     size_t off = 0;
-    for (int i = 0; i < n; i++) off += (size_t)snprintf(got + off, sizeof got - off, "%s%s", i ? " " : "", names[i]);
+    for (int i = 0; i < n; i++)
+        off += (size_t)snprintf(got + off, sizeof got - off, "%s%s", i ? " " : "", names[i]);
     CHECKF(!strcmp(got, want), "%s expanded to '%s', expected '%s'", list, got, want);
     CHECK(names[n] == NULL);
     sb_argv_free(names);
@@ -85,8 +86,10 @@ int main(void)
         CHECK(sb_slurm_check_fit(&a, 2, 2, 1, &e) == SB_OK);
         CHECK(sb_slurm_check_fit(&a, 3, 1, 1, &e) == SB_EUSAGE && strstr(e.msg, "3 nodes") &&
               strstr(e.msg, "job 12 holds 2"));
-        CHECK(sb_slurm_check_fit(&a, 1, 3, 1, &e) == SB_EUSAGE && strstr(e.msg, "--ntasks-per-node=3"));
-        CHECK(sb_slurm_check_fit(&a, 2, 2, 2, &e) == SB_EUSAGE && strstr(e.msg, "--cpus-per-task=2"));
+        CHECK(sb_slurm_check_fit(&a, 1, 3, 1, &e) == SB_EUSAGE &&
+              strstr(e.msg, "--ntasks-per-node=3"));
+        CHECK(sb_slurm_check_fit(&a, 2, 2, 2, &e) == SB_EUSAGE &&
+              strstr(e.msg, "--cpus-per-task=2"));
         sb_hostfile hf;
         sb_slurm_alloc_hostfile(&a, &hf);
         CHECK(hf.n == 2 && !strcmp(hf.hosts[0].name, "sbnode1") && hf.hosts[1].slots == 2);
@@ -104,7 +107,8 @@ int main(void)
         CHECK(a.tasks[0] == 1 && a.cpus[0] == 0);
         CHECK(sb_slurm_check_fit(&a, 1, 1, 64, &e) == SB_OK);
         sb_slurm_alloc_free(&a);
-    } else CHECK(0);
+    } else
+        CHECK(0);
 
     /* Slurm's words when it ends a step */
     char why[300];
@@ -113,11 +117,16 @@ int main(void)
                        " DUE TO TIME LIMIT ***\n"
                        "srun: error: sbnode1: task 0: Killed\n";
     CHECK(sb_slurm_kill_reason(log1, why, sizeof why) == 1);
-    CHECKF(!strcmp(why, "*** STEP 5.2 ON sbnode1 CANCELLED AT 2026-12-01T10:00:00 DUE TO TIME LIMIT ***"),
-           "got '%s'", why);
-    CHECK(sb_slurm_kill_reason("srun: error: Node failure on sbnode2\nsrun: error: sbnode2: task 1: Killed\n",
-                               why, sizeof why) == 1 && strstr(why, "Node failure on sbnode2"));
-    CHECK(sb_slurm_kill_reason("sprbench train: bad batch\nmpirun: exit 1\n", why, sizeof why) == 0 &&
+    CHECKF(
+        !strcmp(why,
+                "*** STEP 5.2 ON sbnode1 CANCELLED AT 2026-12-01T10:00:00 DUE TO TIME LIMIT ***"),
+        "got '%s'", why);
+    CHECK(sb_slurm_kill_reason(
+              "srun: error: Node failure on sbnode2\nsrun: error: sbnode2: task 1: Killed\n", why,
+              sizeof why) == 1 &&
+          strstr(why, "Node failure on sbnode2"));
+    CHECK(sb_slurm_kill_reason("sprbench train: bad batch\nmpirun: exit 1\n", why, sizeof why) ==
+              0 &&
           why[0] == '\0');
     CHECK(sb_slurm_kill_reason("", why, sizeof why) == 0);
     CHECK(sb_slurm_kill_reason(log1, why, 12) == 1 && strlen(why) == 11);
@@ -130,19 +139,25 @@ int main(void)
     sb_slurm_time_format(4 * 24 * 3600.0 + 90, t, sizeof t);
     CHECK(!strcmp(t, "4-00:02:00"));
 
-    char *argv[] = {"/opt/sb/sprbench", "sweep", "--db", "/shared/r.db", "--mpirun-args",
+    char *argv[] = {"/opt/sb/sprbench",   "sweep", "--db", "/shared/r.db", "--mpirun-args",
                     "--mca btl tcp,self", NULL};
-    sb_slurm_batch b = {.nodes = 2, .ppn = 2, .cpus_per_task = 1, .time_limit_s = 600,
-                        .workdir = "/home/u/it's", .argv = argv};
+    sb_slurm_batch b = {.nodes = 2,
+                        .ppn = 2,
+                        .cpus_per_task = 1,
+                        .time_limit_s = 600,
+                        .workdir = "/home/u/it's",
+                        .argv = argv};
     char *s = sb_slurm_batch_script(&b);
     CHECK(s != NULL);
     if (s) {
         CHECK(!strncmp(s, "#!/bin/sh\n", 10));
         CHECK(strstr(s, "\n#SBATCH --nodes=2\n") && strstr(s, "\n#SBATCH --ntasks-per-node=2\n") &&
-              strstr(s, "\n#SBATCH --cpus-per-task=1\n") && strstr(s, "\n#SBATCH --time=00:10:00\n") &&
-              strstr(s, "\n#SBATCH --exclusive\n"));
+              strstr(s, "\n#SBATCH --cpus-per-task=1\n") &&
+              strstr(s, "\n#SBATCH --time=00:10:00\n") && strstr(s, "\n#SBATCH --exclusive\n"));
         CHECKF(strstr(s, "\ncd '/home/u/it'\\''s' || exit 1\n"), "%s", s);
-        CHECKF(strstr(s, "\nexec /opt/sb/sprbench sweep --db /shared/r.db --mpirun-args '--mca btl tcp,self'\n"),
+        CHECKF(strstr(s,
+                      "\nexec /opt/sb/sprbench sweep --db /shared/r.db --mpirun-args '--mca btl "
+                      "tcp,self'\n"),
                "%s", s);
         free(s);
     }

@@ -31,19 +31,19 @@ static int rm_one(const char *path, const struct stat *sb, int type, struct FTW 
 
 static json_t *machine(const char *fp, const char *cpu, const char *uarch, int amx)
 {
-    return json_pack("{s:s, s:s, s:{s:s, s:s, s:i, s:i, s:i, s:s},"
-                     " s:{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:s},"
-                     " s:{s:i, s:i, s:i, s:i, s:I, s:I, s:I}, s:{s:I}, s:s, s:s}",
-                     "fingerprint", fp, "hostname", amx ? "spr1" : "icl1", "cpu", "vendor",
-                     "GenuineIntel", "model", cpu, "family", 6, "model_number", amx ? 143 : 106,
-                     "stepping", 8, "microarch", uarch, "isa", "avx512f", 1, "avx512_vnni", 1,
-                     "avx512_bf16", amx, "amx_tile", amx, "amx_bf16", amx, "amx_int8", amx,
-                     "amx_os_permitted", amx, "amx_reason",
-                     amx ? "" : "CPU has no AMX (CPUID.7.0:EDX[24] amx_tile = 0)", "topology",
-                     "packages", 2, "numa_nodes", 2, "cores", amx ? 112 : 80, "pus", amx ? 224 : 160,
-                     "l1d_bytes", (json_int_t)49152, "l2_bytes", (json_int_t)(amx ? 2 << 20 : 1280 << 10),
-                     "l3_bytes", (json_int_t)(amx ? 105 << 20 : 60 << 20), "memory", "total_bytes",
-                     (json_int_t)512 << 30, "kernel", "6.1.0-13-amd64", "governor", "performance");
+    return json_pack(
+        "{s:s, s:s, s:{s:s, s:s, s:i, s:i, s:i, s:s},"
+        " s:{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:s},"
+        " s:{s:i, s:i, s:i, s:i, s:I, s:I, s:I}, s:{s:I}, s:s, s:s}",
+        "fingerprint", fp, "hostname", amx ? "spr1" : "icl1", "cpu", "vendor", "GenuineIntel",
+        "model", cpu, "family", 6, "model_number", amx ? 143 : 106, "stepping", 8, "microarch",
+        uarch, "isa", "avx512f", 1, "avx512_vnni", 1, "avx512_bf16", amx, "amx_tile", amx,
+        "amx_bf16", amx, "amx_int8", amx, "amx_os_permitted", amx, "amx_reason",
+        amx ? "" : "CPU has no AMX (CPUID.7.0:EDX[24] amx_tile = 0)", "topology", "packages", 2,
+        "numa_nodes", 2, "cores", amx ? 112 : 80, "pus", amx ? 224 : 160, "l1d_bytes",
+        (json_int_t)49152, "l2_bytes", (json_int_t)(amx ? 2 << 20 : 1280 << 10), "l3_bytes",
+        (json_int_t)(amx ? 105 << 20 : 60 << 20), "memory", "total_bytes", (json_int_t)512 << 30,
+        "kernel", "6.1.0-13-amd64", "governor", "performance");
 }
 
 /* A result document: samples are the median `sec` times 1, 0.99, 1.01, ... */
@@ -62,16 +62,24 @@ static void metric(json_t *r, const char *name, double v, const char *unit, cons
 {
     json_object_set_new(json_object_get(r, "metrics"), name, json_real(v));
     json_object_set_new(json_object_get(r, "units"), name, json_string(unit));
-    if (projected) json_object_set_new(json_object_get(r, "projected"), name, json_string(projected));
+    if (projected)
+        json_object_set_new(json_object_get(r, "projected"), name, json_string(projected));
 }
 
 static int64_t point(sb_db *db, int64_t sweep, int64_t mach, int seq, const char *workload,
-                     const char *kernel, const char *dtype, const char *shape, int threads,
-                     int ppn, int nodes, json_t *res)
+                     const char *kernel, const char *dtype, const char *shape, int threads, int ppn,
+                     int nodes, json_t *res)
 {
-    sb_point_desc d = {.seq = seq, .workload = workload, .kernel = kernel, .dtype = dtype,
-                       .shape = shape, .config = "{}", .threads = threads, .ppn = ppn,
-                       .nodes = nodes, .command = "sprbench ..."};
+    sb_point_desc d = {.seq = seq,
+                       .workload = workload,
+                       .kernel = kernel,
+                       .dtype = dtype,
+                       .shape = shape,
+                       .config = "{}",
+                       .threads = threads,
+                       .ppn = ppn,
+                       .nodes = nodes,
+                       .command = "sprbench ..."};
     int64_t id = 0;
     sb_err e = {0};
     CHECK_EQ_INT(sb_db_point_add(db, sweep, &d, mach, &id, &e), SB_OK);
@@ -109,27 +117,32 @@ static void build(sb_db *db)
         r = result("peak", "", "", "ok", "", 0, 0);
         metric(r, "f32_gflops", k ? 5000 : 3000, "GFLOP/s", NULL);
         metric(r, "f32_gflops_1t", k ? 90 : 75, "GFLOP/s", NULL);
-        if (k) metric(r, "amx_bf16_gflops", 40000, "GFLOP/s", NULL);
-        else json_object_set_new(r, "skipped", json_pack("{s:s}", "amx_bf16_gflops",
-                                                          "AMX not granted: no AMX on this CPU"));
+        if (k)
+            metric(r, "amx_bf16_gflops", 40000, "GFLOP/s", NULL);
+        else
+            json_object_set_new(
+                r, "skipped",
+                json_pack("{s:s}", "amx_bf16_gflops", "AMX not granted: no AMX on this CPU"));
         point(db, s[k], m[k], 3, "peak", "", "", "", k ? 112 : 80, 1, 1, r);
         /* training: a step of 4 s at 100 tokens/s on Ice Lake */
         r = result("train", "avx512-f32", "f32", "ok", "", k ? 2.6667 : 4.0, 8);
         metric(r, "tokens_per_s", k ? 150 : 100, "tokens/s", NULL);
         metric(r, "epoch_seconds", k ? 533.33 : 800, "s", "20 measured steps x steps per epoch");
-        point(db, s[k], m[k], 4, "train", "avx512-f32", "f32", "model=distilbert-base batch=32 seq=384", 4, 1, 1, r);
+        point(db, s[k], m[k], 4, "train", "avx512-f32", "f32",
+              "model=distilbert-base batch=32 seq=384", 4, 1, 1, r);
         if (k) {
             r = result("train", "amx-bf16", "bf16", "ok", "", 0.5, 8);
             metric(r, "tokens_per_s", 800, "tokens/s", NULL);
             metric(r, "epoch_seconds", 100, "s", "20 measured steps x steps per epoch");
-            point(db, s[k], m[k], 5, "train", "amx-bf16", "bf16", "model=distilbert-base batch=32 seq=384", 4, 1, 1, r);
+            point(db, s[k], m[k], 5, "train", "amx-bf16", "bf16",
+                  "model=distilbert-base batch=32 seq=384", 4, 1, 1, r);
         }
         /* scaling: 2 and 4 ranks of the avx512-f32 trainer */
         for (int ranks = 2; ranks <= 4; ranks *= 2) {
             r = result("train", "avx512-f32", "f32", "ok", "", 4.0 / ranks, 8);
             metric(r, "tokens_per_s", (k ? 150 : 100) * ranks * 0.9, "tokens/s", NULL);
-            point(db, s[k], m[k], 5 + ranks, "train", "avx512-f32", "f32", "model=distilbert-base batch=32 seq=384",
-                  4, 2, ranks / 2, r);
+            point(db, s[k], m[k], 5 + ranks, "train", "avx512-f32", "f32",
+                  "model=distilbert-base batch=32 seq=384", 4, 2, ranks / 2, r);
         }
     }
     /* text that looks like SQL is data, stored and read back verbatim */
@@ -197,7 +210,8 @@ static void test_roundtrip(sb_db *db)
     int found = 0;
     for (int i = 0; i < set.n; i++)
         found += !strcmp(set.p[i].kernel, "x'); DROP TABLE point; --") &&
-                 !strcmp(set.p[i].reason, "reason with 'quotes' and \"double\" and ; DELETE FROM sample");
+            !strcmp(set.p[i].reason,
+                    "reason with 'quotes' and \"double\" and ; DELETE FROM sample");
     CHECK_EQ_INT(found, 1);
     sb_ptset_free(&set);
     /* merge: a third database from the second one */
@@ -212,8 +226,15 @@ static void test_roundtrip(sb_db *db)
     sb_db_close(c);
     /* a point exported unfinished, then finished and exported again, is completed */
     {
-        sb_point_desc d = {.seq = 50, .workload = "gemm", .kernel = "scalar-f32", .dtype = "f32",
-                           .shape = "8x8x8", .config = "{}", .threads = 1, .ppn = 1, .nodes = 1};
+        sb_point_desc d = {.seq = 50,
+                           .workload = "gemm",
+                           .kernel = "scalar-f32",
+                           .dtype = "f32",
+                           .shape = "8x8x8",
+                           .config = "{}",
+                           .threads = 1,
+                           .ppn = 1,
+                           .nodes = 1};
         int64_t pid;
         CHECK_EQ_INT(sb_db_point_add(db, 1, &d, 1, &pid, &e), SB_OK);
         CHECK_EQ_INT(sb_export_write(db, 1, p1, NULL, &e), SB_OK);
@@ -238,8 +259,9 @@ static void test_roundtrip(sb_db *db)
     CHECK_EQ_INT(sb_export_doc(db, 2, &doc, NULL, &e), SB_OK);
     CHECK_EQ_INT(json_array_size(json_object_get(doc, "sweeps")), 1);
     CHECK_EQ_INT(json_array_size(json_object_get(doc, "machines")), 1);
-    CHECK(!strcmp(json_string_value(json_object_get(json_array_get(json_object_get(doc, "machines"), 0),
-                                                    "fingerprint")), SPR));
+    CHECK(!strcmp(json_string_value(json_object_get(
+                      json_array_get(json_object_get(doc, "machines"), 0), "fingerprint")),
+                  SPR));
     json_decref(doc);
     sb_db_close(b);
 }
@@ -257,7 +279,7 @@ static void test_csv(sb_db *db)
     CHECK_EQ_INT(lines, count(db, "point") + 1);
     CHECK(strncmp(buf, "point_uuid,sweep_uuid,sweep_label,machine_fingerprint,", 54) == 0);
     CHECK(strstr(buf, ",epoch_seconds,") || strstr(buf, ",epoch_seconds\n"));
-    CHECK(strstr(buf, "\"icl, \"\"quoted\"\"\"") != NULL);   /* RFC 4180 quoting */
+    CHECK(strstr(buf, "\"icl, \"\"quoted\"\"\"") != NULL); /* RFC 4180 quoting */
     CHECK(strstr(buf, "epoch_seconds,") != NULL);
     free(buf);
 }
@@ -266,10 +288,10 @@ static void test_report_files(sb_db *db)
 {
     sb_err e = {0};
     sb_selection b, c;
-    CHECK_EQ_INT(sb_select_resolve(db, "1ce1", &b, &e), SB_OK);          /* fingerprint prefix */
-    CHECK_EQ_INT(sb_select_resolve(db, "spr1", &c, &e), SB_OK);          /* hostname */
+    CHECK_EQ_INT(sb_select_resolve(db, "1ce1", &b, &e), SB_OK); /* fingerprint prefix */
+    CHECK_EQ_INT(sb_select_resolve(db, "spr1", &c, &e), SB_OK); /* hostname */
     CHECK_EQ_INT(sb_select_resolve(db, "nosuch", &c, &e), SB_EUSAGE);
-    CHECK_EQ_INT(sb_select_resolve(db, "2", &c, &e), SB_OK);             /* sweep id */
+    CHECK_EQ_INT(sb_select_resolve(db, "2", &c, &e), SB_OK); /* sweep id */
     CHECK(c.sweep_id == 2 && c.machine_id == 2);
     char out[128];
     snprintf(out, sizeof out, "%s/report/sub", g_dir);
@@ -281,17 +303,27 @@ static void test_report_files(sb_db *db)
     CHECK(md && html);
     if (!md || !html) return;
     static const char *const both[] = {
-        ICL, SPR, "Ice Lake", "Sapphire Rapids", "Platinum 8380", "Platinum 8480+",
-        "2.50x",                       /* avx512-f32 GEMM 250 / 100 */
-        "8.00x",                       /* epoch 800 / 100 */
-        "1.50x",                       /* avx512-f32 tokens/s 150 / 100 */
-        "not available (skipped: CPU has no AMX", "projected", "amx_bf16_gflops",
-        "1.67x",                       /* f32_gflops 5000 / 3000 */
-        "not available (AMX not granted: no AMX on this CPU)", "40000 (one timed run)",
-        "1.80", "90%",                 /* scaling: 2 ranks at 0.9 efficiency */
-        "3.60",                        /* 4 ranks */
+        ICL,
+        SPR,
+        "Ice Lake",
+        "Sapphire Rapids",
+        "Platinum 8380",
+        "Platinum 8480+",
+        "2.50x", /* avx512-f32 GEMM 250 / 100 */
+        "8.00x", /* epoch 800 / 100 */
+        "1.50x", /* avx512-f32 tokens/s 150 / 100 */
+        "not available (skipped: CPU has no AMX",
+        "projected",
+        "amx_bf16_gflops",
+        "1.67x", /* f32_gflops 5000 / 3000 */
+        "not available (AMX not granted: no AMX on this CPU)",
+        "40000 (one timed run)",
+        "1.80",
+        "90%",  /* scaling: 2 ranks at 0.9 efficiency */
+        "3.60", /* 4 ranks */
         "20 measured steps x steps per epoch",
-        "100 [", "250 [",              /* a median always has its spread */
+        "100 [",
+        "250 [", /* a median always has its spread */
     };
     for (size_t i = 0; i < sizeof both / sizeof both[0]; i++) {
         if (!strstr(md, both[i])) fprintf(stderr, "report.md lacks '%s'\n", both[i]);
@@ -337,35 +369,49 @@ static void test_hostile(sb_db *src)
     CHECK_EQ_INT(sb_export_doc(src, 0, &good, NULL, &e), SB_OK);
     /* new uuids for the last point so that a valid prefix would be importable */
     json_t *d;
-#define MUT(stmt, what) do { d = json_deep_copy(good); stmt; expect_bad(db, d, what); } while (0)
+#define MUT(stmt, what)           \
+    do {                          \
+        d = json_deep_copy(good); \
+        stmt;                     \
+        expect_bad(db, d, what);  \
+    } while (0)
     MUT(json_object_set_new(d, "format", json_string("other")), "format");
     MUT(json_object_set_new(d, "version", json_integer(SB_EXPORT_VERSION + 1)), "version");
     MUT(json_object_set_new(d, "points", json_object()), "points not array");
     MUT(json_object_set_new(pt0(d), "uuid", json_string("../../etc/passwd")), "uuid");
-    MUT(json_object_set_new(pt0(d), "sweep", json_string("0123456789abcdef0123456789abcdef")), "dangling sweep");
+    MUT(json_object_set_new(pt0(d), "sweep", json_string("0123456789abcdef0123456789abcdef")),
+        "dangling sweep");
     MUT(json_object_set_new(pt0(d), "threads", json_string("4")), "threads as string");
     MUT(json_object_set_new(pt0(d), "threads", json_integer(1LL << 40)), "threads huge");
     MUT(json_object_set_new(pt0(d), "seq", json_real(1.5)), "seq real");
-    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_string("1.0")), "sample string");
-    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(-1)), "sample negative");
+    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_string("1.0")),
+        "sample string");
+    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(-1)),
+        "sample negative");
     MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(1e300)), "sample huge");
     MUT(json_object_set_new(pt0(d), "samples", json_string("x")), "samples not array");
     MUT(json_object_set_new(pt0(d), "evil", json_true()), "unknown field");
     MUT(json_object_set_new(pt0(d), "status", json_string("ok'; DROP TABLE point; --")), "status");
     MUT(json_array_append_new(json_object_get(pt0(d), "metrics"),
-                              json_pack("{s:s, s:f}", "name", "a b; DROP", "value", 1.0)), "metric name");
+                              json_pack("{s:s, s:f}", "name", "a b; DROP", "value", 1.0)),
+        "metric name");
     MUT(json_array_append_new(json_object_get(pt0(d), "metrics"),
-                              json_pack("{s:s, s:s}", "name", "x", "value", "1")), "metric value");
+                              json_pack("{s:s, s:s}", "name", "x", "value", "1")),
+        "metric value");
     MUT(json_array_append_new(json_object_get(pt0(d), "metrics"),
-                              json_pack("{s:s, s:f}", "name", "x", "value", 1e301)), "metric huge");
+                              json_pack("{s:s, s:f}", "name", "x", "value", 1e301)),
+        "metric huge");
     MUT(json_object_set_new(json_array_get(json_object_get(d, "machines"), 0), "cores",
-                            json_integer(-3)), "negative cores");
+                            json_integer(-3)),
+        "negative cores");
     MUT(json_object_set_new(json_array_get(json_object_get(d, "machines"), 0), "fingerprint",
-                            json_string("")), "empty fingerprint");
+                            json_string("")),
+        "empty fingerprint");
     /* the last point bad: the valid ones before it are not written either */
     MUT(json_object_set_new(json_array_get(json_object_get(d, "points"),
                                            json_array_size(json_object_get(d, "points")) - 1),
-                            "ppn", json_string("2")), "last point bad");
+                            "ppn", json_string("2")),
+        "last point bad");
     MUT(json_array_append(json_object_get(d, "points"), pt0(d)), "duplicate point uuid");
     /* statuses, workloads and shapes outside what sprbench writes; an ok
      * measured point without its samples; text past its limit in characters */
@@ -373,19 +419,22 @@ static void test_hostile(sb_db *src)
     MUT(json_object_set_new(pt0(d), "workload", json_string("bogus")), "workload bogus");
     MUT(json_object_del(pt0(d), "workload"), "workload missing");
     MUT(json_object_set_new(json_array_get(json_object_get(d, "sweeps"), 0), "status",
-                            json_string("finished?")), "sweep status");
+                            json_string("finished?")),
+        "sweep status");
     MUT(json_object_set_new(pt0(d), "shape", json_string("<b>64</b>x64x64")), "shape markup");
     MUT(json_object_set_new(pt0(d), "shape", json_string("64x64x64:NN\n")), "shape newline");
     MUT(json_object_set_new(pt0(d), "dtype", json_string("f32 <i>")), "dtype");
     MUT((json_object_set_new(pt0(d), "status", json_string("ok")),
-         json_array_clear(json_object_get(pt0(d), "samples"))), "ok without samples");
+         json_array_clear(json_object_get(pt0(d), "samples"))),
+        "ok without samples");
     {
         char label[1100];
         for (int i = 0; i < 257; i++) memcpy(label + 3 * i, "\xe2\x82\xac", 3);
         label[3 * 257] = '\0';
         MUT(json_object_set_new(json_array_get(json_object_get(d, "sweeps"), 0), "label",
-                                json_string(label)), "label 257 characters");
-        label[3 * 256] = '\0';   /* 256 characters (768 bytes) are within the limit */
+                                json_string(label)),
+            "label 257 characters");
+        label[3 * 256] = '\0'; /* 256 characters (768 bytes) are within the limit */
         d = json_deep_copy(good);
         json_object_set_new(json_array_get(json_object_get(d, "sweeps"), 0), "label",
                             json_string(label));
@@ -398,20 +447,27 @@ static void test_hostile(sb_db *src)
         sb_db_close(ldb);
         json_decref(d);
     }
-    MUT(json_object_set_new(pt0(d), "log", json_pack("{s:s, s:i}", "stdout", "x", "stdout_bytes", 1)),
+    MUT(json_object_set_new(pt0(d), "log",
+                            json_pack("{s:s, s:i}", "stdout", "x", "stdout_bytes", 1)),
         "log incomplete");
 #undef MUT
     /* text that is not JSON, or JSON with duplicate keys or too-large numbers */
     static const char *const texts[] = {
-        "", "not json {", "[]", "{\"format\":\"sprbench-export\",\"format\":\"x\"}",
+        "",
+        "not json {",
+        "[]",
+        "{\"format\":\"sprbench-export\",\"format\":\"x\"}",
         "{\"format\":\"sprbench-export\",\"version\":99999999999999999999999}",
         "{\"format\":\"sprbench-export\",\"version\":1e999}",
-        "{\"format\":\"sprbench-export\",\"version\":1,\"machines\":[],\"sweeps\":[],\"points\":[1]}",
-        "{\"format\":\"sprbench-export\",\"version\":1,\"machines\":[],\"sweeps\":[],\"points\":[{\"uuid\":\"\\u0000\"}]}",
+        "{\"format\":\"sprbench-export\",\"version\":1,\"machines\":[],\"sweeps\":[],\"points\":[1]"
+        "}",
+        "{\"format\":\"sprbench-export\",\"version\":1,\"machines\":[],\"sweeps\":[],\"points\":[{"
+        "\"uuid\":\"\\u0000\"}]}",
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         sb_err te = {0};
-        CHECK_EQ_INT(sb_import_text(db, texts[i], strlen(texts[i]), "hostile.json", NULL, &te), SB_EUSAGE);
+        CHECK_EQ_INT(sb_import_text(db, texts[i], strlen(texts[i]), "hostile.json", NULL, &te),
+                     SB_EUSAGE);
         CHECK(strncmp(te.msg, "hostile.json", 12) == 0);
     }
     CHECK_EQ_INT(count(db, "point"), 0);
@@ -462,7 +518,7 @@ static void test_queries(sb_db *db)
         CHECK_EQ_INT(v[1].nsamples, 8);
         const double flops = 2.0 * 1024 * 1024 * 1024;
         CHECK(v[1].nsamples == 8 && v[1].samples[0] == flops / 250 / 1e9 &&
-              v[1].samples[1] == flops / 250 / 1e9 * 0.99);   /* in repetition order */
+              v[1].samples[1] == flops / 250 / 1e9 * 0.99); /* in repetition order */
     }
     sb_series_free(v, n);
     CHECK_EQ_INT(sb_db_metric_series(db, spr, "gemm", "8x8x8", "gflops", &v, &n, &e), SB_OK);
@@ -470,12 +526,12 @@ static void test_queries(sb_db *db)
 
     char **shapes;
     CHECK_EQ_INT(sb_db_sweep_shapes(db, icl, "gemm", &shapes, &n, &e), SB_OK);
-    CHECK(n == 1 && !strcmp(shapes[0], "1024x1024x1024:NN"));   /* the failed 8x8x8 is not ok */
+    CHECK(n == 1 && !strcmp(shapes[0], "1024x1024x1024:NN")); /* the failed 8x8x8 is not ok */
     sb_db_strings_free(shapes, n);
 
     sb_summary_row *sr;
     CHECK_EQ_INT(sb_db_sweep_summary(db, spr, &sr, &n, &e), SB_OK);
-    CHECK_EQ_INT(n, 6);   /* every point but the peak probe's */
+    CHECK_EQ_INT(n, 6); /* every point but the peak probe's */
     int seen = 0;
     for (int i = 0; i < n; i++)
         if (!strcmp(sr[i].kernel, "avx512-f32") && !strcmp(sr[i].shape, "1024x1024x1024:NN")) {
@@ -541,16 +597,23 @@ static void test_queries(sb_db *db)
     int64_t sweep, ids[3];
     CHECK_EQ_INT(sb_db_sweep_create(r, "resume", "gemm", "plan", 0, &sweep, &e), SB_OK);
     for (int i = 0; i < 3; i++) {
-        sb_point_desc d = {.seq = 2 - i, .workload = "gemm", .kernel = "scalar-f32",
-                           .dtype = "f32", .shape = "8x8x8", .config = "{}", .threads = i + 1,
-                           .ppn = 1, .nodes = 1, .command = "sprbench ..."};
+        sb_point_desc d = {.seq = 2 - i,
+                           .workload = "gemm",
+                           .kernel = "scalar-f32",
+                           .dtype = "f32",
+                           .shape = "8x8x8",
+                           .config = "{}",
+                           .threads = i + 1,
+                           .ppn = 1,
+                           .nodes = 1,
+                           .command = "sprbench ..."};
         CHECK_EQ_INT(sb_db_point_add(r, sweep, &d, 0, &ids[i], &e), SB_OK);
     }
     CHECK_EQ_INT(sb_db_point_set_status(r, ids[1], "failed", "gone", &e), SB_OK);
     CHECK_EQ_INT(sb_db_point_set_status(r, ids[2], "running", "", &e), SB_OK);
     sb_todo_point *todo;
     CHECK_EQ_INT(sb_db_sweep_unfinished(r, sweep, &todo, &n, &e), SB_OK);
-    CHECK(n == 2 && todo[0].id == ids[2] && todo[1].id == ids[0] &&   /* by seq */
+    CHECK(n == 2 && todo[0].id == ids[2] && todo[1].id == ids[0] && /* by seq */
           !strcmp(todo[0].shape, "8x8x8") && todo[0].threads == 3);
     free(todo);
     CHECK_EQ_INT(sb_db_sweep_point_count(r, sweep, &n, &e), SB_OK);
@@ -560,7 +623,7 @@ static void test_queries(sb_db *db)
     CHECK_EQ_INT(sb_db_sweeps(r, &sw, &nsw, &e), SB_OK);
     CHECK(nsw == 1 && !strcmp(sw[0].status, "running"));
     sb_sweep_rows_free(sw, nsw);
-    CHECK_EQ_INT(sb_db_sweep_reopen(r, sweep + 1, &e), SB_EUSAGE);   /* no such sweep */
+    CHECK_EQ_INT(sb_db_sweep_reopen(r, sweep + 1, &e), SB_EUSAGE); /* no such sweep */
 
     /* a database that cannot answer: every read fails the same way, naming
      * the file and the read, and leaves nothing to free */
@@ -569,7 +632,8 @@ static void test_queries(sb_db *db)
     CHECK_EQ_INT(sb_db_metric_series(r, sweep, "gemm", "8x8x8", "gflops", &v, &n, &e), SB_EFAIL);
     CHECK(v == NULL && n == 0);
     CHECKF(!strncmp(e.msg, path, strlen(path)) && strstr(e.msg, ": reading a series: ") &&
-           strstr(e.msg, "no such table: metric"), "message: %s", e.msg);
+               strstr(e.msg, "no such table: metric"),
+           "message: %s", e.msg);
     sb_epoch_point *ep;
     CHECK_EQ_INT(sb_db_epoch_series(r, sweep, &ep, &n, &e), SB_EFAIL);
     CHECK(ep == NULL && strstr(e.msg, "no such table: metric"));
@@ -596,7 +660,9 @@ int main(void)
     test_report_files(db);
     test_hostile(db);
     sb_db_close(db);
-    if (!getenv("SB_KEEP")) CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
-    else fprintf(stderr, "kept %s\n", g_dir);
+    if (!getenv("SB_KEEP"))
+        CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
+    else
+        fprintf(stderr, "kept %s\n", g_dir);
     return test_report("test_results_db");
 }

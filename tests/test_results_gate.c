@@ -64,8 +64,10 @@ static sb_verdict one(double scale, int nb, int nc, const char *cand_status, sb_
     CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
     CHECK_EQ_INT(r.n, 1);
     sb_verdict v = r.n ? r.rows[0].verdict : SB_FAIL;
-    if (keep) *keep = r;
-    else sb_gate_result_free(&r);
+    if (keep)
+        *keep = r;
+    else
+        sb_gate_result_free(&r);
     sb_ptset_free(&b);
     sb_ptset_free(&c);
     return v;
@@ -103,7 +105,7 @@ static void test_mwu(void)
     CHECK(l > 1.15 && l < 1.2 && h > 1.2 && h < 1.25);
     double l2, h2;
     sb_bootstrap_ratio(big1, 40, big2, 40, 0.98, 2000, 1, &l2, &h2);
-    CHECK(l == l2 && h == h2);   /* deterministic */
+    CHECK(l == l2 && h == h2); /* deterministic */
 
     CHECK(sb_metric_lower_is_better("seconds"));
     CHECK(sb_metric_lower_is_better("epoch_seconds"));
@@ -119,8 +121,8 @@ static void test_verdicts(void)
     CHECK_EQ_INT(one(1.10, 10, 10, "ok", NULL), SB_FAIL);
     sb_verdict v = one(1.02, 10, 10, "ok", NULL);
     CHECK(v == SB_PASS || v == SB_WARN);
-    CHECK_EQ_INT(one(0.80, 10, 10, "ok", NULL), SB_PASS);    /* faster */
-    CHECK_EQ_INT(one(1.10, 3, 3, "ok", NULL), SB_WARN);      /* too few */
+    CHECK_EQ_INT(one(0.80, 10, 10, "ok", NULL), SB_PASS); /* faster */
+    CHECK_EQ_INT(one(1.10, 3, 3, "ok", NULL), SB_WARN);   /* too few */
     CHECK_EQ_INT(one(1.00, 3, 10, "ok", NULL), SB_WARN);
     CHECK_EQ_INT(one(1.00, 10, 10, "failed", NULL), SB_FAIL);
     sb_gate_result r;
@@ -192,7 +194,8 @@ static void test_verdicts(void)
     CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
     int mismatch = 0;
     for (int i = 0; i < r.n; i++)
-        mismatch += r.rows[i].verdict == SB_FAIL && strstr(r.rows[i].note, "machine mismatch") != NULL;
+        mismatch += r.rows[i].verdict == SB_FAIL &&
+            strstr(r.rows[i].note, "machine mismatch") != NULL;
     CHECK_EQ_INT(mismatch, 1);
     sb_gate_result_free(&r);
     o.cross_machine = 1;
@@ -224,17 +227,17 @@ static void test_verdicts(void)
 
 static void test_references(void)
 {
-    const char *text =
-        "# machine workload kernel shape threads metric value lower upper unit\n"
-        "fp1 gemm scalar-f32 64x64x64:NN 1 gflops 0.524 -10% +10% GFLOP/s\n"
-        "*   gemm avx512-f32 *           * seconds 1e-4 null +5%\n"
-        "fp1 gemm vnni-int8  *           * gflops 1 -5% null\n";
+    const char *text = "# machine workload kernel shape threads metric value lower upper unit\n"
+                       "fp1 gemm scalar-f32 64x64x64:NN 1 gflops 0.524 -10% +10% GFLOP/s\n"
+                       "*   gemm avx512-f32 *           * seconds 1e-4 null +5%\n"
+                       "fp1 gemm vnni-int8  *           * gflops 1 -5% null\n";
     sb_reference *refs;
     int n;
     sb_err e = {0};
     CHECK_EQ_INT(sb_gate_parse_references(text, "refs", &refs, &n, &e), SB_OK);
     CHECK_EQ_INT(n, 3);
-    CHECK(n == 3 && fabs(refs[0].lower + 0.1) < 1e-12 && isnan(refs[1].lower) && refs[1].threads == -1);
+    CHECK(n == 3 && fabs(refs[0].lower + 0.1) < 1e-12 && isnan(refs[1].lower) &&
+          refs[1].threads == -1);
     /* scalar: 2*64^3/1e-3/1e9 = 0.524 GFLOP/s: PASS; avx512 at 1.2e-4 s: 20 % over: FAIL;
      * vnni-int8 not run: WARN (missing) */
     sb_pt pts[2] = {make_pt("fp1", "scalar-f32", "ok", 8, 1e-3, 1, 1),
@@ -252,7 +255,8 @@ static void test_references(void)
     free(refs);
     /* a machine nothing refers to is a mismatch */
     CHECK_EQ_INT(sb_gate_parse_references("abcdef gemm scalar-f32 * * gflops 1 -5% +5%\n", "r",
-                                          &refs, &n, &e), SB_OK);
+                                          &refs, &n, &e),
+                 SB_OK);
     CHECK_EQ_INT(sb_gate_references(refs, n, &c, &o, &r, &e), SB_OK);
     CHECK(r.count[SB_FAIL] == 1 && r.n == 1 && strstr(r.rows[0].note, "machine mismatch"));
     sb_gate_result_free(&r);
@@ -260,13 +264,13 @@ static void test_references(void)
     sb_ptset_free(&c);
 
     static const char *const bad[] = {
-        "fp1 gemm k s 1 gflops 1 -5%\n",                 /* too few fields */
-        "fp1 gemm k s 1 gflops abc -5% +5%\n",           /* value */
-        "fp1 gemm k s 1 gflops 1 +5% +5%\n",             /* lower > 0 */
-        "fp1 gemm k s x gflops 1 -5% +5%\n",             /* threads */
-        "fp1 gemm k s 1 gflops 1 -5% +5% u extra\n",     /* too many */
-        "# only a comment\n",                            /* nothing */
-        "fp1 gemm k s 1 gflops 1e999 -5% +5%\n",         /* huge */
+        "fp1 gemm k s 1 gflops 1 -5%\n",             /* too few fields */
+        "fp1 gemm k s 1 gflops abc -5% +5%\n",       /* value */
+        "fp1 gemm k s 1 gflops 1 +5% +5%\n",         /* lower > 0 */
+        "fp1 gemm k s x gflops 1 -5% +5%\n",         /* threads */
+        "fp1 gemm k s 1 gflops 1 -5% +5% u extra\n", /* too many */
+        "# only a comment\n",                        /* nothing */
+        "fp1 gemm k s 1 gflops 1e999 -5% +5%\n",     /* huge */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sb_err be = {0};
@@ -278,7 +282,8 @@ static void test_references(void)
 static void test_base64(void)
 {
     static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
-    static const char *const want[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    static const char *const want[] = {"",         "Zg==",     "Zm8=",    "Zm9v",
+                                       "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
     for (int i = 0; i < 7; i++) {
         char *b = sb_base64((const unsigned char *)in[i], strlen(in[i]));
         CHECK(b && !strcmp(b, want[i]));
@@ -303,7 +308,7 @@ static void test_metric_names(void)
     CHECKF(!strcmp(e.msg, "unknown metric 'gflop' (known: gflops, seconds)"), "got '%s'", e.msg);
     const char *good[] = {"gflops", "seconds", NULL};
     CHECK_EQ_INT(sb_gate_check_metrics(good, &b, &c, &e), SB_OK);
-    CHECK_EQ_INT(sb_gate_check_metrics(typo, NULL, &c, &e), SB_EUSAGE);   /* references mode */
+    CHECK_EQ_INT(sb_gate_check_metrics(typo, NULL, &c, &e), SB_EUSAGE); /* references mode */
     /* a metric held only by the scaling model's points is not comparable */
     free(pc.status);
     pc.status = strdup("projected");
@@ -343,15 +348,16 @@ static void test_json(void)
     CHECK(json_real_value(json_object_get(row, "p")) < 0.01);
     char *text = json_dumps(d, 0);
     json_t *back = text ? json_loads(text, 0, NULL) : NULL;
-    CHECK(back != NULL);   /* a document that parses again */
+    CHECK(back != NULL); /* a document that parses again */
     json_decref(back);
     free(text);
     json_decref(d);
     sb_gate_result_free(&r);
-    CHECK_EQ_INT(one(1.00, 3, 10, "ok", &r), SB_WARN);   /* too few: no test, no p */
+    CHECK_EQ_INT(one(1.00, 3, 10, "ok", &r), SB_WARN); /* too few: no test, no p */
     d = sb_gate_json(&r);
     row = json_array_get(json_object_get(d, "rows"), 0);
-    CHECK(json_is_null(json_object_get(row, "p")) && json_is_null(json_object_get(row, "interval")));
+    CHECK(json_is_null(json_object_get(row, "p")) &&
+          json_is_null(json_object_get(row, "interval")));
     json_decref(d);
     sb_gate_result_free(&r);
 }

@@ -20,7 +20,8 @@
  * checker for the fuzzer, this test and the scripts the CLI test saves */
 #include "../fuzz/fuzz_gnuplot.c"
 
-#define TERM_LINE "set terminal svg size 900,560 dynamic noenhanced font 'Sans,11' background '#ffffff'\n"
+#define TERM_LINE \
+    "set terminal svg size 900,560 dynamic noenhanced font 'Sans,11' background '#ffffff'\n"
 
 static const char *check(const char *script)
 {
@@ -30,8 +31,10 @@ static const char *check(const char *script)
 
 static void test_checker_refuses(void)
 {
-    static const struct { const char *body, *why; } bad[] = {
-        {"set title \"a `touch /tmp/x` b\"\n", "double-quoted"},   /* the old writer's form */
+    static const struct {
+        const char *body, *why;
+    } bad[] = {
+        {"set title \"a `touch /tmp/x` b\"\n", "double-quoted"}, /* the old writer's form */
         {"set title `touch /tmp/x`\n", "character outside literals"},
         {"set title 'a'.system('touch /tmp/x')\n", "vocabulary"},
         {"!touch /tmp/x\n", "does not start with a word"},
@@ -63,13 +66,15 @@ static void test_checker_refuses(void)
         CHECKF(why && strstr(why, bad[i].why), "checker on %s: %s (wanted: %s)", bad[i].body,
                why ? why : "accepted", bad[i].why);
     }
-    CHECK(check("set terminal svg size 9,9 font 'a'\nplot x\n") != NULL);   /* enhanced */
+    CHECK(check("set terminal svg size 9,9 font 'a'\nplot x\n") != NULL); /* enhanced */
     CHECK(check("$d << EOD\n1\nEOD\n") != NULL);                          /* no terminal */
     CHECK(check("") != NULL);
-    const char *good = TERM_LINE "$d0 << EOD\n1 2.5 -3e-07 NaN\nEOD\n"
-                       "set title 'it''s `x` @y'.\"\\n\".'z'\nset xrange [0.5:4.5]\n"
-                       "set xtics rotate by -35 left font ',8'\nset xtics ('a%%' 0, 'b' 1)\n"
-                       "plot $d0 using 1:2 with linespoints lw 2 pt 7 title 'k', x title 'ideal (y = x)' dt 2 lc rgb 'black'\n";
+    const char *good = TERM_LINE
+        "$d0 << EOD\n1 2.5 -3e-07 NaN\nEOD\n"
+        "set title 'it''s `x` @y'.\"\\n\".'z'\nset xrange [0.5:4.5]\n"
+        "set xtics rotate by -35 left font ',8'\nset xtics ('a%%' 0, 'b' 1)\n"
+        "plot $d0 using 1:2 with linespoints lw 2 pt 7 title 'k', x title 'ideal (y = x)' dt 2 lc "
+        "rgb 'black'\n";
     const char *why = check(good);
     CHECKF(!why, "checker refused a good script: %s", why);
     char *lits[8];
@@ -111,10 +116,19 @@ static char *render_text(const char *text, int as_format)
 static void test_writer_text(void)
 {
     static const char *const hostile[] = {
-        "host`touch /tmp/sb-pwned`", "$(touch /tmp/sb-pwned)", "system(\"touch /tmp/sb-pwned\")",
-        "@x @@y", "it's 'quoted' '' ''' ", "\"double\" \\\" \\n \\", "|touch /tmp/sb-pwned",
-        "a; !touch /tmp/sb-pwned", "{/Symbol a}^2_3 &{x} ~a", "%s %n %999999d 100%", "EOD",
-        "#comment", "",
+        "host`touch /tmp/sb-pwned`",
+        "$(touch /tmp/sb-pwned)",
+        "system(\"touch /tmp/sb-pwned\")",
+        "@x @@y",
+        "it's 'quoted' '' ''' ",
+        "\"double\" \\\" \\n \\",
+        "|touch /tmp/sb-pwned",
+        "a; !touch /tmp/sb-pwned",
+        "{/Symbol a}^2_3 &{x} ~a",
+        "%s %n %999999d 100%",
+        "EOD",
+        "#comment",
+        "",
     };
     for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
         for (int f = 0; f < 2; f++) {
@@ -125,19 +139,24 @@ static void test_writer_text(void)
         }
     }
     /* what cannot stay: line breaks as spaces, controls dropped, bad UTF-8 as ? */
-    static const struct { const char *in, *out; } clean[] = {
+    static const struct {
+        const char *in, *out;
+    } clean[] = {
         {"a\nb\r\nc\td", "a b  c d"},
         {"x\001y\033[31mz\177", "xy[31mz"},
         {"caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac"},
-        {"bad\xff\xc3(\xe2\x82", "bad?" "?(?" "?"},
+        {"bad\xff\xc3(\xe2\x82",
+         "bad?"
+         "?(?"
+         "?"},
         {"over\xc0\xaflong", "over??long"},
         {"sur\xed\xa0\x80rogate", "sur???rogate"},
         {"c1\xc2\x85next", "c1next"},
     };
     for (size_t i = 0; i < sizeof clean / sizeof clean[0]; i++) {
         char *lit = render_text(clean[i].in, 0);
-        CHECKF(lit && !strcmp(lit, clean[i].out), "cleaned [%s] -> [%s], expected [%s]", clean[i].in,
-               lit ? lit : "(refused)", clean[i].out);
+        CHECKF(lit && !strcmp(lit, clean[i].out), "cleaned [%s] -> [%s], expected [%s]",
+               clean[i].in, lit ? lit : "(refused)", clean[i].out);
         if (lit) CHECK(!sb_gpcheck_literal(lit, clean[i].in, 0));
         free(lit);
     }
@@ -150,10 +169,15 @@ static void test_writer_misuse(void)
 {
     sb_err e = {0};
     char *s;
-    struct { const char *what; int code; } cases[] = {
-        {"%s directive", SB_EFAIL}, {"command in block", SB_EFAIL}, {"bad block name", SB_EFAIL},
-        {"row outside block", SB_EFAIL}, {"open block", SB_EFAIL}, {"empty row", SB_EFAIL},
-        {"unknown terminal", SB_EUSAGE}, {"tiny image", SB_EUSAGE}, {"nested block", SB_EFAIL},
+    struct {
+        const char *what;
+        int code;
+    } cases[] = {
+        {"%s directive", SB_EFAIL},      {"command in block", SB_EFAIL},
+        {"bad block name", SB_EFAIL},    {"row outside block", SB_EFAIL},
+        {"open block", SB_EFAIL},        {"empty row", SB_EFAIL},
+        {"unknown terminal", SB_EUSAGE}, {"tiny image", SB_EUSAGE},
+        {"nested block", SB_EFAIL},
     };
     for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
         sb_gp *g = sb_gp_new();
@@ -162,14 +186,28 @@ static void test_writer_misuse(void)
         double one = 1;
         switch (c) {
         case 0: sb_gp_add(g, "set title %s\n", "`id`"); break;
-        case 1: sb_gp_block_begin(g, "d"); sb_gp_add(g, "plot x\n"); sb_gp_block_end(g); break;
-        case 2: sb_gp_block_begin(g, "d x"); sb_gp_block_end(g); break;
+        case 1:
+            sb_gp_block_begin(g, "d");
+            sb_gp_add(g, "plot x\n");
+            sb_gp_block_end(g);
+            break;
+        case 2:
+            sb_gp_block_begin(g, "d x");
+            sb_gp_block_end(g);
+            break;
         case 3: sb_gp_block_row(g, &one, 1); break;
         case 4: sb_gp_block_begin(g, "d"); break;
-        case 5: sb_gp_block_begin(g, "d"); sb_gp_block_row(g, &one, 0); sb_gp_block_end(g); break;
+        case 5:
+            sb_gp_block_begin(g, "d");
+            sb_gp_block_row(g, &one, 0);
+            sb_gp_block_end(g);
+            break;
         case 6: term = "pdf"; break;
         case 7: w = 3; break;
-        default: sb_gp_block_begin(g, "d"); sb_gp_block_begin(g, "e"); break;
+        default:
+            sb_gp_block_begin(g, "d");
+            sb_gp_block_begin(g, "e");
+            break;
         }
         sb_err_clear(&e);
         s = sb_gp_script(g, term, w, 300, &e);
@@ -199,7 +237,8 @@ static void test_writer_misuse(void)
     sb_gp_block_end(g);
     sb_gp_add(g, "set xrange [%g:%g]\nset title %T\n", NAN, 0.5, NULL);
     s = sb_gp_script(g, "svg", 100, 100, &e);
-    CHECK(s && strstr(s, "$d_1 << EOD\nNaN NaN NaN 1e+300\nEOD\nset xrange [NaN:0.5]\nset title ''\n"));
+    CHECK(s &&
+          strstr(s, "$d_1 << EOD\nNaN NaN NaN 1e+300\nEOD\nset xrange [NaN:0.5]\nset title ''\n"));
     CHECK(s && !check(s));
     free(s);
     sb_gp_free(g);
@@ -235,7 +274,7 @@ static void test_fuzz_replay(void)
         "\005\005d_1ab"
         "\003\010\000\000\000\000\000\000\360\177";
     LLVMFuzzerTestOneInput((const uint8_t *)crafted, sizeof crafted - 1);
-    CHECK(1);   /* reaching here: no abort */
+    CHECK(1); /* reaching here: no abort */
 }
 
 /* the whole file, NUL-terminated; NULL when unreadable */
@@ -249,8 +288,11 @@ static char *slurp(const char *path, size_t *len)
         n += r;
         if (n + 1 == cap) {
             char *ns = realloc(s, cap *= 2);
-            if (!ns) { free(s); s = NULL; }
-            else s = ns;
+            if (!ns) {
+                free(s);
+                s = NULL;
+            } else
+                s = ns;
         }
     }
     fclose(f);
@@ -288,7 +330,8 @@ static void test_real_gnuplot(void)
     }
     char title[1024], label[512], path[4096];
     snprintf(title, sizeof title,
-             "host`touch %s/p1` $(touch %s/p2) system(\"touch %s/p3\") @m 'q' \"dq\" <b>&amp; {/Symbol a}_x",
+             "host`touch %s/p1` $(touch %s/p2) system(\"touch %s/p3\") @m 'q' \"dq\" <b>&amp; "
+             "{/Symbol a}_x",
              dir, dir, dir);
     snprintf(label, sizeof label, "k\n!touch %s/p4\n%%s 50%%|touch %s/p5", dir, dir);
     sb_gp *g = sb_gp_new();
@@ -297,8 +340,9 @@ static void test_real_gnuplot(void)
     sb_gp_block_row(g, r0, 2);
     sb_gp_block_row(g, r1, 2);
     sb_gp_block_end(g);
-    sb_gp_add(g, "set title %T.\"\\n\".%T\nset xtics (%F %d, %F %d)\n"
-                 "plot $d using 1:2 with linespoints title %T\n",
+    sb_gp_add(g,
+              "set title %T.\"\\n\".%T\nset xtics (%F %d, %F %d)\n"
+              "plot $d using 1:2 with linespoints title %T\n",
               title, "second line", label, 1, "two", 2, label);
     sb_err e = {0};
     char *s = sb_gp_script(g, "svg", 600, 400, &e);
@@ -320,7 +364,7 @@ static void test_real_gnuplot(void)
         CHECKF(!exists(dir, never[i]), "gnuplot ran a command: %s/%s exists", dir, never[i]);
     CHECK(exists(dir, "|touch p6"));
     CHECK(exists(dir, "|touch p7`touch p8`.png"));
-    CHECK_EQ_INT(count_entries(dir), 2);   /* no temporary left behind */
+    CHECK_EQ_INT(count_entries(dir), 2); /* no temporary left behind */
     size_t len = 0;
     snprintf(path, sizeof path, "%s/|touch p6", dir);
     char *svg = slurp(path, &len);
@@ -330,7 +374,8 @@ static void test_real_gnuplot(void)
         char want[1200];
         snprintf(want, sizeof want,
                  "<text>host`touch %s/p1` $(touch %s/p2) system(\"touch %s/p3\") @m 'q' \"dq\" "
-                 "&lt;b>&amp;amp; {/Symbol a}_x</text>", dir, dir, dir);
+                 "&lt;b>&amp;amp; {/Symbol a}_x</text>",
+                 dir, dir, dir);
         CHECKF(strstr(svg, want) != NULL, "title not shown literally");
         CHECK(strstr(svg, "<text>second line</text>") != NULL);
         snprintf(want, sizeof want, "<text>k !touch %s/p4 %%s 50%%|touch %s/p5</text>", dir, dir);
@@ -345,7 +390,8 @@ static void test_real_gnuplot(void)
     rc = sb_gnuplot_render(g, "svg", 300, 200, path, &e);
     CHECK_EQ_INT(rc, SB_EFAIL);
     CHECKF(strstr(e.msg, "gnuplot failed to draw") && strstr(e.msg, "unrecognized option") &&
-           !strchr(e.msg, '\n'), "failure message: %s", e.msg);
+               !strchr(e.msg, '\n'),
+           "failure message: %s", e.msg);
     CHECK_EQ_INT(count_entries(dir), 2);
     /* an unwritable place: bad input, before gnuplot runs */
     snprintf(path, sizeof path, "%s/no/such/dir/x.svg", dir);
@@ -415,7 +461,7 @@ static void test_templates(void)
     g = sb_gp_new();
     CHECK(sb_gp_template_fill(g, "set title {{nope}}\n", "t.gp", v, 4, &e) == SB_EUSAGE);
     CHECK(strstr(e.msg, "{{nope}}") != NULL);
-    CHECK(sb_gp_script(g, "svg", 900, 560, &e) == NULL);   /* marked unusable */
+    CHECK(sb_gp_script(g, "svg", 900, 560, &e) == NULL); /* marked unusable */
     sb_gp_free(g);
     /* a clause with a data block would put data where a command goes */
     sb_gp *bad = sb_gp_new();
@@ -432,11 +478,18 @@ static void test_templates(void)
     /* the loader's refusals, one line each */
     char dir[] = "/tmp/sb-tmpl-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    static const char *const refused[] = {
-        "set title system('touch x')\n", "set output 'x'\n", "set title `x`\n",
-        "load 'x'\n", "!touch x\n", "set title 'a'; set x\n", "set title \"x\"\n",
-        "set title 'open\n", "call 'x'\n", "set table 'x'\n", "plot '< touch x' using 1\n",
-        "plot ' |touch x'\n"};
+    static const char *const refused[] = {"set title system('touch x')\n",
+                                          "set output 'x'\n",
+                                          "set title `x`\n",
+                                          "load 'x'\n",
+                                          "!touch x\n",
+                                          "set title 'a'; set x\n",
+                                          "set title \"x\"\n",
+                                          "set title 'open\n",
+                                          "call 'x'\n",
+                                          "set table 'x'\n",
+                                          "plot '< touch x' using 1\n",
+                                          "plot ' |touch x'\n"};
     char path[256];
     snprintf(path, sizeof path, "%s/throughput.gp", dir);
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {

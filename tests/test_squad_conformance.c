@@ -29,16 +29,19 @@ static void test_tokenizer(const sb_vocab *v, const char *dir)
         if (!ref) continue;
         lines++;
         const json_t *jt = json_object_get(ref, "text"), *ids = json_object_get(ref, "ids"),
-                     *toks = json_object_get(ref, "tokens"), *offs = json_object_get(ref, "offsets");
+                     *toks = json_object_get(ref, "tokens"),
+                     *offs = json_object_get(ref, "offsets");
         sb_encoding enc;
-        int ok = sb_encode(v, json_string_value(jt), json_string_length(jt), NULL, 0, &enc, &e) == SB_OK;
+        int ok = sb_encode(v, json_string_value(jt), json_string_length(jt), NULL, 0, &enc, &e) ==
+            SB_OK;
         ok = ok && (size_t)enc.n == json_array_size(ids);
         for (int32_t i = 0; ok && i < enc.n; i++) {
             const json_t *o = json_array_get(offs, (size_t)i);
             ok = enc.ids[i] == json_integer_value(json_array_get(ids, (size_t)i)) &&
-                 !strcmp(v->tokens[enc.ids[i]], json_string_value(json_array_get(toks, (size_t)i))) &&
-                 enc.start[i] == json_integer_value(json_array_get(o, 0)) &&
-                 enc.end[i] == json_integer_value(json_array_get(o, 1));
+                !strcmp(v->tokens[enc.ids[i]],
+                        json_string_value(json_array_get(toks, (size_t)i))) &&
+                enc.start[i] == json_integer_value(json_array_get(o, 0)) &&
+                enc.end[i] == json_integer_value(json_array_get(o, 1));
             if (!ok)
                 fprintf(stderr, "text %d token %d: got %s (%d,%d), want %s\n", lines, i,
                         v->tokens[enc.ids[i]], enc.start[i], enc.end[i],
@@ -77,7 +80,8 @@ static void test_squad_file(const sb_vocab *v, const char *dir, const char *name
     /* Every question has a window whose label spans exactly its answer (up to
      * the word pieces around it), and post-processing of oracle logits gives
      * the answers back. */
-    float *sl = calloc((size_t)ev.n * 384, sizeof(float)), *el = calloc((size_t)ev.n * 384, sizeof(float));
+    float *sl = calloc((size_t)ev.n * 384, sizeof(float)),
+          *el = calloc((size_t)ev.n * 384, sizeof(float));
     int labelled = 0;
     for (int32_t i = 0; i < tr.n; i++) {
         int32_t s = tr.start_positions[i], t = tr.end_positions[i];
@@ -94,8 +98,8 @@ static void test_squad_file(const sb_vocab *v, const char *dir, const char *name
     double em = 0, f1 = 0;
     sb_squad_score(&set, &p, &em, &f1, NULL);
     printf("%s: %d questions, %d paragraphs, %d features (%d labelled), %d misaligned; "
-           "oracle EM %.2f F1 %.2f\n", name, set.n_examples, set.n_contexts, tr.n, labelled,
-           set.n_misaligned, em, f1);
+           "oracle EM %.2f F1 %.2f\n",
+           name, set.n_examples, set.n_contexts, tr.n, labelled, set.n_misaligned, em, f1);
     /* Oracle spans lose only answers longer than 30 tokens and odd splits. */
     CHECK(em > 97.0 && f1 > 98.0);
     sb_squad_predictions_free(&p);

@@ -51,12 +51,16 @@ static void test_windows(void)
     sb_err e = {0};
     /* max_seq 16, question 1 token: 12 context tokens a window, step 8:
      * windows t0..t11 and t8..t19. */
-    struct { const char *ans; int first, nwords; int32_t s0, e0, s1, e1; } cases[] = {
-        {"t2 t3", 2, 2, 5, 6, 0, 0},             /* only in the first window */
-        {"t10 t11 t12", 10, 3, 0, 0, 5, 7},      /* cut by the first window's end */
-        {"t9", 9, 1, 12, 12, 4, 4},              /* in the overlap: both windows */
-        {"t11", 11, 1, 15, 14, 6, 6},            /* last token of window 0: run_qa.py's quirk */
-        {"t19", 19, 1, 0, 0, 15, 14},            /* last token of the context */
+    struct {
+        const char *ans;
+        int first, nwords;
+        int32_t s0, e0, s1, e1;
+    } cases[] = {
+        {"t2 t3", 2, 2, 5, 6, 0, 0},        /* only in the first window */
+        {"t10 t11 t12", 10, 3, 0, 0, 5, 7}, /* cut by the first window's end */
+        {"t9", 9, 1, 12, 12, 4, 4},         /* in the overlap: both windows */
+        {"t11", 11, 1, 15, 14, 6, 6},       /* last token of window 0: run_qa.py's quirk */
+        {"t19", 19, 1, 0, 0, 15, 14},       /* last token of the context */
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         one_example(&set, ctx, "  x", cases[c].ans, at[cases[c].first]);
@@ -114,7 +118,7 @@ static void test_windows(void)
     one_example(&set, ctx, "x x x x x x x x x x x x", "t0", 0);
     CHECK_EQ_INT(sb_features_build(&g_v, &set, 16, 4, 0, &f, &e), SB_OK);
     CHECK_EQ_INT(f.n_truncated_questions, 1);
-    CHECK_EQ_INT(f.n, 16);   /* 8 question tokens: windows of 5 tokens, step 1 */
+    CHECK_EQ_INT(f.n, 16); /* 8 question tokens: windows of 5 tokens, step 1 */
     CHECK_EQ_INT(f.start_positions[0], 10);
     CHECK_EQ_INT(f.end_positions[0], 10);
     sb_features_free(&f);
@@ -143,8 +147,9 @@ static void test_fixture_roundtrip(const char *src)
     CHECK_EQ_INT(sb_features_build(&v, &set, 32, 8, 0, &tr, &e), SB_OK);
     CHECK_EQ_INT(sb_features_build(&v, &set, 32, 8, 1, &ev, &e), SB_OK);
     CHECK_EQ_INT(tr.n, ev.n);
-    CHECK(tr.n > set.n_examples);   /* the first paragraph needs several windows */
-    float *sl = calloc((size_t)ev.n * 32, sizeof(float)), *el = calloc((size_t)ev.n * 32, sizeof(float));
+    CHECK(tr.n > set.n_examples); /* the first paragraph needs several windows */
+    float *sl = calloc((size_t)ev.n * 32, sizeof(float)),
+          *el = calloc((size_t)ev.n * 32, sizeof(float));
     for (int32_t i = 0; i < ev.n; i++) {
         if (tr.start_positions[i] == 0) continue;
         sl[(size_t)i * 32 + (size_t)tr.start_positions[i]] = 10;
@@ -162,7 +167,8 @@ static void test_fixture_roundtrip(const char *src)
     CHECK(f1 == 100.0);
     CHECK_EQ_INT(answered, 6);
     for (int32_t i = 0; i < p.n; i++)
-        if (!strcmp(p.ids[i], "q-tea-2")) CHECK(!strcmp(p.texts[i], "\xe5\x8c\x97\xe4\xba\xac\xe8\x8c\xb6\xe9\xa4\xa8"));
+        if (!strcmp(p.ids[i], "q-tea-2"))
+            CHECK(!strcmp(p.texts[i], "\xe5\x8c\x97\xe4\xba\xac\xe8\x8c\xb6\xe9\xa4\xa8"));
     sb_squad_predictions_free(&p);
     free(sl);
     free(el);
@@ -176,20 +182,27 @@ static void test_reader_errors(void)
 {
     sb_squad_set set;
     sb_err e = {0};
-    struct { const char *json, *want; } bad[] = {
+    struct {
+        const char *json, *want;
+    } bad[] = {
         {"{\"data\": [", "line 1"},
         {"[]", "top level"},
         {"{\"version\": \"1.1\"}", "missing \"data\""},
         {"{\"data\": {}}", "data: not an array"},
         {"{\"data\": [{\"title\": \"x\"}]}", "data[0]: missing \"paragraphs\""},
-        {"{\"data\": [{\"paragraphs\": [{\"qas\": []}]}]}", "data[0].paragraphs[0]: missing \"context\""},
-        {"{\"data\": [{\"paragraphs\": [{\"context\": \"c\", \"qas\": [{\"question\": \"q\", \"answers\": []}]}]}]}",
+        {"{\"data\": [{\"paragraphs\": [{\"qas\": []}]}]}",
+         "data[0].paragraphs[0]: missing \"context\""},
+        {"{\"data\": [{\"paragraphs\": [{\"context\": \"c\", \"qas\": [{\"question\": \"q\", "
+         "\"answers\": []}]}]}]}",
          "data[0].paragraphs[0].qas[0]: missing \"id\""},
-        {"{\"data\": [{\"paragraphs\": [{\"context\": \"c\", \"qas\": [{\"id\": 7, \"question\": \"q\", \"answers\": []}]}]}]}",
+        {"{\"data\": [{\"paragraphs\": [{\"context\": \"c\", \"qas\": [{\"id\": 7, \"question\": "
+         "\"q\", \"answers\": []}]}]}]}",
          "qas[0].id: not a string"},
-        {"{\"data\": [{\"paragraphs\": [{\"context\": \"c\", \"qas\": [{\"id\": \"a\", \"question\": \"q\", \"answers\": [{\"text\": \"c\"}]}]}]}]}",
+        {"{\"data\": [{\"paragraphs\": [{\"context\": \"c\", \"qas\": [{\"id\": \"a\", "
+         "\"question\": \"q\", \"answers\": [{\"text\": \"c\"}]}]}]}]}",
          "qas[0].answers[0]: missing \"answer_start\""},
-        {"{\"data\": [{\"paragraphs\": [{\"context\": \"c\", \"qas\": [{\"id\": \"a\", \"question\": \"q\", \"answers\": [{\"text\": \"c\", \"answer_start\": 5}]}]}]}]}",
+        {"{\"data\": [{\"paragraphs\": [{\"context\": \"c\", \"qas\": [{\"id\": \"a\", "
+         "\"question\": \"q\", \"answers\": [{\"text\": \"c\", \"answer_start\": 5}]}]}]}]}",
          "answer_start: 5 is outside the context"},
         {"{\"data\": [{\"paragraphs\": [{\"context\": \"\\u0000\", \"qas\": []}]}]}", "line 1"},
     };
@@ -198,15 +211,17 @@ static void test_reader_errors(void)
         CHECK_EQ_INT(rc, SB_EUSAGE);
         if (!strstr(e.msg, bad[i].want) || strncmp(e.msg, "f.json: ", 8)) {
             g_test_failures++;
-            fprintf(stderr, "reader case %zu: message \"%s\" lacks \"%s\"\n", i, e.msg, bad[i].want);
+            fprintf(stderr, "reader case %zu: message \"%s\" lacks \"%s\"\n", i, e.msg,
+                    bad[i].want);
         }
     }
     /* Invalid UTF-8 inside a JSON string is refused by the parser. */
     const char inv[] = "{\"data\": [{\"paragraphs\": [{\"context\": \"\xff\", \"qas\": []}]}]}";
     CHECK_EQ_INT(sb_squad_parse(inv, sizeof inv - 1, "f.json", &set, &e), SB_EUSAGE);
     /* Code points, not bytes: answer_start 2 is the "b" after "é ". */
-    const char ok[] = "{\"data\": [{\"paragraphs\": [{\"context\": \"\xc3\xa9 b\", \"qas\": [{\"id\": \"a\", "
-                      "\"question\": \"q\", \"answers\": [{\"text\": \"b\", \"answer_start\": 2}]}]}]}]}";
+    const char ok[] =
+        "{\"data\": [{\"paragraphs\": [{\"context\": \"\xc3\xa9 b\", \"qas\": [{\"id\": \"a\", "
+        "\"question\": \"q\", \"answers\": [{\"text\": \"b\", \"answer_start\": 2}]}]}]}]}";
     CHECK_EQ_INT(sb_squad_parse(ok, sizeof ok - 1, "f.json", &set, &e), SB_OK);
     CHECK_EQ_INT(set.n_misaligned, 0);
     sb_squad_free(&set);

@@ -31,7 +31,8 @@ static void expect_bad(const char *hdr, size_t dlen, const char *want)
     CHECK_EQ_INT(rc, SB_EUSAGE);
     if (rc != SB_EUSAGE || !strstr(e.msg, want) || strncmp(e.msg, "m.safetensors: ", 15)) {
         g_test_failures++;
-        fprintf(stderr, "header %s: message \"%s\" lacks \"%s\"\n", hdr, rc ? e.msg : "(accepted)", want);
+        fprintf(stderr, "header %s: message \"%s\" lacks \"%s\"\n", hdr, rc ? e.msg : "(accepted)",
+                want);
     }
     if (rc == SB_OK) sb_safetensors_close(&st);
 }
@@ -41,9 +42,11 @@ static void test_parse(void)
     /* F16 1.0, -2.0, 65504, smallest subnormal; BF16 1.0, -0.5 */
     uint8_t data[12] = {0x00, 0x3C, 0x00, 0xC0, 0xFF, 0x7B, 0x01, 0x00, 0x80, 0x3F, 0x00, 0xBF};
     uint8_t buf[512];
-    size_t n = image(buf, "{\"__metadata__\":{\"format\":\"pt\"},\"h\":{\"dtype\":\"F16\",\"shape\":[2,2],"
-                          "\"data_offsets\":[0,8]},\"b\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[8,12]}}",
-                     data, sizeof data);
+    size_t n = image(
+        buf,
+        "{\"__metadata__\":{\"format\":\"pt\"},\"h\":{\"dtype\":\"F16\",\"shape\":[2,2],"
+        "\"data_offsets\":[0,8]},\"b\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[8,12]}}",
+        data, sizeof data);
     sb_safetensors st;
     sb_err e = {0};
     CHECK_EQ_INT(sb_safetensors_parse(buf, n, "m", &st, &e), SB_OK);
@@ -78,21 +81,31 @@ static void test_parse(void)
     CHECK(strstr(e.msg, "too large") != NULL);
     expect_bad("[1,2]", 0, "not a JSON object");
     expect_bad("{\"a\":", 0, "header JSON");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{}}", 4, "header JSON");
-    expect_bad("{\"a\":{\"dtype\":\"Q4\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, "\"a\": unknown dtype");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4, "\"a\": 4 bytes");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}}", 4, "past the data");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}", 4, "end 0 < begin 4");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{}}", 4,
+               "header JSON");
+    expect_bad("{\"a\":{\"dtype\":\"Q4\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4,
+               "\"a\": unknown dtype");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4,
+               "\"a\": 4 bytes");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}}", 4,
+               "past the data");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}", 4,
+               "end 0 < begin 4");
     expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", 4, "shape[0]");
     expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", 4, "data_offsets");
     expect_bad("{\"a\":{\"shape\":[1],\"data_offsets\":[0,4]}}", 4, "dtype");
     expect_bad("{\"a\":[]}", 4, "\"a\": not an object");
     expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
-               "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[2,6]}}", 8, "overlaps");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", 8, "unused bytes before tensor \"a\"");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 8, "bytes after the last tensor");
+               "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[2,6]}}",
+               8, "overlaps");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", 8,
+               "unused bytes before tensor \"a\"");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 8,
+               "bytes after the last tensor");
     expect_bad("{\"__metadata__\":{\"format\":1}}", 0, "__metadata__.format");
-    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4294967296],\"data_offsets\":[0,4]}}", 4, "overflows");
+    expect_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4294967296],\"data_"
+               "offsets\":[0,4]}}",
+               4, "overflows");
     /* I32 parses but is not read as float. */
     n = image(buf, "{\"i\":{\"dtype\":\"I32\",\"shape\":[],\"data_offsets\":[0,4]}}", data, 4);
     CHECK_EQ_INT(sb_safetensors_parse(buf, n, "m", &st, &e), SB_OK);
@@ -116,7 +129,7 @@ static void test_file_roundtrip(void)
     sb_safetensors st;
     CHECK_EQ_INT(sb_safetensors_open(path, &st, &e), SB_OK);
     CHECK_EQ_INT(st.n, 2);
-    CHECK(((size_t)(st.data - st.base)) % 8 == 0);   /* header padded to 8 */
+    CHECK(((size_t)(st.data - st.base)) % 8 == 0); /* header padded to 8 */
     const sb_st_tensor *w = sb_safetensors_find(&st, "w");
     float out[6] = {0};
     CHECK(w && w->shape[0] == 2 && w->shape[1] == 3 && w->dtype == SB_ST_F32);
@@ -156,7 +169,7 @@ static void test_hf_dir(void)
     CHECK(!strcmp(specs[n - 2].name, "qa_outputs.weight") && specs[n - 2].shape[0] == 2);
     int64_t total = 0;
     for (int i = 0; i < n; i++) total += specs[i].numel;
-    CHECK_EQ_INT(total, 66364418);   /* DistilBertForQuestionAnswering's parameter count */
+    CHECK_EQ_INT(total, 66364418); /* DistilBertForQuestionAnswering's parameter count */
     free(specs);
 
     /* A tiny model: write, read back, compare. */
@@ -187,7 +200,8 @@ static void test_hf_dir(void)
     CHECK(!strcmp(m.cfg.activation, "gelu"));
     int same = 1;
     for (int i = 0; i < n && m.data; i++)
-        same = same && m.data[i] && !memcmp(m.data[i], data[i], sizeof(float) * (size_t)specs[i].numel);
+        same = same && m.data[i] &&
+            !memcmp(m.data[i], data[i], sizeof(float) * (size_t)specs[i].numel);
     CHECK(same);
     sb_hf_model_free(&m);
 
@@ -213,7 +227,8 @@ static void test_hf_dir(void)
     t[5].name = "embeddings.nothing";
     CHECK_EQ_INT(sb_safetensors_write(path, t, n - 2, &e), SB_OK);
     CHECK_EQ_INT(sb_hf_read_dir(dir, &m, &e), SB_EUSAGE);
-    CHECK(strstr(e.msg, "missing tensor \"distilbert.transformer.layer.0.attention.q_lin.bias\"") != NULL);
+    CHECK(strstr(e.msg, "missing tensor \"distilbert.transformer.layer.0.attention.q_lin.bias\"") !=
+          NULL);
     t[5].name = specs[5].name;
     /* Wrong shape: named, with both shapes. */
     t[0].shape[0] = 12;
@@ -221,7 +236,8 @@ static void test_hf_dir(void)
     t[0].data = big;
     CHECK_EQ_INT(sb_safetensors_write(path, t, n - 2, &e), SB_OK);
     CHECK_EQ_INT(sb_hf_read_dir(dir, &m, &e), SB_EUSAGE);
-    CHECK(strstr(e.msg, "word_embeddings.weight\" has shape [12,4], config.json implies [11,4]") != NULL);
+    CHECK(strstr(e.msg, "word_embeddings.weight\" has shape [12,4], config.json implies [11,4]") !=
+          NULL);
     free(big);
     /* One qa tensor without the other. */
     t[0].shape[0] = 11;
@@ -245,7 +261,9 @@ static void test_hf_dir(void)
                             {"{\"n_layers\":0}", "n_layers"},
                             {"[", "config.json: line"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        CHECK_EQ_INT(sb_distilbert_config_parse(bad[i][0], strlen(bad[i][0]), "config.json", &r, &e), SB_EUSAGE);
+        CHECK_EQ_INT(
+            sb_distilbert_config_parse(bad[i][0], strlen(bad[i][0]), "config.json", &r, &e),
+            SB_EUSAGE);
         if (!strstr(e.msg, bad[i][1])) {
             g_test_failures++;
             fprintf(stderr, "config %s: \"%s\" lacks \"%s\"\n", bad[i][0], e.msg, bad[i][1]);
@@ -261,7 +279,8 @@ static void test_hf_dir(void)
         (void)got;
         fclose(f);
     }
-    CHECK(text && strstr(text, "\"DistilBertForQuestionAnswering\"") && strstr(text, "\"model_type\": \"distilbert\""));
+    CHECK(text && strstr(text, "\"DistilBertForQuestionAnswering\"") &&
+          strstr(text, "\"model_type\": \"distilbert\""));
     free(text);
     unlink(path);
     snprintf(path, sizeof path, "%s/model.safetensors", dir);

@@ -28,15 +28,15 @@ static const char *render(const char *text, size_t len)
     return out;
 }
 
-#define CHECK_TOK(text, expect)                                                     \
-    do {                                                                            \
-        const char *got_ = render(text, sizeof(text) - 1);                          \
-        g_test_checks++;                                                            \
-        if (strcmp(got_, expect)) {                                                 \
-            g_test_failures++;                                                      \
-            fprintf(stderr, "%s:%d: tokenize(%s)\n  got:    %s\n  expect: %s\n",    \
-                    __FILE__, __LINE__, #text, got_, expect);                       \
-        }                                                                           \
+#define CHECK_TOK(text, expect)                                                            \
+    do {                                                                                   \
+        const char *got_ = render(text, sizeof(text) - 1);                                 \
+        g_test_checks++;                                                                   \
+        if (strcmp(got_, expect)) {                                                        \
+            g_test_failures++;                                                             \
+            fprintf(stderr, "%s:%d: tokenize(%s)\n  got:    %s\n  expect: %s\n", __FILE__, \
+                    __LINE__, #text, got_, expect);                                        \
+        }                                                                                  \
     } while (0)
 
 static void test_vocab_errors(void)
@@ -79,7 +79,8 @@ static void test_tokenize(void)
     CHECK_TOK("", "");
     CHECK_TOK("   \t\n ", "");
     /* Accents: lowercase, NFD, nonspacing marks dropped; offsets in code points. */
-    CHECK_TOK("\xc3\x89lise Marchetti na\xc3\xafve fa\xc3\xa7" "ade caf\xc3\xa9",
+    CHECK_TOK("\xc3\x89lise Marchetti na\xc3\xafve fa\xc3\xa7"
+              "ade caf\xc3\xa9",
               "elise/0-5 marc/6-10 ##hetti/10-15 naive/16-21 facade/22-28 cafe/29-33");
     /* An already decomposed accent: the mark is dropped and not covered. */
     CHECK_TOK("cafe\xcc\x81 x", "cafe/0-4 x/6-7");
@@ -97,11 +98,14 @@ static void test_tokenize(void)
     /* Control and format characters vanish (joining the word); the span of a
      * token still covers them. Whitespace of any kind separates. */
     CHECK_TOK("hel\x01lo\tworld\x7f!", "hello/0-6 world/7-12 !/13-14");
-    CHECK_TOK("un\xe2\x80\x8b" "believable", "un/0-2 ##believ/3-9 ##able/9-13");
+    CHECK_TOK("un\xe2\x80\x8b"
+              "believable",
+              "un/0-2 ##believ/3-9 ##able/9-13");
     CHECK_TOK("\xc2\xa0 x\xe3\x80\x80x\xe2\x80\xa8x", "x/2-3 x/4-5 x/6-7");
     CHECK_TOK("x\xef\xbf\xbdx", "[UNK]/0-3");
     /* A word with no cover is one [UNK] over the whole word. */
-    CHECK_TOK("towers lighthouses lighted", "[UNK]/0-6 lighthouse/7-17 ##s/17-18 light/19-24 ##ed/24-26");
+    CHECK_TOK("towers lighthouses lighted",
+              "[UNK]/0-6 lighthouse/7-17 ##s/17-18 light/19-24 ##ed/24-26");
     /* Special tokens are matched verbatim, even glued; lowercase ones are not. */
     CHECK_TOK("[CLS]x[SEP] [MASK]", "[CLS]/0-5 x/5-6 [SEP]/6-11 [MASK]/12-18");
     CHECK_TOK("[cls]", "[/0-1 [UNK]/1-4 ]/4-5");
@@ -128,8 +132,8 @@ static void test_tokenize(void)
     /* Invalid UTF-8 is refused with its byte offset. */
     CHECK_EQ_INT(sb_tokenize(&g_v, "ab\xff", 3, &t, &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "UTF-8") && strstr(e.msg, "byte 2"));
-    CHECK_EQ_INT(sb_tokenize(&g_v, "\xed\xa0\x80", 3, &t, &e), SB_EUSAGE);   /* a surrogate */
-    CHECK_EQ_INT(sb_tokenize(&g_v, "\xc0\xaf", 2, &t, &e), SB_EUSAGE);       /* overlong */
+    CHECK_EQ_INT(sb_tokenize(&g_v, "\xed\xa0\x80", 3, &t, &e), SB_EUSAGE); /* a surrogate */
+    CHECK_EQ_INT(sb_tokenize(&g_v, "\xc0\xaf", 2, &t, &e), SB_EUSAGE);     /* overlong */
     sb_tokens_free(&t);
     CHECK_EQ_INT(sb_utf8_count("a\xc3\xa9\xf0\x9f\x98\x80", 7), 3);
     CHECK_EQ_INT(sb_utf8_count("a\xc3", 2), -1);

@@ -23,12 +23,12 @@ static void fill(float *x, size_t n, uint64_t key, float scale)
 typedef double (*objective_fn)(void *st);
 
 /* Checks analytic grad[n] of x[n] against central differences of f. */
-static void check(const char *what, objective_fn f, void *st, float *x, const float *grad,
-                  size_t n, float h)
+static void check(const char *what, objective_fn f, void *st, float *x, const float *grad, size_t n,
+                  float h)
 {
     double worst = 0;
     size_t worst_i = 0;
-    size_t stride = n > 60 ? n / 60 : 1;   /* a spread of elements keeps it fast */
+    size_t stride = n > 60 ? n / 60 : 1; /* a spread of elements keeps it fast */
     for (size_t i = 0; i < n; i += stride) {
         float keep = x[i];
         x[i] = keep + h;
@@ -38,7 +38,10 @@ static void check(const char *what, objective_fn f, void *st, float *x, const fl
         x[i] = keep;
         double num = (fp - fm) / (2.0 * h), ana = grad[i];
         double err = fabs(num - ana) / fmax(fabs(num) + fabs(ana), 1e-2);
-        if (err > worst) { worst = err; worst_i = i; }
+        if (err > worst) {
+            worst = err;
+            worst_i = i;
+        }
     }
     int ok = worst < 1e-2;
     printf("%-28s n=%-6zu worst rel err %.2e at %zu %s\n", what, n, worst, worst_i,
@@ -54,7 +57,11 @@ static double dot(const float *a, const float *b, size_t n)
 }
 
 /* ---- embedding */
-typedef struct { int B, S, D, V, P; int32_t *ids; float *wte, *wpe, *y, *r; } emb_st;
+typedef struct {
+    int B, S, D, V, P;
+    int32_t *ids;
+    float *wte, *wpe, *y, *r;
+} emb_st;
 static double emb_f(void *v)
 {
     emb_st *s = v;
@@ -82,12 +89,24 @@ static void test_embedding(void)
     memset(dwte, 0, sizeof(float) * s.V * s.D);
     sb_embedding_backward(dwte, dwpe, s.r, ids, s.B, s.S, s.D, 0, 0);
     for (int j = 0; j < s.D; j++)
-        if (dwte[j] != 0) { printf("pad row got a gradient FAIL\n"); g_fail = 1; break; }
-    free(s.wte); free(s.wpe); free(s.y); free(s.r); free(dwte); free(dwpe);
+        if (dwte[j] != 0) {
+            printf("pad row got a gradient FAIL\n");
+            g_fail = 1;
+            break;
+        }
+    free(s.wte);
+    free(s.wpe);
+    free(s.y);
+    free(s.r);
+    free(dwte);
+    free(dwpe);
 }
 
 /* ---- layernorm */
-typedef struct { int N, D; float *x, *g, *b, *y, *mean, *rstd, *r; } ln_st;
+typedef struct {
+    int N, D;
+    float *x, *g, *b, *y, *mean, *rstd, *r;
+} ln_st;
 static double ln_f(void *v)
 {
     ln_st *s = v;
@@ -98,11 +117,18 @@ static void test_layernorm(void)
 {
     ln_st s = {.N = 6, .D = 16};
     size_t nd = (size_t)s.N * s.D;
-    s.x = malloc(nd * 4); s.y = malloc(nd * 4); s.r = malloc(nd * 4);
-    s.g = malloc(s.D * 4); s.b = malloc(s.D * 4);
-    s.mean = malloc(s.N * 4); s.rstd = malloc(s.N * 4);
+    s.x = malloc(nd * 4);
+    s.y = malloc(nd * 4);
+    s.r = malloc(nd * 4);
+    s.g = malloc(s.D * 4);
+    s.b = malloc(s.D * 4);
+    s.mean = malloc(s.N * 4);
+    s.rstd = malloc(s.N * 4);
     float *dx = malloc(nd * 4), *dg = malloc(s.D * 4), *db = malloc(s.D * 4);
-    fill(s.x, nd, 4, 2); fill(s.r, nd, 5, 1); fill(s.g, s.D, 6, 1); fill(s.b, s.D, 7, 1);
+    fill(s.x, nd, 4, 2);
+    fill(s.r, nd, 5, 1);
+    fill(s.g, s.D, 6, 1);
+    fill(s.b, s.D, 7, 1);
     ln_f(&s);
     sb_layernorm_backward(dx, dg, db, s.r, s.x, s.mean, s.rstd, s.g, s.N, s.D, 0);
     check("layernorm dx", ln_f, &s, s.x, dx, nd, 1e-2f);
@@ -112,14 +138,28 @@ static void test_layernorm(void)
     float *dy2 = malloc(nd * 4);
     memcpy(dy2, s.r, nd * 4);
     sb_layernorm_backward(dy2, dg, db, dy2, s.x, s.mean, s.rstd, s.g, s.N, s.D, 0);
-    if (memcmp(dy2, dx, nd * 4)) { printf("layernorm in place differs FAIL\n"); g_fail = 1; }
+    if (memcmp(dy2, dx, nd * 4)) {
+        printf("layernorm in place differs FAIL\n");
+        g_fail = 1;
+    }
     free(dy2);
-    free(s.x); free(s.y); free(s.r); free(s.g); free(s.b); free(s.mean); free(s.rstd);
-    free(dx); free(dg); free(db);
+    free(s.x);
+    free(s.y);
+    free(s.r);
+    free(s.g);
+    free(s.b);
+    free(s.mean);
+    free(s.rstd);
+    free(dx);
+    free(dg);
+    free(db);
 }
 
 /* ---- linear */
-typedef struct { int N, in, out; float *x, *W, *b, *y, *r; } lin_st;
+typedef struct {
+    int N, in, out;
+    float *x, *W, *b, *y, *r;
+} lin_st;
 static double lin_f(void *v)
 {
     lin_st *s = v;
@@ -130,10 +170,15 @@ static double lin_f(void *v)
 static void test_linear(void)
 {
     lin_st s = {.N = 7, .in = 9, .out = 5};
-    s.x = malloc(4 * s.N * s.in); s.W = malloc(4 * s.out * s.in); s.b = malloc(4 * s.out);
-    s.y = malloc(4 * s.N * s.out); s.r = malloc(4 * s.N * s.out);
+    s.x = malloc(4 * s.N * s.in);
+    s.W = malloc(4 * s.out * s.in);
+    s.b = malloc(4 * s.out);
+    s.y = malloc(4 * s.N * s.out);
+    s.r = malloc(4 * s.N * s.out);
     float *dx = malloc(4 * s.N * s.in), *dW = malloc(4 * s.out * s.in), *db = malloc(4 * s.out);
-    fill(s.x, s.N * s.in, 8, 1); fill(s.W, s.out * s.in, 9, 1); fill(s.b, s.out, 10, 1);
+    fill(s.x, s.N * s.in, 8, 1);
+    fill(s.W, s.out * s.in, 9, 1);
+    fill(s.b, s.out, 10, 1);
     fill(s.r, s.N * s.out, 11, 1);
     sb_err e;
     if (sb_linear_backward(&g_lc, dx, 0.0f, dW, db, s.r, s.x, s.W, s.N, s.in, s.out, &e)) abort();
@@ -145,13 +190,27 @@ static void test_linear(void)
     for (int i = 0; i < s.N * s.in; i++) acc[i] = 1.0f;
     sb_linear_backward(&g_lc, acc, 1.0f, dW, db, s.r, s.x, s.W, s.N, s.in, s.out, &e);
     for (int i = 0; i < s.N * s.in; i++)
-        if (fabsf(acc[i] - 1.0f - dx[i]) > 1e-5f) { printf("linear dx beta=1 FAIL\n"); g_fail = 1; break; }
+        if (fabsf(acc[i] - 1.0f - dx[i]) > 1e-5f) {
+            printf("linear dx beta=1 FAIL\n");
+            g_fail = 1;
+            break;
+        }
     free(acc);
-    free(s.x); free(s.W); free(s.b); free(s.y); free(s.r); free(dx); free(dW); free(db);
+    free(s.x);
+    free(s.W);
+    free(s.b);
+    free(s.y);
+    free(s.r);
+    free(dx);
+    free(dW);
+    free(db);
 }
 
 /* ---- gelu */
-typedef struct { size_t n; float *x, *y, *r; } gelu_st;
+typedef struct {
+    size_t n;
+    float *x, *y, *r;
+} gelu_st;
 static double gelu_f(void *v)
 {
     gelu_st *s = v;
@@ -161,20 +220,32 @@ static double gelu_f(void *v)
 static void test_gelu(void)
 {
     gelu_st s = {.n = 200};
-    s.x = malloc(4 * s.n); s.y = malloc(4 * s.n); s.r = malloc(4 * s.n);
+    s.x = malloc(4 * s.n);
+    s.y = malloc(4 * s.n);
+    s.r = malloc(4 * s.n);
     float *dx = malloc(4 * s.n);
-    fill(s.x, s.n, 12, 2.5f); fill(s.r, s.n, 13, 1);
+    fill(s.x, s.n, 12, 2.5f);
+    fill(s.r, s.n, 13, 1);
     sb_gelu_backward(dx, s.r, s.x, s.n, 0);
     check("gelu dx", gelu_f, &s, s.x, dx, s.n, 1e-2f);
     /* the erf form, not the tanh approximation: gelu(1) = 0.841344746 */
     float one = 1.0f, y;
     sb_gelu_forward(&y, &one, 1, 1);
-    if (fabsf(y - 0.841344746f) > 1e-6f) { printf("gelu(1) = %.9f FAIL\n", y); g_fail = 1; }
-    free(s.x); free(s.y); free(s.r); free(dx);
+    if (fabsf(y - 0.841344746f) > 1e-6f) {
+        printf("gelu(1) = %.9f FAIL\n", y);
+        g_fail = 1;
+    }
+    free(s.x);
+    free(s.y);
+    free(s.r);
+    free(dx);
 }
 
 /* ---- dropout */
-typedef struct { size_t n; float *x, *y, *r; } drop_st;
+typedef struct {
+    size_t n;
+    float *x, *y, *r;
+} drop_st;
 static double drop_f(void *v)
 {
     drop_st *s = v;
@@ -184,9 +255,12 @@ static double drop_f(void *v)
 static void test_dropout(void)
 {
     drop_st s = {.n = 10000};
-    s.x = malloc(4 * s.n); s.y = malloc(4 * s.n); s.r = malloc(4 * s.n);
+    s.x = malloc(4 * s.n);
+    s.y = malloc(4 * s.n);
+    s.r = malloc(4 * s.n);
     float *dx = malloc(4 * s.n);
-    fill(s.x, s.n, 14, 1); fill(s.r, s.n, 15, 1);
+    fill(s.x, s.n, 14, 1);
+    fill(s.r, s.n, 15, 1);
     sb_dropout_backward(dx, s.r, s.n, 0.3f, 77, 5, 0);
     check("dropout dx", drop_f, &s, s.x, dx, s.n, 1e-2f);
     drop_f(&s);
@@ -194,17 +268,32 @@ static void test_dropout(void)
     for (size_t i = 0; i < s.n; i++) zeros += s.y[i] == 0;
     double frac = (double)zeros / s.n;
     printf("dropout p=0.3 dropped %.3f\n", frac);
-    if (fabs(frac - 0.3) > 0.03) { printf("dropout rate FAIL\n"); g_fail = 1; }
+    if (fabs(frac - 0.3) > 0.03) {
+        printf("dropout rate FAIL\n");
+        g_fail = 1;
+    }
     /* same key and offset, same mask, whatever the thread count */
     float *y1 = malloc(4 * s.n);
     sb_dropout_forward(y1, s.x, s.n, 0.3f, 77, 5, 1);
-    if (memcmp(y1, s.y, 4 * s.n)) { printf("dropout not repeatable FAIL\n"); g_fail = 1; }
+    if (memcmp(y1, s.y, 4 * s.n)) {
+        printf("dropout not repeatable FAIL\n");
+        g_fail = 1;
+    }
     free(y1);
-    free(s.x); free(s.y); free(s.r); free(dx);
+    free(s.x);
+    free(s.y);
+    free(s.r);
+    free(dx);
 }
 
 /* ---- attention */
-typedef struct { int B, S, D, H; float p; float *qkv, *probs, *ctx, *r, *scratch; uint8_t *mask; uint32_t *bits; } att_st;
+typedef struct {
+    int B, S, D, H;
+    float p;
+    float *qkv, *probs, *ctx, *r, *scratch;
+    uint8_t *mask;
+    uint32_t *bits;
+} att_st;
 static double att_f(void *v)
 {
     att_st *s = v;
@@ -220,12 +309,15 @@ static void test_attention(float p)
     int N = s.B * s.S;
     uint8_t mask[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
     s.mask = mask;
-    s.qkv = malloc(4 * N * 3 * s.D); s.probs = malloc(4 * s.B * s.H * s.S * s.S);
-    s.ctx = malloc(4 * N * s.D); s.r = malloc(4 * N * s.D);
+    s.qkv = malloc(4 * N * 3 * s.D);
+    s.probs = malloc(4 * s.B * s.H * s.S * s.S);
+    s.ctx = malloc(4 * N * s.D);
+    s.r = malloc(4 * N * s.D);
     s.scratch = malloc(4 * 64 * 2 * s.S * s.S);
     s.bits = malloc(4 * sb_attention_bits_words(s.B, s.H, s.S));
     float *dqkv = malloc(4 * N * 3 * s.D);
-    fill(s.qkv, N * 3 * s.D, 16, 1); fill(s.r, N * s.D, 17, 1);
+    fill(s.qkv, N * 3 * s.D, 16, 1);
+    fill(s.r, N * s.D, 17, 1);
     att_f(&s);
     /* padded keys get exactly zero weight: their values change nothing */
     float *ctx0 = malloc(4 * N * s.D);
@@ -233,7 +325,10 @@ static void test_attention(float p)
     for (int j = 4; j < 6; j++)
         for (int col = 0; col < s.D; col++) s.qkv[(size_t)(s.S + j) * 3 * s.D + 2 * s.D + col] += 7;
     att_f(&s);
-    if (memcmp(ctx0, s.ctx, 4 * N * s.D)) { printf("padded key has weight FAIL\n"); g_fail = 1; }
+    if (memcmp(ctx0, s.ctx, 4 * N * s.D)) {
+        printf("padded key has weight FAIL\n");
+        g_fail = 1;
+    }
     for (int j = 4; j < 6; j++)
         for (int col = 0; col < s.D; col++) s.qkv[(size_t)(s.S + j) * 3 * s.D + 2 * s.D + col] -= 7;
     if (p == 0) {
@@ -256,19 +351,23 @@ static void test_attention(float p)
                     for (int t = 0; t < dh; t++) {
                         double ref = 0;
                         for (int j = 0; j < s.S; j++)
-                            ref += sc[j] / sum * s.qkv[(size_t)(b * s.S + j) * 3 * s.D + 2 * s.D + h * dh + t];
+                            ref += sc[j] / sum *
+                                s.qkv[(size_t)(b * s.S + j) * 3 * s.D + 2 * s.D + h * dh + t];
                         double got = s.ctx[(size_t)(b * s.S + i) * s.D + h * dh + t];
                         double err = fabs(got - ref) / (1 + fabs(ref));
                         if (err > worst) worst = err;
                     }
                 }
         printf("attention ctx vs plain softmax: worst rel err %.2e\n", worst);
-        if (worst > 1e-5) { printf("attention ctx FAIL\n"); g_fail = 1; }
+        if (worst > 1e-5) {
+            printf("attention ctx FAIL\n");
+            g_fail = 1;
+        }
     }
     sb_err e;
     att_f(&s);
-    if (sb_attention_backward(&g_lc, dqkv, s.r, s.qkv, s.probs, s.bits, s.mask, s.B, s.S, s.D,
-                              s.H, s.p, s.scratch, &e))
+    if (sb_attention_backward(&g_lc, dqkv, s.r, s.qkv, s.probs, s.bits, s.mask, s.B, s.S, s.D, s.H,
+                              s.p, s.scratch, &e))
         abort();
     check(p > 0 ? "attention dqkv (dropout)" : "attention dqkv", att_f, &s, s.qkv, dqkv,
           N * 3 * s.D, 1e-2f);
@@ -286,15 +385,29 @@ static void test_attention(float p)
             bad += bit != (kept[i] != 0);
         }
         printf("attention keep bits vs dropout mask: %zu of %zu differ\n", bad, np);
-        if (bad) { printf("attention keep bits FAIL\n"); g_fail = 1; }
-        free(ones); free(kept);
+        if (bad) {
+            printf("attention keep bits FAIL\n");
+            g_fail = 1;
+        }
+        free(ones);
+        free(kept);
     }
-    free(s.qkv); free(s.probs); free(s.ctx); free(s.r); free(s.scratch); free(s.bits); free(dqkv);
+    free(s.qkv);
+    free(s.probs);
+    free(s.ctx);
+    free(s.r);
+    free(s.scratch);
+    free(s.bits);
+    free(dqkv);
     free(ctx0);
 }
 
 /* ---- QA loss */
-typedef struct { int B, S; float *logits; int32_t *start, *end; } qa_st;
+typedef struct {
+    int B, S;
+    float *logits;
+    int32_t *start, *end;
+} qa_st;
 static double qa_f(void *v)
 {
     qa_st *s = v;
@@ -303,8 +416,9 @@ static double qa_f(void *v)
 static void test_qa_loss(void)
 {
     qa_st s = {.B = 3, .S = 5};
-    int32_t start[3] = {1, 4, 9}, end[3] = {-2, 4, 2};   /* 9: ignored; -2: clamped to 0 */
-    s.start = start; s.end = end;
+    int32_t start[3] = {1, 4, 9}, end[3] = {-2, 4, 2}; /* 9: ignored; -2: clamped to 0 */
+    s.start = start;
+    s.end = end;
     s.logits = malloc(4 * s.B * s.S * 2);
     float *dl = malloc(4 * s.B * s.S * 2);
     fill(s.logits, s.B * s.S * 2, 18, 2);
@@ -314,8 +428,12 @@ static void test_qa_loss(void)
     float flat[2 * 3 * 5] = {0};
     double l2 = sb_qa_loss(NULL, flat, start, end, s.B, s.S);
     printf("qa loss %.6f, flat %.6f (log 5 = %.6f)\n", loss, l2, log(5.0));
-    if (fabs(l2 - log(5.0)) > 1e-6) { printf("qa loss flat FAIL\n"); g_fail = 1; }
-    free(s.logits); free(dl);
+    if (fabs(l2 - log(5.0)) > 1e-6) {
+        printf("qa loss flat FAIL\n");
+        g_fail = 1;
+    }
+    free(s.logits);
+    free(dl);
 }
 
 /* ---- the element-wise levels (AVX-512, AVX2 + FMA, scalar) */
@@ -332,7 +450,8 @@ static void test_gelu_accuracy(void)
     int ok = worst <= 1e-6f;
     printf("gelu vs libm erff: worst abs err %.2e %s\n", worst, ok ? "ok" : "FAIL");
     if (!ok) g_fail = 1;
-    free(x); free(y);
+    free(x);
+    free(y);
 }
 
 /* max |a - b| / max |b|, the norm-wise relative difference */
@@ -348,7 +467,7 @@ static double normwise(const float *a, const float *b, size_t n)
 
 static void agree(const char *lvl, const char *what, double err, double tol)
 {
-    int ok = err <= tol;   /* NaN fails */
+    int ok = err <= tol; /* NaN fails */
     printf("  %-7s %-34s vs scalar %.2e (tol %.0e) %s\n", lvl, what, err, tol, ok ? "ok" : "FAIL");
     if (!ok) g_fail = 1;
 }
@@ -380,7 +499,7 @@ static void test_dispatch(void)
 static void test_level_vs_scalar(int lvl)
 {
     const char *name = sb_layers_level_name(lvl);
-    size_t n = 13 * 773;   /* the LayerNorm rows below use all of x and dy */
+    size_t n = 13 * 773; /* the LayerNorm rows below use all of x and dy */
     float *x = malloc(4 * n), *dy = malloc(4 * n), *a = malloc(4 * n), *b = malloc(4 * n);
     fill(x, n, 21, 3);
     fill(dy, n, 22, 1);
@@ -419,11 +538,11 @@ static void test_level_vs_scalar(int lvl)
 
     /* LayerNorm over rows of 773 (DistilBERT's 768 plus a tail) */
     int N = 13, D = 773;
-    size_t nd = (size_t)N * D;   /* = n */
+    size_t nd = (size_t)N * D; /* = n */
     float *g = malloc(4 * D), *bb = malloc(4 * D), *xs = malloc(4 * nd), *st[2][6];
     fill(g, D, 23, 1);
     fill(bb, D, 24, 1);
-    for (size_t i = 0; i < nd; i++) xs[i] = x[i] + 0.5f;   /* a mean away from 0 */
+    for (size_t i = 0; i < nd; i++) xs[i] = x[i] + 0.5f; /* a mean away from 0 */
     for (int k = 0; k < 2; k++) {
         float *y = st[k][0] = malloc(4 * nd), *mean = st[k][1] = malloc(4 * N);
         float *rstd = st[k][2] = malloc(4 * N), *dx = st[k][3] = malloc(4 * nd);
@@ -440,7 +559,9 @@ static void test_level_vs_scalar(int lvl)
     agree(name, "layernorm dbeta", normwise(st[0][5], st[1][5], D), 1e-5);
     for (int k = 0; k < 2; k++)
         for (int j = 0; j < 6; j++) free(st[k][j]);
-    free(g); free(bb); free(xs);
+    free(g);
+    free(bb);
+    free(xs);
 
     /* the bias gradient's column sums (linear backward's db) */
     {
@@ -456,7 +577,11 @@ static void test_level_vs_scalar(int lvl)
                 abort();
         }
         agree(name, "linear dbias", normwise(db2[0], db2[1], out), 1e-5);
-        free(xx); free(W); free(dW); free(db2[0]); free(db2[1]);
+        free(xx);
+        free(W);
+        free(dW);
+        free(db2[0]);
+        free(db2[1]);
     }
 
     /* attention: softmax forward/backward, keep bits, with and without
@@ -481,8 +606,8 @@ static void test_level_vs_scalar(int lvl)
             sb_layers_set_level(k ? SB_LAYERS_SCALAR : lvl);
             if (sb_attention_forward(&g_lc, ctx[k], probs[k], bits[k], qkv, mask, B, S, Dm, H, p,
                                      99, scratch, &e) ||
-                sb_attention_backward(&g_lc, dqkv[k], r, qkv, probs[k], bits[k], mask, B, S, Dm,
-                                      H, p, scratch, &e))
+                sb_attention_backward(&g_lc, dqkv[k], r, qkv, probs[k], bits[k], mask, B, S, Dm, H,
+                                      p, scratch, &e))
                 abort();
         }
         agree(name, withdrop ? "attention probs (dropout)" : "attention probs",
@@ -495,18 +620,32 @@ static void test_level_vs_scalar(int lvl)
             printf("  %-7s attention keep bits differ from scalar FAIL\n", name);
             g_fail = 1;
         }
-        for (int k = 0; k < 2; k++) { free(probs[k]); free(ctx[k]); free(dqkv[k]); free(bits[k]); }
-        free(mask); free(qkv); free(scratch); free(r);
+        for (int k = 0; k < 2; k++) {
+            free(probs[k]);
+            free(ctx[k]);
+            free(dqkv[k]);
+            free(bits[k]);
+        }
+        free(mask);
+        free(qkv);
+        free(scratch);
+        free(r);
     }
     sb_layers_set_level(SB_LAYERS_AUTO);
-    free(x); free(dy); free(a); free(b);
+    free(x);
+    free(dy);
+    free(a);
+    free(b);
 }
 
 int main(void)
 {
     g_lc.kernel = pick_f32_kernel();
     g_lc.threads = 2;
-    if (!g_lc.kernel) { printf("no runnable f32 kernel FAIL\n"); return 1; }
+    if (!g_lc.kernel) {
+        printf("no runnable f32 kernel FAIL\n");
+        return 1;
+    }
     printf("kernel %s\n", g_lc.kernel->name);
     test_dispatch();
     int best = sb_layers_best_level();

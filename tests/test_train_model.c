@@ -19,7 +19,10 @@ static int g_seen;
 static void on_ready(void *user, size_t off, size_t len)
 {
     (void)user;
-    if (g_seen < 64) { g_seen_off[g_seen] = off; g_seen_len[g_seen] = len; }
+    if (g_seen < 64) {
+        g_seen_off[g_seen] = off;
+        g_seen_len[g_seen] = len;
+    }
     g_seen++;
 }
 
@@ -35,8 +38,15 @@ int main(void)
         printf("flops per token %.0f, want 276046848 FAIL\n", sb_model_flops_per_token(&c, 384));
         g_fail = 1;
     }
-    c.vocab = 30; c.dim = 16; c.layers = 2; c.heads = 2; c.ffn = 32; c.max_pos = 10;
-    c.dropout = 0.1f; c.attn_dropout = 0.1f; c.qa_dropout = 0.1f;
+    c.vocab = 30;
+    c.dim = 16;
+    c.layers = 2;
+    c.heads = 2;
+    c.ffn = 32;
+    c.max_pos = 10;
+    c.dropout = 0.1f;
+    c.attn_dropout = 0.1f;
+    c.qa_dropout = 0.1f;
     sb_model m;
     sb_err e;
     int B = 2, S = 7;
@@ -75,7 +85,10 @@ int main(void)
     }
     size_t hooked = 0;
     for (int i = 0; i < g_seen && i < 64; i++) hooked += g_seen_len[i];
-    if (hooked != m.nparams) { printf("hooks cover %zu of %zu FAIL\n", hooked, m.nparams); g_fail = 1; }
+    if (hooked != m.nparams) {
+        printf("hooks cover %zu of %zu FAIL\n", hooked, m.nparams);
+        g_fail = 1;
+    }
     printf("loss %.6f\n", loss);
 
     float *grad = malloc(sizeof(float) * m.nparams);
@@ -87,7 +100,7 @@ int main(void)
         size_t stride = ti->count > 12 ? ti->count / 12 : 1;
         double worst = 0;
         for (size_t j = 0; j < ti->count; j += stride) {
-            if (t == 0 && j < (size_t)c.dim) continue;   /* the pad row: no gradient by design */
+            if (t == 0 && j < (size_t)c.dim) continue; /* the pad row: no gradient by design */
             size_t i = ti->offset + j;
             float keep = m.params[i];
             double lp, lm;
@@ -108,7 +121,11 @@ int main(void)
     }
     /* The pad row of the word embeddings gets no gradient (padding_idx). */
     for (int j = 0; j < c.dim; j++)
-        if (grad[j] != 0) { printf("pad row gradient FAIL\n"); g_fail = 1; break; }
+        if (grad[j] != 0) {
+            printf("pad row gradient FAIL\n");
+            g_fail = 1;
+            break;
+        }
     printf("whole model: %d tensors, worst rel err %.2e\n", m.ntensors, worst_all);
     free(grad);
     sb_model_free(&m);

@@ -26,10 +26,16 @@ static int g_fail;
 static float *get(const sb_safetensors *st, const char *name, int64_t *numel)
 {
     const sb_st_tensor *t = sb_safetensors_find(st, name);
-    if (!t) { printf("reference lacks %s\n", name); exit(1); }
+    if (!t) {
+        printf("reference lacks %s\n", name);
+        exit(1);
+    }
     float *x = malloc(sizeof(float) * (t->numel ? t->numel : 1));
     sb_err e;
-    if (sb_safetensors_read_f32(st, t, x, &e)) { printf("%s\n", e.msg); exit(1); }
+    if (sb_safetensors_read_f32(st, t, x, &e)) {
+        printf("%s\n", e.msg);
+        exit(1);
+    }
     if (numel) *numel = t->numel;
     return x;
 }
@@ -67,8 +73,12 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
     float *cfgv = get(st, "cfg", NULL);
     sb_model_config c;
     sb_model_config_base(&c);
-    c.vocab = (int)cfgv[0]; c.dim = (int)cfgv[1]; c.layers = (int)cfgv[2];
-    c.heads = (int)cfgv[3]; c.ffn = (int)cfgv[4]; c.max_pos = (int)cfgv[5];
+    c.vocab = (int)cfgv[0];
+    c.dim = (int)cfgv[1];
+    c.layers = (int)cfgv[2];
+    c.heads = (int)cfgv[3];
+    c.ffn = (int)cfgv[4];
+    c.max_pos = (int)cfgv[5];
     c.dropout = c.attn_dropout = c.qa_dropout = 0;
     int B = (int)cfgv[6], S = (int)cfgv[7], steps = (int)cfgv[9];
     float lr = cfgv[8];
@@ -83,7 +93,10 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
         snprintf(nm, sizeof nm, "w.%s", m.tensors[i].name);
         int64_t n;
         float *w = get(st, nm, &n);
-        if ((size_t)n != m.tensors[i].count) { printf("%s: size\n", nm); exit(1); }
+        if ((size_t)n != m.tensors[i].count) {
+            printf("%s: size\n", nm);
+            exit(1);
+        }
         memcpy(m.params + m.tensors[i].offset, w, n * sizeof(float));
         free(w);
     }
@@ -91,8 +104,14 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
     float *fs = get(st, "in.start_positions", NULL), *fe = get(st, "in.end_positions", NULL);
     int32_t ids[1024], sp[64], ep[64];
     uint8_t mask[1024];
-    for (int i = 0; i < B * S; i++) { ids[i] = (int32_t)fid[i]; mask[i] = (uint8_t)fmask[i]; }
-    for (int b = 0; b < B; b++) { sp[b] = (int32_t)fs[b]; ep[b] = (int32_t)fe[b]; }
+    for (int i = 0; i < B * S; i++) {
+        ids[i] = (int32_t)fid[i];
+        mask[i] = (uint8_t)fmask[i];
+    }
+    for (int b = 0; b < B; b++) {
+        sp[b] = (int32_t)fs[b];
+        ep[b] = (int32_t)fe[b];
+    }
     sb_batch bt = {.B = B, .S = S, .ids = ids, .mask = mask, .start = sp, .end = ep};
     double loss;
     if (sb_model_forward(&m, &bt, 1, 42, &loss, &e) || sb_model_backward(&m, &bt, &e)) {
@@ -102,7 +121,10 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
     float *rs = get(st, "out.start_logits", NULL), *re = get(st, "out.end_logits", NULL);
     float *rl = get(st, "out.loss", NULL);
     float *os = malloc(sizeof(float) * B * S), *oe = malloc(sizeof(float) * B * S);
-    for (int i = 0; i < B * S; i++) { os[i] = m.logits[2 * i]; oe[i] = m.logits[2 * i + 1]; }
+    for (int i = 0; i < B * S; i++) {
+        os[i] = m.logits[2 * i];
+        oe[i] = m.logits[2 * i + 1];
+    }
     verdict(k->name, "start logits", normwise(os, rs, B * S), tol_logit);
     verdict(k->name, "end logits", normwise(oe, re, B * S), tol_logit);
     verdict(k->name, "loss", fabs(loss - rl[0]) / fabs(rl[0]), tol_loss);
@@ -123,7 +145,10 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
         snprintf(nm, sizeof nm, "grad.%s", m.tensors[i].name);
         float *g = get(st, nm, NULL);
         double err = normwise(m.grads + m.tensors[i].offset, g, m.tensors[i].count);
-        if (err > worst || isnan(err)) { worst = err; worst_name = m.tensors[i].name; }
+        if (err > worst || isnan(err)) {
+            worst = err;
+            worst_name = m.tensors[i].name;
+        }
         verdict(k->name, nm, err, tol_grad);
         free(g);
     }
@@ -146,7 +171,7 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
         clipped += cf < 1.0f;
         sb_adamw_step_scaled(&fused, p2, m.grads, cf, sb_lr_linear(lr, s, steps), 2);
         sb_clip_grad_norm(m.grads, m.nparams, 1.0, 2);
-        sb_layers_set_level(SB_LAYERS_SCALAR);   /* and the scalar AdamW against the best one */
+        sb_layers_set_level(SB_LAYERS_SCALAR); /* and the scalar AdamW against the best one */
         sb_adamw_step(&opt, m.params, m.grads, sb_lr_linear(lr, s, steps), 2);
         sb_layers_set_level(SB_LAYERS_AUTO);
     }
@@ -161,8 +186,17 @@ static void run_kernel(const sb_kernel *k, const sb_safetensors *st)
     printf("  %-12s step losses %.6f .. %.6f (torch %.6f .. %.6f)\n", k->name, ours[0],
            ours[steps - 1], ref_losses[0], ref_losses[steps - 1]);
     sb_adamw_free(&opt);
-    free(cfgv); free(fid); free(fmask); free(fs); free(fe); free(rs); free(re); free(rl);
-    free(os); free(oe); free(ref_losses);
+    free(cfgv);
+    free(fid);
+    free(fmask);
+    free(fs);
+    free(fe);
+    free(rs);
+    free(re);
+    free(rl);
+    free(os);
+    free(oe);
+    free(ref_losses);
     sb_model_free(&m);
 }
 
@@ -174,7 +208,10 @@ static void test_adamw_levels(void)
     const size_t n = 2 * 4099 + 13;
     int want = expected_level();
     printf("AdamW level %s, expected %s\n", sb_layers_isa(), sb_layers_level_name(want));
-    if (sb_layers_level() != want) { printf("AdamW dispatch FAIL\n"); g_fail = 1; }
+    if (sb_layers_level() != want) {
+        printf("AdamW dispatch FAIL\n");
+        g_fail = 1;
+    }
     for (int lvl = sb_layers_best_level(); lvl > SB_LAYERS_SCALAR; lvl--) {
         sb_adamw o[2];
         float *p[2], *g = malloc(sizeof(float) * n);
@@ -196,12 +233,15 @@ static void test_adamw_levels(void)
         }
         sb_layers_set_level(SB_LAYERS_AUTO);
         int same = !memcmp(p[0], p[1], sizeof(float) * n) &&
-                   !memcmp(o[0].m, o[1].m, sizeof(float) * n) &&
-                   !memcmp(o[0].v, o[1].v, sizeof(float) * n);
+            !memcmp(o[0].m, o[1].m, sizeof(float) * n) &&
+            !memcmp(o[0].v, o[1].v, sizeof(float) * n);
         printf("AdamW %s = scalar, bitwise over 5 steps: %s\n", sb_layers_level_name(lvl),
                same ? "ok" : "FAIL");
         if (!same) g_fail = 1;
-        for (int k = 0; k < 2; k++) { sb_adamw_free(&o[k]); free(p[k]); }
+        for (int k = 0; k < 2; k++) {
+            sb_adamw_free(&o[k]);
+            free(p[k]);
+        }
         free(g);
     }
 }

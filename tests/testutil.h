@@ -6,36 +6,36 @@
 static int g_test_failures;
 static int g_test_checks;
 
-#define CHECK(cond)                                                             \
-    do {                                                                        \
-        g_test_checks++;                                                        \
-        if (!(cond)) {                                                          \
-            g_test_failures++;                                                  \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        g_test_checks++;                                                             \
+        if (!(cond)) {                                                               \
+            g_test_failures++;                                                       \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                       \
+        }                                                                            \
     } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                      \
-    do {                                                                        \
-        long long _a = (long long)(a), _b = (long long)(b);                     \
-        g_test_checks++;                                                        \
-        if (_a != _b) {                                                         \
-            g_test_failures++;                                                  \
-            fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, \
-                    __LINE__, #a, _a, #b, _b);                                  \
-        }                                                                       \
+#define CHECK_EQ_INT(a, b)                                                                      \
+    do {                                                                                        \
+        long long _a = (long long)(a), _b = (long long)(b);                                     \
+        g_test_checks++;                                                                        \
+        if (_a != _b) {                                                                         \
+            g_test_failures++;                                                                  \
+            fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, \
+                    _a, #b, _b);                                                                \
+        }                                                                                       \
     } while (0)
 
 /* CHECKF(cond, fmt, ...): CHECK with a formatted message. */
-#define CHECKF(cond, ...)                                                       \
-    do {                                                                        \
-        g_test_checks++;                                                        \
-        if (!(cond)) {                                                          \
-            g_test_failures++;                                                  \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                     \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-        }                                                                       \
+#define CHECKF(cond, ...)                                   \
+    do {                                                    \
+        g_test_checks++;                                    \
+        if (!(cond)) {                                      \
+            g_test_failures++;                              \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                   \
+            fputc('\n', stderr);                            \
+        }                                                   \
     } while (0)
 
 static inline int test_report(const char *name)

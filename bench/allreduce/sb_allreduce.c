@@ -138,7 +138,8 @@ int sb_allreduce_run(const sb_allreduce_config *cfg, sb_allreduce_row *rows, dou
     for (int i = 0; i < cfg->nsizes; i++) has_grad |= cfg->sizes[i] == sample_bytes;
     if (!has_grad) sample_bytes = maxb;
     if (maxb / sizeof(float) > (size_t)INT32_MAX)
-        return sb_errf(e, SB_EUSAGE, "allreduce: %zu bytes is more than one MPI call can carry", maxb);
+        return sb_errf(e, SB_EUSAGE, "allreduce: %zu bytes is more than one MPI call can carry",
+                       maxb);
     float *sbuf = malloc(maxb), *rbuf = malloc(maxb);
     int ok = sbuf && rbuf, all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);

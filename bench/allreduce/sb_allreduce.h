@@ -34,12 +34,12 @@ typedef struct sb_allreduce_row {
 typedef struct sb_allreduce_config {
     const size_t *sizes;
     int nsizes;
-    int iters;    /* timed iterations for messages up to 1 MiB */
-    int warmup;   /* skipped iterations (same scaling) */
+    int iters;  /* timed iterations for messages up to 1 MiB */
+    int warmup; /* skipped iterations (same scaling) */
     /* Larger messages run max(2, iters * 1 MiB / bytes) timed and
      * max(1, warmup * 1 MiB / bytes) warm-up iterations, as OSU does with its
      * large-message counts, so 512 MiB does not take minutes. */
-    size_t grad_bytes;   /* rank 0 keeps per-iteration samples for this size */
+    size_t grad_bytes; /* rank 0 keeps per-iteration samples for this size */
 } sb_allreduce_config;
 
 /* Runs every size on MPI_COMM_WORLD; rows[nsizes] filled on every rank.

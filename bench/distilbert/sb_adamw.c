@@ -18,9 +18,9 @@ int sb_adamw_init(sb_adamw *o, size_t n, sb_err *e)
         sb_adamw_free(o);
         return sb_errf(e, SB_EFAIL, "AdamW: out of memory for %zu parameters", n);
     }
-    /* Zeroed here, by the threads that will update them: the pages are then
+/* Zeroed here, by the threads that will update them: the pages are then
      * in place (and on their threads' NUMA nodes) before the first step. */
-    #pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static)
     for (size_t i = 0; i < n; i++) o->m[i] = o->v[i] = 0.0f;
     return SB_OK;
 }
@@ -59,10 +59,9 @@ SB_AVX512 static void adamw_avx512(const adamw_k *k, float *p, const float *g, f
                                    size_t n)
 {
     const __m512 gs = _mm512_set1_ps(k->gscale), b1 = _mm512_set1_ps(k->b1),
-                 b2 = _mm512_set1_ps(k->b2), c1 = _mm512_set1_ps(k->c1),
-                 c2 = _mm512_set1_ps(k->c2), eps = _mm512_set1_ps(k->eps),
-                 st = _mm512_set1_ps(k->step), dc = _mm512_set1_ps(k->decay),
-                 bc = _mm512_set1_ps(k->bc2_sqrt);
+                 b2 = _mm512_set1_ps(k->b2), c1 = _mm512_set1_ps(k->c1), c2 = _mm512_set1_ps(k->c2),
+                 eps = _mm512_set1_ps(k->eps), st = _mm512_set1_ps(k->step),
+                 dc = _mm512_set1_ps(k->decay), bc = _mm512_set1_ps(k->bc2_sqrt);
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m512 gi = _mm512_mul_ps(_mm512_loadu_ps(g + i), gs);
@@ -86,10 +85,9 @@ SB_AVX2 static void adamw_avx2(const adamw_k *k, float *p, const float *g, float
                                size_t n)
 {
     const __m256 gs = _mm256_set1_ps(k->gscale), b1 = _mm256_set1_ps(k->b1),
-                 b2 = _mm256_set1_ps(k->b2), c1 = _mm256_set1_ps(k->c1),
-                 c2 = _mm256_set1_ps(k->c2), eps = _mm256_set1_ps(k->eps),
-                 st = _mm256_set1_ps(k->step), dc = _mm256_set1_ps(k->decay),
-                 bc = _mm256_set1_ps(k->bc2_sqrt);
+                 b2 = _mm256_set1_ps(k->b2), c1 = _mm256_set1_ps(k->c1), c2 = _mm256_set1_ps(k->c2),
+                 eps = _mm256_set1_ps(k->eps), st = _mm256_set1_ps(k->step),
+                 dc = _mm256_set1_ps(k->decay), bc = _mm256_set1_ps(k->bc2_sqrt);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 gi = _mm256_mul_ps(_mm256_loadu_ps(g + i), gs);
@@ -113,8 +111,12 @@ void sb_adamw_step_scaled(sb_adamw *o, float *p, const float *g, float gscale, f
     /* Same operation order as torch's single-tensor AdamW, so ten steps agree
      * with it to rounding; g x gscale is the product clipping would have
      * stored in the gradient, so fusing it changes no bit. */
-    adamw_k k = {.gscale = gscale, .b1 = o->beta1, .b2 = o->beta2, .c1 = 1.0f - o->beta1,
-                 .c2 = 1.0f - o->beta2, .eps = o->eps,
+    adamw_k k = {.gscale = gscale,
+                 .b1 = o->beta1,
+                 .b2 = o->beta2,
+                 .c1 = 1.0f - o->beta1,
+                 .c2 = 1.0f - o->beta2,
+                 .eps = o->eps,
                  .step = lr / (1.0f - powf(o->beta1, (float)o->t)),
                  .decay = 1.0f - lr * o->weight_decay,
                  .bc2_sqrt = sqrtf(1.0f - powf(o->beta2, (float)o->t))};
@@ -122,7 +124,7 @@ void sb_adamw_step_scaled(sb_adamw *o, float *p, const float *g, float gscale, f
     const size_t n = o->n;
     /* the element-wise code's level: AVX-512, AVX2 or scalar, all bitwise alike */
     const int lvl = sb_layers_level();
-    #pragma omp parallel num_threads(NT(threads))
+#pragma omp parallel num_threads(NT(threads))
     {
         /* contiguous per-thread ranges, cut at multiples of 16 */
         size_t nt = (size_t)omp_get_num_threads(), me = (size_t)omp_get_thread_num();
@@ -141,7 +143,7 @@ void sb_adamw_step_scaled(sb_adamw *o, float *p, const float *g, float gscale, f
 float sb_clip_coef(const float *g, size_t n, double max_norm, int threads, double *norm_out)
 {
     double ss = 0;
-    #pragma omp parallel for simd reduction(+ : ss) schedule(static) num_threads(NT(threads))
+#pragma omp parallel for simd reduction(+ : ss) schedule(static) num_threads(NT(threads))
     for (size_t i = 0; i < n; i++) ss += (double)g[i] * g[i];
     double norm = sqrt(ss);
     if (norm_out) *norm_out = norm;
@@ -154,7 +156,7 @@ double sb_clip_grad_norm(float *g, size_t n, double max_norm, int threads)
     double norm;
     float cf = sb_clip_coef(g, n, max_norm, threads, &norm);
     if (cf < 1.0f) {
-        #pragma omp parallel for simd schedule(static) num_threads(NT(threads))
+#pragma omp parallel for simd schedule(static) num_threads(NT(threads))
         for (size_t i = 0; i < n; i++) g[i] *= cf;
     }
     return norm;

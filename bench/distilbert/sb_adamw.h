@@ -8,9 +8,9 @@
 
 typedef struct sb_adamw {
     float beta1, beta2, eps, weight_decay;
-    float *m, *v;         /* f32 state, as many as parameters */
+    float *m, *v; /* f32 state, as many as parameters */
     size_t n;
-    long t;               /* steps taken */
+    long t; /* steps taken */
 } sb_adamw;
 
 int sb_adamw_init(sb_adamw *o, size_t n, sb_err *e);

@@ -25,9 +25,9 @@ int sb_checkpoint_model_config(const sb_distilbert_config *h, const char *dir, s
         return sb_errf(e, SB_EUSAGE, "%s/config.json: activation '%s' is not supported (gelu only)",
                        dir, h->activation);
     if (h->sinusoidal_pos_embds)
-        return sb_errf(e, SB_EUSAGE,
-                       "%s/config.json: sinusoidal_pos_embds is not supported (learned positions only)",
-                       dir);
+        return sb_errf(
+            e, SB_EUSAGE,
+            "%s/config.json: sinusoidal_pos_embds is not supported (learned positions only)", dir);
     sb_model_config_base(c);
     c->vocab = h->vocab_size;
     c->dim = h->dim;

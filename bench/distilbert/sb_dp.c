@@ -9,11 +9,11 @@
 
 typedef struct {
     size_t off, len;
-    size_t ready;    /* elements reported final this step */
-    int queued;      /* handed to a comm thread (or to wait_all's loop) */
+    size_t ready; /* elements reported final this step */
+    int queued;   /* handed to a comm thread (or to wait_all's loop) */
     int done;
     double comm_s;
-    double bytes;    /* all-reduced this step */
+    double bytes; /* all-reduced this step */
 } bucket;
 
 struct sb_dp {
@@ -21,8 +21,8 @@ struct sb_dp {
     char host[MPI_MAX_PROCESSOR_NAME];
     int provided, we_init, use_threads;
     sb_dp_config cfg;
-    MPI_Comm comm;           /* dup of world for the main thread's collectives */
-    MPI_Comm *tcomm;         /* one dup per comm thread: concurrent collectives
+    MPI_Comm comm;   /* dup of world for the main thread's collectives */
+    MPI_Comm *tcomm; /* one dup per comm thread: concurrent collectives
                                 on one communicator would be erroneous */
     float *grad;
     size_t count;
@@ -38,16 +38,16 @@ struct sb_dp {
     int nthreads, nstarted, stop;
     /* A row-sparse bucket (the word embeddings): only the rows some rank
      * used this step are all-reduced (see sb_dp_set_sparse_rows). */
-    int sp_bucket;           /* -1: none */
+    int sp_bucket; /* -1: none */
     size_t sp_off, sp_rows, sp_rowlen, sp_words;
     uint64_t *sp_mine, *sp_union;
     float *sp_pack;
-    size_t sp_pack_cap;      /* floats */
-    double sp_sent_rows;     /* union rows of this step */
+    size_t sp_pack_cap;  /* floats */
+    double sp_sent_rows; /* union rows of this step */
     pthread_mutex_t mu;
     pthread_cond_t cv_work, cv_done;
     double t_begin;
-    char *comm_cpuset;       /* own copy: threads read it after init returns */
+    char *comm_cpuset; /* own copy: threads read it after init returns */
 };
 
 static double now(void) { return MPI_Wtime(); }
@@ -62,7 +62,8 @@ static int reduce_sparse(sb_dp *dp, bucket *bk, MPI_Comm comm)
 {
     MPI_Allreduce(dp->sp_mine, dp->sp_union, (int)dp->sp_words, MPI_UINT64_T, MPI_BOR, comm);
     size_t u = 0;
-    for (size_t wd = 0; wd < dp->sp_words; wd++) u += (size_t)__builtin_popcountll(dp->sp_union[wd]);
+    for (size_t wd = 0; wd < dp->sp_words; wd++)
+        u += (size_t)__builtin_popcountll(dp->sp_union[wd]);
     size_t need = u * dp->sp_rowlen;
     if (need > (size_t)INT_MAX) return 0;
     if (need > dp->sp_pack_cap) {
@@ -80,7 +81,8 @@ static int reduce_sparse(sb_dp *dp, bucket *bk, MPI_Comm comm)
     float *g = dp->grad + bk->off, *pk = dp->sp_pack;
     size_t k = 0;
     for (size_t r = 0; r < dp->sp_rows; r++)
-        if (dp->sp_union[r >> 6] >> (r & 63) & 1) memcpy(pk + rl * k++, g + rl * r, rl * sizeof(float));
+        if (dp->sp_union[r >> 6] >> (r & 63) & 1)
+            memcpy(pk + rl * k++, g + rl * r, rl * sizeof(float));
     if (need) MPI_Allreduce(MPI_IN_PLACE, pk, (int)need, MPI_FLOAT, MPI_SUM, comm);
     const float w = (float)dp->world;
     k = 0;
@@ -233,7 +235,9 @@ static int start_threads(sb_dp *dp, sb_err *e)
 
 int sb_dp_set_comm_cpuset(sb_dp *dp, const char *cpuset, sb_err *e)
 {
-    if (dp->nstarted) return sb_errf(e, SB_EUSAGE, "comm threads already started: set their cpuset before the buckets");
+    if (dp->nstarted)
+        return sb_errf(e, SB_EUSAGE,
+                       "comm threads already started: set their cpuset before the buckets");
     free(dp->comm_cpuset);
     dp->comm_cpuset = cpuset && *cpuset ? strdup(cpuset) : NULL;
     return SB_OK;
@@ -321,7 +325,7 @@ int sb_dp_set_buckets(sb_dp *dp, float *grad, size_t count, const size_t *bounds
     dp->b = b;
     dp->order = order;
     dp->nb = nbuckets;
-    dp->sp_bucket = -1;   /* bucket numbers changed: find the sparse range again */
+    dp->sp_bucket = -1; /* bucket numbers changed: find the sparse range again */
     if (dp->sp_rows) {
         int bi = find_bucket(dp, dp->sp_off);
         if (dp->b[bi].off == dp->sp_off && dp->b[bi].len == dp->sp_rows * dp->sp_rowlen)
@@ -436,8 +440,8 @@ int sb_dp_sparse_rows(sb_dp *dp, const int32_t *rows, size_t n, sb_err *e)
     memset(dp->sp_mine, 0, dp->sp_words * sizeof *dp->sp_mine);
     for (size_t i = 0; i < n; i++) {
         if (rows[i] < 0 || (size_t)rows[i] >= dp->sp_rows)
-            return sb_errf(e, SB_EUSAGE, "row %d outside the sparse range of %zu rows", (int)rows[i],
-                           dp->sp_rows);
+            return sb_errf(e, SB_EUSAGE, "row %d outside the sparse range of %zu rows",
+                           (int)rows[i], dp->sp_rows);
         dp->sp_mine[rows[i] >> 6] |= (uint64_t)1 << (rows[i] & 63);
     }
     return SB_OK;
@@ -587,7 +591,8 @@ int sb_dp_gather_string(sb_dp *dp, const char *mine, char ***all, sb_err *e)
     int rc = SB_OK;
     if (dp->rank == 0) {
         if (ok) {
-            for (int r = 0; r < dp->world && ok; r++) ok = (out[r] = strdup(buf + displ[r])) != NULL;
+            for (int r = 0; r < dp->world && ok; r++)
+                ok = (out[r] = strdup(buf + displ[r])) != NULL;
         }
         if (!ok) {
             sb_dp_strings_free(out);

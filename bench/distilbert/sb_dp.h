@@ -30,25 +30,28 @@
 typedef struct sb_dp sb_dp;
 
 typedef struct sb_dp_config {
-    int comm_threads;     /* >= 1 threads progressing all-reduces; 0 = no threads */
-    int overlap;          /* 1: start buckets during backward; 0: all after backward */
-    size_t bucket_bytes;  /* default bucket size for sb_dp_set_grad (0: 25 MB) */
+    int comm_threads;        /* >= 1 threads progressing all-reduces; 0 = no threads */
+    int overlap;             /* 1: start buckets during backward; 0: all after backward */
+    size_t bucket_bytes;     /* default bucket size for sb_dp_set_grad (0: 25 MB) */
     const char *comm_cpuset; /* hwloc list the comm threads bind to (sb_bind's
                                 report.comm_cpuset); NULL/"" = inherit */
 } sb_dp_config;
 
-#define SB_DP_CONFIG_INIT {.comm_threads = 1, .overlap = 1, .bucket_bytes = 0}
+#define SB_DP_CONFIG_INIT                                  \
+    {                                                      \
+        .comm_threads = 1, .overlap = 1, .bucket_bytes = 0 \
+    }
 
 /* Per-step timing (seconds) returned by sb_dp_wait_all. */
 typedef struct sb_dp_timing {
-    double compute_s;    /* step_begin -> wait_all entry (forward + backward) */
-    double wait_s;       /* blocked in wait_all: communication not hidden */
-    double comm_s;       /* sum of all-reduce durations (busy time of the comm threads) */
-    double step_s;       /* step_begin -> wait_all return */
+    double compute_s; /* step_begin -> wait_all entry (forward + backward) */
+    double wait_s;    /* blocked in wait_all: communication not hidden */
+    double comm_s;    /* sum of all-reduce durations (busy time of the comm threads) */
+    double step_s;    /* step_begin -> wait_all return */
     int buckets;
-    int late_buckets;    /* buckets never reported ready, reduced in wait_all */
-    double bytes;        /* all-reduced this step (sparse bucket: packed rows + bitmap) */
-    double sparse_rows;  /* rows of the sparse bucket all-reduced this step */
+    int late_buckets;   /* buckets never reported ready, reduced in wait_all */
+    double bytes;       /* all-reduced this step (sparse bucket: packed rows + bitmap) */
+    double sparse_rows; /* rows of the sparse bucket all-reduced this step */
 } sb_dp_timing;
 
 /* Initialises MPI if needed (MPI_THREAD_MULTIPLE requested) and the engine.
@@ -64,9 +67,9 @@ void sb_dp_free(sb_dp *dp);
 
 int sb_dp_rank(const sb_dp *dp);
 int sb_dp_world(const sb_dp *dp);
-int sb_dp_local_rank(const sb_dp *dp);   /* rank among the ranks on this node */
+int sb_dp_local_rank(const sb_dp *dp); /* rank among the ranks on this node */
 int sb_dp_local_size(const sb_dp *dp);
-int sb_dp_nodes(const sb_dp *dp);        /* distinct nodes in the job */
+int sb_dp_nodes(const sb_dp *dp); /* distinct nodes in the job */
 const char *sb_dp_hostname(const sb_dp *dp);
 /* "multiple", "serialized", "funneled", "single" and whether threads are in use. */
 const char *sb_dp_thread_level(const sb_dp *dp);
@@ -82,8 +85,8 @@ int sb_dp_set_buckets(sb_dp *dp, float *grad, size_t count, const size_t *bounds
                       sb_err *e);
 /* Same with equal buckets of about cfg.bucket_bytes, cut at tensor boundaries
  * when `tensor_ends` (ascending end offsets, ntensors of them) is given. */
-int sb_dp_set_grad(sb_dp *dp, float *grad, size_t count, const size_t *tensor_ends,
-                   int ntensors, sb_err *e);
+int sb_dp_set_grad(sb_dp *dp, float *grad, size_t count, const size_t *tensor_ends, int ntensors,
+                   sb_err *e);
 int sb_dp_nbuckets(const sb_dp *dp);
 
 /* Makes grad[offset, offset + count) a bucket of its own (after the buckets

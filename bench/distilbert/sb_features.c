@@ -21,9 +21,9 @@ void sb_features_free(sb_features *f)
 /* Python's str.isspace, which str.lstrip() uses on the question. */
 static int py_isspace(int32_t c)
 {
-    return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F) || c == 0x85 ||
-           c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+    return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0 ||
+        c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+        c == 0x205F || c == 0x3000;
 }
 
 static size_t lstrip_bytes(const char *s, size_t len)
@@ -40,8 +40,8 @@ static size_t lstrip_bytes(const char *s, size_t len)
 }
 
 typedef struct window_plan {
-    int32_t q_len;        /* question tokens kept */
-    int32_t win_len;      /* max context tokens per window */
+    int32_t q_len;   /* question tokens kept */
+    int32_t win_len; /* max context tokens per window */
     int32_t n_windows;
 } window_plan;
 
@@ -59,8 +59,8 @@ static int32_t count_windows(int32_t n_ctx, int32_t win, int32_t stride)
     return n;
 }
 
-int sb_features_build(const sb_vocab *v, const sb_squad_set *set, int32_t max_seq,
-                      int32_t stride, int is_eval, sb_features *f, sb_err *e)
+int sb_features_build(const sb_vocab *v, const sb_squad_set *set, int32_t max_seq, int32_t stride,
+                      int is_eval, sb_features *f, sb_err *e)
 {
     memset(f, 0, sizeof *f);
     if (max_seq < 8 || max_seq > 1 << 16)
@@ -86,7 +86,7 @@ int sb_features_build(const sb_vocab *v, const sb_squad_set *set, int32_t max_se
         if (ct->ids == NULL) {
             rc = sb_tokenize(v, x->context, strlen(x->context), ct, e);
             if (!rc && ct->ids == NULL && !(ct->ids = malloc(sizeof(int32_t))))
-                rc = sb_errf(e, SB_EFAIL, "out of memory");   /* marks an empty context as done */
+                rc = sb_errf(e, SB_EFAIL, "out of memory"); /* marks an empty context as done */
             if (rc) {
                 char msg[sizeof e->msg];
                 snprintf(msg, sizeof msg, "%s", e ? e->msg : "");
@@ -131,7 +131,8 @@ int sb_features_build(const sb_vocab *v, const sb_squad_set *set, int32_t max_se
         f->offset_end = malloc(sizeof(int32_t) * (cells ? cells : 1));
     }
     if (!f->input_ids || !f->attention_mask || !f->token_type_ids || !f->start_positions ||
-        !f->end_positions || !f->example_index || (is_eval && (!f->offset_start || !f->offset_end))) {
+        !f->end_positions || !f->example_index ||
+        (is_eval && (!f->offset_start || !f->offset_end))) {
         rc = sb_errf(e, SB_EFAIL, "out of memory for %lld features", (long long)total);
         goto done;
     }
@@ -163,13 +164,17 @@ int sb_features_build(const sb_vocab *v, const sb_squad_set *set, int32_t max_se
             uint8_t *mask = f->attention_mask + (size_t)fi * (size_t)max_seq;
             uint8_t *tt = f->token_type_ids + (size_t)fi * (size_t)max_seq;
             int32_t k = 0;
-            ids[k] = v->cls_id; os[k] = oe[k] = 0; k++;
+            ids[k] = v->cls_id;
+            os[k] = oe[k] = 0;
+            k++;
             for (int32_t j = 0; j < p->q_len; j++, k++) {
                 ids[k] = qt->ids[j];
                 os[k] = qt->start[j];
                 oe[k] = qt->end[j];
             }
-            ids[k] = v->sep_id; os[k] = oe[k] = 0; k++;
+            ids[k] = v->sep_id;
+            os[k] = oe[k] = 0;
+            k++;
             const int32_t ctx_first = k;
             for (int32_t j = cstart; j < cstop; j++, k++) {
                 ids[k] = ct->ids[j];
@@ -178,7 +183,10 @@ int sb_features_build(const sb_vocab *v, const sb_squad_set *set, int32_t max_se
                 tt[k] = 1;
             }
             const int32_t ctx_last = k - 1;
-            ids[k] = v->sep_id; os[k] = oe[k] = 0; tt[k] = 1; k++;
+            ids[k] = v->sep_id;
+            os[k] = oe[k] = 0;
+            tt[k] = 1;
+            k++;
             memset(mask, 1, (size_t)k);
             for (; k < max_seq; k++) {
                 ids[k] = v->pad_id;

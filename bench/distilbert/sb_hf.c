@@ -28,9 +28,14 @@ void sb_distilbert_config_default(sb_distilbert_config *c)
 
 int sb_distilbert_config_check(const sb_distilbert_config *c, const char *name, sb_err *e)
 {
-    struct { const char *key; int v, lo, hi; } ints[] = {
-        {"vocab_size", c->vocab_size, 1, 1 << 22}, {"dim", c->dim, 1, 1 << 16},
-        {"n_layers", c->n_layers, 1, 1024},        {"n_heads", c->n_heads, 1, 1024},
+    struct {
+        const char *key;
+        int v, lo, hi;
+    } ints[] = {
+        {"vocab_size", c->vocab_size, 1, 1 << 22},
+        {"dim", c->dim, 1, 1 << 16},
+        {"n_layers", c->n_layers, 1, 1024},
+        {"n_heads", c->n_heads, 1, 1024},
         {"hidden_dim", c->hidden_dim, 1, 1 << 18},
         {"max_position_embeddings", c->max_position_embeddings, 1, 1 << 20},
     };
@@ -41,17 +46,22 @@ int sb_distilbert_config_check(const sb_distilbert_config *c, const char *name, 
     if (c->dim % c->n_heads)
         return sb_errf(e, SB_EUSAGE, "%s: dim %d is not a multiple of n_heads %d", name, c->dim,
                        c->n_heads);
-    struct { const char *key; double v; } probs[] = {
-        {"dropout", c->dropout}, {"attention_dropout", c->attention_dropout},
-        {"qa_dropout", c->qa_dropout}};
+    struct {
+        const char *key;
+        double v;
+    } probs[] = {{"dropout", c->dropout},
+                 {"attention_dropout", c->attention_dropout},
+                 {"qa_dropout", c->qa_dropout}};
     for (size_t i = 0; i < 3; i++)
         if (!(probs[i].v >= 0 && probs[i].v < 1))
-            return sb_errf(e, SB_EUSAGE, "%s: %s = %g is outside [0, 1)", name, probs[i].key, probs[i].v);
+            return sb_errf(e, SB_EUSAGE, "%s: %s = %g is outside [0, 1)", name, probs[i].key,
+                           probs[i].v);
     if (!(c->initializer_range > 0 && c->initializer_range < 10))
         return sb_errf(e, SB_EUSAGE, "%s: initializer_range = %g is not positive", name,
                        c->initializer_range);
     if (strcmp(c->activation, "gelu") && strcmp(c->activation, "relu"))
-        return sb_errf(e, SB_EUSAGE, "%s: activation \"%s\" is not gelu or relu", name, c->activation);
+        return sb_errf(e, SB_EUSAGE, "%s: activation \"%s\" is not gelu or relu", name,
+                       c->activation);
     if (c->pad_token_id < 0 || c->pad_token_id >= c->vocab_size)
         return sb_errf(e, SB_EUSAGE, "%s: pad_token_id %d is outside the vocabulary", name,
                        c->pad_token_id);
@@ -62,7 +72,8 @@ static int get_int(const json_t *doc, const char *key, int *out, const char *nam
 {
     const json_t *v = json_object_get(doc, key);
     if (!v || json_is_null(v)) return SB_OK;
-    if (!json_is_integer(v) || json_integer_value(v) < -(1 << 30) || json_integer_value(v) > (1 << 30))
+    if (!json_is_integer(v) || json_integer_value(v) < -(1 << 30) ||
+        json_integer_value(v) > (1 << 30))
         return sb_errf(e, SB_EUSAGE, "%s: \"%s\" is not an integer", name, key);
     *out = (int)json_integer_value(v);
     return SB_OK;
@@ -84,7 +95,8 @@ int sb_distilbert_config_parse(const char *text, size_t len, const char *name,
     json_error_t jerr;
     json_t *doc = json_loadb(text, len, 0, &jerr);
     if (!doc)
-        return sb_errf(e, SB_EUSAGE, "%s: line %d column %d: %s", name, jerr.line, jerr.column, jerr.text);
+        return sb_errf(e, SB_EUSAGE, "%s: line %d column %d: %s", name, jerr.line, jerr.column,
+                       jerr.text);
     int rc = SB_OK;
     if (!json_is_object(doc)) rc = sb_errf(e, SB_EUSAGE, "%s: not a JSON object", name);
     const json_t *mt = json_object_get(doc, "model_type");
@@ -177,16 +189,19 @@ int sb_hf_expected_tensors(const sb_distilbert_config *c, sb_hf_tensor_spec **sp
     if (!s) return 0;
     const int64_t D = c->dim, H = c->hidden_dim;
     spec(&s[k++], "distilbert.embeddings.word_embeddings.weight", c->vocab_size, D);
-    spec(&s[k++], "distilbert.embeddings.position_embeddings.weight", c->max_position_embeddings, D);
+    spec(&s[k++], "distilbert.embeddings.position_embeddings.weight", c->max_position_embeddings,
+         D);
     spec(&s[k++], "distilbert.embeddings.LayerNorm.weight", D, 0);
     spec(&s[k++], "distilbert.embeddings.LayerNorm.bias", D, 0);
     static const char *const lin[] = {"q_lin", "k_lin", "v_lin", "out_lin"};
     char name[96];
     for (int l = 0; l < c->n_layers; l++) {
         for (int i = 0; i < 4; i++) {
-            snprintf(name, sizeof name, "distilbert.transformer.layer.%d.attention.%s.weight", l, lin[i]);
+            snprintf(name, sizeof name, "distilbert.transformer.layer.%d.attention.%s.weight", l,
+                     lin[i]);
             spec(&s[k++], name, D, D);
-            snprintf(name, sizeof name, "distilbert.transformer.layer.%d.attention.%s.bias", l, lin[i]);
+            snprintf(name, sizeof name, "distilbert.transformer.layer.%d.attention.%s.bias", l,
+                     lin[i]);
             spec(&s[k++], name, D, 0);
         }
         snprintf(name, sizeof name, "distilbert.transformer.layer.%d.sa_layer_norm.weight", l);
@@ -246,7 +261,7 @@ int sb_hf_read_dir(const char *dir, sb_hf_model *m, sb_err *e)
         sb_hf_model_free(m);
         return sb_errf(e, SB_EFAIL, "out of memory");
     }
-    const sb_st_tensor *found[2] = {0};   /* the qa_outputs pair */
+    const sb_st_tensor *found[2] = {0}; /* the qa_outputs pair */
     for (int i = 0; i < m->n && !rc; i++) {
         const sb_hf_tensor_spec *s = &m->specs[i];
         const sb_st_tensor *t = sb_safetensors_find(&st, s->name);
@@ -265,8 +280,8 @@ int sb_hf_read_dir(const char *dir, sb_hf_model *m, sb_err *e)
             char got[128], want[64];
             shape_str(t->shape, t->ndim, got, sizeof got);
             shape_str(s->shape, s->ndim, want, sizeof want);
-            rc = sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\" has shape %s, config.json implies %s", path,
-                         s->name, got, want);
+            rc = sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\" has shape %s, config.json implies %s",
+                         path, s->name, got, want);
             break;
         }
         if (!(m->data[i] = malloc(sizeof(float) * (size_t)(s->numel ? s->numel : 1)))) {
@@ -276,8 +291,9 @@ int sb_hf_read_dir(const char *dir, sb_hf_model *m, sb_err *e)
         rc = sb_safetensors_read_f32(&st, t, m->data[i], e);
     }
     if (!rc && (!found[0]) != (!found[1]))
-        rc = sb_errf(e, SB_EUSAGE, "%s: missing tensor \"%s\" (the other qa_outputs tensor is there)",
-                     path, found[0] ? "qa_outputs.bias" : "qa_outputs.weight");
+        rc = sb_errf(e, SB_EUSAGE,
+                     "%s: missing tensor \"%s\" (the other qa_outputs tensor is there)", path,
+                     found[0] ? "qa_outputs.bias" : "qa_outputs.weight");
     m->has_qa_head = found[0] && found[1];
     sb_safetensors_close(&st);
     if (rc) sb_hf_model_free(m);

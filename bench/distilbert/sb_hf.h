@@ -10,19 +10,19 @@
 #include "sb_err.h"
 
 typedef struct sb_distilbert_config {
-    int vocab_size;               /* 30522 */
-    int dim;                      /* 768 */
-    int n_layers;                 /* 6 */
-    int n_heads;                  /* 12 */
-    int hidden_dim;               /* 3072 */
-    int max_position_embeddings;  /* 512 */
-    double dropout;               /* 0.1 */
-    double attention_dropout;     /* 0.1 */
-    double qa_dropout;            /* 0.1 */
-    double initializer_range;     /* 0.02 */
-    char activation[16];          /* "gelu" or "relu" */
-    int sinusoidal_pos_embds;     /* 0 */
-    int pad_token_id;             /* 0 */
+    int vocab_size;              /* 30522 */
+    int dim;                     /* 768 */
+    int n_layers;                /* 6 */
+    int n_heads;                 /* 12 */
+    int hidden_dim;              /* 3072 */
+    int max_position_embeddings; /* 512 */
+    double dropout;              /* 0.1 */
+    double attention_dropout;    /* 0.1 */
+    double qa_dropout;           /* 0.1 */
+    double initializer_range;    /* 0.02 */
+    char activation[16];         /* "gelu" or "relu" */
+    int sinusoidal_pos_embds;    /* 0 */
+    int pad_token_id;            /* 0 */
 } sb_distilbert_config;
 
 /* distilbert-base-uncased's values (DistilBertConfig defaults). */
@@ -39,9 +39,9 @@ int sb_distilbert_config_parse(const char *text, size_t len, const char *name,
 int sb_distilbert_config_write(const char *path, const sb_distilbert_config *c, sb_err *e);
 
 typedef struct sb_hf_tensor_spec {
-    char name[96];                /* e.g. distilbert.transformer.layer.0.ffn.lin1.weight */
-    int ndim;                     /* 1 or 2 */
-    int64_t shape[2];             /* PyTorch layout: Linear weight is [out, in] */
+    char name[96];    /* e.g. distilbert.transformer.layer.0.ffn.lin1.weight */
+    int ndim;         /* 1 or 2 */
+    int64_t shape[2]; /* PyTorch layout: Linear weight is [out, in] */
     int64_t numel;
 } sb_hf_tensor_spec;
 
@@ -55,10 +55,10 @@ int sb_hf_expected_tensors(const sb_distilbert_config *c, sb_hf_tensor_spec **sp
 
 typedef struct sb_hf_model {
     sb_distilbert_config cfg;
-    int n;                        /* number of expected tensors */
-    sb_hf_tensor_spec *specs;     /* [n], as sb_hf_expected_tensors */
-    float **data;                 /* [n] f32 copies; NULL for qa_outputs when absent */
-    int has_qa_head;              /* 0: a base checkpoint (e.g. distilbert-base-uncased,
+    int n;                    /* number of expected tensors */
+    sb_hf_tensor_spec *specs; /* [n], as sb_hf_expected_tensors */
+    float **data;             /* [n] f32 copies; NULL for qa_outputs when absent */
+    int has_qa_head;          /* 0: a base checkpoint (e.g. distilbert-base-uncased,
                                      saved as a masked LM): qa_outputs must be initialised */
 } sb_hf_model;
 

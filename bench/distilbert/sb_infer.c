@@ -9,8 +9,8 @@ typedef struct ilayer {
     const float *W;
     int in, out;
     char name[64];
-    sb_packed_b *packed;   /* f32/bf16: the kernel's packed weight (NULL: none offered) */
-    sb_qlinear q;          /* int8 */
+    sb_packed_b *packed; /* f32/bf16: the kernel's packed weight (NULL: none offered) */
+    sb_qlinear q;        /* int8 */
 } ilayer;
 
 struct sb_infer {
@@ -19,7 +19,7 @@ struct sb_infer {
     int threads;
     ilayer *layers;
     int n;
-    void *scratch;         /* int8: the quantised activations */
+    void *scratch; /* int8: the quantised activations */
     size_t scratch_cap;
     sb_lctx saved;
 };
@@ -36,9 +36,12 @@ const sb_kernel *sb_infer_attn_kernel(const sb_kernel *k)
     if (!k) return NULL;
     if (k->dtype != SB_DT_INT8) return k;
     const sb_kernel *a = NULL;
-    if (strncmp(k->name, "onednn", 6) == 0) a = runnable("onednn-f32");
-    else if (strcmp(k->isa, "avx2_int8") == 0) a = runnable("avx2-f32");
-    else a = runnable("avx512-f32");
+    if (strncmp(k->name, "onednn", 6) == 0)
+        a = runnable("onednn-f32");
+    else if (strcmp(k->isa, "avx2_int8") == 0)
+        a = runnable("avx2-f32");
+    else
+        a = runnable("avx512-f32");
     static const char *const prefs[] = {"avx512-f32", "avx2-f32", "onednn-f32", "scalar-f32"};
     for (size_t i = 0; !a && i < sizeof prefs / sizeof *prefs; i++) a = runnable(prefs[i]);
     return a;
@@ -53,14 +56,14 @@ static ilayer *find_layer(sb_infer *in, const float *W, int N_in, int N_out)
 }
 
 /* linear: x[N,in], W[out,in], b[out] -> y[N,out] = x W^T + b (the prepared weight) */
-static int infer_linear(void *user, float *y, const float *x, const float *W, const float *b,
-                        int N, int nin, int nout, sb_err *e)
+static int infer_linear(void *user, float *y, const float *x, const float *W, const float *b, int N,
+                        int nin, int nout, sb_err *e)
 {
     sb_infer *in = user;
     ilayer *L = find_layer(in, W, nin, nout);
     if (!L)
-        return sb_errf(e, SB_EUSAGE, "inference: a %dx%d linear layer that was not prepared",
-                       nout, nin);
+        return sb_errf(e, SB_EUSAGE, "inference: a %dx%d linear layer that was not prepared", nout,
+                       nin);
     if (in->kernel->dtype == SB_DT_INT8) {
         size_t need = sb_qlinear_scratch_bytes(N, nin);
         if (need > in->scratch_cap) {
@@ -71,12 +74,20 @@ static int infer_linear(void *user, float *y, const float *x, const float *W, co
                 return sb_errf(e, SB_EFAIL, "out of memory for quantised activations");
         }
         /* the bias was taken at attach time: the same pointer the model passes */
-        return sb_qlinear_forward(&L->q, y, x, N, in->quant, in->scratch, in->threads, L->name,
-                                  e);
+        return sb_qlinear_forward(&L->q, y, x, N, in->quant, in->scratch, in->threads, L->name, e);
     }
-    sb_gemm_desc d = {.transa = 'N', .transb = 'T', .m = N, .n = nout, .k = nin, .lda = nin,
-                      .ldb = nin, .ldc = nout, .alpha = 1.0f, .beta = 0.0f,
-                      .threads = in->threads, .bias = b};
+    sb_gemm_desc d = {.transa = 'N',
+                      .transb = 'T',
+                      .m = N,
+                      .n = nout,
+                      .k = nin,
+                      .lda = nin,
+                      .ldb = nin,
+                      .ldc = nout,
+                      .alpha = 1.0f,
+                      .beta = 0.0f,
+                      .threads = in->threads,
+                      .bias = b};
     if (L->packed) return in->kernel->gemm_packed(&d, x, L->packed, y, e);
     return in->kernel->gemm_f32(&d, x, W, y, e);
 }
@@ -89,12 +100,11 @@ static void add_layer(ilayer *t, int *n, const float *W, const float *b, int in,
     L->W = W;
     L->in = in;
     L->out = out;
-    L->q.bias = b;   /* kept here until the layer is prepared */
+    L->q.bias = b; /* kept here until the layer is prepared */
     snprintf(L->name, sizeof L->name, fmt, l);
 }
 
-int sb_infer_attach(sb_model *m, const sb_kernel *k, sb_quant_mode quant, sb_infer **out,
-                    sb_err *e)
+int sb_infer_attach(sb_model *m, const sb_kernel *k, sb_quant_mode quant, sb_infer **out, sb_err *e)
 {
     *out = NULL;
     if (!k) return sb_errf(e, SB_EUSAGE, "inference: no kernel");
@@ -103,8 +113,7 @@ int sb_infer_attach(sb_model *m, const sb_kernel *k, sb_quant_mode quant, sb_inf
         return sb_errf(e, SB_EUSAGE, "kernel %s has no %s entry point", k->name,
                        sb_dtype_name(k->dtype));
     const sb_kernel *attn = sb_infer_attn_kernel(k);
-    if (!attn)
-        return sb_errf(e, SB_ESKIP, "no f32 kernel runs the attention of %s here", k->name);
+    if (!attn) return sb_errf(e, SB_ESKIP, "no f32 kernel runs the attention of %s here", k->name);
     const sb_model_config *c = &m->cfg;
     sb_infer *in = calloc(1, sizeof *in);
     int cap = 4 * c->layers + 1;
@@ -136,9 +145,17 @@ int sb_infer_attach(sb_model *m, const sb_kernel *k, sb_quant_mode quant, sb_inf
         if (int8) {
             rc = sb_qlinear_init(&L->q, k, L->W, bias, L->in, L->out, in->threads, L->name, e);
         } else if (k->pack_b && k->gemm_packed) {
-            sb_gemm_desc d = {.transa = 'N', .transb = 'T', .m = 1, .n = L->out, .k = L->in,
-                              .lda = L->in, .ldb = L->in, .ldc = L->out, .alpha = 1,
-                              .beta = 0, .threads = in->threads};
+            sb_gemm_desc d = {.transa = 'N',
+                              .transb = 'T',
+                              .m = 1,
+                              .n = L->out,
+                              .k = L->in,
+                              .lda = L->in,
+                              .ldb = L->in,
+                              .ldc = L->out,
+                              .alpha = 1,
+                              .beta = 0,
+                              .threads = in->threads};
             rc = k->pack_b(&d, L->W, &L->packed, e);
             L->q.bias = NULL;
         }
@@ -169,8 +186,7 @@ void sb_infer_detach(sb_model *m, sb_infer *in)
 
 const sb_kernel *sb_infer_attn(const sb_infer *in) { return in ? in->attn : NULL; }
 
-int sb_infer_latency(sb_model *m, const sb_features *f, int q0, int q1, double *lat,
-                     sb_err *e)
+int sb_infer_latency(sb_model *m, const sb_features *f, int q0, int q1, double *lat, sb_err *e)
 {
     int S = f->max_seq, rc;
     long at = 0;
@@ -178,8 +194,8 @@ int sb_infer_latency(sb_model *m, const sb_features *f, int q0, int q1, double *
     for (int q = q0; q < q1; q++) {
         double t0 = omp_get_wtime();
         for (; at < f->n && f->example_index[at] == q; at++) {
-            sb_batch bt = {.B = 1, .S = S, .ids = f->input_ids + at * S,
-                           .mask = f->attention_mask + at * S};
+            sb_batch bt = {
+                .B = 1, .S = S, .ids = f->input_ids + at * S, .mask = f->attention_mask + at * S};
             if ((rc = sb_model_forward(m, &bt, 0, 0, NULL, e))) return rc;
         }
         lat[q] = omp_get_wtime() - t0;

@@ -40,8 +40,7 @@ const sb_kernel *sb_infer_attn(const sb_infer *in);
 /* Latency at batch 1: lat[q] = seconds of the forward passes over the
  * features of question q (its windows, one at a time), for q0 <= q < q1
  * (features in example order, as sb_features_build makes them). */
-int sb_infer_latency(sb_model *m, const sb_features *f, int q0, int q1, double *lat,
-                     sb_err *e);
+int sb_infer_latency(sb_model *m, const sb_features *f, int q0, int q1, double *lat, sb_err *e);
 
 /* Share (0..1) of questions whose predicted texts are identical in a and b
  * (matched by id). */

@@ -64,7 +64,11 @@ static inline float vexp(float x)
     float r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
     float z = r * r;
     float y = ((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r +
-                4.1665795894e-2f) * r + 1.6666665459e-1f) * r + 5.0000001201e-1f;
+                4.1665795894e-2f) *
+                   r +
+               1.6666665459e-1f) *
+            r +
+        5.0000001201e-1f;
     y = y * z + r + 1.0f;
     uint32_t bits = (uint32_t)((int32_t)fn + 127) << 23;
     float two;
@@ -79,7 +83,8 @@ static inline float verf(float x)
     float ax = fabsf(x);
     float t = 1.0f / (1.0f + 0.3275911f * ax);
     float p = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t +
-               0.254829592f) * t;
+               0.254829592f) *
+        t;
     float r = 1.0f - p * vexp(-ax * ax);
     return copysignf(r, x);
 }
@@ -100,7 +105,8 @@ SB_AVX512 static inline __m512 vexp16(__m512 x)
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
     y = _mm512_add_ps(_mm512_fmadd_ps(y, z, r), _mm512_set1_ps(1.0f));
-    __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fn), _mm512_set1_epi32(127)), 23);
+    __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fn), _mm512_set1_epi32(127)),
+                                  23);
     return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
 }
 
@@ -115,14 +121,17 @@ SB_AVX512 static inline __m512 verf16(__m512 x)
     p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
     p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
     p = _mm512_mul_ps(p, t);
-    __m512 r = _mm512_fnmadd_ps(p, vexp16(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), ax), ax)),
-                                _mm512_set1_ps(1.0f));
+    __m512 r = _mm512_fnmadd_ps(
+        p, vexp16(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), ax), ax)), _mm512_set1_ps(1.0f));
     /* copy the sign of x */
     __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u));
     return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
 }
 
-static inline __mmask16 tailmask(size_t left) { return left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1); }
+static inline __mmask16 tailmask(size_t left)
+{
+    return left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
+}
 
 /* The same exp and erf 8 at a time, op for op (AVX2 + FMA). */
 SB_AVX2 static inline __m256 vexp8(__m256 x)
@@ -140,7 +149,8 @@ SB_AVX2 static inline __m256 vexp8(__m256 x)
     y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
     y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
     y = _mm256_add_ps(_mm256_fmadd_ps(y, z, r), _mm256_set1_ps(1.0f));
-    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fn), _mm256_set1_epi32(127)), 23);
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fn), _mm256_set1_epi32(127)),
+                                  23);
     return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
 
@@ -191,12 +201,21 @@ SB_AVX2 static inline float hsum8(__m256 v)
     return _mm_cvtss_f32(_mm_add_ss(m, _mm_shuffle_ps(m, m, 1)));
 }
 
-int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha,
-              const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
-              int threads, sb_err *e)
+int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha, const float *A,
+              int lda, const float *B, int ldb, float beta, float *C, int ldc, int threads,
+              sb_err *e)
 {
-    sb_gemm_desc d = {.transa = ta, .transb = tb, .m = m, .n = n, .k = k, .lda = lda,
-                      .ldb = ldb, .ldc = ldc, .alpha = alpha, .beta = beta, .threads = threads};
+    sb_gemm_desc d = {.transa = ta,
+                      .transb = tb,
+                      .m = m,
+                      .n = n,
+                      .k = k,
+                      .lda = lda,
+                      .ldb = ldb,
+                      .ldc = ldc,
+                      .alpha = alpha,
+                      .beta = beta,
+                      .threads = threads};
     return c->kernel->gemm_f32(&d, A, B, C, e);
 }
 
@@ -235,10 +254,10 @@ float sb_rng_normal(uint64_t key, uint64_t index)
 }
 
 /* ---- embedding */
-void sb_embedding_forward(float *out, const int32_t *ids, const float *wte, const float *wpe,
-                          int B, int S, int D, int threads)
+void sb_embedding_forward(float *out, const int32_t *ids, const float *wte, const float *wpe, int B,
+                          int S, int D, int threads)
 {
-    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+#pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (long t = 0; t < (long)B * S; t++) {
         const float *w = wte + (size_t)ids[t] * D, *p = wpe + (size_t)(t % S) * D;
         float *o = out + (size_t)t * D;
@@ -246,11 +265,11 @@ void sb_embedding_forward(float *out, const int32_t *ids, const float *wte, cons
     }
 }
 
-void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
-                           int B, int S, int D, int pad_id, int threads)
+void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids, int B,
+                           int S, int D, int pad_id, int threads)
 {
-    /* Split by columns: repeated ids then never race and no atomics are needed. */
-    #pragma omp parallel num_threads(NT(threads))
+/* Split by columns: repeated ids then never race and no atomics are needed. */
+#pragma omp parallel num_threads(NT(threads))
     {
         int nt = omp_get_num_threads(), me = omp_get_thread_num();
         int j0 = (int)((long)D * me / nt), j1 = (int)((long)D * (me + 1) / nt);
@@ -269,46 +288,44 @@ void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const in
 /* One row each; the bodies are compiled three times, for baseline x86-64,
  * AVX2 + FMA and AVX-512 (the library is built for the baseline, where these
  * loops get SSE). */
-#define SB_LN_FWD_ROW(name, attr)                                                          \
-    attr static void name(float *yi, float *mean, float *rstd, const float *xi,            \
-                          const float *g, const float *b, int D, float eps)                \
-    {                                                                                      \
-        float s = 0;                                                                       \
-        _Pragma("omp simd reduction(+ : s)")                                               \
-        for (int j = 0; j < D; j++) s += xi[j];                                            \
-        float mu = s / D, v = 0;                                                           \
-        _Pragma("omp simd reduction(+ : v)")                                               \
-        for (int j = 0; j < D; j++) v += (xi[j] - mu) * (xi[j] - mu);                      \
-        float rs = 1.0f / sqrtf(v / D + eps);                                              \
-        _Pragma("omp simd")                                                                \
-        for (int j = 0; j < D; j++) yi[j] = (xi[j] - mu) * rs * g[j] + b[j];               \
-        *mean = mu;                                                                        \
-        *rstd = rs;                                                                        \
+#define SB_LN_FWD_ROW(name, attr)                                                                \
+    attr static void name(float *yi, float *mean, float *rstd, const float *xi, const float *g,  \
+                          const float *b, int D, float eps)                                      \
+    {                                                                                            \
+        float s = 0;                                                                             \
+        _Pragma("omp simd reduction(+ : s)") for (int j = 0; j < D; j++) s += xi[j];             \
+        float mu = s / D, v = 0;                                                                 \
+        _Pragma("omp simd reduction(+ : v)") for (int j = 0; j < D; j++)                         \
+            v += (xi[j] - mu) * (xi[j] - mu);                                                    \
+        float rs = 1.0f / sqrtf(v / D + eps);                                                    \
+        _Pragma("omp simd") for (int j = 0; j < D; j++) yi[j] = (xi[j] - mu) * rs * g[j] + b[j]; \
+        *mean = mu;                                                                              \
+        *rstd = rs;                                                                              \
     }
 SB_LN_FWD_ROW(ln_fwd_row, )
 SB_LN_FWD_ROW(ln_fwd_row_avx2, SB_AVX2)
 SB_LN_FWD_ROW(ln_fwd_row_avx512, SB_AVX512)
 
-#define SB_LN_BWD_ROW(name, attr)                                                          \
-    attr static void name(float *dxi, float *pg, float *pb, const float *dyi,              \
-                          const float *xi, float mu, float rs, const float *g, int D)      \
-    {                                                                                      \
-        float s1 = 0, s2 = 0;                                                              \
-        _Pragma("omp simd reduction(+ : s1, s2)")                                          \
-        for (int j = 0; j < D; j++) {                                                      \
-            float xh = (xi[j] - mu) * rs, dxh = dyi[j] * g[j];                             \
-            pg[j] += dyi[j] * xh;                                                          \
-            pb[j] += dyi[j];                                                               \
-            s1 += dxh;                                                                     \
-            s2 += dxh * xh;                                                                \
-        }                                                                                  \
-        s1 /= D;                                                                           \
-        s2 /= D;                                                                           \
-        _Pragma("omp simd")                                                                \
-        for (int j = 0; j < D; j++) {                                                      \
-            float xh = (xi[j] - mu) * rs;                                                  \
-            dxi[j] = rs * (dyi[j] * g[j] - s1 - xh * s2);                                  \
-        }                                                                                  \
+#define SB_LN_BWD_ROW(name, attr)                                                              \
+    attr static void name(float *dxi, float *pg, float *pb, const float *dyi, const float *xi, \
+                          float mu, float rs, const float *g, int D)                           \
+    {                                                                                          \
+        float s1 = 0, s2 = 0;                                                                  \
+        _Pragma("omp simd reduction(+ : s1, s2)") for (int j = 0; j < D; j++)                  \
+        {                                                                                      \
+            float xh = (xi[j] - mu) * rs, dxh = dyi[j] * g[j];                                 \
+            pg[j] += dyi[j] * xh;                                                              \
+            pb[j] += dyi[j];                                                                   \
+            s1 += dxh;                                                                         \
+            s2 += dxh * xh;                                                                    \
+        }                                                                                      \
+        s1 /= D;                                                                               \
+        s2 /= D;                                                                               \
+        _Pragma("omp simd") for (int j = 0; j < D; j++)                                        \
+        {                                                                                      \
+            float xh = (xi[j] - mu) * rs;                                                      \
+            dxi[j] = rs * (dyi[j] * g[j] - s1 - xh * s2);                                      \
+        }                                                                                      \
     }
 SB_LN_BWD_ROW(ln_bwd_row, )
 SB_LN_BWD_ROW(ln_bwd_row_avx2, SB_AVX2)
@@ -324,8 +341,9 @@ void sb_layernorm_forward(float *y, float *mean, float *rstd, const float *x, co
 {
     int lvl = sb_layers_level();
     ln_fwd_fn row = lvl == SB_LAYERS_AVX512 ? ln_fwd_row_avx512
-                    : lvl == SB_LAYERS_AVX2 ? ln_fwd_row_avx2 : ln_fwd_row;
-    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+        : lvl == SB_LAYERS_AVX2             ? ln_fwd_row_avx2
+                                            : ln_fwd_row;
+#pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (int i = 0; i < N; i++)
         row(y + (size_t)i * D, mean + i, rstd + i, x + (size_t)i * D, g, b, D, eps);
 }
@@ -336,15 +354,16 @@ void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, con
 {
     int nt = NT(threads), lvl = sb_layers_level();
     ln_bwd_fn row = lvl == SB_LAYERS_AVX512 ? ln_bwd_row_avx512
-                    : lvl == SB_LAYERS_AVX2 ? ln_bwd_row_avx2 : ln_bwd_row;
+        : lvl == SB_LAYERS_AVX2             ? ln_bwd_row_avx2
+                                            : ln_bwd_row;
     float *part = calloc((size_t)nt * 2 * D, sizeof(float));
-    #pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt)
     {
         float *pg = part + (size_t)omp_get_thread_num() * 2 * D, *pb = pg + D;
-        #pragma omp for schedule(static)
+#pragma omp for schedule(static)
         for (int i = 0; i < N; i++)
-            row(dx + (size_t)i * D, pg, pb, dy + (size_t)i * D, x + (size_t)i * D, mean[i],
-                rstd[i], g, D);
+            row(dx + (size_t)i * D, pg, pb, dy + (size_t)i * D, x + (size_t)i * D, mean[i], rstd[i],
+                g, D);
     }
     for (int j = 0; j < D; j++) {
         float sg = 0, sb = 0;
@@ -365,18 +384,26 @@ int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W
     if (c->linear) return c->linear(c->linear_user, y, x, W, b, N, in, out, e);
     /* The bias rides on the GEMM: added to each C tile as the kernel writes
      * it, no pass over y of its own. */
-    sb_gemm_desc d = {.transa = 'N', .transb = 'T', .m = N, .n = out, .k = in, .lda = in,
-                      .ldb = in, .ldc = out, .alpha = 1.0f, .beta = 0.0f,
-                      .threads = c->threads, .bias = b};
+    sb_gemm_desc d = {.transa = 'N',
+                      .transb = 'T',
+                      .m = N,
+                      .n = out,
+                      .k = in,
+                      .lda = in,
+                      .ldb = in,
+                      .ldc = out,
+                      .alpha = 1.0f,
+                      .beta = 0.0f,
+                      .threads = c->threads,
+                      .bias = b};
     return c->kernel->gemm_f32(&d, x, W, y, e);
 }
 
 /* p[j] += r[j], baseline, AVX2 and AVX-512 builds */
-#define SB_ADD_ROW(name, attr)                                                             \
-    attr static void name(float *p, const float *r, int n)                                 \
-    {                                                                                      \
-        _Pragma("omp simd")                                                                \
-        for (int j = 0; j < n; j++) p[j] += r[j];                                          \
+#define SB_ADD_ROW(name, attr)                                        \
+    attr static void name(float *p, const float *r, int n)            \
+    {                                                                 \
+        _Pragma("omp simd") for (int j = 0; j < n; j++) p[j] += r[j]; \
     }
 SB_ADD_ROW(add_row, )
 SB_ADD_ROW(add_row_avx2, SB_AVX2)
@@ -387,12 +414,13 @@ static void colsum(float *db, const float *dy, int N, int out, int threads)
 {
     int nt = NT(threads), lvl = sb_layers_level();
     void (*add)(float *, const float *, int) = lvl == SB_LAYERS_AVX512 ? add_row_avx512
-                                               : lvl == SB_LAYERS_AVX2 ? add_row_avx2 : add_row;
+        : lvl == SB_LAYERS_AVX2                                        ? add_row_avx2
+                                                                       : add_row;
     float *part = calloc((size_t)nt * out, sizeof(float));
-    #pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt)
     {
         float *p = part + (size_t)omp_get_thread_num() * out;
-        #pragma omp for schedule(static)
+#pragma omp for schedule(static)
         for (int i = 0; i < N; i++) add(p, dy + (size_t)i * out, out);
     }
     for (int j = 0; j < out; j++) {
@@ -442,8 +470,9 @@ SB_AVX512 static void gelu_bwd_avx512(float *dx, const float *dy, const float *x
         __m512 v = _mm512_maskz_loadu_ps(k, x + i);
         __m512 cdf = _mm512_fmadd_ps(verf16(_mm512_mul_ps(v, _mm512_set1_ps(SB_SQRT1_2F))),
                                      _mm512_set1_ps(0.5f), _mm512_set1_ps(0.5f));
-        __m512 pdf = _mm512_mul_ps(_mm512_set1_ps(SB_INV_SQRT_2PI),
-                                   vexp16(_mm512_mul_ps(_mm512_mul_ps(v, v), _mm512_set1_ps(-0.5f))));
+        __m512 pdf = _mm512_mul_ps(
+            _mm512_set1_ps(SB_INV_SQRT_2PI),
+            vexp16(_mm512_mul_ps(_mm512_mul_ps(v, v), _mm512_set1_ps(-0.5f))));
         __m512 d = _mm512_fmadd_ps(v, pdf, cdf);
         _mm512_mask_storeu_ps(dx + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, dy + i), d));
     }
@@ -481,8 +510,8 @@ SB_AVX2 static void gelu_bwd_avx2(float *dx, const float *dy, const float *x, si
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(dx + i, _mm256_mul_ps(_mm256_loadu_ps(dy + i),
-                                               gelu_grad8(_mm256_loadu_ps(x + i))));
+        _mm256_storeu_ps(
+            dx + i, _mm256_mul_ps(_mm256_loadu_ps(dy + i), gelu_grad8(_mm256_loadu_ps(x + i))));
     if (i < n) {
         __m256i k = tail8(n - i);
         __m256 d = gelu_grad8(_mm256_maskload_ps(x + i, k));
@@ -525,7 +554,7 @@ static void gelu_bwd_chunk(int lvl, float *dx, const float *dy, const float *x, 
 void sb_gelu_forward(float *y, const float *x, size_t n, int threads)
 {
     int lvl = sb_layers_level();
-    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+#pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (size_t c = 0; c < n; c += SB_CHUNK)
         gelu_fwd_chunk(lvl, y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
 }
@@ -533,7 +562,7 @@ void sb_gelu_forward(float *y, const float *x, size_t n, int threads)
 void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int threads)
 {
     int lvl = sb_layers_level();
-    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+#pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (size_t c = 0; c < n; c += SB_CHUNK)
         gelu_bwd_chunk(lvl, dx + c, dy + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
 }
@@ -565,8 +594,9 @@ SB_AVX512 static inline uint32_t keep32_avx512(uint64_t key, uint64_t g0, uint32
 {
     const __m512i seq8 = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
     __m512i g = _mm512_add_epi64(_mm512_set1_epi64((long long)g0), seq8);
-    __m512i z = _mm512_add_epi64(_mm512_set1_epi64((long long)key),
-                                 _mm512_mullo_epi64(g, _mm512_set1_epi64((long long)0x9E3779B97F4A7C15ULL)));
+    __m512i z = _mm512_add_epi64(
+        _mm512_set1_epi64((long long)key),
+        _mm512_mullo_epi64(g, _mm512_set1_epi64((long long)0x9E3779B97F4A7C15ULL)));
     z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)),
                            _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ULL));
     z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)),
@@ -599,9 +629,9 @@ SB_AVX2 static inline uint32_t keep32_avx2(uint64_t key, uint64_t g0, uint32_t t
 {
     const uint64_t gold = 0x9E3779B97F4A7C15ULL;
     /* key + (g + 1) gold for g = g0 .. g0+7, by exact wrap-around steps of gold */
-    __m256i z0 = _mm256_add_epi64(_mm256_set1_epi64x((long long)(key + (g0 + 1) * gold)),
-                                  _mm256_setr_epi64x(0, (long long)gold, (long long)(2 * gold),
-                                                     (long long)(3 * gold)));
+    __m256i z0 = _mm256_add_epi64(
+        _mm256_set1_epi64x((long long)(key + (g0 + 1) * gold)),
+        _mm256_setr_epi64x(0, (long long)gold, (long long)(2 * gold), (long long)(3 * gold)));
     __m256i z1 = _mm256_add_epi64(z0, _mm256_set1_epi64x((long long)(4 * gold)));
     z0 = mix64x4(z0);
     z1 = mix64x4(z1);
@@ -617,25 +647,25 @@ SB_AVX2 static inline uint32_t keep32_avx2(uint64_t key, uint64_t g0, uint32_t t
 
 /* w[(n+31)/32] = keep bits of elements first .. first+n-1 (bits past n
  * zero), one body per level around its 32-bit block. */
-#define SB_KEEP_BITS(name, attr, keep32)                                                   \
+#define SB_KEEP_BITS(name, attr, keep32)                                                     \
     attr static void name(uint32_t *w, size_t n, uint32_t thr, uint64_t key, uint64_t first) \
-    {                                                                                      \
-        unsigned r = (unsigned)(first & 3);                                                \
-        uint64_t g = first >> 2;                                                           \
-        size_t nw = (n + 31) / 32;                                                         \
-        if (!r) {                                                                          \
-            for (size_t i = 0; i < nw; i++, g += 8) w[i] = keep32(key, g, thr);            \
-        } else {                                                                           \
-            /* first not on a group boundary: shift the aligned words down by r */         \
-            uint32_t lo = keep32(key, g, thr);                                             \
-            for (size_t i = 0; i < nw; i++) {                                              \
-                g += 8;                                                                    \
-                uint32_t hi = keep32(key, g, thr);                                         \
-                w[i] = (lo >> r) | (hi << (32 - r));                                       \
-                lo = hi;                                                                   \
-            }                                                                              \
-        }                                                                                  \
-        if (n % 32) w[nw - 1] &= (1u << (n % 32)) - 1;                                     \
+    {                                                                                        \
+        unsigned r = (unsigned)(first & 3);                                                  \
+        uint64_t g = first >> 2;                                                             \
+        size_t nw = (n + 31) / 32;                                                           \
+        if (!r) {                                                                            \
+            for (size_t i = 0; i < nw; i++, g += 8) w[i] = keep32(key, g, thr);              \
+        } else {                                                                             \
+            /* first not on a group boundary: shift the aligned words down by r */           \
+            uint32_t lo = keep32(key, g, thr);                                               \
+            for (size_t i = 0; i < nw; i++) {                                                \
+                g += 8;                                                                      \
+                uint32_t hi = keep32(key, g, thr);                                           \
+                w[i] = (lo >> r) | (hi << (32 - r));                                         \
+                lo = hi;                                                                     \
+            }                                                                                \
+        }                                                                                    \
+        if (n % 32) w[nw - 1] &= (1u << (n % 32)) - 1;                                       \
     }
 SB_KEEP_BITS(keep_bits_scalar, , keep32_scalar)
 SB_KEEP_BITS(keep_bits_avx2, SB_AVX2, keep32_avx2)
@@ -644,7 +674,7 @@ SB_KEEP_BITS(keep_bits_avx512, SB_AVX512, keep32_avx512)
 static void keep_bits(int lvl, uint32_t *w, size_t n, uint32_t thr, uint64_t key, uint64_t first)
 {
     if (!n) return;
-    if (thr > 0xffffu) {   /* p rounds to 1: nothing kept */
+    if (thr > 0xffffu) { /* p rounds to 1: nothing kept */
         memset(w, 0, (n + 31) / 32 * sizeof *w);
         return;
     }
@@ -664,7 +694,8 @@ SB_AVX512 static void apply_bits_avx512(float *y, const float *x, const uint32_t
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tailmask(n - i);
         __mmask16 keep = (__mmask16)(w[i / 32] >> (i % 32)) & k;
-        _mm512_mask_storeu_ps(y + i, k, _mm512_maskz_mul_ps(keep, _mm512_maskz_loadu_ps(k, x + i), s));
+        _mm512_mask_storeu_ps(y + i, k,
+                              _mm512_maskz_mul_ps(keep, _mm512_maskz_loadu_ps(k, x + i), s));
     }
 }
 
@@ -674,8 +705,9 @@ SB_AVX2 static void apply_bits_avx2(float *y, const float *x, const uint32_t *w,
     __m256 s = _mm256_set1_ps(scale);
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, _mm256_and_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), s),
-                                              bits8(w[i / 32] >> (i % 32))));
+        _mm256_storeu_ps(
+            y + i,
+            _mm256_and_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), s), bits8(w[i / 32] >> (i % 32))));
     if (i < n) {
         __m256i k = tail8(n - i);
         __m256 v = _mm256_mul_ps(_mm256_maskload_ps(x + i, k), s);
@@ -723,14 +755,14 @@ static void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t 
         dropout_chunk(lvl, y, x, n, thr, scale, key, offset);
         return;
     }
-    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+#pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (size_t c = 0; c < n; c += SB_CHUNK)
         dropout_chunk(lvl, y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK, thr, scale, key,
                       offset + c);
 }
 
-void sb_dropout_forward(float *y, const float *x, size_t n, float p, uint64_t key,
-                        uint64_t offset, int threads)
+void sb_dropout_forward(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t offset,
+                        int threads)
 {
     dropout_apply(y, x, n, p, key, offset, threads);
 }
@@ -756,7 +788,8 @@ SB_AVX512 static void softmax_row_avx512(float *s, float *prob, const float *kee
     __m512 mx = _mm512_set1_ps(-INFINITY), sum = _mm512_setzero_ps();
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
-        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(k, s + j), _mm512_maskz_loadu_ps(k, bias + j));
+        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(k, s + j),
+                                 _mm512_maskz_loadu_ps(k, bias + j));
         mx = _mm512_mask_max_ps(mx, k, mx, v);
     }
     __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
@@ -781,17 +814,18 @@ SB_AVX512 static void softmax_row_avx512(float *s, float *prob, const float *kee
     }
 }
 
-SB_AVX2 static void softmax_row_avx2(float *s, float *prob, const float *keep,
-                                     const float *bias, const uint32_t *w, float dscale, int S)
+SB_AVX2 static void softmax_row_avx2(float *s, float *prob, const float *keep, const float *bias,
+                                     const uint32_t *w, float dscale, int S)
 {
     __m256 mx = _mm256_set1_ps(-INFINITY), sum = _mm256_setzero_ps();
     int j = 0;
     for (; j + 8 <= S; j += 8)
         mx = _mm256_max_ps(mx, _mm256_add_ps(_mm256_loadu_ps(s + j), _mm256_loadu_ps(bias + j)));
-    __m256i k = tail8((size_t)(S - j));   /* the last S % 8 lanes */
+    __m256i k = tail8((size_t)(S - j)); /* the last S % 8 lanes */
     if (j < S) {
         __m256 v = _mm256_add_ps(_mm256_maskload_ps(s + j, k), _mm256_maskload_ps(bias + j, k));
-        mx = _mm256_max_ps(mx, _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), v, _mm256_castsi256_ps(k)));
+        mx = _mm256_max_ps(mx,
+                           _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), v, _mm256_castsi256_ps(k)));
     }
     __m256 m = _mm256_set1_ps(hmax8(mx));
     for (j = 0; j + 8 <= S; j += 8) {
@@ -854,8 +888,8 @@ static void softmax_row(int lvl, float *s, float *prob, const float *keep, const
 
 /* One row, in place over d = dL/d(what multiplied v): undo the dropout
  * (w != NULL), then dS = P * (d - sum_j d P). */
-SB_AVX512 static void softmax_bwd_avx512(float *d, const float *pr, const uint32_t *w,
-                                         float dscale, int S)
+SB_AVX512 static void softmax_bwd_avx512(float *d, const float *pr, const uint32_t *w, float dscale,
+                                         int S)
 {
     __m512 dot = _mm512_setzero_ps(), ds = _mm512_set1_ps(dscale);
     for (int j = 0; j < S; j += 16) {
@@ -871,7 +905,8 @@ SB_AVX512 static void softmax_bwd_avx512(float *d, const float *pr, const uint32
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
         __m512 p = _mm512_maskz_loadu_ps(k, pr + j);
-        _mm512_mask_storeu_ps(d + j, k, _mm512_mul_ps(p, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, d + j), t)));
+        _mm512_mask_storeu_ps(d + j, k,
+                              _mm512_mul_ps(p, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, d + j), t)));
     }
 }
 
@@ -899,11 +934,13 @@ SB_AVX2 static void softmax_bwd_avx2(float *d, const float *pr, const uint32_t *
     }
     __m256 t = _mm256_set1_ps(hsum8(dot));
     for (j = 0; j + 8 <= S; j += 8)
-        _mm256_storeu_ps(d + j, _mm256_mul_ps(_mm256_loadu_ps(pr + j),
-                                              _mm256_sub_ps(_mm256_loadu_ps(d + j), t)));
+        _mm256_storeu_ps(
+            d + j,
+            _mm256_mul_ps(_mm256_loadu_ps(pr + j), _mm256_sub_ps(_mm256_loadu_ps(d + j), t)));
     if (j < S)
-        _mm256_maskstore_ps(d + j, k, _mm256_mul_ps(_mm256_maskload_ps(pr + j, k),
-                                                    _mm256_sub_ps(_mm256_maskload_ps(d + j, k), t)));
+        _mm256_maskstore_ps(d + j, k,
+                            _mm256_mul_ps(_mm256_maskload_ps(pr + j, k),
+                                          _mm256_sub_ps(_mm256_maskload_ps(d + j, k), t)));
 }
 
 static void softmax_row_backward(int lvl, float *d, const float *pr, const uint32_t *w,
@@ -926,7 +963,7 @@ static void softmax_row_backward(int lvl, float *d, const float *pr, const uint3
 
 static void attn_fail(int *rc, sb_err *e, int r, const sb_err *le)
 {
-    #pragma omp critical(sb_attn_err)
+#pragma omp critical(sb_attn_err)
     if (!*rc) {
         *rc = r;
         if (e) *e = *le;
@@ -959,12 +996,12 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
     float scale = 1.0f / sqrtf((float)dh);
     float dscale = p_drop > 0 ? 1.0f / (1.0f - p_drop) : 1.0f;
     uint32_t thr = drop_threshold(p_drop);
-    /* Parallel over (b, h), each GEMM single-threaded: at S x dh sizes the
+/* Parallel over (b, h), each GEMM single-threaded: at S x dh sizes the
      * kernel's own threading would cost more than it gives. The scores go to
      * the thread's scratch, which stays in cache from head to head; the
      * softmax pass writes P out for backward and leaves in the scratch what
      * multiplies v. */
-    #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H, me = omp_get_thread_num();
         const float *q = qkv + (size_t)b * S * 3 * D + h * dh, *k = q + D, *v = q + 2 * D;
@@ -972,7 +1009,7 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
         float *out = ctx + (size_t)b * S * D + h * dh;
         const uint8_t *m = mask + (size_t)b * S;
         int n = keys_used(c, m, S);
-        if (!n) {   /* no real token: every weight 0 */
+        if (!n) { /* no real token: every weight 0 */
             zero_rows(out, D, 0, S, dh);
             continue;
         }
@@ -1008,7 +1045,7 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
     int dh = D / H, nt = NT(c->threads), rc = SB_OK, W = (S + 31) / 32, lvl = sb_layers_level();
     float scale = 1.0f / sqrtf((float)dh);
     float dscale = p_drop > 0 ? 1.0f / (1.0f - p_drop) : 1.0f;
-    #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
         size_t rowoff = (size_t)b * S * 3 * D + h * dh;
@@ -1031,14 +1068,13 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
         const float *Pused = P;
         if (hb) {
             for (int i = 0; i < S; i++)
-                apply_bits(lvl, Pd + (size_t)i * S, P + (size_t)i * S, hb + (size_t)i * W, (size_t)n,
-                           dscale);
+                apply_bits(lvl, Pd + (size_t)i * S, P + (size_t)i * S, hb + (size_t)i * W,
+                           (size_t)n, dscale);
             Pused = Pd;
         }
         /* dv = Pd^T dctx; dPd = dctx v^T */
         r = sb_matmul(c, 'T', 'N', n, dh, S, 1.0f, Pused, S, dc, D, 0.0f, dv, 3 * D, 1, &le);
-        if (!r)
-            r = sb_matmul(c, 'N', 'T', S, n, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
+        if (!r) r = sb_matmul(c, 'N', 'T', S, n, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
         if (!r) {
             for (int i = 0; i < S; i++)
                 softmax_row_backward(lvl, dP + (size_t)i * S, P + (size_t)i * S,

@@ -16,8 +16,8 @@
 /* Which matrix-product engine and how many threads a layer uses. */
 typedef struct sb_lctx {
     const sb_kernel *kernel;
-    int threads;            /* OpenMP threads for loops and GEMMs */
-    int all_keys;           /* 1: attention computes over padded keys too (as PyTorch
+    int threads;  /* OpenMP threads for loops and GEMMs */
+    int all_keys; /* 1: attention computes over padded keys too (as PyTorch
                                does); 0: stops at each sequence's last real token */
     /* Inference (sb_infer): when set, sb_linear_forward hands every linear layer
      * to it instead of the kernel (weights packed or quantised once); the
@@ -36,8 +36,8 @@ typedef struct sb_lctx {
 enum {
     SB_LAYERS_AUTO = -1,
     SB_LAYERS_SCALAR = 0,
-    SB_LAYERS_AVX2 = 1,     /* AVX2 + FMA, 256-bit */
-    SB_LAYERS_AVX512 = 2,   /* AVX-512 F/DQ/BW/VL */
+    SB_LAYERS_AVX2 = 1,   /* AVX2 + FMA, 256-bit */
+    SB_LAYERS_AVX512 = 2, /* AVX-512 F/DQ/BW/VL */
 };
 /* The best level this CPU and OS allow (after the SB_FORCE_NO_* variables). */
 int sb_layers_best_level(void);
@@ -53,9 +53,9 @@ const char *sb_layers_isa(void);
 const char *sb_layers_level_name(int level);
 
 /* C[m,n] = alpha * op(A) op(B) + beta * C through the context's kernel. */
-int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha,
-              const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
-              int threads, sb_err *e);
+int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha, const float *A,
+              int lda, const float *B, int ldb, float beta, float *C, int ldc, int threads,
+              sb_err *e);
 
 /* ---- counter-based random numbers: the same (key, index) always gives the
  * same number, so dropout masks are regenerated in backward instead of stored
@@ -68,11 +68,11 @@ float sb_rng_uniform(uint64_t key, uint64_t index);
 float sb_rng_normal(uint64_t key, uint64_t index);
 
 /* embedding: ids[B*S], wte[V,D], wpe[P,D] -> out[B*S,D] = wte[id] + wpe[s] */
-void sb_embedding_forward(float *out, const int32_t *ids, const float *wte, const float *wpe,
-                          int B, int S, int D, int threads);
+void sb_embedding_forward(float *out, const int32_t *ids, const float *wte, const float *wpe, int B,
+                          int S, int D, int threads);
 /* dwte, dwpe added; rows of pad_id get no gradient (nn.Embedding padding_idx) */
-void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
-                           int B, int S, int D, int pad_id, int threads);
+void sb_embedding_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids, int B,
+                           int S, int D, int pad_id, int threads);
 
 /* layernorm: x[N,D], g[D], b[D] -> y[N,D], mean[N], rstd[N] */
 void sb_layernorm_forward(float *y, float *mean, float *rstd, const float *x, const float *g,
@@ -97,8 +97,8 @@ void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int 
 
 /* dropout: x[n] -> y[n] = x * keep / (1-p), keep iff uniform(key, offset+i) >= p
  * (y may alias x; p == 0 copies) */
-void sb_dropout_forward(float *y, const float *x, size_t n, float p, uint64_t key,
-                        uint64_t offset, int threads);
+void sb_dropout_forward(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t offset,
+                        int threads);
 /* dx[n] = dy * keep / (1-p), the same mask (dx may alias dy) */
 void sb_dropout_backward(float *dx, const float *dy, size_t n, float p, uint64_t key,
                          uint64_t offset, int threads);

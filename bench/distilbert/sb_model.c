@@ -7,15 +7,23 @@
 #include <string.h>
 
 const char *const sb_prof_names[SB_PROF_N] = {
-    "embeddings", "qkv linear", "attention", "out linear", "layernorm", "ffn lin1",
-    "gelu", "ffn lin2", "dropout+residual", "qa head+loss", "optimizer",
+    "embeddings", "qkv linear", "attention",        "out linear",   "layernorm", "ffn lin1",
+    "gelu",       "ffn lin2",   "dropout+residual", "qa head+loss", "optimizer",
 };
 
 void sb_model_config_base(sb_model_config *c)
 {
-    *c = (sb_model_config){.vocab = 30522, .dim = 768, .layers = 6, .heads = 12, .ffn = 3072,
-                           .max_pos = 512, .dropout = 0.1f, .attn_dropout = 0.1f,
-                           .qa_dropout = 0.1f, .ln_eps = 1e-12f, .pad_id = 0};
+    *c = (sb_model_config){.vocab = 30522,
+                           .dim = 768,
+                           .layers = 6,
+                           .heads = 12,
+                           .ffn = 3072,
+                           .max_pos = 512,
+                           .dropout = 0.1f,
+                           .attn_dropout = 0.1f,
+                           .qa_dropout = 0.1f,
+                           .ln_eps = 1e-12f,
+                           .pad_id = 0};
 }
 
 void sb_model_config_tiny(sb_model_config *c)
@@ -29,8 +37,7 @@ void sb_model_config_tiny(sb_model_config *c)
 
 int sb_model_config_check(const sb_model_config *c, sb_err *e)
 {
-    if (c->vocab < 1 || c->dim < 1 || c->layers < 1 || c->heads < 1 || c->ffn < 1 ||
-        c->max_pos < 1)
+    if (c->vocab < 1 || c->dim < 1 || c->layers < 1 || c->heads < 1 || c->ffn < 1 || c->max_pos < 1)
         return sb_errf(e, SB_EUSAGE, "model: every size must be positive");
     if (c->dim % c->heads)
         return sb_errf(e, SB_EUSAGE, "model: dim %d is not a multiple of heads %d", c->dim,
@@ -53,8 +60,7 @@ int sb_model_config_parse(const char *spec, sb_model_config *c, sb_err *e)
     int L, D, H, F;
     char tail;
     if (sscanf(spec, "%d,%d,%d,%d%c", &L, &D, &H, &F, &tail) != 4)
-        return sb_errf(e, SB_EUSAGE,
-                       "--model: '%s' is not distilbert-base, tiny or L,D,H,F", spec);
+        return sb_errf(e, SB_EUSAGE, "--model: '%s' is not distilbert-base, tiny or L,D,H,F", spec);
     if (L < 1 || L > 96 || D < 1 || D > 16384 || H < 1 || F < 1 || F > 65536)
         return sb_errf(e, SB_EUSAGE, "--model: '%s' has a size out of range", spec);
     sb_model_config_base(c);
@@ -75,7 +81,7 @@ size_t sb_model_param_count(const sb_model_config *c)
 {
     size_t D = c->dim;
     return (size_t)c->vocab * D + (size_t)c->max_pos * D + 2 * D + c->layers * layer_size(c) +
-           2 * D + 2;
+        2 * D + 2;
 }
 
 double sb_model_flops_per_token(const sb_model_config *c, int S)
@@ -119,12 +125,19 @@ static void carve(sb_weights *w, float *base, const sb_model_config *c, size_t *
 {
     size_t D = c->dim, F = c->ffn, off = 0;
     float *p = base;
-#define TAKE(ptr, n) do { (ptr) = p + off; off += (n); } while (0)
+#define TAKE(ptr, n)     \
+    do {                 \
+        (ptr) = p + off; \
+        off += (n);      \
+    } while (0)
     TAKE(w->wte, (size_t)c->vocab * D);
     TAKE(w->wpe, (size_t)c->max_pos * D);
     TAKE(w->emb_g, D);
     TAKE(w->emb_b, D);
-    if (block_off) { block_off[0] = 0; block_len[0] = off; }
+    if (block_off) {
+        block_off[0] = 0;
+        block_len[0] = off;
+    }
     for (int l = 0; l < c->layers; l++) {
         sb_layer_w *x = &w->layer[l];
         size_t start = off;
@@ -140,12 +153,18 @@ static void carve(sb_weights *w, float *base, const sb_model_config *c, size_t *
         TAKE(x->f2_b, D);
         TAKE(x->out_g, D);
         TAKE(x->out_b, D);
-        if (block_off) { block_off[1 + l] = start; block_len[1 + l] = off - start; }
+        if (block_off) {
+            block_off[1 + l] = start;
+            block_len[1 + l] = off - start;
+        }
     }
     size_t start = off;
     TAKE(w->qa_w, 2 * D);
     TAKE(w->qa_b, 2);
-    if (block_off) { block_off[1 + c->layers] = start; block_len[1 + c->layers] = off - start; }
+    if (block_off) {
+        block_off[1 + c->layers] = start;
+        block_len[1 + c->layers] = off - start;
+    }
 #undef TAKE
 }
 
@@ -169,8 +188,8 @@ int sb_model_create(sb_model *m, const sb_model_config *cfg, const sb_kernel *k,
     m->block_off = calloc(L + 2, sizeof(size_t));
     m->block_len = calloc(L + 2, sizeof(size_t));
     m->tensors = calloc(6 + 16 * (size_t)L, sizeof(sb_tensor_info));
-    if (!m->params || !m->grads || !m->w.layer || !m->g.layer || !m->block_off ||
-        !m->block_len || !m->tensors) {
+    if (!m->params || !m->grads || !m->w.layer || !m->g.layer || !m->block_off || !m->block_len ||
+        !m->tensors) {
         sb_model_free(m);
         return sb_errf(e, SB_EFAIL, "model: out of memory for %zu parameters", m->nparams);
     }
@@ -180,8 +199,7 @@ int sb_model_create(sb_model *m, const sb_model_config *cfg, const sb_kernel *k,
     int64_t D = cfg->dim, F = cfg->ffn;
     char nm[96];
     add_tensor(m, "distilbert.embeddings.word_embeddings.weight", 2, cfg->vocab, D, m->w.wte);
-    add_tensor(m, "distilbert.embeddings.position_embeddings.weight", 2, cfg->max_pos, D,
-               m->w.wpe);
+    add_tensor(m, "distilbert.embeddings.position_embeddings.weight", 2, cfg->max_pos, D, m->w.wpe);
     add_tensor(m, "distilbert.embeddings.LayerNorm.weight", 1, D, 0, m->w.emb_g);
     add_tensor(m, "distilbert.embeddings.LayerNorm.bias", 1, D, 0, m->w.emb_b);
     static const char *const qkv[3] = {"q_lin", "k_lin", "v_lin"};
@@ -195,12 +213,21 @@ int sb_model_create(sb_model *m, const sb_model_config *cfg, const sb_kernel *k,
             add_tensor(m, nm, 1, D, 0, x->qkv_b + i * D);
         }
         /* the rest of the layer: HF name, rows, columns (0: a vector), view */
-        const struct { const char *name; int64_t d0, d1; const float *view; } t[] = {
-            {"attention.out_lin.weight", D, D, x->o_w},  {"attention.out_lin.bias", D, 0, x->o_b},
-            {"sa_layer_norm.weight", D, 0, x->sa_g},     {"sa_layer_norm.bias", D, 0, x->sa_b},
-            {"ffn.lin1.weight", F, D, x->f1_w},          {"ffn.lin1.bias", F, 0, x->f1_b},
-            {"ffn.lin2.weight", D, F, x->f2_w},          {"ffn.lin2.bias", D, 0, x->f2_b},
-            {"output_layer_norm.weight", D, 0, x->out_g}, {"output_layer_norm.bias", D, 0, x->out_b},
+        const struct {
+            const char *name;
+            int64_t d0, d1;
+            const float *view;
+        } t[] = {
+            {"attention.out_lin.weight", D, D, x->o_w},
+            {"attention.out_lin.bias", D, 0, x->o_b},
+            {"sa_layer_norm.weight", D, 0, x->sa_g},
+            {"sa_layer_norm.bias", D, 0, x->sa_b},
+            {"ffn.lin1.weight", F, D, x->f1_w},
+            {"ffn.lin1.bias", F, 0, x->f1_b},
+            {"ffn.lin2.weight", D, F, x->f2_w},
+            {"ffn.lin2.bias", D, 0, x->f2_b},
+            {"output_layer_norm.weight", D, 0, x->out_g},
+            {"output_layer_norm.bias", D, 0, x->out_b},
         };
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
             snprintf(nm, sizeof nm, "%s.%d.%s", pre, l, t[i].name);
@@ -219,10 +246,7 @@ const sb_tensor_info *sb_model_tensor(const sb_model *m, const char *hf_name)
     return NULL;
 }
 
-void sb_model_init_random(sb_model *m, uint64_t seed)
-{
-    sb_model_init_random_std(m, seed, 0.02f);
-}
+void sb_model_init_random(sb_model *m, uint64_t seed) { sb_model_init_random_std(m, seed, 0.02f); }
 
 void sb_model_init_random_std(sb_model *m, uint64_t seed, float std)
 {
@@ -241,7 +265,7 @@ void sb_model_init_random_std(sb_model *m, uint64_t seed, float std)
             for (size_t j = 0; j < t->count; j++) p[j] = 1.0f;
         } else {
             uint64_t key = sb_rng_key(seed, 1000 + (uint64_t)i);
-            #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static)
             for (size_t j = 0; j < t->count; j++) p[j] = std * sb_rng_normal(key, j);
         }
     }
@@ -277,10 +301,10 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
     size_t L = c->layers, T = m->lc.threads > 0 ? m->lc.threads : omp_get_max_threads();
     size_t ffw = F > 3 * D ? F : 3 * D;
     size_t per_layer = 3 * N * D + max_batch * H * S * S +
-                       sb_attention_bits_words((int)max_batch, (int)H, (int)S) + N * D + N * D +
-                       2 * N + N * D + N * F + N * D + 2 * N + N * D;
-    size_t total = N * D + 2 * N + N * D + L * per_layer + N * D + 2 * N * 2 + 2 * N * D +
-                   N * ffw + T * 2 * S * S;
+        sb_attention_bits_words((int)max_batch, (int)H, (int)S) + N * D + N * D + 2 * N + N * D +
+        N * F + N * D + 2 * N + N * D;
+    size_t total = N * D + 2 * N + N * D + L * per_layer + N * D + 2 * N * 2 + 2 * N * D + N * ffw +
+        T * 2 * S * S;
     m->la = calloc(L, sizeof(sb_layer_acts));
     /* Not zeroed: the pages are touched first by the threads that use them. */
     m->act_mem = sb_alloc_big(total * sizeof(float));
@@ -294,7 +318,11 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
     }
     m->act_floats = total;
     float *p = m->act_mem;
-#define TAKE(ptr, n) do { (ptr) = p; p += (n); } while (0)
+#define TAKE(ptr, n) \
+    do {             \
+        (ptr) = p;   \
+        p += (n);    \
+    } while (0)
     TAKE(m->emb_in, N * D);
     TAKE(m->emb_mean, N);
     TAKE(m->emb_rstd, N);
@@ -303,7 +331,7 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
         sb_layer_acts *a = &m->la[l];
         TAKE(a->qkv, 3 * N * D);
         TAKE(a->probs, max_batch * H * S * S);
-        a->keep = (uint32_t *)p;   /* 32-bit words, as many as floats */
+        a->keep = (uint32_t *)p; /* 32-bit words, as many as floats */
         p += sb_attention_bits_words((int)max_batch, (int)H, (int)S);
         TAKE(a->ctx, N * D);
         TAKE(a->sa_in, N * D);
@@ -324,7 +352,7 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
     TAKE(m->s_ff, N * ffw);
     TAKE(m->s_attn, T * 2 * S * S);
 #undef TAKE
-    m->s_qkv = m->s_ff;   /* attention's and the FFN's backward never overlap */
+    m->s_qkv = m->s_ff; /* attention's and the FFN's backward never overlap */
     m->s_c = m->s_b;
     m->max_batch = max_batch;
     m->seq = seq;
@@ -350,7 +378,7 @@ int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e)
      * out_in, three mean/rstd pairs; two outputs; qa_in, logits (x2), GELU
      * output, attention scratch */
     size_t total = 2 * N * D + 2 * N + 3 * N * D + max_batch * H * S * S + bits + 5 * N * D +
-                   N * F + 4 * N + 2 * N * D + N * D + 4 * N + N * F + T * (S * S + 2 * S);
+        N * F + 4 * N + 2 * N * D + N * D + 4 * N + N * F + T * (S * S + 2 * S);
     m->la = calloc(L, sizeof(sb_layer_acts));
     m->act_mem = sb_alloc_big(total * sizeof(float));
     if (!m->la || !m->act_mem) {
@@ -364,7 +392,11 @@ int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e)
     m->act_floats = total;
     float *p = m->act_mem, *outs[2];
     sb_layer_acts one;
-#define TAKE(ptr, n) do { (ptr) = p; p += (n); } while (0)
+#define TAKE(ptr, n) \
+    do {             \
+        (ptr) = p;   \
+        p += (n);    \
+    } while (0)
     TAKE(m->emb_in, N * D);
     TAKE(m->emb_mean, N);
     TAKE(m->emb_rstd, N);
@@ -409,12 +441,18 @@ static uint64_t site_ffn(int l) { return 2 + 3 * (uint64_t)l; }
 static uint64_t site_qa(int L) { return 1 + 3 * (uint64_t)L; }
 
 #define PROF_BEGIN double t_prof_ = m->profile ? omp_get_wtime() : 0
-#define PROF_END(slot) do { if (m->profile) { m->prof[slot] += omp_get_wtime() - t_prof_; \
-    t_prof_ = omp_get_wtime(); } } while (0)
+#define PROF_END(slot)                                  \
+    do {                                                \
+        if (m->profile) {                               \
+            m->prof[slot] += omp_get_wtime() - t_prof_; \
+            t_prof_ = omp_get_wtime();                  \
+        }                                               \
+    } while (0)
 
 static void add_inplace(float *y, const float *x, size_t n, int threads)
 {
-    #pragma omp parallel for simd schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+#pragma omp parallel for simd schedule(static) \
+    num_threads(threads > 0 ? threads : omp_get_max_threads())
     for (size_t i = 0; i < n; i++) y[i] += x[i];
 }
 
@@ -440,28 +478,25 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
 
     PROF_BEGIN;
     sb_embedding_forward(m->emb_in, bt->ids, m->w.wte, m->w.wpe, B, S, D, T);
-    sb_layernorm_forward(m->h0, m->emb_mean, m->emb_rstd, m->emb_in, m->w.emb_g, m->w.emb_b, N,
-                         D, c->ln_eps, T);
+    sb_layernorm_forward(m->h0, m->emb_mean, m->emb_rstd, m->emb_in, m->w.emb_g, m->w.emb_b, N, D,
+                         c->ln_eps, T);
     sb_dropout_forward(m->h0, m->h0, (size_t)N * D, p_h, sb_rng_key(drop_seed, SITE_EMB), 0, T);
     PROF_END(SB_PROF_EMBED);
     const float *x = m->h0;
     for (int l = 0; l < L; l++) {
         const sb_layer_w *w = &m->w.layer[l];
         sb_layer_acts *a = &m->la[l];
-        if ((rc = sb_linear_forward(lc, a->qkv, x, w->qkv_w, w->qkv_b, N, D, 3 * D, e)))
-            return rc;
+        if ((rc = sb_linear_forward(lc, a->qkv, x, w->qkv_w, w->qkv_b, N, D, 3 * D, e))) return rc;
         PROF_END(SB_PROF_QKV);
-        if ((rc = sb_attention_forward(lc, a->ctx, a->probs, a->keep, a->qkv, bt->mask, B, S, D,
-                                       H, p_a, sb_rng_key(drop_seed, site_attn(l)), m->s_attn,
-                                       e)))
+        if ((rc = sb_attention_forward(lc, a->ctx, a->probs, a->keep, a->qkv, bt->mask, B, S, D, H,
+                                       p_a, sb_rng_key(drop_seed, site_attn(l)), m->s_attn, e)))
             return rc;
         PROF_END(SB_PROF_ATTN);
-        if ((rc = sb_linear_forward(lc, a->sa_in, a->ctx, w->o_w, w->o_b, N, D, D, e)))
-            return rc;
+        if ((rc = sb_linear_forward(lc, a->sa_in, a->ctx, w->o_w, w->o_b, N, D, D, e))) return rc;
         add_inplace(a->sa_in, x, (size_t)N * D, T);
         PROF_END(SB_PROF_OUTLIN);
-        sb_layernorm_forward(a->sa_out, a->sa_mean, a->sa_rstd, a->sa_in, w->sa_g, w->sa_b, N,
-                             D, c->ln_eps, T);
+        sb_layernorm_forward(a->sa_out, a->sa_mean, a->sa_rstd, a->sa_in, w->sa_g, w->sa_b, N, D,
+                             c->ln_eps, T);
         PROF_END(SB_PROF_LN);
         if ((rc = sb_linear_forward(lc, a->ff_pre, a->sa_out, w->f1_w, w->f1_b, N, D, F, e)))
             return rc;
@@ -475,13 +510,12 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
                            sb_rng_key(drop_seed, site_ffn(l)), 0, T);
         add_inplace(a->out_in, a->sa_out, (size_t)N * D, T);
         PROF_END(SB_PROF_DROPOUT);
-        sb_layernorm_forward(a->out, a->out_mean, a->out_rstd, a->out_in, w->out_g, w->out_b, N,
-                             D, c->ln_eps, T);
+        sb_layernorm_forward(a->out, a->out_mean, a->out_rstd, a->out_in, w->out_g, w->out_b, N, D,
+                             c->ln_eps, T);
         PROF_END(SB_PROF_LN);
         x = a->out;
     }
-    sb_dropout_forward(m->qa_in, x, (size_t)N * D, p_qa, sb_rng_key(drop_seed, site_qa(L)), 0,
-                       T);
+    sb_dropout_forward(m->qa_in, x, (size_t)N * D, p_qa, sb_rng_key(drop_seed, site_qa(L)), 0, T);
     if ((rc = sb_linear_forward(lc, m->logits, m->qa_in, m->w.qa_w, m->w.qa_b, N, D, 2, e)))
         return rc;
     m->loss = 0;
@@ -514,8 +548,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
     int N = B * S, T = m->lc.threads, rc;
     if (!bt->start || !bt->end)
         return sb_errf(e, SB_EUSAGE, "backward needs start and end positions");
-    if (m->fwd_only)
-        return sb_errf(e, SB_EUSAGE, "backward after forward-only activations");
+    if (m->fwd_only) return sb_errf(e, SB_EUSAGE, "backward after forward-only activations");
     int tr = m->training;
     float p_h = tr ? c->dropout : 0, p_a = tr ? c->attn_dropout : 0, p_qa = tr ? c->qa_dropout : 0;
     uint64_t seed = m->drop_seed;
@@ -544,35 +577,35 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
         sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
         PROF_END(SB_PROF_GELU);
         /* dx overwrites the recomputed GELU output: dW reads it first. */
-        if ((rc = sb_linear_backward(lc, m->s_ff, 0.0f, g->f2_w, g->f2_b, m->s_b, m->s_ff,
-                                     w->f2_w, N, F, D, e)))
+        if ((rc = sb_linear_backward(lc, m->s_ff, 0.0f, g->f2_w, g->f2_b, m->s_b, m->s_ff, w->f2_w,
+                                     N, F, D, e)))
             return rc;
         PROF_END(SB_PROF_FFN2);
         grad_ready_range(m, g->f2_w, (size_t)D * F + D);
         sb_gelu_backward(m->s_ff, m->s_ff, a->ff_pre, (size_t)N * F, T);
         PROF_END(SB_PROF_GELU);
         /* The residual: d(sa_out) = d(out_in) + lin1's input gradient. */
-        if ((rc = sb_linear_backward(lc, dA, 1.0f, g->f1_w, g->f1_b, m->s_ff, a->sa_out,
-                                     w->f1_w, N, D, F, e)))
+        if ((rc = sb_linear_backward(lc, dA, 1.0f, g->f1_w, g->f1_b, m->s_ff, a->sa_out, w->f1_w, N,
+                                     D, F, e)))
             return rc;
         PROF_END(SB_PROF_FFN1);
         grad_ready_range(m, g->f1_w, (size_t)F * D + F);
-        sb_layernorm_backward(dA, g->sa_g, g->sa_b, dA, a->sa_in, a->sa_mean, a->sa_rstd,
-                              w->sa_g, N, D, T);
+        sb_layernorm_backward(dA, g->sa_g, g->sa_b, dA, a->sa_in, a->sa_mean, a->sa_rstd, w->sa_g,
+                              N, D, T);
         PROF_END(SB_PROF_LN);
         grad_ready_range(m, g->sa_g, 2 * (size_t)D);
-        if ((rc = sb_linear_backward(lc, m->s_c, 0.0f, g->o_w, g->o_b, dA, a->ctx, w->o_w, N, D,
-                                     D, e)))
+        if ((rc = sb_linear_backward(lc, m->s_c, 0.0f, g->o_w, g->o_b, dA, a->ctx, w->o_w, N, D, D,
+                                     e)))
             return rc;
         PROF_END(SB_PROF_OUTLIN);
         grad_ready_range(m, g->o_w, (size_t)D * D + D);
-        if ((rc = sb_attention_backward(lc, m->s_qkv, m->s_c, a->qkv, a->probs, a->keep,
-                                        bt->mask, B, S, D, H, p_a, m->s_attn, e)))
+        if ((rc = sb_attention_backward(lc, m->s_qkv, m->s_c, a->qkv, a->probs, a->keep, bt->mask,
+                                        B, S, D, H, p_a, m->s_attn, e)))
             return rc;
         PROF_END(SB_PROF_ATTN);
         /* The residual again: d(x) = d(sa_in) + qkv's input gradient. */
-        if ((rc = sb_linear_backward(lc, dA, 1.0f, g->qkv_w, g->qkv_b, m->s_qkv, x, w->qkv_w, N,
-                                     D, 3 * D, e)))
+        if ((rc = sb_linear_backward(lc, dA, 1.0f, g->qkv_w, g->qkv_b, m->s_qkv, x, w->qkv_w, N, D,
+                                     3 * D, e)))
             return rc;
         PROF_END(SB_PROF_QKV);
         grad_ready_range(m, g->qkv_w, 3 * (size_t)D * D + 3 * (size_t)D);

@@ -23,8 +23,8 @@ typedef struct sb_model_config {
     int pad_id;
 } sb_model_config;
 
-void sb_model_config_base(sb_model_config *c);   /* distilbert-base-uncased */
-void sb_model_config_tiny(sb_model_config *c);   /* the learning demonstration's model */
+void sb_model_config_base(sb_model_config *c); /* distilbert-base-uncased */
+void sb_model_config_tiny(sb_model_config *c); /* the learning demonstration's model */
 /* "distilbert-base" | "tiny" | "L,D,H,F" (vocab and positions of base). */
 int sb_model_config_parse(const char *spec, sb_model_config *c, sb_err *e);
 int sb_model_config_check(const sb_model_config *c, sb_err *e);
@@ -39,42 +39,52 @@ typedef struct sb_tensor_info {
     char name[96];
     int ndim;
     int64_t shape[2];
-    size_t offset, count;   /* in floats, into params / grads */
+    size_t offset, count; /* in floats, into params / grads */
 } sb_tensor_info;
 
 typedef struct sb_layer_w {
-    float *qkv_w, *qkv_b;          /* [3D,D], [3D] */
-    float *o_w, *o_b;              /* [D,D], [D] */
-    float *sa_g, *sa_b;            /* [D] */
-    float *f1_w, *f1_b;            /* [F,D], [F] */
-    float *f2_w, *f2_b;            /* [D,F], [D] */
-    float *out_g, *out_b;          /* [D] */
+    float *qkv_w, *qkv_b; /* [3D,D], [3D] */
+    float *o_w, *o_b;     /* [D,D], [D] */
+    float *sa_g, *sa_b;   /* [D] */
+    float *f1_w, *f1_b;   /* [F,D], [F] */
+    float *f2_w, *f2_b;   /* [D,F], [D] */
+    float *out_g, *out_b; /* [D] */
 } sb_layer_w;
 
 typedef struct sb_weights {
-    float *wte, *wpe, *emb_g, *emb_b;   /* [V,D], [P,D], [D], [D] */
+    float *wte, *wpe, *emb_g, *emb_b; /* [V,D], [P,D], [D], [D] */
     sb_layer_w *layer;
-    float *qa_w, *qa_b;                 /* [2,D], [2] */
+    float *qa_w, *qa_b; /* [2,D], [2] */
 } sb_weights;
 
 /* Per-layer activations kept for backward (N = B*S). */
 typedef struct sb_layer_acts {
-    float *qkv;        /* [N,3D] */
-    float *probs;      /* [B,H,S,S] softmax before dropout */
-    uint32_t *keep;    /* attention dropout's keep bits (sb_attention_bits_words) */
-    float *ctx;        /* [N,D] */
-    float *sa_in;      /* [N,D] out_lin(ctx) + x, LayerNorm input */
+    float *qkv;     /* [N,3D] */
+    float *probs;   /* [B,H,S,S] softmax before dropout */
+    uint32_t *keep; /* attention dropout's keep bits (sb_attention_bits_words) */
+    float *ctx;     /* [N,D] */
+    float *sa_in;   /* [N,D] out_lin(ctx) + x, LayerNorm input */
     float *sa_mean, *sa_rstd;
-    float *sa_out;     /* [N,D] */
-    float *ff_pre;     /* [N,F] lin1 output; GELU is recomputed in backward */
-    float *out_in;     /* [N,D] dropout(lin2) + sa_out */
+    float *sa_out; /* [N,D] */
+    float *ff_pre; /* [N,F] lin1 output; GELU is recomputed in backward */
+    float *out_in; /* [N,D] dropout(lin2) + sa_out */
     float *out_mean, *out_rstd;
-    float *out;        /* [N,D] layer output */
+    float *out; /* [N,D] layer output */
 } sb_layer_acts;
 
 enum {
-    SB_PROF_EMBED, SB_PROF_QKV, SB_PROF_ATTN, SB_PROF_OUTLIN, SB_PROF_LN, SB_PROF_FFN1,
-    SB_PROF_GELU, SB_PROF_FFN2, SB_PROF_DROPOUT, SB_PROF_HEAD, SB_PROF_OPTIM, SB_PROF_N
+    SB_PROF_EMBED,
+    SB_PROF_QKV,
+    SB_PROF_ATTN,
+    SB_PROF_OUTLIN,
+    SB_PROF_LN,
+    SB_PROF_FFN1,
+    SB_PROF_GELU,
+    SB_PROF_FFN2,
+    SB_PROF_DROPOUT,
+    SB_PROF_HEAD,
+    SB_PROF_OPTIM,
+    SB_PROF_N
 };
 extern const char *const sb_prof_names[SB_PROF_N];
 /* Training FLOPs per token of each profile kind (the matrix products; 0 for
@@ -87,7 +97,7 @@ typedef struct sb_model {
     sb_model_config cfg;
     size_t nparams;
     float *params, *grads;
-    sb_weights w, g;               /* views into params and grads */
+    sb_weights w, g; /* views into params and grads */
     sb_tensor_info *tensors;
     int ntensors;
     /* Block ranges [embeddings, layer 0 .. L-1, head] in floats. */
@@ -97,10 +107,10 @@ typedef struct sb_model {
     int max_batch, seq;
     float *act_mem;
     size_t act_floats;
-    float *emb_in, *emb_mean, *emb_rstd, *h0;   /* h0: embedding output after dropout */
+    float *emb_in, *emb_mean, *emb_rstd, *h0; /* h0: embedding output after dropout */
     sb_layer_acts *la;
-    float *qa_in;                  /* [N,D] dropout of the last layer's output */
-    float *logits;                 /* [N,2] start, end interleaved */
+    float *qa_in;  /* [N,D] dropout of the last layer's output */
+    float *logits; /* [N,2] start, end interleaved */
     float *dlogits;
     /* Backward scratch, shared by all layers. */
     float *s_a, *s_b, *s_c, *s_qkv, *s_ff, *s_attn;
@@ -110,10 +120,10 @@ typedef struct sb_model {
     double loss;
     sb_grad_ready_fn on_grad_ready;
     void *hook_user;
-    int fwd_only;                  /* 1: activations for forward only */
-    int profile;                   /* 1: accumulate prof[] seconds */
+    int fwd_only; /* 1: activations for forward only */
+    int profile;  /* 1: accumulate prof[] seconds */
     double prof[SB_PROF_N];
-    long prof_steps;               /* training steps prof[] covers (the trainer
+    long prof_steps; /* training steps prof[] covers (the trainer
                                       leaves the first, warm-up step out) */
 } sb_model;
 
@@ -136,9 +146,9 @@ const sb_tensor_info *sb_model_tensor(const sb_model *m, const char *hf_name);
 
 typedef struct sb_batch {
     int B, S;
-    const int32_t *ids;        /* [B*S] */
-    const uint8_t *mask;       /* [B*S] 1 = token, 0 = padding */
-    const int32_t *start, *end;/* [B]; NULL: no loss */
+    const int32_t *ids;         /* [B*S] */
+    const uint8_t *mask;        /* [B*S] 1 = token, 0 = padding */
+    const int32_t *start, *end; /* [B]; NULL: no loss */
 } sb_batch;
 
 /* Forward; training = 1 applies dropout keyed by drop_seed. Logits land in

@@ -13,15 +13,17 @@ int sb_qlinear_init(sb_qlinear *q, const sb_kernel *k, const float *W, const flo
 {
     memset(q, 0, sizeof *q);
     if (!k || k->dtype != SB_DT_INT8 || !k->gemm_u8s8)
-        return sb_errf(e, SB_EUSAGE, "%s: kernel %s cannot run a quantised layer (not int8)",
-                       layer, k ? k->name : "(none)");
+        return sb_errf(e, SB_EUSAGE, "%s: kernel %s cannot run a quantised layer (not int8)", layer,
+                       k ? k->name : "(none)");
     if (in < 1 || out < 1)
         return sb_errf(e, SB_EUSAGE, "%s: cannot quantise a %dx%d layer", layer, out, in);
     /* u8 x s8 sums of `in` terms must stay exact in s32 with the zero-point
      * correction: 255 * 127 * in * 2 < 2^31 */
     if (in > 32768)
-        return sb_errf(e, SB_EUSAGE, "%s: %d inputs is more than an int8 layer sums exactly "
-                                     "(32768 at most)", layer, in);
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %d inputs is more than an int8 layer sums exactly "
+                       "(32768 at most)",
+                       layer, in);
     q->in = in;
     q->out = out;
     q->bias = bias;
@@ -34,7 +36,7 @@ int sb_qlinear_init(sb_qlinear *q, const sb_kernel *k, const float *W, const flo
         return sb_errf(e, SB_EFAIL, "%s: out of memory quantising %dx%d", layer, out, in);
     }
     int bad_row = -1;
-    #pragma omp parallel for schedule(static) num_threads(NT(threads))
+#pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (int j = 0; j < out; j++) {
         const float *w = W + (size_t)j * in;
         float amax = 0;
@@ -45,7 +47,7 @@ int sb_qlinear_init(sb_qlinear *q, const sb_kernel *k, const float *W, const flo
             if (a > amax) amax = a;
         }
         if (!finite) {
-            #pragma omp critical(sb_quant_bad)
+#pragma omp critical(sb_quant_bad)
             if (bad_row < 0 || j < bad_row) bad_row = j;
             continue;
         }
@@ -69,8 +71,17 @@ int sb_qlinear_init(sb_qlinear *q, const sb_kernel *k, const float *W, const flo
     }
     if (k->pack_b) {
         /* B = wq^T: stored [out,in], so op(B) = B^T with ldb = in */
-        sb_gemm_desc d = {.transa = 'N', .transb = 'T', .m = 1, .n = out, .k = in, .lda = in,
-                          .ldb = in, .ldc = out, .alpha = 1, .beta = 0, .threads = threads};
+        sb_gemm_desc d = {.transa = 'N',
+                          .transb = 'T',
+                          .m = 1,
+                          .n = out,
+                          .k = in,
+                          .lda = in,
+                          .ldb = in,
+                          .ldc = out,
+                          .alpha = 1,
+                          .beta = 0,
+                          .threads = threads};
         int rc = k->pack_b(&d, q->wq, &q->packed, e);
         if (rc) {
             sb_qlinear_free(q);
@@ -142,7 +153,7 @@ SB_Q_AVX512 static int row_range_avx512(const float *x, int in, float *lo, float
         __m512 v = _mm512_maskz_loadu_ps(m, x + p);
         mn = _mm512_min_ps(mn, v);
         mx = _mm512_max_ps(mx, v);
-        bad = _mm512_add_ps(bad, _mm512_mul_ps(v, _mm512_setzero_ps()));   /* NaN for Inf/NaN */
+        bad = _mm512_add_ps(bad, _mm512_mul_ps(v, _mm512_setzero_ps())); /* NaN for Inf/NaN */
     }
     *lo = _mm512_reduce_min_ps(mn);
     *hi = _mm512_reduce_max_ps(mx);
@@ -196,7 +207,6 @@ SB_Q_AVX2 static int row_range_avx2(const float *x, int in, float *lo, float *hi
     return nb == 0.0f;
 }
 
-
 /* 1 when every element is finite; the range in lo/hi */
 static int row_range(const float *x, int in, float *lo, float *hi)
 {
@@ -217,16 +227,19 @@ static int row_range_any(const float *x, int in, float *lo, float *hi)
 {
     int lvl = sb_layers_level();
     return lvl == SB_LAYERS_AVX512 ? row_range_avx512(x, in, lo, hi)
-           : lvl == SB_LAYERS_AVX2 ? row_range_avx2(x, in, lo, hi)
+        : lvl == SB_LAYERS_AVX2    ? row_range_avx2(x, in, lo, hi)
                                    : row_range(x, in, lo, hi);
 }
 
 static void quant_row_any(const float *x, int in, float s, int32_t zp, uint8_t *o)
 {
     int lvl = sb_layers_level();
-    if (lvl == SB_LAYERS_AVX512) quant_row_avx512(x, in, s, zp, o);
-    else if (lvl == SB_LAYERS_AVX2) quant_row_avx2(x, in, s, zp, o);
-    else quant_row(x, in, s, zp, o);
+    if (lvl == SB_LAYERS_AVX512)
+        quant_row_avx512(x, in, s, zp, o);
+    else if (lvl == SB_LAYERS_AVX2)
+        quant_row_avx2(x, in, s, zp, o);
+    else
+        quant_row(x, in, s, zp, o);
 }
 
 int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
@@ -235,12 +248,12 @@ int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint
     int nt = NT(threads), bad = -1;
     if ((long)N * in < 65536) nt = 1;
     if (mode == SB_QUANT_PER_ROW) {
-        #pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt)
         for (int i = 0; i < N; i++) {
             float lo, hi;
             const float *r = x + (size_t)i * in;
             if (!row_range_any(r, in, &lo, &hi)) {
-                #pragma omp critical(sb_quant_bad)
+#pragma omp critical(sb_quant_bad)
                 if (bad < 0 || i < bad) bad = i;
                 continue;
             }
@@ -249,11 +262,11 @@ int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint
         }
     } else {
         float lo = 0, hi = 0;
-        #pragma omp parallel for schedule(static) num_threads(nt) reduction(min : lo) reduction(max : hi)
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(min : lo) reduction(max : hi)
         for (int i = 0; i < N; i++) {
             float l, h;
             if (!row_range_any(x + (size_t)i * in, in, &l, &h)) {
-                #pragma omp critical(sb_quant_bad)
+#pragma omp critical(sb_quant_bad)
                 if (bad < 0 || i < bad) bad = i;
             }
             lo = l < lo ? l : lo;
@@ -263,7 +276,7 @@ int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint
             float s;
             int32_t z;
             qparams(lo, hi, &s, &z);
-            #pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt)
             for (int i = 0; i < N; i++) {
                 scale[i] = s;
                 zp[i] = z;
@@ -292,11 +305,23 @@ int sb_qlinear_forward(const sb_qlinear *q, float *y, const float *x, int N, sb_
     int32_t *zp = (int32_t *)(scale + N);
     int rc = sb_quant_activations(x, N, q->in, mode, xq, scale, zp, threads, layer, e);
     if (rc) return rc;
-    sb_dequant dq = {.a_scale = scale, .a_zp = zp, .b_scale = q->w_scale,
-                     .b_colsum = q->colsum, .bias = q->bias};
-    sb_gemm_desc d = {.transa = 'N', .transb = 'T', .m = N, .n = q->out, .k = q->in,
-                      .lda = q->in, .ldb = q->in, .ldc = q->out, .alpha = 1, .beta = 0,
-                      .threads = threads, .dequant = &dq};
+    sb_dequant dq = {.a_scale = scale,
+                     .a_zp = zp,
+                     .b_scale = q->w_scale,
+                     .b_colsum = q->colsum,
+                     .bias = q->bias};
+    sb_gemm_desc d = {.transa = 'N',
+                      .transb = 'T',
+                      .m = N,
+                      .n = q->out,
+                      .k = q->in,
+                      .lda = q->in,
+                      .ldb = q->in,
+                      .ldc = q->out,
+                      .alpha = 1,
+                      .beta = 0,
+                      .threads = threads,
+                      .dequant = &dq};
     if (q->packed) return q->kernel->gemm_packed(&d, xq, q->packed, y, e);
     return q->kernel->gemm_u8s8(&d, xq, q->wq, (int32_t *)(void *)y, e);
 }

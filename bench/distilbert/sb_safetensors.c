@@ -13,13 +13,15 @@
 /* The reference implementation refuses headers above 100 MB. */
 #define SB_ST_MAX_HEADER (100u * 1000u * 1000u)
 
-static const struct { const char *name; int size; } k_dtypes[] = {
-    [SB_ST_BOOL] = {"BOOL", 1}, [SB_ST_U8] = {"U8", 1},     [SB_ST_I8] = {"I8", 1},
-    [SB_ST_I16] = {"I16", 2},   [SB_ST_U16] = {"U16", 2},   [SB_ST_F16] = {"F16", 2},
-    [SB_ST_BF16] = {"BF16", 2}, [SB_ST_I32] = {"I32", 4},   [SB_ST_U32] = {"U32", 4},
-    [SB_ST_F32] = {"F32", 4},   [SB_ST_F64] = {"F64", 8},   [SB_ST_I64] = {"I64", 8},
-    [SB_ST_U64] = {"U64", 8},   [SB_ST_F8_E4M3] = {"F8_E4M3", 1},
-    [SB_ST_F8_E5M2] = {"F8_E5M2", 1},
+static const struct {
+    const char *name;
+    int size;
+} k_dtypes[] = {
+    [SB_ST_BOOL] = {"BOOL", 1}, [SB_ST_U8] = {"U8", 1},           [SB_ST_I8] = {"I8", 1},
+    [SB_ST_I16] = {"I16", 2},   [SB_ST_U16] = {"U16", 2},         [SB_ST_F16] = {"F16", 2},
+    [SB_ST_BF16] = {"BF16", 2}, [SB_ST_I32] = {"I32", 4},         [SB_ST_U32] = {"U32", 4},
+    [SB_ST_F32] = {"F32", 4},   [SB_ST_F64] = {"F64", 8},         [SB_ST_I64] = {"I64", 8},
+    [SB_ST_U64] = {"U64", 8},   [SB_ST_F8_E4M3] = {"F8_E4M3", 1}, [SB_ST_F8_E5M2] = {"F8_E5M2", 1},
 };
 #define N_DTYPES ((int)(sizeof k_dtypes / sizeof *k_dtypes))
 
@@ -40,7 +42,9 @@ void sb_safetensors_close(sb_safetensors *st)
 static int cmp_begin(const void *a, const void *b)
 {
     const sb_st_tensor *x = *(const sb_st_tensor *const *)a, *y = *(const sb_st_tensor *const *)b;
-    return x->begin < y->begin ? -1 : x->begin > y->begin ? 1 : (x->end > y->end) - (x->end < y->end);
+    return x->begin < y->begin ? -1
+        : x->begin > y->begin  ? 1
+                               : (x->end > y->end) - (x->end < y->end);
 }
 
 static int parse_tensor(const char *name, const char *key, const json_t *val, sb_st_tensor *t,
@@ -69,7 +73,8 @@ static int parse_tensor(const char *name, const char *key, const json_t *val, sb
     for (int i = 0; i < t->ndim; i++) {
         const json_t *x = json_array_get(js, (size_t)i);
         if (!json_is_integer(x) || json_integer_value(x) < 0)
-            return sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\": shape[%d] is not a size", name, key, i);
+            return sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\": shape[%d] is not a size", name, key,
+                           i);
         uint64_t dim = (uint64_t)json_integer_value(x);
         t->shape[i] = (int64_t)dim;
         if (dim && numel > (UINT64_MAX / 16) / dim)
@@ -77,9 +82,9 @@ static int parse_tensor(const char *name, const char *key, const json_t *val, sb
         numel *= dim;
     }
     t->numel = (int64_t)numel;
-    if (!json_is_array(jo) || json_array_size(jo) != 2 ||
-        !json_is_integer(json_array_get(jo, 0)) || !json_is_integer(json_array_get(jo, 1)) ||
-        json_integer_value(json_array_get(jo, 0)) < 0 || json_integer_value(json_array_get(jo, 1)) < 0)
+    if (!json_is_array(jo) || json_array_size(jo) != 2 || !json_is_integer(json_array_get(jo, 0)) ||
+        !json_is_integer(json_array_get(jo, 1)) || json_integer_value(json_array_get(jo, 0)) < 0 ||
+        json_integer_value(json_array_get(jo, 1)) < 0)
         return sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\": \"data_offsets\" must be [begin, end]",
                        name, key);
     t->begin = (uint64_t)json_integer_value(json_array_get(jo, 0));
@@ -113,8 +118,9 @@ int sb_safetensors_parse(const void *buf, size_t len, const char *name, sb_safet
         return sb_errf(e, SB_EUSAGE, "%s: header length %llu is too large", name,
                        (unsigned long long)hlen);
     if (hlen > len - 8)
-        return sb_errf(e, SB_EUSAGE, "%s: header length %llu runs past the end of the file (%zu bytes)",
-                       name, (unsigned long long)hlen, len);
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: header length %llu runs past the end of the file (%zu bytes)", name,
+                       (unsigned long long)hlen, len);
     if (hlen < 2 || b[8] != '{')
         return sb_errf(e, SB_EUSAGE, "%s: header is not a JSON object", name);
     json_error_t jerr;
@@ -137,7 +143,8 @@ int sb_safetensors_parse(const void *buf, size_t len, const char *name, sb_safet
     if (!st->tensors || !order) rc = sb_errf(e, SB_EFAIL, "out of memory");
     const char *key;
     json_t *val;
-    json_object_foreach(hdr, key, val) {
+    json_object_foreach(hdr, key, val)
+    {
         if (rc) break;
         if (!strcmp(key, "__metadata__")) {
             const char *mk;
@@ -146,7 +153,8 @@ int sb_safetensors_parse(const void *buf, size_t len, const char *name, sb_safet
                 rc = sb_errf(e, SB_EUSAGE, "%s: __metadata__ is not an object", name);
                 break;
             }
-            json_object_foreach(val, mk, mv) {
+            json_object_foreach(val, mk, mv)
+            {
                 if (!json_is_string(mv)) {
                     rc = sb_errf(e, SB_EUSAGE, "%s: __metadata__.%s is not a string", name, mk);
                     break;
@@ -232,7 +240,7 @@ static float half_to_float(uint16_t h)
     if (exp == 0) {
         if (man == 0) {
             bits = sign;
-        } else {   /* subnormal: renormalise */
+        } else { /* subnormal: renormalise */
             int sh = 0;
             while (!(man & 0x400)) {
                 man <<= 1;
@@ -256,9 +264,9 @@ int sb_safetensors_read_f32(const sb_safetensors *st, const sb_st_tensor *t, flo
     const uint8_t *p = st->data + t->begin;
     switch (t->dtype) {
     case SB_ST_F32:
-        for (int64_t i = 0; i < t->numel; i++) {   /* little-endian on disk and here (x86-64) */
+        for (int64_t i = 0; i < t->numel; i++) { /* little-endian on disk and here (x86-64) */
             uint32_t u = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
-                         (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
+                (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
             memcpy(&out[i], &u, 4);
         }
         return SB_OK;
@@ -273,8 +281,8 @@ int sb_safetensors_read_f32(const sb_safetensors *st, const sb_st_tensor *t, flo
             out[i] = half_to_float((uint16_t)(p[2 * i] | p[2 * i + 1] << 8));
         return SB_OK;
     default:
-        return sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\": dtype %s cannot be read as float", st->path,
-                       t->name, sb_st_dtype_name(t->dtype));
+        return sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\": dtype %s cannot be read as float",
+                       st->path, t->name, sb_st_dtype_name(t->dtype));
     }
 }
 
@@ -288,7 +296,8 @@ int sb_safetensors_write(const char *path, const sb_st_write_tensor *t, int n, s
     for (int i = 0; i < n; i++) {
         if (t[i].ndim < 0 || t[i].ndim > SB_ST_MAX_DIMS) {
             json_decref(hdr);
-            return sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\": bad rank %d", path, t[i].name, t[i].ndim);
+            return sb_errf(e, SB_EUSAGE, "%s: tensor \"%s\": bad rank %d", path, t[i].name,
+                           t[i].ndim);
         }
         if (json_object_get(hdr, t[i].name)) {
             json_decref(hdr);
@@ -313,7 +322,7 @@ int sb_safetensors_write(const char *path, const sb_st_write_tensor *t, int n, s
     char *h = json_dumps(hdr, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(hdr);
     if (!h) return sb_errf(e, SB_EFAIL, "%s: cannot encode header", path);
-    size_t hl = strlen(h), padded = (hl + 7) & ~(size_t)7;   /* data 8-byte aligned, as upstream */
+    size_t hl = strlen(h), padded = (hl + 7) & ~(size_t)7; /* data 8-byte aligned, as upstream */
     size_t total = 8 + padded + (size_t)at;
     uint8_t *buf = malloc(total);
     if (!buf) {

@@ -15,9 +15,21 @@
 enum { SB_ST_MAX_DIMS = 8 };
 
 typedef enum sb_st_dtype {
-    SB_ST_BOOL, SB_ST_U8, SB_ST_I8, SB_ST_I16, SB_ST_U16, SB_ST_F16, SB_ST_BF16,
-    SB_ST_I32, SB_ST_U32, SB_ST_F32, SB_ST_F64, SB_ST_I64, SB_ST_U64,
-    SB_ST_F8_E4M3, SB_ST_F8_E5M2,
+    SB_ST_BOOL,
+    SB_ST_U8,
+    SB_ST_I8,
+    SB_ST_I16,
+    SB_ST_U16,
+    SB_ST_F16,
+    SB_ST_BF16,
+    SB_ST_I32,
+    SB_ST_U32,
+    SB_ST_F32,
+    SB_ST_F64,
+    SB_ST_I64,
+    SB_ST_U64,
+    SB_ST_F8_E4M3,
+    SB_ST_F8_E5M2,
 } sb_st_dtype;
 
 typedef struct sb_st_tensor {
@@ -26,18 +38,18 @@ typedef struct sb_st_tensor {
     int ndim;
     int64_t shape[SB_ST_MAX_DIMS];
     int64_t numel;
-    uint64_t begin, end;      /* byte offsets into the data section */
+    uint64_t begin, end; /* byte offsets into the data section */
 } sb_st_tensor;
 
 typedef struct sb_safetensors {
     char path[512];
-    const uint8_t *base;      /* whole file (mapped or borrowed) */
+    const uint8_t *base; /* whole file (mapped or borrowed) */
     size_t size;
-    const uint8_t *data;      /* start of the data section */
+    const uint8_t *data; /* start of the data section */
     size_t data_size;
     int mapped;
     int32_t n;
-    sb_st_tensor *tensors;    /* in header order */
+    sb_st_tensor *tensors; /* in header order */
 } sb_safetensors;
 
 /* Maps and validates a file. SB_EUSAGE naming the file and the tensor/field. */
@@ -50,14 +62,13 @@ void sb_safetensors_close(sb_safetensors *st);
 const sb_st_tensor *sb_safetensors_find(const sb_safetensors *st, const char *name);
 const char *sb_st_dtype_name(sb_st_dtype d);
 /* Converts a F32/F16/BF16 tensor into out[numel]; other dtypes SB_EUSAGE. */
-int sb_safetensors_read_f32(const sb_safetensors *st, const sb_st_tensor *t, float *out,
-                            sb_err *e);
+int sb_safetensors_read_f32(const sb_safetensors *st, const sb_st_tensor *t, float *out, sb_err *e);
 
 typedef struct sb_st_write_tensor {
     const char *name;
     int ndim;
     int64_t shape[SB_ST_MAX_DIMS];
-    const float *data;        /* numel floats */
+    const float *data; /* numel floats */
 } sb_st_write_tensor;
 /* Writes F32 tensors in the given order (atomic: temp file + rename). */
 int sb_safetensors_write(const char *path, const sb_st_write_tensor *t, int n, sb_err *e);

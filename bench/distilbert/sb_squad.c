@@ -83,7 +83,8 @@ int sb_squad_from_json(const json_t *doc, const char *name, sb_squad_set *set, s
     for (size_t a = 0; a < json_array_size(data); a++) {
         const json_t *art = json_array_get(data, a);
         snprintf(where, sizeof where, "data[%zu]", a);
-        if (!json_is_object(art)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
+        if (!json_is_object(art))
+            return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
         const json_t *paras = get_array(art, "paragraphs", name, where, e);
         if (!paras) return SB_EUSAGE;
         for (size_t p = 0; p < json_array_size(paras); p++) {
@@ -182,9 +183,10 @@ int sb_squad_from_json(const json_t *doc, const char *name, sb_squad_set *set, s
                     }
                     json_int_t st = json_integer_value(js);
                     if (st < 0 || st > ctx_cp) {
-                        rc = sb_errf(e, SB_EUSAGE,
-                                     "%s: %s.answer_start: %lld is outside the context (%lld characters)",
-                                     name, w2, (long long)st, (long long)ctx_cp);
+                        rc = sb_errf(
+                            e, SB_EUSAGE,
+                            "%s: %s.answer_start: %lld is outside the context (%lld characters)",
+                            name, w2, (long long)st, (long long)ctx_cp);
                         break;
                     }
                     size_t tlen = json_string_length(json_object_get(ans, "text"));

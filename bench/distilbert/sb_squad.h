@@ -13,24 +13,24 @@
 
 typedef struct sb_squad_answer {
     char *text;
-    int32_t answer_start;   /* code points into the context */
+    int32_t answer_start; /* code points into the context */
 } sb_squad_answer;
 
 typedef struct sb_squad_example {
     char *id;
     char *question;
-    const char *context;     /* shared by the questions of one paragraph */
-    int32_t context_index;   /* into sb_squad_set.contexts */
+    const char *context;   /* shared by the questions of one paragraph */
+    int32_t context_index; /* into sb_squad_set.contexts */
     int32_t n_answers;
     sb_squad_answer *answers;
 } sb_squad_example;
 
 typedef struct sb_squad_set {
-    int32_t n_examples;       /* questions, in file order */
+    int32_t n_examples; /* questions, in file order */
     sb_squad_example *examples;
-    int32_t n_contexts;       /* paragraphs, in file order */
+    int32_t n_contexts; /* paragraphs, in file order */
     char **contexts;
-    int32_t n_misaligned;     /* answers whose text is not at answer_start */
+    int32_t n_misaligned; /* answers whose text is not at answer_start */
 } sb_squad_set;
 
 /* Reads a SQuAD file. SB_EUSAGE naming file and JSON path on bad input

@@ -32,7 +32,7 @@ static char *dupn(const char *s, size_t n)
 
 int sb_squad_predictions_add(sb_squad_predictions *p, const char *id, const char *text, sb_err *e)
 {
-    if ((p->n & (p->n - 1)) == 0) {   /* grow at powers of two */
+    if ((p->n & (p->n - 1)) == 0) { /* grow at powers of two */
         size_t cap = p->n ? (size_t)p->n * 2 : 1;
         char **a = realloc(p->ids, sizeof *a * cap);
         if (!a) return sb_errf(e, SB_EFAIL, "out of memory");
@@ -74,7 +74,8 @@ int sb_squad_predictions_read(const char *path, sb_squad_predictions *p, sb_err 
     }
     const char *key;
     json_t *val;
-    json_object_foreach(doc, key, val) {
+    json_object_foreach(doc, key, val)
+    {
         if (!json_is_string(val)) {
             rc = sb_errf(e, SB_EUSAGE, "%s: prediction for \"%s\" is not a string", path, key);
             break;
@@ -89,7 +90,8 @@ int sb_squad_predictions_read(const char *path, sb_squad_predictions *p, sb_err 
 int sb_squad_predictions_write(const char *path, const sb_squad_predictions *p, sb_err *e)
 {
     json_t *doc = json_object();
-    for (int32_t i = 0; i < p->n; i++) json_object_set_new(doc, p->ids[i], json_string(p->texts[i]));
+    for (int32_t i = 0; i < p->n; i++)
+        json_object_set_new(doc, p->ids[i], json_string(p->texts[i]));
     int rc = sb_json_write_atomic(path, doc, e);
     json_decref(doc);
     return rc;
@@ -114,9 +116,9 @@ static int top_n(const float *x, int len, int n, int *out)
     return k;
 }
 
-int sb_squad_postprocess(const sb_squad_set *set, const sb_features *f,
-                         const float *start_logits, const float *end_logits, int n_best,
-                         int max_answer_len, sb_squad_predictions *out, sb_err *e)
+int sb_squad_postprocess(const sb_squad_set *set, const sb_features *f, const float *start_logits,
+                         const float *end_logits, int n_best, int max_answer_len,
+                         sb_squad_predictions *out, sb_err *e)
 {
     memset(out, 0, sizeof *out);
     if (!f->is_eval || !f->offset_start)
@@ -201,9 +203,9 @@ int sb_squad_postprocess(const sb_squad_set *set, const sb_features *f,
 /* Python's str.split() whitespace. */
 static int py_space(int32_t c)
 {
-    return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F) || c == 0x85 ||
-           c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+    return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0 ||
+        c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+        c == 0x205F || c == 0x3000;
 }
 
 /* re's \w for str patterns: letters, numbers (str.isalnum) and '_'. */
@@ -211,21 +213,24 @@ static int py_word(int32_t c)
 {
     if (c < 0x80)
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '_';
+            c == '_';
     switch (utf8proc_category(c)) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
-        return 1;
-    default:
-        return 0;
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO: return 1;
+    default: return 0;
     }
 }
 
 static int ascii_punct(int32_t c)
 {
     return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
-           (c >= 123 && c <= 126);
+        (c >= 123 && c <= 126);
 }
 
 /* evaluate-v1.1.py's normalize_answer: lower, remove string.punctuation,
@@ -246,7 +251,7 @@ char *sb_squad_normalize(const char *s)
             k = 1;
         }
         i += (size_t)k;
-        if (c == 0x130) {   /* the one full lowercase mapping of two code points */
+        if (c == 0x130) { /* the one full lowercase mapping of two code points */
             cp[n++] = 'i';
             c = 0x307;
         } else {
@@ -260,7 +265,8 @@ char *sb_squad_normalize(const char *s)
         size_t m = 0;
         if (cp[i] == 'a') {
             m = (i + 1 < n && cp[i + 1] == 'n' && !(i + 2 < n && py_word(cp[i + 2]))) ? 2
-              : !(i + 1 < n && py_word(cp[i + 1])) ? 1 : 0;
+                : !(i + 1 < n && py_word(cp[i + 1]))                                  ? 1
+                                                                                      : 0;
         } else if (cp[i] == 't' && i + 2 < n && cp[i + 1] == 'h' && cp[i + 2] == 'e' &&
                    !(i + 3 < n && py_word(cp[i + 3]))) {
             m = 3;
@@ -334,7 +340,7 @@ double sb_squad_f1(const char *prediction, const char *truth)
     if (a && b) {
         size_t na = split_sorted(a, &wa), nb = split_sorted(b, &wb);
         size_t i = 0, j = 0, same = 0;
-        while (wa && wb && i < na && j < nb) {   /* multiset intersection of sorted lists */
+        while (wa && wb && i < na && j < nb) { /* multiset intersection of sorted lists */
             int c = strcmp(wa[i], wb[j]);
             if (c == 0) {
                 same++;
@@ -370,8 +376,8 @@ static uint32_t hash_str(const char *s)
     return h;
 }
 
-void sb_squad_score(const sb_squad_set *set, const sb_squad_predictions *p, double *em,
-                    double *f1, int32_t *n_answered)
+void sb_squad_score(const sb_squad_set *set, const sb_squad_predictions *p, double *em, double *f1,
+                    int32_t *n_answered)
 {
     uint32_t cap = 16;
     while (cap < (uint32_t)p->n * 2u + 2u) cap <<= 1;
@@ -413,9 +419,18 @@ void sb_squad_score(const sb_squad_set *set, const sb_squad_predictions *p, doub
  * notation for 1e-4 <= |x| < 1e16 with at least one decimal ("100.0"). */
 void sb_format_pyfloat(double x, char *buf, size_t len)
 {
-    if (isnan(x)) { snprintf(buf, len, "NaN"); return; }
-    if (isinf(x)) { snprintf(buf, len, x < 0 ? "-Infinity" : "Infinity"); return; }
-    if (x == 0) { snprintf(buf, len, signbit(x) ? "-0.0" : "0.0"); return; }
+    if (isnan(x)) {
+        snprintf(buf, len, "NaN");
+        return;
+    }
+    if (isinf(x)) {
+        snprintf(buf, len, x < 0 ? "-Infinity" : "Infinity");
+        return;
+    }
+    if (x == 0) {
+        snprintf(buf, len, signbit(x) ? "-0.0" : "0.0");
+        return;
+    }
     char tmp[64];
     int prec = 1;
     for (; prec <= 17; prec++) {

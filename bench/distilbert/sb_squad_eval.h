@@ -16,8 +16,8 @@
 
 typedef struct sb_squad_predictions {
     int32_t n;
-    char **ids;     /* owned */
-    char **texts;   /* owned */
+    char **ids;   /* owned */
+    char **texts; /* owned */
 } sb_squad_predictions;
 
 #define SB_SQUAD_N_BEST 20
@@ -25,15 +25,15 @@ typedef struct sb_squad_predictions {
 
 /* logits: [f->n][f->max_seq] each; f must be built with is_eval. One
  * prediction per example of set, in example order. */
-int sb_squad_postprocess(const sb_squad_set *set, const sb_features *f,
-                         const float *start_logits, const float *end_logits, int n_best,
-                         int max_answer_len, sb_squad_predictions *out, sb_err *e);
+int sb_squad_postprocess(const sb_squad_set *set, const sb_features *f, const float *start_logits,
+                         const float *end_logits, int n_best, int max_answer_len,
+                         sb_squad_predictions *out, sb_err *e);
 
 /* Official v1.1 scores in percent. Unanswered questions score 0; predictions
  * for ids not in set are ignored. n_answered (may be NULL) counts questions
  * with a prediction. A set without questions scores 0. */
-void sb_squad_score(const sb_squad_set *set, const sb_squad_predictions *p, double *em,
-                    double *f1, int32_t *n_answered);
+void sb_squad_score(const sb_squad_set *set, const sb_squad_predictions *p, double *em, double *f1,
+                    int32_t *n_answered);
 
 /* Per-answer metrics (1/0 and [0,1]) and the normalisation (malloc'd). */
 char *sb_squad_normalize(const char *s);
@@ -43,8 +43,7 @@ double sb_squad_f1(const char *prediction, const char *truth);
 int sb_squad_predictions_read(const char *path, sb_squad_predictions *p, sb_err *e);
 int sb_squad_predictions_write(const char *path, const sb_squad_predictions *p, sb_err *e);
 /* Adds (copies) one prediction. */
-int sb_squad_predictions_add(sb_squad_predictions *p, const char *id, const char *text,
-                             sb_err *e);
+int sb_squad_predictions_add(sb_squad_predictions *p, const char *id, const char *text, sb_err *e);
 void sb_squad_predictions_free(sb_squad_predictions *p);
 
 /* Formats a double as Python's repr() does (shortest round-trip, "100.0"). */

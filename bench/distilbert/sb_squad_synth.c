@@ -13,18 +13,20 @@
  * a feature. No word is both a value and a name, nor a value of two kinds. */
 typedef struct synth_attr {
     const char *attr;
-    const char *const *vals;   /* NULL-terminated */
+    const char *const *vals; /* NULL-terminated */
 } synth_attr;
 #define VALS(...) ((const char *const[]){__VA_ARGS__, NULL})
 static const synth_attr k_attrs[] = {
-    {"color", VALS("red", "blue", "green", "yellow", "black", "white", "orange", "purple",
-                   "pink", "brown", "gray", "silver", "gold")},
-    {"city", VALS("rome", "paris", "london", "berlin", "tokyo", "madrid", "cairo", "sydney",
-                  "moscow", "dublin", "vienna", "oslo", "lima", "delhi", "seoul", "boston",
-                  "chicago", "denver", "dallas", "miami", "seattle")},
-    {"country", VALS("france", "spain", "italy", "china", "japan", "india", "brazil", "egypt",
-                     "kenya", "peru", "chile", "canada", "mexico", "norway", "sweden", "poland",
-                     "greece")},
+    {"color",
+     VALS("red", "blue", "green", "yellow", "black", "white", "orange", "purple", "pink", "brown",
+          "gray", "silver", "gold")},
+    {"city",
+     VALS("rome", "paris", "london", "berlin", "tokyo", "madrid", "cairo", "sydney", "moscow",
+          "dublin", "vienna", "oslo", "lima", "delhi", "seoul", "boston", "chicago", "denver",
+          "dallas", "miami", "seattle")},
+    {"country",
+     VALS("france", "spain", "italy", "china", "japan", "india", "brazil", "egypt", "kenya", "peru",
+          "chile", "canada", "mexico", "norway", "sweden", "poland", "greece")},
     {"food", VALS("rice", "bread", "cheese", "apple", "banana", "soup", "cake", "pizza")},
     {"sport", VALS("tennis", "golf", "soccer", "hockey", "chess", "boxing", "rugby", "cricket")},
     {"animal", VALS("tiger", "lion", "wolf", "bear", "horse", "rabbit", "snake")},
@@ -32,12 +34,13 @@ static const synth_attr k_attrs[] = {
     {"tree", VALS("oak", "pine", "maple")},
     {"metal", VALS("iron", "copper", "steel", "zinc", "tin")},
     {"shape", VALS("circle", "square", "triangle", "star", "heart")},
-    {"number", VALS("one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                    "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty",
-                    "hundred")},
+    {"number",
+     VALS("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+          "twelve", "twenty", "thirty", "forty", "fifty", "hundred")},
     {"season", VALS("winter", "summer", "spring", "autumn")},
-    {"job", VALS("doctor", "teacher", "pilot", "farmer", "lawyer", "nurse", "driver", "singer",
-                 "painter", "writer")},
+    {"job",
+     VALS("doctor", "teacher", "pilot", "farmer", "lawyer", "nurse", "driver", "singer", "painter",
+          "writer")},
     {"drink", VALS("coffee", "tea", "milk", "juice", "water", "wine", "beer")},
     {"bird", VALS("eagle", "owl", "crow", "parrot")},
     {"fish", VALS("shark", "whale", "salmon", "tuna")},
@@ -47,13 +50,13 @@ static const synth_attr k_attrs[] = {
     {"instrument", VALS("piano", "guitar", "violin", "drum", "flute")}};
 #undef VALS
 static const char *const k_entities[] = {
-    "Tom", "Anna", "Paul", "Maria", "John", "Lisa", "Mark", "Sara", "Peter", "Emma", "David",
-    "Julia", "James", "Kate", "Robert", "Laura", "Michael", "Alice", "George", "Helen",
-    "Frank", "Diana", "Henry", "Grace", "Oscar", "Ruby", "Victor", "Nora", "Simon", "Clara",
-    "Adam", "Eva", "Brian", "Fiona", "Carl", "Holly", "Dennis", "Iris", "Edward", "Jane",
-    "Felix", "Mia", "Harry", "Nina", "Ivan", "Olga", "Jack", "Rose", "Kevin", "Tina", "Leo",
-    "Una", "Max", "Vera", "Nick", "Wendy", "Owen", "Zoe", "Ralph", "Amy", "Sam", "Beth",
-    "Ted", "Cora", "Walter", "Dora"};
+    "Tom",   "Anna",  "Paul",  "Maria", "John",   "Lisa",  "Mark",    "Sara",  "Peter",  "Emma",
+    "David", "Julia", "James", "Kate",  "Robert", "Laura", "Michael", "Alice", "George", "Helen",
+    "Frank", "Diana", "Henry", "Grace", "Oscar",  "Ruby",  "Victor",  "Nora",  "Simon",  "Clara",
+    "Adam",  "Eva",   "Brian", "Fiona", "Carl",   "Holly", "Dennis",  "Iris",  "Edward", "Jane",
+    "Felix", "Mia",   "Harry", "Nina",  "Ivan",   "Olga",  "Jack",    "Rose",  "Kevin",  "Tina",
+    "Leo",   "Una",   "Max",   "Vera",  "Nick",   "Wendy", "Owen",    "Zoe",   "Ralph",  "Amy",
+    "Sam",   "Beth",  "Ted",   "Cora",  "Walter", "Dora"};
 #define N_ATTRS ((int)(sizeof k_attrs / sizeof *k_attrs))
 #define N_ENTS ((int)(sizeof k_entities / sizeof *k_entities))
 
@@ -76,8 +79,7 @@ const char *const *sb_squad_synth_words(void)
         for (int i = 0; i < N_ATTRS; i++) all[k++] = k_attrs[i].attr;
         for (int i = 0; i < N_ENTS; i++) {
             size_t j = 0;
-            for (; k_entities[i][j] && j < 15; j++)
-                lower[i][j] = (char)(k_entities[i][j] | 0x20);
+            for (; k_entities[i][j] && j < 15; j++) lower[i][j] = (char)(k_entities[i][j] | 0x20);
             lower[i][j] = '\0';
             all[k++] = lower[i];
         }
@@ -98,8 +100,13 @@ static uint64_t next_u64(uint64_t *s)
 }
 static int uniform(uint64_t *s, int n) { return (int)(next_u64(s) % (uint64_t)n); }
 
-enum { FACTS_MIN = 3, FACTS_MAX = 5, QUESTIONS_MIN = 2, QUESTIONS_MAX = 4,
-       PARAGRAPHS_PER_ARTICLE = 50 };
+enum {
+    FACTS_MIN = 3,
+    FACTS_MAX = 5,
+    QUESTIONS_MIN = 2,
+    QUESTIONS_MAX = 4,
+    PARAGRAPHS_PER_ARTICLE = 50
+};
 
 int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **out, sb_err *e)
 {
@@ -129,7 +136,7 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
         int attr[FACTS_MAX], ent[FACTS_MAX], val[FACTS_MAX], val_at[FACTS_MAX];
         int perm[N_ATTRS];
         for (int i = 0; i < N_ATTRS; i++) perm[i] = i;
-        for (int i = 0; i < n_facts; i++) {   /* partial Fisher-Yates: distinct attributes */
+        for (int i = 0; i < n_facts; i++) { /* partial Fisher-Yates: distinct attributes */
             int j = i + uniform(&state, N_ATTRS - i);
             int t = perm[i];
             perm[i] = perm[j];
@@ -144,7 +151,8 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
                                k_entities[ent[i]]);
             val_at[i] = (int)len + pre;
             len += (size_t)pre;
-            len += (size_t)snprintf(ctx + len, sizeof ctx - len, "%s.", k_attrs[attr[i]].vals[val[i]]);
+            len += (size_t)snprintf(ctx + len, sizeof ctx - len, "%s.",
+                                    k_attrs[attr[i]].vals[val[i]]);
         }
         json_t *para = json_object();
         json_object_set_new(para, "context", json_stringn(ctx, len));
@@ -192,8 +200,7 @@ int sb_squad_synth(int32_t n_questions, uint64_t seed, int dev, sb_squad_set *se
     return rc;
 }
 
-int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, int dev,
-                         sb_err *e)
+int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, int dev, sb_err *e)
 {
     json_t *doc;
     int rc = sb_squad_synth_json(n_questions, seed, dev, &doc, e);
@@ -202,7 +209,7 @@ int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, i
     json_decref(doc);
     if (!s) return sb_errf(e, SB_EFAIL, "%s: cannot encode JSON", path);
     size_t n = strlen(s);
-    s[n] = '\n';   /* overwrite the NUL: written with an explicit length */
+    s[n] = '\n'; /* overwrite the NUL: written with an explicit length */
     rc = sb_write_file_atomic(path, s, n + 1, e);
     free(s);
     return rc;
@@ -215,18 +222,21 @@ int sb_vocab_builtin_synth(sb_vocab *v, sb_err *e)
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (!buf) return sb_errf(e, SB_EFAIL, "out of memory");
-#define SB_PUT(str)                                                   \
-    do {                                                              \
-        size_t l_ = strlen(str);                                      \
-        if (n + l_ + 4 > cap) {                                       \
-            cap = (n + l_ + 4) * 2;                                   \
-            char *nb_ = realloc(buf, cap);                            \
-            if (!nb_) { free(buf); return sb_errf(e, SB_EFAIL, "out of memory"); } \
-            buf = nb_;                                                \
-        }                                                             \
-        memcpy(buf + n, str, l_);                                     \
-        n += l_;                                                      \
-        buf[n++] = '\n';                                              \
+#define SB_PUT(str)                                           \
+    do {                                                      \
+        size_t l_ = strlen(str);                              \
+        if (n + l_ + 4 > cap) {                               \
+            cap = (n + l_ + 4) * 2;                           \
+            char *nb_ = realloc(buf, cap);                    \
+            if (!nb_) {                                       \
+                free(buf);                                    \
+                return sb_errf(e, SB_EFAIL, "out of memory"); \
+            }                                                 \
+            buf = nb_;                                        \
+        }                                                     \
+        memcpy(buf + n, str, l_);                             \
+        n += l_;                                              \
+        buf[n++] = '\n';                                      \
     } while (0)
     for (size_t i = 0; i < 5; i++) SB_PUT(specials[i]);
     /* Single characters and their continuations: every ASCII word has a
@@ -243,7 +253,7 @@ int sb_vocab_builtin_synth(sb_vocab *v, sb_err *e)
         SB_PUT(s);
     }
     for (size_t i = 0; words[i]; i++) {
-        if (strlen(words[i]) == 1) continue;   /* already a single character */
+        if (strlen(words[i]) == 1) continue; /* already a single character */
         SB_PUT(words[i]);
     }
 #undef SB_PUT

@@ -22,8 +22,7 @@
  * "synth-<seed>-<n>" or "synth-dev-<seed>-<n>". */
 int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **doc, sb_err *e);
 int sb_squad_synth(int32_t n_questions, uint64_t seed, int dev, sb_squad_set *set, sb_err *e);
-int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, int dev,
-                         sb_err *e);
+int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, int dev, sb_err *e);
 
 /* The synthetic word list (NULL-terminated), for the built-in vocab. */
 const char *const *sb_squad_synth_words(void);

@@ -93,7 +93,7 @@ int sb_vocab_parse(const char *data, size_t len, const char *name, sb_vocab *v, 
         }
         v->tokens[id] = v->blob + b;
         v->lens[id] = (int32_t)n;
-        if (n == 0) continue;   /* an empty line holds an id but matches nothing */
+        if (n == 0) continue; /* an empty line holds an id but matches nothing */
         uint32_t slot = hash_bytes(tok, n) & v->hash_mask;
         while (v->hash[slot] >= 0) {
             int32_t other = v->hash[slot];
@@ -113,8 +113,11 @@ int sb_vocab_parse(const char *data, size_t len, const char *name, sb_vocab *v, 
     v->cls_id = sb_vocab_find(v, "[CLS]", 5);
     v->sep_id = sb_vocab_find(v, "[SEP]", 5);
     v->mask_id = sb_vocab_find(v, "[MASK]", 6);
-    const char *missing = v->unk_id < 0 ? "[UNK]" : v->cls_id < 0 ? "[CLS]"
-                        : v->sep_id < 0 ? "[SEP]" : v->pad_id < 0 ? "[PAD]" : NULL;
+    const char *missing = v->unk_id < 0 ? "[UNK]"
+        : v->cls_id < 0                 ? "[CLS]"
+        : v->sep_id < 0                 ? "[SEP]"
+        : v->pad_id < 0                 ? "[PAD]"
+                                        : NULL;
     if (missing) {
         sb_vocab_free(v);
         return sb_errf(e, SB_EUSAGE, "%s: not a BERT vocabulary: no %s token", name, missing);
@@ -143,8 +146,8 @@ static int is_ws(int32_t c)
 {
     if (c == ' ' || (c >= 9 && c <= 13)) return 1;
     if (c < 0x85) return 0;
-    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+        c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 /* Rust's char::is_other (categories C*), except tab, newline and return. */
@@ -154,11 +157,12 @@ static int is_control(int32_t c)
     if (c < 0x20 || c == 0x7F) return 1;
     if (c < 0x80) return 0;
     switch (utf8proc_category(c)) {
-    case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF: case UTF8PROC_CATEGORY_CN:
-    case UTF8PROC_CATEGORY_CO: case UTF8PROC_CATEGORY_CS:
-        return 1;
-    default:
-        return 0;
+    case UTF8PROC_CATEGORY_CC:
+    case UTF8PROC_CATEGORY_CF:
+    case UTF8PROC_CATEGORY_CN:
+    case UTF8PROC_CATEGORY_CO:
+    case UTF8PROC_CATEGORY_CS: return 1;
+    default: return 0;
     }
 }
 
@@ -169,12 +173,14 @@ static int is_punct(int32_t c)
         return 1;
     if (c < 0x80) return 0;
     switch (utf8proc_category(c)) {
-    case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS:
-    case UTF8PROC_CATEGORY_PE: case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF:
-    case UTF8PROC_CATEGORY_PO:
-        return 1;
-    default:
-        return 0;
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO: return 1;
+    default: return 0;
     }
 }
 
@@ -182,9 +188,9 @@ static int is_punct(int32_t c)
 static int is_cjk(int32_t c)
 {
     return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
-           (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F) ||
-           (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
-           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+        (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F) ||
+        (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+        (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
 int64_t sb_utf8_count(const char *s, size_t len)
@@ -243,11 +249,11 @@ static int tokens_push(sb_tokens *t, int32_t id, int32_t start, int32_t end)
 /* One word being assembled: normalised code points, their UTF-8 bytes (with
  * room for a "##" prefix) and, per code point, its index in the original text. */
 typedef struct word_buf {
-    int32_t n;                          /* code points */
+    int32_t n; /* code points */
     int32_t orig[SB_MAX_WORD_CHARS + 1];
-    int32_t byte_at[SB_MAX_WORD_CHARS + 2];   /* byte offset of each code point */
+    int32_t byte_at[SB_MAX_WORD_CHARS + 2]; /* byte offset of each code point */
     char bytes[2 + 4 * (SB_MAX_WORD_CHARS + 1)];
-    int32_t first_orig, last_orig;      /* for [UNK] offsets of overlong words */
+    int32_t first_orig, last_orig; /* for [UNK] offsets of overlong words */
     int overlong;
 } word_buf;
 
@@ -267,7 +273,7 @@ static int word_flush(const sb_vocab *v, word_buf *w, sb_tokens *out)
             for (; end > start; end--) {
                 size_t b0 = (size_t)w->byte_at[start], b1 = (size_t)w->byte_at[end];
                 if (start > 0) {
-                    char *piece = w->bytes + b0;   /* == word + b0 - 2 */
+                    char *piece = w->bytes + b0; /* == word + b0 - 2 */
                     char save0 = piece[0], save1 = piece[1];
                     piece[0] = '#';
                     piece[1] = '#';
@@ -457,7 +463,13 @@ int sb_encode(const sb_vocab *v, const char *a, size_t alen, const char *b, size
     }
     int32_t k = 0;
 #define SB_EMIT(id_, s_, e_, q_) \
-    do { out->ids[k] = (id_); out->start[k] = (s_); out->end[k] = (e_); out->seq[k] = (q_); k++; } while (0)
+    do {                         \
+        out->ids[k] = (id_);     \
+        out->start[k] = (s_);    \
+        out->end[k] = (e_);      \
+        out->seq[k] = (q_);      \
+        k++;                     \
+    } while (0)
     SB_EMIT(v->cls_id, 0, 0, -1);
     for (int32_t i = 0; i < ta.n; i++) SB_EMIT(ta.ids[i], ta.start[i], ta.end[i], 0);
     SB_EMIT(v->sep_id, 0, 0, -1);

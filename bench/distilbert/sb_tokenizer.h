@@ -11,13 +11,13 @@
 #include "sb_err.h"
 
 typedef struct sb_vocab {
-    int32_t size;          /* number of tokens; ids are 0..size-1 (line order) */
-    char **tokens;         /* id -> NUL-terminated token (points into blob) */
-    int32_t *lens;         /* id -> byte length of the token */
-    char *blob;            /* owned storage of all token text */
-    uint32_t hash_mask;    /* open addressing: capacity - 1 */
-    int32_t *hash;         /* slot -> id or -1 */
-    int32_t pad_id, unk_id, cls_id, sep_id, mask_id;   /* mask_id -1 if absent */
+    int32_t size;       /* number of tokens; ids are 0..size-1 (line order) */
+    char **tokens;      /* id -> NUL-terminated token (points into blob) */
+    int32_t *lens;      /* id -> byte length of the token */
+    char *blob;         /* owned storage of all token text */
+    uint32_t hash_mask; /* open addressing: capacity - 1 */
+    int32_t *hash;      /* slot -> id or -1 */
+    int32_t pad_id, unk_id, cls_id, sep_id, mask_id; /* mask_id -1 if absent */
 } sb_vocab;
 
 /* Loads a vocab.txt (one token per line, id = line number). Refuses a file
@@ -39,7 +39,7 @@ typedef struct sb_tokens {
     int32_t *start, *end;
 } sb_tokens;
 
-void sb_tokens_clear(sb_tokens *t);   /* n = 0, keeps memory */
+void sb_tokens_clear(sb_tokens *t); /* n = 0, keeps memory */
 void sb_tokens_free(sb_tokens *t);
 
 /* Tokenizes UTF-8 text (no [CLS]/[SEP]) and appends to out. SB_EUSAGE with
@@ -50,7 +50,7 @@ int sb_tokenize(const sb_vocab *v, const char *text, size_t len, sb_tokens *out,
 typedef struct sb_encoding {
     int32_t n;
     int32_t *ids, *start, *end;
-    int8_t *seq;          /* -1 special token, 0 first text, 1 second text */
+    int8_t *seq; /* -1 special token, 0 first text, 1 second text */
 } sb_encoding;
 /* b == NULL for a single text. */
 int sb_encode(const sb_vocab *v, const char *a, size_t alen, const char *b, size_t blen,

@@ -8,8 +8,8 @@
 
 void sb_train_config_default(sb_train_config *c)
 {
-    *c = (sb_train_config){.batch = 32, .epochs = 1, .lr = 5e-5f, .max_grad_norm = 1.0,
-                           .seed = 42, .threads = 0};
+    *c = (sb_train_config){
+        .batch = 32, .epochs = 1, .lr = 5e-5f, .max_grad_norm = 1.0, .seed = 42, .threads = 0};
 }
 
 void sb_train_result_free(sb_train_result *r)
@@ -94,7 +94,8 @@ int sb_train_run(sb_model *m, const sb_features *f, const sb_train_config *cfg,
             double ts = omp_get_wtime();
             gather(f, idx + at, nb, ids, mask, sp, ep);
             sb_batch bt = {.B = nb, .S = S, .ids = ids, .mask = mask, .start = sp, .end = ep};
-            if (cfg->dp && cfg->dp->step_begin) cfg->dp->step_begin(cfg->dp->user, ids, (size_t)nb * S);
+            if (cfg->dp && cfg->dp->step_begin)
+                cfg->dp->step_begin(cfg->dp->user, ids, (size_t)nb * S);
             uint64_t drop = sb_rng_key(cfg->seed ^ ((uint64_t)rank << 40), (uint64_t)step);
             double loss = 0;
             if ((rc = sb_model_forward(m, &bt, 1, drop, &loss, e))) break;
@@ -106,13 +107,14 @@ int sb_train_run(sb_model *m, const sb_features *f, const sb_train_config *cfg,
                 break;
             }
             if ((rc = sb_model_backward(m, &bt, e))) break;
-            if (cfg->dp && cfg->dp->wait_all && (rc = cfg->dp->wait_all(cfg->dp->user, e)))
-                break;
+            if (cfg->dp && cfg->dp->wait_all && (rc = cfg->dp->wait_all(cfg->dp->user, e))) break;
             double to = m->profile ? omp_get_wtime() : 0;
-            float gscale = sb_clip_coef(m->grads, m->nparams, cfg->max_grad_norm, cfg->threads, NULL);
-            sb_adamw_step_scaled(&opt, m->params, m->grads, gscale,
-                                 sb_lr_warmup_linear(cfg->lr, step, res->total_steps, cfg->warmup_steps),
-                                 cfg->threads);
+            float gscale = sb_clip_coef(m->grads, m->nparams, cfg->max_grad_norm, cfg->threads,
+                                        NULL);
+            sb_adamw_step_scaled(
+                &opt, m->params, m->grads, gscale,
+                sb_lr_warmup_linear(cfg->lr, step, res->total_steps, cfg->warmup_steps),
+                cfg->threads);
             if (m->profile) m->prof[SB_PROF_OPTIM] += omp_get_wtime() - to;
             double dt = omp_get_wtime() - ts;
             res->step_seconds[step] = dt;
@@ -130,8 +132,7 @@ int sb_train_run(sb_model *m, const sb_features *f, const sb_train_config *cfg,
                     m->prof_steps++;
                 }
             }
-            if (cfg->progress)
-                cfg->progress(cfg->progress_user, step, res->total_steps, loss, dt);
+            if (cfg->progress) cfg->progress(cfg->progress_user, step, res->total_steps, loss, dt);
             if (cfg->time_budget > 0 && omp_get_wtime() - t0 >= cfg->time_budget) {
                 stop = 1;
                 break;
@@ -157,7 +158,8 @@ int sb_train_logits(sb_model *m, const sb_features *f, int batch, float **start,
 {
     int S = f->max_seq, rc = SB_OK;
     if (batch > m->max_batch) batch = m->max_batch;
-    if (S > m->seq) return sb_errf(e, SB_EUSAGE, "features of %d tokens exceed the model's %d", S, m->seq);
+    if (S > m->seq)
+        return sb_errf(e, SB_EUSAGE, "features of %d tokens exceed the model's %d", S, m->seq);
     float *st = malloc(sizeof(float) * (size_t)f->n * S + 1);
     float *en = malloc(sizeof(float) * (size_t)f->n * S + 1);
     if (!st || !en) {
@@ -167,8 +169,8 @@ int sb_train_logits(sb_model *m, const sb_features *f, int batch, float **start,
     }
     for (long at = 0; at < f->n; at += batch) {
         int nb = (int)(f->n - at < batch ? f->n - at : batch);
-        sb_batch bt = {.B = nb, .S = S, .ids = f->input_ids + at * S,
-                       .mask = f->attention_mask + at * S};
+        sb_batch bt = {
+            .B = nb, .S = S, .ids = f->input_ids + at * S, .mask = f->attention_mask + at * S};
         if ((rc = sb_model_forward(m, &bt, 0, 0, NULL, e))) break;
         for (long t = 0; t < (long)nb * S; t++) {
             st[at * S + t] = m->logits[2 * t];

@@ -24,36 +24,36 @@ typedef struct sb_train_dp {
     /* before forward; the batch's token ids (B x S) */
     void (*step_begin)(void *user, const int32_t *ids, size_t n);
     void (*grad_ready)(void *user, size_t offset, size_t count);
-    int (*wait_all)(void *user, sb_err *e);   /* gradients averaged on return */
+    int (*wait_all)(void *user, sb_err *e); /* gradients averaged on return */
 } sb_train_dp;
 
 typedef struct sb_train_config {
-    int batch;                  /* per rank */
+    int batch; /* per rank */
     int epochs;
-    long max_steps;             /* > 0: stop after that many steps (and decay over them) */
-    double time_budget;         /* > 0: stop after that many seconds of training */
-    float lr;                   /* peak learning rate, decays linearly to 0 */
-    long warmup_steps;          /* linear warm-up first (Trainer's default 0) */
-    double max_grad_norm;       /* 1.0 */
+    long max_steps;       /* > 0: stop after that many steps (and decay over them) */
+    double time_budget;   /* > 0: stop after that many seconds of training */
+    float lr;             /* peak learning rate, decays linearly to 0 */
+    long warmup_steps;    /* linear warm-up first (Trainer's default 0) */
+    double max_grad_norm; /* 1.0 */
     uint64_t seed;
     int threads;
-    const sb_train_dp *dp;      /* NULL: one process */
-    long poison_step;           /* tests: > 0 makes that step's loss NaN */
+    const sb_train_dp *dp; /* NULL: one process */
+    long poison_step;      /* tests: > 0 makes that step's loss NaN */
     /* Called after every step (rank 0 decides whether to draw). */
     void (*progress)(void *user, long step, long total, double loss, double step_seconds);
     void *progress_user;
 } sb_train_config;
 
 typedef struct sb_train_result {
-    long steps;                 /* steps taken */
-    long steps_per_epoch;       /* for this rank's shard */
-    long total_steps;           /* the schedule's length */
-    double *step_seconds;       /* [steps], malloc'd */
-    double *step_loss;          /* [steps], malloc'd */
+    long steps;           /* steps taken */
+    long steps_per_epoch; /* for this rank's shard */
+    long total_steps;     /* the schedule's length */
+    double *step_seconds; /* [steps], malloc'd */
+    double *step_loss;    /* [steps], malloc'd */
     double loss_first, loss_final;
-    double train_seconds;       /* wall time of the loop */
-    int finished_epochs;        /* every planned epoch ran to its end */
-    long failed_step;           /* 1-based step with a non-finite loss, else 0 */
+    double train_seconds; /* wall time of the loop */
+    int finished_epochs;  /* every planned epoch ran to its end */
+    long failed_step;     /* 1-based step with a non-finite loss, else 0 */
 } sb_train_result;
 
 void sb_train_config_default(sb_train_config *c);

@@ -117,8 +117,11 @@ int sb_train_ranks_start(sb_train_ranks *r, sb_model *m, const sb_train_ranks_op
     if ((rc = sb_dp_set_comm_cpuset(r->dp, r->bind.comm_cpuset, e))) return rc;
     r->sparse = o->sparse;
     if ((rc = setup_gradients(r, m, e))) return rc;
-    r->hooks = (sb_train_dp){.rank = r->rank, .world = r->world, .user = r,
-                             .step_begin = hook_step_begin, .grad_ready = hook_grad_ready,
+    r->hooks = (sb_train_dp){.rank = r->rank,
+                             .world = r->world,
+                             .user = r,
+                             .step_begin = hook_step_begin,
+                             .grad_ready = hook_grad_ready,
                              .wait_all = hook_wait_all};
     return SB_OK;
 }
@@ -165,9 +168,10 @@ int sb_train_ranks_gather(sb_train_ranks *r, json_t **per_rank, sb_train_ranks_s
         double cmin = 1e300, cmax = 0;
         for (int i = 0; i < r->world; i++) {
             const double *x = all + 3 * i;
-            json_array_append_new(v, json_pack("{s:i, s:f, s:f, s:f, s:s}", "rank", i, "compute_s",
-                                               x[0], "comm_wait_s", x[1], "comm_busy_s", x[2],
-                                               "binding", strs && strs[i] ? strs[i] : ""));
+            json_array_append_new(v,
+                                  json_pack("{s:i, s:f, s:f, s:f, s:s}", "rank", i, "compute_s",
+                                            x[0], "comm_wait_s", x[1], "comm_busy_s", x[2],
+                                            "binding", strs && strs[i] ? strs[i] : ""));
             sum->compute_s += x[0] / r->world;
             sum->wait_s += x[1] / r->world;
             sum->comm_s += x[2] / r->world;

@@ -16,33 +16,33 @@
 #include "sb_train.h"
 
 typedef struct sb_train_ranks_opts {
-    int threads;          /* compute threads per rank */
-    const char *bind;     /* "core", "socket", "none"; NULL: the default */
-    int comm_threads;     /* < 0: sb_dp's default */
-    int overlap;          /* all-reduce while backward runs */
-    double bucket_mb;     /* <= 0: sb_dp's default (25 MB) */
-    int sparse;           /* row-sparse all-reduce of the word embeddings */
+    int threads;      /* compute threads per rank */
+    const char *bind; /* "core", "socket", "none"; NULL: the default */
+    int comm_threads; /* < 0: sb_dp's default */
+    int overlap;      /* all-reduce while backward runs */
+    double bucket_mb; /* <= 0: sb_dp's default (25 MB) */
+    int sparse;       /* row-sparse all-reduce of the word embeddings */
 } sb_train_ranks_opts;
 
 typedef struct sb_train_ranks {
     int rank, world, nodes, ppn;
-    sb_dp *dp;            /* NULL: one process */
-    sb_train_dp hooks;    /* for sb_train_config.dp when dp is set */
-    sb_bind_report bind;  /* the binding in force (warning: "" or one line) */
+    sb_dp *dp;           /* NULL: one process */
+    sb_train_dp hooks;   /* for sb_train_config.dp when dp is set */
+    sb_bind_report bind; /* the binding in force (warning: "" or one line) */
     int have_bind;
     int sparse;
     /* this rank's per-step timings, summed over the run */
     double compute_s, wait_s, comm_s, bytes, sparse_rows;
     long steps;
-    sb_err err;           /* the first hook failure, returned by wait_all */
+    sb_err err; /* the first hook failure, returned by wait_all */
     int failed;
 } sb_train_ranks;
 
 /* What the ranks did per step, averaged over the run and the ranks. */
 typedef struct sb_train_ranks_summary {
-    double compute_s, wait_s, comm_s;   /* forward + backward; all-reduce not hidden; in all */
-    double imbalance;                   /* (max - min) / mean compute over ranks */
-    double mb_per_step, rows_per_step;  /* gradient MB all-reduced; embedding rows sent */
+    double compute_s, wait_s, comm_s;  /* forward + backward; all-reduce not hidden; in all */
+    double imbalance;                  /* (max - min) / mean compute over ranks */
+    double mb_per_step, rows_per_step; /* gradient MB all-reduced; embedding rows sent */
 } sb_train_ranks_summary;
 
 /* Whether mpirun started more than one rank (before MPI starts). */

@@ -80,8 +80,8 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
                        sb_kernel_names());
     res->dtype = sb_dtype_name(k->dtype);
     shape_info s = shape_of(cfg);
-    sb_gemm_desc d = {cfg->transa, cfg->transb, cfg->m, cfg->n, cfg->k, s.lda, s.ldb, s.ldc,
-                      1.0f, 0.0f, cfg->threads, NULL, NULL};
+    sb_gemm_desc d = {cfg->transa, cfg->transb, cfg->m, cfg->n,       cfg->k, s.lda, s.ldb,
+                      s.ldc,       1.0f,        0.0f,   cfg->threads, NULL,   NULL};
     int rc = sb_gemm_desc_check(&d, e);
     if (rc) return rc;
     /* 3 matrices of this size must fit comfortably; refuse absurd requests early. */
@@ -103,7 +103,11 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     float *ref = malloc(sizeof(float) * (size_t)CHECK_ROWS * cfg->n);
     int32_t *refi = malloc(sizeof(int32_t) * (size_t)CHECK_ROWS * cfg->n);
     if (!A || !B || !C || !ref || !refi) {
-        free(A); free(B); free(C); free(ref); free(refi);
+        free(A);
+        free(B);
+        free(C);
+        free(ref);
+        free(refi);
         return sb_errf(e, SB_EFAIL, "out of memory for %dx%dx%d", cfg->m, cfg->n, cfg->k);
     }
     uint32_t seed = 12345;
@@ -206,7 +210,11 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     if (k->impl && k->impl()) snprintf(res->impl, sizeof res->impl, "%s", k->impl());
 out:
     sb_packed_b_free(pb);
-    free(A); free(B); free(C); free(ref); free(refi);
+    free(A);
+    free(B);
+    free(C);
+    free(ref);
+    free(refi);
     return SB_OK;
 }
 
@@ -220,13 +228,14 @@ void sb_gemm_result_free(sb_gemm_result *res)
 json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res)
 {
     char trans[3] = {cfg->transa, cfg->transb, 0};
-    json_t *doc = sb_result_new(&(sb_result_head){
-        "gemm", cfg->kernel, res->dtype ? res->dtype : "", cfg->threads, 1, 1, 1,
-        res->status ? res->status : "failed", res->reason});
+    json_t *doc = sb_result_new(
+        &(sb_result_head){"gemm", cfg->kernel, res->dtype ? res->dtype : "", cfg->threads, 1, 1, 1,
+                          res->status ? res->status : "failed", res->reason});
     if (!doc) return NULL;
     json_t *samples = json_object_get(doc, "samples"), *metrics = json_object_get(doc, "metrics"),
            *units = json_object_get(doc, "units"), *config = json_object_get(doc, "config");
-    for (int i = 0; i < res->nsamples; i++) json_array_append_new(samples, json_real(res->samples[i]));
+    for (int i = 0; i < res->nsamples; i++)
+        json_array_append_new(samples, json_real(res->samples[i]));
     int int8 = res->dtype && !strcmp(res->dtype, "int8");
     if (res->status && !strcmp(res->status, "ok")) {
         json_object_set_new(metrics, "gflops", json_real(res->gflops));
@@ -256,4 +265,3 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
     json_object_set_new(doc, "checked_rows", json_integer(res->checked_rows));
     return doc;
 }
-

@@ -21,16 +21,16 @@ typedef struct sb_gemm_config {
 } sb_gemm_config;
 
 typedef struct sb_gemm_result {
-    const char *status;     /* "ok", "skipped", "failed" */
+    const char *status; /* "ok", "skipped", "failed" */
     char reason[512];
     const char *dtype;
-    double *samples;        /* seconds, one per repetition */
+    double *samples; /* seconds, one per repetition */
     int nsamples;
     double max_rel_error, error_bound;
     int checked_rows;
     double gflops, median_s, min_s, p90_s, pct_peak;
-    char impl[128];         /* implementation reported by the kernel, if any */
-    double pack_s;          /* with prepack: the one packing of B */
+    char impl[128]; /* implementation reported by the kernel, if any */
+    double pack_s;  /* with prepack: the one packing of B */
 } sb_gemm_result;
 
 /* Runs the point. Returns SB_OK when a result was produced (whatever its

@@ -33,7 +33,7 @@ void sb_hostfile_free(sb_hostfile *hf)
 static int valid_host_char(int c)
 {
     return isalnum(c) || c == '.' || c == '-' || c == '_' || c == ':' || c == '@' || c == '[' ||
-           c == ']';
+        c == ']';
 }
 
 /* Reads a positive count after "key=" for line diagnostics. */
@@ -114,8 +114,8 @@ int sb_hostfile_parse_text(const char *text, const char *name, sb_hostfile *hf, 
         char *save = NULL, *tok = strtok_r(norm, " ", &save);
         if (!tok) continue;
         if (strchr(tok, '=')) {
-            rc = sb_errf(e, SB_EUSAGE, "%s:%d: line starts with '%s', expected a host name",
-                         name, lineno, tok);
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: line starts with '%s', expected a host name", name,
+                         lineno, tok);
             break;
         }
         for (const char *c = tok; *c; c++) {
@@ -131,8 +131,9 @@ int sb_hostfile_parse_text(const char *text, const char *name, sb_hostfile *hf, 
         while (!rc && (tok = strtok_r(NULL, " ", &save))) {
             char *eq = strchr(tok, '=');
             if (!eq) {
-                rc = sb_errf(e, SB_EUSAGE, "%s:%d: unexpected '%s' (expected slots=N or max_slots=N)",
-                             name, lineno, tok);
+                rc = sb_errf(e, SB_EUSAGE,
+                             "%s:%d: unexpected '%s' (expected slots=N or max_slots=N)", name,
+                             lineno, tok);
                 break;
             }
             *eq = 0;
@@ -142,8 +143,9 @@ int sb_hostfile_parse_text(const char *text, const char *name, sb_hostfile *hf, 
             else if (!strcmp(key, "max_slots") || !strcmp(key, "max-slots"))
                 rc = parse_count(val, name, lineno, key, &max_slots, e);
             else
-                rc = sb_errf(e, SB_EUSAGE, "%s:%d: unknown keyword '%s' (expected slots or max_slots)",
-                             name, lineno, key);
+                rc = sb_errf(e, SB_EUSAGE,
+                             "%s:%d: unknown keyword '%s' (expected slots or max_slots)", name,
+                             lineno, key);
         }
         if (rc) break;
         if (slots && max_slots && max_slots < slots) {
@@ -179,17 +181,19 @@ int sb_hostfile_parse(const char *path, sb_hostfile *hf, sb_err *e)
 int sb_hostfile_write_first(const sb_hostfile *hf, int n, const char *path, sb_err *e)
 {
     if (n < 1 || n > hf->n)
-        return sb_errf(e, SB_EUSAGE, "a %d-node point needs %d hosts, the hostfile lists %d", n,
-                       n, hf->n);
+        return sb_errf(e, SB_EUSAGE, "a %d-node point needs %d hosts, the hostfile lists %d", n, n,
+                       hf->n);
     size_t cap = 64, len = 0;
     char *buf = malloc(cap);
     if (!buf) return sb_errf(e, SB_EFAIL, "out of memory");
     for (int i = 0; i < n; i++) {
         char line[512];
         int k = snprintf(line, sizeof line, "%s", hf->hosts[i].name);
-        if (hf->hosts[i].slots) k += snprintf(line + k, sizeof line - (size_t)k, " slots=%d", hf->hosts[i].slots);
+        if (hf->hosts[i].slots)
+            k += snprintf(line + k, sizeof line - (size_t)k, " slots=%d", hf->hosts[i].slots);
         if (hf->hosts[i].max_slots)
-            k += snprintf(line + k, sizeof line - (size_t)k, " max_slots=%d", hf->hosts[i].max_slots);
+            k += snprintf(line + k, sizeof line - (size_t)k, " max_slots=%d",
+                          hf->hosts[i].max_slots);
         k += snprintf(line + k, sizeof line - (size_t)k, "\n");
         if (len + (size_t)k + 1 > cap) {
             cap = (len + (size_t)k + 1) * 2;
@@ -407,8 +411,7 @@ unbalanced:
 static void sleep_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) && errno == EINTR) {}
 }
 
 /* Killed members stay as zombies until their parent reaps them, and an
@@ -450,7 +453,8 @@ static void kill_group(pid_t pgid, pid_t leader, int *leader_status, int *leader
     kill(-pgid, SIGTERM);
     double t0 = sb_now();
     for (;;) {
-        if (!*leader_reaped && waitpid(leader, leader_status, WNOHANG) == leader) *leader_reaped = 1;
+        if (!*leader_reaped && waitpid(leader, leader_status, WNOHANG) == leader)
+            *leader_reaped = 1;
         if (*leader_reaped && !group_alive(pgid)) return;
         if (sb_now() - t0 > 3.0) break;
         sleep_s(0.02);
@@ -463,8 +467,8 @@ static void kill_group(pid_t pgid, pid_t leader, int *leader_status, int *leader
 
 volatile sig_atomic_t *sb_launch_cancel;
 
-int sb_launch_run(char *const argv[], char *const envp[], double timeout_s,
-                  const char *stdout_path, const char *stderr_path, sb_run_result *r, sb_err *e)
+int sb_launch_run(char *const argv[], char *const envp[], double timeout_s, const char *stdout_path,
+                  const char *stderr_path, sb_run_result *r, sb_err *e)
 {
     *r = (sb_run_result){0};
     if (!argv || !argv[0]) return sb_errf(e, SB_EUSAGE, "empty command");
@@ -486,8 +490,8 @@ int sb_launch_run(char *const argv[], char *const envp[], double timeout_s,
     sigaddset(&dflt, SIGPIPE);
     posix_spawnattr_setsigmask(&at, &none);
     posix_spawnattr_setsigdefault(&at, &dflt);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setflags(
+        &at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
     double t0 = sb_now();
     int err = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp ? envp : environ);
@@ -553,7 +557,8 @@ void sb_run_describe(const sb_run_result *r, double timeout_s, char *buf, int ca
 int sb_launch_probe_host(const char *rsh_agent, const char *host, double timeout_s, sb_err *e)
 {
     char **agent = NULL;
-    int na = 0, rc = sb_launch_split_args(rsh_agent && *rsh_agent ? rsh_agent : "ssh", &agent, &na, e);
+    int na = 0,
+        rc = sb_launch_split_args(rsh_agent && *rsh_agent ? rsh_agent : "ssh", &agent, &na, e);
     if (rc) return rc;
     if (na == 0) {
         sb_argv_free(agent);
@@ -593,7 +598,8 @@ int sb_launch_probe_host(const char *rsh_agent, const char *host, double timeout
         size_t len = 0;
         sb_err ignore = {0};
         /* The probe's stderr is a few lines; a flood of them is not worth reading. */
-        if (fd >= 0 && !sb_read_file_max(errpath, SB_MIB, "probe log", &text, &len, &ignore) && len) {
+        if (fd >= 0 && !sb_read_file_max(errpath, SB_MIB, "probe log", &text, &len, &ignore) &&
+            len) {
             while (len && (text[len - 1] == '\n' || text[len - 1] == '\r')) text[--len] = 0;
             const char *nl = strrchr(text, '\n');
             snprintf(last, sizeof last, ": %s", nl ? nl + 1 : text);

@@ -22,7 +22,7 @@
 #ifndef SB_LAUNCH_H
 #define SB_LAUNCH_H
 #include "sb_err.h"
-#include "sb_text.h"   /* sb_argv_render */
+#include "sb_text.h" /* sb_argv_render */
 
 /* ---- hostfile (Open MPI syntax) ----
  *   # comment
@@ -31,9 +31,9 @@
  * A host listed twice is merged (slots added), as Open MPI does. */
 typedef struct sb_host {
     char *name;
-    int slots;      /* 0 = not given */
-    int max_slots;  /* 0 = not given */
-    int line;       /* first line it appeared on */
+    int slots;     /* 0 = not given */
+    int max_slots; /* 0 = not given */
+    int line;      /* first line it appeared on */
 } sb_host;
 
 typedef struct sb_hostfile {
@@ -55,30 +55,32 @@ int sb_hostfile_min_slots(const sb_hostfile *hf, int n);
 
 /* ---- mpirun argv (Open MPI 4.1) ---- */
 typedef struct sb_launch_spec {
-    const char *mpirun;          /* program, default "mpirun" */
-    const char *hostfile;        /* NULL: run on this machine only */
-    int nodes;                   /* >= 1 */
-    int ppn;                     /* ranks per node, >= 1 */
-    int threads;                 /* OpenMP threads per rank, >= 1 */
-    const char *bind;            /* "core" (default), "socket", "none" */
-    int slots_per_node;          /* 0 unknown; ppn > slots adds --oversubscribe */
-    int cores_per_node;          /* 0 unknown; ppn*threads > cores: no PE=, bind none,
+    const char *mpirun;        /* program, default "mpirun" */
+    const char *hostfile;      /* NULL: run on this machine only */
+    int nodes;                 /* >= 1 */
+    int ppn;                   /* ranks per node, >= 1 */
+    int threads;               /* OpenMP threads per rank, >= 1 */
+    const char *bind;          /* "core" (default), "socket", "none" */
+    int slots_per_node;        /* 0 unknown; ppn > slots adds --oversubscribe */
+    int cores_per_node;        /* 0 unknown; ppn*threads > cores: no PE=, bind none,
                                     --oversubscribe (sb_bind then warns in the worker) */
-    int oversubscribe;           /* force --oversubscribe */
-    int as_root;                 /* -1 detect (geteuid), 0 no, 1 yes: --allow-run-as-root
+    int oversubscribe;         /* force --oversubscribe */
+    int as_root;               /* -1 detect (geteuid), 0 no, 1 yes: --allow-run-as-root
                                     and -x OMPI_ALLOW_RUN_AS_ROOT*=1 */
-    const char *rsh_agent;       /* e.g. "ssh -F /tmp/sprbench-cluster/ssh_config" */
-    const char *const *env;      /* NULL-terminated: "NAME=value" or "NAME", each -x */
-    int forward_env;             /* also -x NAME for each variable of this environment
+    const char *rsh_agent;     /* e.g. "ssh -F /tmp/sprbench-cluster/ssh_config" */
+    const char *const *env;    /* NULL-terminated: "NAME=value" or "NAME", each -x */
+    int forward_env;           /* also -x NAME for each variable of this environment
                                     that results record (sb_env_recorded: OMP_*,
                                     ONEDNN_*, LD_PRELOAD, ...): every rank, local or
                                     remote, runs with the launcher's values */
-    const char *const *extra;    /* NULL-terminated extra mpirun tokens (--mpirun-args) */
-    const char *const *worker;   /* NULL-terminated worker argv (required) */
+    const char *const *extra;  /* NULL-terminated extra mpirun tokens (--mpirun-args) */
+    const char *const *worker; /* NULL-terminated worker argv (required) */
 } sb_launch_spec;
 
-#define SB_LAUNCH_SPEC_INIT {.mpirun = "mpirun", .nodes = 1, .ppn = 1, .threads = 1, \
-                             .bind = "core", .as_root = -1}
+#define SB_LAUNCH_SPEC_INIT                                                                   \
+    {                                                                                         \
+        .mpirun = "mpirun", .nodes = 1, .ppn = 1, .threads = 1, .bind = "core", .as_root = -1 \
+    }
 
 /* Builds the NULL-terminated argv:
  *   mpirun [--allow-run-as-root] [--hostfile H] -np ppn*nodes
@@ -103,15 +105,15 @@ int sb_launch_probe_host(const char *rsh_agent, const char *host, double timeout
 
 /* ---- point runner ---- */
 typedef struct sb_run_result {
-    int exited;       /* exited normally: exit_code valid */
+    int exited; /* exited normally: exit_code valid */
     int exit_code;
-    int signaled;     /* killed by a signal: signo valid */
+    int signaled; /* killed by a signal: signo valid */
     int signo;
-    int timed_out;    /* we killed it after the timeout */
-    int leftovers;    /* processes of its group still alive after it ended (killed) */
-    int cancelled;    /* *sb_launch_cancel became non-zero: the group was killed */
+    int timed_out; /* we killed it after the timeout */
+    int leftovers; /* processes of its group still alive after it ended (killed) */
+    int cancelled; /* *sb_launch_cancel became non-zero: the group was killed */
     double seconds;
-    int pgid;         /* the group it ran in (its pid) */
+    int pgid; /* the group it ran in (its pid) */
 } sb_run_result;
 
 /* Spawns argv[0] (PATH searched) in a new process group with envp (NULL: this
@@ -121,16 +123,15 @@ typedef struct sb_run_result {
  * ends, any process left in its group is killed too, so nothing outlives the
  * point. Returns SB_OK when the process ran (whatever its status; see
  * sb_run_ok), SB_EFAIL if it could not be spawned. */
-int sb_launch_run(char *const argv[], char *const envp[], double timeout_s,
-                  const char *stdout_path, const char *stderr_path, sb_run_result *r,
-                  sb_err *e);
+int sb_launch_run(char *const argv[], char *const envp[], double timeout_s, const char *stdout_path,
+                  const char *stderr_path, sb_run_result *r, sb_err *e);
 /* When set and non-zero (e.g. by a SIGINT handler), a running sb_launch_run
  * kills its process group (as on timeout) and returns with r->cancelled. */
 #include <signal.h>
 extern volatile sig_atomic_t *sb_launch_cancel;
 int sb_run_ok(const sb_run_result *r);
 /* Whether any process of group pgid can still run (zombies do not count). */
-int sb_launch_group_alive(int pgid);          /* exited with 0, no timeout */
+int sb_launch_group_alive(int pgid); /* exited with 0, no timeout */
 /* "exit 3", "signal 9 (Killed)", "timeout after 10 s" into buf. */
 void sb_run_describe(const sb_run_result *r, double timeout_s, char *buf, int cap);
 

@@ -18,15 +18,14 @@
 
 /* Options a worker accepts from a plan, per workload. Anything else is refused
  * so that a plan can never smuggle arbitrary flags into a worker. */
-static const char *const g_train_opts[] = {"model", "batch", "seq", "stride", "max-steps",
-                                           "time-budget", "epochs", "vocab", "train", "dev",
-                                           "lr", "seed", "dropout", "eval", "init", "comm-threads",
-                                           "synth-train", "synth-dev", "warmup-steps",
-                                           "no-overlap", NULL};
+static const char *const g_train_opts[] = {
+    "model", "batch",        "seq",         "stride",    "max-steps",    "time-budget", "epochs",
+    "vocab", "train",        "dev",         "lr",        "seed",         "dropout",     "eval",
+    "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
-static const char *const g_infer_opts[] = {"model", "batch", "seq", "stride", "requests", "vocab",
-                                           "data", "init", "seed", "synth-dev", "warmup",
-                                           "full-attention", "no-latency", "compare-f32", NULL};
+static const char *const g_infer_opts[] = {
+    "model", "batch",     "seq",    "stride",         "requests",   "vocab",       "data", "init",
+    "seed",  "synth-dev", "warmup", "full-attention", "no-latency", "compare-f32", NULL};
 
 /* How each passed-through value is checked when the plan is read, so that
  * `batch = -1` is refused at once instead of failing every point. Numbers
@@ -112,7 +111,7 @@ static int value_error(sb_err *e, const char *where, const char *key, const char
         msg += k + 1;
     else if (where[0] == '-' && where[1] == '-' && !strncmp(msg, where, strlen(where)) &&
              msg[strlen(where)] == ':')
-        msg += strlen(where) + 1;   /* "--model: ..." from the model parser */
+        msg += strlen(where) + 1; /* "--model: ..." from the model parser */
     while (*msg == ' ') msg++;
     return sb_errf(e, SB_EUSAGE, "%s: %s%s", where, msg, tail);
 }
@@ -136,11 +135,10 @@ static int check_worker_value(const char *key, const char *value, const char *wh
     }
     case OPT_BOOL:
         if (bool_value(value) < 0)
-            return sb_errf(e, SB_EUSAGE, "%s: %s: '%.40s' is not 1/0, yes/no or true/false",
-                           where, key, value);
+            return sb_errf(e, SB_EUSAGE, "%s: %s: '%.40s' is not 1/0, yes/no or true/false", where,
+                           key, value);
         break;
-    case OPT_PATH:
-        break;   /* not empty: checked for every key */
+    case OPT_PATH: break; /* not empty: checked for every key */
     case OPT_MODEL: {
         sb_model_config mc;
         rc = sb_model_config_parse(value, &mc, &pe);
@@ -231,7 +229,7 @@ static int set_kernels(sb_plan *p, const char *value, const char *where, sb_err 
 static int same_shape(const sb_plan_shape *a, const sb_plan_shape *b)
 {
     return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
-           a->transb == b->transb;
+        a->transb == b->transb;
 }
 
 static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *e)
@@ -246,15 +244,15 @@ static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *
     int rc = SB_OK;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         t = trim(t);
-        sb_plan_shape s = {0, 0, 0, 0, 0};   /* transpose 0: the plan's `trans` */
+        sb_plan_shape s = {0, 0, 0, 0, 0}; /* transpose 0: the plan's `trans` */
         /* MxNxK or MxNxK:TRANS */
         char *colon = strchr(t, ':');
         if (colon) {
             *colon = '\0';
             const char *tr = colon + 1;
             if (strlen(tr) != 2 || !strchr("NT", tr[0]) || !strchr("NT", tr[1])) {
-                rc = sb_errf(e, SB_EUSAGE, "%s: '%.60s' is not a transpose (NN, NT, TN, TT)",
-                             where, tr);
+                rc = sb_errf(e, SB_EUSAGE, "%s: '%.60s' is not a transpose (NN, NT, TN, TT)", where,
+                             tr);
                 break;
             }
             s.transa = tr[0];
@@ -272,8 +270,8 @@ static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *
         for (int i = 0; i < p->nshapes && !rc; i++)
             if (same_shape(&p->shapes[i], &s))
                 rc = sb_errf(e, SB_EUSAGE, "%s%s: '%.60s%s%.4s' is listed twice", where,
-                         strcmp(where, "--shapes") ? ": shapes" : "", t,
-                             s.transa ? ":" : "", s.transa ? colon + 1 : "");
+                             strcmp(where, "--shapes") ? ": shapes" : "", t, s.transa ? ":" : "",
+                             s.transa ? colon + 1 : "");
         if (rc) break;
         p->shapes[p->nshapes++] = s;
     }
@@ -305,8 +303,9 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
     if (!strcmp(key, "workload")) {
         if (strcmp(value, "gemm") && strcmp(value, "train") && strcmp(value, "allreduce") &&
             strcmp(value, "infer"))
-            return sb_errf(e, SB_EUSAGE, "%s: unknown workload '%.60s' (gemm, train, infer, allreduce)",
-                           where, value);
+            return sb_errf(e, SB_EUSAGE,
+                           "%s: unknown workload '%.60s' (gemm, train, infer, allreduce)", where,
+                           value);
         snprintf(p->workload, sizeof p->workload, "%s", value);
         return SB_OK;
     }
@@ -323,7 +322,9 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
     if (!strcmp(key, "shapes")) return set_shapes(p, value, where, e);
     if (!strcmp(key, "threads") || !strcmp(key, "ppn") || !strcmp(key, "nodes")) {
         int *dst = !strcmp(key, "threads") ? p->threads : !strcmp(key, "ppn") ? p->ppn : p->nodes;
-        int *cnt = !strcmp(key, "threads") ? &p->nthreads : !strcmp(key, "ppn") ? &p->nppn : &p->nnodes;
+        int *cnt = !strcmp(key, "threads") ? &p->nthreads
+            : !strcmp(key, "ppn")          ? &p->nppn
+                                           : &p->nnodes;
         if (sb_parse_int_list(value, 1, 4096, key, dst, SB_PLAN_MAX, &n, &pe))
             return value_error(e, where, key, pe.msg, "");
         *cnt = n;
@@ -363,23 +364,28 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         double v;
         if (sb_parse_double(value, 0.001, 7 * 86400.0, key, &v, &pe))
             return value_error(e, where, key, pe.msg, "");
-        if (!strcmp(key, "min-seconds")) p->min_seconds = v;
-        else p->point_timeout = v;
+        if (!strcmp(key, "min-seconds"))
+            p->min_seconds = v;
+        else
+            p->point_timeout = v;
         return SB_OK;
     }
     if (!strcmp(key, "hostfile")) return set_str(&p->hostfile, value);
     if (!strcmp(key, "mpirun-args")) return set_str(&p->mpirun_args, value);
     if (!strcmp(key, "launcher")) {
         if (strcmp(value, "mpirun") && strcmp(value, "slurm"))
-            return sb_errf(e, SB_EUSAGE, "%s: launcher '%.20s' is not mpirun or slurm", where, value);
+            return sb_errf(e, SB_EUSAGE, "%s: launcher '%.20s' is not mpirun or slurm", where,
+                           value);
         return set_str(&p->launcher, value);
     }
     if (!strcmp(key, "bind")) {
         if (strcmp(value, "core") && strcmp(value, "socket") && strcmp(value, "none"))
-            return sb_errf(e, SB_EUSAGE, "%s: bind '%.20s' is not core, socket or none", where, value);
+            return sb_errf(e, SB_EUSAGE, "%s: bind '%.20s' is not core, socket or none", where,
+                           value);
         return set_str(&p->bind, value);
     }
-    if (in_list(g_train_opts, key) || in_list(g_allreduce_opts, key) || in_list(g_infer_opts, key)) {
+    if (in_list(g_train_opts, key) || in_list(g_allreduce_opts, key) ||
+        in_list(g_infer_opts, key)) {
         int rc = check_worker_value(key, value, where, e);
         if (rc) return rc;
         for (int i = 0; i < p->nopts; i++)
@@ -399,7 +405,10 @@ int sb_plan_parse(sb_plan *p, const char *text, const char *name, sb_err *e)
     int lineno = 0, rc = SB_OK;
     /* Every key once: a second `threads =` further down would silently win
      * over the first, and the plan would not run what its reader sees. */
-    struct { char key[64]; int line; } seen[128];
+    struct {
+        char key[64];
+        int line;
+    } seen[128];
     int nseen = 0;
     /* strtok_r would merge blank lines and lose numbering; walk by hand. */
     char *line = copy;
@@ -490,19 +499,27 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     for (int i = 0; i < p->nshapes; i++)
         for (int j = 0; j < i; j++)
             if (same_shape(&p->shapes[i], &p->shapes[j]))
-                return sb_errf(e, SB_EUSAGE, "shapes: %dx%dx%d:%c%c is listed twice (once through"
-                               " trans)", p->shapes[i].m, p->shapes[i].n, p->shapes[i].k,
-                               p->shapes[i].transa, p->shapes[i].transb);
+                return sb_errf(e, SB_EUSAGE,
+                               "shapes: %dx%dx%d:%c%c is listed twice (once through"
+                               " trans)",
+                               p->shapes[i].m, p->shapes[i].n, p->shapes[i].k, p->shapes[i].transa,
+                               p->shapes[i].transb);
     const char *seq = NULL, *stride = NULL, *vocab = NULL, *data = NULL;
     int max_steps = 0, budget = 0;
     for (int i = 0; i < p->nopts; i++) {
         const char *k = p->opt_keys[i], *v = p->opt_values[i];
-        if (!strcmp(k, "seq")) seq = v;
-        else if (!strcmp(k, "stride")) stride = v;
-        else if (!strcmp(k, "vocab")) vocab = v;
-        else if (!strcmp(k, "train") || !strcmp(k, "dev")) data = k;
-        else if (!strcmp(k, "max-steps")) max_steps = 1;
-        else if (!strcmp(k, "time-budget")) budget = 1;
+        if (!strcmp(k, "seq"))
+            seq = v;
+        else if (!strcmp(k, "stride"))
+            stride = v;
+        else if (!strcmp(k, "vocab"))
+            vocab = v;
+        else if (!strcmp(k, "train") || !strcmp(k, "dev"))
+            data = k;
+        else if (!strcmp(k, "max-steps"))
+            max_steps = 1;
+        else if (!strcmp(k, "time-budget"))
+            budget = 1;
     }
     /* the worker's own cross-checks, made here so no point fails on them */
     if (max_steps && budget)
@@ -513,24 +530,27 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "stride %s must be below half of seq %s", stride, seq);
     for (int i = 0; i < p->nopts; i++) {
         const char *const *allowed = !strcmp(p->workload, "train") ? g_train_opts
-                                     : !strcmp(p->workload, "allreduce") ? g_allreduce_opts
-                                     : !strcmp(p->workload, "infer") ? g_infer_opts
-                                                                         : NULL;
+            : !strcmp(p->workload, "allreduce")                    ? g_allreduce_opts
+            : !strcmp(p->workload, "infer")                        ? g_infer_opts
+                                                                   : NULL;
         if (!allowed || !in_list(allowed, p->opt_keys[i]))
             return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s",
                            p->opt_keys[i], p->workload);
     }
     if ((p->nproject_nodes || p->project_off) && strcmp(p->workload, "train"))
-        return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s", p->workload);
+        return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s",
+                       p->workload);
     /* under Slurm the nodes are the allocation's */
     int slurm = p->launcher && !strcmp(p->launcher, "slurm");
     if (slurm && p->hostfile)
-        return sb_errf(e, SB_EUSAGE, "launcher slurm takes its nodes from the allocation: give no"
-                                     " hostfile");
+        return sb_errf(e, SB_EUSAGE,
+                       "launcher slurm takes its nodes from the allocation: give no"
+                       " hostfile");
     for (int i = 0; i < p->nnodes; i++)
         if (p->nodes[i] > 1 && !p->hostfile && !slurm)
-            return sb_errf(e, SB_EUSAGE, "nodes > 1 needs a hostfile (--hostfile) or a Slurm"
-                                         " allocation (--launcher slurm)");
+            return sb_errf(e, SB_EUSAGE,
+                           "nodes > 1 needs a hostfile (--hostfile) or a Slurm"
+                           " allocation (--launcher slurm)");
     long n = sb_plan_npoints(p);
     if (n > 100000) return sb_errf(e, SB_EUSAGE, "the plan expands to %ld points, too many", n);
     return SB_OK;
@@ -542,7 +562,7 @@ int sb_plan_check_inputs(const sb_plan *p, sb_err *e)
         const struct worker_opt *o = worker_opt(p->opt_keys[i]);
         if (!o || o->kind != OPT_PATH) continue;
         const char *v = p->opt_values[i];
-        int want_dir = !strcmp(o->key, "init");   /* a Hugging Face model directory */
+        int want_dir = !strcmp(o->key, "init"); /* a Hugging Face model directory */
         struct stat st;
         if (stat(v, &st) != 0)
             return sb_errf(e, SB_EUSAGE, "%s: cannot read (%s): %s", v, o->key, strerror(errno));
@@ -621,8 +641,8 @@ char *sb_plan_render(const sb_plan *p)
     if (p->nshapes) {
         append(&b, &len, &cap, "shapes = ");
         for (int i = 0; i < p->nshapes; i++)
-            append(&b, &len, &cap, "%s%dx%dx%d:%c%c", i ? "," : "", p->shapes[i].m,
-                   p->shapes[i].n, p->shapes[i].k, p->shapes[i].transa, p->shapes[i].transb);
+            append(&b, &len, &cap, "%s%dx%dx%d:%c%c", i ? "," : "", p->shapes[i].m, p->shapes[i].n,
+                   p->shapes[i].k, p->shapes[i].transa, p->shapes[i].transb);
         append(&b, &len, &cap, "\n");
     }
     append_ints(&b, &len, &cap, "threads", p->threads, p->nthreads);
@@ -636,7 +656,8 @@ char *sb_plan_render(const sb_plan *p)
     if (p->bind) append(&b, &len, &cap, "bind = %s\n", p->bind);
     if (p->mpirun_args) append(&b, &len, &cap, "mpirun-args = %s\n", p->mpirun_args);
     if (p->launcher) append(&b, &len, &cap, "launcher = %s\n", p->launcher);
-    if (p->project_off) append(&b, &len, &cap, "project-nodes = none\n");
+    if (p->project_off)
+        append(&b, &len, &cap, "project-nodes = none\n");
     else if (p->nproject_nodes)
         append_ints(&b, &len, &cap, "project-nodes", p->project_nodes, p->nproject_nodes);
     for (int i = 0; i < p->nopts; i++)

@@ -24,8 +24,8 @@ typedef struct sb_plan_shape {
 } sb_plan_shape;
 
 typedef struct sb_plan {
-    char workload[16];              /* gemm, train, allreduce */
-    char label[4 * 256 + 1];   /* SB_DB_MAX_NAME characters of up to 4 bytes */
+    char workload[16];       /* gemm, train, allreduce */
+    char label[4 * 256 + 1]; /* SB_DB_MAX_NAME characters of up to 4 bytes */
     char *kernels[SB_PLAN_MAX];
     int nkernels;
     int threads[SB_PLAN_MAX], nthreads;
@@ -33,13 +33,13 @@ typedef struct sb_plan {
     int nshapes;
     int ppn[SB_PLAN_MAX], nppn;
     int nodes[SB_PLAN_MAX], nnodes;
-    char trans[3];                  /* for shapes without their own; "" = NN */
-    int prepack;                    /* GEMM: B packed once and reused (weights) */
-    int reps;                       /* 0: the worker's default */
-    double min_seconds;             /* 0: the worker's default */
-    double point_timeout;           /* seconds; 0: default per workload */
+    char trans[3];        /* for shapes without their own; "" = NN */
+    int prepack;          /* GEMM: B packed once and reused (weights) */
+    int reps;             /* 0: the worker's default */
+    double min_seconds;   /* 0: the worker's default */
+    double point_timeout; /* seconds; 0: default per workload */
     char *hostfile, *bind, *mpirun_args;
-    char *launcher;                 /* NULL or "mpirun": mpirun (--hostfile); "slurm":
+    char *launcher; /* NULL or "mpirun": mpirun (--hostfile); "slurm":
                                        mpirun inside the Slurm allocation (sb_slurm) */
     /* train: node counts to project at the end (none given: 1,2,4,... up to
      * 4x the largest measured); project_off: `project-nodes = none` */
@@ -89,7 +89,7 @@ int sb_worker_opt_double(const char *key, const char *value, const char *what, d
 
 typedef struct sb_plan_point {
     const char *kernel;
-    const sb_plan_shape *shape;     /* NULL for non-GEMM workloads */
+    const sb_plan_shape *shape; /* NULL for non-GEMM workloads */
     int threads, ppn, nodes;
 } sb_plan_point;
 /* The i-th point, in kernel-major order (kernel, shape, nodes, ppn, threads). */

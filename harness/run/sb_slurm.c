@@ -58,7 +58,8 @@ static int expand_item(const char *prefix, size_t plen, const char *item, const 
         memcpy(name + plen, item, ilen);
         if (plen + ilen == 0) {
             free(name);
-            return sb_errf(e, SB_EUSAGE, "%s: empty host name in '%s'", what, shown(whole, q, sizeof q));
+            return sb_errf(e, SB_EUSAGE, "%s: empty host name in '%s'", what,
+                           shown(whole, q, sizeof q));
         }
         if (out->n >= SB_SLURM_MAX_NODES) {
             free(name);
@@ -81,7 +82,8 @@ static int expand_item(const char *prefix, size_t plen, const char *item, const 
     memcpy(pre + plen, item, head);
     const char *p = open + 1;
     int rc = SB_OK;
-    if (p == close) rc = sb_errf(e, SB_EUSAGE, "%s: empty range '[]' in '%s'", what, shown(whole, q, sizeof q));
+    if (p == close)
+        rc = sb_errf(e, SB_EUSAGE, "%s: empty range '[]' in '%s'", what, shown(whole, q, sizeof q));
     while (!rc && p < close) {
         const char *end = memchr(p, ',', (size_t)(close - p));
         if (!end) end = close;
@@ -115,7 +117,8 @@ static int expand_item(const char *prefix, size_t plen, const char *item, const 
         }
         p = end < close ? end + 1 : close;
         if (!rc && end < close && p == close)
-            rc = sb_errf(e, SB_EUSAGE, "%s: empty range item in '%s'", what, shown(whole, q, sizeof q));
+            rc = sb_errf(e, SB_EUSAGE, "%s: empty range item in '%s'", what,
+                         shown(whole, q, sizeof q));
     }
     free(pre);
     return rc;
@@ -139,8 +142,10 @@ int sb_slurm_hostlist_expand(const char *list, const char *what, char ***names, 
         const char *end = p;
         int depth = 0;
         while (*end && (depth || *end != ',')) {
-            if (*end == '[') depth++;
-            else if (*end == ']' && depth) depth--;
+            if (*end == '[')
+                depth++;
+            else if (*end == ']' && depth)
+                depth--;
             end++;
         }
         size_t len = (size_t)(end - p);
@@ -152,7 +157,8 @@ int sb_slurm_hostlist_expand(const char *list, const char *what, char ***names, 
         memcpy(item, p, len);
         item[len] = '\0';
         rc = len ? expand_item("", 0, item, what, list, &out, e)
-                 : sb_errf(e, SB_EUSAGE, "%s: empty item in host list '%s'", what, shown(list, q, sizeof q));
+                 : sb_errf(e, SB_EUSAGE, "%s: empty item in host list '%s'", what,
+                           shown(list, q, sizeof q));
         free(item);
         if (!*end) break;
         p = end + 1;
@@ -184,7 +190,8 @@ int sb_slurm_counts_expand(const char *spec, const char *what, int n, int *out, 
             errno = 0;
             rep = strtol(p + 2, &end, 10);
             if (end == p + 2 || *end != ')' || errno || rep < 1 || rep > SB_SLURM_MAX_NODES)
-                return sb_errf(e, SB_EUSAGE, "%s: bad count list '%s'", what, shown(spec, q, sizeof q));
+                return sb_errf(e, SB_EUSAGE, "%s: bad count list '%s'", what,
+                               shown(spec, q, sizeof q));
             p = end + 1;
         }
         if (rep > n - k)
@@ -213,12 +220,13 @@ int sb_slurm_alloc_parse(const char *job_id, const char *nodelist, const char *t
         return sb_errf(e, SB_EUSAGE, "not inside a Slurm allocation (SLURM_JOB_ID is not set)");
     for (const char *c = job_id; *c; c++)
         if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.')
-            return sb_errf(e, SB_EUSAGE, "SLURM_JOB_ID: unexpected value '%s'", shown(job_id, q, sizeof q));
-    if (strlen(job_id) >= sizeof a->job_id)
-        return sb_errf(e, SB_EUSAGE, "SLURM_JOB_ID: too long");
+            return sb_errf(e, SB_EUSAGE, "SLURM_JOB_ID: unexpected value '%s'",
+                           shown(job_id, q, sizeof q));
+    if (strlen(job_id) >= sizeof a->job_id) return sb_errf(e, SB_EUSAGE, "SLURM_JOB_ID: too long");
     snprintf(a->job_id, sizeof a->job_id, "%s", job_id);
     if (!nodelist || !*nodelist)
-        return sb_errf(e, SB_EUSAGE, "inside Slurm job %s but SLURM_JOB_NODELIST is not set", job_id);
+        return sb_errf(e, SB_EUSAGE, "inside Slurm job %s but SLURM_JOB_NODELIST is not set",
+                       job_id);
     int rc = sb_slurm_hostlist_expand(nodelist, "SLURM_JOB_NODELIST", &a->nodes, &a->nnodes, e);
     if (rc) return rc;
     a->tasks = calloc((size_t)a->nnodes, sizeof *a->tasks);
@@ -261,14 +269,17 @@ int sb_slurm_check_fit(const sb_slurm_alloc *a, int nodes, int ppn, int threads,
                        nodes, a->job_id, a->nnodes, a->nodes[0]);
     for (int i = 0; i < nodes; i++) {
         if (ppn > a->tasks[i])
-            return sb_errf(e, SB_EUSAGE, "the plan runs %d rank(s) per node, Slurm job %s has %d"
-                           " task(s) on %s (allocate with --ntasks-per-node=%d)", ppn, a->job_id,
-                           a->tasks[i], a->nodes[i], ppn);
+            return sb_errf(e, SB_EUSAGE,
+                           "the plan runs %d rank(s) per node, Slurm job %s has %d"
+                           " task(s) on %s (allocate with --ntasks-per-node=%d)",
+                           ppn, a->job_id, a->tasks[i], a->nodes[i], ppn);
         if (a->cpus[i] > 0 && (long)ppn * threads > a->cpus[i])
-            return sb_errf(e, SB_EUSAGE, "the plan needs %d CPU(s) per node (%d rank(s) x %d"
+            return sb_errf(e, SB_EUSAGE,
+                           "the plan needs %d CPU(s) per node (%d rank(s) x %d"
                            " thread(s)), Slurm job %s has %d on %s (allocate with"
-                           " --cpus-per-task=%d)", ppn * threads, ppn, threads, a->job_id,
-                           a->cpus[i], a->nodes[i], threads);
+                           " --cpus-per-task=%d)",
+                           ppn * threads, ppn, threads, a->job_id, a->cpus[i], a->nodes[i],
+                           threads);
     }
     return SB_OK;
 }
@@ -282,8 +293,10 @@ void sb_slurm_alloc_hostfile(const sb_slurm_alloc *a, sb_hostfile *hf)
         hf->hosts[i].name = strdup(a->nodes[i]);
         hf->hosts[i].slots = a->tasks[i];
         hf->hosts[i].line = i + 1;
-        if (hf->hosts[i].name) hf->n++;
-        else break;
+        if (hf->hosts[i].name)
+            hf->n++;
+        else
+            break;
     }
 }
 
@@ -310,8 +323,10 @@ int sb_slurm_require(const char *program, sb_err *e)
         if (!end) break;
         p = end + 1;
     }
-    return sb_errf(e, SB_EUSAGE, "%s not found in PATH: install Slurm's client commands (Debian"
-                   " and Ubuntu: apt-get install slurm-client)", program);
+    return sb_errf(e, SB_EUSAGE,
+                   "%s not found in PATH: install Slurm's client commands (Debian"
+                   " and Ubuntu: apt-get install slurm-client)",
+                   program);
 }
 
 /* ---- what Slurm said ---- */
@@ -333,7 +348,8 @@ int sb_slurm_kill_reason(const char *text, char *buf, size_t cap)
             best_len = (size_t)(z + 4 - a);
         } else if (!strncmp(line, "srun: ", 6) &&
                    (memmem(line, len, "Node failure", 12) || memmem(line, len, "NODE_FAIL", 9) ||
-                    memmem(line, len, "CANCELLED", 9) || memmem(line, len, "Job step aborted", 16) ||
+                    memmem(line, len, "CANCELLED", 9) ||
+                    memmem(line, len, "Job step aborted", 16) ||
                     memmem(line, len, "time limit", 10))) {
             other = line;
             other_len = len;
@@ -354,10 +370,7 @@ int sb_slurm_kill_reason(const char *text, char *buf, size_t cap)
 
 /* ---- a sweep's points ---- */
 
-int sb_slurm_plan_uses(const sb_plan *p)
-{
-    return p->launcher && !strcmp(p->launcher, "slurm");
-}
+int sb_slurm_plan_uses(const sb_plan *p) { return p->launcher && !strcmp(p->launcher, "slurm"); }
 
 int sb_slurm_plan_preflight(const sb_plan *p, sb_err *e)
 {
@@ -366,7 +379,8 @@ int sb_slurm_plan_preflight(const sb_plan *p, sb_err *e)
     int rc = sb_slurm_alloc_from_env(&a, e);
     if (rc) {
         if (!getenv("SLURM_JOB_ID"))
-            return sb_errf(e, SB_EUSAGE, "--launcher slurm: not inside a Slurm allocation"
+            return sb_errf(e, SB_EUSAGE,
+                           "--launcher slurm: not inside a Slurm allocation"
                            " (SLURM_JOB_ID is not set); run the sweep under salloc or sbatch, or"
                            " write a batch script with --sbatch FILE");
         return rc;
@@ -374,9 +388,12 @@ int sb_slurm_plan_preflight(const sb_plan *p, sb_err *e)
     /* mpirun inside an allocation starts its daemons with srun */
     rc = sb_slurm_require("srun", e);
     int maxn = 1, maxp = 1, maxt = 1;
-    for (int i = 0; i < p->nnodes; i++) if (p->nodes[i] > maxn) maxn = p->nodes[i];
-    for (int i = 0; i < p->nppn; i++) if (p->ppn[i] > maxp) maxp = p->ppn[i];
-    for (int i = 0; i < p->nthreads; i++) if (p->threads[i] > maxt) maxt = p->threads[i];
+    for (int i = 0; i < p->nnodes; i++)
+        if (p->nodes[i] > maxn) maxn = p->nodes[i];
+    for (int i = 0; i < p->nppn; i++)
+        if (p->ppn[i] > maxp) maxp = p->ppn[i];
+    for (int i = 0; i < p->nthreads; i++)
+        if (p->threads[i] > maxt) maxt = p->threads[i];
     if (!rc) rc = sb_slurm_check_fit(&a, maxn, maxp, maxt, e);
     sb_slurm_alloc_free(&a);
     return rc;
@@ -403,10 +420,12 @@ void sb_slurm_point_annotate(json_t *doc, int nodes)
     sb_err e = {0};
     if (sb_slurm_alloc_from_env(&a, &e)) return;
     json_t *names = json_array();
-    for (int i = 0; i < nodes && i < a.nnodes; i++) json_array_append_new(names, json_string(a.nodes[i]));
+    for (int i = 0; i < nodes && i < a.nnodes; i++)
+        json_array_append_new(names, json_string(a.nodes[i]));
     json_t *step = json_object_get(json_object_get(doc, "slurm_step"), "step_id");
-    json_object_set_new(doc, "slurm", json_pack("{s:s, s:O, s:o}", "job_id", a.job_id,
-                                                "step_id", step ? step : json_null(), "nodes", names));
+    json_object_set_new(doc, "slurm",
+                        json_pack("{s:s, s:O, s:o}", "job_id", a.job_id, "step_id",
+                                  step ? step : json_null(), "nodes", names));
     sb_slurm_alloc_free(&a);
 }
 
@@ -458,8 +477,10 @@ void sb_slurm_point_reason(const char *errlog, int nodes, char *reason, size_t c
     sb_slurm_nodes_joined(&a, nodes, where, sizeof where);
     char *old = strdup(reason);
     if (old) {
-        if (why[0]) snprintf(reason, cap, "Slurm: %s; %s (job %s on %s)", why, old, a.job_id, where);
-        else snprintf(reason, cap, "%s (Slurm job %s on %s)", old, a.job_id, where);
+        if (why[0])
+            snprintf(reason, cap, "Slurm: %s; %s (job %s on %s)", why, old, a.job_id, where);
+        else
+            snprintf(reason, cap, "%s (Slurm job %s on %s)", old, a.job_id, where);
         free(old);
     }
     sb_slurm_alloc_free(&a);
@@ -474,8 +495,10 @@ void sb_slurm_time_format(double seconds, char *buf, size_t cap)
     if ((double)minutes < m) minutes++;
     if (minutes < 1) minutes = 1;
     long days = minutes / 1440, hours = minutes % 1440 / 60, mins = minutes % 60;
-    if (days) snprintf(buf, cap, "%ld-%02ld:%02ld:00", days, hours, mins);
-    else snprintf(buf, cap, "%02ld:%02ld:00", hours, mins);
+    if (days)
+        snprintf(buf, cap, "%ld-%02ld:%02ld:00", days, hours, mins);
+    else
+        snprintf(buf, cap, "%02ld:%02ld:00", hours, mins);
 }
 
 char *sb_slurm_batch_script(const sb_slurm_batch *b)
@@ -504,8 +527,9 @@ char *sb_slurm_batch_script(const sb_slurm_batch *b)
         const char *name = b->job_name ? b->job_name : "sprbench-sweep";
         int n = snprintf(NULL, 0, fmt, name, b->nodes, b->ppn, b->cpus_per_task, limit, dir, cmd);
         out = n > 0 ? malloc((size_t)n + 1) : NULL;
-        if (out) snprintf(out, (size_t)n + 1, fmt, name, b->nodes, b->ppn, b->cpus_per_task, limit,
-                          dir, cmd);
+        if (out)
+            snprintf(out, (size_t)n + 1, fmt, name, b->nodes, b->ppn, b->cpus_per_task, limit, dir,
+                     cmd);
     }
     free(cmd);
     free(dir);
@@ -547,8 +571,10 @@ int sb_slurm_submit(const char *script_path, char *job_id, size_t cap, sb_err *e
         } else {
             /* --parsable: "JOBID" or "JOBID;CLUSTER" */
             size_t n = o ? strspn(o, "0123456789") : 0;
-            if (!n) rc = sb_errf(e, SB_EFAIL, "sbatch %s printed no job id", script_path);
-            else snprintf(job_id, cap, "%.*s", (int)n, o);
+            if (!n)
+                rc = sb_errf(e, SB_EFAIL, "sbatch %s printed no job id", script_path);
+            else
+                snprintf(job_id, cap, "%.*s", (int)n, o);
         }
     }
     free(o);

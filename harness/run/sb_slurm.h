@@ -30,8 +30,7 @@
  * padding of their first number, several bracket groups multiply out.
  * Malformed lists -> SB_EUSAGE naming `what` (e.g. "SLURM_JOB_NODELIST").
  * *names is NULL-terminated; free with sb_argv_free. */
-int sb_slurm_hostlist_expand(const char *list, const char *what, char ***names, int *n,
-                             sb_err *e);
+int sb_slurm_hostlist_expand(const char *list, const char *what, char ***names, int *n, sb_err *e);
 
 /* Expands a per-node count list ("2(x3),1", as in SLURM_TASKS_PER_NODE and
  * SLURM_JOB_CPUS_PER_NODE) into exactly `n` values; another total is
@@ -40,10 +39,10 @@ int sb_slurm_counts_expand(const char *spec, const char *what, int n, int *out, 
 
 typedef struct sb_slurm_alloc {
     char job_id[64];
-    char **nodes;     /* NULL-terminated */
+    char **nodes; /* NULL-terminated */
     int nnodes;
-    int *tasks;       /* per node: SLURM_TASKS_PER_NODE (1 each when not given) */
-    int *cpus;        /* per node: SLURM_JOB_CPUS_PER_NODE (0 = unknown) */
+    int *tasks; /* per node: SLURM_TASKS_PER_NODE (1 each when not given) */
+    int *cpus;  /* per node: SLURM_JOB_CPUS_PER_NODE (0 = unknown) */
 } sb_slurm_alloc;
 
 /* From the given values (NULL = not set): job id and node list are required
@@ -79,7 +78,6 @@ int sb_slurm_require(const char *program, sb_err *e);
  * buf and returns 1; 0 when there is none. */
 int sb_slurm_kill_reason(const char *text, char *buf, size_t cap);
 
-
 /* ---- a sweep's points (sb_sweep) ---- */
 struct sb_plan;
 /* Whether the plan launches through Slurm (launcher = slurm). */
@@ -104,10 +102,10 @@ void sb_slurm_point_reason(const char *errlog, int nodes, char *reason, size_t c
 /* ---- batch submission (sweep --sbatch FILE) ---- */
 typedef struct sb_slurm_batch {
     int nodes, ppn, cpus_per_task;
-    double time_limit_s;          /* > 0 */
-    const char *job_name;         /* default "sprbench-sweep" */
-    const char *workdir;          /* absolute; the script changes into it */
-    char *const *argv;            /* the sweep to run inside, NULL-terminated */
+    double time_limit_s;  /* > 0 */
+    const char *job_name; /* default "sprbench-sweep" */
+    const char *workdir;  /* absolute; the script changes into it */
+    char *const *argv;    /* the sweep to run inside, NULL-terminated */
 } sb_slurm_batch;
 
 /* Slurm's time format for a limit, whole minutes rounded up:

@@ -65,9 +65,11 @@ static double kernel_peak(sb_db *db, int64_t machine, const sb_kernel *k)
 
 static void shape_key(const sb_plan *p, const sb_plan_shape *s, char *buf, size_t cap)
 {
-    if (s) snprintf(buf, cap, "%dx%dx%d:%c%c%s", s->m, s->n, s->k, s->transa, s->transb,
-                    p->prepack ? "+prepack" : "");
-    else buf[0] = '\0';
+    if (s)
+        snprintf(buf, cap, "%dx%dx%d:%c%c%s", s->m, s->n, s->k, s->transa, s->transb,
+                 p->prepack ? "+prepack" : "");
+    else
+        buf[0] = '\0';
 }
 
 /* A training or allreduce point's series key: the options that change the
@@ -93,13 +95,26 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         av_push(a, "gemm");
         av_push(a, "--kernel");
         av_push(a, pt->kernel);
-        av_push(a, "--m"); av_pushf(a, "%d", pt->shape->m);
-        av_push(a, "--n"); av_pushf(a, "%d", pt->shape->n);
-        av_push(a, "--k"); av_pushf(a, "%d", pt->shape->k);
-        av_push(a, "--trans"); av_pushf(a, "%c%c", pt->shape->transa, pt->shape->transb);
-        if (p->reps) { av_push(a, "--reps"); av_pushf(a, "%d", p->reps); }
-        if (p->min_seconds > 0) { av_push(a, "--min-seconds"); av_pushf(a, "%g", p->min_seconds); }
-        if (peak > 0) { av_push(a, "--peak-gflops"); av_pushf(a, "%.3f", peak); }
+        av_push(a, "--m");
+        av_pushf(a, "%d", pt->shape->m);
+        av_push(a, "--n");
+        av_pushf(a, "%d", pt->shape->n);
+        av_push(a, "--k");
+        av_pushf(a, "%d", pt->shape->k);
+        av_push(a, "--trans");
+        av_pushf(a, "%c%c", pt->shape->transa, pt->shape->transb);
+        if (p->reps) {
+            av_push(a, "--reps");
+            av_pushf(a, "%d", p->reps);
+        }
+        if (p->min_seconds > 0) {
+            av_push(a, "--min-seconds");
+            av_pushf(a, "%g", p->min_seconds);
+        }
+        if (peak > 0) {
+            av_push(a, "--peak-gflops");
+            av_pushf(a, "%.3f", peak);
+        }
         if (p->prepack) av_push(a, "--prepack");
     } else {
         av_push(a, p->workload);
@@ -111,8 +126,8 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
             av_pushf(a, "--%s", p->opt_keys[i]);
             /* flags without a value in the worker's CLI */
             if (!strcmp(p->opt_keys[i], "eval") || !strcmp(p->opt_keys[i], "no-overlap") ||
-                !strcmp(p->opt_keys[i], "full-attention") || !strcmp(p->opt_keys[i], "no-latency") ||
-                !strcmp(p->opt_keys[i], "compare-f32")) {
+                !strcmp(p->opt_keys[i], "full-attention") ||
+                !strcmp(p->opt_keys[i], "no-latency") || !strcmp(p->opt_keys[i], "compare-f32")) {
                 if (strcmp(p->opt_values[i], "1") && strcmp(p->opt_values[i], "yes") &&
                     strcmp(p->opt_values[i], "true"))
                     free(a->v[--a->n]), a->v[a->n] = NULL;
@@ -131,8 +146,8 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
 
 /* The full argv of a point: the worker alone, or under mpirun. */
 static int point_argv(const sb_plan *p, const sb_plan_point *pt, const char *self,
-                      const char *result, double peak, const char *tmpdir, int seq,
-                      char ***out, sb_err *e)
+                      const char *result, double peak, const char *tmpdir, int seq, char ***out,
+                      sb_err *e)
 {
     argvec w = {0};
     worker_argv(p, pt, self, result, peak, &w);
@@ -160,8 +175,7 @@ static int point_argv(const sb_plan *p, const sb_plan_point *pt, const char *sel
         if ((rc = sb_slurm_point_hosts(pt->nodes, hostpath, &s.slots_per_node, e))) goto out;
         s.hostfile = hostpath;
     }
-    if (p->mpirun_args && (rc = sb_launch_split_args(p->mpirun_args, &extra, &nextra, e)))
-        goto out;
+    if (p->mpirun_args && (rc = sb_launch_split_args(p->mpirun_args, &extra, &nextra, e))) goto out;
     if (slurm) {
         /* said in the command, so that its repro line launches through Slurm
          * too; --leave-session-attached keeps the stderr of mpirun's srun,
@@ -183,7 +197,7 @@ static int point_argv(const sb_plan *p, const sb_plan_point *pt, const char *sel
     s.cores_per_node = si ? si->cores : 0;
     s.extra = (const char *const *)extra;
     s.worker = (const char *const *)w.v;
-    s.forward_env = 1;   /* remote ranks run with the environment recorded here */
+    s.forward_env = 1; /* remote ranks run with the environment recorded here */
     rc = sb_launch_mpirun_argv(&s, out, e);
 out:
     sb_hostfile_free(&hf);
@@ -203,7 +217,10 @@ static void worker_error(const char *path, char *buf, size_t cap)
     for (char *line = strtok(data, "\n"); line; line = strtok(NULL, "\n")) {
         if (!strncmp(line, "sprbench ", 9)) own = line;
         for (const char *c = line; *c; c++)
-            if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')) { any = line; break; }
+            if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')) {
+                any = line;
+                break;
+            }
     }
     const char *line = own ? own : any ? any : "";
     snprintf(buf, cap, "%.*s", sb_text_prefix(line, 300), line);
@@ -261,7 +278,7 @@ static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const ch
     long long ot = 0, rt = 0;
     /* a few bytes more than kept, so that the tail can start at a character */
     int bad = read_tail(outlog, SB_DB_LOG_BYTES + 3, &o, &ol, &ot) |
-              read_tail(errlog, SB_DB_LOG_BYTES + 3, &r, &rl, &rt);
+        read_tail(errlog, SB_DB_LOG_BYTES + 3, &r, &rl, &rt);
     int rc = bad ? SB_OK : sb_db_point_log_set(db, point_id, o, ol, ot, r, rl, rt, e);
     free(o);
     free(r);
@@ -271,8 +288,8 @@ static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const ch
 /* Runs one point to its end and stores what happened. Returns SB_EFAIL only
  * when the store failed; the point's own failure is data. */
 static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const char *self,
-                     const char *tmpdir, double peak, double timeout, char *summary,
-                     size_t sumcap, const char **status_out, sb_err *e)
+                     const char *tmpdir, double peak, double timeout, char *summary, size_t sumcap,
+                     const char **status_out, sb_err *e)
 {
     sb_plan_shape shape;
     sb_plan_point pt = {row->kernel, NULL, row->threads, row->ppn, row->nodes};
@@ -310,7 +327,7 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
         sb_run_result r;
         if (sb_launch_run(argv, NULL, timeout, outlog, errlog, &r, &pe)) {
             snprintf(reason, sizeof reason, "%.*s", sb_text_prefix(pe.msg, 500), pe.msg);
-        } else if ((ran = 1), r.cancelled) {   /* it ran: its output is kept below */
+        } else if ((ran = 1), r.cancelled) { /* it ran: its output is kept below */
             status = "interrupted";
             snprintf(reason, sizeof reason, "interrupted by SIGINT");
         } else if (r.timed_out) {
@@ -341,14 +358,15 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                 const char *ds = json_string_value(json_object_get(doc, "status"));
                 if (!sb_run_ok(&r) && ds && !strcmp(ds, "ok")) {
                     json_object_set_new(doc, "status", json_string("failed"));
-                    snprintf(reason, sizeof reason, "worker ended with %s after writing its result", how);
+                    snprintf(reason, sizeof reason, "worker ended with %s after writing its result",
+                             how);
                     json_object_set_new(doc, "reason", json_string(reason));
                 }
                 if (!json_object_get(doc, "workload"))
                     json_object_set_new(doc, "workload", json_string(row->workload));
                 if (sb_slurm_plan_uses(use)) sb_slurm_point_annotate(doc, row->nodes);
                 if ((rc = sb_db_point_ingest(db, row->id, doc, &pe))) {
-                    if (rc == SB_EUSAGE) {   /* a malformed result is the point's failure */
+                    if (rc == SB_EUSAGE) { /* a malformed result is the point's failure */
                         snprintf(reason, sizeof reason, "bad result file: %.*s",
                                  sb_text_prefix(pe.msg, 400), pe.msg);
                         rc = SB_OK;
@@ -358,11 +376,13 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                         goto out;
                     }
                 } else {
-                    status = ds && !strcmp(json_string_value(json_object_get(doc, "status")), "ok") ? "ok"
-                             : json_string_value(json_object_get(doc, "status"));
+                    status = ds && !strcmp(json_string_value(json_object_get(doc, "status")), "ok")
+                        ? "ok"
+                        : json_string_value(json_object_get(doc, "status"));
                     const char *why = json_string_value(json_object_get(doc, "reason"));
                     json_t *m = json_object_get(doc, "metrics");
-                    json_t *g = json_object_get(m, "gflops"), *tok = json_object_get(m, "tokens_per_s");
+                    json_t *g = json_object_get(m, "gflops"),
+                           *tok = json_object_get(m, "tokens_per_s");
                     json_t *f32 = json_object_get(m, "f32_gflops");
                     if (!f32) f32 = json_object_get(m, "avx2_f32_gflops");
                     if (!strcmp(status, "ok") && g)
@@ -373,10 +393,12 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                         snprintf(summary, sumcap, "%s peak %.1f GFLOP/s",
                                  json_object_get(m, "f32_gflops") ? "f32" : "avx2_f32",
                                  json_number_value(f32));
-                    else snprintf(summary, sumcap, "%.*s", sb_text_prefix(why ? why : "", 200),
-                                  why ? why : "");
+                    else
+                        snprintf(summary, sumcap, "%.*s", sb_text_prefix(why ? why : "", 200),
+                                 why ? why : "");
                     *status_out = !strcmp(status, "ok") ? "ok"
-                                  : !strcmp(status, "skipped") ? "skipped" : "failed";
+                        : !strcmp(status, "skipped")    ? "skipped"
+                                                        : "failed";
                     json_decref(doc);
                     goto out;
                 }
@@ -386,15 +408,18 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                 char tail[320];
                 worker_error(errlog, tail, sizeof tail);
                 if (bad[0])
-                    snprintf(reason, sizeof reason, "worker ended with %s, its result file unusable:"
-                             " %s", how, bad);
+                    snprintf(reason, sizeof reason,
+                             "worker ended with %s, its result file unusable:"
+                             " %s",
+                             how, bad);
                 else
                     snprintf(reason, sizeof reason, "worker ended with %s without a result%s%s",
                              how, tail[0] ? ": " : "", tail);
             }
         }
     }
-    if (ran && sb_slurm_plan_uses(use)) sb_slurm_point_reason(errlog, row->nodes, reason, sizeof reason);
+    if (ran && sb_slurm_plan_uses(use))
+        sb_slurm_point_reason(errlog, row->nodes, reason, sizeof reason);
     if ((rc = sb_db_point_set_status(db, row->id, status, reason, e))) goto out;
     *status_out = status;
     snprintf(summary, sumcap, "%.*s", sb_text_prefix(reason, 300), reason);
@@ -423,7 +448,8 @@ static int preflight_hosts(const sb_plan *p, sb_err *e)
     int rc = sb_hostfile_parse(p->hostfile, &hf, e);
     if (rc) return rc;
     int maxn = 1;
-    for (int i = 0; i < p->nnodes; i++) if (p->nodes[i] > maxn) maxn = p->nodes[i];
+    for (int i = 0; i < p->nnodes; i++)
+        if (p->nodes[i] > maxn) maxn = p->nodes[i];
     char **tok = NULL;
     int ntok = 0;
     const char *agent = NULL;
@@ -432,7 +458,8 @@ static int preflight_hosts(const sb_plan *p, sb_err *e)
                      hf.n, maxn);
     if (!rc && p->mpirun_args && !(rc = sb_launch_split_args(p->mpirun_args, &tok, &ntok, e)))
         for (int i = 0; i + 2 < ntok; i++)
-            if (!strcmp(tok[i], "--mca") && !strcmp(tok[i + 1], "plm_rsh_agent")) agent = tok[i + 2];
+            if (!strcmp(tok[i], "--mca") && !strcmp(tok[i + 1], "plm_rsh_agent"))
+                agent = tok[i + 2];
     /* One host alone runs locally under mpirun; several go through the agent. */
     for (int i = 0; !rc && maxn > 1 && i < maxn; i++)
         rc = sb_launch_probe_host(agent, hf.hosts[i].name, 10.0, e);
@@ -444,19 +471,27 @@ static int preflight_hosts(const sb_plan *p, sb_err *e)
 /* Adds a plan's points to a sweep, pending, inside the caller's
  * transaction: the peak probe first for a GEMM sweep of a machine with no
  * stored peak (unless no_peak), then the plan's points in order. */
-static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t machine,
-                           int no_peak, sb_err *e)
+static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t machine, int no_peak,
+                           sb_err *e)
 {
     int seq = 0, rc;
     /* a machine without AVX-512 never stores the f32 path's peak: AVX2's counts */
     int want_peak = !no_peak && !strcmp(p->workload, "gemm") &&
-                    sb_db_peak_per_core(db, machine, "f32") <= 0 &&
-                    sb_db_peak_per_core(db, machine, "avx2_f32") <= 0;
+        sb_db_peak_per_core(db, machine, "f32") <= 0 &&
+        sb_db_peak_per_core(db, machine, "avx2_f32") <= 0;
     if (want_peak) {
         int maxt = 1;
-        for (int i = 0; i < p->nthreads; i++) if (p->threads[i] > maxt) maxt = p->threads[i];
-        sb_point_desc d = {.seq = seq++, .workload = "peak", .kernel = "peak", .dtype = "",
-                           .shape = "", .config = "{}", .threads = maxt, .ppn = 1, .nodes = 1};
+        for (int i = 0; i < p->nthreads; i++)
+            if (p->threads[i] > maxt) maxt = p->threads[i];
+        sb_point_desc d = {.seq = seq++,
+                           .workload = "peak",
+                           .kernel = "peak",
+                           .dtype = "",
+                           .shape = "",
+                           .config = "{}",
+                           .threads = maxt,
+                           .ppn = 1,
+                           .nodes = 1};
         int64_t id;
         if ((rc = sb_db_point_add(db, sweep, &d, machine, &id, e))) return rc;
     }
@@ -465,12 +500,19 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
         sb_plan_point pt;
         sb_plan_point_at(p, i, &pt);
         char shape[256];
-        if (pt.shape) shape_key(p, pt.shape, shape, sizeof shape);
-        else config_key(p, shape, sizeof shape);
+        if (pt.shape)
+            shape_key(p, pt.shape, shape, sizeof shape);
+        else
+            config_key(p, shape, sizeof shape);
         const sb_kernel *k = sb_kernel_find(pt.kernel);
-        sb_point_desc d = {.seq = seq++, .workload = p->workload, .kernel = pt.kernel,
-                           .dtype = k ? sb_dtype_name(k->dtype) : "", .shape = shape,
-                           .config = "{}", .threads = pt.threads, .ppn = pt.ppn,
+        sb_point_desc d = {.seq = seq++,
+                           .workload = p->workload,
+                           .kernel = pt.kernel,
+                           .dtype = k ? sb_dtype_name(k->dtype) : "",
+                           .shape = shape,
+                           .config = "{}",
+                           .threads = pt.threads,
+                           .ppn = pt.ppn,
                            .nodes = pt.nodes};
         int64_t id;
         if ((rc = sb_db_point_add(db, sweep, &d, machine, &id, e))) return rc;
@@ -532,8 +574,9 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         int found = 0;
         if ((rc = sb_db_sweep_plan(db, sweep, &plan_text, &found, e))) goto done;
         if (!plan_text) {
-            rc = sb_errf(e, SB_EUSAGE, found ? "%s: sweep %lld has no stored plan to resume"
-                                             : "%s: no sweep %lld to resume",
+            rc = sb_errf(e, SB_EUSAGE,
+                         found ? "%s: sweep %lld has no stored plan to resume"
+                               : "%s: no sweep %lld to resume",
                          o->db_path, (long long)sweep);
             goto done;
         }
@@ -613,7 +656,8 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sigaction(SIGTERM, &sa, &old_term);
     sb_launch_cancel = &g_interrupted;
     double timeout = p->point_timeout > 0 ? p->point_timeout : default_timeout(p->workload);
-    fprintf(f, "sweep %lld: %d point(s) to run, database %s\n", (long long)sweep, nrows, o->db_path);
+    fprintf(f, "sweep %lld: %d point(s) to run, database %s\n", (long long)sweep, nrows,
+            o->db_path);
     fflush(f);
     sb_progress bar;
     sb_progress_start(&bar, "sweep", nrows);
@@ -625,17 +669,22 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         char summary[400] = "";
         const char *status = "failed";
         double t0 = sb_now();
-        rc = run_point(db, p, r, o->self_exe, dir, peak, timeout, summary, sizeof summary,
-                       &status, e);
+        rc = run_point(db, p, r, o->self_exe, dir, peak, timeout, summary, sizeof summary, &status,
+                       e);
         if (rc) break;
-        if (!strcmp(status, "ok")) out->ok++;
-        else if (!strcmp(status, "skipped")) out->skipped++;
-        else if (!strcmp(status, "timeout")) out->timeout++;
-        else if (!strcmp(status, "interrupted")) out->interrupted++;
-        else out->failed++;
+        if (!strcmp(status, "ok"))
+            out->ok++;
+        else if (!strcmp(status, "skipped"))
+            out->skipped++;
+        else if (!strcmp(status, "timeout"))
+            out->timeout++;
+        else if (!strcmp(status, "interrupted"))
+            out->interrupted++;
+        else
+            out->failed++;
         out->points++;
         sb_progress_end(&bar);
-        char shown[1300];   /* a worker's words, shown on one line */
+        char shown[1300]; /* a worker's words, shown on one line */
         fprintf(f, "[%d/%d] %s %s %s threads=%d ppn=%d nodes=%d: %s %s (%.1f s)\n", i + 1, nrows,
                 r->workload, r->kernel, r->shape, r->threads, r->ppn, r->nodes, status,
                 sb_text_cell(shown, sizeof shown, summary, 300, 0), sb_now() - t0);
@@ -654,8 +703,10 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     if (!rc) {
         int interrupted = g_interrupted != 0;
         if (interrupted)
-            rc = sb_errf(e, SB_EFAIL, "interrupted; finished points are stored, resume with "
-                                      "--resume %lld", (long long)sweep);
+            rc = sb_errf(e, SB_EFAIL,
+                         "interrupted; finished points are stored, resume with "
+                         "--resume %lld",
+                         (long long)sweep);
         sb_err fe = {0};
         sb_db_sweep_finish(db, sweep, interrupted ? "interrupted" : "done", &fe);
     }
@@ -701,18 +752,18 @@ void sb_sweep_calibrate(const sb_train_obs *one, const sb_train_obs *calib,
      * step times differ between the two points. */
     double epoch1 = one->step_s * (double)sb_scaling_steps(in->features, in->batch, in->ppn);
     double epochn = calib->step_s *
-                    (double)sb_scaling_steps(in->features, in->batch, in->ppn * calib->nodes);
+        (double)sb_scaling_steps(in->features, in->batch, in->ppn * calib->nodes);
     *busbw_gbs = sb_scaling_implied_busbw(in, epoch1, calib->nodes, epochn);
 }
 
 static int same_series(const sb_train_obs *a, const sb_train_obs *b)
 {
     return !strcmp(a->kernel, b->kernel) && !strcmp(a->shape, b->shape) && a->ppn == b->ppn &&
-           a->threads == b->threads;
+        a->threads == b->threads;
 }
 
-int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE *out,
-                     int *series, sb_err *e)
+int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE *out, int *series,
+                     sb_err *e)
 {
     *series = 0;
     sb_train_obs *v = NULL;
@@ -728,8 +779,8 @@ int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE 
             if (v[q].nodes > 1 && (!big || v[q].nodes >= big->nodes)) big = &v[q];
         }
         char name[300];
-        snprintf(name, sizeof name, "%s%s%s ppn=%d threads=%d", v[i].kernel, v[i].shape[0] ? " " : "",
-                 v[i].shape, v[i].ppn, v[i].threads);
+        snprintf(name, sizeof name, "%s%s%s ppn=%d threads=%d", v[i].kernel,
+                 v[i].shape[0] ? " " : "", v[i].shape, v[i].ppn, v[i].threads);
         i = j;
         if (!one || !big) continue;
         sb_scaling_input in;
@@ -742,9 +793,11 @@ int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE 
         sb_sweep_calibrate(one, big, &in, &busbw);
         if (!(busbw > 0)) {
             if (out)
-                fprintf(out, "not projected: %s: the measured %d-node step (%.4g s) is no slower than"
-                             " the 1-node step (%.4g s), so it implies no network cost to project"
-                             " with\n", name, big->nodes, big->step_s, one->step_s);
+                fprintf(out,
+                        "not projected: %s: the measured %d-node step (%.4g s) is no slower than"
+                        " the 1-node step (%.4g s), so it implies no network cost to project"
+                        " with\n",
+                        name, big->nodes, big->step_s, one->step_s);
             continue;
         }
         sb_scaling_fit_from_busbw(busbw, 0, &in.net);
@@ -774,44 +827,55 @@ int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE 
             continue;
         }
         for (int k = 0; k < nn; k++)
-            pp[k] = (sb_projection_point){sp[k].nodes, sp[k].epoch_overlap_s, sp[k].epoch_no_overlap_s,
-                                          sp[k].speedup_overlap, sp[k].efficiency_overlap,
-                                          sp[k].comm_s, sp[k].exposed_s};
+            pp[k] = (sb_projection_point){
+                sp[k].nodes,           sp[k].epoch_overlap_s,    sp[k].epoch_no_overlap_s,
+                sp[k].speedup_overlap, sp[k].efficiency_overlap, sp[k].comm_s,
+                sp[k].exposed_s};
         char source[700], reason[300], list[200] = "";
         for (int k = 0, off = 0; k < nn && off < (int)sizeof list - 12; k++)
             off += snprintf(list + off, sizeof list - (size_t)off, "%s%d", k ? "," : "", use[k]);
-        snprintf(source, sizeof source,
-                 "scaling model: step %.6g s measured on 1 node (point %lld), %ld features, batch %d,"
-                 " %d rank(s)/node, gradient %.0f B, overlap share %.2f; network: effective bus"
-                 " bandwidth %.4g GB/s calibrated on the measured %d-node point (point %lld), the"
-                 " overlap that run achieved folded in", one->step_s, (long long)one->point_id,
-                 in.features, in.batch, in.ppn, in.grad_bytes, in.overlap_share, busbw, big->nodes,
-                 (long long)big->point_id);
+        snprintf(
+            source, sizeof source,
+            "scaling model: step %.6g s measured on 1 node (point %lld), %ld features, batch %d,"
+            " %d rank(s)/node, gradient %.0f B, overlap share %.2f; network: effective bus"
+            " bandwidth %.4g GB/s calibrated on the measured %d-node point (point %lld), the"
+            " overlap that run achieved folded in",
+            one->step_s, (long long)one->point_id, in.features, in.batch, in.ppn, in.grad_bytes,
+            in.overlap_share, busbw, big->nodes, (long long)big->point_id);
         snprintf(reason, sizeof reason,
                  "projected (not measured): scaling model from the measured 1-node step and the"
-                 " %d-node point", big->nodes);
+                 " %d-node point",
+                 big->nodes);
         json_t *cfg = json_pack("{s:s, s:I, s:I, s:f, s:I, s:i, s:i, s:f, s:f, s:f, s:f, s:i}",
                                 "model", "scaling", "from_point", (json_int_t)one->point_id,
-                                "calibrated_on_point", (json_int_t)big->point_id,
-                                "step_seconds", one->step_s, "features", (json_int_t)in.features,
-                                "batch", in.batch, "ppn", in.ppn, "grad_bytes", in.grad_bytes,
-                                "last_bucket_bytes", in.last_bucket_bytes, "overlap_share",
-                                in.overlap_share, "busbw_gbs", busbw, "calibrated_on_nodes",
-                                big->nodes);
+                                "calibrated_on_point", (json_int_t)big->point_id, "step_seconds",
+                                one->step_s, "features", (json_int_t)in.features, "batch", in.batch,
+                                "ppn", in.ppn, "grad_bytes", in.grad_bytes, "last_bucket_bytes",
+                                in.last_bucket_bytes, "overlap_share", in.overlap_share,
+                                "busbw_gbs", busbw, "calibrated_on_nodes", big->nodes);
         char *cfg_s = cfg ? json_dumps(cfg, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(cfg);
-        sb_projection pr = {.sweep_id = sweep_id, .kernel = one->kernel, .dtype = one->dtype,
-                            .shape = one->shape, .threads = one->threads, .ppn = one->ppn,
-                            .reason = reason, .config = cfg_s, .source = source, .pts = pp,
+        sb_projection pr = {.sweep_id = sweep_id,
+                            .kernel = one->kernel,
+                            .dtype = one->dtype,
+                            .shape = one->shape,
+                            .threads = one->threads,
+                            .ppn = one->ppn,
+                            .reason = reason,
+                            .config = cfg_s,
+                            .source = source,
+                            .pts = pp,
                             .n = nn};
         rc = sb_db_add_projection(db, &pr, NULL, e);
         free(cfg_s);
         if (!rc) {
             (*series)++;
             if (out)
-                fprintf(out, "projected %s at nodes %s (not measured): epoch %.4g s at %d node(s),"
-                             " %.4g s without overlap; network %.3g GB/s calibrated on the measured"
-                             " %d-node point\n", name, list, pp[nn - 1].epoch_s, pp[nn - 1].nodes,
+                fprintf(out,
+                        "projected %s at nodes %s (not measured): epoch %.4g s at %d node(s),"
+                        " %.4g s without overlap; network %.3g GB/s calibrated on the measured"
+                        " %d-node point\n",
+                        name, list, pp[nn - 1].epoch_s, pp[nn - 1].nodes,
                         pp[nn - 1].epoch_no_overlap_s, busbw, big->nodes);
         }
         free(sp);
@@ -845,7 +909,8 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
                 double speedup = r->value / r->base_value;
                 fprintf(f, " %6.2fx %7.0f%%", speedup,
                         100.0 * speedup / ((double)r->threads / r->base_threads));
-            } else fprintf(f, " %7s %8s", "-", "-");
+            } else
+                fprintf(f, " %7s %8s", "-", "-");
             if (r->has_pct) fprintf(f, " %5.1f%%", r->pct_peak);
             fputc('\n', f);
         } else {
@@ -895,12 +960,13 @@ int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, s
         int base = r->has_value && r->has_base && r->base_value > 0;
         double speedup = base ? r->value / r->base_value : 0;
         json_object_set_new(o, "speedup", base ? json_real(speedup) : json_null());
-        json_object_set_new(o, "speedup_base_threads", base ? json_integer(r->base_threads) : json_null());
+        json_object_set_new(o, "speedup_base_threads",
+                            base ? json_integer(r->base_threads) : json_null());
         json_object_set_new(o, "efficiency",
                             base ? json_real(speedup / ((double)r->threads / r->base_threads))
                                  : json_null());
-        json_object_set_new(o, "pct_peak", r->has_value && r->has_pct ? json_real(r->pct_peak)
-                                                                       : json_null());
+        json_object_set_new(o, "pct_peak",
+                            r->has_value && r->has_pct ? json_real(r->pct_peak) : json_null());
         json_array_append_new(rows, o);
     }
     sb_summary_rows_free(v, n);
@@ -908,8 +974,7 @@ int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, s
     return *out ? SB_OK : sb_errf(e, SB_EFAIL, "out of memory");
 }
 
-int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src,
-                          sb_err *e)
+int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src, sb_err *e)
 {
     memset(src, 0, sizeof *src);
     int have = 0;
@@ -931,6 +996,7 @@ int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_s
     if (!found)
         return sb_errf(e, SB_EUSAGE,
                        "sweep %lld has no measured 1-node training point (status ok, with "
-                       "step_seconds)%s", (long long)sweep_id, ppn > 0 ? " at that --ppn" : "");
+                       "step_seconds)%s",
+                       (long long)sweep_id, ppn > 0 ? " at that --ppn" : "");
     return sb_sweep_model_input(&src->one, &src->in, e);
 }

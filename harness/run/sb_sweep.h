@@ -16,18 +16,18 @@
 
 typedef struct sb_sweep_opts {
     const char *db_path;
-    sb_plan *plan;          /* finished plan (ignored with resume_id) */
-    int64_t resume_id;      /* > 0: rerun the unfinished points of this sweep */
-    int dry_run;            /* print points and commands, touch nothing */
-    int no_peak;            /* do not measure the machine's peak first */
-    const char *self_exe;   /* the sprbench binary workers run */
-    FILE *out;              /* progress lines and the summary */
+    sb_plan *plan;        /* finished plan (ignored with resume_id) */
+    int64_t resume_id;    /* > 0: rerun the unfinished points of this sweep */
+    int dry_run;          /* print points and commands, touch nothing */
+    int no_peak;          /* do not measure the machine's peak first */
+    const char *self_exe; /* the sprbench binary workers run */
+    FILE *out;            /* progress lines and the summary */
 } sb_sweep_opts;
 
 typedef struct sb_sweep_outcome {
     int64_t sweep_id;
     int points, ok, skipped, failed, timeout, interrupted;
-    int projected_series;   /* series the scaling model extended (status 'projected') */
+    int projected_series; /* series the scaling model extended (status 'projected') */
 } sb_sweep_outcome;
 
 /* SB_OK when the sweep ran to its end (points may have failed: see outcome),
@@ -65,8 +65,7 @@ typedef struct sb_sweep_model_src {
     sb_train_obs one, calib;
     sb_scaling_input in;
 } sb_sweep_model_src;
-int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src,
-                          sb_err *e);
+int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src, sb_err *e);
 
 /* Extends every measured training series (kernel, shape, ppn, threads) of the
  * sweep that has an ok point at 1 node and at least one larger node count
@@ -74,8 +73,8 @@ int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_s
  * earlier projection of the series): at `nodes` (n > 0) or at 1, 2, 4, ...
  * up to 4x its largest measured node count (n = 0). One line per series on
  * `out` (NULL: silent); *series = how many were stored. */
-int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE *out,
-                     int *series, sb_err *e);
+int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE *out, int *series,
+                     sb_err *e);
 
 /* Prints the summary table of a sweep (GFLOP/s or tokens/s, speedup and
  * parallel efficiency against the 1-thread point of the same series). */

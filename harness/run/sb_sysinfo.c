@@ -63,17 +63,15 @@ int sb_sysinfo_get(sb_sysinfo *s, sb_err *e)
 
     /* Hardware identity only: the same box after a kernel update or a rename
      * keeps its results comparable; memory is rounded to whole GiB. */
-    const sb_cpu *c = sb_cpu_hw();   /* not what SB_FORCE_NO_* leaves: the same box */
+    const sb_cpu *c = sb_cpu_hw(); /* not what SB_FORCE_NO_* leaves: the same box */
     const sb_amx_status *amx = sb_amx_request();
     char buf[512];
-    snprintf(buf, sizeof buf,
-             "%s|%s|%u.%u.%u|%d/%d/%d/%d|%llu/%llu/%llu|%d%d%d%d%d%d%d|%d|%llu", c->vendor,
-             c->brand, c->family, c->model, c->stepping, s->packages, s->numa_nodes,
+    snprintf(buf, sizeof buf, "%s|%s|%u.%u.%u|%d/%d/%d/%d|%llu/%llu/%llu|%d%d%d%d%d%d%d|%d|%llu",
+             c->vendor, c->brand, c->family, c->model, c->stepping, s->packages, s->numa_nodes,
              s->cores, s->pus, s->l1d_bytes, s->l2_bytes, s->l3_bytes, c->avx2, c->avx512f,
-             c->avx512_vnni, c->avx512_bf16, c->amx_tile, c->amx_bf16, c->amx_int8,
-             amx->permitted, s->mem_bytes >> 30);
-    snprintf(s->fingerprint, sizeof s->fingerprint, "%016llx",
-             fnv1a(14695981039346656037ull, buf));
+             c->avx512_vnni, c->avx512_bf16, c->amx_tile, c->amx_bf16, c->amx_int8, amx->permitted,
+             s->mem_bytes >> 30);
+    snprintf(s->fingerprint, sizeof s->fingerprint, "%016llx", fnv1a(14695981039346656037ull, buf));
     return SB_OK;
 }
 
@@ -99,12 +97,11 @@ json_t *sb_sysinfo_json(const sb_sysinfo *s)
                             "model_number", (int)c->model, "stepping", (int)c->stepping,
                             "microarch", c->microarch);
     json_t *isa = json_pack(
-        "{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:s, s:b, s:b}", "avx2",
-        c->avx2, "fma", c->fma, "avx512f", c->avx512f, "avx512bw", c->avx512bw, "avx512vl",
-        c->avx512vl, "avx512_vnni", c->avx512_vnni, "avx512_bf16", c->avx512_bf16,
-        "amx_tile", c->amx_tile, "amx_bf16", c->amx_bf16, "amx_int8", c->amx_int8,
-        "os_avx512", c->os_avx512, "xcr0", xcr0, "xcr0_amx", c->xcr0_amx,
-        "amx_os_permitted", amx->permitted);
+        "{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:s, s:b, s:b}", "avx2", c->avx2,
+        "fma", c->fma, "avx512f", c->avx512f, "avx512bw", c->avx512bw, "avx512vl", c->avx512vl,
+        "avx512_vnni", c->avx512_vnni, "avx512_bf16", c->avx512_bf16, "amx_tile", c->amx_tile,
+        "amx_bf16", c->amx_bf16, "amx_int8", c->amx_int8, "os_avx512", c->os_avx512, "xcr0", xcr0,
+        "xcr0_amx", c->xcr0_amx, "amx_os_permitted", amx->permitted);
     json_object_set_new(isa, "os_avx", json_boolean(c->os_avx));
     json_object_set_new(isa, "avx_vnni", json_boolean(c->avx_vnni));
     /* The flags above are what this run may use; forced names what a test
@@ -126,8 +123,8 @@ json_t *sb_sysinfo_json(const sb_sysinfo *s)
                              "numa_nodes", s->numa_nodes, "cores", s->cores, "pus", s->pus,
                              "l1d_bytes", (json_int_t)s->l1d_bytes, "l2_bytes",
                              (json_int_t)s->l2_bytes, "l3_bytes", (json_int_t)s->l3_bytes);
-    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:I}, s:s, s:s}", "fingerprint",
-                     s->fingerprint, "hostname", s->hostname, "cpu", cpu, "isa", isa,
-                     "topology", topo, "memory", "total_bytes", (json_int_t)s->mem_bytes,
-                     "kernel", s->kernel, "governor", s->governor);
+    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:I}, s:s, s:s}", "fingerprint", s->fingerprint,
+                     "hostname", s->hostname, "cpu", cpu, "isa", isa, "topology", topo, "memory",
+                     "total_bytes", (json_int_t)s->mem_bytes, "kernel", s->kernel, "governor",
+                     s->governor);
 }

@@ -11,11 +11,11 @@
 typedef struct sb_sysinfo {
     char hostname[256];
     char kernel[128];
-    char governor[64];          /* "performance", ... or "" when unreadable */
+    char governor[64]; /* "performance", ... or "" when unreadable */
     int packages, numa_nodes, cores, pus;
-    unsigned long long l1d_bytes, l2_bytes, l3_bytes;   /* per instance */
+    unsigned long long l1d_bytes, l2_bytes, l3_bytes; /* per instance */
     unsigned long long mem_bytes;
-    char fingerprint[17];       /* 16 hex digits */
+    char fingerprint[17]; /* 16 hex digits */
 } sb_sysinfo;
 
 int sb_sysinfo_get(sb_sysinfo *s, sb_err *e);

@@ -15,7 +15,7 @@
 struct sb_db {
     sqlite3 *h;
     int readonly;
-    int tidy;           /* read-only, and no -wal or -shm was there before it */
+    int tidy; /* read-only, and no -wal or -shm was there before it */
     char path[4096];
 };
 
@@ -76,10 +76,12 @@ _Static_assert(NMIGRATIONS == SB_DB_SCHEMA_VERSION, "SB_DB_SCHEMA_VERSION is the
  * N. Reads then need no version checks; the file is never written. */
 static const char *const g_readonly_compat[] = {
     /* 2 */ "CREATE TEMP VIEW point AS SELECT *, NULL AS command, NULL AS binding FROM main.point;",
-    /* 3 */ "CREATE TEMP TABLE point_log (point_id INTEGER PRIMARY KEY, stdout TEXT NOT NULL,"
-            " stdout_bytes INTEGER NOT NULL, stderr TEXT NOT NULL, stderr_bytes INTEGER NOT NULL);",
-    /* 4 */ "CREATE TEMP VIEW sweep AS SELECT *, NULL AS holder_pid, NULL AS holder_host,"
-            " NULL AS holder_start, NULL AS holder_since FROM main.sweep;",
+    /* 3 */
+    "CREATE TEMP TABLE point_log (point_id INTEGER PRIMARY KEY, stdout TEXT NOT NULL,"
+    " stdout_bytes INTEGER NOT NULL, stderr TEXT NOT NULL, stderr_bytes INTEGER NOT NULL);",
+    /* 4 */
+    "CREATE TEMP VIEW sweep AS SELECT *, NULL AS holder_pid, NULL AS holder_host,"
+    " NULL AS holder_start, NULL AS holder_since FROM main.sweep;",
 };
 _Static_assert(sizeof g_readonly_compat / sizeof g_readonly_compat[0] == NMIGRATIONS - 1,
                "every migration after the first has its read-only stand-in");
@@ -161,8 +163,11 @@ static int migrate(sb_db *db, int target, sb_err *e)
     while (v < target) {
         int rc = sb_db_begin(db, e);
         if (rc) return rc;
-        v = sb_db_schema_version(db);   /* another process may have migrated meanwhile */
-        if (v >= target) { sb_db_rollback(db); break; }
+        v = sb_db_schema_version(db); /* another process may have migrated meanwhile */
+        if (v >= target) {
+            sb_db_rollback(db);
+            break;
+        }
         char *msg = NULL;
         if (sqlite3_exec(db->h, g_migrations[v], NULL, NULL, &msg) != SQLITE_OK) {
             sb_errf(e, SB_EFAIL, "%s: migration %d failed: %s", db->path, v + 1, msg ? msg : "?");
@@ -193,8 +198,10 @@ static char *file_uri(const char *path, const char *query)
     if (!u) return NULL;
     size_t w = (size_t)sprintf(u, "%s", path[0] == '/' ? "file://" : "file:");
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if (isalnum(*p) || strchr("/._~-", *p)) u[w++] = (char)*p;
-        else w += (size_t)sprintf(u + w, "%%%02X", *p);
+        if (isalnum(*p) || strchr("/._~-", *p))
+            u[w++] = (char)*p;
+        else
+            w += (size_t)sprintf(u + w, "%%%02X", *p);
     }
     sprintf(u + w, "?%s", query);
     return u;
@@ -277,9 +284,11 @@ static int recognise(const char *path, int *kind, int *version, sb_err *e)
     int objects = -1, tables = -1, uv = -1;
     if (rc == SQLITE_OK) {
         uv = user_version(h);
-        if (sqlite3_prepare_v2(h, "SELECT COUNT(*), COALESCE(SUM(type = 'table' AND name IN"
-                                  " ('machine', 'sweep', 'point', 'sample', 'metric')), 0)"
-                                  " FROM main.sqlite_schema", -1, &q, NULL) == SQLITE_OK &&
+        if (sqlite3_prepare_v2(h,
+                               "SELECT COUNT(*), COALESCE(SUM(type = 'table' AND name IN"
+                               " ('machine', 'sweep', 'point', 'sample', 'metric')), 0)"
+                               " FROM main.sqlite_schema",
+                               -1, &q, NULL) == SQLITE_OK &&
             sqlite3_step(q) == SQLITE_ROW) {
             objects = sqlite3_column_int(q, 0);
             tables = sqlite3_column_int(q, 1);
@@ -292,21 +301,25 @@ static int recognise(const char *path, int *kind, int *version, sb_err *e)
     sqlite3_close_v2(h);
     if (uv < 0 || objects < 0) {
         if (wal)
-            return sb_errf(e, SB_EUSAGE, "%s: cannot be read (%s); its write-ahead log %s-wal needs"
+            return sb_errf(e, SB_EUSAGE,
+                           "%s: cannot be read (%s); its write-ahead log %s-wal needs"
                            " a shared-memory file beside it: copy the database with its -wal file"
-                           " to a writable directory", path, msg, path);
+                           " to a writable directory",
+                           path, msg, path);
         return sb_errf(e, SB_EUSAGE, "%s: is not a readable SQLite database (%s)", path, msg);
     }
     if (uv > NMIGRATIONS)
-        return sb_errf(e, SB_EUSAGE, "%s: schema version %d is newer than this sprbench (%d)",
-                       path, uv, NMIGRATIONS);
+        return sb_errf(e, SB_EUSAGE, "%s: schema version %d is newer than this sprbench (%d)", path,
+                       uv, NMIGRATIONS);
     if (uv == 0 && objects == 0) {
         *kind = FILE_EMPTY;
         return SB_OK;
     }
     if (uv == 0 || tables != 5)
-        return sb_errf(e, SB_EUSAGE, "%s: is not a sprbench database (another program's SQLite"
-                       " file: %s); it was left as it is", path,
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: is not a sprbench database (another program's SQLite"
+                       " file: %s); it was left as it is",
+                       path,
                        uv == 0 ? "no sprbench schema version" : "the sprbench tables are missing");
     *kind = FILE_SPRBENCH;
     *version = uv;
@@ -335,8 +348,10 @@ int sb_db_open_at_version(const char *path, int target, sb_db **out, sb_err *e)
     sqlite3_busy_timeout(db->h, 10000);
     sqlite3_extended_result_codes(db->h, 0);
     char *msg = NULL;
-    rc = sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
-                             "PRAGMA synchronous=NORMAL;", NULL, NULL, &msg);
+    rc = sqlite3_exec(db->h,
+                      "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
+                      "PRAGMA synchronous=NORMAL;",
+                      NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
         sb_errf(e, SB_EUSAGE, "%s: %s", path,
                 rc == SQLITE_NOTADB ? "is not a SQLite database"
@@ -363,7 +378,8 @@ int sb_db_open(const char *path, sb_db **db, sb_err *e)
 static int readable(sqlite3 *h)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM main.sqlite_schema", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM main.sqlite_schema", -1, &st, NULL) !=
+        SQLITE_OK)
         return 0;
     int ok = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
@@ -399,7 +415,8 @@ int sb_db_open_readonly(const char *path, sb_db **out, sb_err *e)
         if (wal || open_uri(path, "mode=ro&immutable=1", &db->h) != SQLITE_OK || !readable(db->h)) {
             sb_errf(e, SB_EUSAGE, "%s: cannot be read: %s%s", path, why,
                     wal ? " (its write-ahead log needs a shared-memory file beside it: copy the"
-                          " database with its -wal file to a writable directory)" : "");
+                          " database with its -wal file to a writable directory)"
+                        : "");
             sb_db_close(db);
             return SB_EUSAGE;
         }
@@ -468,7 +485,8 @@ void sb_db_uuid(char out[33])
     if (n != (ssize_t)sizeof b) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32);
+        unsigned long long x = (unsigned long long)ts.tv_nsec ^
+            ((unsigned long long)getpid() << 32);
         for (int i = 0; i < 16; i++) {
             x = x * 6364136223846793005ull + 1442695040888963407ull;
             b[i] = (unsigned char)(x >> 56);
@@ -488,8 +506,10 @@ void sb_db_now_iso(char out[32])
 /* Binds helpers: a NULL string binds NULL. */
 static void bind_text(sqlite3_stmt *st, int i, const char *s)
 {
-    if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-    else sqlite3_bind_null(st, i);
+    if (s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
 }
 
 /* Text from the machine or a worker: bound repaired and cut (sb_text). */
@@ -527,7 +547,7 @@ static int in_list(const char *s, const char *const *list)
 
 int sb_db_point_status_known(const char *s)
 {
-    static const char *const known[] = {"pending", "running", "ok", "skipped", "failed",
+    static const char *const known[] = {"pending", "running",     "ok",        "skipped", "failed",
                                         "timeout", "interrupted", "projected", NULL};
     return in_list(s, known);
 }
@@ -582,11 +602,13 @@ int sb_db_shape_valid(const char *s)
     const char *p = s;
     for (;;) {
         if (*p < 'a' || *p > 'z') return 0;
-        while ((*p >= 'a' && *p <= 'z') || isdigit((unsigned char)*p) || *p == '_' || *p == '-') p++;
+        while ((*p >= 'a' && *p <= 'z') || isdigit((unsigned char)*p) || *p == '_' || *p == '-')
+            p++;
         if (*p++ != '=') return 0;
         const char *v = p;
-        while (*p && (isalnum((unsigned char)*p) || strchr("_.,:+/@-", *p) ||
-                      (*p == ' ' && p > v && p[-1] == ',')))
+        while (*p &&
+               (isalnum((unsigned char)*p) || strchr("_.,:+/@-", *p) ||
+                (*p == ' ' && p > v && p[-1] == ',')))
             p++;
         if (p == v) return 0;
         if (!*p) return 1;
@@ -608,8 +630,8 @@ int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e)
 int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id, sb_err *e)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, "SELECT id FROM machine WHERE fingerprint = ?", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db->h, "SELECT id FROM machine WHERE fingerprint = ?", -1, &st, NULL) !=
+        SQLITE_OK)
         return sb_db_fail(e, db, "machine lookup");
     bind_text(st, 1, fingerprint);
     int rc = sqlite3_step(st);
@@ -653,11 +675,11 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
      * host name with odd bytes must not stop a sweep */
     bind_text(st, 1, fp);
     int mem = bind_repaired(st, 2, jstr(info, "hostname", NULL), SB_DB_MAX_NAME) |
-              bind_repaired(st, 3, jstr(info, "cpu", "model"), SB_DB_MAX_NAME) |
-              bind_repaired(st, 4, jstr(info, "cpu", "vendor"), 64) |
-              bind_repaired(st, 8, jstr(info, "cpu", "microarch"), 128) |
-              bind_repaired(st, 18, jstr(info, "isa", "amx_reason"), SB_DB_MAX_REASON) |
-              bind_repaired(st, 19, jstr(info, "kernel", NULL), SB_DB_MAX_NAME);
+        bind_repaired(st, 3, jstr(info, "cpu", "model"), SB_DB_MAX_NAME) |
+        bind_repaired(st, 4, jstr(info, "cpu", "vendor"), 64) |
+        bind_repaired(st, 8, jstr(info, "cpu", "microarch"), 128) |
+        bind_repaired(st, 18, jstr(info, "isa", "amx_reason"), SB_DB_MAX_REASON) |
+        bind_repaired(st, 19, jstr(info, "kernel", NULL), SB_DB_MAX_NAME);
     sqlite3_bind_int64(st, 5, jint(info, "cpu", "family"));
     sqlite3_bind_int64(st, 6, jint(info, "cpu", "model_number"));
     sqlite3_bind_int64(st, 7, jint(info, "cpu", "stepping"));
@@ -709,8 +731,10 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
     bind_text(st, 2, label);
     bind_text(st, 3, workload);
     bind_text(st, 4, plan);
-    if (machine_id) sqlite3_bind_int64(st, 5, machine_id);
-    else sqlite3_bind_null(st, 5);
+    if (machine_id)
+        sqlite3_bind_int64(st, 5, machine_id);
+    else
+        sqlite3_bind_null(st, 5);
     bind_text(st, 6, now);
     if (bind_repaired(st, 7, version, SB_DB_MAX_NAME)) {
         sqlite3_finalize(st);
@@ -730,8 +754,8 @@ int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "sweep status '%s' is not running, done or interrupted",
                        sb_text_cell(q, sizeof q, status ? status : "", 32, 0));
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET finished = ?, status = ? WHERE id = ?", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET finished = ?, status = ? WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "sweep update");
     char now[32];
     sb_db_now_iso(now);
@@ -747,10 +771,12 @@ int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e)
 {
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "sweep reopen",
-                           "UPDATE sweep SET status = 'running', finished = NULL WHERE id = ?", &st, e);
+                           "UPDATE sweep SET status = 'running', finished = NULL WHERE id = ?", &st,
+                           e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_DONE) rc = sb_db_fail(e, db, "sweep reopen");
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = sb_db_fail(e, db, "sweep reopen");
     else if (sqlite3_changes(db->h) == 0)
         rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", db->path, (long long)id);
     sqlite3_finalize(st);
@@ -806,7 +832,7 @@ static int holder_alive(long pid, const char *token)
 {
     if (pid <= 0) return 0;
     if (kill((pid_t)pid, 0) != 0 && errno != EPERM) return 0;
-    if (!token[0]) return 1;   /* recorded without /proc: the pid is all there is */
+    if (!token[0]) return 1; /* recorded without /proc: the pid is all there is */
     char now[128];
     process_token(pid, now, sizeof now);
     return now[0] && !strcmp(now, token);
@@ -821,9 +847,11 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
     host_name(host, sizeof host);
     process_token((long)getpid(), token, sizeof token);
     sb_db_now_iso(since);
-    if (sqlite3_prepare_v2(db->h, "SELECT holder_pid, COALESCE(holder_host, ''),"
-                                  " COALESCE(holder_start, ''), COALESCE(holder_since, '')"
-                                  " FROM sweep WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db->h,
+                           "SELECT holder_pid, COALESCE(holder_host, ''),"
+                           " COALESCE(holder_start, ''), COALESCE(holder_since, '')"
+                           " FROM sweep WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep claim");
         goto out;
     }
@@ -845,22 +873,27 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
         sb_text_cell(qh, sizeof qh, h, 100, 0);
         sb_text_cell(qw, sizeof qw, when, 32, 0);
         if (!mine && strcmp(h, host)) {
-            rc = sb_errf(e, SB_EUSAGE, "sweep %lld is being run by process %ld on host %s"
+            rc = sb_errf(e, SB_EUSAGE,
+                         "sweep %lld is being run by process %ld on host %s"
                          " since %s; if that run is gone, `sprbench db unlock --sweep %lld`"
-                         " releases it", (long long)sweep_id, pid, qh, qw, (long long)sweep_id);
+                         " releases it",
+                         (long long)sweep_id, pid, qh, qw, (long long)sweep_id);
             goto out;
         }
         if (!mine && holder_alive(pid, tok)) {
-            rc = sb_errf(e, SB_EUSAGE, "sweep %lld is already being run by process %ld on this"
-                         " host (%s) since %s", (long long)sweep_id, pid, qh, qw);
+            rc = sb_errf(e, SB_EUSAGE,
+                         "sweep %lld is already being run by process %ld on this"
+                         " host (%s) since %s",
+                         (long long)sweep_id, pid, qh, qw);
             goto out;
         }
         /* otherwise: gone (or ours already); taken over below */
     }
     sqlite3_finalize(st);
     st = NULL;
-    if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET holder_pid = ?, holder_host = ?,"
-                                  " holder_start = ?, holder_since = ? WHERE id = ?",
+    if (sqlite3_prepare_v2(db->h,
+                           "UPDATE sweep SET holder_pid = ?, holder_host = ?,"
+                           " holder_start = ?, holder_since = ? WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep claim");
         goto out;
@@ -874,8 +907,10 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
 out:
     sqlite3_finalize(st);
     if (own_tx) {
-        if (rc) sb_db_rollback(db);
-        else rc = sb_db_commit(db, e);
+        if (rc)
+            sb_db_rollback(db);
+        else
+            rc = sb_db_commit(db, e);
     }
     return rc;
 }
@@ -885,9 +920,10 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
     char host[256];
     host_name(host, sizeof host);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
-                                  " holder_start = NULL, holder_since = NULL"
-                                  " WHERE id = ? AND holder_pid = ? AND holder_host = ?",
+    if (sqlite3_prepare_v2(db->h,
+                           "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
+                           " holder_start = NULL, holder_since = NULL"
+                           " WHERE id = ? AND holder_pid = ? AND holder_host = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "sweep release");
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -904,8 +940,9 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     int rc = sb_db_begin(db, e);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db->h, "SELECT holder_pid, COALESCE(holder_host, ''),"
-                                  " COALESCE(holder_since, '') FROM sweep WHERE id = ?",
+    if (sqlite3_prepare_v2(db->h,
+                           "SELECT holder_pid, COALESCE(holder_host, ''),"
+                           " COALESCE(holder_since, '') FROM sweep WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
@@ -921,8 +958,9 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
                  sqlite3_column_text(st, 2));
     sqlite3_finalize(st);
     st = NULL;
-    if (sqlite3_prepare_v2(db->h, "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
-                                  " holder_start = NULL, holder_since = NULL WHERE id = ?",
+    if (sqlite3_prepare_v2(db->h,
+                           "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
+                           " holder_start = NULL, holder_since = NULL WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
@@ -953,8 +991,10 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
         return sb_errf(e, SB_EUSAGE, "dtype: '%s' is not a dtype word",
                        sb_text_cell(q, sizeof q, p->dtype, 32, 0));
     if (p->shape && !sb_db_shape_valid(p->shape))
-        return sb_errf(e, SB_EUSAGE, "shape: '%s' is neither MxNxK[:TT][+prepack] nor"
-                       " key=value pairs", sb_text_cell(q, sizeof q, p->shape, 60, 0));
+        return sb_errf(e, SB_EUSAGE,
+                       "shape: '%s' is neither MxNxK[:TT][+prepack] nor"
+                       " key=value pairs",
+                       sb_text_cell(q, sizeof q, p->shape, 60, 0));
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
@@ -975,8 +1015,10 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
     sqlite3_bind_int(st, 9, p->threads);
     sqlite3_bind_int(st, 10, p->ppn);
     sqlite3_bind_int(st, 11, p->nodes);
-    if (machine_id) sqlite3_bind_int64(st, 13, machine_id);
-    else sqlite3_bind_null(st, 13);
+    if (machine_id)
+        sqlite3_bind_int64(st, 13, machine_id);
+    else
+        sqlite3_bind_null(st, 13);
     if (bind_repaired(st, 12, p->command, SB_DB_MAX_TEXT)) {
         sqlite3_finalize(st);
         return sb_errf(e, SB_EFAIL, "out of memory");
@@ -1002,8 +1044,7 @@ int sb_db_point_set_command(sb_db *db, int64_t id, const char *command, sb_err *
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "point update");
 }
 
-int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char *reason,
-                           sb_err *e)
+int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char *reason, sb_err *e)
 {
     char q[160];
     if (!sb_db_point_status_known(status))
@@ -1047,18 +1088,21 @@ static int check_result(json_t *result, const char *workload, sb_err *e)
     const char *status = jstr(result, "status", NULL);
     if (!status || (strcmp(status, "ok") && strcmp(status, "skipped") && strcmp(status, "failed")))
         return sb_errf(e, SB_EUSAGE, "result has no valid status (ok, skipped or failed)");
-    json_t *samples = json_object_get(result, "samples"), *metrics = json_object_get(result, "metrics");
+    json_t *samples = json_object_get(result, "samples"),
+           *metrics = json_object_get(result, "metrics");
     if (samples && !json_is_array(samples))
         return sb_errf(e, SB_EUSAGE, "result samples is not an array");
     if (metrics && !json_is_object(metrics))
         return sb_errf(e, SB_EUSAGE, "result metrics is not an object");
     size_t i;
     json_t *v;
-    json_array_foreach(samples, i, v) {
+    json_array_foreach(samples, i, v)
+    {
         double x = json_number_value(v);
         if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS)
-            return sb_errf(e, SB_EUSAGE, "result samples[%zu] is not a number of seconds in [0, %g]",
-                           i, MAX_SAMPLE_SECONDS);
+            return sb_errf(e, SB_EUSAGE,
+                           "result samples[%zu] is not a number of seconds in [0, %g]", i,
+                           MAX_SAMPLE_SECONDS);
     }
     /* a measured point is its raw samples: "ok" without them would be a
      * figure nothing backs (the peak probe reports rates only) */
@@ -1066,7 +1110,8 @@ static int check_result(json_t *result, const char *workload, sb_err *e)
         json_array_size(samples) == 0)
         return sb_errf(e, SB_EUSAGE, "result has status ok but no samples");
     const char *name;
-    json_object_foreach(metrics, name, v) {
+    json_object_foreach(metrics, name, v)
+    {
         char q[256];
         if (!token(name, 128))
             return sb_errf(e, SB_EUSAGE, "result metric name '%s' is not [A-Za-z0-9_.:-]{1,128}",
@@ -1094,8 +1139,8 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     if (rc) return rc;
     sqlite3_stmt *get = NULL, *del_s = NULL, *del_m = NULL, *ins_s = NULL, *ins_m = NULL,
                  *upd = NULL;
-    if (sqlite3_prepare_v2(db->h, "SELECT COALESCE(workload, '') FROM point WHERE id = ?", -1,
-                           &get, NULL)) {
+    if (sqlite3_prepare_v2(db->h, "SELECT COALESCE(workload, '') FROM point WHERE id = ?", -1, &get,
+                           NULL)) {
         rc = sb_db_fail(e, db, "prepare ingest");
         goto out;
     }
@@ -1122,15 +1167,17 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
      * holds samples from two runs. */
     if (sqlite3_prepare_v2(db->h, "DELETE FROM sample WHERE point_id = ?", -1, &del_s, NULL) ||
         sqlite3_prepare_v2(db->h, "DELETE FROM metric WHERE point_id = ?", -1, &del_m, NULL) ||
-        sqlite3_prepare_v2(db->h, "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)",
-                           -1, &ins_s, NULL) ||
+        sqlite3_prepare_v2(db->h, "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)", -1,
+                           &ins_s, NULL) ||
         sqlite3_prepare_v2(db->h,
                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                           " VALUES (?,?,?,?,?,?)", -1, &ins_m, NULL) ||
+                           " VALUES (?,?,?,?,?,?)",
+                           -1, &ins_m, NULL) ||
         sqlite3_prepare_v2(db->h,
                            "UPDATE point SET status = ?, reason = ?, finished = ?, binding = ?,"
                            " result_json = ?, dtype = COALESCE(NULLIF(?, ''), dtype)"
-                           " WHERE id = ?", -1, &upd, NULL)) {
+                           " WHERE id = ?",
+                           -1, &upd, NULL)) {
         rc = sb_db_fail(e, db, "prepare ingest");
         goto out;
     }
@@ -1140,15 +1187,17 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
         goto out;
     size_t i;
     json_t *v;
-    json_array_foreach(samples, i, v) {
+    json_array_foreach(samples, i, v)
+    {
         sqlite3_bind_int64(ins_s, 1, point_id);
         sqlite3_bind_int(ins_s, 2, (int)i);
         sqlite3_bind_double(ins_s, 3, json_number_value(v));
         if ((rc = exec_bound(db, ins_s, e, "sample insert"))) goto out;
     }
     const char *name;
-    json_object_foreach(metrics, name, v) {
-        if (!json_is_number(v)) continue;   /* strings and tables stay in result_json */
+    json_object_foreach(metrics, name, v)
+    {
+        if (!json_is_number(v)) continue; /* strings and tables stay in result_json */
         json_t *src = json_object_get(projected, name);
         int is_projected = src != NULL && !json_is_false(src);
         sqlite3_bind_int64(ins_m, 1, point_id);
@@ -1209,16 +1258,17 @@ static char *log_text(const char *s, size_t len)
 }
 
 int sb_db_point_log_set(sb_db *db, int64_t point_id, const char *out, size_t out_len,
-                        long long out_total, const char *err, size_t err_len,
-                        long long err_total, sb_err *e)
+                        long long out_total, const char *err, size_t err_len, long long err_total,
+                        sb_err *e)
 {
     char *o = log_text(out, out_len), *r = log_text(err, err_len);
     sqlite3_stmt *st = NULL;
     int rc;
     if (!o || !r) {
         rc = sb_errf(e, SB_EFAIL, "out of memory");
-    } else if (sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO point_log (point_id, stdout,"
-                                         " stdout_bytes, stderr, stderr_bytes) VALUES (?,?,?,?,?)",
+    } else if (sqlite3_prepare_v2(db->h,
+                                  "INSERT OR REPLACE INTO point_log (point_id, stdout,"
+                                  " stdout_bytes, stderr, stderr_bytes) VALUES (?,?,?,?,?)",
                                   -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "point log");
     } else {
@@ -1240,8 +1290,10 @@ int sb_db_point_log_get(sb_db *db, int64_t point_id, sb_point_log *log, int *fou
     memset(log, 0, sizeof *log);
     *found = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
-                                  " WHERE point_id = ?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db->h,
+                           "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
+                           " WHERE point_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "point log");
     sqlite3_bind_int64(st, 1, point_id);
     int step = sqlite3_step(st), rc = SB_OK;
@@ -1379,8 +1431,10 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
     int trc;
     char quoted[256];
     if (pr->shape && !sb_db_shape_valid(pr->shape))
-        return sb_errf(e, SB_EUSAGE, "shape: '%s' is neither MxNxK[:TT][+prepack] nor"
-                       " key=value pairs", sb_text_cell(quoted, sizeof quoted, pr->shape, 60, 0));
+        return sb_errf(e, SB_EUSAGE,
+                       "shape: '%s' is neither MxNxK[:TT][+prepack] nor"
+                       " key=value pairs",
+                       sb_text_cell(quoted, sizeof quoted, pr->shape, 60, 0));
     if (pr->kernel && (trc = sb_text_check(pr->kernel, SB_DB_MAX_NAME, "kernel", e))) return trc;
     if (pr->dtype && pr->dtype[0] && !token(pr->dtype, SB_DB_MAX_WORD))
         return sb_errf(e, SB_EUSAGE, "dtype: '%s' is not a dtype word",
@@ -1390,8 +1444,8 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
     int64_t sweep = pr->sweep_id;
     sqlite3_stmt *chk = NULL, *del = NULL, *seq_st = NULL, *ins_p = NULL, *ins_m = NULL;
     if (!sweep) {
-        if ((rc = sb_db_sweep_create(db, pr->new_sweep_label, "train", NULL, pr->machine_id,
-                                     &sweep, e)) ||
+        if ((rc = sb_db_sweep_create(db, pr->new_sweep_label, "train", NULL, pr->machine_id, &sweep,
+                                     e)) ||
             (rc = sb_db_sweep_finish(db, sweep, "done", e)))
             goto out;
     }
@@ -1411,7 +1465,8 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
                            -1, &ins_p, NULL) ||
         sqlite3_prepare_v2(db->h,
                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                           " VALUES (?,?,?,?, 1, ?)", -1, &ins_m, NULL)) {
+                           " VALUES (?,?,?,?, 1, ?)",
+                           -1, &ins_m, NULL)) {
         rc = sb_db_fail(e, db, "prepare projection");
         goto out;
     }
@@ -1462,11 +1517,16 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
         }
         bind_text(ins_p, 12, now);
         bind_text(ins_p, 13, now);
-        if (pr->machine_id) sqlite3_bind_int64(ins_p, 14, pr->machine_id);
-        else sqlite3_bind_null(ins_p, 14);
+        if (pr->machine_id)
+            sqlite3_bind_int64(ins_p, 14, pr->machine_id);
+        else
+            sqlite3_bind_null(ins_p, 14);
         if ((rc = exec_bound(db, ins_p, e, "projected point insert"))) goto out;
         int64_t pid = sqlite3_last_insert_rowid(db->h);
-        struct { const char *name, *unit; double v; } m[] = {
+        struct {
+            const char *name, *unit;
+            double v;
+        } m[] = {
             {"epoch_seconds", "s", q->epoch_s},
             {"epoch_seconds_no_overlap", "s", q->epoch_no_overlap_s},
             {"speedup", "x", q->speedup},

@@ -29,12 +29,12 @@
 
 /* Text limits in characters (sb_text), the same on insert and on import:
  * what the tool itself writes always fits, so an export imports again. */
-#define SB_DB_MAX_WORD 32            /* workload, dtype, status */
-#define SB_DB_MAX_NAME 256           /* label, kernel, host name, CPU model, OS kernel */
-#define SB_DB_MAX_SHAPE 1024         /* "MxNxK:TT" or "model=... batch=..." */
-#define SB_DB_MAX_REASON 4096        /* a reason as stored by a sweep, a metric's source */
-#define SB_DB_MAX_TEXT 65536         /* config, command, binding, ISA; imported reasons */
-#define SB_DB_MAX_DOC ((size_t)64 << 20)   /* plan, result document, machine info */
+#define SB_DB_MAX_WORD 32                /* workload, dtype, status */
+#define SB_DB_MAX_NAME 256               /* label, kernel, host name, CPU model, OS kernel */
+#define SB_DB_MAX_SHAPE 1024             /* "MxNxK:TT" or "model=... batch=..." */
+#define SB_DB_MAX_REASON 4096            /* a reason as stored by a sweep, a metric's source */
+#define SB_DB_MAX_TEXT 65536             /* config, command, binding, ISA; imported reasons */
+#define SB_DB_MAX_DOC ((size_t)64 << 20) /* plan, result document, machine info */
 /* The tail of a worker's stdout and of its stderr kept with its point. */
 #define SB_DB_LOG_BYTES ((size_t)64 << 10)
 
@@ -113,12 +113,12 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e);
 
 typedef struct sb_point_desc {
-    int seq;                /* order within the sweep */
-    const char *workload;   /* "gemm", "train", "peak", "allreduce" */
-    const char *kernel, *dtype, *shape;   /* shape: "MxNxK[:TRANS]" or a model config key */
-    const char *config;     /* JSON text of the workload-specific options */
+    int seq;                            /* order within the sweep */
+    const char *workload;               /* "gemm", "train", "peak", "allreduce" */
+    const char *kernel, *dtype, *shape; /* shape: "MxNxK[:TRANS]" or a model config key */
+    const char *config;                 /* JSON text of the workload-specific options */
     int threads, ppn, nodes;
-    const char *command;    /* exact command line that runs the point */
+    const char *command; /* exact command line that runs the point */
 } sb_point_desc;
 
 /* Adds a pending point. */
@@ -142,15 +142,15 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e);
 /* ---- each point's worker output ---- */
 
 typedef struct sb_point_log {
-    char *out, *err;                  /* the kept tails, valid UTF-8 */
-    long long out_bytes, err_bytes;   /* how much the worker wrote in all */
+    char *out, *err;                /* the kept tails, valid UTF-8 */
+    long long out_bytes, err_bytes; /* how much the worker wrote in all */
 } sb_point_log;
 /* Stores (replaces) the tails of a point's stdout and stderr: each is
  * repaired, and cut to its last SB_DB_LOG_BYTES bytes at a character
  * boundary; *_total is how many bytes the stream had in all. */
 int sb_db_point_log_set(sb_db *db, int64_t point_id, const char *out, size_t out_len,
-                        long long out_total, const char *err, size_t err_len,
-                        long long err_total, sb_err *e);
+                        long long out_total, const char *err, size_t err_len, long long err_total,
+                        sb_err *e);
 /* *found = 0 when the point has no stored output. */
 int sb_db_point_log_get(sb_db *db, int64_t point_id, sb_point_log *log, int *found, sb_err *e);
 void sb_point_log_free(sb_point_log *log);
@@ -176,12 +176,12 @@ typedef struct sb_train_obs {
     int64_t point_id;
     char kernel[64], dtype[16], shape[128];
     int threads, ppn, nodes;
-    double step_s;             /* metric step_seconds (median) */
-    double epoch_s;            /* metric epoch_seconds (0 when absent) */
-    long steps_per_epoch;      /* metric steps_per_epoch (0 when absent) */
-    long features;             /* config.features (0 when absent) */
-    int batch, seq;            /* config.batch, config.seq (0 when absent) */
-    int layers, dim, ffn, vocab;   /* config: the model's shape (0 when absent) */
+    double step_s;               /* metric step_seconds (median) */
+    double epoch_s;              /* metric epoch_seconds (0 when absent) */
+    long steps_per_epoch;        /* metric steps_per_epoch (0 when absent) */
+    long features;               /* config.features (0 when absent) */
+    int batch, seq;              /* config.batch, config.seq (0 when absent) */
+    int layers, dim, ffn, vocab; /* config: the model's shape (0 when absent) */
 } sb_train_obs;
 
 /* Every ok `train` point of the sweep that has a step_seconds metric, ordered
@@ -190,22 +190,22 @@ int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb
 
 typedef struct sb_projection_point {
     int nodes;
-    double epoch_s;            /* with overlap: the series' headline */
+    double epoch_s; /* with overlap: the series' headline */
     double epoch_no_overlap_s;
-    double speedup;            /* against the projection's own 1-node point */
-    double efficiency;         /* speedup / nodes */
-    double comm_s, exposed_s;  /* all-reduce per step, and the part not hidden */
+    double speedup;           /* against the projection's own 1-node point */
+    double efficiency;        /* speedup / nodes */
+    double comm_s, exposed_s; /* all-reduce per step, and the part not hidden */
 } sb_projection_point;
 
 typedef struct sb_projection {
-    int64_t sweep_id;          /* where the points go; 0: a new sweep (new_sweep_label) */
+    int64_t sweep_id; /* where the points go; 0: a new sweep (new_sweep_label) */
     const char *new_sweep_label;
-    int64_t machine_id;        /* 0: none */
+    int64_t machine_id; /* 0: none */
     const char *kernel, *dtype, *shape;
     int threads, ppn;
-    const char *reason;        /* short: what the points were computed from */
-    const char *config;        /* JSON text of the model's inputs */
-    const char *source;        /* metric.source: the model's inputs in words */
+    const char *reason; /* short: what the points were computed from */
+    const char *config; /* JSON text of the model's inputs */
+    const char *source; /* metric.source: the model's inputs in words */
     const sb_projection_point *pts;
     int n;
 } sb_projection;

@@ -17,11 +17,11 @@
  * refused at import rather than stored. */
 typedef struct column {
     const char *name;
-    char type;          /* 'T' text, 'I' integer, 'J' a JSON document stored as text:
+    char type; /* 'T' text, 'I' integer, 'J' a JSON document stored as text:
                            exported as the object itself (version 3), imported
                            from an object or, as versions 1 and 2 wrote it, a string */
     long long min, max;
-    size_t max_chars;   /* text only */
+    size_t max_chars; /* text only */
 } column;
 
 #define INT_ANY (1LL << 53)
@@ -31,33 +31,56 @@ typedef struct column {
 #define IMPORT_MAX (512 * SB_MIB)
 
 static const column g_machine_cols[] = {
-    {"fingerprint", 'T', 0, 0, 64},  {"hostname", 'T', 0, 0, SB_DB_MAX_NAME},
-    {"cpu_model", 'T', 0, 0, SB_DB_MAX_NAME},   {"vendor", 'T', 0, 0, 64},
-    {"family", 'I', 0, 1 << 20, 0},  {"model", 'I', 0, 1 << 20, 0},
-    {"stepping", 'I', 0, 1 << 20, 0}, {"microarch", 'T', 0, 0, 128},
-    {"packages", 'I', 0, 1 << 20, 0}, {"numa_nodes", 'I', 0, 1 << 20, 0},
-    {"cores", 'I', 0, 1 << 24, 0},   {"pus", 'I', 0, 1 << 24, 0},
-    {"l1d_bytes", 'I', 0, INT_ANY, 0}, {"l2_bytes", 'I', 0, INT_ANY, 0},
-    {"l3_bytes", 'I', 0, INT_ANY, 0}, {"isa", 'J', 0, 0, SB_DB_MAX_TEXT},
-    {"amx_os_permitted", 'I', 0, 1, 0}, {"amx_reason", 'T', 0, 0, SB_DB_MAX_REASON},
-    {"kernel", 'T', 0, 0, SB_DB_MAX_NAME}, {"mem_bytes", 'I', 0, INT_ANY, 0},
-    {"info_json", 'J', 0, 0, SB_DB_MAX_DOC}, {"first_seen", 'T', 0, 0, 64},
+    {"fingerprint", 'T', 0, 0, 64},
+    {"hostname", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"cpu_model", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"vendor", 'T', 0, 0, 64},
+    {"family", 'I', 0, 1 << 20, 0},
+    {"model", 'I', 0, 1 << 20, 0},
+    {"stepping", 'I', 0, 1 << 20, 0},
+    {"microarch", 'T', 0, 0, 128},
+    {"packages", 'I', 0, 1 << 20, 0},
+    {"numa_nodes", 'I', 0, 1 << 20, 0},
+    {"cores", 'I', 0, 1 << 24, 0},
+    {"pus", 'I', 0, 1 << 24, 0},
+    {"l1d_bytes", 'I', 0, INT_ANY, 0},
+    {"l2_bytes", 'I', 0, INT_ANY, 0},
+    {"l3_bytes", 'I', 0, INT_ANY, 0},
+    {"isa", 'J', 0, 0, SB_DB_MAX_TEXT},
+    {"amx_os_permitted", 'I', 0, 1, 0},
+    {"amx_reason", 'T', 0, 0, SB_DB_MAX_REASON},
+    {"kernel", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"mem_bytes", 'I', 0, INT_ANY, 0},
+    {"info_json", 'J', 0, 0, SB_DB_MAX_DOC},
+    {"first_seen", 'T', 0, 0, 64},
 };
 static const column g_sweep_cols[] = {
-    {"uuid", 'T', 0, 0, 32},          {"label", 'T', 0, 0, SB_DB_MAX_NAME},
-    {"workload", 'T', 0, 0, SB_DB_MAX_WORD}, {"plan", 'T', 0, 0, SB_DB_MAX_DOC},
-    {"started", 'T', 0, 0, 64},       {"finished", 'T', 0, 0, 64},
-    {"tool_version", 'T', 0, 0, SB_DB_MAX_NAME}, {"status", 'T', 0, 0, SB_DB_MAX_WORD},
+    {"uuid", 'T', 0, 0, 32},
+    {"label", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"workload", 'T', 0, 0, SB_DB_MAX_WORD},
+    {"plan", 'T', 0, 0, SB_DB_MAX_DOC},
+    {"started", 'T', 0, 0, 64},
+    {"finished", 'T', 0, 0, 64},
+    {"tool_version", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"status", 'T', 0, 0, SB_DB_MAX_WORD},
 };
 static const column g_point_cols[] = {
-    {"uuid", 'T', 0, 0, 32},         {"seq", 'I', 0, 1LL << 31, 0},
-    {"workload", 'T', 0, 0, SB_DB_MAX_WORD}, {"kernel", 'T', 0, 0, SB_DB_MAX_NAME},
-    {"dtype", 'T', 0, 0, SB_DB_MAX_WORD}, {"shape", 'T', 0, 0, SB_DB_MAX_SHAPE},
-    {"config", 'J', 0, 0, SB_DB_MAX_TEXT}, {"threads", 'I', 0, 1 << 20, 0},
-    {"ppn", 'I', 0, 1 << 20, 0},     {"nodes", 'I', 0, 1 << 20, 0},
-    {"status", 'T', 0, 0, SB_DB_MAX_WORD}, {"reason", 'T', 0, 0, SB_DB_MAX_TEXT},
-    {"started", 'T', 0, 0, 64},      {"finished", 'T', 0, 0, 64},
-    {"result_json", 'J', 0, 0, SB_DB_MAX_DOC}, {"command", 'T', 0, 0, SB_DB_MAX_TEXT},
+    {"uuid", 'T', 0, 0, 32},
+    {"seq", 'I', 0, 1LL << 31, 0},
+    {"workload", 'T', 0, 0, SB_DB_MAX_WORD},
+    {"kernel", 'T', 0, 0, SB_DB_MAX_NAME},
+    {"dtype", 'T', 0, 0, SB_DB_MAX_WORD},
+    {"shape", 'T', 0, 0, SB_DB_MAX_SHAPE},
+    {"config", 'J', 0, 0, SB_DB_MAX_TEXT},
+    {"threads", 'I', 0, 1 << 20, 0},
+    {"ppn", 'I', 0, 1 << 20, 0},
+    {"nodes", 'I', 0, 1 << 20, 0},
+    {"status", 'T', 0, 0, SB_DB_MAX_WORD},
+    {"reason", 'T', 0, 0, SB_DB_MAX_TEXT},
+    {"started", 'T', 0, 0, 64},
+    {"finished", 'T', 0, 0, 64},
+    {"result_json", 'J', 0, 0, SB_DB_MAX_DOC},
+    {"command", 'T', 0, 0, SB_DB_MAX_TEXT},
     {"binding", 'J', 0, 0, SB_DB_MAX_DOC},
 };
 #define NCOLS(a) ((int)(sizeof a / sizeof a[0]))
@@ -115,8 +138,10 @@ static json_t *column_json(sqlite3_stmt *st, int i, char type, long *repaired)
 static int put(json_t *o, const char *key, json_t *v, sb_err *e)
 {
     if (!v || json_object_set_new(o, key, v))
-        return sb_errf(e, SB_EFAIL, "export: cannot encode field %s (out of memory, or not a"
-                       " finite number)", key);
+        return sb_errf(e, SB_EFAIL,
+                       "export: cannot encode field %s (out of memory, or not a"
+                       " finite number)",
+                       key);
     return SB_OK;
 }
 
@@ -150,25 +175,31 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
     /* machines: those the selected sweeps or points refer to (all when whole) */
     strcpy(sql, "SELECT ");
     append_cols(sql, sizeof sql, "", g_machine_cols, NCOLS(g_machine_cols));
-    strcat(sql, " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
-                " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
+    strcat(sql,
+           " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
+           " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
     if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *m = json_object();
         json_array_append_new(machines, m);
         for (int i = 0; i < NCOLS(g_machine_cols) && !rc; i++)
-            rc = put(m, g_machine_cols[i].name, column_json(st, i, g_machine_cols[i].type, &fixed), e);
+            rc = put(m, g_machine_cols[i].name, column_json(st, i, g_machine_cols[i].type, &fixed),
+                     e);
         if (rc) goto out;
     }
-    if (step != SQLITE_DONE) { rc = sb_db_fail(e, db, "reading machines"); goto out; }
+    if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading machines");
+        goto out;
+    }
     sqlite3_finalize(st);
     st = NULL;
 
     strcpy(sql, "SELECT ");
     append_cols(sql, sizeof sql, "s.", g_sweep_cols, NCOLS(g_sweep_cols));
-    strcat(sql, ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
-                " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
+    strcat(sql,
+           ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
+           " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
     if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -179,7 +210,10 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
         if (rc || (rc = put(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T', &fixed), e)))
             goto out;
     }
-    if (step != SQLITE_DONE) { rc = sb_db_fail(e, db, "reading sweeps"); goto out; }
+    if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading sweeps");
+        goto out;
+    }
     sqlite3_finalize(st);
     st = NULL;
 
@@ -187,22 +221,31 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
      * left out of the export without a word */
     strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
     append_cols(sql, sizeof sql, "p.", g_point_cols, NCOLS(g_point_cols));
-    strcat(sql, " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
-                " LEFT JOIN machine m ON m.id = p.machine_id"
-                " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
+    strcat(sql,
+           " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+           " LEFT JOIN machine m ON m.id = p.machine_id"
+           " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
     if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
-    if ((rc = sb_db_prepare(db, "prepare", "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT name, value, unit, projected, source FROM metric"
-                          " WHERE point_id = ? ORDER BY name", &sm, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
-                          " WHERE point_id = ?", &sl, e)))
+    if ((rc = sb_db_prepare(db, "prepare",
+                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss,
+                            e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT name, value, unit, projected, source FROM metric"
+                            " WHERE point_id = ? ORDER BY name",
+                            &sm, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
+                            " WHERE point_id = ?",
+                            &sl, e)))
         goto out;
     sqlite3_bind_int64(st, 1, sweep_id);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t pid = sqlite3_column_int64(st, 0);
         if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
-            rc = sb_errf(e, SB_EFAIL, "point %lld belongs to no sweep in the database: it cannot"
-                         " be exported", (long long)pid);
+            rc = sb_errf(e, SB_EFAIL,
+                         "point %lld belongs to no sweep in the database: it cannot"
+                         " be exported",
+                         (long long)pid);
             goto out;
         }
         json_t *p = json_object();
@@ -212,7 +255,8 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
             (rc = put(p, "machine", column_json(st, 2, 'T', &fixed), e)))
             goto out;
         for (int i = 1; i < NCOLS(g_point_cols) && !rc; i++)
-            rc = put(p, g_point_cols[i].name, column_json(st, 3 + i, g_point_cols[i].type, &fixed), e);
+            rc = put(p, g_point_cols[i].name, column_json(st, 3 + i, g_point_cols[i].type, &fixed),
+                     e);
         if (rc) goto out;
         json_t *samples = json_array(), *metrics = json_array();
         json_object_set_new(p, "samples", samples);
@@ -221,8 +265,10 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
         while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
             json_t *x = json_real(sqlite3_column_double(ss, 0));
             if (!x || json_array_append_new(samples, x)) {
-                rc = sb_errf(e, SB_EFAIL, "point %lld: a sample is not a finite number: it cannot"
-                             " be exported", (long long)pid);
+                rc = sb_errf(e, SB_EFAIL,
+                             "point %lld: a sample is not a finite number: it cannot"
+                             " be exported",
+                             (long long)pid);
                 break;
             }
         }
@@ -331,13 +377,12 @@ static int check_cols(json_t *o, const column *cols, int n, const char *name, co
             if (rc) return rc;
         } else if (cols[i].type == 'T' || cols[i].type == 'J') {
             if (!json_is_string(v))
-                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: must be a %s", name, where,
-                               cols[i].name, cols[i].type == 'J' ? "JSON object, array or string"
-                                                                 : "string");
+                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: must be a %s", name, where, cols[i].name,
+                               cols[i].type == 'J' ? "JSON object, array or string" : "string");
             char field[1024];
             snprintf(field, sizeof field, "%s: %s.%s", name, where, cols[i].name);
-            int rc = sb_text_checkn(json_string_value(v), json_string_length(v),
-                                    cols[i].max_chars, field, e);
+            int rc = sb_text_checkn(json_string_value(v), json_string_length(v), cols[i].max_chars,
+                                    field, e);
             if (rc) return rc;
         } else {
             if (!json_is_integer(v))
@@ -345,9 +390,9 @@ static int check_cols(json_t *o, const column *cols, int n, const char *name, co
                                cols[i].name);
             json_int_t x = json_integer_value(v);
             if (x < cols[i].min || x > cols[i].max)
-                return sb_errf(e, SB_EUSAGE, "%s: %s.%s: %" JSON_INTEGER_FORMAT
-                               " is out of range [%lld, %lld]", name, where, cols[i].name, x,
-                               cols[i].min, cols[i].max);
+                return sb_errf(e, SB_EUSAGE,
+                               "%s: %s.%s: %" JSON_INTEGER_FORMAT " is out of range [%lld, %lld]",
+                               name, where, cols[i].name, x, cols[i].min, cols[i].max);
         }
     }
     return SB_OK;
@@ -358,12 +403,12 @@ static int check_known_keys(json_t *o, const column *cols, int n, const char *co
 {
     const char *key;
     json_t *v;
-    json_object_foreach(o, key, v) {
+    json_object_foreach(o, key, v)
+    {
         int known = 0;
         for (int i = 0; i < n && !known; i++) known = !strcmp(key, cols[i].name);
         for (int i = 0; extra && extra[i] && !known; i++) known = !strcmp(key, extra[i]);
-        if (!known)
-            return sb_errf(e, SB_EUSAGE, "%s: %s: unknown field '%.64s'", name, where, key);
+        if (!known) return sb_errf(e, SB_EUSAGE, "%s: %s: unknown field '%.64s'", name, where, key);
     }
     return SB_OK;
 }
@@ -377,8 +422,7 @@ static const char *str_or_null(json_t *o, const char *k)
 static int array_field(json_t *doc, const char *k, const char *name, json_t **arr, sb_err *e)
 {
     *arr = json_object_get(doc, k);
-    if (!json_is_array(*arr))
-        return sb_errf(e, SB_EUSAGE, "%s: '%s' must be an array", name, k);
+    if (!json_is_array(*arr)) return sb_errf(e, SB_EUSAGE, "%s: '%s' must be an array", name, k);
     return SB_OK;
 }
 
@@ -387,7 +431,8 @@ static int listed(json_t *arr, const char *k, const char *s)
 {
     size_t i;
     json_t *o;
-    json_array_foreach(arr, i, o) {
+    json_array_foreach(arr, i, o)
+    {
         const char *v = str_or_null(o, k);
         if (v && !strcmp(v, s)) return 1;
     }
@@ -408,8 +453,10 @@ static int check_log(json_t *lg, const char *name, const char *where, sb_err *e)
 {
     if (!lg || json_is_null(lg)) return SB_OK;
     if (!json_is_object(lg) || json_object_size(lg) != 4)
-        return sb_errf(e, SB_EUSAGE, "%s: %s.log: not an object of stdout, stdout_bytes, stderr,"
-                       " stderr_bytes", name, where);
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.log: not an object of stdout, stdout_bytes, stderr,"
+                       " stderr_bytes",
+                       name, where);
     static const char *const streams[] = {"stdout", "stderr"};
     for (int k = 0; k < 2; k++) {
         char key[32], field[1024];
@@ -420,8 +467,8 @@ static int check_log(json_t *lg, const char *name, const char *where, sb_err *e)
         if (!json_is_string(t) || json_string_length(t) > SB_DB_LOG_BYTES)
             return sb_errf(e, SB_EUSAGE, "%s: not a string of at most %zu bytes", field,
                            SB_DB_LOG_BYTES);
-        int rc = sb_text_checkn(json_string_value(t), json_string_length(t), SB_DB_LOG_BYTES,
-                                field, e);
+        int rc = sb_text_checkn(json_string_value(t), json_string_length(t), SB_DB_LOG_BYTES, field,
+                                e);
         if (rc) return rc;
         if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) > INT_ANY)
             return sb_errf(e, SB_EUSAGE, "%s_bytes: not a byte count", field);
@@ -434,8 +481,8 @@ static int validate(json_t *doc, const char *name, sb_err *e)
     if (!json_is_object(doc)) return sb_errf(e, SB_EUSAGE, "%s: not a JSON object", name);
     const char *fmt = str_or_null(doc, "format");
     if (!fmt || strcmp(fmt, SB_EXPORT_FORMAT))
-        return sb_errf(e, SB_EUSAGE, "%s: not a sprbench export (\"format\" is not \"%s\")",
-                       name, SB_EXPORT_FORMAT);
+        return sb_errf(e, SB_EUSAGE, "%s: not a sprbench export (\"format\" is not \"%s\")", name,
+                       SB_EXPORT_FORMAT);
     json_t *ver = json_object_get(doc, "version");
     if (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
         json_integer_value(ver) > SB_EXPORT_VERSION)
@@ -450,10 +497,12 @@ static int validate(json_t *doc, const char *name, sb_err *e)
     char where[64];
     size_t i, j;
     json_t *o, *v;
-    json_array_foreach(machines, i, o) {
+    json_array_foreach(machines, i, o)
+    {
         snprintf(where, sizeof where, "machines[%zu]", i);
         if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
-        if ((rc = check_known_keys(o, g_machine_cols, NCOLS(g_machine_cols), NULL, name, where, e)) ||
+        if ((rc = check_known_keys(o, g_machine_cols, NCOLS(g_machine_cols), NULL, name, where,
+                                   e)) ||
             (rc = check_cols(o, g_machine_cols, NCOLS(g_machine_cols), name, where, e)))
             return rc;
         const char *fp = str_or_null(o, "fingerprint");
@@ -462,13 +511,16 @@ static int validate(json_t *doc, const char *name, sb_err *e)
                            name, where);
         for (j = 0; j < i; j++)
             if (!strcmp(fp, str_or_null(json_array_get(machines, j), "fingerprint")))
-                return sb_errf(e, SB_EUSAGE, "%s: %s: fingerprint %s listed twice", name, where, fp);
+                return sb_errf(e, SB_EUSAGE, "%s: %s: fingerprint %s listed twice", name, where,
+                               fp);
     }
     static const char *const sweep_extra[] = {"machine", NULL};
-    json_array_foreach(sweeps, i, o) {
+    json_array_foreach(sweeps, i, o)
+    {
         snprintf(where, sizeof where, "sweeps[%zu]", i);
         if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
-        if ((rc = check_known_keys(o, g_sweep_cols, NCOLS(g_sweep_cols), sweep_extra, name, where, e)) ||
+        if ((rc = check_known_keys(o, g_sweep_cols, NCOLS(g_sweep_cols), sweep_extra, name, where,
+                                   e)) ||
             (rc = check_cols(o, g_sweep_cols, NCOLS(g_sweep_cols), name, where, e)))
             return rc;
         const char *uuid = str_or_null(o, "uuid");
@@ -486,44 +538,55 @@ static int validate(json_t *doc, const char *name, sb_err *e)
         const char *wl = str_or_null(o, "workload"), *ss = str_or_null(o, "status");
         char q[256];
         if (wl && !sb_db_workload_known(wl))
-            return sb_errf(e, SB_EUSAGE, "%s: %s.workload: '%s' is not gemm, train, peak or"
-                           " allreduce", name, where, QUOTE(q, wl));
+            return sb_errf(e, SB_EUSAGE,
+                           "%s: %s.workload: '%s' is not gemm, train, peak or"
+                           " allreduce",
+                           name, where, QUOTE(q, wl));
         if (ss && !sb_db_sweep_status_known(ss))
             return sb_errf(e, SB_EUSAGE, "%s: %s.status: '%s' is not running, done or interrupted",
                            name, where, QUOTE(q, ss));
     }
-    static const char *const point_extra[] = {"sweep", "machine", "samples", "metrics", "log",
-                                              NULL};
+    static const char *const point_extra[] = {"sweep",   "machine", "samples",
+                                              "metrics", "log",     NULL};
     /* uuids are checked for duplicates through a sorted copy: documents can hold
      * many points and a quadratic scan would let an import stall. */
     const char **uuids = calloc(json_array_size(points) + 1, sizeof *uuids);
     if (!uuids) return sb_errf(e, SB_EFAIL, "out of memory");
     rc = SB_OK;
-    json_array_foreach(points, i, o) {
+    json_array_foreach(points, i, o)
+    {
         snprintf(where, sizeof where, "points[%zu]", i);
-        if (!json_is_object(o)) { rc = sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where); break; }
-        if ((rc = check_known_keys(o, g_point_cols, NCOLS(g_point_cols), point_extra, name, where, e)) ||
+        if (!json_is_object(o)) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
+            break;
+        }
+        if ((rc = check_known_keys(o, g_point_cols, NCOLS(g_point_cols), point_extra, name, where,
+                                   e)) ||
             (rc = check_cols(o, g_point_cols, NCOLS(g_point_cols), name, where, e)))
             break;
         const char *uuid = str_or_null(o, "uuid");
         if (!uuid || !is_uuid(uuid)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.uuid: missing or not 32 lowercase hex digits", name, where);
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.uuid: missing or not 32 lowercase hex digits", name,
+                         where);
             break;
         }
         uuids[i] = uuid;
         const char *status = str_or_null(o, "status");
         char q[256];
         if (!status || !sb_db_point_status_known(status)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.status: %s%s%s is not one of pending, running, ok,"
-                         " skipped, failed, timeout, interrupted, projected", name, where,
-                         status ? "'" : "", status ? QUOTE(q, status) : "missing", status ? "'" : "");
+            rc = sb_errf(e, SB_EUSAGE,
+                         "%s: %s.status: %s%s%s is not one of pending, running, ok,"
+                         " skipped, failed, timeout, interrupted, projected",
+                         name, where, status ? "'" : "", status ? QUOTE(q, status) : "missing",
+                         status ? "'" : "");
             break;
         }
         const char *wl = str_or_null(o, "workload");
         if (!wl || !sb_db_workload_known(wl)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.workload: %s%s%s is not gemm, train, peak or"
-                         " allreduce", name, where, wl ? "'" : "", wl ? QUOTE(q, wl) : "missing",
-                         wl ? "'" : "");
+            rc = sb_errf(e, SB_EUSAGE,
+                         "%s: %s.workload: %s%s%s is not gemm, train, peak or"
+                         " allreduce",
+                         name, where, wl ? "'" : "", wl ? QUOTE(q, wl) : "missing", wl ? "'" : "");
             break;
         }
         const char *dt = str_or_null(o, "dtype"), *shape = str_or_null(o, "shape");
@@ -533,19 +596,23 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             break;
         }
         if (shape && !sb_db_shape_valid(shape)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.shape: '%s' is neither MxNxK[:NN|NT|TN|TT]"
-                         "[+prepack] nor key=value pairs", name, where, QUOTE(q, shape));
+            rc = sb_errf(e, SB_EUSAGE,
+                         "%s: %s.shape: '%s' is neither MxNxK[:NN|NT|TN|TT]"
+                         "[+prepack] nor key=value pairs",
+                         name, where, QUOTE(q, shape));
             break;
         }
         const char *sw = str_or_null(o, "sweep");
         if (!sw || !listed(sweeps, "uuid", sw)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.sweep: not a sweep uuid listed in sweeps", name, where);
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.sweep: not a sweep uuid listed in sweeps", name,
+                         where);
             break;
         }
         json_t *m = json_object_get(o, "machine");
         if (m && !json_is_null(m) &&
             (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m)))) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines", name, where);
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines", name,
+                         where);
             break;
         }
         json_t *samples = json_object_get(o, "samples");
@@ -553,11 +620,13 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             rc = sb_errf(e, SB_EUSAGE, "%s: %s.samples: must be an array", name, where);
             break;
         }
-        json_array_foreach(samples, j, v) {
+        json_array_foreach(samples, j, v)
+        {
             double x = json_number_value(v);
             if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS) {
-                rc = sb_errf(e, SB_EUSAGE, "%s: %s.samples[%zu]: not a number of seconds in [0, %g]",
-                             name, where, j, MAX_SAMPLE_SECONDS);
+                rc = sb_errf(e, SB_EUSAGE,
+                             "%s: %s.samples[%zu]: not a number of seconds in [0, %g]", name, where,
+                             j, MAX_SAMPLE_SECONDS);
                 break;
             }
         }
@@ -574,12 +643,14 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
             break;
         }
-        json_array_foreach(metrics, j, v) {
+        json_array_foreach(metrics, j, v)
+        {
             json_t *val = json_object_get(v, "value"), *proj = json_object_get(v, "projected");
             const char *mn = str_or_null(v, "name");
             json_t *unit = json_object_get(v, "unit"), *src = json_object_get(v, "source");
             if (!json_is_object(v) || !mn || !is_token(mn, 128)) {
-                rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu].name: missing or not [A-Za-z0-9_.:-]{1,128}",
+                rc = sb_errf(e, SB_EUSAGE,
+                             "%s: %s.metrics[%zu].name: missing or not [A-Za-z0-9_.:-]{1,128}",
                              name, where, j);
                 break;
             }
@@ -590,16 +661,20 @@ static int validate(json_t *doc, const char *name, sb_err *e)
                 break;
             }
             if ((proj && !json_is_null(proj) && !json_is_boolean(proj) &&
-                 !(json_is_integer(proj) && (json_integer_value(proj) == 0 ||
-                                             json_integer_value(proj) == 1))) ||
+                 !(json_is_integer(proj) &&
+                   (json_integer_value(proj) == 0 || json_integer_value(proj) == 1))) ||
                 (unit && !json_is_null(unit) &&
                  (!json_is_string(unit) ||
-                  sb_text_checkn(json_string_value(unit), json_string_length(unit), 64, "", NULL))) ||
+                  sb_text_checkn(json_string_value(unit), json_string_length(unit), 64, "",
+                                 NULL))) ||
                 (src && !json_is_null(src) &&
-                 (!json_is_string(src) || sb_text_checkn(json_string_value(src), json_string_length(src),
-                                                         SB_DB_MAX_REASON, "", NULL)))) {
-                rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu]: unit/source must be short strings"
-                             " and projected 0, 1 or a boolean", name, where, j);
+                 (!json_is_string(src) ||
+                  sb_text_checkn(json_string_value(src), json_string_length(src), SB_DB_MAX_REASON,
+                                 "", NULL)))) {
+                rc = sb_errf(e, SB_EUSAGE,
+                             "%s: %s.metrics[%zu]: unit/source must be short strings"
+                             " and projected 0, 1 or a boolean",
+                             name, where, j);
                 break;
             }
             for (size_t k = 0; k < j; k++)
@@ -632,13 +707,18 @@ static void bind_json(sqlite3_stmt *st, int i, json_t *v)
     if (json_is_object(v) || json_is_array(v)) {
         /* a nested document (export version 3) is stored as the text it was */
         char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-        if (s) sqlite3_bind_text(st, i, s, -1, free);
-        else sqlite3_bind_null(st, i);
+        if (s)
+            sqlite3_bind_text(st, i, s, -1, free);
+        else
+            sqlite3_bind_null(st, i);
         return;
     }
-    if (json_is_string(v)) sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
-    else if (json_is_integer(v)) sqlite3_bind_int64(st, i, json_integer_value(v));
-    else sqlite3_bind_null(st, i);
+    if (json_is_string(v))
+        sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+    else if (json_is_integer(v))
+        sqlite3_bind_int64(st, i, json_integer_value(v));
+    else
+        sqlite3_bind_null(st, i);
 }
 
 /* "INSERT INTO t (a, b, ..., extra) VALUES (?, ?, ..., ?)" */
@@ -690,7 +770,7 @@ static int64_t map_find(const fp_map *m, size_t n, const char *key)
 static int unfinished(const char *status)
 {
     return !status || !strcmp(status, "pending") || !strcmp(status, "running") ||
-           !strcmp(status, "interrupted");
+        !strcmp(status, "interrupted");
 }
 
 static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
@@ -708,10 +788,12 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
         rc = sb_errf(e, SB_EFAIL, "out of memory");
         goto out;
     }
-    if ((rc = sb_db_prepare(db, "prepare", "SELECT id FROM machine WHERE fingerprint = ?", &find_m, e)) ||
+    if ((rc = sb_db_prepare(db, "prepare", "SELECT id FROM machine WHERE fingerprint = ?", &find_m,
+                            e)) ||
         (rc = sb_db_prepare(db, "prepare", "SELECT id FROM sweep WHERE uuid = ?", &find_s, e)) ||
         (rc = sb_db_prepare(db, "prepare", "SELECT id FROM point WHERE uuid = ?", &find_p, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT status FROM point WHERE id = ?", &status_p, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT status FROM point WHERE id = ?", &status_p,
+                            e)) ||
         (rc = sb_db_prepare(db, "prepare", "DELETE FROM point WHERE id = ?", &del_p, e)))
         goto out;
     insert_sql(sql, sizeof sql, "machine", g_machine_cols, NCOLS(g_machine_cols), "", 0);
@@ -721,17 +803,23 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
     insert_sql(sql, sizeof sql, "point", g_point_cols, NCOLS(g_point_cols),
                ", sweep_id, machine_id", 2);
     if ((rc = sb_db_prepare(db, "prepare", sql, &ins_p, e))) goto out;
-    if ((rc = sb_db_prepare(db, "prepare", "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)",
-                      &ins_sample, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                          " VALUES (?,?,?,?,?,?)", &ins_metric, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
-                          " stderr, stderr_bytes) VALUES (?,?,?,?,?)", &ins_log, e)))
+    if ((rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)",
+                            &ins_sample, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+                            " VALUES (?,?,?,?,?,?)",
+                            &ins_metric, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
+                            " stderr, stderr_bytes) VALUES (?,?,?,?,?)",
+                            &ins_log, e)))
         goto out;
 
     size_t i, j;
     json_t *o, *v;
-    json_array_foreach(machines, i, o) {
+    json_array_foreach(machines, i, o)
+    {
         const char *fp = str_or_null(o, "fingerprint");
         if ((rc = lookup_id(db, find_m, fp, &mmap[i].id, e))) goto out;
         mmap[i].fp = fp;
@@ -742,7 +830,8 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
         mmap[i].id = sqlite3_last_insert_rowid(sb_db_handle(db));
         st->machines_added++;
     }
-    json_array_foreach(sweeps, i, o) {
+    json_array_foreach(sweeps, i, o)
+    {
         const char *uuid = str_or_null(o, "uuid");
         if ((rc = lookup_id(db, find_s, uuid, &smap[i].id, e))) goto out;
         smap[i].fp = uuid;
@@ -755,7 +844,8 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
         smap[i].id = sqlite3_last_insert_rowid(sb_db_handle(db));
         st->sweeps_added++;
     }
-    json_array_foreach(points, i, o) {
+    json_array_foreach(points, i, o)
+    {
         int64_t pid;
         if ((rc = lookup_id(db, find_p, str_or_null(o, "uuid"), &pid, e))) goto out;
         if (pid) {
@@ -789,21 +879,24 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
         if (mid) sqlite3_bind_int64(ins_p, NCOLS(g_point_cols) + 2, mid);
         if ((rc = step_done(db, ins_p, e, "point insert"))) goto out;
         pid = sqlite3_last_insert_rowid(sb_db_handle(db));
-        json_array_foreach(json_object_get(o, "samples"), j, v) {
+        json_array_foreach(json_object_get(o, "samples"), j, v)
+        {
             sqlite3_bind_int64(ins_sample, 1, pid);
             sqlite3_bind_int64(ins_sample, 2, (sqlite3_int64)j);
             sqlite3_bind_double(ins_sample, 3, json_number_value(v));
             if ((rc = step_done(db, ins_sample, e, "sample insert"))) goto out;
             st->samples_added++;
         }
-        json_array_foreach(json_object_get(o, "metrics"), j, v) {
+        json_array_foreach(json_object_get(o, "metrics"), j, v)
+        {
             json_t *proj = json_object_get(v, "projected");
             sqlite3_bind_int64(ins_metric, 1, pid);
             bind_json(ins_metric, 2, json_object_get(v, "name"));
             sqlite3_bind_double(ins_metric, 3, json_number_value(json_object_get(v, "value")));
             bind_json(ins_metric, 4, json_object_get(v, "unit"));
-            sqlite3_bind_int(ins_metric, 5, json_is_true(proj) ||
-                                            (json_is_integer(proj) && json_integer_value(proj)));
+            sqlite3_bind_int(ins_metric, 5,
+                             json_is_true(proj) ||
+                                 (json_is_integer(proj) && json_integer_value(proj)));
             bind_json(ins_metric, 6, json_object_get(v, "source"));
             if ((rc = step_done(db, ins_metric, e, "metric insert"))) goto out;
             st->metrics_added++;
@@ -850,8 +943,8 @@ int sb_import_doc(sb_db *db, json_t *doc, const char *name, sb_import_stats *st,
     return SB_OK;
 }
 
-int sb_import_text(sb_db *db, const char *text, size_t len, const char *name,
-                   sb_import_stats *st, sb_err *e)
+int sb_import_text(sb_db *db, const char *text, size_t len, const char *name, sb_import_stats *st,
+                   sb_err *e)
 {
     json_error_t je;
     /* Duplicate keys are refused: which of two values "counts" would be a guess. */
@@ -951,7 +1044,11 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
             if (nn == cap) {
                 cap = cap ? 2 * cap : 16;
                 char **nw = realloc(names, sizeof *nw * (size_t)cap);
-                if (!nw) { free(names); sb_ptset_free(&set); return sb_errf(e, SB_EFAIL, "out of memory"); }
+                if (!nw) {
+                    free(names);
+                    sb_ptset_free(&set);
+                    return sb_errf(e, SB_EFAIL, "out of memory");
+                }
                 names = nw;
             }
             names[nn++] = set.p[i].metrics[j].name;
@@ -962,11 +1059,13 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
                        "SELECT s.uuid, COALESCE(s.label, ''), COALESCE(m.hostname, ''),"
                        " COALESCE(m.cpu_model, '') FROM point p JOIN sweep s ON s.id = p.sweep_id"
                        " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
-                       " WHERE p.id = ?", &st, e);
+                       " WHERE p.id = ?",
+                       &st, e);
     if (!rc) {
         fputs("point_uuid,sweep_uuid,sweep_label,machine_fingerprint,hostname,cpu_model,workload,"
               "kernel,dtype,shape,threads,ppn,nodes,ranks,status,reason,n_samples,samples_min_s,"
-              "samples_p10_s,samples_median_s,samples_p90_s,projected_metrics", f);
+              "samples_p10_s,samples_median_s,samples_p90_s,projected_metrics",
+              f);
         for (int k = 0; k < nn; k++) {
             fputc(',', f);
             csv_text(f, names[k]);
@@ -1009,13 +1108,16 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
             fputc(',', f);
             char proj[1024] = "";
             for (int j = 0; j < p->nmetrics; j++)
-                if (p->metrics[j].projected && strlen(proj) + strlen(p->metrics[j].name) + 2 < sizeof proj)
+                if (p->metrics[j].projected &&
+                    strlen(proj) + strlen(p->metrics[j].name) + 2 < sizeof proj)
                     strcat(strcat(proj, proj[0] ? ";" : ""), p->metrics[j].name);
             csv_text(f, proj);
             for (int k = 0; k < nn; k++) {
                 const sb_metric_val *m = sb_pt_metric(p, names[k]);
-                if (m) fprintf(f, ",%.9g", m->value);
-                else fputc(',', f);
+                if (m)
+                    fprintf(f, ",%.9g", m->value);
+                else
+                    fputc(',', f);
             }
             fputc('\n', f);
         }

@@ -50,7 +50,7 @@ int sb_export_write(sb_db *db, int64_t sweep_id, const char *path, long *repaire
 
 typedef struct sb_import_stats {
     long machines_added, sweeps_added, points_added, points_present;
-    long points_updated;   /* unfinished here, finished in the document: replaced */
+    long points_updated; /* unfinished here, finished in the document: replaced */
     long samples_added, metrics_added;
 } sb_import_stats;
 
@@ -61,8 +61,8 @@ typedef struct sb_import_stats {
  * messages ("FILE: points[3].samples[0]: ..."). Bad input is SB_EUSAGE. */
 int sb_import_doc(sb_db *db, json_t *doc, const char *name, sb_import_stats *st, sb_err *e);
 /* Parses text (len bytes, NUL not required) and imports it. */
-int sb_import_text(sb_db *db, const char *text, size_t len, const char *name,
-                   sb_import_stats *st, sb_err *e);
+int sb_import_text(sb_db *db, const char *text, size_t len, const char *name, sb_import_stats *st,
+                   sb_err *e);
 int sb_import_file(sb_db *db, const char *path, sb_import_stats *st, sb_err *e);
 /* Reads, parses and validates an export without any database: what `db
  * import` checks of every file before it opens (or creates) --db. */

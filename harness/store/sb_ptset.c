@@ -93,20 +93,24 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
     set->n = 0;
     sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL;
     int rc, cap = 0;
-    if ((rc = sb_db_prepare(db, "reading points",
-                            "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
-                            " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
-                            " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
-                            " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1)"
-                            " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
-                            " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
-                            " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
-                            " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY p.id", &st, e)) ||
+    if ((rc = sb_db_prepare(
+             db, "reading points",
+             "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
+             " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
+             " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
+             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1)"
+             " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+             " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
+             " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
+             " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY p.id",
+             &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
-                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)) ||
+                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss,
+                            e)) ||
         (rc = sb_db_prepare(db, "reading metrics",
                             "SELECT name, value, unit, projected, source FROM metric"
-                            " WHERE point_id = ? ORDER BY name", &sm, e)))
+                            " WHERE point_id = ? ORDER BY name",
+                            &sm, e)))
         goto out;
     sqlite3_bind_int64(st, 1, machine_id);
     sqlite3_bind_int64(st, 2, sweep_id);
@@ -115,7 +119,10 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
         if (set->n == cap) {
             cap = cap ? 2 * cap : 64;
             sb_pt *np = realloc(set->p, sizeof *np * (size_t)cap);
-            if (!np) { rc = sb_errf(e, SB_EFAIL, "out of memory"); goto out; }
+            if (!np) {
+                rc = sb_errf(e, SB_EFAIL, "out of memory");
+                goto out;
+            }
             set->p = np;
         }
         sb_pt *p = &set->p[set->n++];
@@ -157,7 +164,7 @@ char *sb_pt_key(const sb_pt *p, int with_machine)
 {
     /* \x1f separates fields: it cannot be confused with text inside them. */
     size_t n = strlen(p->workload) + strlen(p->kernel) + strlen(p->dtype) + strlen(p->shape) +
-               strlen(p->config) + strlen(p->fingerprint) + 96;
+        strlen(p->config) + strlen(p->fingerprint) + 96;
     char *k = malloc(n);
     if (!k) return NULL;
     /* the scaling model's points (status 'projected') are never the same
@@ -218,8 +225,10 @@ void sb_ptset_latest(sb_ptset *set)
         }
         int w = 0;
         for (int i = 0; i < set->n; i++) {
-            if (keep[i]) set->p[w++] = set->p[i];
-            else pt_free(&set->p[i]);
+            if (keep[i])
+                set->p[w++] = set->p[i];
+            else
+                pt_free(&set->p[i]);
         }
         set->n = w;
     }
@@ -268,8 +277,8 @@ static int sweep_by_id(sb_db *db, const char *spec, int64_t *sweep_id, int *foun
     int rc;
     *found = 0;
     if (all_digits(spec) && strlen(spec) < 16) {
-        if ((rc = match(db, "SELECT id FROM sweep WHERE id = CAST(?1 AS INTEGER)", spec, 0, &n,
-                        &id, e)))
+        if ((rc = match(db, "SELECT id FROM sweep WHERE id = CAST(?1 AS INTEGER)", spec, 0, &n, &id,
+                        e)))
             return rc;
         if (n == 1) {
             *sweep_id = id;
@@ -287,7 +296,8 @@ static int sweep_by_id(sb_db *db, const char *spec, int64_t *sweep_id, int *foun
             *found = 1;
             return SB_OK;
         }
-        if (n > 1) return sb_errf(e, SB_EUSAGE, "sweep '%s' is ambiguous (%d sweeps match)", spec, n);
+        if (n > 1)
+            return sb_errf(e, SB_EUSAGE, "sweep '%s' is ambiguous (%d sweeps match)", spec, n);
     }
     return SB_OK;
 }
@@ -319,8 +329,10 @@ int sb_point_resolve(sb_db *db, const char *spec, int64_t *point_id, sb_err *e)
     size_t len = strlen(spec);
     int digits = len > 0 && len < 16 && strspn(spec, "0123456789") == len;
     if (!digits && (len < 4 || len > 32))
-        return sb_errf(e, SB_EUSAGE, "'%.64s' is neither a point number nor a uuid prefix of 4 to"
-                       " 32 digits", spec);
+        return sb_errf(e, SB_EUSAGE,
+                       "'%.64s' is neither a point number nor a uuid prefix of 4 to"
+                       " 32 digits",
+                       spec);
     /* substr, not LIKE: '%' and '_' in the argument stay literal */
     const char *sql = digits ? "SELECT id FROM point WHERE id = CAST(?1 AS INTEGER)"
                              : "SELECT id FROM point WHERE substr(uuid, 1, length(?1)) = ?1";
@@ -343,7 +355,8 @@ static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
     int rc = sb_db_prepare(db, "selection",
                            "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
                            " COALESCE(m.hostname, '') FROM sweep s"
-                           " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", &st, e);
+                           " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
+                           &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sel->sweep_id);
     int step = sqlite3_step(st);
@@ -395,15 +408,18 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
         (rc = match(db, "SELECT id FROM machine WHERE substr(fingerprint, 1, length(?1)) = ?1",
                     spec, 0, &n, &id, e)))
         return rc;
-    if (n == 0 && (rc = match(db, "SELECT id FROM machine WHERE hostname = ?1", spec, 0, &n, &id, e)))
+    if (n == 0 &&
+        (rc = match(db, "SELECT id FROM machine WHERE hostname = ?1", spec, 0, &n, &id, e)))
         return rc;
     if (n > 1)
         return sb_errf(e, SB_EUSAGE, "'%s' names %d machines: give the fingerprint", spec, n);
     if (n == 0) {
         if ((rc = sweep_by_label(db, spec, &sel->sweep_id, &found, e))) return rc;
         if (found) return label_sweep(db, sel, e);
-        return sb_errf(e, SB_EUSAGE, "'%s' is neither a sweep (id, uuid or label) nor a machine"
-                       " in the database (see sprbench db sweeps, db info)", spec);
+        return sb_errf(e, SB_EUSAGE,
+                       "'%s' is neither a sweep (id, uuid or label) nor a machine"
+                       " in the database (see sprbench db sweeps, db info)",
+                       spec);
     }
     sel->machine_id = id;
     return label_machine(db, sel, e);

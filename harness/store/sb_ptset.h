@@ -19,9 +19,9 @@
  * machine (fingerprint, unique prefix of at least 4 digits, or hostname), or
  * a sweep by label (the newest of that label), tried in that order. */
 typedef struct sb_selection {
-    int64_t machine_id;   /* set for a machine; also the sweep's machine */
-    int64_t sweep_id;     /* set for a sweep only */
-    char label[256];      /* what to call it in tables */
+    int64_t machine_id; /* set for a machine; also the sweep's machine */
+    int64_t sweep_id;   /* set for a sweep only */
+    char label[256];    /* what to call it in tables */
 } sb_selection;
 int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e);
 /* A sweep only: integer id, (prefix of) uuid, or label (the newest sweep of
@@ -44,7 +44,7 @@ typedef struct sb_pt {
     char uuid[33];
     char *fingerprint, *workload, *kernel, *dtype, *shape, *config, *status, *reason;
     int threads, ppn, nodes;
-    double *samples;      /* seconds per repetition/step, in repetition order */
+    double *samples; /* seconds per repetition/step, in repetition order */
     int nsamples;
     sb_metric_val *metrics;
     int nmetrics;

@@ -46,8 +46,10 @@ static int one_int64(sb_db *db, const char *what, const char *sql, int64_t id, i
     if (id) sqlite3_bind_int64(st, 1, id);
     *out = 0;
     int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
-    else if (step != SQLITE_DONE) rc = sb_db_fail(e, db, what);
+    if (step == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    else if (step != SQLITE_DONE)
+        rc = sb_db_fail(e, db, what);
     sqlite3_finalize(st);
     return rc;
 }
@@ -58,10 +60,9 @@ int sb_db_count_rows(sb_db *db, sb_db_counts *c, sb_err *e)
 {
     memset(c, 0, sizeof *c);
     /* fixed statements, one per table: table names cannot be bound */
-    static const char *const sql[] = {
-        "SELECT COUNT(*) FROM machine", "SELECT COUNT(*) FROM sweep",
-        "SELECT COUNT(*) FROM point",   "SELECT COUNT(*) FROM sample",
-        "SELECT COUNT(*) FROM metric"};
+    static const char *const sql[] = {"SELECT COUNT(*) FROM machine", "SELECT COUNT(*) FROM sweep",
+                                      "SELECT COUNT(*) FROM point", "SELECT COUNT(*) FROM sample",
+                                      "SELECT COUNT(*) FROM metric"};
     long *out[] = {&c->machines, &c->sweeps, &c->points, &c->samples, &c->metrics};
     for (int i = 0; i < 5; i++) {
         int64_t v;
@@ -88,11 +89,13 @@ int sb_db_machines(sb_db *db, sb_machine_row **v, int *n, sb_err *e)
     *v = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading machines",
-                           "SELECT m.fingerprint, COALESCE(m.hostname, ''), COALESCE(m.cpu_model, ''),"
-                           " COALESCE(m.microarch, ''), COALESCE(m.cores, 0),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
-                           " FROM machine m ORDER BY m.id", &st, e);
+    int rc = sb_db_prepare(
+        db, "reading machines",
+        "SELECT m.fingerprint, COALESCE(m.hostname, ''), COALESCE(m.cpu_model, ''),"
+        " COALESCE(m.microarch, ''), COALESCE(m.cores, 0),"
+        " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
+        " FROM machine m ORDER BY m.id",
+        &st, e);
     if (rc) return rc;
     int cap = 0, step, oom = 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -122,16 +125,19 @@ int sb_db_machines(sb_db *db, sb_machine_row **v, int *n, sb_err *e)
 int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
 {
     static const char *const names[] = {
-        "fingerprint", "hostname", "cpu_model", "vendor", "family", "model", "stepping",
-        "microarch", "packages", "numa_nodes", "cores", "pus", "l2_bytes", "l3_bytes", "isa",
-        "amx_os_permitted", "amx_reason", "kernel", "mem_bytes", "info_json"};
+        "fingerprint", "hostname",  "cpu_model", "vendor",           "family",     "model",
+        "stepping",    "microarch", "packages",  "numa_nodes",       "cores",      "pus",
+        "l2_bytes",    "l3_bytes",  "isa",       "amx_os_permitted", "amx_reason", "kernel",
+        "mem_bytes",   "info_json"};
     *info = NULL;
     sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a machine",
-                           "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
-                           " microarch, packages, numa_nodes, cores, pus, l2_bytes, l3_bytes, isa,"
-                           " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json"
-                           " FROM machine WHERE id = ?", &st, e);
+    int rc = sb_db_prepare(
+        db, "reading a machine",
+        "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
+        " microarch, packages, numa_nodes, cores, pus, l2_bytes, l3_bytes, isa,"
+        " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json"
+        " FROM machine WHERE id = ?",
+        &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, machine_id);
     int step = sqlite3_step(st);
@@ -144,7 +150,8 @@ int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
             if (t == SQLITE_INTEGER)
                 json_object_set_new(o, names[i], json_integer(sqlite3_column_int64(st, i)));
             else if (t != SQLITE_NULL)
-                json_object_set_new(o, names[i], json_string((const char *)sqlite3_column_text(st, i)));
+                json_object_set_new(o, names[i],
+                                    json_string((const char *)sqlite3_column_text(st, i)));
         }
         if (!o) rc = sb_errf(e, SB_EFAIL, "out of memory");
         *info = o;
@@ -176,16 +183,17 @@ int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
     *v = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading sweeps",
-                           "SELECT s.id, s.uuid, COALESCE(s.label, ''), COALESCE(s.workload, ''),"
-                           " COALESCE(m.hostname, ''), COALESCE(s.status, ''),"
-                           " COALESCE(s.started, ''),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
-                           " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
-                           " s.holder_pid, COALESCE(s.holder_host, '')"
-                           " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
-                           &st, e);
+    int rc = sb_db_prepare(
+        db, "reading sweeps",
+        "SELECT s.id, s.uuid, COALESCE(s.label, ''), COALESCE(s.workload, ''),"
+        " COALESCE(m.hostname, ''), COALESCE(s.status, ''),"
+        " COALESCE(s.started, ''),"
+        " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id),"
+        " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
+        " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
+        " s.holder_pid, COALESCE(s.holder_host, '')"
+        " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
+        &st, e);
     if (rc) return rc;
     int cap = 0, step, oom = 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -223,7 +231,8 @@ int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
 int sb_db_sweep_exists(sb_db *db, int64_t sweep_id, int *exists, sb_err *e)
 {
     int64_t one;
-    int rc = one_int64(db, "reading a sweep", "SELECT 1 FROM sweep WHERE id = ?", sweep_id, &one, e);
+    int rc = one_int64(db, "reading a sweep", "SELECT 1 FROM sweep WHERE id = ?", sweep_id, &one,
+                       e);
     *exists = !rc && one == 1;
     return rc;
 }
@@ -244,10 +253,12 @@ int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *fou
     memset(h, 0, sizeof *h);
     *found = 0;
     sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a sweep",
-                           "SELECT s.workload, s.label, m.id IS NOT NULL, m.hostname, m.cpu_model,"
-                           " m.microarch, COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version FROM sweep s"
-                           " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?", &st, e);
+    int rc = sb_db_prepare(
+        db, "reading a sweep",
+        "SELECT s.workload, s.label, m.id IS NOT NULL, m.hostname, m.cpu_model,"
+        " m.microarch, COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version FROM sweep s"
+        " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
+        &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
     int step = sqlite3_step(st), oom = 0;
@@ -279,8 +290,8 @@ int sb_db_sweep_plan(sb_db *db, int64_t sweep_id, char **plan, int *found, sb_er
     *plan = NULL;
     *found = 0;
     sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a sweep's plan", "SELECT plan FROM sweep WHERE id = ?",
-                           &st, e);
+    int rc = sb_db_prepare(db, "reading a sweep's plan", "SELECT plan FROM sweep WHERE id = ?", &st,
+                           e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
     int step = sqlite3_step(st), oom = 0;
@@ -312,7 +323,8 @@ int sb_db_sweep_unfinished(sb_db *db, int64_t sweep_id, sb_todo_point **v, int *
     int rc = sb_db_prepare(db, "reading a sweep's points",
                            "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point"
                            " WHERE sweep_id = ? AND status IN ('pending','running','interrupted')"
-                           " ORDER BY seq", &st, e);
+                           " ORDER BY seq",
+                           &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
     int cap = 0, step;
@@ -364,7 +376,8 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
         "WITH v AS ("
         "  SELECT p.id, p.workload, p.kernel, p.shape, p.threads, p.ppn, p.nodes, p.status,"
         "         p.reason, COALESCE(mg.value, mt.value) AS value,"
-        "         CASE WHEN mg.value IS NOT NULL THEN (CASE WHEN p.dtype = 'int8' THEN 'GOP/s' ELSE 'GFLOP/s' END)"
+        "         CASE WHEN mg.value IS NOT NULL THEN (CASE WHEN p.dtype = 'int8' THEN 'GOP/s' "
+        "ELSE 'GFLOP/s' END)"
         "              WHEN mt.value IS NOT NULL THEN 'tokens/s' END AS unit, mp.value AS pct"
         "  FROM point p"
         "  LEFT JOIN metric mg ON mg.point_id = p.id AND mg.name = 'gflops'"
@@ -432,7 +445,8 @@ int sb_db_sweep_shapes(sb_db *db, int64_t sweep_id, const char *workload, char *
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "reading a sweep's shapes",
                            "SELECT DISTINCT COALESCE(p.shape, '') FROM point p WHERE p.sweep_id = ?"
-                           " AND p.workload = ? AND p.status = 'ok' ORDER BY 1", &st, e);
+                           " AND p.workload = ? AND p.status = 'ok' ORDER BY 1",
+                           &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_text(st, 2, workload, -1, SQLITE_TRANSIENT);
@@ -502,7 +516,8 @@ int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const
                             " JOIN metric m ON m.point_id = p.id AND m.name = ?"
                             " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
                             " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
-                            " ORDER BY p.kernel, p.threads", &st, e)) ||
+                            " ORDER BY p.kernel, p.threads",
+                            &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
                             "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)))
         goto out;
@@ -558,27 +573,31 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
     sqlite3_stmt *st = NULL, *ss = NULL;
     int rc;
     /* one point per sweep: a sweep that ran the key twice counts by its last */
-    if ((rc = sb_db_prepare(db, "reading a history",
-                            "SELECT s.id, p.id, COALESCE(s.tool_version, ''), COALESCE(s.started, ''),"
-                            " COALESCE(s.label, ''), m.value FROM point p"
-                            " JOIN sweep s ON s.id = p.sweep_id"
-                            " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
-                            " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
-                            " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
-                            " AND p.nodes = ?8 AND p.status = 'ok'"
-                            " AND (?1 IS NULL OR m.name IS NOT NULL)"
-                            " AND p.id = (SELECT MAX(q.id) FROM point q"
-                            "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
-                            "   AND q.workload = p.workload AND q.kernel = p.kernel"
-                            "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
-                            "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
-                            "   AND q.status = 'ok')"
-                            " ORDER BY s.started, s.id", &st, e)) ||
+    if ((rc = sb_db_prepare(
+             db, "reading a history",
+             "SELECT s.id, p.id, COALESCE(s.tool_version, ''), COALESCE(s.started, ''),"
+             " COALESCE(s.label, ''), m.value FROM point p"
+             " JOIN sweep s ON s.id = p.sweep_id"
+             " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
+             " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
+             " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
+             " AND p.nodes = ?8 AND p.status = 'ok'"
+             " AND (?1 IS NULL OR m.name IS NOT NULL)"
+             " AND p.id = (SELECT MAX(q.id) FROM point q"
+             "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
+             "   AND q.workload = p.workload AND q.kernel = p.kernel"
+             "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
+             "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
+             "   AND q.status = 'ok')"
+             " ORDER BY s.started, s.id",
+             &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
                             "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)))
         goto out;
-    if (metric) sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
-    else sqlite3_bind_null(st, 1);
+    if (metric)
+        sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 1);
     sqlite3_bind_int64(st, 2, machine_id);
     sqlite3_bind_text(st, 3, workload, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 4, kernel, -1, SQLITE_TRANSIENT);
@@ -603,7 +622,7 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
         }
         sb_series_point sp = {.point_id = h->point_id};
         rc = point_samples(db, ss, &sp, e);
-        h->samples = sp.samples;   /* freed with the rest, also on an error */
+        h->samples = sp.samples; /* freed with the rest, also on an error */
         h->nsamples = sp.nsamples;
         if (rc) goto out;
     }
@@ -633,13 +652,14 @@ int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, 
     *v = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a scaling series",
-                           "SELECT p.kernel, p.ppn, p.nodes, p.threads, m.value, m.projected,"
-                           " p.status = 'projected', COALESCE(p.shape, '')"
-                           " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
-                           " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
-                           " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC",
-                           &st, e);
+    int rc = sb_db_prepare(
+        db, "reading a scaling series",
+        "SELECT p.kernel, p.ppn, p.nodes, p.threads, m.value, m.projected,"
+        " p.status = 'projected', COALESCE(p.shape, '')"
+        " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
+        " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
+        " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC",
+        &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
     int cap = 0, step, oom = 0;
@@ -686,10 +706,12 @@ int sb_db_point_brief(sb_db *db, int64_t point_id, sb_point_brief *b, int *found
     memset(b, 0, sizeof *b);
     *found = 0;
     sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a point",
-                           "SELECT COALESCE(workload, ''), COALESCE(kernel, ''), COALESCE(shape, ''),"
-                           " COALESCE(threads, 0), status, COALESCE(sweep_id, 0) FROM point"
-                           " WHERE id = ?", &st, e);
+    int rc = sb_db_prepare(
+        db, "reading a point",
+        "SELECT COALESCE(workload, ''), COALESCE(kernel, ''), COALESCE(shape, ''),"
+        " COALESCE(threads, 0), status, COALESCE(sweep_id, 0) FROM point"
+        " WHERE id = ?",
+        &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, point_id);
     int step = sqlite3_step(st), oom = 0;

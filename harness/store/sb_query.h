@@ -20,14 +20,14 @@
 /* ---- the database as a whole (`db info`) ---- */
 
 typedef struct sb_db_counts {
-    long machines, sweeps, points, samples, metrics;   /* rows of each table */
+    long machines, sweeps, points, samples, metrics; /* rows of each table */
 } sb_db_counts;
 int sb_db_count_rows(sb_db *db, sb_db_counts *c, sb_err *e);
 
 typedef struct sb_machine_row {
     char *fingerprint, *hostname, *cpu_model, *microarch;
     int cores;
-    long points;          /* points recorded on it */
+    long points; /* points recorded on it */
 } sb_machine_row;
 /* Every machine, in the order they were first seen. */
 int sb_db_machines(sb_db *db, sb_machine_row **v, int *n, sb_err *e);
@@ -46,10 +46,10 @@ int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e);
 typedef struct sb_sweep_row {
     int64_t id;
     char *uuid, *label, *workload, *hostname, *status, *started;
-    int points, ok, skipped;   /* its points: all, status ok, status skipped */
-    int held;                  /* a process holds it (sb_db_sweep_claim): */
-    long long holder_pid;      /*   which, */
-    char *holder_host;         /*   and where */
+    int points, ok, skipped; /* its points: all, status ok, status skipped */
+    int held;                /* a process holds it (sb_db_sweep_claim): */
+    long long holder_pid;    /*   which, */
+    char *holder_host;       /*   and where */
 } sb_sweep_row;
 /* Every sweep, by id. */
 int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e);
@@ -61,11 +61,11 @@ int sb_db_sweep_exists(sb_db *db, int64_t sweep_id, int *exists, sb_err *e);
  * ran on. The strings are NULL where nothing was recorded. */
 typedef struct sb_sweep_header {
     char *workload, *label;
-    int has_machine;           /* 0: computed, not run (e.g. `sprbench model --db`) */
+    int has_machine; /* 0: computed, not run (e.g. `sprbench model --db`) */
     char *hostname, *cpu_model, *microarch;
     int cores;
-    int64_t machine_id;        /* 0 without a machine */
-    char *tool_version;        /* the sprbench that ran it */
+    int64_t machine_id; /* 0 without a machine */
+    char *tool_version; /* the sprbench that ran it */
 } sb_sweep_header;
 /* *found = 0 (and h empty) when there is no such sweep. */
 int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *found, sb_err *e);
@@ -98,13 +98,13 @@ typedef struct sb_summary_row {
     char *kernel, *shape, *status, *reason;
     int threads, ppn, nodes;
     int has_value;
-    double value;             /* metric gflops, else tokens_per_s */
-    char *unit;               /* "GFLOP/s", "GOP/s" (int8), "tokens/s"; "" without a value */
+    double value; /* metric gflops, else tokens_per_s */
+    char *unit;   /* "GFLOP/s", "GOP/s" (int8), "tokens/s"; "" without a value */
     int has_pct;
-    double pct_peak;          /* metric pct_peak */
-    int has_base;             /* the series (kernel, shape, ppn, nodes) has an ok point: */
-    double base_value;        /*   the value of its fewest threads, */
-    int base_threads;         /*   and how many that is */
+    double pct_peak;   /* metric pct_peak */
+    int has_base;      /* the series (kernel, shape, ppn, nodes) has an ok point: */
+    double base_value; /*   the value of its fewest threads, */
+    int base_threads;  /*   and how many that is */
 } sb_summary_row;
 /* Ordered by kernel, shape, nodes, ppn, threads. */
 int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n, sb_err *e);
@@ -124,8 +124,8 @@ typedef struct sb_series_point {
     int64_t point_id;
     char *kernel, *dtype;
     int threads;
-    double value;             /* the metric */
-    double *samples;          /* seconds, in repetition order */
+    double value;    /* the metric */
+    double *samples; /* seconds, in repetition order */
     int nsamples;
 } sb_series_point;
 /* The ok single-rank points of a sweep with the given workload and shape
@@ -138,11 +138,11 @@ void sb_series_free(sb_series_point *v, int n);
 /* A point of a sweep's scaling over ranks: its epoch_seconds metric. */
 typedef struct sb_epoch_point {
     char *kernel;
-    char *shape;              /* the training configuration ("model=... seq=...") */
+    char *shape; /* the training configuration ("model=... seq=...") */
     int ppn, nodes, threads;
     double epoch_s;
-    int extrapolated;         /* the metric is flagged projected: epoch time from some steps */
-    int model;                /* status 'projected': the scaling model's point, nothing ran */
+    int extrapolated; /* the metric is flagged projected: epoch time from some steps */
+    int model;        /* status 'projected': the scaling model's point, nothing ran */
 } sb_epoch_point;
 /* The sweep's ok and projected points with an epoch_seconds metric, ordered
  * by kernel, ppn, measured before projected, nodes, and most threads first. */
@@ -154,9 +154,9 @@ void sb_epoch_series_free(sb_epoch_point *v, int n);
  * naming the last version that passed). */
 typedef struct sb_history_point {
     int64_t sweep_id, point_id;
-    char *tool_version, *started, *label;   /* the sweep's; "" where none */
-    double value;             /* the metric (0 without one) */
-    double *samples;          /* seconds, in repetition order */
+    char *tool_version, *started, *label; /* the sweep's; "" where none */
+    double value;                         /* the metric (0 without one) */
+    double *samples;                      /* seconds, in repetition order */
     int nsamples;
 } sb_history_point;
 /* The key's last ok point of each sweep on the machine, where it has the
@@ -170,7 +170,7 @@ void sb_history_free(sb_history_point *v, int n);
 
 /* What names a point on one line. */
 typedef struct sb_point_brief {
-    int64_t sweep_id;         /* 0 when it has none */
+    int64_t sweep_id; /* 0 when it has none */
     char *workload, *kernel, *shape, *status;
     int threads;
 } sb_point_brief;

@@ -79,8 +79,10 @@ static void put_value(text *t, const json_t *v)
     char num[64];
     const char *s = json_string_value(v);
     if (!s) {
-        if (json_is_integer(v)) snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
-        else snprintf(num, sizeof num, "%g", json_number_value(v));
+        if (json_is_integer(v))
+            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+        else
+            snprintf(num, sizeof num, "%g", json_number_value(v));
         s = num;
     }
     char shown[64];
@@ -202,11 +204,14 @@ void sb_envdiffs_line(const sb_envdiffs *d, int i, char *buf, size_t cap)
             snprintf(buf, cap, "environment differs in all %d compared point pair(s): %s", d->pairs,
                      g->diff ? g->diff : "");
         else
-            snprintf(buf, cap, "environment differs in %d of %d compared point pair(s) (e.g. %.200s): %s",
+            snprintf(buf, cap,
+                     "environment differs in %d of %d compared point pair(s) (e.g. %.200s): %s",
                      g->pairs, d->pairs, g->example ? g->example : "", g->diff ? g->diff : "");
     } else {
-        snprintf(buf, cap, "environment not recorded for %d of %d compared point pair(s) (results"
-                 " from an older sprbench): not compared", d->unrecorded, d->pairs);
+        snprintf(buf, cap,
+                 "environment not recorded for %d of %d compared point pair(s) (results"
+                 " from an older sprbench): not compared",
+                 d->unrecorded, d->pairs);
     }
-    sb_text_one_line(buf);   /* labels come from the database */
+    sb_text_one_line(buf); /* labels come from the database */
 }

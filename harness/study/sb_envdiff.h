@@ -27,7 +27,7 @@
 typedef struct sb_envmap {
     int n;
     int64_t *ids;
-    json_t **env;   /* NULL: nothing recorded (an older sprbench, or no result) */
+    json_t **env; /* NULL: nothing recorded (an older sprbench, or no result) */
 } sb_envmap;
 
 /* Reads every point's stored result document (bound parameters, read only). */
@@ -45,17 +45,17 @@ int sb_env_diff(const json_t *base, const json_t *cand, char *buf, size_t cap);
 
 /* Differences collected over the pairs of a comparison, grouped by text. */
 typedef struct sb_envdiff_group {
-    char *diff;          /* sb_env_diff's text */
-    char *example;       /* the first pair's label */
+    char *diff;    /* sb_env_diff's text */
+    char *example; /* the first pair's label */
     int pairs;
 } sb_envdiff_group;
 
 typedef struct sb_envdiffs {
     sb_envdiff_group *g;
     int n, cap;
-    int pairs;           /* distinct pairs added */
-    int unrecorded;      /* pairs where a side recorded no environment */
-    int64_t *seen;       /* (base id, candidate id) of the pairs added */
+    int pairs;      /* distinct pairs added */
+    int unrecorded; /* pairs where a side recorded no environment */
+    int64_t *seen;  /* (base id, candidate id) of the pairs added */
     int nseen, seen_cap;
 } sb_envdiffs;
 

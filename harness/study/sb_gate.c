@@ -37,7 +37,7 @@ static double mwu_exact_tail(int m, int n, double u)
         return -1;
     }
 #define F(a, j, k) (a)[(size_t)(j) * (size_t)(umax + 1) + (size_t)(k)]
-    for (int j = 0; j <= n; j++) F(prev, j, 0) = 1;   /* i = 0: U = 0 one way */
+    for (int j = 0; j <= n; j++) F(prev, j, 0) = 1; /* i = 0: U = 0 one way */
     for (int i = 1; i <= m; i++) {
         memset(cur, 0, sizeof *cur * (size_t)(n + 1) * (size_t)(umax + 1));
         F(cur, 0, 0) = 1;
@@ -139,10 +139,10 @@ int sb_metric_lower_is_better(const char *name)
     size_t n = strlen(name);
     if (strstr(name, "per_s") || strstr(name, "_per_") || strstr(name, "flops") ||
         strstr(name, "gops") || strstr(name, "bw"))
-        return 0;   /* rates: tokens_per_s, gflops, busbw_gbps */
+        return 0; /* rates: tokens_per_s, gflops, busbw_gbps */
 #define ENDS(s) (n >= strlen(s) && !strcmp(name + n - strlen(s), s))
     return ENDS("seconds") || ENDS("_s") || ENDS("_ms") || ENDS("_us") || ENDS("_ns") ||
-           strstr(name, "latency") != NULL || strstr(name, "time") != NULL;
+        strstr(name, "latency") != NULL || strstr(name, "time") != NULL;
 #undef ENDS
 }
 
@@ -202,7 +202,7 @@ static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, i
     int seconds = !strcmp(metric, "seconds");
     const sb_metric_val *m = seconds ? NULL : sb_pt_metric(p, metric);
     if (!seconds && !m) return 0;
-    if (seconds && p->nsamples == 0) return 0;   /* e.g. peak points: rates, no repetitions */
+    if (seconds && p->nsamples == 0) return 0; /* e.g. peak points: rates, no repetitions */
     int lower = seconds || sb_metric_lower_is_better(metric);
     double med = p->nsamples ? sb_median(p->samples, p->nsamples) : 0;
     int count = p->nsamples > 0 && (seconds || med > 0) ? p->nsamples : (m ? 1 : 0);
@@ -214,11 +214,13 @@ static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, i
     }
     for (int i = 0; i < count; i++) {
         double val;
-        if (seconds) val = p->samples[i];
+        if (seconds)
+            val = p->samples[i];
         else if (p->nsamples > 0 && med > 0)
             val = lower ? m->value * p->samples[i] / med
                         : (p->samples[i] > 0 ? m->value * med / p->samples[i] : 0);
-        else val = m->value;
+        else
+            val = m->value;
         (*v)[*n + i] = lower ? val : (val > 0 ? 1.0 / val : INFINITY);
     }
     *n += count;
@@ -269,8 +271,10 @@ static void find_group(const group *g, int n, const char *key, int *first, int *
     int lo = 0, hi = n;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (strcmp(g[mid].key, key) < 0) lo = mid + 1;
-        else hi = mid;
+        if (strcmp(g[mid].key, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     *first = lo < n && !strcmp(g[lo].key, key) ? lo : -1;
     *end = lo;
@@ -303,7 +307,8 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
         row->cand_id = cp->id;
         if (bok) {
             set_verdict(r, row, SB_FAIL);
-            notef(row, "candidate %s: %.400s", cp->status, cp->reason[0] ? cp->reason : "no reason given");
+            notef(row, "candidate %s: %.400s", cp->status,
+                  cp->reason[0] ? cp->reason : "no reason given");
         } else if (cok) {
             set_verdict(r, row, SB_WARN);
             notef(row, "baseline %s (%.300s): nothing to compare with", bp->status, bp->reason);
@@ -328,7 +333,7 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
         if (strcmp(p->status, "ok")) continue;
         if (point_costs(p, metric, &cv, &nc, &ccap, &cshown, &ncs) > 0) have_c = 1;
     }
-    if (!have_b && !have_c) {   /* this metric does not exist for this workload */
+    if (!have_b && !have_c) { /* this metric does not exist for this workload */
         free(bv);
         free(cv);
         return;
@@ -350,8 +355,8 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
     row->cand = cshown / ncs;
     double mb = sb_median(bv, nb), mc = sb_median(cv, nc);
     row->ratio = mb > 0 ? mc / mb : 0;
-    sb_bootstrap_ratio(cv, nc, bv, nb, 1 - 2 * o->alpha, 2000, 0x5eed + (uint64_t)nb * 131 + (uint64_t)nc,
-                       &row->lo, &row->hi);
+    sb_bootstrap_ratio(cv, nc, bv, nb, 1 - 2 * o->alpha, 2000,
+                       0x5eed + (uint64_t)nb * 131 + (uint64_t)nc, &row->lo, &row->hi);
     double limit = 1 + o->tolerance;
     if (nb < o->min_samples || nc < o->min_samples) {
         set_verdict(r, row, SB_WARN);
@@ -393,8 +398,8 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base,
-                          const sb_ptset *cand, sb_err *e)
+int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base, const sb_ptset *cand,
+                          sb_err *e)
 {
     for (int mi = 0; metrics && metrics[mi]; mi++) {
         const char *m = metrics[mi];
@@ -412,7 +417,8 @@ int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base,
         for (int s = 0; s < 2; s++) {
             const sb_ptset *set = s ? cand : base;
             for (int i = 0; set && i < set->n; i++)
-                for (int k = 0; strcmp(set->p[i].status, "projected") && k < set->p[i].nmetrics; k++)
+                for (int k = 0; strcmp(set->p[i].status, "projected") && k < set->p[i].nmetrics;
+                     k++)
                     names[n++] = set->p[i].metrics[k].name;
         }
         qsort(names, (size_t)n, sizeof *names, cmp_name);
@@ -518,7 +524,8 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
                 free(k);
                 sb_gate_row *row = add_row(r, fb0 >= 0 ? SB_FAIL : SB_WARN, cp, metric);
                 if (row && fb0 >= 0)
-                    notef(row, "machine mismatch: the baseline has this point only from %s, never"
+                    notef(row,
+                          "machine mismatch: the baseline has this point only from %s, never"
                           " from this machine (--cross-machine compares anyway)",
                           base->p[bg_any[fb0].idx].fingerprint);
                 else if (row)
@@ -568,7 +575,8 @@ int sb_gate_parse_references(const char *text, const char *name, sb_reference **
         lineno++;
         char line[2048];
         if (len >= sizeof line) {
-            rc = sb_errf(e, SB_EUSAGE, "%s:%d: line longer than %zu bytes", name, lineno, sizeof line - 1);
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: line longer than %zu bytes", name, lineno,
+                         sizeof line - 1);
             break;
         }
         memcpy(line, s, len);
@@ -587,20 +595,30 @@ int sb_gate_parse_references(const char *text, const char *name, sb_reference **
         }
         if (nt == 0) continue;
         if (nt < 9 || nt > 10) {
-            rc = sb_errf(e, SB_EUSAGE, "%s:%d: expected MACHINE WORKLOAD KERNEL SHAPE THREADS METRIC"
-                         " VALUE LOWER UPPER [UNIT], got %s%d field(s)", name, lineno, nt > 10 ? "more than " : "", nt > 10 ? 10 : nt);
+            rc = sb_errf(e, SB_EUSAGE,
+                         "%s:%d: expected MACHINE WORKLOAD KERNEL SHAPE THREADS METRIC"
+                         " VALUE LOWER UPPER [UNIT], got %s%d field(s)",
+                         name, lineno, nt > 10 ? "more than " : "", nt > 10 ? 10 : nt);
             break;
         }
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
             sb_reference *nr = realloc(*refs, sizeof *nr * (size_t)cap);
-            if (!nr) { rc = sb_errf(e, SB_EFAIL, "out of memory"); break; }
+            if (!nr) {
+                rc = sb_errf(e, SB_EFAIL, "out of memory");
+                break;
+            }
             *refs = nr;
         }
         sb_reference *r = &(*refs)[*n];
         memset(r, 0, sizeof *r);
         r->line = lineno;
-        struct { char *dst; size_t cap; const char *src; const char *what; } f[] = {
+        struct {
+            char *dst;
+            size_t cap;
+            const char *src;
+            const char *what;
+        } f[] = {
             {r->machine, sizeof r->machine, tok[0], "machine"},
             {r->workload, sizeof r->workload, tok[1], "workload"},
             {r->kernel, sizeof r->kernel, tok[2], "kernel"},
@@ -632,13 +650,16 @@ int sb_gate_parse_references(const char *text, const char *name, sb_reference **
         char *end;
         r->value = strtod(tok[6], &end);
         if (end == tok[6] || *end || !isfinite(r->value) || r->value <= 0) {
-            rc = sb_errf(e, SB_EUSAGE, "%s:%d: value '%s' is not a positive number", name, lineno, tok[6]);
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: value '%s' is not a positive number", name, lineno,
+                         tok[6]);
             break;
         }
         if (parse_bound(tok[7], &r->lower) || parse_bound(tok[8], &r->upper) ||
             (!isnan(r->lower) && r->lower > 0) || (!isnan(r->upper) && r->upper < 0)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s:%d: bounds '%s' '%s': need LOWER <= 0 and UPPER >= 0"
-                         " as -5%%, +10%%, -0.05 or null", name, lineno, tok[7], tok[8]);
+            rc = sb_errf(e, SB_EUSAGE,
+                         "%s:%d: bounds '%s' '%s': need LOWER <= 0 and UPPER >= 0"
+                         " as -5%%, +10%%, -0.05 or null",
+                         name, lineno, tok[7], tok[8]);
             break;
         }
         if (!strcmp(r->unit, "-")) r->unit[0] = '\0';
@@ -656,14 +677,14 @@ int sb_gate_parse_references(const char *text, const char *name, sb_reference **
 static int machine_matches(const char *ref, const char *fp)
 {
     return !strcmp(ref, "*") || !strcmp(ref, fp) ||
-           (strlen(ref) >= 4 && !strncmp(ref, fp, strlen(ref)));
+        (strlen(ref) >= 4 && !strncmp(ref, fp, strlen(ref)));
 }
 
 static int ref_matches_config(const sb_reference *rf, const sb_pt *p)
 {
     return !strcmp(rf->workload, p->workload) && !strcmp(rf->kernel, p->kernel) &&
-           (!strcmp(rf->shape, "*") || !strcmp(rf->shape, p->shape)) &&
-           (rf->threads < 0 || (rf->threads == p->threads && rf->ranks == p->ppn * p->nodes));
+        (!strcmp(rf->shape, "*") || !strcmp(rf->shape, p->shape)) &&
+        (rf->threads < 0 || (rf->threads == p->threads && rf->ranks == p->ppn * p->nodes));
 }
 
 static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
@@ -689,7 +710,8 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
     /* machines the candidate ran on, and whether any reference is meant for each */
     for (int i = 0; i < cand->n; i++) {
         int seen = 0;
-        for (int j = 0; j < i && !seen; j++) seen = !strcmp(cand->p[j].fingerprint, cand->p[i].fingerprint);
+        for (int j = 0; j < i && !seen; j++)
+            seen = !strcmp(cand->p[j].fingerprint, cand->p[i].fingerprint);
         if (seen) continue;
         int covered = 0;
         for (int k = 0; k < nrefs && !covered; k++)
@@ -748,7 +770,8 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
             if (rf->unit[0] && unit[0] && strcmp(rf->unit, unit)) {
                 set_verdict(r, row, SB_WARN);
                 notef(row, "unit mismatch: reference in %s, measured in %s", rf->unit, unit);
-            } else if ((!isnan(rf->lower) && dev < rf->lower) || (!isnan(rf->upper) && dev > rf->upper)) {
+            } else if ((!isnan(rf->lower) && dev < rf->lower) ||
+                       (!isnan(rf->upper) && dev > rf->upper)) {
                 set_verdict(r, row, SB_FAIL);
                 notef(row, "%+.1f%% from the reference, outside [%s%.1f%%, %s%.1f%%] (line %d)",
                       dev * 100, "", isnan(rf->lower) ? -INFINITY : rf->lower * 100, "+",
@@ -779,8 +802,10 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
 
 static void fmt_num(char *buf, size_t cap, double v)
 {
-    if (v == 0) snprintf(buf, cap, "-");
-    else snprintf(buf, cap, "%.4g", v);
+    if (v == 0)
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.4g", v);
 }
 
 void sb_gate_print(const sb_gate_result *r, FILE *f)
@@ -801,8 +826,8 @@ void sb_gate_print(const sb_gate_result *r, FILE *f)
         }
         if (w->nb || w->nc) snprintf(n, sizeof n, "%d/%d", w->nb, w->nc);
         fprintf(f, "%-7s %-9.9s %-36.36s %-13.13s %11s %11s %8s %-17s %8s %7s  %s\n",
-                sb_verdict_name(w->verdict), w->workload, w->label, w->metric, b, c, ratio, ci,
-                p, n, w->note);
+                sb_verdict_name(w->verdict), w->workload, w->label, w->metric, b, c, ratio, ci, p,
+                n, w->note);
     }
     fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL\n", r->n, r->count[SB_PASS],
             r->count[SB_WARN], r->count[SB_FAIL]);
@@ -834,16 +859,20 @@ json_t *sb_gate_json(const sb_gate_result *r)
         json_object_set_new(o, "machine", jstr(w->machine));
         /* 0 and -1 mean "none" in the row: null says so without a magic number */
         json_object_set_new(o, "baseline", w->nb || w->base > 0 ? json_real(w->base) : json_null());
-        json_object_set_new(o, "candidate", w->nc || w->cand > 0 ? json_real(w->cand) : json_null());
+        json_object_set_new(o, "candidate",
+                            w->nc || w->cand > 0 ? json_real(w->cand) : json_null());
         json_object_set_new(o, "cost_ratio", w->ratio > 0 ? json_real(w->ratio) : json_null());
-        json_object_set_new(o, "interval", w->p >= 0 ? json_pack("[f,f]", w->lo, w->hi) : json_null());
+        json_object_set_new(o, "interval",
+                            w->p >= 0 ? json_pack("[f,f]", w->lo, w->hi) : json_null());
         json_object_set_new(o, "p", w->p >= 0 ? json_real(w->p) : json_null());
         json_object_set_new(o, "n_baseline", json_integer(w->nb));
         json_object_set_new(o, "n_candidate", json_integer(w->nc));
         json_object_set_new(o, "note", jstr(w->note));
         json_object_set_new(o, "env", jstr(w->env));
-        json_object_set_new(o, "baseline_point", w->base_id ? json_integer(w->base_id) : json_null());
-        json_object_set_new(o, "candidate_point", w->cand_id ? json_integer(w->cand_id) : json_null());
+        json_object_set_new(o, "baseline_point",
+                            w->base_id ? json_integer(w->base_id) : json_null());
+        json_object_set_new(o, "candidate_point",
+                            w->cand_id ? json_integer(w->cand_id) : json_null());
         json_array_append_new(rows, o);
     }
     return json_pack("{s:i,s:i,s:i,s:i,s:i,s:f,s:o}", "compared", r->n, "pass", r->count[SB_PASS],
@@ -863,8 +892,10 @@ static void xml_escape(FILE *f, const char *s)
         case '\'': fputs("&apos;", f); break;
         default:
             /* XML 1.0 forbids most control characters even as references */
-            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') fputc('?', f);
-            else fputc(ch, f);
+            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+                fputc('?', f);
+            else
+                fputc(ch, f);
         }
     }
 }
@@ -875,17 +906,20 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return sb_errf(e, SB_EFAIL, "out of memory");
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<testsuites name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n"
-               "  <testsuite name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" errors=\"0\""
-               " skipped=\"%d\">\n", r->n, r->count[SB_FAIL], r->count[SB_WARN], r->n,
-            r->count[SB_FAIL], r->count[SB_WARN]);
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<testsuites name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n"
+            "  <testsuite name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" errors=\"0\""
+            " skipped=\"%d\">\n",
+            r->n, r->count[SB_FAIL], r->count[SB_WARN], r->n, r->count[SB_FAIL], r->count[SB_WARN]);
     for (int i = 0; i < r->n; i++) {
         const sb_gate_row *w = &r->rows[i];
         char detail[1024];
-        snprintf(detail, sizeof detail, "%s %s on %s: baseline %.6g, candidate %.6g %s, ratio %.4f,"
-                 " p %.3g, samples %d/%d", w->label, w->metric, w->machine[0] ? w->machine : "?",
-                 w->base, w->cand, w->unit, w->ratio, w->p, w->nb, w->nc);
+        snprintf(detail, sizeof detail,
+                 "%s %s on %s: baseline %.6g, candidate %.6g %s, ratio %.4f,"
+                 " p %.3g, samples %d/%d",
+                 w->label, w->metric, w->machine[0] ? w->machine : "?", w->base, w->cand, w->unit,
+                 w->ratio, w->p, w->nb, w->nc);
         fputs("    <testcase classname=\"sprbench.gate.", f);
         xml_escape(f, w->workload[0] ? w->workload : "point");
         fputs("\" name=\"", f);
@@ -948,7 +982,7 @@ int sb_gate_find_last_pass(sb_db *db, const sb_ptset *base, const sb_ptset *cand
                                   cp->shape ? cp->shape : "", cp->threads, cp->ppn, cp->nodes, NULL,
                                   &h, &n, e);
     if (rc) return rc;
-    int at = -1;   /* the candidate's sweep in the history */
+    int at = -1; /* the candidate's sweep in the history */
     for (int i = 0; i < n; i++)
         if (h[i].sweep_id == cp->sweep_id) at = i;
     /* newest first: every sweep passed over did not pass, so the one after
@@ -971,7 +1005,7 @@ int sb_gate_find_last_pass(sb_db *db, const sb_ptset *base, const sb_ptset *cand
                     lp->sweep_id = h[i].sweep_id;
                     snprintf(lp->version, sizeof lp->version, "%s", h[i].tool_version);
                     snprintf(lp->started, sizeof lp->started, "%s", h[i].started);
-                    const sb_history_point *nx = &h[i + 1];   /* i < at: exists */
+                    const sb_history_point *nx = &h[i + 1]; /* i < at: exists */
                     lp->next_sweep_id = nx->sweep_id;
                     snprintf(lp->next_version, sizeof lp->next_version, "%s", nx->tool_version);
                     snprintf(lp->next_started, sizeof lp->next_started, "%s", nx->started);

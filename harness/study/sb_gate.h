@@ -41,37 +41,40 @@ int sb_metric_lower_is_better(const char *name);
 enum { SB_GATE_MWU = 0, SB_GATE_BOOTSTRAP = 1 };
 
 typedef struct sb_gate_opts {
-    double tolerance;        /* 0.05 for 5 % */
-    double alpha;            /* 0.01 */
-    int min_samples;         /* per side, 6 */
-    int method;              /* SB_GATE_MWU or SB_GATE_BOOTSTRAP */
-    int pool;                /* pool the samples of every ok point of a configuration */
-    int cross_machine;       /* match points whatever machine they ran on */
-    const char *const *metrics;   /* NULL-terminated; NULL or empty: "seconds" */
+    double tolerance;           /* 0.05 for 5 % */
+    double alpha;               /* 0.01 */
+    int min_samples;            /* per side, 6 */
+    int method;                 /* SB_GATE_MWU or SB_GATE_BOOTSTRAP */
+    int pool;                   /* pool the samples of every ok point of a configuration */
+    int cross_machine;          /* match points whatever machine they ran on */
+    const char *const *metrics; /* NULL-terminated; NULL or empty: "seconds" */
 } sb_gate_opts;
-#define SB_GATE_OPTS_INIT {.tolerance = 0.05, .alpha = 0.01, .min_samples = 6}
+#define SB_GATE_OPTS_INIT                                  \
+    {                                                      \
+        .tolerance = 0.05, .alpha = 0.01, .min_samples = 6 \
+    }
 
 typedef struct sb_gate_row {
     sb_verdict verdict;
     char workload[64], label[320], metric[64], unit[64];
     char machine[80];
-    double base, cand;       /* medians (or the reference value) */
-    double ratio;            /* candidate cost / baseline cost; 0 when none */
-    double lo, hi;           /* bootstrap interval of the ratio; 0 when none */
-    double p;                /* -1 when no test ran */
+    double base, cand; /* medians (or the reference value) */
+    double ratio;      /* candidate cost / baseline cost; 0 when none */
+    double lo, hi;     /* bootstrap interval of the ratio; 0 when none */
+    double p;          /* -1 when no test ran */
     int nb, nc;
     char note[512];
-    int64_t base_id, cand_id;   /* the points compared (0: none on that side) */
-    char env[512];           /* how their recorded environments differ ("": same,
+    int64_t base_id, cand_id; /* the points compared (0: none on that side) */
+    char env[512];            /* how their recorded environments differ ("": same,
                                 or not compared); the caller fills it (sb_envdiff) */
 } sb_gate_row;
 
 typedef struct sb_gate_result {
     sb_gate_row *rows;
     int n, cap;
-    int count[3];            /* per verdict */
-    int ignored;             /* baseline points of machines the candidate never ran on */
-    double conf;             /* of the bootstrap intervals: 1 - 2 alpha (one-sided 1 - alpha) */
+    int count[3]; /* per verdict */
+    int ignored;  /* baseline points of machines the candidate never ran on */
+    double conf;  /* of the bootstrap intervals: 1 - 2 alpha (one-sided 1 - alpha) */
 } sb_gate_result;
 
 void sb_gate_result_free(sb_gate_result *r);
@@ -80,8 +83,8 @@ void sb_gate_result_free(sb_gate_result *r);
  * samples, always is): a typo such as "gflop" would compare nothing and
  * pass. SB_EUSAGE "unknown metric 'X' (known: ...)" otherwise. base may be
  * NULL (references mode). */
-int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base,
-                          const sb_ptset *cand, sb_err *e);
+int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base, const sb_ptset *cand,
+                          sb_err *e);
 
 /* Compares every configuration of base with the candidate's. */
 int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
@@ -95,8 +98,8 @@ int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_op
  * FILE:LINE. */
 typedef struct sb_reference {
     char machine[80], workload[64], kernel[128], shape[128], metric[64], unit[64];
-    int threads, ranks;      /* -1 = any */
-    double value, lower, upper;   /* bounds as fractions; NAN = unbounded */
+    int threads, ranks;         /* -1 = any */
+    double value, lower, upper; /* bounds as fractions; NAN = unbounded */
     int line;
 } sb_reference;
 int sb_gate_parse_references(const char *text, const char *name, sb_reference **refs, int *n,
@@ -113,7 +116,7 @@ typedef struct sb_gate_last_pass {
     int found;
     int64_t sweep_id, next_sweep_id;
     char version[128], started[32], next_version[128], next_started[32];
-    int checked;             /* earlier sweeps looked at */
+    int checked; /* earlier sweeps looked at */
 } sb_gate_last_pass;
 int sb_gate_find_last_pass(sb_db *db, const sb_ptset *base, const sb_ptset *cand,
                            const sb_gate_row *row, const sb_gate_opts *o, sb_gate_last_pass *lp,

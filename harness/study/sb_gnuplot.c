@@ -19,11 +19,11 @@ extern char **environ;
 struct sb_gp {
     char *buf;
     size_t len, cap;
-    char *dat;           /* the data blocks again, as a table (sb_gp_data_text) */
+    char *dat; /* the data blocks again, as a table (sb_gp_data_text) */
     size_t dlen, dcap;
     int in_block;
     int oom;
-    char misuse[160];   /* non-empty: the script must not run */
+    char misuse[160]; /* non-empty: the script must not run */
 };
 
 static const char *gnuplot_path(void)
@@ -82,7 +82,10 @@ static void grow_put(sb_gp *g, char **b, size_t *len, size_t *cap, const void *p
 }
 
 static void put(sb_gp *g, const void *p, size_t n) { grow_put(g, &g->buf, &g->len, &g->cap, p, n); }
-static void put_dat(sb_gp *g, const char *s) { grow_put(g, &g->dat, &g->dlen, &g->dcap, s, strlen(s)); }
+static void put_dat(sb_gp *g, const char *s)
+{
+    grow_put(g, &g->dat, &g->dlen, &g->dcap, s, strlen(s));
+}
 
 static void put_str(sb_gp *g, const char *s) { put(g, s, strlen(s)); }
 
@@ -96,8 +99,10 @@ static void misuse(sb_gp *g, const char *why)
 static void put_num(sb_gp *g, double v, const char *fmt)
 {
     char b[40];
-    if (!isfinite(v)) snprintf(b, sizeof b, "NaN");
-    else snprintf(b, sizeof b, fmt, v);
+    if (!isfinite(v))
+        snprintf(b, sizeof b, "NaN");
+    else
+        snprintf(b, sizeof b, fmt, v);
     put_str(g, b);
 }
 
@@ -120,11 +125,15 @@ static void put_text(sb_gp *g, const char *s, int as_format)
             p++;
             continue;
         }
-        if (cp == '\n' || cp == '\r' || cp == '\t') put(g, " ", 1);
-        else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) { /* dropped */ }
-        else if (cp == '\'') put(g, "''", 2);
-        else if (cp == '%' && as_format) put(g, "%%", 2);
-        else put(g, p, (size_t)n);
+        if (cp == '\n' || cp == '\r' || cp == '\t')
+            put(g, " ", 1);
+        else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) { /* dropped */
+        } else if (cp == '\'')
+            put(g, "''", 2);
+        else if (cp == '%' && as_format)
+            put(g, "%%", 2);
+        else
+            put(g, p, (size_t)n);
         p += n;
     }
     put(g, "'", 1);
@@ -171,10 +180,11 @@ void sb_gp_block_begin(sb_gp *g, const char *name)
 {
     if (!g || g->misuse[0]) return;
     size_t n = name ? strlen(name) : 0;
-    int ok = n > 0 && n <= 32 && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'));
+    int ok = n > 0 && n <= 32 &&
+        ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'));
     for (size_t i = 1; ok && i < n; i++)
         ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-             (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
+            (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
     if (!ok || g->in_block) {
         misuse(g, ok ? "a data block inside a data block" : "a bad data block name");
         return;
@@ -182,7 +192,7 @@ void sb_gp_block_begin(sb_gp *g, const char *name)
     put(g, "$", 1);
     put_str(g, name);
     put_str(g, " << EOD\n");
-    if (g->dlen) put_dat(g, "\n\n");   /* gnuplot's index: two blank lines */
+    if (g->dlen) put_dat(g, "\n\n"); /* gnuplot's index: two blank lines */
     put_dat(g, "# $");
     put_dat(g, name);
     put_dat(g, "\n");
@@ -223,7 +233,8 @@ char *sb_gp_script(const sb_gp *g, const char *term, int width, int height, sb_e
         return NULL;
     }
     if (g->misuse[0] || g->in_block) {
-        sb_errf(e, SB_EFAIL, "gnuplot script refused: %s", g->misuse[0] ? g->misuse : "a data block left open");
+        sb_errf(e, SB_EFAIL, "gnuplot script refused: %s",
+                g->misuse[0] ? g->misuse : "a data block left open");
         return NULL;
     }
     if (width < 16 || width > 20000 || height < 16 || height > 20000) {
@@ -233,7 +244,8 @@ char *sb_gp_script(const sb_gp *g, const char *term, int width, int height, sb_e
     /* noenhanced: text from the database is shown, never read as markup */
     const char *head;
     if (term && !strcmp(term, "svg"))
-        head = "set terminal svg size %d,%d dynamic noenhanced font 'Sans,11' background '#ffffff'\n";
+        head =
+            "set terminal svg size %d,%d dynamic noenhanced font 'Sans,11' background '#ffffff'\n";
     else if (term && !strcmp(term, "png"))
         head = "set terminal pngcairo size %d,%d noenhanced font 'Sans,10'\n";
     else {
@@ -266,7 +278,7 @@ static void last_error_line(FILE *err, char *buf, size_t cap)
     char *best = NULL;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         while (*line == ' ' || *line == '\t') line++;
-        if (line[strspn(line, " ^\t\r")]) best = line;   /* not a caret line */
+        if (line[strspn(line, " ^\t\r")]) best = line; /* not a caret line */
     }
     if (!best) return;
     size_t o = 0;
@@ -287,8 +299,8 @@ static int write_all(int fd, const char *s, size_t n)
     return 0;
 }
 
-int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
-                      const char *out_path, sb_err *e)
+int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height, const char *out_path,
+                      sb_err *e)
 {
     if (!sb_gnuplot_available())
         return sb_errf(e, SB_EUSAGE, "gnuplot not found on PATH (install gnuplot-nox)");
@@ -320,8 +332,10 @@ int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, fileno(img), 1);
-    if (errf) posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
-    else posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (errf)
+        posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
+    else
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     /* --default-settings: no gnuplotrc or ~/.gnuplot, the same image everywhere */
     char *argv[] = {(char *)gnuplot_path(), (char *)"--default-settings", NULL};
     pid_t pid;
@@ -348,20 +362,22 @@ int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
     struct stat st;
     int ifd = fileno(img);
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && fstat(ifd, &st) == 0 &&
-             st.st_size > 100;
+        st.st_size > 100;
     if (!ok) {
         char why[240];
         last_error_line(errf, why, sizeof why);
         if (errf) fclose(errf);
         fclose(img);
         sb_out_abort(&out);
-        return sb_errf(e, SB_EFAIL, "gnuplot failed to draw %s%s%s", out_path, why[0] ? ": " : "", why);
+        return sb_errf(e, SB_EFAIL, "gnuplot failed to draw %s%s%s", out_path, why[0] ? ": " : "",
+                       why);
     }
     if (errf) fclose(errf);
     /* copy the image into the output in chunks: no size is held in memory */
     char buf[65536];
-    rc = lseek(ifd, 0, SEEK_SET) == 0 ? SB_OK
-                                        : sb_errf(e, SB_EFAIL, "gnuplot's image: %s", strerror(errno));
+    rc = lseek(ifd, 0, SEEK_SET) == 0
+        ? SB_OK
+        : sb_errf(e, SB_EFAIL, "gnuplot's image: %s", strerror(errno));
     while (!rc) {
         ssize_t n = read(ifd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
@@ -473,15 +489,15 @@ static int is_word_char(int c)
  * with which gnuplot runs a command, reads another file or writes one. */
 static const char *template_refusal(const char *l, size_t n)
 {
-    static const char *const words[] = {"system", "output", "print", "load", "call", "eval",
-                                        "shell", "terminal", "term", "table", "save", "cd",
-                                        "exit", "quit", "pause", "fit", "reread", "import",
-                                        "history", "evaluate", "refresh", "replot", NULL};
+    static const char *const words[] = {
+        "system", "output", "print",   "load",     "call",    "eval",   "shell", "terminal",
+        "term",   "table",  "save",    "cd",       "exit",    "quit",   "pause", "fit",
+        "reread", "import", "history", "evaluate", "refresh", "replot", NULL};
     size_t i = 0;
     while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
     if (i == n || l[i] == '#') return NULL;
-    if (!strncmp(l + i, "{{", 2)) { /* a placeholder line, checked when filled */ }
-    else {
+    if (!strncmp(l + i, "{{", 2)) { /* a placeholder line, checked when filled */
+    } else {
         size_t w = i;
         while (w < n && is_word_char((unsigned char)l[w])) w++;
         size_t wl = w - i;
@@ -491,28 +507,32 @@ static const char *template_refusal(const char *l, size_t n)
     }
     for (; i < n; i++) {
         char c = l[i];
-        if (c == '\'') {   /* a single-quoted literal: '' is its only escape */
+        if (c == '\'') { /* a single-quoted literal: '' is its only escape */
             /* a file name of '<cmd' or '|cmd' would run cmd when plotted */
             size_t k = i + 1;
             while (k < n && l[k] == ' ') k++;
-            if (k < n && (l[k] == '<' || l[k] == '|')) return "a literal starting with < or | (a command)";
+            if (k < n && (l[k] == '<' || l[k] == '|'))
+                return "a literal starting with < or | (a command)";
             for (i++; i < n; i++)
                 if (l[i] == '\'') {
-                    if (i + 1 < n && l[i + 1] == '\'') i++;
-                    else break;
+                    if (i + 1 < n && l[i + 1] == '\'')
+                        i++;
+                    else
+                        break;
                 }
             if (i >= n) return "a literal left open";
             continue;
         }
         if (c == '"') {
-            if (i + 4 <= n && !strncmp(l + i, "\"\\n\"", 4)) {   /* "\n", a line break in a title */
+            if (i + 4 <= n && !strncmp(l + i, "\"\\n\"", 4)) { /* "\n", a line break in a title */
                 i += 3;
                 continue;
             }
             return "a double-quoted string other than \"\\n\" (use single quotes)";
         }
-        if (c == '#') return NULL;   /* the rest is a comment */
-        if (strchr("`@!;|\\$", c)) return "a character that runs or reads something (` @ ! ; | \\ $)";
+        if (c == '#') return NULL; /* the rest is a comment */
+        if (strchr("`@!;|\\$", c))
+            return "a character that runs or reads something (` @ ! ; | \\ $)";
         if (is_word_char((unsigned char)c) && (i == 0 || !is_word_char((unsigned char)l[i - 1]))) {
             size_t w = i;
             while (w < n && is_word_char((unsigned char)l[w])) w++;
@@ -533,7 +553,7 @@ int sb_gp_template_load(const char *dir, const char *name, char **text, sb_err *
         return sb_errf(e, SB_EUSAGE, "%s: path too long", dir);
     size_t len;
     int rc = sb_read_text_max(path, TEMPLATE_MAX, "plot template", text, &len, e);
-    if (rc) return rc;   /* the message names the file */
+    if (rc) return rc; /* the message names the file */
     int lineno = 0;
     for (const char *p = *text; *p;) {
         const char *nl = strchr(p, '\n');
@@ -542,7 +562,8 @@ int sb_gp_template_load(const char *dir, const char *name, char **text, sb_err *
         const char *why = template_refusal(p, n);
         if (!why)
             for (size_t i = 0; i < n && !why; i++)
-                if ((unsigned char)p[i] < 0x20 && p[i] != '\t' && p[i] != '\r') why = "a control character";
+                if ((unsigned char)p[i] < 0x20 && p[i] != '\t' && p[i] != '\r')
+                    why = "a control character";
         if (why) {
             free(*text);
             *text = NULL;
@@ -584,11 +605,13 @@ int sb_gp_template_fill(sb_gp *g, const char *tmpl, const char *tmpl_name, const
             size_t nm = close && close < p + n ? (size_t)(close - open - 2) : 0;
             const sb_gp_var *v = NULL;
             for (int k = 0; nm && k < nvars && !v; k++)
-                if (strlen(vars[k].name) == nm && !strncmp(vars[k].name, open + 2, nm)) v = &vars[k];
+                if (strlen(vars[k].name) == nm && !strncmp(vars[k].name, open + 2, nm))
+                    v = &vars[k];
             if (!v) {
                 misuse(g, "a template placeholder with no value");
-                return sb_errf(e, SB_EUSAGE, "plot template %s: unknown placeholder %.*s", tmpl_name,
-                               (int)(close && close < p + n ? close + 2 - open : 2), open);
+                return sb_errf(e, SB_EUSAGE, "plot template %s: unknown placeholder %.*s",
+                               tmpl_name, (int)(close && close < p + n ? close + 2 - open : 2),
+                               open);
             }
             switch (v->kind) {
             case SB_GPV_TEXT: put_text(g, v->text, 0); break;

@@ -36,7 +36,7 @@
 /* 1 when a gnuplot binary is on PATH (or $SB_GNUPLOT names one). */
 int sb_gnuplot_available(void);
 
-typedef struct sb_gp sb_gp;   /* a script being written */
+typedef struct sb_gp sb_gp; /* a script being written */
 
 /* NULL when out of memory; every function below accepts NULL and then does
  * nothing (sb_gp_script and sb_gnuplot_render fail). */
@@ -65,8 +65,8 @@ char *sb_gp_script(const sb_gp *g, const char *term, int width, int height, sb_e
 /* Draws the script into out_path. SB_EUSAGE when gnuplot is missing or
  * out_path cannot be written, SB_EFAIL when gnuplot fails (the message ends
  * with gnuplot's own last error line, control characters removed). */
-int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height,
-                      const char *out_path, sb_err *e);
+int sb_gnuplot_render(const sb_gp *g, const char *term, int width, int height, const char *out_path,
+                      sb_err *e);
 
 /* ---- the figure's files beside its image ---- */
 
@@ -97,11 +97,11 @@ int sb_gp_write_script(const sb_gp *g, int width, int height, const char *path, 
 
 typedef enum { SB_GPV_TEXT, SB_GPV_FORMAT, SB_GPV_NUM, SB_GPV_CLAUSE } sb_gpv_kind;
 typedef struct sb_gp_var {
-    const char *name;     /* the placeholder: {{name}} */
+    const char *name; /* the placeholder: {{name}} */
     sb_gpv_kind kind;
-    const char *text;     /* TEXT (a literal) and FORMAT (a literal read as a format) */
-    double num;           /* NUM */
-    const sb_gp *clause;  /* CLAUSE: a fragment built with sb_gp_add; no data blocks */
+    const char *text;    /* TEXT (a literal) and FORMAT (a literal read as a format) */
+    double num;          /* NUM */
+    const sb_gp *clause; /* CLAUSE: a fragment built with sb_gp_add; no data blocks */
 } sb_gp_var;
 
 /* The directory templates are read from, in this order: `dir_opt` (a

@@ -18,10 +18,10 @@
 #endif
 
 typedef struct {
-    char kernel[160];   /* an imported kernel name is up to 128 bytes */
+    char kernel[160]; /* an imported kernel name is up to 128 bytes */
     char dtype[16];
     int threads;
-    double median, lo, hi;  /* throughput: median and the p10-p90 spread */
+    double median, lo, hi; /* throughput: median and the p10-p90 spread */
 } series_pt;
 
 /* ---- the palette: one colour and one point type per kernel ----
@@ -72,7 +72,9 @@ static void slug(const char *in, char *out, size_t cap)
     size_t o = 0;
     for (; *in && o + 1 < cap; in++)
         out[o++] = ((*in >= 'a' && *in <= 'z') || (*in >= 'A' && *in <= 'Z') ||
-                    (*in >= '0' && *in <= '9') || *in == '-') ? *in : '_';
+                    (*in >= '0' && *in <= '9') || *in == '-')
+            ? *in
+            : '_';
     out[o] = '\0';
     if (!o) snprintf(out, cap, "all");
 }
@@ -202,8 +204,13 @@ static int datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
             if (speedup) {
                 double ideal = pts[q].threads / base_t;
                 double sp[3] = {pts[q].median / base, pts[q].lo / base, pts[q].hi / base};
-                double row[7] = {pts[q].threads, sp[0], sp[1], sp[2], 100.0 * sp[0] / ideal,
-                                 100.0 * sp[1] / ideal, 100.0 * sp[2] / ideal};
+                double row[7] = {pts[q].threads,
+                                 sp[0],
+                                 sp[1],
+                                 sp[2],
+                                 100.0 * sp[0] / ideal,
+                                 100.0 * sp[1] / ideal,
+                                 100.0 * sp[2] / ideal};
                 if (!(base > 0))
                     for (int k = 1; k < 7; k++) row[k] = NAN;
                 sb_gp_block_row(g, row, 7);
@@ -241,7 +248,7 @@ static void series_clause(sb_gp *c, const series_pt *pts, int n, const char *usi
 static double path_peak(sb_db *db, int64_t machine, const char *isa)
 {
     if (strcmp(isa, "scalar") != 0) return sb_db_peak_per_core(db, machine, isa);
-    return 0;   /* a scalar loop has no peak of its own: the f32 line stands */
+    return 0; /* a scalar loop has no peak of its own: the f32 line stands */
 }
 
 /* Peak lines: one per instruction path the plotted kernels use, peak per
@@ -313,14 +320,16 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
     /* log y where the curves span more than 30x: f32 next to AMX would
      * otherwise lie on the floor of a linear axis */
     int logy = c->yscale == SB_PLOT_Y_LOG ||
-               (c->yscale == SB_PLOT_Y_AUTO && ymin > 0 && ymax / ymin > 30);
+        (c->yscale == SB_PLOT_Y_AUTO && ymin > 0 && ymax / ymin > 30);
 
     snprintf(ylabel, sizeof ylabel, "%s (median, p10-p90)%s", unit, logy ? ", log scale" : "");
     sb_gp *s = sb_gp_new(), *xa = sb_gp_new(), *ya = sb_gp_new(), *ser = sb_gp_new();
     datablocks(s, pts, n, 0);
     x_axis(xa, mint, maxt);
-    if (logy) sb_gp_add(ya, "set logscale y 10\nset yrange [*:*]\n");
-    else sb_gp_add(ya, "set yrange [0:*]\n");
+    if (logy)
+        sb_gp_add(ya, "set logscale y 10\nset yrange [*:*]\n");
+    else
+        sb_gp_add(ya, "set yrange [0:*]\n");
     series_clause(ser, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
     if (!strcmp(c->workload, "gemm"))
         peak_blocks(s, ser, c->db, c->machine, c->cores, pts, n, maxt, unknown, &nunknown);
@@ -353,19 +362,19 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
     }
     sb_gp_block_end(t);
     double top = (double)maxt / mint;
-    if (maxt > 8) sb_gp_add(ya, "set logscale y 2\nset yrange [%g:%g]\n", 0.8, top * 1.3);
-    else sb_gp_add(ya, "set yrange [0:%g]\n", top + 0.5);
+    if (maxt > 8)
+        sb_gp_add(ya, "set logscale y 2\nset yrange [%g:%g]\n", 0.8, top * 1.3);
+    else
+        sb_gp_add(ya, "set yrange [0:%g]\n", top + 0.5);
     series_clause(sp, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
     sb_gp_add(sp, ", $ideal using 1:2 with lines dt 2 lw 1 lc rgb 'black' title 'ideal (linear)'");
     series_clause(ef, pts, n, "using 1:5:6:7 with yerrorlines lw 2", unknown, &nunknown);
     sb_gp_add(ef, ", 100 with lines dt 2 lw 1 lc rgb 'black' title 'ideal'");
     snprintf(line1, sizeof line1, "Speedup and parallel efficiency: %s", what);
-    const sb_gp_var sv[] = {{"title", SB_GPV_TEXT, line1, 0, NULL},
-                            {"machine", SB_GPV_TEXT, c->machine_text, 0, NULL},
-                            {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},
-                            {"yaxis", SB_GPV_CLAUSE, NULL, 0, ya},
-                            {"speedup", SB_GPV_CLAUSE, NULL, 0, sp},
-                            {"efficiency", SB_GPV_CLAUSE, NULL, 0, ef}};
+    const sb_gp_var sv[] = {
+        {"title", SB_GPV_TEXT, line1, 0, NULL},  {"machine", SB_GPV_TEXT, c->machine_text, 0, NULL},
+        {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},   {"yaxis", SB_GPV_CLAUSE, NULL, 0, ya},
+        {"speedup", SB_GPV_CLAUSE, NULL, 0, sp}, {"efficiency", SB_GPV_CLAUSE, NULL, 0, ef}};
     rc = fill(t, c->tdir, "speedup.gp", sv, 6, e);
     snprintf(base, sizeof base, "speedup-%s", name);
     if (!rc) rc = sb_plot_write_figure(t, 1000, 860, c->out_dir, base, 1, files, nfiles, e);
@@ -381,8 +390,8 @@ typedef struct {
     char kernel[160];
     int ppn, nodes;
     double epoch_s;
-    int extrapolated;   /* a measured point whose epoch time came from some steps */
-    int model;          /* status 'projected': the scaling model's point, nothing ran */
+    int extrapolated; /* a measured point whose epoch time came from some steps */
+    int model;        /* status 'projected': the scaling model's point, nothing ran */
 } scale_pt;
 
 /* The published study trained DistilBERT-base at sequence length 384: its
@@ -394,8 +403,8 @@ static int study_matches(const char *shape)
     const char *m = strstr(shape, "model=");
     const char *sq = strstr(shape, "seq=");
     return m && !strncmp(m + 6, "distilbert-base", 15) &&
-           (m[21] == '\0' || m[21] == ' ' || !strncmp(m + 21, "-uncased", 8)) &&
-           (!sq || (!strncmp(sq + 4, "384", 3) && (sq[7] == '\0' || sq[7] == ' ')));
+        (m[21] == '\0' || m[21] == ' ' || !strncmp(m + 21, "-uncased", 8)) &&
+        (!sq || (!strncmp(sq + 4, "384", 3) && (sq[7] == '\0' || sq[7] == ' ')));
 }
 
 /* Epoch time and speedup against nodes (log2 axes, ideal lines), a parallel-
@@ -485,8 +494,9 @@ static int plot_scaling(ctx *c, const char *reference, char ***files, int *nfile
         int slot = kernel_slot(pts[i].kernel, unknown, &nunknown) + pts[i].ppn - 1;
         sb_gp *cl[4] = {ep, spc, efc, rc_};
         for (int k = 0; k < 4; k++) {
-            sb_gp_add(cl[k], blocks ? ", $s%d using %d:%d with linespoints lw 2"
-                                    : "$s%d using %d:%d with linespoints lw 2",
+            sb_gp_add(cl[k],
+                      blocks ? ", $s%d using %d:%d with linespoints lw 2"
+                             : "$s%d using %d:%d with linespoints lw 2",
                       blocks, k == 3 ? 5 : 1, k == 3 ? 2 : k + 2);
             sb_gp_add(cl[k], pts[i].model ? " dt 2 pt 6 lc rgb %T" : " pt 7 lc rgb %T",
                       g_colour[slot % NCOLOUR]);
@@ -498,7 +508,8 @@ static int plot_scaling(ctx *c, const char *reference, char ***files, int *nfile
     /* the study: measured points and its own speedup (1 node -> 4 nodes) */
     double study1 = 0;
     for (int i = 0; i < nstudy; i++)
-        if (study[i].nodes == 1 && !strcmp(study[i].kind, "measured") && strstr(study[i].machine, "Sapphire"))
+        if (study[i].nodes == 1 && !strcmp(study[i].kind, "measured") &&
+            strstr(study[i].machine, "Sapphire"))
             study1 = study[i].epoch_s;
     if (study1 > 0) {
         sb_gp_block_begin(s, "study");
@@ -509,12 +520,17 @@ static int plot_scaling(ctx *c, const char *reference, char ***files, int *nfile
                 sb_gp_block_row(s, row, 4);
             }
         sb_gp_block_end(s);
-        for (int i = 0; i < nstudy; i++) if (study[i].nodes > maxn) maxn = study[i].nodes;
-        sb_gp_add(ep, ", $study using 1:2 with points pt 5 ps 1.5 lc rgb 'black' title "
-                      "'published study (SPR bf16, HF blog 2023; published figures, not measured here)'");
+        for (int i = 0; i < nstudy; i++)
+            if (study[i].nodes > maxn) maxn = study[i].nodes;
+        sb_gp_add(
+            ep,
+            ", $study using 1:2 with points pt 5 ps 1.5 lc rgb 'black' title "
+            "'published study (SPR bf16, HF blog 2023; published figures, not measured here)'");
         sb_gp_add(spc, ", $study using 1:3 with points pt 5 ps 1.5 lc rgb 'black' notitle");
-        sb_gp_add(efc, ", $study using 1:4 with points pt 5 ps 1.5 lc rgb 'black' title "
-                       "'published study (SPR bf16, HF blog 2023; published figures, not measured here)'");
+        sb_gp_add(
+            efc,
+            ", $study using 1:4 with points pt 5 ps 1.5 lc rgb 'black' title "
+            "'published study (SPR bf16, HF blog 2023; published figures, not measured here)'");
     }
     int xmax = 1;
     while (xmax < maxn) xmax *= 2;
@@ -571,8 +587,9 @@ static int plot_scaling(ctx *c, const char *reference, char ***files, int *nfile
             sb_gp_block_row(r, row, 2);
         }
         sb_gp_block_end(r);
-        sb_gp_add(rc_, ", $ideal using 1:2 with lines dt 2 lc rgb 'black' "
-                       "title 'ideal (1/ranks from the fewest-ranks measured point)'");
+        sb_gp_add(rc_,
+                  ", $ideal using 1:2 with lines dt 2 lc rgb 'black' "
+                  "title 'ideal (1/ranks from the fewest-ranks measured point)'");
     }
     snprintf(title, sizeof title, "Epoch time against total ranks: %s", c->machine_text);
     const sb_gp_var rv[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
@@ -613,7 +630,7 @@ static int open_sweep(const sb_plot_opts *o, ctx *c, sb_err *e)
         snprintf(c->workload, sizeof c->workload, "%s", hd.workload ? hd.workload : "gemm");
         c->machine = hd.machine_id;
         c->cores = hd.cores;
-        if (!hd.has_machine)   /* e.g. `sprbench model --db`: computed, no machine */
+        if (!hd.has_machine) /* e.g. `sprbench model --db`: computed, no machine */
             snprintf(c->machine_text, sizeof c->machine_text, "%s (no machine)",
                      hd.label ? hd.label : "sweep");
         else
@@ -628,7 +645,8 @@ static int open_sweep(const sb_plot_opts *o, ctx *c, sb_err *e)
     }
     if (mkdir(o->out_dir, 0755) != 0 && errno != EEXIST) {
         sb_db_close(c->db);
-        return sb_errf(e, SB_EUSAGE, "%s: cannot create directory: %s", o->out_dir, strerror(errno));
+        return sb_errf(e, SB_EUSAGE, "%s: cannot create directory: %s", o->out_dir,
+                       strerror(errno));
     }
     return SB_OK;
 }
@@ -664,7 +682,8 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
     }
     sb_db_strings_free(shape_list, nshape_list);
     if (!rc) {
-        const char *ref = o->reference ? o->reference : SB_SOURCE_DIR "/results/reference/study.csv";
+        const char *ref = o->reference ? o->reference
+                                       : SB_SOURCE_DIR "/results/reference/study.csv";
         int before = *nfiles;
         rc = plot_scaling(&c, ref, files, nfiles, e);
         if (*nfiles > before) shapes++;
@@ -687,7 +706,7 @@ static void spread(const char *metric, double value, const double *xs, int ns, d
     double med = sb_median(xs, ns);
     if (!(med > 0)) return;
     int rate = !strcmp(metric, "gflops") || !strcmp(metric, "gops") ||
-               strstr(metric, "per_s") != NULL;
+        strstr(metric, "per_s") != NULL;
     if (rate) {
         *lo = value * med / sb_quantile(xs, ns, 0.9);
         *hi = value * med / sb_quantile(xs, ns, 0.1);
@@ -713,13 +732,14 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
     }
     /* the key's workload: given, or what its shape says (a GEMM shape or a
      * training configuration), or the sweep's */
-    const char *workload = o->workload   ? o->workload
-                           : !o->shape   ? c.workload
-                           : strstr(o->shape, "model=") ? "train"
-                           : strchr(o->shape, 'x')      ? "gemm"
-                                                        : c.workload;
-    const char *metric =
-        o->metric ? o->metric : !strcmp(workload, "gemm") ? "gflops" : "tokens_per_s";
+    const char *workload = o->workload ? o->workload
+        : !o->shape                    ? c.workload
+        : strstr(o->shape, "model=")   ? "train"
+        : strchr(o->shape, 'x')        ? "gemm"
+                                       : c.workload;
+    const char *metric = o->metric  ? o->metric
+        : !strcmp(workload, "gemm") ? "gflops"
+                                    : "tokens_per_s";
     const char *shape = o->shape ? o->shape : "";
     int ppn = o->ppn > 0 ? o->ppn : 1, nodes = o->nodes > 0 ? o->nodes : 1;
     sb_history_point *h;
@@ -734,7 +754,8 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
     snprintf(key, sizeof key, "%s %s %s, %d thread(s)%s", workload, o->kernel, shape, o->threads,
              ppn * nodes > 1 ? "," : "");
     if (ppn * nodes > 1)
-        snprintf(key + strlen(key), sizeof key - strlen(key), " %d node(s) x %d rank(s)", nodes, ppn);
+        snprintf(key + strlen(key), sizeof key - strlen(key), " %d node(s) x %d rank(s)", nodes,
+                 ppn);
     if (n == 0) {
         sb_history_free(h, n);
         return sb_errf(e, SB_EUSAGE, "no sweep on this machine has %s for %s", metric, key);
@@ -758,8 +779,8 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
         sb_gp_add(xa, i ? ", %F %d" : "%F %d", lab, i);
     }
     sb_gp_add(xa, ")\n");
-    sb_gp_add(ser, "$h using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb %T title %T",
-              g_colour[0], "median, p10-p90 of the samples");
+    sb_gp_add(ser, "$h using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb %T title %T", g_colour[0],
+              "median, p10-p90 of the samples");
     char title[1500], ylabel[160];
     snprintf(title, sizeof title, "History of %s: %s", metric, key);
     snprintf(ylabel, sizeof ylabel, "%s (median, p10-p90)", metric);
@@ -796,7 +817,7 @@ sb_gp *sb_plot_report_bars(const char *templates, const char *title, const char 
     for (int i = 0; i < n; i++) {
         double b = bv[i] > 0 ? bv[i] : 0, cc = cv[i] > 0 ? cv[i] : 0;
         /* no spread given: the bar's own value, an error bar of no height */
-        double row[6] = {b, blo && blo[i] > 0 ? blo[i] : b, bhi && bhi[i] > 0 ? bhi[i] : b,
+        double row[6] = {b,  blo && blo[i] > 0 ? blo[i] : b,  bhi && bhi[i] > 0 ? bhi[i] : b,
                          cc, clo && clo[i] > 0 ? clo[i] : cc, chi && chi[i] > 0 ? chi[i] : cc};
         sb_gp_block_row(g, row, 6);
     }
@@ -824,20 +845,30 @@ sb_gp *sb_plot_report_bars(const char *templates, const char *title, const char 
 
 sb_gp *sb_plot_report_scaling(const char *templates, const char *title, const char *ylabel,
                               const double *xs, int n, const char *bname, const double *yb,
-                              const char *cname, const double *yc, sb_err *e)
+                              const double *ib, const char *cname, const double *yc,
+                              const double *ic, sb_err *e)
 {
     char tdir[4096];
     if (sb_gp_templates_dir(templates, tdir, sizeof tdir, e)) return NULL;
     sb_gp *g = sb_gp_new(), *ser = sb_gp_new();
     sb_gp_block_begin(g, "d");
     for (int i = 0; i < n; i++) {
-        double row[3] = {xs[i], yb[i] > 0 ? yb[i] : NAN, yc[i] > 0 ? yc[i] : NAN};
-        sb_gp_block_row(g, row, 3);
+        double row[5] = {xs[i], yb[i] > 0 ? yb[i] : NAN, yc[i] > 0 ? yc[i] : NAN,
+                         ib && ib[i] > 0 ? ib[i] : NAN, ic && ic[i] > 0 ? ic[i] : NAN};
+        sb_gp_block_row(g, row, 5);
     }
     sb_gp_block_end(g);
-    sb_gp_add(ser, "$d using 1:2 with linespoints lw 2 pt 7 lc rgb %T title %T, "
-                   "$d using 1:3 with linespoints lw 2 pt 5 lc rgb %T title %T",
+    sb_gp_add(ser,
+              "$d using 1:2 with linespoints lw 2 pt 7 lc rgb %T title %T, "
+              "$d using 1:3 with linespoints lw 2 pt 5 lc rgb %T title %T",
               g_colour[0], bname, g_colour[4], cname);
+    /* each side's ideal: its first point times the growth in ranks */
+    if (ib)
+        sb_gp_add(ser, ", $d using 1:4 with lines dt 2 lc rgb %T title 'ideal (baseline)'",
+                  g_colour[0]);
+    if (ic)
+        sb_gp_add(ser, ", $d using 1:5 with lines dt 2 lc rgb %T title 'ideal (candidate)'",
+                  g_colour[4]);
     const sb_gp_var v[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
                            {"ylabel", SB_GPV_TEXT, ylabel, 0, NULL},
                            {"series", SB_GPV_CLAUSE, NULL, 0, ser}};

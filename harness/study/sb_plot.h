@@ -17,16 +17,16 @@ typedef enum { SB_PLOT_Y_AUTO, SB_PLOT_Y_LINEAR, SB_PLOT_Y_LOG } sb_plot_yscale;
 
 typedef struct sb_plot_opts {
     const char *db_path;
-    int64_t sweep_id;       /* 0: the newest sweep */
-    const char *out_dir;    /* created if missing */
-    const char *reference;  /* published points to overlay (default: the
+    int64_t sweep_id;      /* 0: the newest sweep */
+    const char *out_dir;   /* created if missing */
+    const char *reference; /* published points to overlay (default: the
                                source tree's results/reference/study.csv) */
-    const char *templates;  /* --templates DIR; NULL: sb_gp_templates_dir's order */
-    sb_plot_yscale yscale;  /* throughput axis; auto: log past a 30x range */
+    const char *templates; /* --templates DIR; NULL: sb_gp_templates_dir's order */
+    sb_plot_yscale yscale; /* throughput axis; auto: log past a 30x range */
     /* sb_plot_history: the point key (workload and metric default to the
      * sweep's: gemm/gflops, train/tokens_per_s), on the sweep's machine */
     const char *workload, *kernel, *shape, *metric;
-    int threads, ppn, nodes;  /* ppn, nodes: 0 means 1 */
+    int threads, ppn, nodes; /* ppn, nodes: 0 means 1 */
 } sb_plot_opts;
 
 /* Draws every plot of the sweep; *files receives the written paths (caller
@@ -48,10 +48,12 @@ sb_gp *sb_plot_report_bars(const char *templates, const char *title, const char 
                            char *const *labels, int n, const char *bname, const double *bv,
                            const double *blo, const double *bhi, const char *cname,
                            const double *cv, const double *clo, const double *chi, sb_err *e);
-/* Baseline and candidate against ranks (x: xs; NaN or <= 0: no point). */
+/* Baseline and candidate against ranks (x: xs; NaN or <= 0: no point), with
+ * each side's ideal line dashed where ib / ic are given (NULL: none). */
 sb_gp *sb_plot_report_scaling(const char *templates, const char *title, const char *ylabel,
                               const double *xs, int n, const char *bname, const double *yb,
-                              const char *cname, const double *yc, sb_err *e);
+                              const double *ib, const char *cname, const double *yc,
+                              const double *ic, sb_err *e);
 
 /* Writes dir/base.png (and .svg when svg), base.gp and base.dat; the paths
  * are appended to *files when files is not NULL. */

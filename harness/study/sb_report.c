@@ -32,7 +32,7 @@ char *sb_base64(const unsigned char *d, size_t n)
     if (!out) return NULL;
     for (size_t i = 0; i < n; i += 3) {
         unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
-                     (i + 2 < n ? d[i + 2] : 0);
+            (i + 2 < n ? d[i + 2] : 0);
         *w++ = tab[v >> 18 & 63];
         *w++ = tab[v >> 12 & 63];
         *w++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
@@ -85,8 +85,7 @@ static void html_esc(FILE *f, const char *s)
 static void md_esc(FILE *f, const char *s)
 {
     for (; *s; s++) {
-        if (*s == '|' || *s == '*' || *s == '`' || *s == '<' || *s == '\\')
-            fputc('\\', f);
+        if (*s == '|' || *s == '*' || *s == '`' || *s == '<' || *s == '\\') fputc('\\', f);
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
     }
 }
@@ -118,7 +117,7 @@ static void para(out *o, const char *fmt, ...)
 
 typedef struct table {
     int ncols, nrows, cap;
-    char **cells;   /* (nrows + 1) * ncols, row 0 = header */
+    char **cells; /* (nrows + 1) * ncols, row 0 = header */
 } table;
 
 static void t_init(table *t, int ncols, const char *const *header)
@@ -168,9 +167,12 @@ static void t_emit(out *o, table *t)
         fputs("<tr>", o->html);
         for (int c = 0; c < t->ncols; c++) {
             const char *cell = t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "";
-            int na = strstr(cell, "not available") != NULL, proj = strstr(cell, "projected") != NULL;
+            int na = strstr(cell, "not available") != NULL,
+                proj = strstr(cell, "projected") != NULL;
             fprintf(o->html, "<%s%s>", r ? "td" : "th",
-                    na ? " class=\"na\"" : proj ? " class=\"proj\"" : "");
+                    na         ? " class=\"na\""
+                        : proj ? " class=\"proj\""
+                               : "");
             html_esc(o->html, cell);
             fprintf(o->html, "</%s>", r ? "td" : "th");
         }
@@ -210,7 +212,8 @@ static json_t *machine_info(out *o, sb_db *db, int64_t id)
         const char *all = json_string_value(json_object_get(info, "info_json"));
         json_t *all_j = all ? json_loads(all, 0, NULL) : NULL;
         json_t *gov = json_object_get(all_j, "governor");
-        json_object_set_new(info, "governor", json_string(json_is_string(gov) ? json_string_value(gov) : ""));
+        json_object_set_new(info, "governor",
+                            json_string(json_is_string(gov) ? json_string_value(gov) : ""));
         json_decref(all_j);
     }
     return info;
@@ -219,19 +222,26 @@ static json_t *machine_info(out *o, sb_db *db, int64_t id)
 static void mval(json_t *m, const char *key, char *buf, size_t cap)
 {
     json_t *v = json_object_get(m, key);
-    if (json_is_string(v)) snprintf(buf, cap, "%s", json_string_value(v)[0] ? json_string_value(v) : "-");
-    else if (json_is_integer(v)) snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
-    else snprintf(buf, cap, "unknown");
+    if (json_is_string(v))
+        snprintf(buf, cap, "%s", json_string_value(v)[0] ? json_string_value(v) : "-");
+    else if (json_is_integer(v))
+        snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+    else
+        snprintf(buf, cap, "unknown");
 }
 
 static void bytes_str(json_t *m, const char *key, char *buf, size_t cap)
 {
     json_t *v = json_object_get(m, key);
     double b = json_is_integer(v) ? (double)json_integer_value(v) : 0;
-    if (b <= 0) snprintf(buf, cap, "unknown");
-    else if (b >= 1 << 30) snprintf(buf, cap, "%.1f GiB", b / (1 << 30));
-    else if (b >= 1 << 20) snprintf(buf, cap, "%.1f MiB", b / (1 << 20));
-    else snprintf(buf, cap, "%.0f KiB", b / 1024);
+    if (b <= 0)
+        snprintf(buf, cap, "unknown");
+    else if (b >= 1 << 30)
+        snprintf(buf, cap, "%.1f GiB", b / (1 << 30));
+    else if (b >= 1 << 20)
+        snprintf(buf, cap, "%.1f MiB", b / (1 << 20));
+    else
+        snprintf(buf, cap, "%.0f KiB", b / 1024);
 }
 
 static const char *flag(json_t *m, const char *key)
@@ -248,17 +258,30 @@ static void section_machines(out *o, sb_db *db, int64_t bid, int64_t cid, const 
     const char *hdr[] = {"", bname, cname};
     table t;
     t_init(&t, 3, hdr);
-    static const struct { const char *label, *key; int kind; } rows[] = {
-        {"CPU", "cpu_model", 0},          {"vendor", "vendor", 0},
-        {"microarchitecture", "microarch", 0}, {"family / model / stepping", NULL, 3},
-        {"sockets", "packages", 0},       {"cores", "cores", 0},
-        {"hardware threads", "pus", 0},   {"NUMA nodes", "numa_nodes", 0},
-        {"L2 per core", "l2_bytes", 1},   {"L3 per instance", "l3_bytes", 1},
-        {"memory", "mem_bytes", 1},       {"AVX-512F", "avx512f", 2},
-        {"AVX512_VNNI", "avx512_vnni", 2}, {"AVX512_BF16", "avx512_bf16", 2},
-        {"AMX tiles (CPU)", "amx_tile", 2}, {"AMX-BF16 / AMX-INT8", NULL, 4},
-        {"AMX granted by the OS", NULL, 5}, {"OS kernel", "kernel", 0},
-        {"CPU frequency governor", "governor", 0}, {"hostname", "hostname", 0},
+    static const struct {
+        const char *label, *key;
+        int kind;
+    } rows[] = {
+        {"CPU", "cpu_model", 0},
+        {"vendor", "vendor", 0},
+        {"microarchitecture", "microarch", 0},
+        {"family / model / stepping", NULL, 3},
+        {"sockets", "packages", 0},
+        {"cores", "cores", 0},
+        {"hardware threads", "pus", 0},
+        {"NUMA nodes", "numa_nodes", 0},
+        {"L2 per core", "l2_bytes", 1},
+        {"L3 per instance", "l3_bytes", 1},
+        {"memory", "mem_bytes", 1},
+        {"AVX-512F", "avx512f", 2},
+        {"AVX512_VNNI", "avx512_vnni", 2},
+        {"AVX512_BF16", "avx512_bf16", 2},
+        {"AMX tiles (CPU)", "amx_tile", 2},
+        {"AMX-BF16 / AMX-INT8", NULL, 4},
+        {"AMX granted by the OS", NULL, 5},
+        {"OS kernel", "kernel", 0},
+        {"CPU frequency governor", "governor", 0},
+        {"hostname", "hostname", 0},
         {"fingerprint", "fingerprint", 0},
     };
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -281,7 +304,8 @@ static void section_machines(out *o, sb_db *db, int64_t bid, int64_t cid, const 
                 break;
             }
             case 4:
-                snprintf(v[s], sizeof v[s], "%s / %s", flag(m[s], "amx_bf16"), flag(m[s], "amx_int8"));
+                snprintf(v[s], sizeof v[s], "%s / %s", flag(m[s], "amx_bf16"),
+                         flag(m[s], "amx_int8"));
                 break;
             default: {
                 json_t *p = json_object_get(m[s], "amx_os_permitted");
@@ -306,8 +330,10 @@ static void section_machines(out *o, sb_db *db, int64_t bid, int64_t cid, const 
 /* 4 significant digits, but whole numbers up to 1e9 in full (40000, not 4e+04). */
 static const char *num(double v, char *buf, size_t cap)
 {
-    if (fabs(v) >= 1000 && fabs(v) < 1e9) snprintf(buf, cap, "%.0f", v);
-    else snprintf(buf, cap, "%.4g", v);
+    if (fabs(v) >= 1000 && fabs(v) < 1e9)
+        snprintf(buf, cap, "%.0f", v);
+    else
+        snprintf(buf, cap, "%.4g", v);
     return buf;
 }
 
@@ -365,10 +391,13 @@ static void with_spread(out *o, const sb_pt *p, const sb_metric_val *m, char *bu
 
 static void not_available(const sb_pt *p, char *buf, size_t cap)
 {
-    if (!p) snprintf(buf, cap, "not available (not run)");
+    if (!p)
+        snprintf(buf, cap, "not available (not run)");
     else if (strcmp(p->status, "ok"))
-        snprintf(buf, cap, "not available (%s%s%.400s)", p->status, p->reason[0] ? ": " : "", p->reason);
-    else snprintf(buf, cap, "not available (no such metric)");
+        snprintf(buf, cap, "not available (%s%s%.400s)", p->status, p->reason[0] ? ": " : "",
+                 p->reason);
+    else
+        snprintf(buf, cap, "not available (no such metric)");
 }
 
 /* One wording for every ratio in the report: how much faster or slower the
@@ -377,10 +406,14 @@ static void not_available(const sb_pt *p, char *buf, size_t cap)
  * number whose direction the reader has to work out. */
 static void speed_words(double speed, char *buf, size_t cap)
 {
-    if (!(speed > 0)) snprintf(buf, cap, "-");
-    else if (speed >= 0.995 && speed < 1.005) snprintf(buf, cap, "same (1.00x)");
-    else if (speed >= 1) snprintf(buf, cap, "%.2fx faster", speed);
-    else snprintf(buf, cap, "%.2fx slower", 1 / speed);
+    if (!(speed > 0))
+        snprintf(buf, cap, "-");
+    else if (speed >= 0.995 && speed < 1.005)
+        snprintf(buf, cap, "same (1.00x)");
+    else if (speed >= 1)
+        snprintf(buf, cap, "%.2fx faster", speed);
+    else
+        snprintf(buf, cap, "%.2fx slower", 1 / speed);
 }
 
 static void ratio_str(double num, double den, char *buf, size_t cap)
@@ -429,9 +462,12 @@ static void ratio_sig(const out *o, const sb_pt *b, const sb_pt *c, double num, 
     }
     double p;
     int s = sig_of(o, b, c, &p);
-    if (s == SIG_SLOWER || s == SIG_FASTER) snprintf(buf, cap, "%s (significant, p=%.2g)", r, p);
-    else if (s == SIG_NOT) snprintf(buf, cap, "%s (not significant)", r);
-    else snprintf(buf, cap, "%s (not tested: too few samples)", r);
+    if (s == SIG_SLOWER || s == SIG_FASTER)
+        snprintf(buf, cap, "%s (significant, p=%.2g)", r, p);
+    else if (s == SIG_NOT)
+        snprintf(buf, cap, "%s (not significant)", r);
+    else
+        snprintf(buf, cap, "%s (not tested: too few samples)", r);
 }
 
 /* Points of one section, matched across the two sides by configuration. */
@@ -441,7 +477,8 @@ typedef struct pair {
 
 static int is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status, "projected"); }
 
-static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), pair **pairs)
+static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *),
+                    pair **pairs)
 {
     int n = 0, cap = bs->n + cs->n + 1;
     pair *v = calloc((size_t)cap, sizeof *v);
@@ -467,8 +504,10 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
             } else {
                 free(k);
             }
-            if (side) v[j].c = p;
-            else v[j].b = p;
+            if (side)
+                v[j].c = p;
+            else
+                v[j].b = p;
         }
     }
     for (int j = 0; j < n; j++) free(keys[j]);
@@ -477,15 +516,24 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
     return n;
 }
 
-static int is_gemm1(const sb_pt *p) { return !strcmp(p->workload, "gemm") && p->ppn * p->nodes == 1; }
-static int is_train1(const sb_pt *p) { return !strcmp(p->workload, "train") && p->ppn * p->nodes == 1; }
+static int is_gemm1(const sb_pt *p)
+{
+    return !strcmp(p->workload, "gemm") && p->ppn * p->nodes == 1;
+}
+static int is_train1(const sb_pt *p)
+{
+    return !strcmp(p->workload, "train") && p->ppn * p->nodes == 1;
+}
 static int is_peak(const sb_pt *p) { return !strcmp(p->workload, "peak"); }
-static int is_scaling(const sb_pt *p) { return p->ppn * p->nodes > 1 && strcmp(p->workload, "peak"); }
+static int is_scaling(const sb_pt *p)
+{
+    return p->ppn * p->nodes > 1 && strcmp(p->workload, "peak");
+}
 
 static const sb_metric_val *rate_metric(const sb_pt *p)
 {
     if (!p) return NULL;
-    static const char *const pref[] = {"gflops", "gops", "tokens_per_s", "busbw_gbps",
+    static const char *const pref[] = {"gflops",    "gops",       "tokens_per_s",  "busbw_gbps",
                                        "busbw_gbs", "algbw_gbps", "samples_per_s", NULL};
     for (int i = 0; pref[i]; i++) {
         const sb_metric_val *m = sb_pt_metric(p, pref[i]);
@@ -501,7 +549,7 @@ static int ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
 typedef struct plots {
     int enabled, drawn;
     const char *dir;
-    const char *templates;   /* NULL: the default search (sb_gp_templates_dir) */
+    const char *templates; /* NULL: the default search (sb_gp_templates_dir) */
     char skipped_why[256];
 } plots;
 
@@ -656,8 +704,10 @@ static void peak_cell(const sb_pt *p, const sb_metric_val *m, json_t *skipped, c
     char *t = strstr(base, "_1t");
     if (t && !t[3]) *t = '\0';
     const char *why = json_string_value(json_object_get(skipped, base));
-    if (p && why) snprintf(buf, cap, "not available (%.500s)", why);
-    else not_available(p, buf, cap);
+    if (p && why)
+        snprintf(buf, cap, "not available (%.500s)", why);
+    else
+        not_available(p, buf, cap);
 }
 
 static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs)
@@ -668,8 +718,9 @@ static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset 
         para(o, "No peak measurements (sprbench peak) on either side.");
         return;
     }
-    para(o, "Measured by sprbench peak (all cores, and _1t on one core); a peak is the"
-            " rate of one timed run of a register-only loop, so it has no spread.");
+    para(o,
+         "Measured by sprbench peak (all cores, and _1t on one core); a peak is the"
+         " rate of one timed run of a register-only loop, so it has no spread.");
     json_t *sk[2] = {peak_skipped(o, db, b), peak_skipped(o, db, c)};
     char **names = NULL;
     int n = 0;
@@ -679,7 +730,8 @@ static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset 
             add_name(&names, &n, sides[s]->metrics[k].name);
         const char *key;
         json_t *v;
-        json_object_foreach(sk[s], key, v) {
+        json_object_foreach(sk[s], key, v)
+        {
             char one[160];
             add_name(&names, &n, key);
             snprintf(one, sizeof one, "%.120s_1t", key);
@@ -697,8 +749,9 @@ static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset 
         peak_cell(c, mc, sk[1], names[i], vc, sizeof vc);
         ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
         const sb_metric_val *any = mb ? mb : mc;
-        snprintf(metric, sizeof metric, "%.120s%s%.60s%s", names[i], any && any->unit[0] ? " (" : "",
-                 any ? any->unit : "", any && any->unit[0] ? ")" : "");
+        snprintf(metric, sizeof metric, "%.120s%s%.60s%s", names[i],
+                 any && any->unit[0] ? " (" : "", any ? any->unit : "",
+                 any && any->unit[0] ? ")" : "");
         const char *cells[] = {metric, vb, vc, r};
         t_row(&t, cells);
         free(names[i]);
@@ -727,12 +780,13 @@ static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *
         free(pv);
         return;
     }
-    para(o, "Median throughput with the p10-p90 range of the repetitions in brackets;"
-            " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
-            " whether the gate's test finds the difference significant. The chart shows each"
-            " kernel and shape at its largest thread count, with p10-p90 error bars.");
-    const char *hdr[] = {"kernel", "dtype", "shape", "threads", "unit", "baseline", "candidate",
-                         "candidate vs baseline"};
+    para(o,
+         "Median throughput with the p10-p90 range of the repetitions in brackets;"
+         " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
+         " whether the gate's test finds the difference significant. The chart shows each"
+         " kernel and shape at its largest thread count, with p10-p90 error bars.");
+    const char *hdr[] = {"kernel", "dtype",    "shape",     "threads",
+                         "unit",   "baseline", "candidate", "candidate vs baseline"};
     table t;
     t_init(&t, 8, hdr);
     bars br;
@@ -745,21 +799,28 @@ static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *
         top[i] = 1;
         for (int j = 0; j < n && top[i]; j++) {
             const sb_pt *q = pv[j].b ? pv[j].b : pv[j].c;
-            if (!strcmp(q->kernel, a->kernel) && !strcmp(q->shape, a->shape) && q->threads > a->threads)
+            if (!strcmp(q->kernel, a->kernel) && !strcmp(q->shape, a->shape) &&
+                q->threads > a->threads)
                 top[i] = 0;
         }
     }
     for (int i = 0; i < n; i++) {
         const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
-        const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL, *mc = ok(c) ? rate_metric(c) : NULL;
+        const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL,
+                            *mc = ok(c) ? rate_metric(c) : NULL;
         char vb[700], vc[700], r[96], thr[16];
-        if (mb) with_spread(o, b, mb, vb, sizeof vb);
-        else not_available(b, vb, sizeof vb);
-        if (mc) with_spread(o, c, mc, vc, sizeof vc);
-        else not_available(c, vc, sizeof vc);
+        if (mb)
+            with_spread(o, b, mb, vb, sizeof vb);
+        else
+            not_available(b, vb, sizeof vb);
+        if (mc)
+            with_spread(o, c, mc, vc, sizeof vc);
+        else
+            not_available(c, vc, sizeof vc);
         const sb_metric_val *um = mb ? mb : mc;
         const char *u = um && um->unit[0] ? um->unit : "-";
-        if (um && um->unit[0] && !unit[0]) snprintf(unit, sizeof unit, "%s", um->unit);
+        if (um && um->unit[0] && !unit[0])
+            snprintf(unit, sizeof unit, "%s", um->unit);
         else if (um && um->unit[0] && strcmp(unit, um->unit) && !unit2[0])
             snprintf(unit2, sizeof unit2, "%s", um->unit);
         ratio_sig(o, b, c, mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
@@ -812,17 +873,28 @@ static double section_train(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         headline = mb->value / mc->value;
         char words[64], x[32], y[32];
         speed_words(headline, words, sizeof words);
-        para(o, "Headline: epoch time %s s on the baseline (%s) against %s s on the candidate"
-                " (%s): the candidate trains an epoch %s%s.", num(mb->value, x, sizeof x),
-             best[0]->kernel, num(mc->value, y, sizeof y), best[1]->kernel, words,
-             mb->projected || mc->projected ? " (projected epoch times: see Projected figures)" : "");
+        para(o,
+             "Headline: epoch time %s s on the baseline (%s) against %s s on the candidate"
+             " (%s): the candidate trains an epoch %s%s.",
+             num(mb->value, x, sizeof x), best[0]->kernel, num(mc->value, y, sizeof y),
+             best[1]->kernel, words,
+             mb->projected || mc->projected ? " (projected epoch times: see Projected figures)"
+                                            : "");
     } else {
         para(o, "Headline epoch-time ratio: not available (an epoch time is missing on %s).",
-             best[0] ? "the candidate" : best[1] ? "the baseline" : "both sides");
+             best[0]       ? "the candidate"
+                 : best[1] ? "the baseline"
+                           : "both sides");
     }
-    const char *hdr[] = {"kernel", "dtype", "config", "threads", "baseline (tokens/s)",
-                         "candidate (tokens/s)", "tokens/s: candidate vs baseline",
-                         "baseline epoch (s)", "candidate epoch (s)",
+    const char *hdr[] = {"kernel",
+                         "dtype",
+                         "config",
+                         "threads",
+                         "baseline (tokens/s)",
+                         "candidate (tokens/s)",
+                         "tokens/s: candidate vs baseline",
+                         "baseline epoch (s)",
+                         "candidate epoch (s)",
                          "epoch time: candidate vs baseline"};
     table t;
     t_init(&t, 10, hdr);
@@ -838,8 +910,10 @@ static double section_train(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         const sb_metric_val *ms[4] = {tb, tc, eb, ec};
         const sb_pt *ps[4] = {b, c, b, c};
         for (int k = 0; k < 4; k++) {
-            if (ms[k]) with_spread(o, ps[k], ms[k], v[k], sizeof v[k]);
-            else not_available(ps[k], v[k], sizeof v[k]);
+            if (ms[k])
+                with_spread(o, ps[k], ms[k], v[k], sizeof v[k]);
+            else
+                not_available(ps[k], v[k], sizeof v[k]);
         }
         ratio_sig(o, b, c, tc ? tc->value : 0, tb ? tb->value : 0, r1, sizeof r1);
         ratio_str(eb ? eb->value : 0, ec ? ec->value : 0, r2, sizeof r2);
@@ -878,7 +952,8 @@ static const sb_pt *fewest_ranks(const sb_ptset *s, const char *fam)
     const sb_pt *r = NULL;
     for (int i = 0; i < s->n; i++) {
         const sb_pt *p = &s->p[i];
-        if (!ok(p) || is_model_point(p) || !rate_metric(p) || !strcmp(p->workload, "peak")) continue;
+        if (!ok(p) || is_model_point(p) || !rate_metric(p) || !strcmp(p->workload, "peak"))
+            continue;
         if (r && p->ppn * p->nodes >= r->ppn * r->nodes) continue;
         char *k = family_key(p);
         if (k && !strcmp(k, fam)) r = p;
@@ -913,18 +988,21 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         free(pv);
         return;
     }
-    para(o, "Speedup is against the same configuration on the fewest ranks that side ran"
-            " (one rank where it ran one), on the same machine; efficiency is the speedup"
-            " divided by the growth in ranks. The charts draw each side's ideal (linear from"
-            " its fewest ranks) dashed.");
+    para(o,
+         "Speedup is against the same configuration on the fewest ranks that side ran"
+         " (one rank where it ran one), on the same machine; efficiency is the speedup"
+         " divided by the growth in ranks. The charts draw each side's ideal (linear from"
+         " its fewest ranks) dashed.");
     char **fams = calloc(cnt(n), sizeof *fams);
     int nf = 0;
     for (int i = 0; fams && i < n; i++) {
         char *k = family_key(pv[i].b ? pv[i].b : pv[i].c);
         int j = 0;
         while (k && j < nf && strcmp(fams[j], k)) j++;
-        if (k && j == nf) fams[nf++] = k;
-        else free(k);
+        if (k && j == nf)
+            fams[nf++] = k;
+        else
+            free(k);
     }
     for (int f = 0; f < nf; f++) {
         const sb_pt *rb = fewest_ranks(bs, fams[f]), *rc = fewest_ranks(cs, fams[f]);
@@ -933,8 +1011,9 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         const sb_pt *first = NULL;
         const sb_metric_val *unitm = NULL;
         table t;
-        const char *hdr[] = {"ranks", "nodes x ppn", "unit", "baseline", "speedup", "efficiency",
-                             "candidate", "speedup", "efficiency", "candidate vs baseline"};
+        const char *hdr[] = {"ranks",      "nodes x ppn",          "unit",      "baseline",
+                             "speedup",    "efficiency",           "candidate", "speedup",
+                             "efficiency", "candidate vs baseline"};
         t_init(&t, 10, hdr);
         double xs[64], yb[64], yc[64];
         int np = 0;
@@ -957,13 +1036,18 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
             any = b ? b : c;
             if (i >= 0 && !first) first = any;
             int ranks = any->ppn * any->nodes;
-            const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL, *mc = ok(c) ? rate_metric(c) : NULL;
+            const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL,
+                                *mc = ok(c) ? rate_metric(c) : NULL;
             if (!unitm) unitm = mb ? mb : mc;
             char vb[700], vc[700], r[96], rk[16], nx[32], sb_[32], eb[32], sc[32], ec[32];
-            if (mb) with_spread(o, b, mb, vb, sizeof vb);
-            else not_available(b, vb, sizeof vb);
-            if (mc) with_spread(o, c, mc, vc, sizeof vc);
-            else not_available(c, vc, sizeof vc);
+            if (mb)
+                with_spread(o, b, mb, vb, sizeof vb);
+            else
+                not_available(b, vb, sizeof vb);
+            if (mc)
+                with_spread(o, c, mc, vc, sizeof vc);
+            else
+                not_available(c, vc, sizeof vc);
             speedup_cells(mb, ranks, rb, sb_, sizeof sb_, eb, sizeof eb);
             speedup_cells(mc, ranks, rc, sc, sizeof sc, ec, sizeof ec);
             ratio_sig(o, b, c, mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
@@ -987,7 +1071,7 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         }
         char title[400], label[320], ylabel[200];
         sb_pt one = *first;
-        one.ppn = one.nodes = 1;   /* the family, not its first member */
+        one.ppn = one.nodes = 1; /* the family, not its first member */
         sb_pt_label(&one, label, sizeof label);
         snprintf(title, sizeof title, "%s %.300s", first->workload, label);
         snprintf(ylabel, sizeof ylabel, "%.60s%s%.60s%s", unitm ? unitm->name : "throughput",
@@ -1004,24 +1088,26 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
             }
         if (pl->enabled && np > 1) {
             /* each side's ideal: its base value times the growth in ranks */
-            const sb_metric_val *m0b = rb ? rate_metric(rb) : NULL, *m0c = rc ? rate_metric(rc) : NULL;
+            const sb_metric_val *m0b = rb ? rate_metric(rb) : NULL,
+                                *m0c = rc ? rate_metric(rc) : NULL;
             int r0b = rb ? rb->ppn * rb->nodes : 1, r0c = rc ? rc->ppn * rc->nodes : 1;
-            sb_gp *g = sb_gp_new();
-            sb_gp_block_begin(g, "d");
-            for (int i = 0; i < np; i++) {
-                double row[5] = {xs[i], yb[i] > 0 ? yb[i] : NAN, yc[i] > 0 ? yc[i] : NAN,
-                                 m0b && xs[i] >= r0b ? m0b->value * xs[i] / r0b : NAN,
-                                 m0c && xs[i] >= r0c ? m0c->value * xs[i] / r0c : NAN};
-                sb_gp_block_row(g, row, 5);
+            double *ib = calloc((size_t)np, sizeof *ib), *ic = calloc((size_t)np, sizeof *ic);
+            for (int i = 0; ib && ic && i < np; i++) {
+                ib[i] = m0b && xs[i] >= r0b ? m0b->value * xs[i] / r0b : NAN;
+                ic[i] = m0c && xs[i] >= r0c ? m0c->value * xs[i] / r0c : NAN;
             }
-            sb_gp_block_end(g);
-            sb_gp_add(g, "set title %T\nset xlabel 'ranks'\nset ylabel %T\nset grid\n"
-                         "set logscale x 2\nset key outside top center horizontal\nset yrange [0:*]\n"
-                         "plot $d using 1:2 with linespoints lc 1 pt 7 title %T,"
-                         " '' using 1:3 with linespoints lc 2 pt 5 title %T,"
-                         " '' using 1:4 with lines lc 1 dt 2 title 'ideal (baseline)',"
-                         " '' using 1:5 with lines lc 2 dt 2 title 'ideal (candidate)'\n",
-                      title, ylabel, bname, cname);
+            /* the styling is plots/report-scaling.gp's (restyled with --templates) */
+            sb_err ge = {0};
+            sb_gp *g = ib && ic ? sb_plot_report_scaling(pl->templates, title, ylabel, xs, np,
+                                                         bname, yb, ib, cname, yc, ic, &ge)
+                                : NULL;
+            free(ib);
+            free(ic);
+            if (!g) {
+                snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s",
+                         ge.msg[0] ? ge.msg : "out of memory");
+                continue;
+            }
             char name[32];
             snprintf(name, sizeof name, "scaling%d", f + 1);
             plot_emit(o, pl, name, g, 900, 520, title);
@@ -1061,8 +1147,9 @@ static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
     }
     if (t.nrows) {
         heading(o, 2, "Projected figures");
-        para(o, "These figures were computed, not measured (marked \"projected\" in the tables"
-                " above); each note below says once how its figures were computed.");
+        para(o,
+             "These figures were computed, not measured (marked \"projected\" in the tables"
+             " above); each note below says once how its figures were computed.");
         t_emit(o, &t);
         for (int i = 0; i < o->nsrc; i++) para(o, "P%d: projected from %s", i + 1, o->srcs[i]);
     } else {
@@ -1071,7 +1158,11 @@ static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
     }
 }
 
-static int any_point(const sb_pt *p) { (void)p; return 1; }
+static int any_point(const sb_pt *p)
+{
+    (void)p;
+    return 1;
+}
 
 /* Which of the variables that change results (OMP_*, ONEDNN_*, LD_PRELOAD,
  * ...) the two sides' runs differed in, as recorded in each result: one
@@ -1100,8 +1191,10 @@ static void section_env(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *c
     if (!d.pairs) {
         para(o, "No point ran on both sides: no environments to compare.");
     } else if (!sb_envdiffs_nlines(&d)) {
-        para(o, "Both sides ran every one of the %d matched point(s) with the same recorded"
-                " environment variables (%s).", d.pairs, sb_env_scope());
+        para(o,
+             "Both sides ran every one of the %d matched point(s) with the same recorded"
+             " environment variables (%s).",
+             d.pairs, sb_env_scope());
     } else {
         for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
             char line[1400];
@@ -1123,14 +1216,19 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
     heading(o, 2, "Summary");
     int64_t bm = machine_of(bsel, bs), cm = machine_of(csel, cs);
     if (bsel->sweep_id && bsel->sweep_id == csel->sweep_id)
-        para(o, "Warning: both sides are the same sweep (%s): every point is compared with"
-                " itself, so every ratio is 1 and nothing here is a finding.", bsel->label);
+        para(o,
+             "Warning: both sides are the same sweep (%s): every point is compared with"
+             " itself, so every ratio is 1 and nothing here is a finding.",
+             bsel->label);
     else if (!bsel->sweep_id && !csel->sweep_id && bm == cm)
-        para(o, "Warning: both sides are the same machine (%s): every point is compared with"
-                " itself, so every ratio is 1 and nothing here is a finding.", bsel->label);
+        para(o,
+             "Warning: both sides are the same machine (%s): every point is compared with"
+             " itself, so every ratio is 1 and nothing here is a finding.",
+             bsel->label);
     else if (bm && bm == cm)
-        para(o, "Warning: both sides ran on the same machine: the differences below are between"
-                " runs (software, settings, noise), not between machines.");
+        para(o,
+             "Warning: both sides ran on the same machine: the differences below are between"
+             " runs (software, settings, noise), not between machines.");
     (void)db;
     if (!o->fwd || !o->rev) return;
     /* every pair both sides ran with enough samples for the test */
@@ -1166,8 +1264,9 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
         }
     }
     if (!tested) {
-        para(o, "No point was run by both sides with at least %d samples each: nothing to test"
-                " (%d pair(s) where a side has too few samples, %d point(s) on one side only).",
+        para(o,
+             "No point was run by both sides with at least %d samples each: nothing to test"
+             " (%d pair(s) where a side has too few samples, %d point(s) on one side only).",
              go->min_samples, untested, one_side);
         return;
     }
@@ -1180,21 +1279,27 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
         size_t l = strlen(wlist);
         snprintf(wlist + l, sizeof wlist - l, "%s%d %s", k ? ", " : "", wln[k], wl[k]);
     }
-    para(o, "Over the %d point(s) both sides ran (%s), the candidate is %s (geometric mean of"
-            " the per-point speed ratios; the points range from %s to %s).", tested, wlist, words,
-         los, his);
-    para(o, "Significant by the gate's test (one-sided Mann-Whitney U on the raw samples,"
-            " p < %g, and beyond the %.0f%% tolerance): %d point(s) faster on the candidate,"
-            " %d slower; %d point(s) not significant.", go->alpha, go->tolerance * 100, faster,
-         slower, tested - faster - slower);
-    para(o, "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine): %s"
-            " (%d PASS, %d WARN, %d FAIL).",
-         o->fwd->count[SB_FAIL] ? "FAIL" : o->fwd->count[SB_WARN] ? "WARN" : "PASS",
+    para(o,
+         "Over the %d point(s) both sides ran (%s), the candidate is %s (geometric mean of"
+         " the per-point speed ratios; the points range from %s to %s).",
+         tested, wlist, words, los, his);
+    para(o,
+         "Significant by the gate's test (one-sided Mann-Whitney U on the raw samples,"
+         " p < %g, and beyond the %.0f%% tolerance): %d point(s) faster on the candidate,"
+         " %d slower; %d point(s) not significant.",
+         go->alpha, go->tolerance * 100, faster, slower, tested - faster - slower);
+    para(o,
+         "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine): %s"
+         " (%d PASS, %d WARN, %d FAIL).",
+         o->fwd->count[SB_FAIL]       ? "FAIL"
+             : o->fwd->count[SB_WARN] ? "WARN"
+                                      : "PASS",
          o->fwd->count[SB_PASS], o->fwd->count[SB_WARN], o->fwd->count[SB_FAIL]);
     if (untested || one_side)
-        para(o, "Not tested: %d pair(s) where a side has fewer than %d samples (skipped, failed"
-                " or too short), %d point(s) run by one side only.", untested, go->min_samples,
-             one_side);
+        para(o,
+             "Not tested: %d pair(s) where a side has fewer than %d samples (skipped, failed"
+             " or too short), %d point(s) run by one side only.",
+             untested, go->min_samples, one_side);
 }
 
 static void side_name(out *o, sb_db *db, const char *side, int64_t machine, char *buf, size_t cap)
@@ -1202,8 +1307,10 @@ static void side_name(out *o, sb_db *db, const char *side, int64_t machine, char
     json_t *m = machine_info(o, db, machine);
     const char *ua = json_string_value(json_object_get(m, "microarch"));
     const char *host = json_string_value(json_object_get(m, "hostname"));
-    if (m && ua && host) snprintf(buf, cap, "%s: %.80s (%.80s)", side, ua, host);
-    else snprintf(buf, cap, "%s", side);
+    if (m && ua && host)
+        snprintf(buf, cap, "%s: %.80s (%.80s)", side, ua, host);
+    else
+        snprintf(buf, cap, "%s", side);
     json_decref(m);
 }
 
@@ -1264,21 +1371,28 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
         return sb_errf(e, SB_EFAIL, "out of memory");
     }
     plots pl = {ro->plots && sb_gnuplot_available(), 0, ro->out_dir, ro->templates, ""};
-    if (ro->plots && !pl.enabled) snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
+    if (ro->plots && !pl.enabled)
+        snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
     char title[800];
-    if (ro->title) snprintf(title, sizeof title, "%.700s", ro->title);
-    else snprintf(title, sizeof title, "sprbench report: %.300s vs %.300s", csel->label, bsel->label);
+    if (ro->title)
+        snprintf(title, sizeof title, "%.700s", ro->title);
+    else
+        snprintf(title, sizeof title, "sprbench report: %.300s vs %.300s", csel->label,
+                 bsel->label);
     char now[32];
     sb_db_now_iso(now);
     fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", o.html);
     html_esc(o.html, title);
     fprintf(o.html, "</title><style>%s</style></head><body>\n", g_css);
     heading(&o, 1, title);
-    para(&o, "Baseline: %s (%d points). Candidate: %s (%d points). Database %s, generated %s by"
-             " sprbench %s.", bsel->label, bs.n, csel->label, cs.n, ro->db_path ? ro->db_path : "?",
-         now, ro->tool_version ? ro->tool_version : "unknown");
-    para(&o, "Every figure is a median with the p10-p90 range of its raw samples in brackets;"
-             " computed (not measured) figures say \"projected\".");
+    para(&o,
+         "Baseline: %s (%d points). Candidate: %s (%d points). Database %s, generated %s by"
+         " sprbench %s.",
+         bsel->label, bs.n, csel->label, cs.n, ro->db_path ? ro->db_path : "?", now,
+         ro->tool_version ? ro->tool_version : "unknown");
+    para(&o,
+         "Every figure is a median with the p10-p90 range of its raw samples in brackets;"
+         " computed (not measured) figures say \"projected\".");
     /* tables say baseline/candidate; plot legends also name the machines */
     char bname[200], cname[200];
     side_name(&o, db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);

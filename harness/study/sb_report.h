@@ -17,19 +17,19 @@
 #include "sb_ptset.h"
 
 typedef struct sb_report_opts {
-    const char *out_dir;     /* created when absent (the CLI refuses missing parents first) */
-    const char *title;       /* NULL: "<candidate> vs <baseline>" */
-    int plots;               /* draw plots with gnuplot when it is available */
-    const char *db_path;     /* named in the report */
-    const char *tool_version;   /* the sprbench that wrote it (NULL: "unknown") */
-    const char *templates;      /* gnuplot templates (NULL: $SPRBENCH_PLOTS, plots/, installed) */
+    const char *out_dir;      /* created when absent (the CLI refuses missing parents first) */
+    const char *title;        /* NULL: "<candidate> vs <baseline>" */
+    int plots;                /* draw plots with gnuplot when it is available */
+    const char *db_path;      /* named in the report */
+    const char *tool_version; /* the sprbench that wrote it (NULL: "unknown") */
+    const char *templates;    /* gnuplot templates (NULL: $SPRBENCH_PLOTS, plots/, installed) */
 } sb_report_opts;
 
 typedef struct sb_report_summary {
     char md_path[4096], html_path[4096];
     int plots_drawn;
-    int rows;                /* table rows written (all sections) */
-    double headline_ratio;   /* baseline/candidate best epoch time (above 1: the candidate
+    int rows;              /* table rows written (all sections) */
+    double headline_ratio; /* baseline/candidate best epoch time (above 1: the candidate
                                 trains faster); 0 when none */
 } sb_report_summary;
 

@@ -30,7 +30,7 @@ int sb_scaling_fit(const size_t *bytes, const double *lat_s, int n, int ranks, s
     if (den <= 0) return sb_errf(e, SB_EUSAGE, "the all-reduce curve needs two different sizes");
     double b = (use * sxy - sx * sy) / den, a = (sy - b * sx) / use;
     if (b <= 0) return sb_errf(e, SB_EUSAGE, "the all-reduce curve does not grow with size");
-    if (a < 0) a = 0;   /* a tiny negative intercept is noise */
+    if (a < 0) a = 0; /* a tiny negative intercept is noise */
     fit->alpha_s = a / (2.0 * (ranks - 1));
     fit->beta_s_per_byte = b * ranks / (2.0 * (ranks - 1));
     fit->ranks = ranks;
@@ -48,7 +48,8 @@ void sb_scaling_fit_from_busbw(double busbw_gbs, double alpha_us, sb_ab_fit *fit
 double sb_scaling_ring_seconds(const sb_ab_fit *fit, double bytes, int ranks)
 {
     if (ranks < 2) return 0;
-    return 2.0 * (ranks - 1) * fit->alpha_s + 2.0 * (ranks - 1) / ranks * bytes * fit->beta_s_per_byte;
+    return 2.0 * (ranks - 1) * fit->alpha_s +
+        2.0 * (ranks - 1) / ranks * bytes * fit->beta_s_per_byte;
 }
 
 long sb_scaling_steps(long features, int batch, int ranks)
@@ -64,7 +65,8 @@ static double epoch_for(const sb_scaling_input *in, int nodes, sb_scaling_point 
     p->steps = sb_scaling_steps(in->features, in->batch, p->ranks);
     /* One node reduces through shared memory: part of the measured step. */
     p->comm_s = nodes > 1 ? sb_scaling_ring_seconds(&in->net, in->grad_bytes, p->ranks) : 0;
-    double last = nodes > 1 ? sb_scaling_ring_seconds(&in->net, in->last_bucket_bytes, p->ranks) : 0;
+    double last = nodes > 1 ? sb_scaling_ring_seconds(&in->net, in->last_bucket_bytes, p->ranks)
+                            : 0;
     double hidden_room = in->overlap_share * in->step_compute_s;
     double exposed = p->comm_s - hidden_room;
     if (exposed < last) exposed = last;
@@ -76,8 +78,8 @@ static double epoch_for(const sb_scaling_input *in, int nodes, sb_scaling_point 
     return p->epoch_overlap_s;
 }
 
-int sb_scaling_project(const sb_scaling_input *in, const int *nodes, int n,
-                       sb_scaling_point *out, sb_err *e)
+int sb_scaling_project(const sb_scaling_input *in, const int *nodes, int n, sb_scaling_point *out,
+                       sb_err *e)
 {
     if (in->step_compute_s <= 0) return sb_errf(e, SB_EUSAGE, "step time must be > 0");
     if (in->features < 1 || in->batch < 1 || in->ppn < 1)
@@ -150,8 +152,8 @@ int sb_study_load(const char *path, sb_study_point **pts, int *n, sb_err *e)
         return SB_EUSAGE;
     }
     enum { LABEL, MACHINE, NODES, PPN, THREADS, BATCH, DTYPE, EPOCH, KIND, NCOL };
-    static const char *names[NCOL] = {"label", "machine", "nodes", "ppn", "threads",
-                                      "batch", "dtype", "epoch_seconds", "kind"};
+    static const char *names[NCOL] = {"label", "machine", "nodes",         "ppn", "threads",
+                                      "batch", "dtype",   "epoch_seconds", "kind"};
     int col[NCOL], have_header = 0, lineno = 0, rc = SB_OK, cap = 0;
     sb_study_point *v = NULL;
     char *next = text;
@@ -183,7 +185,8 @@ int sb_study_load(const char *path, sb_study_point **pts, int *n, sb_err *e)
         for (int c = 0; c < NCOL; c++)
             if (col[c] >= need) need = col[c] + 1;
         if (nf < need) {
-            rc = sb_errf(e, SB_EUSAGE, "%s:%d: %d fields, the header names %d", path, lineno, nf, need);
+            rc = sb_errf(e, SB_EUSAGE, "%s:%d: %d fields, the header names %d", path, lineno, nf,
+                         need);
             break;
         }
         snprintf(p.label, sizeof p.label, "%s", f[col[LABEL]]);
@@ -205,7 +208,8 @@ int sb_study_load(const char *path, sb_study_point **pts, int *n, sb_err *e)
         if (bad) {
             rc = sb_errf(e, SB_EUSAGE,
                          "%s:%d: expected positive nodes/ppn/threads/batch/epoch_seconds and kind "
-                         "measured|ideal", path, lineno);
+                         "measured|ideal",
+                         path, lineno);
             break;
         }
         if (*n == cap) {

@@ -23,10 +23,10 @@
 #include "sb_err.h"
 
 typedef struct sb_ab_fit {
-    double alpha_s;          /* per-hop latency, seconds */
-    double beta_s_per_byte;  /* per-byte cost of the bus, seconds (1 / bus bandwidth) */
-    int ranks;               /* ranks of the measured curve (0 when given directly) */
-    int points;              /* sizes used in the fit */
+    double alpha_s;         /* per-hop latency, seconds */
+    double beta_s_per_byte; /* per-byte cost of the bus, seconds (1 / bus bandwidth) */
+    int ranks;              /* ranks of the measured curve (0 when given directly) */
+    int points;             /* sizes used in the fit */
 } sb_ab_fit;
 
 /* Least-squares t = a + b m over the sizes >= min_bytes (all sizes when fewer
@@ -38,31 +38,31 @@ void sb_scaling_fit_from_busbw(double busbw_gbs, double alpha_us, sb_ab_fit *fit
 double sb_scaling_ring_seconds(const sb_ab_fit *fit, double bytes, int ranks);
 
 typedef struct sb_scaling_input {
-    double step_compute_s;     /* forward + backward + optimizer per step, one rank */
-    long features;             /* training features per epoch (88524 for SQuAD v1.1 @384) */
-    int batch;                 /* per-rank batch */
-    int ppn;                   /* ranks per node */
-    double grad_bytes;         /* all-reduced per step */
-    double last_bucket_bytes;  /* not hideable (0: nothing) */
-    double overlap_share;      /* f above, 0..1 */
+    double step_compute_s;    /* forward + backward + optimizer per step, one rank */
+    long features;            /* training features per epoch (88524 for SQuAD v1.1 @384) */
+    int batch;                /* per-rank batch */
+    int ppn;                  /* ranks per node */
+    double grad_bytes;        /* all-reduced per step */
+    double last_bucket_bytes; /* not hideable (0: nothing) */
+    double overlap_share;     /* f above, 0..1 */
     sb_ab_fit net;
 } sb_scaling_input;
 
 typedef struct sb_scaling_point {
     int nodes, ranks;
     long steps;
-    double comm_s;             /* all-reduce per step */
-    double exposed_s;          /* of which not hidden, with overlap */
+    double comm_s;    /* all-reduce per step */
+    double exposed_s; /* of which not hidden, with overlap */
     double epoch_no_overlap_s, epoch_overlap_s;
-    double ideal_s;            /* epoch_overlap(1 node) / nodes */
+    double ideal_s; /* epoch_overlap(1 node) / nodes */
     double speedup_overlap, speedup_no_overlap;
     double efficiency_overlap; /* speedup / nodes */
 } sb_scaling_point;
 
 long sb_scaling_steps(long features, int batch, int ranks);
 /* One point per entry of nodes[n]. */
-int sb_scaling_project(const sb_scaling_input *in, const int *nodes, int n,
-                       sb_scaling_point *out, sb_err *e);
+int sb_scaling_project(const sb_scaling_input *in, const int *nodes, int n, sb_scaling_point *out,
+                       sb_err *e);
 /* The bus bandwidth (GB/s) that explains an observed epoch time at `nodes` > 1
  * given the 1-node epoch time, with no overlap and no latency term: the extra
  * per-step time is all inter-node all-reduce. 0 when the observation leaves no
@@ -72,7 +72,7 @@ double sb_scaling_implied_busbw(const sb_scaling_input *in, double epoch1_s, int
 
 /* The original study's published points (results/reference/study.csv). */
 typedef struct sb_study_point {
-    char label[64], machine[96], kind[16];  /* kind: measured | ideal */
+    char label[64], machine[96], kind[16]; /* kind: measured | ideal */
     int nodes, ppn, threads, batch;
     char dtype[16];
     double epoch_s;
