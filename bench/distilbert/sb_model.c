@@ -286,7 +286,8 @@ void sb_model_free(sb_model *m)
     memset(m, 0, sizeof *m);
 }
 
-int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
+/* What both allocations check first, and the activations they replace. */
+static int acts_begin(sb_model *m, int max_batch, int seq, sb_err *e)
 {
     const sb_model_config *c = &m->cfg;
     if (max_batch < 1) return sb_errf(e, SB_EUSAGE, "batch must be at least 1");
@@ -297,6 +298,15 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
     free(m->act_mem);
     free(m->la);
     m->act_mem = NULL;
+    m->la = NULL;
+    return SB_OK;
+}
+
+int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
+{
+    const sb_model_config *c = &m->cfg;
+    int rc = acts_begin(m, max_batch, seq, e);
+    if (rc) return rc;
     size_t N = (size_t)max_batch * seq, D = c->dim, F = c->ffn, H = c->heads, S = seq;
     size_t L = c->layers, T = m->lc.threads > 0 ? m->lc.threads : omp_get_max_threads();
     size_t ffw = F > 3 * D ? F : 3 * D;
@@ -363,14 +373,8 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
 int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e)
 {
     const sb_model_config *c = &m->cfg;
-    if (max_batch < 1) return sb_errf(e, SB_EUSAGE, "batch must be at least 1");
-    if (seq < 1 || seq > c->max_pos)
-        return sb_errf(e, SB_EUSAGE,
-                       "sequence length %d is outside [1, %d] (the model's positions)", seq,
-                       c->max_pos);
-    free(m->act_mem);
-    free(m->la);
-    m->act_mem = NULL;
+    int rc = acts_begin(m, max_batch, seq, e);
+    if (rc) return rc;
     size_t N = (size_t)max_batch * seq, D = c->dim, F = c->ffn, H = c->heads, S = seq;
     size_t L = c->layers, T = m->lc.threads > 0 ? m->lc.threads : omp_get_max_threads();
     size_t bits = sb_attention_bits_words((int)max_batch, (int)H, (int)S);
