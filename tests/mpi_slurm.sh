@@ -12,6 +12,8 @@ for p in munged slurmctld slurmd sinfo salloc sbatch srun scontrol nsenter; do
   command -v "$p" >/dev/null || [ -x "/usr/sbin/$p" ] || skip "$p not installed (scripts/setup installs it)"
 done
 command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || skip "no sshd"
+# slurmd 22.05 starts its cgroup plugin whatever the proctrack and task plugins are
+mountpoint -q /sys/fs/cgroup || skip "no cgroup file system at /sys/fs/cgroup (slurmd will not start without one)"
 ip netns add sbsl-probe 2>/dev/null || skip "ip netns not permitted"
 ip netns del sbsl-probe
 LC="${SB_SOURCE_DIR:?}/scripts/local-cluster"
