@@ -121,8 +121,11 @@ for i in $(seq 1 300); do
 done
 wait "$sweep_pid"; rc=$?
 [ "$rc" = 1 ] && ok || fail "the sweep with cancelled steps exited $rc, expected 1"
-[ "$(sqlite3 "$DB3" "SELECT COUNT(*) FROM point WHERE status='failed' AND reason LIKE
-      'Slurm: *** STEP $job2.% ON sbsl_ CANCELLED AT %(job $job2 on sbsl1%'")" = 2 ] \
+# Slurm's line is the step's CANCELLED notice, or srun's abort notice when the
+# step was torn down before slurmstepd's line reached the worker's output
+[ "$(sqlite3 "$DB3" "SELECT COUNT(*) FROM point WHERE status='failed' AND
+      (reason LIKE 'Slurm: *** STEP $job2.% ON sbsl_ CANCELLED AT %' OR
+       reason LIKE 'Slurm: srun: Job step aborted%') AND reason LIKE '%(job $job2 on sbsl1%'")" = 2 ] \
   && ok || { fail "both cancelled points stored as failed with Slurm's reason and job";
              sqlite3 "$DB3" "SELECT reason FROM point" >&2; }
 finish mpi_slurm
