@@ -302,6 +302,24 @@ static int acts_begin(sb_model *m, int max_batch, int seq, sb_err *e)
     return SB_OK;
 }
 
+/* The layers' activation records and one block of `total` floats for them. */
+static int acts_take(sb_model *m, size_t layers, size_t total, sb_err *e)
+{
+    m->la = calloc(layers, sizeof(sb_layer_acts));
+    /* Not zeroed: the pages are touched first by the threads that use them. */
+    m->act_mem = sb_alloc_big(total * sizeof(float));
+    if (!m->la || !m->act_mem) {
+        free(m->la);
+        free(m->act_mem);
+        m->la = NULL;
+        m->act_mem = NULL;
+        return sb_errf(e, SB_EFAIL, "model: out of memory for activations (%.1f GiB)",
+                       total * 4.0 / (1 << 30));
+    }
+    m->act_floats = total;
+    return SB_OK;
+}
+
 int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
 {
     const sb_model_config *c = &m->cfg;
@@ -315,18 +333,7 @@ int sb_model_alloc_acts(sb_model *m, int max_batch, int seq, sb_err *e)
         N * F + N * D + 2 * N + N * D;
     size_t total = N * D + 2 * N + N * D + L * per_layer + N * D + 2 * N * 2 + 2 * N * D + N * ffw +
         T * 2 * S * S;
-    m->la = calloc(L, sizeof(sb_layer_acts));
-    /* Not zeroed: the pages are touched first by the threads that use them. */
-    m->act_mem = sb_alloc_big(total * sizeof(float));
-    if (!m->la || !m->act_mem) {
-        free(m->la);
-        free(m->act_mem);
-        m->la = NULL;
-        m->act_mem = NULL;
-        return sb_errf(e, SB_EFAIL, "model: out of memory for activations (%.1f GiB)",
-                       total * 4.0 / (1 << 30));
-    }
-    m->act_floats = total;
+    if ((rc = acts_take(m, L, total, e))) return rc;
     float *p = m->act_mem;
 #define TAKE(ptr, n) \
     do {             \
@@ -383,17 +390,7 @@ int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e)
      * output, attention scratch */
     size_t total = 2 * N * D + 2 * N + 3 * N * D + max_batch * H * S * S + bits + 5 * N * D +
         N * F + 4 * N + 2 * N * D + N * D + 4 * N + N * F + T * (S * S + 2 * S);
-    m->la = calloc(L, sizeof(sb_layer_acts));
-    m->act_mem = sb_alloc_big(total * sizeof(float));
-    if (!m->la || !m->act_mem) {
-        free(m->la);
-        free(m->act_mem);
-        m->la = NULL;
-        m->act_mem = NULL;
-        return sb_errf(e, SB_EFAIL, "model: out of memory for activations (%.1f GiB)",
-                       total * 4.0 / (1 << 30));
-    }
-    m->act_floats = total;
+    if ((rc = acts_take(m, L, total, e))) return rc;
     float *p = m->act_mem, *outs[2];
     sb_layer_acts one;
 #define TAKE(ptr, n) \
