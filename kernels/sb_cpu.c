@@ -351,3 +351,12 @@ const sb_amx_status *sb_amx_request(void)
     pthread_once(&g_amx_once, amx_init);
     return &g_amx;
 }
+
+int sb_cpu_vector_level(void)
+{
+    const sb_cpu *c = sb_cpu_get();
+    if (!c) return 0;
+    if (c->avx512f && c->avx512dq && c->avx512bw && c->avx512vl && c->os_avx512 && c->fma) return 2;
+    if (c->avx2 && c->fma && c->os_avx) return 1;
+    return 0;
+}

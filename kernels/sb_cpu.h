@@ -38,6 +38,10 @@ const sb_cpu *sb_cpu_get(void);
 /* The detected CPU without the forces: the hardware's identity (machine
  * fingerprints), the same whatever a test turned off. */
 const sb_cpu *sb_cpu_hw(void);
+/* The widest vector code of our own this CPU (sb_cpu_get, forces included)
+ * runs: 2 AVX-512 F/DQ/BW/VL with FMA, 1 AVX2 + FMA, 0 scalar. The element-wise
+ * layers and the int8 epilogue pick their paths by it. */
+int sb_cpu_vector_level(void);
 /* Applies the SB_FORCE_NO_* variables of the environment to c (sb_cpu_get's step). */
 void sb_cpu_apply_forces(sb_cpu *c);
 

@@ -150,11 +150,10 @@ static sb_dequant_tile_fn g_dequant;
 static pthread_once_t g_dequant_once = PTHREAD_ONCE_INIT;
 static void dequant_pick(void)
 {
-    const sb_cpu *c = sb_cpu_get();
-    g_dequant = c->avx512f && c->avx512bw && c->avx512vl && c->avx512dq && c->os_avx512
-        ? sb_dequant_tile_avx512
-        : c->avx2 && c->fma && c->os_avx ? sb_dequant_tile_avx2
-                                         : dequant_tile_scalar;
+    int level = sb_cpu_vector_level();
+    g_dequant = level == 2 ? sb_dequant_tile_avx512
+        : level == 1       ? sb_dequant_tile_avx2
+                           : dequant_tile_scalar;
 }
 static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, int mre, int nre)
 {

@@ -20,12 +20,8 @@ static int g_level = SB_LAYERS_AUTO;
 
 int sb_layers_best_level(void)
 {
-    const sb_cpu *c = sb_cpu_get();
-    if (!c) return SB_LAYERS_SCALAR;
-    if (c->avx512f && c->avx512dq && c->avx512bw && c->avx512vl && c->os_avx512 && c->fma)
-        return SB_LAYERS_AVX512;
-    if (c->avx2 && c->fma && c->os_avx) return SB_LAYERS_AVX2;
-    return SB_LAYERS_SCALAR;
+    /* the levels are sb_cpu's: 0 scalar, 1 AVX2, 2 AVX-512 */
+    return sb_cpu_vector_level();
 }
 
 int sb_layers_set_level(int level)

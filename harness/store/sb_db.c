@@ -87,7 +87,6 @@ _Static_assert(sizeof g_readonly_compat / sizeof g_readonly_compat[0] == NMIGRAT
                "every migration after the first has its read-only stand-in");
 
 sqlite3 *sb_db_handle(sb_db *db) { return db->h; }
-const char *sb_db_path(sb_db *db) { return db->path; }
 int sb_db_readonly(sb_db *db) { return db->readonly; }
 
 int sb_db_fail(sb_err *e, sb_db *db, const char *what)

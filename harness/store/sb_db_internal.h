@@ -13,8 +13,6 @@
 
 /* The connection (owned by db: never closed by the caller). */
 sqlite3 *sb_db_handle(sb_db *db);
-/* The path the database was opened from. */
-const char *sb_db_path(sb_db *db);
 
 /* The store's one error helper: SB_EFAIL with "PATH: what: SQLite's message"
  * for a prepare, step, bind or exec that failed on db's connection. */
