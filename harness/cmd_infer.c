@@ -504,7 +504,9 @@ int sb_cmd_infer(int argc, char **argv)
         /* the forward's own kinds; the int8 activations' quantisation is in its linear's */
         double sum = 0;
         for (int i = 0; i < SB_PROF_N; i++) sum += m.prof[i];
-        printf("profile (throughput pass, %.2f s; quantisation counted in each linear):\n", sum);
+        printf("profile (throughput pass, %.2f s; quantisation counted in each linear, GELU in "
+               "ffn lin2):\n",
+               sum);
         for (int i = 0; i < SB_PROF_N; i++)
             if (m.prof[i] > 0)
                 printf("  %-18s %9.3f s  %5.1f %%\n", sb_prof_names[i], m.prof[i],

@@ -146,6 +146,36 @@ static void test_levels(void)
     sb_layers_set_level(SB_LAYERS_AUTO);
 }
 
+/* GELU fused into the per-row quantisation gives the bytes, scales and zero
+ * points of GELU then quantisation, at every element-wise level; NaN made by
+ * GELU's input is still found, with its row. */
+static void test_gelu_fused(void)
+{
+    enum { N = 23, IN = 333 };
+    static float x[N * IN], g[N * IN];
+    static uint8_t q0[N * IN], q1[N * IN];
+    float s0[N], s1[N];
+    int32_t z0[N], z1[N];
+    for (int i = 0; i < N * IN; i++) x[i] = 4 * frnd();
+    sb_err e = {0};
+    for (int lvl = 0; lvl < 3; lvl++) {
+        if (sb_layers_set_level(lvl) != lvl) continue;
+        sb_gelu_forward(g, x, (size_t)N * IN, 2);
+        CHECK_EQ_INT(sb_quant_activations(g, N, IN, SB_QUANT_PER_ROW, q0, s0, z0, 2, "l", &e),
+                     SB_OK);
+        CHECK_EQ_INT(sb_quant_activations_gelu(x, N, IN, q1, s1, z1, 2, "l", &e), SB_OK);
+        CHECKF(!memcmp(q0, q1, sizeof q0) && !memcmp(s0, s1, sizeof s0) &&
+                   !memcmp(z0, z1, sizeof z0),
+               "level %d: fused GELU quantises unlike GELU then quantisation", lvl);
+        x[9 * IN + 300] = -INFINITY; /* gelu(-inf) is NaN */
+        CHECK_EQ_INT(sb_quant_activations_gelu(x, N, IN, q1, s1, z1, 2, "layer.2.ffn.lin2", &e),
+                     SB_EFAIL);
+        CHECKF(strstr(e.msg, "layer.2.ffn.lin2") && strstr(e.msg, "row 9"), "message: %s", e.msg);
+        x[9 * IN + 300] = 0.5f;
+    }
+    sb_layers_set_level(SB_LAYERS_AUTO);
+}
+
 /* The epilogue against the exact integer product, unpacked and packed. */
 static void test_epilogue(const sb_kernel *k, int m, int n, int kk, int threads)
 {
@@ -399,6 +429,7 @@ int main(void)
     test_weights();
     test_activations();
     test_levels();
+    test_gelu_fused();
     const char *ks[] = {"vnni-int8", "avx2-int8", "onednn-int8"};
     for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
         const sb_kernel *k = sb_kernel_find(ks[i]);

@@ -616,6 +616,16 @@ static void test_level_vs_scalar(int lvl)
               normwise(ctx[0], ctx[1], (size_t)Nt * Dm), 1e-5);
         agree(name, withdrop ? "attention dqkv (dropout)" : "attention dqkv",
               normwise(dqkv[0], dqkv[1], (size_t)Nt * 3 * Dm), 1e-5);
+        if (!withdrop) {
+            /* forward only (inference): no P written, rows normalised after v */
+            float *c2 = malloc(4 * (size_t)Nt * Dm);
+            sb_layers_set_level(lvl);
+            if (sb_attention_forward(&g_lc, c2, NULL, NULL, qkv, mask, B, S, Dm, H, 0, 99, scratch,
+                                     &e))
+                abort();
+            agree(name, "attention ctx without probs", normwise(c2, ctx[0], (size_t)Nt * Dm), 1e-6);
+            free(c2);
+        }
         if (withdrop && memcmp(bits[0], bits[1], 4 * nb)) {
             printf("  %-7s attention keep bits differ from scalar FAIL\n", name);
             g_fail = 1;

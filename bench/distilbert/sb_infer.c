@@ -55,27 +55,36 @@ static ilayer *find_layer(sb_infer *in, const float *W, int N_in, int N_out)
     return NULL;
 }
 
+/* The prepared layer of W, and for an int8 layer scratch for N rows of its
+ * quantised input. */
+static int prepared(sb_infer *in, const float *W, int N, int nin, int nout, ilayer **out, sb_err *e)
+{
+    ilayer *L = *out = find_layer(in, W, nin, nout);
+    if (!L)
+        return sb_errf(e, SB_EUSAGE, "inference: a %dx%d linear layer that was not prepared", nout,
+                       nin);
+    if (in->kernel->dtype != SB_DT_INT8) return SB_OK;
+    size_t need = sb_qlinear_scratch_bytes(N, nin);
+    if (need > in->scratch_cap) {
+        free(in->scratch);
+        in->scratch = aligned_alloc(64, (need + 63) & ~(size_t)63);
+        in->scratch_cap = in->scratch ? need : 0;
+        if (!in->scratch) return sb_errf(e, SB_EFAIL, "out of memory for quantised activations");
+    }
+    return SB_OK;
+}
+
 /* linear: x[N,in], W[out,in], b[out] -> y[N,out] = x W^T + b (the prepared weight) */
 static int infer_linear(void *user, float *y, const float *x, const float *W, const float *b, int N,
                         int nin, int nout, sb_err *e)
 {
     sb_infer *in = user;
-    ilayer *L = find_layer(in, W, nin, nout);
-    if (!L)
-        return sb_errf(e, SB_EUSAGE, "inference: a %dx%d linear layer that was not prepared", nout,
-                       nin);
-    if (in->kernel->dtype == SB_DT_INT8) {
-        size_t need = sb_qlinear_scratch_bytes(N, nin);
-        if (need > in->scratch_cap) {
-            free(in->scratch);
-            in->scratch = aligned_alloc(64, (need + 63) & ~(size_t)63);
-            in->scratch_cap = in->scratch ? need : 0;
-            if (!in->scratch)
-                return sb_errf(e, SB_EFAIL, "out of memory for quantised activations");
-        }
-        /* the bias was taken at attach time: the same pointer the model passes */
+    ilayer *L;
+    int rc = prepared(in, W, N, nin, nout, &L, e);
+    if (rc) return rc;
+    /* int8: the bias was taken at attach time: the same pointer the model passes */
+    if (in->kernel->dtype == SB_DT_INT8)
         return sb_qlinear_forward(&L->q, y, x, N, in->quant, in->scratch, in->threads, L->name, e);
-    }
     sb_gemm_desc d = {.transa = 'N',
                       .transb = 'T',
                       .m = N,
@@ -90,6 +99,22 @@ static int infer_linear(void *user, float *y, const float *x, const float *W, co
                       .bias = b};
     if (L->packed) return in->kernel->gemm_packed(&d, x, L->packed, y, e);
     return in->kernel->gemm_f32(&d, x, W, y, e);
+}
+
+/* y = gelu(x) W^T + b: an int8 layer quantises GELU's rows as it makes them */
+static int infer_linear_gelu(void *user, float *y, const float *x, float *tmp, const float *W,
+                             const float *b, int N, int nin, int nout, sb_err *e)
+{
+    sb_infer *in = user;
+    if (in->kernel->dtype != SB_DT_INT8) {
+        sb_gelu_forward(tmp, x, (size_t)N * nin, in->threads);
+        return infer_linear(user, y, tmp, W, b, N, nin, nout, e);
+    }
+    ilayer *L;
+    int rc = prepared(in, W, N, nin, nout, &L, e);
+    if (rc) return rc;
+    return sb_qlinear_forward_gelu(&L->q, y, x, tmp, N, in->quant, in->scratch, in->threads,
+                                   L->name, e);
 }
 
 static void add_layer(ilayer *t, int *n, const float *W, const float *b, int in, int out,
@@ -166,6 +191,7 @@ int sb_infer_attach(sb_model *m, const sb_kernel *k, sb_quant_mode quant, sb_inf
     }
     m->lc.kernel = attn;
     m->lc.linear = infer_linear;
+    m->lc.linear_gelu = infer_linear_gelu;
     m->lc.linear_user = in;
     *out = in;
     return SB_OK;

@@ -374,6 +374,14 @@ void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, con
 }
 
 /* ---- linear */
+int sb_linear_gelu_forward(const sb_lctx *c, float *y, const float *x, float *tmp, const float *W,
+                           const float *b, int N, int in, int out, sb_err *e)
+{
+    if (c->linear_gelu) return c->linear_gelu(c->linear_user, y, x, tmp, W, b, N, in, out, e);
+    sb_gelu_forward(tmp, x, (size_t)N * in, c->threads);
+    return sb_linear_forward(c, y, tmp, W, b, N, in, out, e);
+}
+
 int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
                       int N, int in, int out, sb_err *e)
 {
@@ -554,6 +562,8 @@ void sb_gelu_forward(float *y, const float *x, size_t n, int threads)
     for (size_t c = 0; c < n; c += SB_CHUNK)
         gelu_fwd_chunk(lvl, y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
 }
+
+void sb_gelu_row(float *y, const float *x, size_t n) { gelu_fwd_chunk(sb_layers_level(), y, x, n); }
 
 void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int threads)
 {
@@ -777,9 +787,12 @@ size_t sb_attention_bits_words(int B, int H, int S)
 
 /* One row of scores s (in place): softmax with padded keys (keep 0, bias
  * -inf) exactly 0; P written to prob, and s becomes what multiplies v:
- * P itself, or P * scale where the row's keep bits are set (w != NULL). */
-SB_AVX512 static void softmax_row_avx512(float *s, float *prob, const float *keep,
-                                         const float *bias, const uint32_t *w, float dscale, int S)
+ * P itself, or P * scale where the row's keep bits are set (w != NULL).
+ * Inference (prob and w NULL) stops after the exponentials: s keeps them
+ * unnormalised and the caller scales the row's output by the returned
+ * 1 / sum instead (dh multiplications in place of S). */
+SB_AVX512 static float softmax_row_avx512(float *s, float *prob, const float *keep,
+                                          const float *bias, const uint32_t *w, float dscale, int S)
 {
     __m512 mx = _mm512_set1_ps(-INFINITY), sum = _mm512_setzero_ps();
     for (int j = 0; j < S; j += 16) {
@@ -796,22 +809,24 @@ SB_AVX512 static void softmax_row_avx512(float *s, float *prob, const float *kee
         _mm512_mask_storeu_ps(s + j, k, ex);
         sum = _mm512_mask_add_ps(sum, k, sum, ex);
     }
-    float t = _mm512_reduce_add_ps(sum);
-    __m512 inv = _mm512_set1_ps(t > 0 ? 1.0f / t : 0.0f), ds = _mm512_set1_ps(dscale);
+    float t = _mm512_reduce_add_ps(sum), tinv = t > 0 ? 1.0f / t : 0.0f;
+    if (!prob && !w) return tinv;
+    __m512 inv = _mm512_set1_ps(tinv), ds = _mm512_set1_ps(dscale);
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
         __m512 p = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, s + j), inv);
-        _mm512_mask_storeu_ps(prob + j, k, p);
+        if (prob) _mm512_mask_storeu_ps(prob + j, k, p);
         if (w) {
             __mmask16 kb = (__mmask16)(w[j / 32] >> (j % 32)) & k;
             p = _mm512_maskz_mul_ps(kb, p, ds);
         }
         _mm512_mask_storeu_ps(s + j, k, p);
     }
+    return 1.0f;
 }
 
-SB_AVX2 static void softmax_row_avx2(float *s, float *prob, const float *keep, const float *bias,
-                                     const uint32_t *w, float dscale, int S)
+SB_AVX2 static float softmax_row_avx2(float *s, float *prob, const float *keep, const float *bias,
+                                      const uint32_t *w, float dscale, int S)
 {
     __m256 mx = _mm256_set1_ps(-INFINITY), sum = _mm256_setzero_ps();
     int j = 0;
@@ -837,33 +852,29 @@ SB_AVX2 static void softmax_row_avx2(float *s, float *prob, const float *keep, c
         _mm256_maskstore_ps(s + j, k, ex);
         sum = _mm256_add_ps(sum, ex);
     }
-    float t = hsum8(sum);
-    __m256 inv = _mm256_set1_ps(t > 0 ? 1.0f / t : 0.0f), ds = _mm256_set1_ps(dscale);
+    float t = hsum8(sum), tinv = t > 0 ? 1.0f / t : 0.0f;
+    if (!prob && !w) return tinv;
+    __m256 inv = _mm256_set1_ps(tinv), ds = _mm256_set1_ps(dscale);
     for (j = 0; j + 8 <= S; j += 8) {
         __m256 p = _mm256_mul_ps(_mm256_loadu_ps(s + j), inv);
-        _mm256_storeu_ps(prob + j, p);
+        if (prob) _mm256_storeu_ps(prob + j, p);
         if (w) p = _mm256_and_ps(_mm256_mul_ps(p, ds), bits8(w[j / 32] >> (j % 32)));
         _mm256_storeu_ps(s + j, p);
     }
     if (j < S) {
         __m256 p = _mm256_mul_ps(_mm256_maskload_ps(s + j, k), inv);
-        _mm256_maskstore_ps(prob + j, k, p);
+        if (prob) _mm256_maskstore_ps(prob + j, k, p);
         if (w) p = _mm256_and_ps(_mm256_mul_ps(p, ds), bits8(w[j / 32] >> (j % 32)));
         _mm256_maskstore_ps(s + j, k, p);
     }
+    return 1.0f;
 }
 
-static void softmax_row(int lvl, float *s, float *prob, const float *keep, const float *bias,
-                        const uint32_t *w, float dscale, int S)
+static float softmax_row(int lvl, float *s, float *prob, const float *keep, const float *bias,
+                         const uint32_t *w, float dscale, int S)
 {
-    if (lvl == SB_LAYERS_AVX512) {
-        softmax_row_avx512(s, prob, keep, bias, w, dscale, S);
-        return;
-    }
-    if (lvl == SB_LAYERS_AVX2) {
-        softmax_row_avx2(s, prob, keep, bias, w, dscale, S);
-        return;
-    }
+    if (lvl == SB_LAYERS_AVX512) return softmax_row_avx512(s, prob, keep, bias, w, dscale, S);
+    if (lvl == SB_LAYERS_AVX2) return softmax_row_avx2(s, prob, keep, bias, w, dscale, S);
     float mx = -INFINITY, sum = 0;
     for (int j = 0; j < S; j++) {
         float v = s[j] + bias[j];
@@ -875,11 +886,13 @@ static void softmax_row(int lvl, float *s, float *prob, const float *keep, const
         sum += ex;
     }
     float inv = sum > 0 ? 1.0f / sum : 0.0f;
+    if (!prob && !w) return inv;
     for (int j = 0; j < S; j++) {
         float p = s[j] * inv;
-        prob[j] = p;
+        if (prob) prob[j] = p;
         s[j] = !w ? p : ((w[j / 32] >> (j % 32)) & 1 ? p * dscale : 0.0f);
     }
+    return 1.0f;
 }
 
 /* One row, in place over d = dL/d(what multiplied v): undo the dropout
@@ -1001,7 +1014,9 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H, me = omp_get_thread_num();
         const float *q = qkv + (size_t)b * S * 3 * D + h * dh, *k = q + D, *v = q + 2 * D;
-        float *P = probs + (size_t)bh * S * S, *Sc = scratch + (size_t)me * S * S;
+        /* inference passes no probs: nothing keeps P for a backward */
+        float *P = probs ? probs + (size_t)bh * S * S : NULL, *Sc = scratch + (size_t)me * S * S;
+        int w_any = p_drop > 0;
         float *out = ctx + (size_t)b * S * D + h * dh;
         const uint8_t *m = mask + (size_t)b * S;
         int n = keys_used(c, m, S);
@@ -1015,7 +1030,8 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
             attn_fail(&rc, e, r, &le);
             continue;
         }
-        float *keep = scratch + (size_t)nt * S * S + (size_t)me * 2 * S, *bias = keep + S;
+        float *keep = scratch + (size_t)nt * S * S + (size_t)me * 3 * S, *bias = keep + S;
+        float *rinv = bias + S; /* inference: each row's 1 / sum, applied to its output */
         for (int j = 0; j < n; j++) {
             keep[j] = m[j] ? 1.0f : 0.0f;
             bias[j] = m[j] ? 0.0f : -INFINITY;
@@ -1026,10 +1042,14 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
                 w = bits + ((size_t)bh * S + i) * W;
                 keep_bits(lvl, w, (size_t)n, thr, key, (uint64_t)bh * S * S + (uint64_t)i * S);
             }
-            softmax_row(lvl, Sc + (size_t)i * S, P + (size_t)i * S, keep, bias, w, dscale, n);
+            rinv[i] = softmax_row(lvl, Sc + (size_t)i * S, P ? P + (size_t)i * S : NULL, keep, bias,
+                                  w, dscale, n);
         }
         r = sb_matmul(c, 'N', 'N', S, dh, n, 1.0f, Sc, S, v, 3 * D, 0.0f, out, D, 1, &le);
         if (r) attn_fail(&rc, e, r, &le);
+        if (!r && !P && !w_any)
+            for (int i = 0; i < S; i++)
+                for (int d = 0; d < dh; d++) out[(size_t)i * D + d] *= rinv[i];
     }
     return rc;
 }

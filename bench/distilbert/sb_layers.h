@@ -24,6 +24,11 @@ typedef struct sb_lctx {
      * attention products stay on `kernel`. NULL: training's way. */
     int (*linear)(void *user, float *y, const float *x, const float *W, const float *b, int N,
                   int in, int out, sb_err *e);
+    /* Inference, optional: y = gelu(x) W^T + b in one call (an int8 layer
+     * applies GELU row by row while quantising, never writing gelu(x) out);
+     * tmp[N*in] is free for the hook to use. NULL: GELU, then `linear`. */
+    int (*linear_gelu)(void *user, float *y, const float *x, float *tmp, const float *W,
+                       const float *b, int N, int in, int out, sb_err *e);
     void *linear_user;
 } sb_lctx;
 
@@ -85,6 +90,10 @@ void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, con
 /* linear: x[N,in], W[out,in], b[out] -> y[N,out] = x W^T + b */
 int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
                       int N, int in, int out, sb_err *e);
+/* y[N,out] = gelu(x) W^T + b, x[N,in]; tmp[N*in] scratch (gelu(x) may be
+ * left there, or not written at all: c->linear_gelu) */
+int sb_linear_gelu_forward(const sb_lctx *c, float *y, const float *x, float *tmp, const float *W,
+                           const float *b, int N, int in, int out, sb_err *e);
 /* dx[N,in] = dx_beta*dx + dy W (dx NULL: skipped); dW[out,in], db[out] written */
 int sb_linear_backward(const sb_lctx *c, float *dx, float dx_beta, float *dW, float *db,
                        const float *dy, const float *x, const float *W, int N, int in, int out,
@@ -92,6 +101,8 @@ int sb_linear_backward(const sb_lctx *c, float *dx, float dx_beta, float *dW, fl
 
 /* gelu (erf form): x[n] -> y[n] = x/2 (1 + erf(x/sqrt 2)) (y may alias x) */
 void sb_gelu_forward(float *y, const float *x, size_t n, int threads);
+/* the same on the calling thread alone (inside a caller's parallel loop) */
+void sb_gelu_row(float *y, const float *x, size_t n);
 /* dx[n] = dy * gelu'(x) (dx may alias dy) */
 void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int threads);
 
@@ -110,7 +121,10 @@ void sb_dropout_backward(float *dx, const float *dy, size_t n, float p, uint64_t
  *   Keys after a sequence's last real token weigh exactly 0 and are skipped
  *   (unless c->all_keys): their columns of probs and bits are not written (and
  *   not read back); the result is the same bit for bit.
- *   scratch: threads * (S*S + 2*S) floats. */
+ *   probs NULL (forward only, p_drop 0): P is not written anywhere and each
+ *   output row is scaled by 1 / (its softmax sum) after the product with v
+ *   (the same ctx up to rounding, one pass over the scores fewer).
+ *   scratch: threads * (S*S + 3*S) floats. */
 size_t sb_attention_bits_words(int B, int H, int S);
 int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *bits,
                          const float *qkv, const uint8_t *mask, int B, int S, int D, int H,

@@ -382,14 +382,14 @@ int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e)
     const sb_model_config *c = &m->cfg;
     int rc = acts_begin(m, max_batch, seq, e);
     if (rc) return rc;
-    size_t N = (size_t)max_batch * seq, D = c->dim, F = c->ffn, H = c->heads, S = seq;
+    size_t N = (size_t)max_batch * seq, D = c->dim, F = c->ffn, S = seq;
     size_t L = c->layers, T = m->lc.threads > 0 ? m->lc.threads : omp_get_max_threads();
-    size_t bits = sb_attention_bits_words((int)max_batch, (int)H, (int)S);
-    /* embeddings; one layer's qkv, probs, bits, ctx, sa_in, sa_out, ff_pre,
-     * out_in, three mean/rstd pairs; two outputs; qa_in, logits (x2), GELU
-     * output, attention scratch */
-    size_t total = 2 * N * D + 2 * N + 3 * N * D + max_batch * H * S * S + bits + 5 * N * D +
-        N * F + 4 * N + 2 * N * D + N * D + 4 * N + N * F + T * (S * S + 2 * S);
+    /* embeddings; one layer's qkv, ctx, sa_in, sa_out, ff_pre, out_in, three
+     * mean/rstd pairs; two outputs; qa_in, logits (x2), GELU output,
+     * attention scratch. No probabilities nor dropout bits: nothing runs
+     * backward, and attention normalises its output rows instead of P. */
+    size_t total = 2 * N * D + 2 * N + 3 * N * D + 5 * N * D + N * F + 4 * N + 2 * N * D + N * D +
+        4 * N + N * F + T * (S * S + 3 * S);
     if ((rc = acts_take(m, L, total, e))) return rc;
     float *p = m->act_mem, *outs[2];
     sb_layer_acts one;
@@ -403,9 +403,8 @@ int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e)
     TAKE(m->emb_rstd, N);
     TAKE(m->h0, N * D);
     TAKE(one.qkv, 3 * N * D);
-    TAKE(one.probs, max_batch * H * S * S);
-    one.keep = (uint32_t *)p;
-    p += bits;
+    one.probs = NULL;
+    one.keep = NULL;
     TAKE(one.ctx, N * D);
     TAKE(one.sa_in, N * D);
     TAKE(one.sa_mean, N);
@@ -426,7 +425,7 @@ int sb_model_alloc_acts_infer(sb_model *m, int max_batch, int seq, sb_err *e)
     TAKE(m->logits, 2 * N);
     TAKE(m->dlogits, 2 * N);
     TAKE(m->s_ff, N * F);
-    TAKE(m->s_attn, T * (S * S + 2 * S));
+    TAKE(m->s_attn, T * (S * S + 3 * S));
 #undef TAKE
     m->s_a = m->s_b = m->s_c = m->s_qkv = NULL;
     m->max_batch = max_batch;
@@ -471,6 +470,8 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
         if (bt->ids[t] < 0 || bt->ids[t] >= c->vocab)
             return sb_errf(e, SB_EUSAGE, "token id %d outside the vocabulary (%d)", bt->ids[t],
                            c->vocab);
+    if (training && m->fwd_only)
+        return sb_errf(e, SB_EUSAGE, "training forward on forward-only activations");
     m->training = training;
     m->drop_seed = drop_seed;
     float p_h = training ? c->dropout : 0, p_a = training ? c->attn_dropout : 0;
@@ -502,10 +503,17 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
         if ((rc = sb_linear_forward(lc, a->ff_pre, a->sa_out, w->f1_w, w->f1_b, N, D, F, e)))
             return rc;
         PROF_END(SB_PROF_FFN1);
-        sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
-        PROF_END(SB_PROF_GELU);
-        if ((rc = sb_linear_forward(lc, a->out_in, m->s_ff, w->f2_w, w->f2_b, N, F, D, e)))
-            return rc;
+        if (lc->linear_gelu) {
+            /* inference: GELU goes with lin2 (int8: into its quantisation) */
+            if ((rc = sb_linear_gelu_forward(lc, a->out_in, a->ff_pre, m->s_ff, w->f2_w, w->f2_b, N,
+                                             F, D, e)))
+                return rc;
+        } else {
+            sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
+            PROF_END(SB_PROF_GELU);
+            if ((rc = sb_linear_forward(lc, a->out_in, m->s_ff, w->f2_w, w->f2_b, N, F, D, e)))
+                return rc;
+        }
         PROF_END(SB_PROF_FFN2);
         sb_dropout_forward(a->out_in, a->out_in, (size_t)N * D, p_h,
                            sb_rng_key(drop_seed, site_ffn(l)), 0, T);

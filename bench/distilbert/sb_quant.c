@@ -242,24 +242,50 @@ static void quant_row_any(const float *x, int in, float s, int32_t zp, uint8_t *
         quant_row(x, in, s, zp, o);
 }
 
-int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
-                         float *scale, int32_t *zp, int threads, const char *layer, sb_err *e)
+/* Per row, each row read once: with gelu, GELU of the row goes to a
+ * per-thread buffer (in cache) that the range and the rounding then read. */
+static int quant_rows(const float *x, int N, int in, int gelu, uint8_t *xq, float *scale,
+                      int32_t *zp, int nt, int *bad)
 {
-    int nt = NT(threads), bad = -1;
-    if ((long)N * in < 65536) nt = 1;
-    if (mode == SB_QUANT_PER_ROW) {
-#pragma omp parallel for schedule(static) num_threads(nt)
+    int oom = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        float *buf = gelu ? aligned_alloc(64, ((size_t)in * sizeof(float) + 63) & ~(size_t)63)
+                          : NULL;
+        if (gelu && !buf) {
+#pragma omp atomic write
+            oom = 1;
+        }
+#pragma omp for schedule(static)
         for (int i = 0; i < N; i++) {
+            if (gelu && !buf) continue;
             float lo, hi;
             const float *r = x + (size_t)i * in;
+            if (gelu) {
+                sb_gelu_row(buf, r, (size_t)in);
+                r = buf;
+            }
             if (!row_range_any(r, in, &lo, &hi)) {
 #pragma omp critical(sb_quant_bad)
-                if (bad < 0 || i < bad) bad = i;
+                if (*bad < 0 || i < *bad) *bad = i;
                 continue;
             }
             qparams(lo, hi, &scale[i], &zp[i]);
             quant_row_any(r, in, scale[i], zp[i], xq + (size_t)i * in);
         }
+        free(buf);
+    }
+    return oom;
+}
+
+static int quant_acts(const float *x, int N, int in, sb_quant_mode mode, int gelu, uint8_t *xq,
+                      float *scale, int32_t *zp, int threads, const char *layer, sb_err *e)
+{
+    int nt = NT(threads), bad = -1;
+    if ((long)N * in < 65536) nt = 1;
+    if (mode == SB_QUANT_PER_ROW) {
+        if (quant_rows(x, N, in, gelu, xq, scale, zp, nt, &bad))
+            return sb_errf(e, SB_EFAIL, "%s: out of memory for a row of %d activations", layer, in);
     } else {
         float lo = 0, hi = 0;
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(min : lo) reduction(max : hi)
@@ -290,20 +316,39 @@ int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint
     return SB_OK;
 }
 
+int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
+                         float *scale, int32_t *zp, int threads, const char *layer, sb_err *e)
+{
+    return quant_acts(x, N, in, mode, 0, xq, scale, zp, threads, layer, e);
+}
+
+int sb_quant_activations_gelu(const float *x, int N, int in, uint8_t *xq, float *scale, int32_t *zp,
+                              int threads, const char *layer, sb_err *e)
+{
+    return quant_acts(x, N, in, SB_QUANT_PER_ROW, 1, xq, scale, zp, threads, layer, e);
+}
+
 size_t sb_qlinear_scratch_bytes(int N, int in)
 {
     size_t a = ((size_t)N * in + 63) & ~(size_t)63;
     return a + ((sizeof(float) + sizeof(int32_t)) * (size_t)N + 63);
 }
 
-int sb_qlinear_forward(const sb_qlinear *q, float *y, const float *x, int N, sb_quant_mode mode,
-                       void *scratch, int threads, const char *layer, sb_err *e)
+static int qlinear_run(const sb_qlinear *q, float *y, const float *x, float *tmp, int N,
+                       sb_quant_mode mode, void *scratch, int threads, const char *layer, sb_err *e)
 {
     uint8_t *xq = scratch;
     size_t a = ((size_t)N * q->in + 63) & ~(size_t)63;
     float *scale = (float *)((char *)scratch + a);
     int32_t *zp = (int32_t *)(scale + N);
-    int rc = sb_quant_activations(x, N, q->in, mode, xq, scale, zp, threads, layer, e);
+    int gelu = tmp != NULL;
+    if (gelu && mode != SB_QUANT_PER_ROW) {
+        /* one range over the whole tensor: GELU written out once, then read twice */
+        sb_gelu_forward(tmp, x, (size_t)N * q->in, threads);
+        x = tmp;
+        gelu = 0;
+    }
+    int rc = quant_acts(x, N, q->in, mode, gelu, xq, scale, zp, threads, layer, e);
     if (rc) return rc;
     sb_dequant dq = {.a_scale = scale,
                      .a_zp = zp,
@@ -324,4 +369,17 @@ int sb_qlinear_forward(const sb_qlinear *q, float *y, const float *x, int N, sb_
                       .dequant = &dq};
     if (q->packed) return q->kernel->gemm_packed(&d, xq, q->packed, y, e);
     return q->kernel->gemm_u8s8(&d, xq, q->wq, (int32_t *)(void *)y, e);
+}
+
+int sb_qlinear_forward(const sb_qlinear *q, float *y, const float *x, int N, sb_quant_mode mode,
+                       void *scratch, int threads, const char *layer, sb_err *e)
+{
+    return qlinear_run(q, y, x, NULL, N, mode, scratch, threads, layer, e);
+}
+
+int sb_qlinear_forward_gelu(const sb_qlinear *q, float *y, const float *x, float *tmp, int N,
+                            sb_quant_mode mode, void *scratch, int threads, const char *layer,
+                            sb_err *e)
+{
+    return qlinear_run(q, y, x, tmp, N, mode, scratch, threads, layer, e);
 }

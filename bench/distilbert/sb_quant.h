@@ -38,6 +38,10 @@ void sb_qlinear_free(sb_qlinear *q);
  * and the row, nothing clamped. */
 int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
                          float *scale, int32_t *zp, int threads, const char *layer, sb_err *e);
+/* The same per row of gelu(x) (sb_gelu_row's numbers), gelu(x) never written
+ * out: each row goes through GELU into a per-thread buffer in cache. */
+int sb_quant_activations_gelu(const float *x, int N, int in, uint8_t *xq, float *scale, int32_t *zp,
+                              int threads, const char *layer, sb_err *e);
 
 /* Scratch for one call of sb_qlinear_forward at N rows: the caller's
  * u8 [N*in] + scale [N] + zp [N]. */
@@ -48,5 +52,10 @@ size_t sb_qlinear_scratch_bytes(int N, int in);
  * 64-byte aligned. */
 int sb_qlinear_forward(const sb_qlinear *q, float *y, const float *x, int N, sb_quant_mode mode,
                        void *scratch, int threads, const char *layer, sb_err *e);
+/* y = dequant(quant(gelu(x)) . wq^T) + bias: per row, GELU fused into the
+ * quantisation (one read of x); per tensor, gelu(x) written to tmp[N*in]. */
+int sb_qlinear_forward_gelu(const sb_qlinear *q, float *y, const float *x, float *tmp, int N,
+                            sb_quant_mode mode, void *scratch, int threads, const char *layer,
+                            sb_err *e);
 
 #endif
