@@ -83,6 +83,10 @@ int sb_db_workload_known(const char *s);
  * "key=value" pairs separated by single spaces (key [a-z][a-z0-9_-]*, value
  * of [A-Za-z0-9_.,:+/@-], a blank only after a comma). */
 int sb_db_shape_valid(const char *s);
+/* The value of `key` in a series key ("batch" in "model=tiny batch=8 seq=32"
+ * is "8"), copied into buf (cut to cap); 0 when the shape has no such key
+ * (a GEMM shape, "", or a series key without it). */
+int sb_db_shape_value(const char *shape, const char *key, char *buf, size_t cap);
 /* A sweep's label and plan as the store takes them (SB_EUSAGE naming the
  * field otherwise): callers check before they create anything. */
 int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e);
