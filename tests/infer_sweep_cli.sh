@@ -70,6 +70,39 @@ cmds = [r[0] for r in db.execute("SELECT command FROM point WHERE shape = 'model
 assert cmds and all(" --batch 4 " in c for c in cmds), cmds
 PY
 
+# --- plots: throughput per batch (sequences/s), latency, accuracy per precision ---
+expect_rc 0 "$B" plot --db "$T/s.db" --sweep 1 --out "$T/p"
+[ "$(wc -l <"$T/out")" -eq 24 ] && ok || fail "expected 24 files (2 batches x 2 + 2 figures, x 4)"
+for f in throughput-model_tiny_batch_1 throughput-model_tiny_batch_4 speedup-model_tiny_batch_4 \
+         latency accuracy; do
+  for x in png svg gp dat; do [ -s "$T/p/$f.$x" ] && ok || fail "$f.$x missing or empty"; done
+done
+for b in 1 4; do
+  F="$T/p/throughput-model_tiny_batch_$b"
+  expect_grep "^set ylabel 'sequences/s" "$F.gp"
+  expect_grep "SQuAD inference model=tiny batch=$b" "$F.svg"
+  [ "$(grep -c '^# \$d' "$F.dat")" -eq "$NK" ] && ok || fail "batch $b: $NK kernel series expected"
+done
+# latency: a series per kernel, its row the batch-1 point (last column: the batch)
+[ "$(grep -c '^# \$l' "$T/p/latency.dat")" -eq "$NK" ] && ok || fail "latency: $NK series expected"
+[ "$(grep -cE '^1 [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+ 1$' "$T/p/latency.dat")" -eq "$NK" ] && ok ||
+  fail "latency: one row at threads 1, batch 1 per kernel expected"
+expect_grep "title '$F32'" "$T/p/latency.gp"
+# accuracy: a row per kernel with EM, F1 and the agreement with f32, by precision
+python3 - "$T/p/accuracy.dat" "$NK" <<'PY' && ok || fail "accuracy.dat: a row per kernel with three values"
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith('#')]
+assert len(rows) == int(sys.argv[2]), rows
+for r in rows:
+    assert len(r) == 8 and 'NaN' not in r[:6], r
+    assert 0 <= float(r[1]) <= 100 and 0 <= float(r[3]) <= 100 and 0 <= float(r[5]) <= 100, r
+PY
+if [ -n "$K8" ]; then
+  expect_grep "^set x2tics \('f32' [0-9.]+, 'int8' [0-9.]+\)$" "$T/p/accuracy.gp"
+else
+  expect_grep "^set x2tics \('f32' [0-9.]+\)$" "$T/p/accuracy.gp"
+fi
+
 # --- bad input: one line, exit 2, no database ---
 bad() {
   rm -f "$T/bad.db"
