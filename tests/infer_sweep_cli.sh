@@ -103,6 +103,35 @@ else
   expect_grep "^set x2tics \('f32' [0-9.]+\)$" "$T/p/accuracy.gp"
 fi
 
+# --- report: the inference section, for one sweep and beside training ---
+expect_rc 0 "$B" report --db "$T/s.db" --baseline 1 --candidate 1 --out "$T/r1"
+R="$T/r1/report.md"
+expect_grep '^## Inference \(DistilBERT SQuAD question answering\)$' "$R"
+expect_grep '^### Inference accuracy$' "$R"
+for b in 1 4; do
+  expect_grep "^\| $F32 \| f32 \| model=tiny batch=$b \| 1 \| [0-9.]+ \[" "$R"
+  [ -z "$K8" ] || expect_grep "^\| $K8 \| int8 \| model=tiny batch=$b quant=row \| 1 \| " "$R"
+done
+# throughput tested on the timed batches, latency on the questions' latencies (6 each)
+expect_grep '\| same \(1.00x\) \(not significant\) \|$' "$R"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=1 \| [0-9.]+ / [0-9.]+ \| [0-9.]+ / [0-9.]+ \| \+0.00 points \| 100.00 % \| 100.00 % \|$" "$R"
+for f in infer infer-latency; do [ -s "$T/r1/$f.png" ] && ok || fail "report chart $f.png missing"; done
+# a training sweep beside it: two sweeps, one each, and the machine with both
+expect_rc 0 "$B" sweep --workload train --model tiny --synth-train 200 --max-steps 3 --batch 8 \
+    --kernels "$F32" --threads 1 --db "$T/s.db" --label tr
+expect_rc 0 "$B" report --db "$T/s.db" --baseline 2 --candidate 1 --out "$T/r2"
+R="$T/r2/report.md"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=8 \| 1 \| [0-9.]+ \[.*\| not available \(not run\) \|" "$R"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=4 \| 1 \| not available \(not run\) \| [0-9.]+ \[" "$R"
+HOST=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["hostname"])' < <("$B" info --json))
+expect_rc 0 "$B" report --db "$T/s.db" --baseline "$HOST" --candidate "$HOST" --out "$T/r3"
+R="$T/r3/report.md"
+expect_grep '^## Training \(DistilBERT SQuAD fine-tuning\)$' "$R"
+expect_grep '^## Inference \(DistilBERT SQuAD question answering\)$' "$R"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=8 \| 1 \| [0-9.]+ \[.*\| [0-9.]+ \[" "$R"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=4 \| 1 \| [0-9.]+ \[.*\| [0-9.]+ \[" "$R"
+for f in train infer infer-latency; do [ -s "$T/r3/$f.png" ] && ok || fail "report chart $f.png missing"; done
+
 # --- bad input: one line, exit 2, no database ---
 bad() {
   rm -f "$T/bad.db"

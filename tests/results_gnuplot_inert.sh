@@ -167,6 +167,10 @@ expect_rc 0 "$SPRBENCH" report --db h.db --baseline 1 --candidate badc0ffee00000
   --title "$TITLE"
 expect_grep '^wrote rep/report.md and rep/report.html \([0-9]+ table rows, [2-9] plots' out
 [ -s rep/gemm.png ] && [ -s rep/scaling1.png ] && ok || fail "report plots missing"
+# the hostile machine's inference points: the section and its charts, labels inert
+[ -s rep/infer.png ] && [ -s rep/infer-latency.png ] && ok || fail "report inference charts missing"
+grep -qF 'ran-ik-bq\` system("touch ran-ik-sys") \|touch ran-ik-p %s @x '"'q'"' "d" \<& z | int8 | model=tiny batch=4 |' \
+  rep/report.md && ok || fail "the hostile kernel's inference row is not escaped as expected"
 grep -qF -- "$(cat md_host)" rep/report.md && ok || fail "host name not escaped as expected in report.md"
 grep -qF -- "$(cat html_host)" rep/report.html && ok || fail "host name not escaped as expected in report.html"
 grep -qF 'Report \`touch ran-title-bq\` $(touch ran-title-sh)' rep/report.md && ok || fail "title not in report.md"
