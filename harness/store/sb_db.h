@@ -76,7 +76,7 @@ int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id
  * interrupted, projected. Sweep statuses: running, done, interrupted. */
 int sb_db_point_status_known(const char *s);
 int sb_db_sweep_status_known(const char *s);
-/* Workloads: gemm, train, peak, allreduce. */
+/* Workloads: gemm, train, infer, peak, allreduce. */
 int sb_db_workload_known(const char *s);
 /* The shapes sprbench writes: "" (peak), a GEMM "MxNxK" with an optional
  * ":NN|:NT|:TN|:TT" and "+prepack", or a training/allreduce series key of
@@ -118,7 +118,7 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
 
 typedef struct sb_point_desc {
     int seq;                            /* order within the sweep */
-    const char *workload;               /* "gemm", "train", "peak", "allreduce" */
+    const char *workload;               /* "gemm", "train", "infer", "peak", "allreduce" */
     const char *kernel, *dtype, *shape; /* shape: "MxNxK[:TRANS]" or a model config key */
     const char *config;                 /* JSON text of the workload-specific options */
     int threads, ppn, nodes;
