@@ -4,7 +4,8 @@
 # x batch 1,4 on the tiny model; each batch its own point (db points --json,
 # a resume that reruns a batch-4 point with its batch); the inference plots
 # (throughput per batch, latency, accuracy per precision) with their data;
-# the report's inference section beside training; bad batches and quant
+# the report's inference section beside training; gate pairing only the
+# points of the same batch across two sweeps; bad batches and quant
 # values refused in one line, exit 2, no database written.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
@@ -131,6 +132,21 @@ expect_grep '^## Inference \(DistilBERT SQuAD question answering\)$' "$R"
 expect_grep "^\| $F32 \| f32 \| model=tiny batch=8 \| 1 \| [0-9.]+ \[.*\| [0-9.]+ \[" "$R"
 expect_grep "^\| $F32 \| f32 \| model=tiny batch=4 \| 1 \| [0-9.]+ \[.*\| [0-9.]+ \[" "$R"
 for f in train infer infer-latency; do [ -s "$T/r3/$f.png" ] && ok || fail "report chart $f.png missing"; done
+
+# --- gate compares like with like: a batch-4-only sweep against the batch 1,4 one ---
+expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$KERNELS" \
+    --threads 1 --batch 4 --db "$T/s.db" --label inf4
+# the verdicts depend on timing (not asserted): only which points were paired
+"$B" gate --db "$T/s.db" --baseline 1 --candidate 3 --json >"$T/gate.json" 2>"$T/err"
+case $? in 0|1) ok ;; *) fail "gate: $(head -1 "$T/err")" ;; esac
+python3 - "$T/gate.json" "$NK" <<'PY' && ok || fail "gate paired points of different batches"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+paired = [r for r in rows if r["baseline_point"] and r["candidate_point"]]
+missing = [r for r in rows if "missing in the candidate" in r["note"]]
+assert len(paired) == int(sys.argv[2]) and all("batch=4" in r["point"] for r in paired), paired
+assert len(missing) == int(sys.argv[2]) and all("batch=1" in r["point"] for r in missing), missing
+PY
 
 # --- bad input: one line, exit 2, no database ---
 bad() {
