@@ -42,7 +42,9 @@ static const char *const gpc_words[] = {
     "rmargin", "multiplot", "layout", "logscale", "x", "y", "histogram", "clustered", "gap", "fill",
     "solid", "border", "boxwidth", "rotate", "by", "left", "NaN",
     /* plots/ templates: legends under the data, peak and ideal lines, error bars */
-    "below", "maxcols", "lines", "notitle", "errorbars", NULL};
+    "below", "maxcols", "lines", "notitle", "errorbars",
+    /* inference: accuracy bars per kernel, precisions named on the top axis */
+    "boxes", "x2range", "x2tics", "nomirror", NULL};
 
 static int gpc_known_word(const char *w, size_t n)
 {

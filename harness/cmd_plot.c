@@ -102,7 +102,10 @@ int sb_cmd_plot(int argc, char **argv)
                    "each instruction path dotted), and speedup and parallel efficiency (with\n"
                    "spread and the ideal line); for a training sweep over nodes, scaling over\n"
                    "nodes and over ranks (projections dashed and labelled; the published study\n"
-                   "overlaid only on DistilBERT-base at seq 384). Each figure is NAME.png,\n"
+                   "overlaid only on DistilBERT-base at seq 384); for an inference sweep,\n"
+                   "sequences/s per batch, latency per question at batch 1 per kernel (p50,\n"
+                   "p90, p99: latency.png) and EM, F1 and answers identical to f32 per kernel,\n"
+                   "grouped by precision (accuracy.png). Each figure is NAME.png,\n"
                    "NAME.svg, NAME.gp (gnuplot NAME.gp > NAME.png draws it again) and NAME.dat.\n"
                    "  --db PATH         database (default %s; $SPRBENCH_DB sets another)\n"
                    "  --sweep ID        sweep to draw (default: the newest); with --history, the\n"
@@ -119,7 +122,8 @@ int sb_cmd_plot(int argc, char **argv)
                    "  --kernel K, --threads T, --shape S, --ppn P, --nodes N\n"
                    "                    the point key (shape: as stored, e.g. 256x256x256:NN;\n"
                    "                    ppn and nodes default to 1)\n"
-                   "  --metric M        default gflops (gemm) or tokens_per_s (train)\n"
+                   "  --metric M        default gflops (gemm), tokens_per_s (train) or\n"
+                   "                    sequences_per_s (infer)\n"
                    "  --workload W      default: the sweep's\n",
                    sb_default_db());
             return 0;

@@ -21,10 +21,11 @@
 static void sweep_help(void)
 {
     printf("usage: sprbench sweep [options]\n\n"
-           "Runs every point of a plan (kernel x shape x threads x ppn x nodes) as its own\n"
-           "worker process, stores every sample in SQLite as each point ends, and prints a\n"
-           "summary table. With no options: the default plan on this machine (every kernel,\n"
-           "threads 1..physical cores, shapes 1024^3 and the DistilBERT training GEMMs).\n\n"
+           "Runs every point of a plan (kernel x shape or batch x threads x ppn x nodes) as\n"
+           "its own worker process, stores every sample in SQLite as each point ends, and\n"
+           "prints a summary table. With no options: the default plan on this machine (every\n"
+           "kernel, threads 1..physical cores, shapes 1024^3 and the DistilBERT training\n"
+           "GEMMs).\n\n"
            "  --workload W        gemm (default), train, infer or allreduce\n"
            "  --plan FILE         plan file (key = value lines; see README); flags override it\n"
            "  --kernels a,b       kernels (default: all registered)\n"
@@ -49,15 +50,20 @@ static void sweep_help(void)
            "  --submit            with --sbatch: also submit it (sbatch) and print the job id;\n"
            "                      results land in --db (on a file system the nodes share)\n"
            "  --point-timeout S   a point running longer is killed and recorded as timeout\n"
-           "  --model, --batch, --seq, --stride, --max-steps, --time-budget, --epochs,\n"
+           "  --batch 1,8,32      train and infer: each batch its own point, named in the\n"
+           "                      point's series key (model=... batch=8 ...); infer: 32\n"
+           "  --model, --seq, --stride, --max-steps, --time-budget, --epochs,\n"
            "  --vocab, --train, --dev, --lr, --seed, --dropout, --eval, --init,\n"
            "  --comm-threads, --no-overlap, --synth-train, --synth-dev, --warmup-steps\n"
            "                      passed to `sprbench train` (workload train)\n"
            "  --sizes, --iters    passed to `sprbench allreduce` (workload allreduce)\n"
-           "  --requests, --data  with --model/--init/--vocab/--batch/--seq/--stride/--seed/\n"
+           "  --requests, --data  with --model/--init/--vocab/--seq/--stride/--seed/\n"
            "                      --synth-dev/--warmup passed to `sprbench infer` (workload\n"
            "                      infer, every kernel int8 included; a plan file also takes\n"
            "                      full-attention, no-latency, compare-f32 = 1)\n"
+           "  --compare-f32       infer: also the share of answers identical to f32's\n"
+           "  --quant row|tensor  infer: int8 activations per row (default) or per tensor;\n"
+           "                      recorded in each int8 point's config\n"
            "  --project-nodes L   train: node counts the scaling model projects when the sweep\n"
            "                      ends, for each series measured at 1 node and at >= 1 larger\n"
            "                      node count (default 1,2,4,... up to 4x the largest measured;\n"
@@ -78,15 +84,15 @@ static void sweep_help(void)
 
 /* Plan keys that take a value on the command line (long option = key). */
 static const char *const g_value_keys[] = {
-    "workload",    "kernels",       "threads",      "shapes",        "trans",
-    "reps",        "min-seconds",   "prepack",      "ppn",           "nodes",
-    "hostfile",    "bind",          "mpirun-args",  "point-timeout", "label",
-    "model",       "batch",         "seq",          "stride",        "max-steps",
-    "time-budget", "epochs",        "vocab",        "train",         "dev",
-    "lr",          "seed",          "dropout",      "init",          "comm-threads",
-    "synth-train", "synth-dev",     "warmup-steps", "sizes",         "iters",
-    "warmup",      "project-nodes", "launcher",     "requests",      "data",
-    NULL};
+    "workload",    "kernels",     "threads",       "shapes",        "trans",
+    "reps",        "min-seconds", "prepack",       "ppn",           "nodes",
+    "hostfile",    "bind",        "mpirun-args",   "point-timeout", "label",
+    "model",       "batch",       "seq",           "stride",        "max-steps",
+    "time-budget", "epochs",      "vocab",         "train",         "dev",
+    "lr",          "seed",        "dropout",       "init",          "comm-threads",
+    "synth-train", "quant",       "synth-dev",     "warmup-steps",  "sizes",
+    "iters",       "warmup",      "project-nodes", "launcher",      "requests",
+    "data",        NULL};
 
 static int self_exe(char *buf, size_t cap)
 {
@@ -120,9 +126,8 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
     /* every point may take its whole timeout (the sweep's defaults when none
      * is given), a GEMM sweep's peak probe one more, plus a few minutes to
      * start and store */
-    double timeout = p->point_timeout > 0 ? p->point_timeout
-        : !strcmp(p->workload, "train")   ? 24 * 3600.0
-                                          : 1800.0;
+    int long_runs = !strcmp(p->workload, "train") || !strcmp(p->workload, "infer");
+    double timeout = p->point_timeout > 0 ? p->point_timeout : long_runs ? 24 * 3600.0 : 1800.0;
     int npoints = sb_plan_npoints(p) + (!strcmp(p->workload, "gemm") ? 1 : 0);
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) return sb_errf(e, SB_EFAIL, "cannot read the working directory");
@@ -175,6 +180,7 @@ int sb_cmd_sweep(int argc, char **argv)
         OPT_NOPEAK,
         OPT_EVAL,
         OPT_NOOVERLAP,
+        OPT_COMPARE,
         OPT_SBATCH,
         OPT_SUBMIT,
         OPT_JSON,
@@ -192,6 +198,7 @@ int sb_cmd_sweep(int argc, char **argv)
     opts[no++] = (struct option){"no-peak", no_argument, 0, OPT_NOPEAK};
     opts[no++] = (struct option){"eval", no_argument, 0, OPT_EVAL};
     opts[no++] = (struct option){"no-overlap", no_argument, 0, OPT_NOOVERLAP};
+    opts[no++] = (struct option){"compare-f32", no_argument, 0, OPT_COMPARE};
     opts[no++] = (struct option){"sbatch", required_argument, 0, OPT_SBATCH};
     opts[no++] = (struct option){"submit", no_argument, 0, OPT_SUBMIT};
     opts[no++] = (struct option){"json", no_argument, 0, OPT_JSON};
@@ -213,6 +220,7 @@ int sb_cmd_sweep(int argc, char **argv)
         const char *key = c >= OPT_KEY ? g_value_keys[c - OPT_KEY]
             : c == OPT_EVAL            ? "eval"
             : c == OPT_NOOVERLAP       ? "no-overlap"
+            : c == OPT_COMPARE         ? "compare-f32"
                                        : NULL;
         if (key) {
             /* the same flag twice: the last would silently win */

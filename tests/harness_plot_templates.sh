@@ -2,8 +2,9 @@
 # plots/ templates and plots at scale, on a synthetic Sapphire Rapids-like
 # database (scripts/gen-synthetic-db, imported through `db import`): 9
 # kernels x threads 1..56 with a peak probe, a training sweep over 1-8 nodes
-# with projections, and five older sweeps whose amx-bf16 56-thread point
-# regressed at v0.1.3. Checks the scripts and data written beside each
+# with projections, an inference sweep (8 kernels x threads 1..56 x batch 1,
+# 8, 32), and five older sweeps whose amx-bf16 56-thread point regressed at
+# v0.1.3. Checks the scripts and data written beside each
 # image, the templates' search order and refusals, `plot --history`, `gate
 # --history`, and what `cmake --install` puts where.
 . "$(dirname "$0")/lib.sh"
@@ -12,7 +13,7 @@ command -v python3 >/dev/null || skip "python3 not found"
 SRC=${SB_SOURCE_DIR:?}
 DB="$T/s.db"
 expect_rc 0 python3 "$SRC/scripts/gen-synthetic-db" "$DB" --sprbench "$SPRBENCH"
-expect_grep '535 point\(s\) added' "$T/out"
+expect_grep '703 point\(s\) added' "$T/out"
 
 # --- throughput and speedup at 56 threads x 9 kernels (sweep 6) ---
 expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/g"
@@ -53,6 +54,33 @@ expect_grep 'published study \(SPR bf16, HF blog 2023; published figures, not me
 expect_grep 'amx-bf16, 2 rank\(s\)/node, projected \(model, not measured\)' "$T/t/scaling-ranks.svg"
 expect_grep 'ideal \(1/ranks from the fewest-ranks measured point\)' "$T/t/scaling-ranks.svg"
 expect_grep '^set key below' "$T/t/scaling-nodes.gp"
+
+# --- the inference sweep: throughput per batch, latency, accuracy per precision ---
+expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 8 --out "$T/i"
+[ "$(wc -l <"$T/out")" -eq 32 ] && ok || fail "expected 32 files (3 batches x 2 + 2 figures, x 4)"
+for b in 1 8 32; do
+  F="$T/i/throughput-model_distilbert-base_batch_${b}_seq_384"
+  expect_grep "^set ylabel 'sequences/s \(median, p10-p90\), log scale'" "$F.gp"
+  [ "$(grep -c '^# \$d' "$F.dat")" -eq 8 ] && ok || fail "batch $b: 8 kernel blocks expected"
+done
+L="$T/i/latency"
+expect_grep '^set xtics \(1, 2, 4, 8, 16, 32, 56\)$' "$L.gp"
+expect_grep '^set logscale y 10$' "$L.gp"
+expect_grep 'using 1:2:2:4 with yerrorlines' "$L.gp"
+# one block per kernel, one row per thread count (the batch-1 point of each)
+[ "$(grep -c '^# \$l' "$L.dat")" -eq 8 ] && ok || fail "latency: 8 kernel blocks expected"
+[ "$(grep -cE '^[0-9]+ .* 1$' "$L.dat")" -eq 56 ] && ok || fail "latency: 8 x 7 rows at batch 1 expected"
+A="$T/i/accuracy"
+expect_grep "^set x2tics \('f32' [0-9.]+, 'bf16' [0-9.]+, 'int8' [0-9.]+\)$" "$A.gp"
+expect_grep "^set xtics \('avx2-f32' 0, 'avx512-f32' 1, 'avx512-bf16' 2.6, " "$A.gp"
+[ "$(grep -v '^#' "$A.dat" | grep -c .)" -eq 8 ] && ok || fail "accuracy: 8 kernels expected"
+expect_grep '^5.92 77 6.2 85.2 6.48 96.8 1 1$' "$A.dat"
+for f in latency accuracy; do
+  [ -s "$T/i/$f.png" ] && [ -s "$T/i/$f.svg" ] && ok || fail "$f image missing"
+  gnuplot "$T/i/$f.gp" >"$T/again.png" 2>"$T/gp.err" && [ -s "$T/again.png" ] && ok ||
+    fail "$f.gp does not draw: $(head -2 "$T/gp.err")"
+done
+expect_grep 'same answer as f32' "$A.svg"
 
 # --- history: the amx-bf16 56-thread point over six versions ---
 expect_rc 0 "$SPRBENCH" plot --db "$DB" --history --kernel amx-bf16 --threads 56 --shape 1024x1024x1024:NN --out "$T/h"
@@ -106,7 +134,8 @@ expect_one_error_line 'unknown placeholder \{\{nosuch\}\}'
 if [ -n "${SB_BINARY_DIR:-}" ] && command -v cmake >/dev/null; then
   expect_rc 0 cmake --install "$SB_BINARY_DIR" --prefix "$T/inst"
   [ -x "$T/inst/bin/sprbench" ] && ok || fail "sprbench not installed"
-  for f in throughput.gp speedup.gp scaling-nodes.gp scaling-ranks.gp history.gp report-bars.gp report-scaling.gp; do
+  for f in throughput.gp speedup.gp scaling-nodes.gp scaling-ranks.gp history.gp report-bars.gp \
+           report-scaling.gp latency.gp accuracy.gp; do
     [ -s "$T/inst/share/sprbench/plots/$f" ] && ok || fail "$f not installed"
   done
 fi

@@ -10,3 +10,7 @@ foreach(force AVX512 AVX2)
   set_tests_properties(test_infer_quant_no_${force} PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
     "SB_SOURCE_DIR=${CMAKE_SOURCE_DIR};SB_FORCE_NO_${force}=1")
 endforeach()
+# sweep --workload infer end to end: the batch axis, its points, plots and the
+# report's inference section, bad batches and quant values.
+sb_add_script(infer_sweep_cli infer_sweep_cli.sh)
+set_tests_properties(infer_sweep_cli PROPERTIES TIMEOUT 300)

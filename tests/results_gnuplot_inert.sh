@@ -98,6 +98,35 @@ PY
 )
 [ -n "$SCALING" ] && ok || fail "could not add the scaling points"
 
+# Inference points of the hostile machine: a hostile kernel at two batches and
+# a hostile precision, with every metric the inference figures draw.
+INFER=$(python3 - <<'PY'
+import sqlite3
+db = sqlite3.connect('h.db')
+mid = db.execute("SELECT id FROM machine WHERE fingerprint = 'badc0ffee0000001'").fetchone()[0]
+k = "`touch ran-ik-bq` system(\"touch ran-ik-sys\") |touch ran-ik-p %s @x 'q' \"d\" <&\nz"
+dt = "`touch ran-idt-bq` %s 'q'\n|x"
+sweep = db.execute("INSERT INTO sweep (uuid, label, workload, machine_id, status)"
+                   " VALUES ('1f0e0000000000000000000000000001', ?, 'infer', ?, 'done')",
+                   ("infer `touch ran-il`", mid)).lastrowid
+for i, (kernel, dtype, batch) in enumerate(((k, 'int8', 1), (k, 'int8', 4), ('scalar-f32', dt, 1))):
+    pid = db.execute("INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape, config,"
+                     " threads, ppn, nodes, status, machine_id, result_json) VALUES (?, ?, ?, 'infer',"
+                     " ?, ?, ?, '{}', 1, 1, 1, 'ok', ?, '{}')",
+                     ('1f0e%028x' % (i + 1), sweep, i, kernel, dtype, 'model=tiny batch=%d' % batch,
+                      mid)).lastrowid
+    for name, v in (('sequences_per_s', 10.0 * batch), ('tokens_per_s', 320.0 * batch),
+                    ('latency_p50_ms', 5.0), ('latency_p90_ms', 6.0), ('latency_p99_ms', 8.0),
+                    ('em', 50.0), ('f1', 60.0), ('f32_agreement_pct', 90.0)):
+        db.execute("INSERT INTO metric (point_id, name, value, projected) VALUES (?, ?, ?, 0)", (pid, name, v))
+    for rep in range(6):
+        db.execute("INSERT INTO sample (point_id, rep, seconds) VALUES (?, ?, ?)", (pid, rep, batch / 10.0))
+db.commit()
+print(sweep)
+PY
+)
+[ -n "$INFER" ] && ok || fail "could not add the inference points"
+
 # plot: every sweep, with the hostile machine in each title and legend
 expect_rc 0 "$SPRBENCH" plot --db h.db --sweep 2 --out p2
 # two shapes x (throughput, speedup) x (png, svg, gp, dat)
@@ -124,6 +153,13 @@ for f in scaling-nodes.png scaling-nodes.svg scaling-ranks.svg; do
 done
 grep -qF 'ran-sk-bq` system("touch ran-sk-sys") |touch ran-sk-p %s @x '"'q'"' "d" &lt;&amp; z, 2 rank(s)/node' \
   p3/scaling-nodes.svg && ok || fail "the scaling legend is not shown literally"
+expect_rc 0 "$SPRBENCH" plot --db h.db --sweep $INFER --out p4
+for f in latency.png latency.svg accuracy.png accuracy.svg throughput-model_tiny_batch_4.svg; do
+  [ -s "p4/$f" ] && ok || fail "p4/$f missing"
+done
+grep -qF 'ran-ik-bq` system("touch ran-ik-sys") |touch ran-ik-p %s @x '"'q'"' "d" &lt;&amp; z' \
+  p4/latency.svg && ok || fail "the hostile kernel is not shown literally in the latency legend"
+grep -qF "ran-idt-bq\` %s 'q' |x" p4/accuracy.svg && ok || fail "the hostile precision is not shown literally"
 
 # report: the hostile machine as the candidate, plots on, a hostile title
 TITLE=$'Report `touch ran-title-bq` $(touch ran-title-sh) system("touch ran-title-sys") %s\n|touch ran-title-p'
@@ -131,6 +167,10 @@ expect_rc 0 "$SPRBENCH" report --db h.db --baseline 1 --candidate badc0ffee00000
   --title "$TITLE"
 expect_grep '^wrote rep/report.md and rep/report.html \([0-9]+ table rows, [2-9] plots' out
 [ -s rep/gemm.png ] && [ -s rep/scaling1.png ] && ok || fail "report plots missing"
+# the hostile machine's inference points: the section and its charts, labels inert
+[ -s rep/infer.png ] && [ -s rep/infer-latency.png ] && ok || fail "report inference charts missing"
+grep -qF 'ran-ik-bq\` system("touch ran-ik-sys") \|touch ran-ik-p %s @x '"'q'"' "d" \<& z | int8 | model=tiny batch=4 |' \
+  rep/report.md && ok || fail "the hostile kernel's inference row is not escaped as expected"
 grep -qF -- "$(cat md_host)" rep/report.md && ok || fail "host name not escaped as expected in report.md"
 grep -qF -- "$(cat html_host)" rep/report.html && ok || fail "host name not escaped as expected in report.html"
 grep -qF 'Report \`touch ran-title-bq\` $(touch ran-title-sh)' rep/report.md && ok || fail "title not in report.md"

@@ -229,6 +229,18 @@ static void test_text(void)
     for (int i = 0; good[i]; i++) CHECKF(sb_db_shape_valid(good[i]), "shape '%s' refused", good[i]);
     for (int i = 0; badshapes[i]; i++)
         CHECKF(!sb_db_shape_valid(badshapes[i]), "shape '%s' accepted", badshapes[i]);
+    /* a value of a series key: what resume and the inference plots read the batch from */
+    char v[32];
+    CHECK(sb_db_shape_value("model=tiny batch=8 seq=32", "batch", v, sizeof v) && !strcmp(v, "8"));
+    CHECK(sb_db_shape_value("batch=32", "batch", v, sizeof v) && !strcmp(v, "32"));
+    CHECK(sb_db_shape_value("model=2, 64, 4, 256 batch=4", "batch", v, sizeof v) &&
+          !strcmp(v, "4"));
+    CHECK(sb_db_shape_value("model=2, 64, 4, 256 batch=4", "model", v, sizeof v) &&
+          !strcmp(v, "2, 64, 4, 256"));
+    CHECK(!sb_db_shape_value("model=tiny seq=32", "batch", v, sizeof v) && !v[0]);
+    CHECK(!sb_db_shape_value("model=xbatch=3", "batch", v, sizeof v));
+    CHECK(!sb_db_shape_value("64x64x64", "batch", v, sizeof v));
+    CHECK(!sb_db_shape_value("", "batch", v, sizeof v));
     CHECK(sb_db_point_status_known("projected") && !sb_db_point_status_known("bogus"));
     CHECK(sb_db_sweep_status_known("done") && !sb_db_sweep_status_known("ok"));
     CHECK(sb_db_workload_known("allreduce") && !sb_db_workload_known("GEMM"));

@@ -108,6 +108,89 @@ static void test_render_round_trip(void)
     }
 }
 
+/* batch is a list (train and infer): a point per batch, kernel-major, kept
+ * through render -> parse; infer states its default (32); quant (infer: row
+ * or tensor) is checked when it is read. */
+static void test_batches_and_quant(void)
+{
+    sb_plan p, q;
+    sb_err e = {0};
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p,
+                        "workload = infer\nkernels = scalar-f32, vnni-int8\nbatch = 1, 32\n"
+                        "threads = 1,2\nquant = tensor\nmodel = tiny\n",
+                        "t", &e) == SB_OK);
+    CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+    CHECK_EQ_INT(p.nbatches, 2);
+    CHECK_EQ_INT(sb_plan_npoints(&p), 8);
+    static const struct {
+        int kernel, batch, threads;
+    } want[] = {{0, 1, 1}, {0, 1, 2}, {0, 32, 1}, {0, 32, 2},
+                {1, 1, 1}, {1, 1, 2}, {1, 32, 1}, {1, 32, 2}};
+    for (int i = 0; i < 8; i++) {
+        sb_plan_point pt;
+        sb_plan_point_at(&p, i, &pt);
+        CHECKF(!strcmp(pt.kernel, want[i].kernel ? "vnni-int8" : "scalar-f32") &&
+                   pt.batch == want[i].batch && pt.threads == want[i].threads && !pt.shape,
+               "point %d: %s batch %d threads %d", i, pt.kernel, pt.batch, pt.threads);
+    }
+    char *r = sb_plan_render(&p);
+    CHECKF(strstr(r, "batch = 1,32\n") && strstr(r, "quant = tensor\n"), "rendered: %s", r);
+    sb_plan_init(&q);
+    CHECK(sb_plan_parse(&q, r, "rendered", &e) == SB_OK);
+    CHECK(sb_plan_finish(&q, 2, &e) == SB_OK);
+    CHECK_EQ_INT(sb_plan_npoints(&q), 8);
+    CHECK_EQ_INT(q.batches[1], 32);
+    free(r);
+    sb_plan_free(&q);
+    sb_plan_free(&p);
+    /* infer without a batch: the worker's default, stated (it names the points) */
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, "workload = infer\nkernels = scalar-f32\n", "t", &e) == SB_OK);
+    CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+    CHECK(p.nbatches == 1 && p.batches[0] == 32);
+    sb_plan_point pt;
+    sb_plan_point_at(&p, 0, &pt);
+    CHECK_EQ_INT(pt.batch, 32);
+    sb_plan_free(&p);
+    /* train takes a list too; without one its points name no batch */
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nbatch = 4,8\nthreads = 1\n",
+                        "t", &e) == SB_OK);
+    CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+    CHECK_EQ_INT(sb_plan_npoints(&p), 2);
+    sb_plan_point_at(&p, 1, &pt);
+    CHECK_EQ_INT(pt.batch, 8);
+    sb_plan_free(&p);
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nthreads = 1\n", "t", &e) ==
+          SB_OK);
+    CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+    sb_plan_point_at(&p, 0, &pt);
+    CHECK(p.nbatches == 0 && pt.batch == 0);
+    sb_plan_free(&p);
+    /* flags say it as flags */
+    sb_plan_init(&p);
+    CHECK_EQ_INT(sb_plan_set(&p, "batch", "1,,2", "--batch", &e), SB_EUSAGE);
+    CHECKF(!strcmp(e.msg, "--batch: empty item 2 of 3 in '1,,2'"), "got '%s'", e.msg);
+    CHECK_EQ_INT(sb_plan_set(&p, "batch", "0", "--batch", &e), SB_EUSAGE);
+    CHECKF(!strcmp(e.msg, "--batch: 0 is out of range [1, 65536]"), "got '%s'", e.msg);
+    CHECK_EQ_INT(sb_plan_set(&p, "quant", "col", "--quant", &e), SB_EUSAGE);
+    CHECKF(!strcmp(e.msg, "--quant: quant 'col' is not row or tensor"), "got '%s'", e.msg);
+    CHECK_EQ_INT(sb_plan_set(&p, "quant", "row", "--quant", &e), SB_OK);
+    sb_plan_free(&p);
+    expect_error("workload = infer\nbatch = 1,,2\n", "bad.plan:2: batch: empty item 2 of 3");
+    expect_error("workload = infer\nbatch = 1, 0\n", "bad.plan:2: batch: 0 is out of range");
+    expect_error("workload = infer\nbatch = 8, 8\n", "bad.plan:2: batch: 8 is listed twice");
+    expect_error("workload = infer\nbatch = 70000\n", "out of range [1, 65536]");
+    expect_error("workload = gemm\nbatch = 8\n", "option 'batch' does not apply to workload gemm");
+    expect_error("workload = allreduce\nbatch = 8\n", "does not apply to workload allreduce");
+    expect_error("workload = infer\nquant = foo\n", "bad.plan:2: quant 'foo' is not row or tensor");
+    expect_error("workload = infer\nquant = \n", "bad.plan:2: 'quant' has no value");
+    expect_error("workload = train\nquant = row\n",
+                 "option 'quant' does not apply to workload train");
+}
+
 static void test_defaults(void)
 {
     sb_plan p;
@@ -789,6 +872,7 @@ int main(void)
     test_parse_and_expand();
     test_hostile();
     test_defaults();
+    test_batches_and_quant();
     test_render_round_trip();
     snprintf(g_dir, sizeof g_dir, "/tmp/sb-plan-XXXXXX");
     CHECK(mkdtemp(g_dir) != NULL);

@@ -24,14 +24,14 @@ static const char *const g_train_opts[] = {
     "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
 static const char *const g_infer_opts[] = {
-    "model", "batch",     "seq",    "stride",         "requests",   "vocab",       "data", "init",
-    "seed",  "synth-dev", "warmup", "full-attention", "no-latency", "compare-f32", NULL};
+    "model", "batch",     "seq",    "stride", "requests",       "vocab",      "data",        "init",
+    "seed",  "synth-dev", "warmup", "quant",  "full-attention", "no-latency", "compare-f32", NULL};
 
 /* How each passed-through value is checked when the plan is read, so that
  * `batch = -1` is refused at once instead of failing every point. Numbers
  * carry the very ranges the workers parse their flags with
  * (sb_worker_opt_long/_double), so the two cannot drift apart. */
-typedef enum { OPT_LONG, OPT_DOUBLE, OPT_BOOL, OPT_PATH, OPT_MODEL, OPT_SIZES } opt_kind;
+typedef enum { OPT_LONG, OPT_DOUBLE, OPT_BOOL, OPT_PATH, OPT_MODEL, OPT_SIZES, OPT_QUANT } opt_kind;
 static const struct worker_opt {
     const char *key;
     opt_kind kind;
@@ -65,6 +65,7 @@ static const struct worker_opt {
     {"full-attention", OPT_BOOL, 0, 0},
     {"no-latency", OPT_BOOL, 0, 0},
     {"compare-f32", OPT_BOOL, 0, 0},
+    {"quant", OPT_QUANT, 0, 0},
     {"threads", OPT_LONG, 1, 4096},
 };
 
@@ -139,6 +140,10 @@ static int check_worker_value(const char *key, const char *value, const char *wh
                            key, value);
         break;
     case OPT_PATH: break; /* not empty: checked for every key */
+    case OPT_QUANT:       /* infer's int8 activations: what `infer --quant` takes */
+        if (strcmp(value, "row") && strcmp(value, "tensor"))
+            return sb_errf(e, SB_EUSAGE, "%s: quant '%.40s' is not row or tensor", where, value);
+        break;
     case OPT_MODEL: {
         sb_model_config mc;
         rc = sb_model_config_parse(value, &mc, &pe);
@@ -328,6 +333,15 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         if (sb_parse_int_list(value, 1, 4096, key, dst, SB_PLAN_MAX, &n, &pe))
             return value_error(e, where, key, pe.msg, "");
         *cnt = n;
+        return SB_OK;
+    }
+    if (!strcmp(key, "batch")) {
+        /* a list: each batch its own point; the range is the worker's */
+        const struct worker_opt *o = worker_opt(key);
+        if (sb_parse_int_list(value, (long)o->min, (long)o->max, key, p->batches, SB_PLAN_MAX, &n,
+                              &pe))
+            return value_error(e, where, key, pe.msg, "");
+        p->nbatches = n;
         return SB_OK;
     }
     if (!strcmp(key, "project-nodes")) {
@@ -537,6 +551,11 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s",
                            p->opt_keys[i], p->workload);
     }
+    int batched = !strcmp(p->workload, "train") || !strcmp(p->workload, "infer");
+    if (p->nbatches && !batched)
+        return sb_errf(e, SB_EUSAGE, "option 'batch' does not apply to workload %s", p->workload);
+    /* infer's batch is always part of its points' names: unsaid, the worker's default */
+    if (!p->nbatches && !strcmp(p->workload, "infer")) p->batches[p->nbatches++] = 32;
     if ((p->nproject_nodes || p->project_off) && strcmp(p->workload, "train"))
         return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s",
                        p->workload);
@@ -578,8 +597,8 @@ int sb_plan_check_inputs(const sb_plan *p, sb_err *e)
 
 int sb_plan_npoints(const sb_plan *p)
 {
-    int shapes = p->nshapes ? p->nshapes : 1;
-    return p->nkernels * shapes * p->nthreads * p->nppn * p->nnodes;
+    int shapes = p->nshapes ? p->nshapes : 1, batches = p->nbatches ? p->nbatches : 1;
+    return p->nkernels * shapes * batches * p->nthreads * p->nppn * p->nnodes;
 }
 
 void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt)
@@ -593,6 +612,8 @@ void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt)
     i /= p->nnodes;
     pt->shape = p->nshapes ? &p->shapes[i % shapes] : NULL;
     i /= shapes;
+    pt->batch = p->nbatches ? p->batches[i % p->nbatches] : 0;
+    i /= p->nbatches ? p->nbatches : 1;
     pt->kernel = p->kernels[i];
 }
 
@@ -645,6 +666,7 @@ char *sb_plan_render(const sb_plan *p)
                    p->shapes[i].k, p->shapes[i].transa, p->shapes[i].transb);
         append(&b, &len, &cap, "\n");
     }
+    if (p->nbatches) append_ints(&b, &len, &cap, "batch", p->batches, p->nbatches);
     append_ints(&b, &len, &cap, "threads", p->threads, p->nthreads);
     append_ints(&b, &len, &cap, "ppn", p->ppn, p->nppn);
     append_ints(&b, &len, &cap, "nodes", p->nodes, p->nnodes);

@@ -1,7 +1,7 @@
 /* sb_plan: what a sweep runs. Parses the plan file format and the sweep's
  * flags into one plan, validates every value (kernels must be registered,
  * sizes in range, options known: a plan is hostile input), and expands it
- * into points (kernel x shape x threads x ppn x nodes).
+ * into points (kernel x shape or batch x threads x ppn x nodes).
  *
  * Plan file: one `key = value` per line, `#` starts a comment, lists are
  * comma-separated. Keys: workload, label, kernels, threads, shapes, trans,
@@ -11,7 +11,14 @@
  * end; 0 or none: no projection), and for workload train the options passed to `sprbench train`: model,
  * batch, seq, stride, max-steps, time-budget, epochs, vocab, train, dev, lr,
  * seed, dropout, eval, init, comm-threads, synth-train, synth-dev, warmup-steps,
- * no-overlap; for allreduce: sizes, iters, warmup. */
+ * no-overlap; for infer: model, batch, seq, stride, requests, vocab, data, init,
+ * seed, synth-dev, warmup, quant (row or tensor), full-attention, no-latency,
+ * compare-f32; for allreduce: sizes, iters, warmup.
+ *
+ * `batch` is a list (train and infer): each batch is an axis of its own, a
+ * point per batch, named in the point's series key ("model=tiny batch=8"),
+ * so that plots, reports, gate and resume tell the batches apart. An infer
+ * plan without one runs batch 32 (the worker's default, stated). */
 #ifndef SB_PLAN_H
 #define SB_PLAN_H
 #include "sb_err.h"
@@ -44,7 +51,9 @@ typedef struct sb_plan {
     /* train: node counts to project at the end (none given: 1,2,4,... up to
      * 4x the largest measured); project_off: `project-nodes = none` */
     int project_nodes[SB_PLAN_MAX], nproject_nodes, project_off;
-    /* workload options passed through as --key value (train, allreduce) */
+    /* train and infer: each batch its own point (none: the worker's default) */
+    int batches[SB_PLAN_MAX], nbatches;
+    /* workload options passed through as --key value (train, infer, allreduce) */
     char *opt_keys[SB_PLAN_MAX], *opt_values[SB_PLAN_MAX];
     int nopts;
 } sb_plan;
@@ -90,9 +99,11 @@ int sb_worker_opt_double(const char *key, const char *value, const char *what, d
 typedef struct sb_plan_point {
     const char *kernel;
     const sb_plan_shape *shape; /* NULL for non-GEMM workloads */
+    int batch;                  /* train and infer: 0 when the plan names none */
     int threads, ppn, nodes;
 } sb_plan_point;
-/* The i-th point, in kernel-major order (kernel, shape, nodes, ppn, threads). */
+/* The i-th point, in kernel-major order (kernel, batch or shape, nodes, ppn,
+ * threads). */
 void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt);
 
 #endif

@@ -72,18 +72,47 @@ static void shape_key(const sb_plan *p, const sb_plan_shape *s, char *buf, size_
         buf[0] = '\0';
 }
 
-/* A training or allreduce point's series key: the options that change the
- * work (model, batch, seq / sizes), so plots and reports group like with like. */
-static void config_key(const sb_plan *p, char *buf, size_t cap)
+/* A training, inference or allreduce point's series key: the options that
+ * change the work (model, the point's batch, seq / sizes), so plots, reports,
+ * gate and resume group like with like. */
+static void config_key(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
     static const char *const keys[] = {"model", "batch", "seq", "sizes", NULL};
     size_t off = 0;
     buf[0] = '\0';
-    for (int k = 0; keys[k]; k++)
+    for (int k = 0; keys[k]; k++) {
+        if (!strcmp(keys[k], "batch")) {
+            if (pt->batch > 0 && off < cap)
+                off += (size_t)snprintf(buf + off, cap - off, "%sbatch=%d", off ? " " : "",
+                                        pt->batch);
+            continue;
+        }
         for (int i = 0; i < p->nopts; i++)
             if (!strcmp(p->opt_keys[i], keys[k]) && off < cap)
                 off += (size_t)snprintf(buf + off, cap - off, "%s%s=%s", off ? " " : "", keys[k],
                                         p->opt_values[i]);
+    }
+}
+
+static const char *plan_opt(const sb_plan *p, const char *key)
+{
+    for (int i = 0; i < p->nopts; i++)
+        if (!strcmp(p->opt_keys[i], key)) return p->opt_values[i];
+    return NULL;
+}
+
+/* A point's config column: what sets it apart beyond its series key. An
+ * int8 inference point's activation quantisation (row or tensor) changes
+ * its work and answers, so it is part of the point's identity, stated even
+ * when the plan leaves the default (row); "{}" for every other point. */
+static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
+{
+    const sb_kernel *k = sb_kernel_find(pt->kernel);
+    if (!strcmp(p->workload, "infer") && k && k->dtype == SB_DT_INT8) {
+        const char *q = plan_opt(p, "quant");
+        snprintf(buf, cap, "{\"quant\":\"%s\"}", q ? q : "row");
+    } else
+        snprintf(buf, cap, "{}");
 }
 
 /* The worker's own argv (what runs on every rank). */
@@ -121,6 +150,10 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         if (!strcmp(p->workload, "train") || !strcmp(p->workload, "infer")) {
             av_push(a, "--kernel");
             av_push(a, pt->kernel);
+        }
+        if (pt->batch > 0) {
+            av_push(a, "--batch");
+            av_pushf(a, "%d", pt->batch);
         }
         for (int i = 0; i < p->nopts; i++) {
             av_pushf(a, "--%s", p->opt_keys[i]);
@@ -292,8 +325,12 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                      const char **status_out, sb_err *e)
 {
     sb_plan_shape shape;
-    sb_plan_point pt = {row->kernel, NULL, row->threads, row->ppn, row->nodes};
-    if (row->shape[0] && parse_shape_key(row->shape, &shape) == 0) pt.shape = &shape;
+    sb_plan_point pt = {row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
+    if (!strcmp(row->workload, "gemm") && row->shape[0] && parse_shape_key(row->shape, &shape) == 0)
+        pt.shape = &shape;
+    /* a training or inference point's batch is in its series key */
+    char batch[16];
+    if (sb_db_shape_value(row->shape, "batch", batch, sizeof batch)) pt.batch = atoi(batch);
     char result[4096], outlog[4096], errlog[4096];
     snprintf(result, sizeof result, "%s/point-%d.json", tmpdir, row->seq);
     snprintf(outlog, sizeof outlog, "%s/point-%d.out", tmpdir, row->seq);
@@ -499,18 +536,19 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
     for (int i = 0; i < n; i++) {
         sb_plan_point pt;
         sb_plan_point_at(p, i, &pt);
-        char shape[256];
+        char shape[256], config[64];
         if (pt.shape)
             shape_key(p, pt.shape, shape, sizeof shape);
         else
-            config_key(p, shape, sizeof shape);
+            config_key(p, &pt, shape, sizeof shape);
+        point_config(p, &pt, config, sizeof config);
         const sb_kernel *k = sb_kernel_find(pt.kernel);
         sb_point_desc d = {.seq = seq++,
                            .workload = p->workload,
                            .kernel = pt.kernel,
                            .dtype = k ? sb_dtype_name(k->dtype) : "",
                            .shape = shape,
-                           .config = "{}",
+                           .config = config,
                            .threads = pt.threads,
                            .ppn = pt.ppn,
                            .nodes = pt.nodes};
@@ -530,7 +568,10 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 
     if (o->dry_run) {
         int n = sb_plan_npoints(p);
-        fprintf(f, "# %d point(s), workload %s\n", n, p->workload);
+        fprintf(f, "# %d point(s), workload %s", n, p->workload);
+        for (int i = 0; i < p->nbatches; i++)
+            fprintf(f, "%s%d", i ? "," : ", batch ", p->batches[i]);
+        fprintf(f, "\n");
         for (int i = 0; i < n; i++) {
             sb_plan_point pt;
             sb_plan_point_at(p, i, &pt);

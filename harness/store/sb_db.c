@@ -616,6 +616,29 @@ int sb_db_shape_valid(const char *s)
     }
 }
 
+int sb_db_shape_value(const char *shape, const char *key, char *buf, size_t cap)
+{
+    if (cap) buf[0] = '\0';
+    if (!shape || !*shape || isdigit((unsigned char)*shape)) return 0;
+    size_t k = strlen(key);
+    for (const char *p = shape; *p;) {
+        /* a pair starts the key or follows a blank that is not inside a
+         * value (a blank in a value only follows its comma) */
+        if (!strncmp(p, key, k) && p[k] == '=') {
+            const char *v = p + k + 1, *end = v;
+            while (*end && !(*end == ' ' && end > v && end[-1] != ',')) end++;
+            if (cap) snprintf(buf, cap, "%.*s", (int)(end - v), v);
+            return 1;
+        }
+        const char *sp = strchr(p, '=');
+        if (!sp) return 0;
+        p = sp + 1;
+        while (*p && !(*p == ' ' && p[-1] != ',')) p++;
+        if (*p) p++;
+    }
+    return 0;
+}
+
 int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e)
 {
     int rc;

@@ -76,13 +76,17 @@ int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id
  * interrupted, projected. Sweep statuses: running, done, interrupted. */
 int sb_db_point_status_known(const char *s);
 int sb_db_sweep_status_known(const char *s);
-/* Workloads: gemm, train, peak, allreduce. */
+/* Workloads: gemm, train, infer, peak, allreduce. */
 int sb_db_workload_known(const char *s);
 /* The shapes sprbench writes: "" (peak), a GEMM "MxNxK" with an optional
  * ":NN|:NT|:TN|:TT" and "+prepack", or a training/allreduce series key of
  * "key=value" pairs separated by single spaces (key [a-z][a-z0-9_-]*, value
  * of [A-Za-z0-9_.,:+/@-], a blank only after a comma). */
 int sb_db_shape_valid(const char *s);
+/* The value of `key` in a series key ("batch" in "model=tiny batch=8 seq=32"
+ * is "8"), copied into buf (cut to cap); 0 when the shape has no such key
+ * (a GEMM shape, "", or a series key without it). */
+int sb_db_shape_value(const char *shape, const char *key, char *buf, size_t cap);
 /* A sweep's label and plan as the store takes them (SB_EUSAGE naming the
  * field otherwise): callers check before they create anything. */
 int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e);
@@ -114,7 +118,7 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
 
 typedef struct sb_point_desc {
     int seq;                            /* order within the sweep */
-    const char *workload;               /* "gemm", "train", "peak", "allreduce" */
+    const char *workload;               /* "gemm", "train", "infer", "peak", "allreduce" */
     const char *kernel, *dtype, *shape; /* shape: "MxNxK[:TRANS]" or a model config key */
     const char *config;                 /* JSON text of the workload-specific options */
     int threads, ppn, nodes;

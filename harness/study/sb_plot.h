@@ -4,7 +4,10 @@
  * configuration): throughput against threads per kernel with the spread of
  * the samples and the measured peak of each instruction path, and speedup
  * and parallel efficiency with their spread and the ideal line; scaling over
- * nodes and ranks; a point key's history over sweeps. Each figure is
+ * nodes and ranks; for inference, sequences/s per batch, latency per
+ * question at batch 1 (p50, p90, p99) and accuracy per kernel grouped by
+ * precision (EM, F1, answers identical to f32); a point key's history over
+ * sweeps. Each figure is
  * NAME.png, NAME.svg, NAME.gp (the whole script, data inline) and NAME.dat
  * (its data as a table). */
 #ifndef SB_PLOT_H
@@ -24,7 +27,8 @@ typedef struct sb_plot_opts {
     const char *templates; /* --templates DIR; NULL: sb_gp_templates_dir's order */
     sb_plot_yscale yscale; /* throughput axis; auto: log past a 30x range */
     /* sb_plot_history: the point key (workload and metric default to the
-     * sweep's: gemm/gflops, train/tokens_per_s), on the sweep's machine */
+     * sweep's: gemm/gflops, train/tokens_per_s, infer/sequences_per_s), on
+     * the sweep's machine */
     const char *workload, *kernel, *shape, *metric;
     int threads, ppn, nodes; /* ppn, nodes: 0 means 1 */
 } sb_plot_opts;

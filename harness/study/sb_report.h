@@ -6,6 +6,8 @@
  * word on it, machines side by side, peaks per ISA, GEMM
  * throughput per kernel and shape with the candidate/baseline ratio,
  * training tokens/s and epoch time with the headline epoch-time ratio,
+ * inference sequences/s, latency (the gate's test on the per-question
+ * latencies) and accuracy per kernel, batch and threads,
  * scaling tables and plots, projected figures marked, medians always with
  * their p10-p90 spread, and "not available (reason)" for what a machine
  * could not run, and the environment variables in which the two sides'

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# sweep --workload infer as a user meets it: a small real sweep over kernels
+# (the best f32 one, and an int8 one where this machine runs one) x threads 1
+# x batch 1,4 on the tiny model; each batch its own point (db points --json,
+# a resume that reruns a batch-4 point with its batch); the inference plots
+# (throughput per batch, latency, accuracy per precision) with their data;
+# the report's inference section beside training; gate pairing only the
+# points of the same batch across two sweeps; bad batches and quant
+# values refused in one line, exit 2, no database written.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "python3 not found"
+B=$SPRBENCH
+F32=$(best_f32_kernel)
+K8=$(first_available vnni-int8 avx2-int8 onednn-int8)
+KERNELS=$F32${K8:+,$K8}
+NK=1; [ -n "$K8" ] && NK=2
+[ -n "$K8" ] || echo "no int8 kernel runs here: the sweep runs $F32 only"
+
+# --- the sweep: kernels x threads 1 x batch 1,4 ---
+expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$KERNELS" \
+    --threads 1 --batch 1,4 --compare-f32 --db "$T/s.db" --label inf --dry-run
+expect_grep "^# $((2 * NK)) point\(s\), workload infer, batch 1,4$" "$T/out"
+expect_grep "infer --kernel $F32 --batch 1 --model tiny" "$T/out"
+expect_grep "infer --kernel $F32 --batch 4 --model tiny" "$T/out"
+[ ! -e "$T/s.db" ] && ok || fail "--dry-run wrote a database"
+expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$KERNELS" \
+    --threads 1 --batch 1,4 --compare-f32 --db "$T/s.db" --label inf
+expect_grep "^sweep 1: $((2 * NK)) ok, 0 skipped, 0 failed" "$T/out"
+expect_grep "infer $F32 model=tiny batch=4 threads=1" "$T/out"
+
+# each batch its own point, the batch in its series key; int8 points say their quant
+points() {
+  "$B" db points --db "$T/s.db" --sweep 1 --json >"$T/points.json" || fail "db points --json"
+  python3 - "$T/points.json" "$F32" "$K8" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pts = d["points"] if isinstance(d, dict) else d
+f32, k8 = sys.argv[2], sys.argv[3]
+want = {(k, b) for k in [f32] + ([k8] if k8 else []) for b in (1, 4)}
+got = {(p["kernel"], int(p["shape"].split("batch=")[1].split()[0])) for p in pts}
+assert got == want, (got, want)
+for p in pts:
+    assert p["workload"] == "infer" and p["status"] == "ok", p
+    assert p["shape"] == "model=tiny batch=%d" % (1 if "batch=1" in p["shape"] else 4), p["shape"]
+    cfg = p["config"] if isinstance(p["config"], str) else json.dumps(p["config"])
+    assert ('"quant":"row"' in cfg.replace(" ", "")) == (p["dtype"] == "int8"), (p["kernel"], cfg)
+    for m in ("sequences_per_s", "latency_p50_ms", "latency_p99_ms", "em", "f1",
+              "f32_agreement_pct"):
+        assert m in p["metrics"], (p["kernel"], m)
+    assert p["samples_seconds"], p
+print(len(pts))
+PY
+}
+[ "$(points)" = "$((2 * NK))" ] && ok || fail "db points: the points and their batches"
+
+# a resume reruns a batch-4 point with its own batch (read back from its key)
+python3 - "$T/s.db" <<'PY' || fail "could not mark a point pending"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE point SET status = 'pending' WHERE shape = 'model=tiny batch=4'")
+db.commit()
+PY
+expect_rc 0 "$B" sweep --resume 1 --db "$T/s.db"
+expect_grep "^sweep 1: $NK point\(s\) to run" "$T/out"
+expect_grep "infer $F32 model=tiny batch=4 threads=1 ppn=1 nodes=1: ok" "$T/out"
+[ "$(points)" = "$((2 * NK))" ] && ok || fail "db points after the resume"
+python3 - "$T/s.db" <<'PY' && ok || fail "the resumed point's command lacks its batch"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+cmds = [r[0] for r in db.execute("SELECT command FROM point WHERE shape = 'model=tiny batch=4'")]
+assert cmds and all(" --batch 4 " in c for c in cmds), cmds
+PY
+
+# --- plots: throughput per batch (sequences/s), latency, accuracy per precision ---
+expect_rc 0 "$B" plot --db "$T/s.db" --sweep 1 --out "$T/p"
+[ "$(wc -l <"$T/out")" -eq 24 ] && ok || fail "expected 24 files (2 batches x 2 + 2 figures, x 4)"
+for f in throughput-model_tiny_batch_1 throughput-model_tiny_batch_4 speedup-model_tiny_batch_4 \
+         latency accuracy; do
+  for x in png svg gp dat; do [ -s "$T/p/$f.$x" ] && ok || fail "$f.$x missing or empty"; done
+done
+for b in 1 4; do
+  F="$T/p/throughput-model_tiny_batch_$b"
+  expect_grep "^set ylabel 'sequences/s" "$F.gp"
+  expect_grep "SQuAD inference model=tiny batch=$b" "$F.svg"
+  [ "$(grep -c '^# \$d' "$F.dat")" -eq "$NK" ] && ok || fail "batch $b: $NK kernel series expected"
+done
+# latency: a series per kernel, its row the batch-1 point (last column: the batch)
+[ "$(grep -c '^# \$l' "$T/p/latency.dat")" -eq "$NK" ] && ok || fail "latency: $NK series expected"
+[ "$(grep -cE '^1 [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+ 1$' "$T/p/latency.dat")" -eq "$NK" ] && ok ||
+  fail "latency: one row at threads 1, batch 1 per kernel expected"
+expect_grep "title '$F32'" "$T/p/latency.gp"
+# accuracy: a row per kernel with EM, F1 and the agreement with f32, by precision
+python3 - "$T/p/accuracy.dat" "$NK" <<'PY' && ok || fail "accuracy.dat: a row per kernel with three values"
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith('#')]
+assert len(rows) == int(sys.argv[2]), rows
+for r in rows:
+    assert len(r) == 8 and 'NaN' not in r[:6], r
+    assert 0 <= float(r[1]) <= 100 and 0 <= float(r[3]) <= 100 and 0 <= float(r[5]) <= 100, r
+PY
+if [ -n "$K8" ]; then
+  expect_grep "^set x2tics \('f32' [0-9.]+, 'int8' [0-9.]+\)$" "$T/p/accuracy.gp"
+else
+  expect_grep "^set x2tics \('f32' [0-9.]+\)$" "$T/p/accuracy.gp"
+fi
+
+# --- report: the inference section, for one sweep and beside training ---
+expect_rc 0 "$B" report --db "$T/s.db" --baseline 1 --candidate 1 --out "$T/r1"
+R="$T/r1/report.md"
+expect_grep '^## Inference \(DistilBERT SQuAD question answering\)$' "$R"
+expect_grep '^### Inference accuracy$' "$R"
+for b in 1 4; do
+  expect_grep "^\| $F32 \| f32 \| model=tiny batch=$b \| 1 \| [0-9.]+ \[" "$R"
+  [ -z "$K8" ] || expect_grep "^\| $K8 \| int8 \| model=tiny batch=$b quant=row \| 1 \| " "$R"
+done
+# throughput tested on the timed batches, latency on the questions' latencies (6 each)
+expect_grep '\| same \(1.00x\) \(not significant\) \|$' "$R"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=1 \| [0-9.]+ / [0-9.]+ \| [0-9.]+ / [0-9.]+ \| \+0.00 points \| 100.00 % \| 100.00 % \|$" "$R"
+for f in infer infer-latency; do [ -s "$T/r1/$f.png" ] && ok || fail "report chart $f.png missing"; done
+# a training sweep beside it: two sweeps, one each, and the machine with both
+expect_rc 0 "$B" sweep --workload train --model tiny --synth-train 200 --max-steps 3 --batch 8 \
+    --kernels "$F32" --threads 1 --db "$T/s.db" --label tr
+expect_rc 0 "$B" report --db "$T/s.db" --baseline 2 --candidate 1 --out "$T/r2"
+R="$T/r2/report.md"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=8 \| 1 \| [0-9.]+ \[.*\| not available \(not run\) \|" "$R"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=4 \| 1 \| not available \(not run\) \| [0-9.]+ \[" "$R"
+HOST=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["hostname"])' < <("$B" info --json))
+expect_rc 0 "$B" report --db "$T/s.db" --baseline "$HOST" --candidate "$HOST" --out "$T/r3"
+R="$T/r3/report.md"
+expect_grep '^## Training \(DistilBERT SQuAD fine-tuning\)$' "$R"
+expect_grep '^## Inference \(DistilBERT SQuAD question answering\)$' "$R"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=8 \| 1 \| [0-9.]+ \[.*\| [0-9.]+ \[" "$R"
+expect_grep "^\| $F32 \| f32 \| model=tiny batch=4 \| 1 \| [0-9.]+ \[.*\| [0-9.]+ \[" "$R"
+for f in train infer infer-latency; do [ -s "$T/r3/$f.png" ] && ok || fail "report chart $f.png missing"; done
+
+# --- gate compares like with like: a batch-4-only sweep against the batch 1,4 one ---
+expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$KERNELS" \
+    --threads 1 --batch 4 --db "$T/s.db" --label inf4
+# the verdicts depend on timing (not asserted): only which points were paired
+"$B" gate --db "$T/s.db" --baseline 1 --candidate 3 --json >"$T/gate.json" 2>"$T/err"
+case $? in 0|1) ok ;; *) fail "gate: $(head -1 "$T/err")" ;; esac
+python3 - "$T/gate.json" "$NK" <<'PY' && ok || fail "gate paired points of different batches"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+paired = [r for r in rows if r["baseline_point"] and r["candidate_point"]]
+missing = [r for r in rows if "missing in the candidate" in r["note"]]
+assert len(paired) == int(sys.argv[2]) and all("batch=4" in r["point"] for r in paired), paired
+assert len(missing) == int(sys.argv[2]) and all("batch=1" in r["point"] for r in missing), missing
+PY
+
+# --- bad input: one line, exit 2, no database ---
+bad() {
+  rm -f "$T/bad.db"
+  expect_rc 2 "$B" sweep "$@" --db "$T/bad.db"
+  expect_one_error_line "$PAT"
+  [ ! -e "$T/bad.db" ] && ok || fail "a database was written on bad input: $*"
+}
+PAT='^sprbench sweep: --batch: 0 is out of range' bad --workload infer --model tiny --batch 0
+PAT="^sprbench sweep: --batch: empty item 2 of 3 in '1,,2'" bad --workload infer --batch 1,,2
+PAT="^sprbench sweep: --batch: 4 is listed twice" bad --workload infer --batch 4,4
+PAT="^sprbench sweep: --quant: quant 'col' is not row or tensor" bad --workload infer --quant col
+printf 'workload = infer\nmodel = tiny\nquant = foo\n' >"$T/bad.plan"
+PAT="^sprbench sweep: $T/bad.plan:3: quant 'foo' is not row or tensor" bad --plan "$T/bad.plan"
+PAT="option 'batch' does not apply to workload gemm" bad --batch 2
+
+finish infer_sweep_cli
