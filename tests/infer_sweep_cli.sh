@@ -22,11 +22,18 @@ expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$KE
 expect_grep "^# $((2 * NK)) point\(s\), workload infer, batch 1,4$" "$T/out"
 expect_grep "infer --kernel $F32 --batch 1 --model tiny" "$T/out"
 expect_grep "infer --kernel $F32 --batch 4 --model tiny" "$T/out"
+# latency (at batch 1 whatever the batch) only on the smallest batch's points
+expect_grep "infer --kernel $F32 --batch 4 --model tiny .*--no-latency" "$T/out"
+if grep -q "infer --kernel $F32 --batch 1 --model tiny .*--no-latency" "$T/out"; then
+  fail "the batch-1 point skips its latency"
+else ok; fi
 [ ! -e "$T/s.db" ] && ok || fail "--dry-run wrote a database"
 expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$KERNELS" \
     --threads 1 --batch 1,4 --compare-f32 --db "$T/s.db" --label inf
 expect_grep "^sweep 1: $((2 * NK)) ok, 0 skipped, 0 failed" "$T/out"
 expect_grep "infer $F32 model=tiny batch=4 threads=1" "$T/out"
+# the summary counts answered sequences for inference
+expect_grep "^$F32 +model=tiny batch=4 +1 +1 +1 +ok +[0-9.]+ seq/s " "$T/out"
 
 # each batch its own point, the batch in its series key; int8 points say their quant
 points() {
@@ -44,9 +51,12 @@ for p in pts:
     assert p["shape"] == "model=tiny batch=%d" % (1 if "batch=1" in p["shape"] else 4), p["shape"]
     cfg = p["config"] if isinstance(p["config"], str) else json.dumps(p["config"])
     assert ('"quant":"row"' in cfg.replace(" ", "")) == (p["dtype"] == "int8"), (p["kernel"], cfg)
-    for m in ("sequences_per_s", "latency_p50_ms", "latency_p99_ms", "em", "f1",
-              "f32_agreement_pct"):
+    for m in ("sequences_per_s", "em", "f1", "f32_agreement_pct"):
         assert m in p["metrics"], (p["kernel"], m)
+    # latency (always at batch 1) is measured on the smallest batch's point only
+    small = "batch=1" in p["shape"]
+    for m in ("latency_p50_ms", "latency_p99_ms"):
+        assert (m in p["metrics"]) == small, (p["kernel"], p["shape"], m)
     assert p["samples_seconds"], p
 print(len(pts))
 PY

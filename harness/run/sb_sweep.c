@@ -168,6 +168,15 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
             }
             av_push(a, p->opt_values[i]);
         }
+        /* latency is measured at batch 1 whatever the point's batch: once per
+         * kernel x threads, on the smallest batch's point */
+        if (!strcmp(p->workload, "infer") && p->nbatches > 1) {
+            int minb = p->batches[0], have = 0;
+            for (int i = 1; i < p->nbatches; i++)
+                if (p->batches[i] < minb) minb = p->batches[i];
+            for (int i = 0; i < a->n; i++) have |= !strcmp(a->v[i], "--no-latency");
+            if (pt->batch != minb && !have) av_push(a, "--no-latency");
+        }
     }
     if (strcmp(p->workload, "allreduce")) {
         av_push(a, "--threads");
@@ -419,11 +428,18 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                     const char *why = json_string_value(json_object_get(doc, "reason"));
                     json_t *m = json_object_get(doc, "metrics");
                     json_t *g = json_object_get(m, "gflops"),
-                           *tok = json_object_get(m, "tokens_per_s");
+                           *tok = json_object_get(m, "tokens_per_s"),
+                           *seqs = json_object_get(m, "sequences_per_s"),
+                           *p50 = json_object_get(m, "latency_p50_ms");
                     json_t *f32 = json_object_get(m, "f32_gflops");
                     if (!f32) f32 = json_object_get(m, "avx2_f32_gflops");
                     if (!strcmp(status, "ok") && g)
                         snprintf(summary, sumcap, "%.1f GFLOP/s", json_number_value(g));
+                    else if (!strcmp(status, "ok") && seqs && p50) /* inference */
+                        snprintf(summary, sumcap, "%.2f sequences/s, p50 %.1f ms",
+                                 json_number_value(seqs), json_number_value(p50));
+                    else if (!strcmp(status, "ok") && seqs)
+                        snprintf(summary, sumcap, "%.2f sequences/s", json_number_value(seqs));
                     else if (!strcmp(status, "ok") && tok)
                         snprintf(summary, sumcap, "%.0f tokens/s", json_number_value(tok));
                     else if (!strcmp(status, "ok") && f32)

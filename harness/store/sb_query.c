@@ -375,12 +375,16 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
     static const char *sql =
         "WITH v AS ("
         "  SELECT p.id, p.workload, p.kernel, p.shape, p.threads, p.ppn, p.nodes, p.status,"
-        "         p.reason, COALESCE(mg.value, mt.value) AS value,"
+        "         p.reason, COALESCE(mg.value, ms.value, mt.value) AS value,"
         "         CASE WHEN mg.value IS NOT NULL THEN (CASE WHEN p.dtype = 'int8' THEN 'GOP/s' "
         "ELSE 'GFLOP/s' END)"
+        "              WHEN ms.value IS NOT NULL THEN 'seq/s'"
         "              WHEN mt.value IS NOT NULL THEN 'tokens/s' END AS unit, mp.value AS pct"
         "  FROM point p"
         "  LEFT JOIN metric mg ON mg.point_id = p.id AND mg.name = 'gflops'"
+        /* inference counts answered sequences; training, tokens */
+        "  LEFT JOIN metric ms ON ms.point_id = p.id AND mg.value IS NULL"
+        "   AND p.workload = 'infer' AND ms.name = 'sequences_per_s'"
         "  LEFT JOIN metric mt ON mt.point_id = p.id AND mt.name = 'tokens_per_s'"
         "  LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
         "  WHERE p.sweep_id = ? AND p.workload != 'peak')"
