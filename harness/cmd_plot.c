@@ -6,7 +6,9 @@
 #include <string.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
+#include "sb_db.h"
 #include "sb_plot.h"
+#include "sb_ptset.h"
 
 enum {
     OPT_TEMPLATES = 256,
@@ -41,6 +43,7 @@ int sb_cmd_plot(int argc, char **argv)
     sb_plot_opts o = {.db_path = sb_default_db()};
     sb_err e = {0};
     long v;
+    const char *sweep = NULL;
     int c, history = 0, key_given = 0;
     optind = 1;
     opterr = 0;
@@ -49,9 +52,8 @@ int sb_cmd_plot(int argc, char **argv)
         case 'd': o.db_path = optarg; break;
         case 'o': o.out_dir = optarg; break;
         case 's':
-            if (sb_parse_long(optarg, 1, 1L << 40, "--sweep", &v, &e))
-                return sb_cli_report("plot", &e);
-            o.sweep_id = v;
+            if (!*optarg) return sb_cli_usage_error("plot", "--sweep: empty value");
+            sweep = optarg;
             break;
         case OPT_TEMPLATES: o.templates = optarg; break;
         case OPT_YSCALE:
@@ -92,40 +94,43 @@ int sb_cmd_plot(int argc, char **argv)
             break;
         }
         case 'h':
-            printf("usage: sprbench plot [--db PATH] [--sweep ID] --out DIR [--templates DIR]\n"
-                   "                     [--y-scale auto|linear|log]\n"
-                   "       sprbench plot --history --kernel K --threads T [--shape S] [--ppn P]\n"
-                   "                     [--nodes N] [--metric M] [--workload W] [--db PATH]\n"
-                   "                     [--sweep ID] --out DIR [--templates DIR]\n\n"
-                   "Draws, for each shape (or training configuration) of a sweep, throughput\n"
-                   "against threads per kernel (median with p10-p90 spread, the measured peak of\n"
-                   "each instruction path dotted), and speedup and parallel efficiency (with\n"
-                   "spread and the ideal line); for a training sweep over nodes, scaling over\n"
-                   "nodes and over ranks (projections dashed and labelled; the published study\n"
-                   "overlaid only on DistilBERT-base at seq 384); for an inference sweep,\n"
-                   "sequences/s per batch, latency per question at batch 1 per kernel (p50,\n"
-                   "p90, p99: latency.png) and EM, F1 and answers identical to f32 per kernel,\n"
-                   "grouped by precision (accuracy.png). Each figure is NAME.png,\n"
-                   "NAME.svg, NAME.gp (gnuplot NAME.gp > NAME.png draws it again) and NAME.dat.\n"
-                   "  --db PATH         database (default %s; $SPRBENCH_DB sets another)\n"
-                   "  --sweep ID        sweep to draw (default: the newest); with --history, the\n"
-                   "                    machine whose sweeps are drawn is this sweep's\n"
-                   "  --out DIR         where the figures go (created if missing; its parent must "
-                   "exist)\n"
-                   "  --templates DIR   gnuplot templates (default: $SPRBENCH_PLOTS, the source\n"
-                   "                    tree's plots/, then the installed share/sprbench/plots)\n"
-                   "  --y-scale S       throughput axis: auto (log past a 30x range; default),\n"
-                   "                    linear or log\n"
-                   "  --history         one point key's metric over every sweep of the machine,\n"
-                   "                    oldest first, labelled by tool version and date, with the\n"
-                   "                    p10-p90 spread: history-KEY.png/.svg/.gp/.dat\n"
-                   "  --kernel K, --threads T, --shape S, --ppn P, --nodes N\n"
-                   "                    the point key (shape: as stored, e.g. 256x256x256:NN;\n"
-                   "                    ppn and nodes default to 1)\n"
-                   "  --metric M        default gflops (gemm), tokens_per_s (train) or\n"
-                   "                    sequences_per_s (infer)\n"
-                   "  --workload W      default: the sweep's\n",
-                   sb_default_db());
+            printf(
+                "usage: sprbench plot [--db PATH] [--sweep SWEEP] --out DIR [--templates DIR]\n"
+                "                     [--y-scale auto|linear|log]\n"
+                "       sprbench plot --history --kernel K --threads T [--shape S] [--ppn P]\n"
+                "                     [--nodes N] [--metric M] [--workload W] [--db PATH]\n"
+                "                     [--sweep SWEEP] --out DIR [--templates DIR]\n\n"
+                "Draws, for each shape (or training configuration) of a sweep, throughput\n"
+                "against threads per kernel (median with p10-p90 spread, the measured peak of\n"
+                "each instruction path dotted), and speedup and parallel efficiency (with\n"
+                "spread and the ideal line); for a training sweep over nodes, scaling over\n"
+                "nodes and over ranks (projections dashed and labelled; the published study\n"
+                "overlaid only on DistilBERT-base at seq 384); for an inference sweep,\n"
+                "sequences/s per batch, latency per question at batch 1 per kernel (p50,\n"
+                "p90, p99: latency.png) and EM, F1 and answers identical to f32 per kernel,\n"
+                "grouped by precision (accuracy.png). Each figure is NAME.png,\n"
+                "NAME.svg, NAME.gp (gnuplot NAME.gp > NAME.png draws it again) and NAME.dat.\n"
+                "  --db PATH         database (default %s; $SPRBENCH_DB sets another)\n"
+                "  --sweep SWEEP     sweep to draw: its id, (a prefix of) its uuid or its label\n"
+                "                    (the newest of that label); default: the newest; with\n"
+                "                    --history, the machine whose sweeps are drawn is this\n"
+                "                    sweep's\n"
+                "  --out DIR         where the figures go (created if missing; its parent must "
+                "exist)\n"
+                "  --templates DIR   gnuplot templates (default: $SPRBENCH_PLOTS, the source\n"
+                "                    tree's plots/, then the installed share/sprbench/plots)\n"
+                "  --y-scale S       throughput axis: auto (log past a 30x range; default),\n"
+                "                    linear or log\n"
+                "  --history         one point key's metric over every sweep of the machine,\n"
+                "                    oldest first, labelled by tool version and date, with the\n"
+                "                    p10-p90 spread: history-KEY.png/.svg/.gp/.dat\n"
+                "  --kernel K, --threads T, --shape S, --ppn P, --nodes N\n"
+                "                    the point key (shape: as stored, e.g. 256x256x256:NN;\n"
+                "                    ppn and nodes default to 1)\n"
+                "  --metric M        default gflops (gemm), tokens_per_s (train) or\n"
+                "                    sequences_per_s (infer)\n"
+                "  --workload W      default: the sweep's\n",
+                sb_default_db());
             return 0;
         default:
             return sb_cli_usage_error("plot", "unknown or incomplete option '%s' (see --help)",
@@ -140,10 +145,21 @@ int sb_cmd_plot(int argc, char **argv)
         return sb_cli_usage_error("plot",
                                   "--kernel, --shape, --threads, --ppn, --nodes, --metric "
                                   "and --workload go with --history");
-    /* --out may be created (its last component only): checked before the
-     * database is opened */
-    if (sb_cli_check_path("--db", o.db_path, &e) || sb_cli_check_out_dir("--out", o.out_dir, 1, &e))
-        return sb_cli_report("plot", &e);
+    /* --out may be created (its last component only): after the sweep is
+     * found, so that a wrong one leaves nothing behind */
+    if (sb_cli_check_path("--db", o.db_path, &e)) return sb_cli_report("plot", &e);
+    if (sweep) { /* an id, a uuid prefix or a label, as db and report take */
+        sb_db *db;
+        int rc = sb_db_open_readonly(o.db_path, &db, &e);
+        if (!rc) {
+            int64_t id = 0;
+            rc = sb_sweep_resolve(db, sweep, &id, &e);
+            o.sweep_id = id;
+            sb_db_close(db);
+        }
+        if (rc) return sb_cli_report("plot", &e);
+    }
+    if (sb_cli_check_out_dir("--out", o.out_dir, 1, &e)) return sb_cli_report("plot", &e);
     char **files = NULL;
     int n = 0;
     if ((history ? sb_plot_history(&o, &files, &n, &e) : sb_plot_sweep(&o, &files, &n, &e)))

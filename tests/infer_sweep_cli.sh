@@ -82,7 +82,11 @@ assert cmds and all(" --batch 4 " in c for c in cmds), cmds
 PY
 
 # --- plots: throughput per batch (sequences/s), latency, accuracy per precision ---
-expect_rc 0 "$B" plot --db "$T/s.db" --sweep 1 --out "$T/p"
+# the sweep named by its label, as db and report take it; an unknown one: exit 2
+expect_rc 2 "$B" plot --db "$T/s.db" --sweep no-such-label --out "$T/p2"
+expect_one_error_line "no sweep 'no-such-label'"
+[ ! -e "$T/p2" ] && ok || fail "an unknown sweep made the --out directory"
+expect_rc 0 "$B" plot --db "$T/s.db" --sweep inf --out "$T/p"
 [ "$(wc -l <"$T/out")" -eq 24 ] && ok || fail "expected 24 files (2 batches x 2 + 2 figures, x 4)"
 for f in throughput-model_tiny_batch_1 throughput-model_tiny_batch_4 speedup-model_tiny_batch_4 \
          latency accuracy; do
