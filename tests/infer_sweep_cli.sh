@@ -162,6 +162,26 @@ assert len(paired) == int(sys.argv[2]) and all("batch=4" in r["point"] for r in 
 assert len(missing) == int(sys.argv[2]) and all("batch=1" in r["point"] for r in missing), missing
 PY
 
+# --- history keys on the configuration too: int8 per row and per tensor are
+# two histories (sweeps 1 and 3 ran per row, sweep 4 per tensor) ---
+if [ -n "$K8" ]; then
+  expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$K8" \
+      --threads 1 --batch 4 --quant tensor --db "$T/s.db" --label inf4t
+  expect_rc 0 "$B" plot --db "$T/s.db" --history --kernel "$K8" --threads 1 \
+      --shape "model=tiny batch=4" --out "$T/h"
+  expect_grep 'configuration \{"quant":"tensor"\}; 2 sweep\(s\) with another left out' "$T/err"
+  H=$(ls "$T"/h/history-*.dat)
+  [ "$(grep -v '^#' "$H" | grep -c .)" -eq 1 ] && ok || fail "history: 1 per-tensor sweep expected"
+  # a per-row sweep again: the newest configuration is per row, 3 sweeps of it
+  expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$K8" \
+      --threads 1 --batch 4 --db "$T/s.db" --label inf4r
+  expect_rc 0 "$B" plot --db "$T/s.db" --history --kernel "$K8" --threads 1 \
+      --shape "model=tiny batch=4" --out "$T/h2"
+  expect_grep 'configuration \{"quant":"row"\}; 1 sweep\(s\) with another left out' "$T/err"
+  H=$(ls "$T"/h2/history-*.dat)
+  [ "$(grep -v '^#' "$H" | grep -c .)" -eq 3 ] && ok || fail "history: 3 per-row sweeps expected"
+fi
+
 # --- bad input: one line, exit 2, no database ---
 bad() {
   rm -f "$T/bad.db"

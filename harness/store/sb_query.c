@@ -563,14 +563,15 @@ void sb_history_free(sb_history_point *v, int n)
         free(v[i].tool_version);
         free(v[i].started);
         free(v[i].label);
+        free(v[i].config);
         free(v[i].samples);
     }
     free(v);
 }
 
 int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, const char *kernel,
-                         const char *shape, int threads, int ppn, int nodes, const char *metric,
-                         sb_history_point **v, int *n, sb_err *e)
+                         const char *shape, const char *config, int threads, int ppn, int nodes,
+                         const char *metric, sb_history_point **v, int *n, sb_err *e)
 {
     *v = NULL;
     *n = 0;
@@ -580,18 +581,20 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
     if ((rc = sb_db_prepare(
              db, "reading a history",
              "SELECT s.id, p.id, COALESCE(s.tool_version, ''), COALESCE(s.started, ''),"
-             " COALESCE(s.label, ''), m.value FROM point p"
+             " COALESCE(s.label, ''), m.value, COALESCE(p.config, '') FROM point p"
              " JOIN sweep s ON s.id = p.sweep_id"
              " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
              " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
              " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
              " AND p.nodes = ?8 AND p.status = 'ok'"
+             " AND (?9 IS NULL OR COALESCE(p.config, '') = ?9)"
              " AND (?1 IS NULL OR m.name IS NOT NULL)"
              " AND p.id = (SELECT MAX(q.id) FROM point q"
              "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
              "   AND q.workload = p.workload AND q.kernel = p.kernel"
              "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
              "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
+             "   AND COALESCE(q.config, '') = COALESCE(p.config, '')"
              "   AND q.status = 'ok')"
              " ORDER BY s.started, s.id",
              &st, e)) ||
@@ -609,6 +612,10 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
     sqlite3_bind_int(st, 6, threads);
     sqlite3_bind_int(st, 7, ppn);
     sqlite3_bind_int(st, 8, nodes);
+    if (config)
+        sqlite3_bind_text(st, 9, config, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 9);
     int cap = 0, step, oom = 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) goto out;
@@ -620,6 +627,7 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
         h->started = text_dup(st, 3, &oom);
         h->label = text_dup(st, 4, &oom);
         h->value = sqlite3_column_double(st, 5);
+        h->config = text_dup(st, 6, &oom);
         if (oom) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             goto out;

@@ -155,15 +155,18 @@ void sb_epoch_series_free(sb_epoch_point *v, int n);
 typedef struct sb_history_point {
     int64_t sweep_id, point_id;
     char *tool_version, *started, *label; /* the sweep's; "" where none */
+    char *config;                         /* the point's configuration ("" none) */
     double value;                         /* the metric (0 without one) */
     double *samples;                      /* seconds, in repetition order */
     int nsamples;
 } sb_history_point;
 /* The key's last ok point of each sweep on the machine, where it has the
- * metric (metric NULL: any), ordered by sweep start then id. */
+ * metric (metric NULL: any), ordered by sweep start then id. config: the
+ * point's configuration too (an int8 inference point's quantisation, ...);
+ * NULL: any, each point's own in `config`. */
 int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, const char *kernel,
-                         const char *shape, int threads, int ppn, int nodes, const char *metric,
-                         sb_history_point **v, int *n, sb_err *e);
+                         const char *shape, const char *config, int threads, int ppn, int nodes,
+                         const char *metric, sb_history_point **v, int *n, sb_err *e);
 void sb_history_free(sb_history_point *v, int n);
 
 /* ---- one point ---- */

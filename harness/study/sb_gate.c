@@ -979,8 +979,8 @@ int sb_gate_find_last_pass(sb_db *db, const sb_ptset *base, const sb_ptset *cand
     sb_history_point *h;
     int n;
     int rc = sb_db_metric_history(db, cp->machine_id, cp->workload, cp->kernel,
-                                  cp->shape ? cp->shape : "", cp->threads, cp->ppn, cp->nodes, NULL,
-                                  &h, &n, e);
+                                  cp->shape ? cp->shape : "", cp->config ? cp->config : "",
+                                  cp->threads, cp->ppn, cp->nodes, NULL, &h, &n, e);
     if (rc) return rc;
     int at = -1; /* the candidate's sweep in the history */
     for (int i = 0; i < n; i++)

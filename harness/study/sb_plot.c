@@ -993,12 +993,32 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
     int ppn = o->ppn > 0 ? o->ppn : 1, nodes = o->nodes > 0 ? o->nodes : 1;
     sb_history_point *h;
     int n;
-    if ((rc = sb_db_metric_history(c.db, c.machine, workload, o->kernel, shape, o->threads, ppn,
-                                   nodes, metric, &h, &n, e))) {
+    if ((rc = sb_db_metric_history(c.db, c.machine, workload, o->kernel, shape, NULL, o->threads,
+                                   ppn, nodes, metric, &h, &n, e))) {
         sb_db_close(c.db);
         return rc;
     }
     sb_db_close(c.db);
+    /* one configuration per history (an int8 point's quantisation is part of
+     * its identity): the newest point's; the others are named, not drawn */
+    int kept = 0, left = 0;
+    const char *want = n ? h[n - 1].config : ""; /* its text stays put as entries move */
+    for (int i = 0; i < n; i++) {
+        if (strcmp(h[i].config, want)) {
+            left++;
+            continue;
+        }
+        sb_history_point t = h[kept];
+        h[kept++] = h[i];
+        h[i] = t;
+    }
+    if (left)
+        fprintf(stderr,
+                "sprbench plot: history of the newest point's configuration %.200s; %d sweep(s) "
+                "with another left out\n",
+                want, left);
+    int all = n;
+    n = kept;
     char key[1400];
     snprintf(key, sizeof key, "%s %s %s, %d thread(s)%s", workload, o->kernel, shape, o->threads,
              ppn * nodes > 1 ? "," : "");
@@ -1006,7 +1026,7 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
         snprintf(key + strlen(key), sizeof key - strlen(key), " %d node(s) x %d rank(s)", nodes,
                  ppn);
     if (n == 0) {
-        sb_history_free(h, n);
+        sb_history_free(h, all);
         return sb_errf(e, SB_EUSAGE, "no sweep on this machine has %s for %s", metric, key);
     }
     sb_gp *g = sb_gp_new(), *xa = sb_gp_new(), *ser = sb_gp_new();
@@ -1045,7 +1065,7 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
     slug(name, base + 8, sizeof base - 8);
     memcpy(base, "history-", 8);
     if (!rc) rc = sb_plot_write_figure(g, 1000, 600, o->out_dir, base, 1, files, nfiles, e);
-    sb_history_free(h, n);
+    sb_history_free(h, all);
     sb_gp_free(g);
     sb_gp_free(xa);
     sb_gp_free(ser);
