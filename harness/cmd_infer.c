@@ -62,7 +62,10 @@ static void infer_help(void)
            "  --stride N       document stride (default 128; tiny: 8)\n"
            "  --requests N     take only the first N questions (bounds a timing run)\n"
            "  --quant MODE     int8 activations: row (a scale and zero point per token,\n"
-           "                   default) or tensor (one per layer call, as PyTorch)\n"
+           "                   default) or tensor (one per layer call, as PyTorch); row7,\n"
+           "                   tensor7: the same onto 0..127 (PyTorch's reduce_range), which\n"
+           "                   lets avx2-int8 multiply with vpmaddubsw (exact on 7 bits) where\n"
+           "                   the CPU has no AVX-VNNI\n"
            "  --compare-f32    also run the f32 path on the same checkpoint and report the\n"
            "                   share of identical answers (and f32's EM/F1)\n"
            "  --full-attention attend over padding too, as PyTorch does\n"
@@ -152,8 +155,10 @@ static int parse_opts(int argc, char **argv, iopts *o, int *help, sb_err *e)
         return sb_errf(e, SB_EUSAGE,
                        "--init and --model exclude each other (the checkpoint "
                        "gives the shape)");
-    if (o->quant && strcmp(o->quant, "row") && strcmp(o->quant, "tensor"))
-        return sb_errf(e, SB_EUSAGE, "--quant '%s': expected row or tensor", o->quant);
+    sb_quant_mode qm;
+    if (o->quant && sb_quant_mode_parse(o->quant, &qm))
+        return sb_errf(e, SB_EUSAGE, "--quant '%s': expected row, tensor, row7 or tensor7",
+                       o->quant);
     if ((o->init && sb_cli_check_path("--init", o->init, e)) ||
         (o->vocab && sb_cli_check_path("--vocab", o->vocab, e)) ||
         (o->data && sb_cli_check_path("--data", o->data, e)) ||
@@ -264,8 +269,8 @@ int sb_cmd_infer(int argc, char **argv)
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (o.threads <= 0) o.threads = si && si->cores > 0 ? si->cores : omp_get_max_threads();
     omp_set_num_threads((int)o.threads);
-    sb_quant_mode qmode = o.quant && !strcmp(o.quant, "tensor") ? SB_QUANT_PER_TENSOR
-                                                                : SB_QUANT_PER_ROW;
+    sb_quant_mode qmode = SB_QUANT_PER_ROW;
+    if (o.quant) sb_quant_mode_parse(o.quant, &qmode);
 
     /* The kernel: unknown is bad usage, one this machine cannot run a skip. */
     const sb_kernel *k = o.kernel ? sb_kernel_find(o.kernel) : default_kernel();
@@ -439,9 +444,8 @@ int sb_cmd_infer(int argc, char **argv)
         o.init ? o.init : (o.model ? o.model : "distilbert-base"), "data",
         o.data ? o.data : "squad-synth", "batch", batch, "seq", (int)o.seq, "stride", (int)o.stride,
         "questions", nq, "features", f.n, "questions_in_data", n_all, "quant",
-        k->dtype == SB_DT_INT8 ? (qmode == SB_QUANT_PER_ROW ? "row" : "tensor") : "none",
-        "attention_kernel", attn ? attn->name : "", "full_attention", o.full_attention, "warmup",
-        (int)o.warmup);
+        k->dtype == SB_DT_INT8 ? sb_quant_mode_name(qmode) : "none", "attention_kernel",
+        attn ? attn->name : "", "full_attention", o.full_attention, "warmup", (int)o.warmup);
     json_object_set_new(config, "layers_isa", json_string(sb_layers_isa()));
     if (k->impl && k->impl()) json_object_set_new(config, "impl", json_string(k->impl()));
     doc = result_doc("ok", "", k, &o, config, argc, argv);
@@ -486,10 +490,13 @@ int sb_cmd_infer(int argc, char **argv)
     if (o.out && (rc = sb_squad_predictions_write(o.out, &preds, &e))) goto fail;
     if (o.result_file && (rc = sb_result_write(o.result_file, doc, &e))) goto fail;
 
-    printf("inferred %d questions (%d features, seq %ld) with %s (%s%s%s), %ld threads\n", nq, f.n,
-           o.seq, k->name, sb_dtype_name(k->dtype),
-           k->dtype == SB_DT_INT8 ? ", activations per " : "",
-           k->dtype == SB_DT_INT8 ? (qmode == SB_QUANT_PER_ROW ? "row" : "tensor") : "", o.threads);
+    int q8 = k->dtype == SB_DT_INT8;
+    printf("inferred %d questions (%d features, seq %ld) with %s (%s%s%s%s), %ld threads\n", nq,
+           f.n, o.seq, k->name, sb_dtype_name(k->dtype), q8 ? ", activations per " : "",
+           !q8                               ? ""
+               : qmode & SB_QUANT_PER_TENSOR ? "tensor"
+                                             : "row",
+           q8 && (qmode & SB_QUANT_7BIT) ? ", 7 bits" : "", o.threads);
     if (!o.no_latency)
         printf("latency at batch 1: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms per question\n", p50, p90,
                p99);

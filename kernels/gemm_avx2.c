@@ -349,3 +349,38 @@ void sb_avxvnni_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int
 #undef UKR_NAME
 
 const sb_ukr sb_ukr_avxvnni_model[2] = SB_AVXVNNI_UKR(ukr_vnm_rc, ukr_vnm_sm);
+
+/* ---- avx2-int8 on 7-bit activations: vpmaddubsw ----------------------- */
+
+/* vpmaddubsw multiplies u8 by s8 and adds adjacent pairs into s16 with
+ * saturation; with A below 128 a pair is at most 2 * 127 * 128 = 32512, so
+ * nothing saturates and the quads' sums (vpmaddwd by ones) are exact. Half
+ * the multiply instructions of the s16 path per product on CPUs without
+ * AVX-VNNI; used by inference's 7-bit activations (--quant row7, as
+ * PyTorch's reduce_range), on the AVX-VNNI layout and packers. */
+__attribute__((aligned(32), used))
+const int16_t sb_avx2_u7_ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+#undef UKR_KG
+#undef UKR_ACC_MEM
+#undef UKR_ASM_OPS
+#define UKR_KG 4
+#define UKR_ACC_MEM 0
+#define UKR_ASM_OPS(r0, r1)                                 \
+    "vpmaddubsw %%ymm12, %%ymm14, %%ymm15\n\t"              \
+    "vpmaddwd sb_avx2_u7_ones(%%rip), %%ymm15, %%ymm15\n\t" \
+    "vpaddd %%ymm15, %%ymm" #r0 ", %%ymm" #r0 "\n\t"        \
+    "vpmaddubsw %%ymm13, %%ymm14, %%ymm15\n\t"              \
+    "vpmaddwd sb_avx2_u7_ones(%%rip), %%ymm15, %%ymm15\n\t" \
+    "vpaddd %%ymm15, %%ymm" #r1 ", %%ymm" #r1 "\n\t"
+#define UKR_ACHUNK 1
+#define UKR_NAME ukr_u7_rc
+#include "sb_ukr_avx2_rows.inc"
+#undef UKR_ACHUNK
+#undef UKR_NAME
+#define UKR_ACHUNK 0
+#define UKR_NAME ukr_u7_sm
+#include "sb_ukr_avx2_rows.inc"
+#undef UKR_ACHUNK
+#undef UKR_NAME
+
+const sb_ukr sb_ukr_avx2_u7[2] = SB_AVXVNNI_UKR(ukr_u7_rc, ukr_u7_sm);

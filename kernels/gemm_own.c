@@ -284,6 +284,26 @@ OWN_KERNEL(sb_kernel_amx_bf16, "amx-bf16", SB_DT_BF16, "amx_bf16",
 OWN_KERNEL(sb_kernel_amx_int8, "amx-int8", SB_DT_INT8, "amx_int8",
            "AMX tdpbusd, 32x32 block in 2x2 tiles, B VNNI-packed (u8 x s8 -> s32)", probe_amx_int8,
            &sb_ukr_amx_int8, NULL, 1, 1);
+/* Not registered (a GEMM benchmark's A spans 0..255): avx2-int8 for A
+ * below 128, inference's 7-bit activations; AVX-VNNI's vpdpbusd where the
+ * CPU has it, else vpmaddubsw (the same quad layout either way). */
+static const sb_ukr *choose_avx2_u7(void)
+{
+    return avx2_int8_has_vnni() ? sb_ukr_avxvnni_int8 : sb_ukr_avx2_u7;
+}
+static const char *impl_avx2_u7(void)
+{
+    return avx2_int8_has_vnni() ? "avxvnni:vpdpbusd" : "avx2:vpmaddubsw-u7";
+}
+OWN_KERNEL_X(sb_kernel_avx2_int8_u7, "avx2-int8", SB_DT_INT8, "avx2_int8",
+             "avx2-int8 on 7-bit A (< 128): vpmaddubsw + vpmaddwd, exact there", probe_avx2,
+             sb_ukr_avx2_u7, NULL, 2, 1, choose_avx2_u7, impl_avx2_u7);
+
+const sb_kernel *sb_kernel_for_7bit_a(const sb_kernel *k)
+{
+    return k == &sb_kernel_avx2_int8 ? &sb_kernel_avx2_int8_u7 : k;
+}
+
 /* Not registered: avx2-int8's AVX-VNNI layout and loop on an exact AVX2
  * stand-in for vpdpbusd, and the AMX kernels on the tile model, for tests. */
 static const char *impl_vnni_model(void) { return "avxvnni-model:vpdpbusd-emulated"; }

@@ -107,6 +107,11 @@ int sb_isa_probe(const char *isa, char *why, size_t whylen);
 int sb_kernel_count(void);
 const sb_kernel *sb_kernel_at(int i);
 const sb_kernel *sb_kernel_find(const char *name); /* NULL when unknown */
+/* The variant of int8 kernel k for A whose every value is below 128 (7-bit
+ * activations): avx2-int8's vpmaddubsw path on CPUs without AVX-VNNI (the
+ * same name; exact only for such A, so never registered); k itself for
+ * every other kernel. */
+const sb_kernel *sb_kernel_for_7bit_a(const sb_kernel *k);
 /* Comma-separated list of every registered name (for messages). */
 const char *sb_kernel_names(void);
 

@@ -21,6 +21,9 @@ extern const sb_ukr sb_ukr_avxvnni_int8[2];
 /* The AVX-VNNI kernel's packing, layout and loop with vpdpbusd computed from
  * AVX2 instructions (exactly): for tests on machines without AVX-VNNI. */
 extern const sb_ukr sb_ukr_avxvnni_model[2];
+/* The same layout on AVX2 for A below 128 only (7-bit activations):
+ * vpmaddubsw + vpmaddwd by ones, exact there, faster than the s16 path. */
+extern const sb_ukr sb_ukr_avx2_u7[2];
 
 /* The AVX-VNNI layout (k in quads, 4 x u8 / 4 x s8 per 32-bit slot),
  * shared by the real kernel and its model. */

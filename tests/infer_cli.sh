@@ -52,6 +52,12 @@ PY
   ok
   expect_rc 0 "$B" infer "${COMMON[@]}" --kernel "$K8" --requests 5 --quant tensor --no-latency
   expect_grep "activations per tensor" "$T/out"
+  # 7-bit activations (avx2-int8: its vpmaddubsw path), recorded as such
+  expect_rc 0 "$B" infer "${COMMON[@]}" --kernel "$K8" --requests 5 --quant row7 --no-latency \
+      --result-file "$T/r7.json"
+  expect_grep "activations per row, 7 bits" "$T/out"
+  python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['config']['quant'] == 'row7'" \
+      "$T/r7.json" && ok || fail "row7 not recorded in the result's config"
 else
   echo "no int8 kernel runs here: int8 checks left out"
 fi
@@ -85,6 +91,7 @@ PAT='batch: 0' bad "${COMMON[@]}" --batch 0
 PAT='requests: 0' bad "${COMMON[@]}" --requests 0
 PAT='unknown kernel' bad "${COMMON[@]}" --kernel no-such
 PAT="quant 'col'" bad "${COMMON[@]}" --quant col
+PAT="quant 'row8': expected row, tensor, row7 or tensor7" bad "${COMMON[@]}" --quant row8
 PAT='exclude' bad "${COMMON[@]}" --model tiny
 echo '{"version": "1.1", "data": []}' >"$T/empty.json"
 PAT='no questions' bad --init "$T/ckpt" --data "$T/empty.json" --seq 64 --stride 16

@@ -192,9 +192,9 @@ bad() {
 PAT='^sprbench sweep: --batch: 0 is out of range' bad --workload infer --model tiny --batch 0
 PAT="^sprbench sweep: --batch: empty item 2 of 3 in '1,,2'" bad --workload infer --batch 1,,2
 PAT="^sprbench sweep: --batch: 4 is listed twice" bad --workload infer --batch 4,4
-PAT="^sprbench sweep: --quant: quant 'col' is not row or tensor" bad --workload infer --quant col
+PAT="^sprbench sweep: --quant: quant 'col' is not row, tensor, row7 or tensor7" bad --workload infer --quant col
 printf 'workload = infer\nmodel = tiny\nquant = foo\n' >"$T/bad.plan"
-PAT="^sprbench sweep: $T/bad.plan:3: quant 'foo' is not row or tensor" bad --plan "$T/bad.plan"
+PAT="^sprbench sweep: $T/bad.plan:3: quant 'foo' is not row, tensor, row7 or tensor7" bad --plan "$T/bad.plan"
 PAT="option 'batch' does not apply to workload gemm" bad --batch 2
 
 finish infer_sweep_cli

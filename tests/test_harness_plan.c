@@ -176,7 +176,8 @@ static void test_batches_and_quant(void)
     CHECK_EQ_INT(sb_plan_set(&p, "batch", "0", "--batch", &e), SB_EUSAGE);
     CHECKF(!strcmp(e.msg, "--batch: 0 is out of range [1, 65536]"), "got '%s'", e.msg);
     CHECK_EQ_INT(sb_plan_set(&p, "quant", "col", "--quant", &e), SB_EUSAGE);
-    CHECKF(!strcmp(e.msg, "--quant: quant 'col' is not row or tensor"), "got '%s'", e.msg);
+    CHECKF(!strcmp(e.msg, "--quant: quant 'col' is not row, tensor, row7 or tensor7"), "got '%s'",
+           e.msg);
     CHECK_EQ_INT(sb_plan_set(&p, "quant", "row", "--quant", &e), SB_OK);
     sb_plan_free(&p);
     expect_error("workload = infer\nbatch = 1,,2\n", "bad.plan:2: batch: empty item 2 of 3");
@@ -185,7 +186,8 @@ static void test_batches_and_quant(void)
     expect_error("workload = infer\nbatch = 70000\n", "out of range [1, 65536]");
     expect_error("workload = gemm\nbatch = 8\n", "option 'batch' does not apply to workload gemm");
     expect_error("workload = allreduce\nbatch = 8\n", "does not apply to workload allreduce");
-    expect_error("workload = infer\nquant = foo\n", "bad.plan:2: quant 'foo' is not row or tensor");
+    expect_error("workload = infer\nquant = foo\n",
+                 "bad.plan:2: quant 'foo' is not row, tensor, row7 or tensor7");
     expect_error("workload = infer\nquant = \n", "bad.plan:2: 'quant' has no value");
     expect_error("workload = train\nquant = row\n",
                  "option 'quant' does not apply to workload train");

@@ -149,6 +149,35 @@ static void test_levels(void)
 /* GELU fused into the per-row quantisation gives the bytes, scales and zero
  * points of GELU then quantisation, at every element-wise level; NaN made by
  * GELU's input is still found, with its row. */
+/* 7-bit activations: every byte below 128, within half a step of the input */
+static void test_7bit(void)
+{
+    enum { N = 9, IN = 77 };
+    float x[N * IN], s[N];
+    uint8_t q[N * IN];
+    int32_t z[N];
+    for (int i = 0; i < N * IN; i++) x[i] = 3 * frnd() + (i % 3 == 0 ? 1.0f : 0.0f);
+    sb_err e = {0};
+    for (int t = 0; t < 2; t++) {
+        sb_quant_mode m = SB_QUANT_7BIT | (t ? SB_QUANT_PER_TENSOR : SB_QUANT_PER_ROW);
+        CHECK_EQ_INT(sb_quant_activations(x, N, IN, m, q, s, z, 1, "l", &e), SB_OK);
+        int top = 0;
+        double worst = 0;
+        for (int i = 0; i < N; i++)
+            for (int p = 0; p < IN; p++) {
+                top = q[i * IN + p] > top ? q[i * IN + p] : top;
+                double d = fabs((q[i * IN + p] - z[i]) * (double)s[i] - x[i * IN + p]) / s[i];
+                worst = d > worst ? d : worst;
+            }
+        CHECKF(top <= 127 && top >= 120, "%s: largest byte %d", sb_quant_mode_name(m), top);
+        CHECKF(worst <= 0.5 + 1e-3, "%s: dequantised error %g steps", sb_quant_mode_name(m), worst);
+    }
+    sb_quant_mode m;
+    CHECK(sb_quant_mode_parse("row7", &m) == 0 && m == (SB_QUANT_PER_ROW | SB_QUANT_7BIT));
+    CHECK(sb_quant_mode_parse("tensor7", &m) == 0 && m == (SB_QUANT_PER_TENSOR | SB_QUANT_7BIT));
+    CHECK(sb_quant_mode_parse("row8", &m) == -1 && sb_quant_mode_parse(NULL, &m) == -1);
+}
+
 static void test_gelu_fused(void)
 {
     enum { N = 23, IN = 333 };
@@ -163,12 +192,14 @@ static void test_gelu_fused(void)
         sb_gelu_forward(g, x, (size_t)N * IN, 2);
         CHECK_EQ_INT(sb_quant_activations(g, N, IN, SB_QUANT_PER_ROW, q0, s0, z0, 2, "l", &e),
                      SB_OK);
-        CHECK_EQ_INT(sb_quant_activations_gelu(x, N, IN, q1, s1, z1, 2, "l", &e), SB_OK);
+        CHECK_EQ_INT(sb_quant_activations_gelu(x, N, IN, SB_QUANT_PER_ROW, q1, s1, z1, 2, "l", &e),
+                     SB_OK);
         CHECKF(!memcmp(q0, q1, sizeof q0) && !memcmp(s0, s1, sizeof s0) &&
                    !memcmp(z0, z1, sizeof z0),
                "level %d: fused GELU quantises unlike GELU then quantisation", lvl);
         x[9 * IN + 300] = -INFINITY; /* gelu(-inf) is NaN */
-        CHECK_EQ_INT(sb_quant_activations_gelu(x, N, IN, q1, s1, z1, 2, "layer.2.ffn.lin2", &e),
+        CHECK_EQ_INT(sb_quant_activations_gelu(x, N, IN, SB_QUANT_PER_ROW, q1, s1, z1, 2,
+                                               "layer.2.ffn.lin2", &e),
                      SB_EFAIL);
         CHECKF(strstr(e.msg, "layer.2.ffn.lin2") && strstr(e.msg, "row 9"), "message: %s", e.msg);
         x[9 * IN + 300] = 0.5f;
@@ -355,11 +386,12 @@ static void test_model(void)
             printf("  %s: cannot run here; skipped\n", int8[i]);
             continue;
         }
-        for (int qm = 0; qm < 2; qm++) {
+        /* row, tensor, and both on 7 bits (avx2-int8: its vpmaddubsw path) */
+        for (int qm = 0; qm < 4; qm++) {
             CHECK_EQ_INT(logits_of(k, (sb_quant_mode)qm, got, 0), 0);
             double d = max_diff(got, f32, n);
             printf("  %s (%s): max |logit - f32| %.4f (logits up to %.3f)\n", k->name,
-                   qm ? "per tensor" : "per row", d, scale);
+                   sb_quant_mode_name((sb_quant_mode)qm), d, scale);
             CHECKF(d < 0.05 * scale, "%s: int8 logits %g away from f32", k->name, d);
             if (qm == 0 && !strcmp(k->name, "vnni-int8")) {
                 memcpy(vnni, got, sizeof got);
@@ -430,6 +462,7 @@ int main(void)
     test_activations();
     test_levels();
     test_gelu_fused();
+    test_7bit();
     const char *ks[] = {"vnni-int8", "avx2-int8", "onednn-int8"};
     for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
         const sb_kernel *k = sb_kernel_find(ks[i]);

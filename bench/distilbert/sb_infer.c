@@ -168,7 +168,9 @@ int sb_infer_attach(sb_model *m, const sb_kernel *k, sb_quant_mode quant, sb_inf
         ilayer *L = &in->layers[i];
         const float *bias = L->q.bias;
         if (int8) {
-            rc = sb_qlinear_init(&L->q, k, L->W, bias, L->in, L->out, in->threads, L->name, e);
+            /* 7-bit activations let a kernel run its u8 < 128 path (avx2-int8: vpmaddubsw) */
+            const sb_kernel *kq = quant & SB_QUANT_7BIT ? sb_kernel_for_7bit_a(k) : k;
+            rc = sb_qlinear_init(&L->q, kq, L->W, bias, L->in, L->out, in->threads, L->name, e);
         } else if (k->pack_b && k->gemm_packed) {
             sb_gemm_desc d = {.transa = 'N',
                               .transb = 'T',

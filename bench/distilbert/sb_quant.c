@@ -101,12 +101,13 @@ void sb_qlinear_free(sb_qlinear *q)
     memset(q, 0, sizeof *q);
 }
 
-/* scale and zero point of the range [lo, hi] (which holds 0) onto 0..255 */
-static void qparams(float lo, float hi, float *scale, int32_t *zp)
+/* scale and zero point of the range [lo, hi] (which holds 0) onto 0..qmax
+ * (255, or 127 for 7-bit activations) */
+static void qparams(float lo, float hi, int qmax, float *scale, int32_t *zp)
 {
     if (lo > 0) lo = 0;
     if (hi < 0) hi = 0;
-    float s = (hi - lo) / 255.0f;
+    float s = (hi - lo) / (float)qmax;
     if (!(s > 0) || !isfinite(1.0f / s)) {
         *scale = 1.0f;
         *zp = 0;
@@ -114,29 +115,30 @@ static void qparams(float lo, float hi, float *scale, int32_t *zp)
     }
     float z = nearbyintf(-lo / s);
     *scale = s;
-    *zp = z < 0 ? 0 : z > 255 ? 255 : (int32_t)z;
+    *zp = z < 0 ? 0 : z > qmax ? qmax : (int32_t)z;
 }
 
-static void quant_row(const float *x, int in, float s, int32_t zp, uint8_t *o)
+static void quant_row(const float *x, int in, float s, int32_t zp, int qmax, uint8_t *o)
 {
     float inv = 1.0f / s, fz = (float)zp;
     for (int p = 0; p < in; p++) {
         float r = nearbyintf(x[p] * inv) + fz;
-        r = r < 0 ? 0 : r > 255 ? 255 : r;
+        r = r < 0 ? 0 : r > qmax ? (float)qmax : r;
         o[p] = (uint8_t)r;
     }
 }
 
 /* The same two loops for AVX-512 and AVX2 (the level sb_layers runs at, so
  * SB_FORCE_NO_* reach them too). Identical results: the product x * (1/s)
- * rounded to nearest even, plus the zero point, clamped to [0, 255]. */
+ * rounded to nearest even, plus the zero point, clamped to [0, qmax]. */
 #define SB_Q_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 #define SB_Q_AVX2 __attribute__((target("avx2")))
 
-SB_Q_AVX512 static void quant_row_avx512(const float *x, int in, float s, int32_t zp, uint8_t *o)
+SB_Q_AVX512 static void quant_row_avx512(const float *x, int in, float s, int32_t zp, int qmax,
+                                         uint8_t *o)
 {
     __m512 inv = _mm512_set1_ps(1.0f / s);
-    __m512i z = _mm512_set1_epi32(zp), lo = _mm512_setzero_si512(), hi = _mm512_set1_epi32(255);
+    __m512i z = _mm512_set1_epi32(zp), lo = _mm512_setzero_si512(), hi = _mm512_set1_epi32(qmax);
     for (int p = 0; p < in; p += 16) {
         __mmask16 m = in - p >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (in - p)) - 1);
         __m512i r = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + p), inv));
@@ -160,10 +162,11 @@ SB_Q_AVX512 static int row_range_avx512(const float *x, int in, float *lo, float
     return _mm512_reduce_add_ps(bad) == 0.0f;
 }
 
-SB_Q_AVX2 static void quant_row_avx2(const float *x, int in, float s, int32_t zp, uint8_t *o)
+SB_Q_AVX2 static void quant_row_avx2(const float *x, int in, float s, int32_t zp, int qmax,
+                                     uint8_t *o)
 {
     __m256 inv = _mm256_set1_ps(1.0f / s);
-    __m256i z = _mm256_set1_epi32(zp), lo = _mm256_setzero_si256(), hi = _mm256_set1_epi32(255);
+    __m256i z = _mm256_set1_epi32(zp), lo = _mm256_setzero_si256(), hi = _mm256_set1_epi32(qmax);
     int p = 0;
     for (; p + 8 <= in; p += 8) {
         __m256i r = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + p), inv));
@@ -174,7 +177,7 @@ SB_Q_AVX2 static void quant_row_avx2(const float *x, int in, float s, int32_t zp
     float fz = (float)zp, fi = 1.0f / s;
     for (; p < in; p++) {
         float r = nearbyintf(x[p] * fi) + fz;
-        o[p] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+        o[p] = (uint8_t)(r < 0 ? 0 : r > qmax ? qmax : r);
     }
 }
 
@@ -231,20 +234,20 @@ static int row_range_any(const float *x, int in, float *lo, float *hi)
                                    : row_range(x, in, lo, hi);
 }
 
-static void quant_row_any(const float *x, int in, float s, int32_t zp, uint8_t *o)
+static void quant_row_any(const float *x, int in, float s, int32_t zp, int qmax, uint8_t *o)
 {
     int lvl = sb_layers_level();
     if (lvl == SB_LAYERS_AVX512)
-        quant_row_avx512(x, in, s, zp, o);
+        quant_row_avx512(x, in, s, zp, qmax, o);
     else if (lvl == SB_LAYERS_AVX2)
-        quant_row_avx2(x, in, s, zp, o);
+        quant_row_avx2(x, in, s, zp, qmax, o);
     else
-        quant_row(x, in, s, zp, o);
+        quant_row(x, in, s, zp, qmax, o);
 }
 
 /* Per row, each row read once: with gelu, GELU of the row goes to a
  * per-thread buffer (in cache) that the range and the rounding then read. */
-static int quant_rows(const float *x, int N, int in, int gelu, uint8_t *xq, float *scale,
+static int quant_rows(const float *x, int N, int in, int gelu, int qmax, uint8_t *xq, float *scale,
                       int32_t *zp, int nt, int *bad)
 {
     int oom = 0;
@@ -270,8 +273,8 @@ static int quant_rows(const float *x, int N, int in, int gelu, uint8_t *xq, floa
                 if (*bad < 0 || i < *bad) *bad = i;
                 continue;
             }
-            qparams(lo, hi, &scale[i], &zp[i]);
-            quant_row_any(r, in, scale[i], zp[i], xq + (size_t)i * in);
+            qparams(lo, hi, qmax, &scale[i], &zp[i]);
+            quant_row_any(r, in, scale[i], zp[i], qmax, xq + (size_t)i * in);
         }
         free(buf);
     }
@@ -281,10 +284,10 @@ static int quant_rows(const float *x, int N, int in, int gelu, uint8_t *xq, floa
 static int quant_acts(const float *x, int N, int in, sb_quant_mode mode, int gelu, uint8_t *xq,
                       float *scale, int32_t *zp, int threads, const char *layer, sb_err *e)
 {
-    int nt = NT(threads), bad = -1;
+    int nt = NT(threads), bad = -1, qmax = sb_quant_qmax(mode);
     if ((long)N * in < 65536) nt = 1;
-    if (mode == SB_QUANT_PER_ROW) {
-        if (quant_rows(x, N, in, gelu, xq, scale, zp, nt, &bad))
+    if (!(mode & SB_QUANT_PER_TENSOR)) {
+        if (quant_rows(x, N, in, gelu, qmax, xq, scale, zp, nt, &bad))
             return sb_errf(e, SB_EFAIL, "%s: out of memory for a row of %d activations", layer, in);
     } else {
         float lo = 0, hi = 0;
@@ -301,12 +304,12 @@ static int quant_acts(const float *x, int N, int in, sb_quant_mode mode, int gel
         if (bad < 0) {
             float s;
             int32_t z;
-            qparams(lo, hi, &s, &z);
+            qparams(lo, hi, qmax, &s, &z);
 #pragma omp parallel for schedule(static) num_threads(nt)
             for (int i = 0; i < N; i++) {
                 scale[i] = s;
                 zp[i] = z;
-                quant_row_any(x + (size_t)i * in, in, s, z, xq + (size_t)i * in);
+                quant_row_any(x + (size_t)i * in, in, s, z, qmax, xq + (size_t)i * in);
             }
         }
     }
@@ -322,10 +325,10 @@ int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint
     return quant_acts(x, N, in, mode, 0, xq, scale, zp, threads, layer, e);
 }
 
-int sb_quant_activations_gelu(const float *x, int N, int in, uint8_t *xq, float *scale, int32_t *zp,
-                              int threads, const char *layer, sb_err *e)
+int sb_quant_activations_gelu(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
+                              float *scale, int32_t *zp, int threads, const char *layer, sb_err *e)
 {
-    return quant_acts(x, N, in, SB_QUANT_PER_ROW, 1, xq, scale, zp, threads, layer, e);
+    return quant_acts(x, N, in, mode & ~SB_QUANT_PER_TENSOR, 1, xq, scale, zp, threads, layer, e);
 }
 
 size_t sb_qlinear_scratch_bytes(int N, int in)
@@ -342,7 +345,7 @@ static int qlinear_run(const sb_qlinear *q, float *y, const float *x, float *tmp
     float *scale = (float *)((char *)scratch + a);
     int32_t *zp = (int32_t *)(scale + N);
     int gelu = tmp != NULL;
-    if (gelu && mode != SB_QUANT_PER_ROW) {
+    if (gelu && (mode & SB_QUANT_PER_TENSOR)) {
         /* one range over the whole tensor: GELU written out once, then read twice */
         sb_gelu_forward(tmp, x, (size_t)N * q->in, threads);
         x = tmp;
@@ -383,3 +386,17 @@ int sb_qlinear_forward_gelu(const sb_qlinear *q, float *y, const float *x, float
 {
     return qlinear_run(q, y, x, tmp, N, mode, scratch, threads, layer, e);
 }
+
+static const char *const g_qnames[] = {"row", "tensor", "row7", "tensor7"};
+
+int sb_quant_mode_parse(const char *s, sb_quant_mode *m)
+{
+    for (int i = 0; i < 4; i++)
+        if (s && !strcmp(s, g_qnames[i])) {
+            *m = (sb_quant_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *sb_quant_mode_name(sb_quant_mode m) { return g_qnames[m & 3]; }

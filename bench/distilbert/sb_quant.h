@@ -12,7 +12,18 @@
 #include "sb_err.h"
 #include "sb_kernel.h"
 
-typedef enum { SB_QUANT_PER_ROW = 0, SB_QUANT_PER_TENSOR = 1 } sb_quant_mode;
+/* Activations: a scale and zero point per row or per tensor, onto 0..255, or
+ * with SB_QUANT_7BIT onto 0..127 (PyTorch's reduce_range): what avx2-int8's
+ * vpmaddubsw path multiplies exactly on CPUs without AVX-VNNI. */
+typedef enum {
+    SB_QUANT_PER_ROW = 0,
+    SB_QUANT_PER_TENSOR = 1,
+    SB_QUANT_7BIT = 2, /* a flag, with either of the above */
+} sb_quant_mode;
+static inline int sb_quant_qmax(sb_quant_mode m) { return m & SB_QUANT_7BIT ? 127 : 255; }
+/* "row", "tensor", "row7", "tensor7" -> 0 and *m; -1 for anything else */
+int sb_quant_mode_parse(const char *s, sb_quant_mode *m);
+const char *sb_quant_mode_name(sb_quant_mode m);
 
 /* A quantised linear layer W[out,in], packed for one int8 kernel. */
 typedef struct sb_qlinear {
@@ -38,10 +49,10 @@ void sb_qlinear_free(sb_qlinear *q);
  * and the row, nothing clamped. */
 int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
                          float *scale, int32_t *zp, int threads, const char *layer, sb_err *e);
-/* The same per row of gelu(x) (sb_gelu_row's numbers), gelu(x) never written
+/* The same (per row; mode's 7-bit flag kept) of gelu(x) (sb_gelu_row's numbers), gelu(x) never written
  * out: each row goes through GELU into a per-thread buffer in cache. */
-int sb_quant_activations_gelu(const float *x, int N, int in, uint8_t *xq, float *scale, int32_t *zp,
-                              int threads, const char *layer, sb_err *e);
+int sb_quant_activations_gelu(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
+                              float *scale, int32_t *zp, int threads, const char *layer, sb_err *e);
 
 /* Scratch for one call of sb_qlinear_forward at N rows: the caller's
  * u8 [N*in] + scale [N] + zp [N]. */

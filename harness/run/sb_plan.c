@@ -11,6 +11,7 @@
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_model.h"
+#include "sb_quant.h"
 #include "sb_db.h"
 #include "sb_text.h"
 
@@ -141,8 +142,9 @@ static int check_worker_value(const char *key, const char *value, const char *wh
         break;
     case OPT_PATH: break; /* not empty: checked for every key */
     case OPT_QUANT:       /* infer's int8 activations: what `infer --quant` takes */
-        if (strcmp(value, "row") && strcmp(value, "tensor"))
-            return sb_errf(e, SB_EUSAGE, "%s: quant '%.40s' is not row or tensor", where, value);
+        if (sb_quant_mode_parse(value, &(sb_quant_mode){0}))
+            return sb_errf(e, SB_EUSAGE, "%s: quant '%.40s' is not row, tensor, row7 or tensor7",
+                           where, value);
         break;
     case OPT_MODEL: {
         sb_model_config mc;

@@ -102,7 +102,7 @@ static const char *plan_opt(const sb_plan *p, const char *key)
 }
 
 /* A point's config column: what sets it apart beyond its series key. An
- * int8 inference point's activation quantisation (row or tensor) changes
+ * int8 inference point's activation quantisation (row, tensor, row7...) changes
  * its work and answers, so it is part of the point's identity, stated even
  * when the plan leaves the default (row); "{}" for every other point. */
 static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
