@@ -548,13 +548,6 @@ int sb_dp_wait_all(sb_dp *dp, sb_dp_timing *t, sb_err *e)
     return SB_OK;
 }
 
-int sb_dp_allreduce_sum_doubles(sb_dp *dp, double *v, int n, sb_err *e)
-{
-    (void)e;
-    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, dp->comm);
-    return SB_OK;
-}
-
 int sb_dp_gather_doubles(sb_dp *dp, const double *mine, int n, double *all, sb_err *e)
 {
     (void)e;
@@ -627,13 +620,6 @@ int sb_dp_check_identical(sb_dp *dp, const float *buf, size_t count, int *identi
     uint64_t v[2] = {h, ~h}, r[2];
     MPI_Allreduce(v, r, 2, MPI_UINT64_T, MPI_MAX, dp->comm);
     *identical = r[0] == h && ~r[1] == h;
-    return SB_OK;
-}
-
-int sb_dp_barrier(sb_dp *dp, sb_err *e)
-{
-    (void)e;
-    MPI_Barrier(dp->comm);
     return SB_OK;
 }
 

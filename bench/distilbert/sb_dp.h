@@ -114,7 +114,6 @@ int sb_dp_grad_ready(sb_dp *dp, size_t offset, size_t count, sb_err *e);
 int sb_dp_wait_all(sb_dp *dp, sb_dp_timing *t, sb_err *e);
 
 /* Small collectives for the trainer's bookkeeping. */
-int sb_dp_allreduce_sum_doubles(sb_dp *dp, double *v, int n, sb_err *e);
 /* Rank 0 receives world*n values (rank-major) into all; others may pass NULL. */
 int sb_dp_gather_doubles(sb_dp *dp, const double *mine, int n, double *all, sb_err *e);
 /* Rank 0 receives every rank's string (e.g. its binding, its host name) as a
@@ -124,7 +123,6 @@ int sb_dp_gather_string(sb_dp *dp, const char *mine, char ***all, sb_err *e);
 void sb_dp_strings_free(char **v);
 /* *identical = 1 when buf is bitwise identical on every rank. */
 int sb_dp_check_identical(sb_dp *dp, const float *buf, size_t count, int *identical, sb_err *e);
-int sb_dp_barrier(sb_dp *dp, sb_err *e);
 
 /* DistributedSampler (drop_last=False): indices 0..n-1 shuffled by `seed`
  * (when shuffle; the trainer passes seed + epoch), padded by repeating from
