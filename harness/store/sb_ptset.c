@@ -334,11 +334,15 @@ int sb_point_resolve(sb_db *db, const char *spec, int64_t *point_id, sb_err *e)
                        " 32 digits",
                        spec);
     /* substr, not LIKE: '%' and '_' in the argument stay literal */
-    const char *sql = digits ? "SELECT id FROM point WHERE id = CAST(?1 AS INTEGER)"
-                             : "SELECT id FROM point WHERE substr(uuid, 1, length(?1)) = ?1";
+    static const char *by_id = "SELECT id FROM point WHERE id = CAST(?1 AS INTEGER)",
+                      *by_uuid = "SELECT id FROM point WHERE substr(uuid, 1, length(?1)) = ?1";
     int n;
     int64_t id;
-    int rc = match(db, sql, spec, 2, &n, &id, e);
+    int rc = match(db, digits ? by_id : by_uuid, spec, 2, &n, &id, e);
+    /* a uuid prefix can be all digits (1 in 40 of 8 characters): no point of
+     * that number, then the uuids, as sweeps are found */
+    if (!rc && n == 0 && digits && len >= 4 && len <= 32)
+        rc = match(db, by_uuid, spec, 2, &n, &id, e);
     if (rc) return rc;
     if (n == 1) {
         *point_id = id;
