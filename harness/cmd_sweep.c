@@ -116,13 +116,8 @@ static int ensure_parent_dir(const char *path)
 static int write_batch(const sb_plan *p, const char *path, int submit, const char *exe, int argc,
                        char **argv, const char *skip, int add_launcher, sb_err *e)
 {
-    int maxn = 1, maxp = 1, maxt = 1;
-    for (int i = 0; i < p->nnodes; i++)
-        if (p->nodes[i] > maxn) maxn = p->nodes[i];
-    for (int i = 0; i < p->nppn; i++)
-        if (p->ppn[i] > maxp) maxp = p->ppn[i];
-    for (int i = 0; i < p->nthreads; i++)
-        if (p->threads[i] > maxt) maxt = p->threads[i];
+    int maxn, maxp, maxt;
+    sb_plan_max_dims(p, &maxn, &maxp, &maxt);
     /* every point may take its whole timeout (the sweep's defaults when none
      * is given), a GEMM sweep's peak probe one more, plus a few minutes to
      * start and store */

@@ -688,3 +688,18 @@ char *sb_plan_render(const sb_plan *p)
         append(&b, &len, &cap, "%s = %s\n", p->opt_keys[i], p->opt_values[i]);
     return b;
 }
+
+static int list_max(const int *v, int n)
+{
+    int m = 1;
+    for (int i = 0; i < n; i++)
+        if (v[i] > m) m = v[i];
+    return m;
+}
+
+void sb_plan_max_dims(const sb_plan *p, int *nodes, int *ppn, int *threads)
+{
+    *nodes = list_max(p->nodes, p->nnodes);
+    *ppn = list_max(p->ppn, p->nppn);
+    *threads = list_max(p->threads, p->nthreads);
+}

@@ -87,6 +87,9 @@ int sb_plan_check_inputs(const sb_plan *p, sb_err *e);
 char *sb_plan_render(const sb_plan *p);
 /* Number of points the plan expands to. */
 int sb_plan_npoints(const sb_plan *p);
+/* The largest node count, processes per node and threads the plan asks for
+ * (1 where a list is empty): what an allocation or a batch script must hold. */
+void sb_plan_max_dims(const sb_plan *p, int *nodes, int *ppn, int *threads);
 
 /* A worker option's own range ("batch", "seq", "iters", ...; the plan key
  * without dashes), shared by the plan checks and the workers' flag parsing.

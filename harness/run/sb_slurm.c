@@ -387,13 +387,8 @@ int sb_slurm_plan_preflight(const sb_plan *p, sb_err *e)
     }
     /* mpirun inside an allocation starts its daemons with srun */
     rc = sb_slurm_require("srun", e);
-    int maxn = 1, maxp = 1, maxt = 1;
-    for (int i = 0; i < p->nnodes; i++)
-        if (p->nodes[i] > maxn) maxn = p->nodes[i];
-    for (int i = 0; i < p->nppn; i++)
-        if (p->ppn[i] > maxp) maxp = p->ppn[i];
-    for (int i = 0; i < p->nthreads; i++)
-        if (p->threads[i] > maxt) maxt = p->threads[i];
+    int maxn, maxp, maxt;
+    sb_plan_max_dims(p, &maxn, &maxp, &maxt);
     if (!rc) rc = sb_slurm_check_fit(&a, maxn, maxp, maxt, e);
     sb_slurm_alloc_free(&a);
     return rc;

@@ -942,17 +942,25 @@ int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE 
     return rc;
 }
 
-int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
+/* A sweep's summary rows, the database opened read-only for them alone.
+ * Speedup is against the fewest-thread ok point of the same series
+ * (kernel, shape, ppn, nodes) in this sweep. */
+static int summary_rows(const char *db_path, int64_t sweep_id, sb_summary_row **v, int *n,
+                        sb_err *e)
 {
     sb_db *db;
     int rc = sb_db_open_readonly(db_path, &db, e);
     if (rc) return rc;
-    /* Speedup against the 1-thread point of the same series (kernel, shape,
-     * ppn, nodes) in this sweep. */
+    rc = sb_db_sweep_summary(db, sweep_id, v, n, e);
+    sb_db_close(db);
+    return rc;
+}
+
+int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
+{
     sb_summary_row *v;
     int n;
-    rc = sb_db_sweep_summary(db, sweep_id, &v, &n, e);
-    sb_db_close(db);
+    int rc = summary_rows(db_path, sweep_id, &v, &n, e);
     if (rc) return rc;
     fprintf(f, "\n%-13s %-20s %7s %4s %5s  %-9s %12s %-8s %7s %8s %6s\n", "kernel", "shape",
             "threads", "ppn", "nodes", "status", "median", "unit", "speedup", "eff", "%peak");
@@ -992,13 +1000,9 @@ static json_t *jtext(const char *s)
 int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, sb_err *e)
 {
     *out = NULL;
-    sb_db *db;
-    int rc = sb_db_open_readonly(db_path, &db, e);
-    if (rc) return rc;
     sb_summary_row *v;
     int n;
-    rc = sb_db_sweep_summary(db, sweep_id, &v, &n, e);
-    sb_db_close(db);
+    int rc = summary_rows(db_path, sweep_id, &v, &n, e);
     if (rc) return rc;
     json_t *rows = json_array();
     for (int i = 0; i < n; i++) {
