@@ -60,32 +60,9 @@ static void f32_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int
     sb_pack_b_vnni(d, B, SB_SRC_F32, 0, SB_AVX2_NR, 1, p0, kc, kcp, j0, nc, dst);
 }
 
-const sb_ukr sb_ukr_avx2_f32[2] = {
-    {.name = "avx2-f32",
-     .mr = SB_AVX2_MR,
-     .nr = SB_AVX2_NR,
-     .ku = 16,
-     .kg = 1,
-     .a_esz = 4,
-     .b_esz = 4,
-     .c_esz = 4,
-     .a_l2_pct = SB_AVX2_A_L2_PCT,
-     .pack_a = f32_pack_a_rc,
-     .pack_b = f32_pack_b,
-     .kernel = ukr_f32_rc},
-    {.name = "avx2-f32",
-     .mr = SB_AVX2_MR,
-     .nr = SB_AVX2_NR,
-     .ku = 16,
-     .kg = 1,
-     .a_esz = 4,
-     .b_esz = 4,
-     .c_esz = 4,
-     .a_l2_pct = SB_AVX2_A_L2_PCT,
-     .pack_a = f32_pack_a_sm,
-     .pack_b = f32_pack_b,
-     .kernel = ukr_f32_sm},
-};
+const sb_ukr sb_ukr_avx2_f32[2] = SB_UKR_PAIR("avx2-f32", SB_AVX2_MR, SB_AVX2_NR, 1, 4,
+                                              SB_AVX2_A_L2_PCT, f32_pack_a_rc, f32_pack_a_sm,
+                                              f32_pack_b, ukr_f32_rc, ukr_f32_sm);
 
 /* ---- avx2-int8 without AVX-VNNI: s16 pairs, vpmaddwd ------------------- */
 
@@ -270,32 +247,9 @@ static void s16_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int
     }
 }
 
-const sb_ukr sb_ukr_avx2_int8[2] = {
-    {.name = "avx2-int8",
-     .mr = SB_AVX2_MR,
-     .nr = SB_AVX2_NR,
-     .ku = 16 * 2,
-     .kg = 2,
-     .a_esz = 2,
-     .b_esz = 2,
-     .c_esz = 4,
-     .a_l2_pct = SB_AVX2_A_L2_PCT,
-     .pack_a = s16_pack_a_rc,
-     .pack_b = s16_pack_b,
-     .kernel = ukr_s16_rc},
-    {.name = "avx2-int8",
-     .mr = SB_AVX2_MR,
-     .nr = SB_AVX2_NR,
-     .ku = 16 * 2,
-     .kg = 2,
-     .a_esz = 2,
-     .b_esz = 2,
-     .c_esz = 4,
-     .a_l2_pct = SB_AVX2_A_L2_PCT,
-     .pack_a = s16_pack_a_sm,
-     .pack_b = s16_pack_b,
-     .kernel = ukr_s16_sm},
-};
+const sb_ukr sb_ukr_avx2_int8[2] = SB_UKR_PAIR("avx2-int8", SB_AVX2_MR, SB_AVX2_NR, 2, 2,
+                                               SB_AVX2_A_L2_PCT, s16_pack_a_rc, s16_pack_a_sm,
+                                               s16_pack_b, ukr_s16_rc, ukr_s16_sm);
 
 /* ---- the AVX-VNNI kernel's layout and packers, and its model ----------- */
 

@@ -99,27 +99,5 @@ static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp
 }
 
 /* [0]: op(A) = A (row chunks), [1]: op(A) = A^T (slot-major) */
-const sb_ukr sb_ukr_avx512_f32[2] = {
-    {.name = "avx512-f32",
-     .mr = UKR_MR,
-     .nr = 32,
-     .ku = 16 * 1,
-     .kg = 1,
-     .a_esz = 4,
-     .b_esz = 4,
-     .c_esz = 4,
-     .pack_a = pack_a_rc,
-     .pack_b = pack_b,
-     .kernel = ukr_f32_rc},
-    {.name = "avx512-f32",
-     .mr = UKR_MR,
-     .nr = 32,
-     .ku = 16 * 1,
-     .kg = 1,
-     .a_esz = 4,
-     .b_esz = 4,
-     .c_esz = 4,
-     .pack_a = pack_a_sm,
-     .pack_b = pack_b,
-     .kernel = ukr_f32_sm},
-};
+const sb_ukr sb_ukr_avx512_f32[2] = SB_UKR_PAIR("avx512-f32", UKR_MR, 32, 1, 4, 0, pack_a_rc,
+                                                pack_a_sm, pack_b, ukr_f32_rc, ukr_f32_sm);

@@ -177,30 +177,8 @@ static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp
 }
 
 /* [0]: op(A) = A (row chunks), [1]: op(A) = A^T (slot-major) */
-const sb_ukr sb_ukr_avx512_bf16[2] = {
-    {.name = "avx512-bf16",
-     .mr = UKR_MR,
-     .nr = 32,
-     .ku = 16 * 2,
-     .kg = 2,
-     .a_esz = 2,
-     .b_esz = 2,
-     .c_esz = 4,
-     .pack_a = pack_a_rc,
-     .pack_b = pack_b,
-     .kernel = ukr_bf16_rc},
-    {.name = "avx512-bf16",
-     .mr = UKR_MR,
-     .nr = 32,
-     .ku = 16 * 2,
-     .kg = 2,
-     .a_esz = 2,
-     .b_esz = 2,
-     .c_esz = 4,
-     .pack_a = pack_a_sm,
-     .pack_b = pack_b,
-     .kernel = ukr_bf16_sm},
-};
+const sb_ukr sb_ukr_avx512_bf16[2] = SB_UKR_PAIR("avx512-bf16", UKR_MR, 32, 2, 2, 0, pack_a_rc,
+                                                 pack_a_sm, pack_b, ukr_bf16_rc, ukr_bf16_sm);
 static void pack_a_rc_in(const sb_gemm_desc *d, const void *A, int i0, int mc, int p0, int kc,
                          int kcp, void *dst)
 {
@@ -218,27 +196,6 @@ static void pack_b_in(const sb_gemm_desc *d, const void *B, int p0, int kc, int 
 }
 
 /* [0]: op(A) = A (row chunks), [1]: op(A) = A^T (slot-major) */
-const sb_ukr sb_ukr_avx512_bf16_in[2] = {
-    {.name = "avx512-bf16",
-     .mr = UKR_MR,
-     .nr = 32,
-     .ku = 16 * 2,
-     .kg = 2,
-     .a_esz = 2,
-     .b_esz = 2,
-     .c_esz = 4,
-     .pack_a = pack_a_rc_in,
-     .pack_b = pack_b_in,
-     .kernel = ukr_bf16_rc},
-    {.name = "avx512-bf16",
-     .mr = UKR_MR,
-     .nr = 32,
-     .ku = 16 * 2,
-     .kg = 2,
-     .a_esz = 2,
-     .b_esz = 2,
-     .c_esz = 4,
-     .pack_a = pack_a_sm_in,
-     .pack_b = pack_b_in,
-     .kernel = ukr_bf16_sm},
-};
+const sb_ukr sb_ukr_avx512_bf16_in[2] = SB_UKR_PAIR("avx512-bf16", UKR_MR, 32, 2, 2, 0,
+                                                    pack_a_rc_in, pack_a_sm_in, pack_b_in,
+                                                    ukr_bf16_rc, ukr_bf16_sm);

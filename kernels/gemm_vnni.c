@@ -144,27 +144,5 @@ static void pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp
 }
 
 /* [0]: op(A) = A (row chunks), [1]: op(A) = A^T (slot-major) */
-const sb_ukr sb_ukr_vnni_int8[2] = {
-    {.name = "vnni-int8",
-     .mr = UKR_MR,
-     .nr = 32,
-     .ku = 16 * 4,
-     .kg = 4,
-     .a_esz = 1,
-     .b_esz = 1,
-     .c_esz = 4,
-     .pack_a = pack_a_rc,
-     .pack_b = pack_b,
-     .kernel = ukr_s8_rc},
-    {.name = "vnni-int8",
-     .mr = UKR_MR,
-     .nr = 32,
-     .ku = 16 * 4,
-     .kg = 4,
-     .a_esz = 1,
-     .b_esz = 1,
-     .c_esz = 4,
-     .pack_a = pack_a_sm,
-     .pack_b = pack_b,
-     .kernel = ukr_s8_sm},
-};
+const sb_ukr sb_ukr_vnni_int8[2] = SB_UKR_PAIR("vnni-int8", UKR_MR, 32, 4, 1, 0, pack_a_rc,
+                                               pack_a_sm, pack_b, ukr_s8_rc, ukr_s8_sm);

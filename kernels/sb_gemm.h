@@ -49,6 +49,39 @@ typedef struct sb_ukr {
     int (*thread_end)(sb_err *e);
 } sb_ukr;
 
+/* A blocked kernel's two micro-kernels, indexed by op(A): [0] A as stored
+ * (row chunks), [1] A^T (slot-major). They differ only in A's packer and the
+ * loop that reads it. kg k values per slot (ku = 16 slots), esz bytes per
+ * packed A and B element, C 4-byte, l2pct the packed A block's share of L2
+ * (0: the default). */
+#define SB_UKR_PAIR(nm, mr_, nr_, kg_, esz, l2pct, pa_rc, pa_sm, pb, k_rc, k_sm) \
+    {                                                                            \
+        {.name = nm,                                                             \
+         .mr = mr_,                                                              \
+         .nr = nr_,                                                              \
+         .ku = 16 * (kg_),                                                       \
+         .kg = kg_,                                                              \
+         .a_esz = esz,                                                           \
+         .b_esz = esz,                                                           \
+         .c_esz = 4,                                                             \
+         .a_l2_pct = l2pct,                                                      \
+         .pack_a = pa_rc,                                                        \
+         .pack_b = pb,                                                           \
+         .kernel = k_rc},                                                        \
+            {.name = nm,                                                         \
+             .mr = mr_,                                                          \
+             .nr = nr_,                                                          \
+             .ku = 16 * (kg_),                                                   \
+             .kg = kg_,                                                          \
+             .a_esz = esz,                                                       \
+             .b_esz = esz,                                                       \
+             .c_esz = 4,                                                         \
+             .a_l2_pct = l2pct,                                                  \
+             .pack_a = pa_sm,                                                    \
+             .pack_b = pb,                                                       \
+             .kernel = k_sm},                                                    \
+    }
+
 /* Defined here so the oneDNN kernels can hang their own packed weights on it. */
 struct sb_packed_b {
     const void *owner; /* the sb_kernel (or sb_ukr) that packed it */

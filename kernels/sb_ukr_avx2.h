@@ -33,24 +33,8 @@ void sb_avxvnni_pack_a_sm(const sb_gemm_desc *d, const void *A, int i0, int mc, 
                           int kcp, void *dst);
 void sb_avxvnni_pack_b(const sb_gemm_desc *d, const void *B, int p0, int kc, int kcp, int j0,
                        int nc, void *dst);
-#define SB_AVXVNNI_UKR(kern_rc, kern_sm)                                                    \
-    {                                                                                       \
-        {.name = "avx2-int8",                                                               \
-         .mr = SB_AVX2_MR,                                                                  \
-         .nr = SB_AVX2_NR,                                                                  \
-         .ku = 16 * 4,                                                                      \
-         .kg = 4,                                                                           \
-         .a_esz = 1,                                                                        \
-         .b_esz = 1,                                                                        \
-         .c_esz = 4,                                                                        \
-         .pack_a = sb_avxvnni_pack_a_rc,                                                    \
-         .pack_b = sb_avxvnni_pack_b,                                                       \
-         .kernel = kern_rc},                                                                \
-        {                                                                                   \
-            .name = "avx2-int8", .mr = SB_AVX2_MR, .nr = SB_AVX2_NR, .ku = 16 * 4, .kg = 4, \
-            .a_esz = 1, .b_esz = 1, .c_esz = 4, .pack_a = sb_avxvnni_pack_a_sm,             \
-            .pack_b = sb_avxvnni_pack_b, .kernel = kern_sm                                  \
-        }                                                                                   \
-    }
+#define SB_AVXVNNI_UKR(kern_rc, kern_sm)                                            \
+    SB_UKR_PAIR("avx2-int8", SB_AVX2_MR, SB_AVX2_NR, 4, 1, 0, sb_avxvnni_pack_a_rc, \
+                sb_avxvnni_pack_a_sm, sb_avxvnni_pack_b, kern_rc, kern_sm)
 
 #endif
