@@ -529,6 +529,21 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
     return n;
 }
 
+/* A section's heading and its points paired across the sides; none: the
+ * section says so in `none` and there is nothing to free (0). */
+static int section_pairs(out *o, const char *title, const sb_ptset *bs, const sb_ptset *cs,
+                         int (*want)(const sb_pt *), const char *none, pair **pv)
+{
+    heading(o, 2, title);
+    int n = pairs_of(bs, cs, want, pv);
+    if (n == 0) {
+        para(o, "%s", none);
+        free(*pv);
+        *pv = NULL;
+    }
+    return n;
+}
+
 static int is_gemm1(const sb_pt *p)
 {
     return !strcmp(p->workload, "gemm") && p->ppn * p->nodes == 1;
@@ -785,14 +800,10 @@ static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset 
 static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
                          const char *bname, const char *cname)
 {
-    heading(o, 2, "GEMM throughput per kernel and shape");
     pair *pv;
-    int n = pairs_of(bs, cs, is_gemm1, &pv);
-    if (n == 0) {
-        para(o, "No single-process GEMM points on either side.");
-        free(pv);
-        return;
-    }
+    int n = section_pairs(o, "GEMM throughput per kernel and shape", bs, cs, is_gemm1,
+                          "No single-process GEMM points on either side.", &pv);
+    if (n == 0) return;
     para(o,
          "Median throughput with the p10-p90 range of the repetitions in brackets;"
          " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
@@ -860,14 +871,10 @@ static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *
 static double section_train(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
                             const char *bname, const char *cname)
 {
-    heading(o, 2, "Training (DistilBERT SQuAD fine-tuning)");
     pair *pv;
-    int n = pairs_of(bs, cs, is_train1, &pv);
-    if (n == 0) {
-        para(o, "No single-process training points on either side.");
-        free(pv);
-        return 0;
-    }
+    int n = section_pairs(o, "Training (DistilBERT SQuAD fine-tuning)", bs, cs, is_train1,
+                          "No single-process training points on either side.", &pv);
+    if (n == 0) return 0;
     /* the headline: each machine's best epoch time, whatever kernel gave it */
     const sb_pt *best[2] = {NULL, NULL};
     for (int i = 0; i < n; i++) {
@@ -1067,19 +1074,16 @@ static void bars_set(bars *br, const char *label, const double v[6])
 static void section_infer(out *o, plots *pl, sb_db *db, const sb_ptset *bs, const sb_ptset *cs,
                           const char *bname, const char *cname)
 {
-    heading(o, 2, "Inference (DistilBERT SQuAD question answering)");
     pair *pv;
-    int n = pairs_of(bs, cs, is_infer1, &pv);
-    if (n == 0) {
-        para(o, "No single-process inference points on either side.");
-        free(pv);
-        return;
-    }
+    int n = section_pairs(o, "Inference (DistilBERT SQuAD question answering)", bs, cs, is_infer1,
+                          "No single-process inference points on either side.", &pv);
+    if (n == 0) return;
     para(o,
          "Per kernel, configuration (model, batch, seq; int8: how activations are quantised)"
          " and threads: sequences/s at the point's batch, the median with the p10-p90 range of"
-         " its timed batches in brackets, and latency per question at batch 1 (every inference"
-         " point measures it so), p50 with the p99. \"candidate vs baseline\" says how much"
+         " its timed batches in brackets, and latency per question at batch 1 (measured on the"
+         " smallest batch's point of a sweep), p50 with the p99. \"candidate vs baseline\" says "
+         "how much"
          " faster or slower the candidate is and what the gate's test says of it: on the timed"
          " batches for throughput, on the questions' latencies for latency.");
     const char *hdr[] = {"kernel",
@@ -1253,14 +1257,10 @@ static void speedup_cells(const sb_metric_val *m, int ranks, const sb_pt *base, 
 static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
                             const char *bname, const char *cname)
 {
-    heading(o, 2, "Scaling (ranks = nodes x processes per node)");
     pair *pv;
-    int n = pairs_of(bs, cs, is_scaling, &pv);
-    if (n == 0) {
-        para(o, "No multi-rank points on either side.");
-        free(pv);
-        return;
-    }
+    int n = section_pairs(o, "Scaling (ranks = nodes x processes per node)", bs, cs, is_scaling,
+                          "No multi-rank points on either side.", &pv);
+    if (n == 0) return;
     para(o,
          "Speedup is against the same configuration on the fewest ranks that side ran"
          " (one rank where it ran one), on the same machine; efficiency is the speedup"
