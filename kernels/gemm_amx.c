@@ -5,7 +5,7 @@
 #include "sb_amx_model.h"
 #include <immintrin.h>
 
-#define TCFG(p) _tile_loadconfig(p)
+#define TCFG(p) sb_amx_ldtilecfg(p)
 #define TRELEASE() _tile_release()
 #define TLOAD(t, p, s) _tile_loadd(t, p, s)
 #define TSTORE(t, p, s) _tile_stored(t, p, s)

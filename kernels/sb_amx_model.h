@@ -14,15 +14,7 @@
 #ifndef SB_AMX_MODEL_H
 #define SB_AMX_MODEL_H
 #include <stdint.h>
-
-/* The 64-byte memory operand of ldtilecfg. */
-typedef struct sb_amx_tilecfg {
-    uint8_t palette;
-    uint8_t start_row;
-    uint8_t reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} sb_amx_tilecfg;
+#include "sb_amx_cfg.h"
 
 void sb_amxm_ldtilecfg(const void *cfg);
 void sb_amxm_sttilecfg(void *cfg);

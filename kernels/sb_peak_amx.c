@@ -5,18 +5,13 @@
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
-#include "sb_amx_model.h"
+#include "sb_amx_cfg.h"
 
 static void config_all_16x64(void)
 {
     _Alignas(64) sb_amx_tilecfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.palette = 1;
-    for (int t = 0; t < 8; t++) {
-        cfg.rows[t] = 16;
-        cfg.colsb[t] = 64;
-    }
-    _tile_loadconfig(&cfg);
+    sb_amx_cfg_16x64(&cfg);
+    sb_amx_ldtilecfg(&cfg);
 }
 
 static _Alignas(64) uint8_t g_src[16 * 64];

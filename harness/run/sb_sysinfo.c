@@ -64,12 +64,15 @@ int sb_sysinfo_get(sb_sysinfo *s, sb_err *e)
     /* Hardware identity only: the same box after a kernel update or a rename
      * keeps its results comparable; memory is rounded to whole GiB. */
     const sb_cpu *c = sb_cpu_hw(); /* not what SB_FORCE_NO_* leaves: the same box */
-    const sb_amx_status *amx = sb_amx_request();
+    /* The OS's AMX state, not this process's permission: a force turns the
+     * permission off (the same box), while XCR0 is the machine's. Where the
+     * kernel grants AMX both agree, so older fingerprints stay the same. */
+    int amx_os = c->amx_tile && c->xcr0_amx;
     char buf[512];
     snprintf(buf, sizeof buf, "%s|%s|%u.%u.%u|%d/%d/%d/%d|%llu/%llu/%llu|%d%d%d%d%d%d%d|%d|%llu",
              c->vendor, c->brand, c->family, c->model, c->stepping, s->packages, s->numa_nodes,
              s->cores, s->pus, s->l1d_bytes, s->l2_bytes, s->l3_bytes, c->avx2, c->avx512f,
-             c->avx512_vnni, c->avx512_bf16, c->amx_tile, c->amx_bf16, c->amx_int8, amx->permitted,
+             c->avx512_vnni, c->avx512_bf16, c->amx_tile, c->amx_bf16, c->amx_int8, amx_os,
              s->mem_bytes >> 30);
     snprintf(s->fingerprint, sizeof s->fingerprint, "%016llx", fnv1a(14695981039346656037ull, buf));
     return SB_OK;
