@@ -25,20 +25,6 @@
 #define TDP(c, a, b) _tile_dpbusd(c, a, b)
 #include "sb_amx_tiles.inc"
 
-#define AMX_UKR(var, nm, pfx, pa, pb, esz, ku_, kg_) \
-    const sb_ukr var = {.name = nm,                  \
-                        .mr = 32,                    \
-                        .nr = 32,                    \
-                        .ku = ku_,                   \
-                        .kg = kg_,                   \
-                        .a_esz = esz,                \
-                        .b_esz = esz,                \
-                        .c_esz = 4,                  \
-                        .pack_a = pa,                \
-                        .pack_b = pb,                \
-                        .kernel = pfx##kernel,       \
-                        .thread_begin = pfx##begin,  \
-                        .thread_end = pfx##end}
 AMX_UKR(sb_ukr_amx_bf16, "amx-bf16", amx_bf16_, amx_bf16_pack_a, amx_bf16_pack_b, 2, 32, 2);
 AMX_UKR(sb_ukr_amx_bf16_in, "amx-bf16", amx_bf16_, amx_bf16_pack_a_h, amx_bf16_pack_b_h, 2, 32, 2);
 AMX_UKR(sb_ukr_amx_int8, "amx-int8", amx_int8_, amx_int8_pack_a, amx_int8_pack_b, 1, 64, 4);

@@ -35,20 +35,6 @@ static int model_check(sb_err *e)
 #define TDP(c, a, b) sb_amxm_tdpbusd(c, a, b)
 #include "sb_amx_tiles.inc"
 
-#define AMX_UKR(var, nm, pfx, pa, pb, esz, ku_, kg_) \
-    const sb_ukr var = {.name = nm,                  \
-                        .mr = 32,                    \
-                        .nr = 32,                    \
-                        .ku = ku_,                   \
-                        .kg = kg_,                   \
-                        .a_esz = esz,                \
-                        .b_esz = esz,                \
-                        .c_esz = 4,                  \
-                        .pack_a = pa,                \
-                        .pack_b = pb,                \
-                        .kernel = pfx##kernel,       \
-                        .thread_begin = pfx##begin,  \
-                        .thread_end = pfx##end}
 AMX_UKR(sb_ukr_amxm_bf16, "amx-bf16 (tile model)", amxm_bf16_, amxm_bf16_pack_a, amxm_bf16_pack_b,
         2, 32, 2);
 AMX_UKR(sb_ukr_amxm_bf16_in, "amx-bf16 (tile model)", amxm_bf16_, amxm_bf16_pack_a_h,

@@ -9,7 +9,7 @@
  * in 32-bit slots of kg k values (1 f32, 2 bf16, 4 int8):
  *   A panel: mr rows x kcp, layout chosen by the kernel: slot-major
  *            ([slot][mr], from op(A) = A^T), row chunks ([chunk of 16 slots]
- *            [mr][16], from op(A) = A), or plain rows (AMX tiles)
+ *            [mr][16], from op(A) = A; AMX tiles from either op(A))
  *   B panel: kcp x nr, element (p, j) at ((p / kg) * nr + j) * kg + p % kg
  * Loops: jc (NC) -> pc (KC, pack B) -> ic (MC, pack A) -> jr (NR) -> ir (MR)
  * -> micro-kernel. Threads split rows or column panels and pack what they

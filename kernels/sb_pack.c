@@ -358,37 +358,33 @@ void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, in
     }
 }
 
-/* AMX A panels: one tile row per A row (row i at i*kcp), no slots. */
-void sb_pack_a_rows(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
-                    int i0, int mc, int p0, int kc, int kcp, void *dst)
+static void pack_a_chunked_t(const sb_gemm_desc *d, const void *A, conv_t cv, int mr, int kg, int i0,
+                             int mc, int p0, int kc, int kcp, void *dst)
 {
-    conv_t cv = {src, dst_bf16};
     size_t es = dst_esz(cv);
+    const int ce = 16 * kg;
     for (int q = 0; q * mr < mc; q++) {
         char *pan = (char *)dst + (size_t)q * mr * kcp * es;
         int rows = mc - q * mr < mr ? mc - q * mr : mr;
         if (rows < mr || kc < kcp) memset(pan, 0, (size_t)mr * kcp * es);
         int r0 = i0 + q * mr;
-        if (d->transa == 'N') {
-            for (int i = 0; i < rows; i++) {
-                size_t s = (size_t)(r0 + i) * d->lda + p0;
-                if (src == SB_SRC_F32 && dst_bf16) {
-                    int p = 0;
-                    for (; p + 8 <= kc; p += 8) {
-                        const float *f = (const float *)A + s + p;
-                        _mm_storeu_si128((__m128i *)(pan + ((size_t)i * kcp + p) * 2),
-                                         cvt8_bf16(_mm_loadu_si128((const __m128i *)f),
-                                                   _mm_loadu_si128((const __m128i *)(f + 4))));
-                    }
-                    for (; p < kc; p++) put(pan, (size_t)i * kcp + p, A, s + p, cv);
-                } else {
-                    memcpy(pan + (size_t)i * kcp * es, elem_ptr(A, cv, s), (size_t)kc * es);
-                }
-            }
-        } else {
-            for (int p = 0; p < kc; p++)
-                for (int i = 0; i < rows; i++)
-                    put(pan, (size_t)i * kcp + p, A, (size_t)(p0 + p) * d->lda + r0 + i, cv);
+        /* op(A) = A^T: a k step is a stored row, read along i */
+        for (int p = 0; p < kc; p++) {
+            size_t base = ((size_t)(p / ce) * mr * 64) / es + p % ce;
+            size_t src = (size_t)(p0 + p) * d->lda + r0;
+            for (int i = 0; i < rows; i++) put(pan, base + (size_t)i * 64 / es, A, src + i, cv);
         }
     }
 }
+
+void sb_pack_a_tiles(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
+                     int kg, int i0, int mc, int p0, int kc, int kcp, void *dst)
+{
+    if (d->transa == 'N') {
+        sb_pack_a_chunked(d, A, src, dst_bf16, mr, kg, i0, mc, p0, kc, kcp, dst);
+    } else {
+        conv_t cv = {src, dst_bf16};
+        pack_a_chunked_t(d, A, cv, mr, kg, i0, mc, p0, kc, kcp, dst);
+    }
+}
+

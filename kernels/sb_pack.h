@@ -36,15 +36,18 @@ static inline float sb_bf16_to_f32(unsigned short h)
 /* Generic packers, parameterised by the source type and the destination
  * element: f32 -> f32, f32 -> bf16 (round to nearest even), bf16 -> bf16,
  * u8 -> u8, s8 -> s8. a_vnni: panel element (i, p) at ((p/kg)*mr + i)*kg + p%kg.
- * a_rows: panel element (i, p) at i*kcp + p (AMX tiles: one row per A row). */
+ */
 void sb_pack_a_vnni(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
                     int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
 /* a_chunked (op(A) = A only): panel element (i, p) in 16-slot row chunks,
  * slot s of row i at ((s/16)*mr + i)*64 + (s%16)*4 bytes (kcp a multiple of 16*kg). */
 void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
                        int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
-void sb_pack_a_rows(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
-                    int i0, int mc, int p0, int kc, int kcp, void *dst);
+/* a_tiles (AMX): the a_chunked layout from op(A) = A or A^T. With mr = 32, a
+ * panel's k step (64 bytes of k) is two tiles of 16 rows x 64 bytes, one
+ * after the other: 2 KB read in order. */
+void sb_pack_a_tiles(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16, int mr,
+                     int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
 void sb_pack_b_vnni(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16, int nr,
                     int kg, int p0, int kc, int kcp, int j0, int nc, void *dst);
 
