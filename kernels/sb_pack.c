@@ -368,8 +368,34 @@ static void pack_a_chunked_t(const sb_gemm_desc *d, const void *A, conv_t cv, in
         int rows = mc - q * mr < mr ? mc - q * mr : mr;
         if (rows < mr || kc < kcp) memset(pan, 0, (size_t)mr * kcp * es);
         int r0 = i0 + q * mr;
-        /* op(A) = A^T: a k step is a stored row, read along i */
-        for (int p = 0; p < kc; p++) {
+        /* op(A) = A^T: a k step is a stored row, read along i. f32 -> bf16
+         * pairs of k (p, p + 1), 4 rows at a time: two converted rows
+         * interleave into 4 slots, one per destination row. */
+        int p = 0;
+        if (cv.src == SB_SRC_F32 && cv.bf16) {
+            for (; p + 2 <= kc; p += 2) {
+                char *o = pan + ((size_t)(p / ce) * mr * 64) + (size_t)(p % ce) * 2;
+                const float *x0 = (const float *)A + (size_t)(p0 + p) * d->lda + r0;
+                const float *x1 = x0 + d->lda;
+                int i = 0;
+                for (; i + 4 <= rows; i += 4) {
+                    __m128i h = cvt8_bf16(_mm_loadu_si128((const __m128i *)(x0 + i)),
+                                          _mm_loadu_si128((const __m128i *)(x1 + i)));
+                    __m128i sl = _mm_unpacklo_epi16(h, _mm_srli_si128(h, 8));
+                    for (int v = 0; v < 4; v++) {
+                        int32_t w = _mm_cvtsi128_si32(sl);
+                        memcpy(o + (size_t)(i + v) * 64, &w, 4);
+                        sl = _mm_srli_si128(sl, 4);
+                    }
+                }
+                for (; i < rows; i++) {
+                    unsigned short lo = sb_f32_to_bf16(x0[i]), hi = sb_f32_to_bf16(x1[i]);
+                    memcpy(o + (size_t)i * 64, &lo, 2);
+                    memcpy(o + (size_t)i * 64 + 2, &hi, 2);
+                }
+            }
+        }
+        for (; p < kc; p++) {
             size_t base = ((size_t)(p / ce) * mr * 64) / es + p % ce;
             size_t src = (size_t)(p0 + p) * d->lda + r0;
             for (int i = 0; i < rows; i++) put(pan, base + (size_t)i * 64 / es, A, src + i, cv);
