@@ -39,7 +39,11 @@ def P(tag, short=False):
     if short:
         return (f"`touch ran-{tag}-bq` system(\"touch ran-{tag}-sys\") |touch ran-{tag}-p "
                 f"%s 5% @x 'q' \"d\" <&\nz")
-    return (f"`touch ran-{tag}-bq` $(touch ran-{tag}-sh) system(\"touch ran-{tag}-sys\") @x 'q' "
+    # it starts with a quote and holds doubled ones: gnuplot 5.4 read the
+    # single-quoted literals of before as several (issue 25); and it closes a
+    # quote to call system() if a template put it inside one
+    return (f"'{tag}'''' x''' .system(\"touch ran-{tag}-dot\")# "
+            f"`touch ran-{tag}-bq` $(touch ran-{tag}-sh) system(\"touch ran-{tag}-sys\") @x 'q' "
             f"\"dq\" \\ |touch ran-{tag}-pipe; !touch ran-{tag}-bang\n%s 100% <b>&amp; {{/Symbol a}}_x")
 d = json.load(open('a.json'))
 m = d['machines'][0]
@@ -147,6 +151,14 @@ grep -qF -- "$(cat e_kern)" "$F" && ok || fail "the kernel name is not shown lit
 grep -qF -- "$(cat e_machine)" "$F" && ok || fail "the machine is not shown literally in $F"
 F=$(ls p2/throughput-24x24x24_NN*.svg 2>/dev/null | head -1)
 [ -n "$F" ] && grep -qF -- "$(cat e_shape)" "$F" && ok || fail "the hostile shape is not shown literally"
+# each saved script draws again with gnuplot alone, in a fresh directory,
+# running nothing (a NAME.gp is as inert as its image)
+mkdir redraw
+for f in p2/*.gp; do
+  (cd redraw && gnuplot "../$f" >img.png 2>gp.err) && [ -s redraw/img.png ] && ok ||
+    fail "$f does not draw again: $(head -2 redraw/gp.err)"
+done
+[ "$(ls redraw)" = "$(printf 'gp.err\nimg.png')" ] && ok || fail "redrawing created files: $(ls redraw)"
 expect_rc 0 "$SPRBENCH" plot --db h.db --sweep $SCALING --out p3
 for f in scaling-nodes.png scaling-nodes.svg scaling-ranks.svg; do
   [ -s "p3/$f" ] && ok || fail "p3/$f missing"
