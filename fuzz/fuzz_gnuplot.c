@@ -3,9 +3,14 @@
  * not the only failure: every script the writer accepts goes through an
  * independent checker (written here, sharing no code with the writer) that
  * knows what gnuplot 5.4 executes:
- *  - every string is a single-quoted literal closed on its own line with no
- *    control characters (gnuplot expands nothing inside '...'); the only
- *    double-quoted string allowed is "\n", the writer's own line break;
+ *  - strings are read as gnuplot 5.4's scanner reads them (found by
+ *    experiment, plots/README.md): in '...', '' is a quote only right after
+ *    another character of the string, so '''x' is the string '' then 'x';
+ *    in "...", a backslash takes the next character along and a backquote
+ *    runs a command. A string must close on its line, hold no control
+ *    character and no backquote, and never stand right beside another
+ *    string: two literals side by side are one text split in two, the
+ *    sign that the writer's quoting and gnuplot's disagree;
  *  - outside literals, only the characters and words of the plots' own
  *    vocabulary: no backquote, @, !, ;, |, =, backslash, and no word like
  *    system, load, call, eval, print, output, shell (the vocabulary is a
@@ -101,6 +106,71 @@ static int gpc_block_start(const char *l, size_t n)
     return n - i == 7 && !memcmp(l + i, " << EOD", 7);
 }
 
+/* The end of the string token that opens at s[i] (a quote), read the way
+ * gnuplot 5.4's scanner reads it (scanner.c): the index just past its
+ * closing quote, or 0 when it is not closed within s[0..n). *bq is set when
+ * a "..." string holds a backquote (a command gnuplot runs). */
+static size_t gpc_string_end(const char *s, size_t n, size_t i, int *bq)
+{
+    char q = s[i];
+    size_t j = i;
+    *bq = 0;
+    for (;;) {
+        j++;
+        if (j >= n) return 0;
+        if (s[j] == q) return j + 1;
+        if (q == '\'' && j + 2 < n && s[j + 1] == '\'' && s[j + 2] == '\'')
+            j += 2; /* a character, then '' : an escaped quote */
+        else if (q == '"' && s[j] == '\\' && j + 1 < n)
+            j++;
+        else if (q == '"' && s[j] == '`')
+            *bq = 1;
+    }
+}
+
+/* What gnuplot makes of the string token s[0..n) (quotes included): '' in
+ * '...' is ', and in "..." its escapes (util.c parse_esc): \\ \" \n \t \r,
+ * octal (four digits at most after a 0, else three), any other character
+ * after a backslash stands for itself. Caller frees. */
+static char *gpc_string_value(const char *s, size_t n)
+{
+    char *o = malloc(n + 1), *w = o;
+    if (!o) abort();
+    if (s[0] == '\'') {
+        for (size_t i = 1; i + 1 < n; i++) {
+            *w++ = s[i];
+            if (s[i] == '\'' && s[i + 1] == '\'') i++;
+        }
+    } else {
+        for (size_t i = 1; i + 1 < n; i++) {
+            if (s[i] != '\\') {
+                *w++ = s[i];
+                continue;
+            }
+            char c = s[++i];
+            if (c == 'n')
+                *w++ = '\n';
+            else if (c == 't')
+                *w++ = '\t';
+            else if (c == 'r')
+                *w++ = '\r';
+            else if (c >= '0' && c <= '7') {
+                int max = c == '0' ? 4 : 3, v = 0, k = 0;
+                while (k < max && i + 1 < n && s[i] >= '0' && s[i] <= '7') {
+                    v = v * 8 + (s[i] - '0');
+                    i++;
+                    k++;
+                }
+                i--;
+                *w++ = (char)v;
+            } else
+                *w++ = c;
+        }
+    }
+    *w = '\0';
+    return o;
+}
+
 /* NULL when the script is inert, else what is wrong (static text plus the
  * line number in *line). */
 static const char *sb_gpcheck_script(const char *script, int *line)
@@ -131,30 +201,20 @@ static const char *sb_gpcheck_script(const char *script, int *line)
         int words = 0, first_ok = 0;
         for (size_t i = 0; i < n;) {
             unsigned char c = (unsigned char)p[i];
-            if (c == '\'') {
-                size_t j = i + 1;
-                for (;;) {
-                    if (j >= n) return "a single-quoted string not closed on its line";
-                    unsigned char d = (unsigned char)p[j];
-                    if (d < 0x20 || d == 0x7f) return "a control character in a string";
-                    if (d == '\'') {
-                        if (j + 1 < n && p[j + 1] == '\'') {
-                            j += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    j++;
-                }
-                i = j + 1;
+            if (c == '\'' || c == '"') {
+                int bq;
+                size_t end = gpc_string_end(p, n, i, &bq);
+                if (!end) return "a string not closed on its line";
+                if (bq) return "a backquote (a command) in a double-quoted string";
+                for (size_t j = i + 1; j + 1 < end; j++)
+                    if ((unsigned char)p[j] < 0x20 || p[j] == 0x7f)
+                        return "a control character in a string";
+                size_t k = end;
+                while (k < n && p[k] == ' ') k++;
+                if (k < n && (p[k] == '\'' || p[k] == '"'))
+                    return "two strings side by side (a literal split in two)";
+                i = end;
                 continue;
-            }
-            if (c == '"') {
-                if (i + 3 < n + 1 && !memcmp(p + i, "\"\\n\"", 4)) {
-                    i += 4;
-                    continue;
-                }
-                return "a double-quoted string other than \"\\n\"";
             }
             if (gpc_alpha(c) || c == '_') {
                 size_t j = i;
@@ -227,12 +287,15 @@ static char *sb_gpcheck_blank(const char *s)
                 continue;
             }
         }
-        if (*p == '\'') {
-            *w++ = '\'';
-            p++;
-            while (*p && *p != '\n' && !(*p == '\'' && p[1] != '\'')) p += *p == '\'' ? 2 : 1;
-            *w++ = '\'';
-            if (*p == '\'') p++;
+        if (*p == '\'' || *p == '"') {
+            const char *eol = strchr(p, '\n');
+            size_t n = eol ? (size_t)(eol - p) : strlen(p);
+            int bq;
+            size_t end = gpc_string_end(p, n, 0, &bq);
+            if (!end) end = n; /* not closed: the rest of the line */
+            *w++ = *p;
+            *w++ = *p;
+            p += end;
             continue;
         }
         if (*p == '\n') line = p + 1;
@@ -242,8 +305,8 @@ static char *sb_gpcheck_blank(const char *s)
     return o;
 }
 
-/* The contents of the literals after the first line, in order, decoded
- * ('' -> '). Returns how many; each out[i] is malloc'd. */
+/* The contents of the literals after the first line, in order, as gnuplot
+ * reads them (gpc_string_value). Returns how many; each out[i] is malloc'd. */
 static int sb_gpcheck_literals(const char *s, char **out, int max)
 {
     int k = 0, in_block = 0;
@@ -257,20 +320,19 @@ static int sb_gpcheck_literals(const char *s, char **out, int max)
             in_block = !(in_block && n == 3 && !memcmp(p, "EOD", 3));
         } else {
             for (size_t i = 0; i < n; i++) {
-                if (p[i] != '\'') continue;
-                char *lit = malloc(n + 1);
-                if (!lit) abort();
-                size_t o = 0, j = i + 1;
-                while (j < n && !(p[j] == '\'' && (j + 1 >= n || p[j + 1] != '\''))) {
-                    lit[o++] = p[j];
-                    j += p[j] == '\'' ? 2 : 1;
+                if (p[i] != '\'' && p[i] != '"') continue;
+                int bq;
+                size_t end = gpc_string_end(p, n, i, &bq);
+                if (!end) end = n;
+                /* "\n" is the writer's own line break between literals */
+                if (!(end - i == 4 && !memcmp(p + i, "\"\\n\"", 4))) {
+                    char *lit = gpc_string_value(p + i, end - i);
+                    if (k < max)
+                        out[k++] = lit;
+                    else
+                        free(lit);
                 }
-                lit[o] = '\0';
-                if (k < max)
-                    out[k++] = lit;
-                else
-                    free(lit);
-                i = j;
+                i = end - 1;
             }
         }
         if (!nl) break;
@@ -334,6 +396,12 @@ static const char *sb_gpcheck_literal(const char *lit, const char *text, int as_
     for (const unsigned char *q = (const unsigned char *)lit; *q; q++) {
         if (*q < 0x20 || *q == 0x7f) return "a control character in a literal";
         if (*q == 0xc2 && q[1] >= 0x80 && q[1] < 0xa0) return "a C1 control in a literal";
+        /* U+202A-202E, U+2066-2069, U+200E/F, U+061C: text shown reordered */
+        if ((*q == 0xe2 && q[1] == 0x80 && ((q[2] >= 0xaa && q[2] <= 0xae) || q[2] == 0x8e ||
+                                            q[2] == 0x8f)) ||
+            (*q == 0xe2 && q[1] == 0x81 && q[2] >= 0xa6 && q[2] <= 0xa9) ||
+            (*q == 0xd8 && q[1] == 0x9c))
+            return "a bidi control in a literal";
     }
     if (as_format) {
         for (const char *q = lit; *q; q++) {

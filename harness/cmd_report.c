@@ -7,6 +7,7 @@
 #include "sb_cli.h"
 #include "sb_gnuplot.h"
 #include "sb_cmds.h"
+#include "sb_text.h"
 #include "sb_export.h"
 #include "sb_ptset.h"
 #include "sb_report.h"
@@ -95,6 +96,9 @@ int sb_cmd_report(int argc, char **argv)
         return sb_cli_usage_error("report", "--baseline and --candidate are required (see --help)");
     if (!ro.out_dir) return sb_cli_usage_error("report", "--out DIR is required");
     sb_err e = {0};
+    /* the title goes into both files as is: it must be text (it is cut
+     * between characters to 700 bytes there) */
+    if (ro.title && sb_text_check(ro.title, 100000, "--title", &e)) return sb_cli_report("report", &e);
     /* before any database is opened or merged: --out may be created, but
      * only its last component */
     if (sb_cli_check_path("--baseline", baseline, &e) ||

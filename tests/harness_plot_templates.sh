@@ -30,10 +30,10 @@ expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/lin" --y-scale linea
 expect_rc 2 "$SPRBENCH" plot --db "$DB" --out "$T/x" --y-scale loglog
 expect_one_error_line '^sprbench plot: --y-scale: auto, linear or log'
 # a colour and a point type of its own per kernel
-n=$(grep -o "\$d[0-9]* using 1:2:3:4 with yerrorlines lw 2 lc rgb '#[0-9a-f]*' pt [0-9]*" "$TP.gp" |
+n=$(grep -o "\$d[0-9]* using 1:2:3:4 with yerrorlines lw 2 lc rgb \"#[0-9a-f]*\" pt [0-9]*" "$TP.gp" |
     sed 's/.*lc rgb//' | sort -u | wc -l)
 [ "$n" -eq 9 ] && ok || fail "9 kernels should have 9 distinct colour+point pairs, got $n"
-n=$(grep -o "\$d[0-9]* using 1:2:3:4 with yerrorlines lw 2 lc rgb '#[0-9a-f]*'" "$TP.gp" | sed 's/.*rgb //' | sort -u | wc -l)
+n=$(grep -o "\$d[0-9]* using 1:2:3:4 with yerrorlines lw 2 lc rgb \"#[0-9a-f]*\"" "$TP.gp" | sed 's/.*rgb //' | sort -u | wc -l)
 [ "$n" -eq 9 ] && ok || fail "9 kernels should have 9 distinct colours, got $n"
 # the measured peak of each instruction path, from the peak probe
 expect_grep 'peak amx_bf16, measured: 1900 GFLOP/s/core' "$TP.svg"
@@ -60,7 +60,7 @@ expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 8 --out "$T/i"
 [ "$(wc -l <"$T/out")" -eq 32 ] && ok || fail "expected 32 files (3 batches x 2 + 2 figures, x 4)"
 for b in 1 8 32; do
   F="$T/i/throughput-model_distilbert-base_batch_${b}_seq_384"
-  expect_grep "^set ylabel 'sequences/s \(median, p10-p90\), log scale'" "$F.gp"
+  expect_grep '^set ylabel "sequences/s \(median, p10-p90\), log scale"' "$F.gp"
   [ "$(grep -c '^# \$d' "$F.dat")" -eq 8 ] && ok || fail "batch $b: 8 kernel blocks expected"
 done
 L="$T/i/latency"
@@ -71,8 +71,8 @@ expect_grep 'using 1:2:2:4 with yerrorlines' "$L.gp"
 [ "$(grep -c '^# \$l' "$L.dat")" -eq 8 ] && ok || fail "latency: 8 kernel blocks expected"
 [ "$(grep -cE '^[0-9]+ .* 1$' "$L.dat")" -eq 56 ] && ok || fail "latency: 8 x 7 rows at batch 1 expected"
 A="$T/i/accuracy"
-expect_grep "^set x2tics \('f32' [0-9.]+, 'bf16' [0-9.]+, 'int8' [0-9.]+\)$" "$A.gp"
-expect_grep "^set xtics \('avx2-f32' 0, 'avx512-f32' 1, 'avx512-bf16' 2.6, " "$A.gp"
+expect_grep '^set x2tics \("f32" [0-9.]+, "bf16" [0-9.]+, "int8" [0-9.]+\)$' "$A.gp"
+expect_grep '^set xtics \("avx2-f32" 0, "avx512-f32" 1, "avx512-bf16" 2.6, ' "$A.gp"
 [ "$(grep -v '^#' "$A.dat" | grep -c .)" -eq 8 ] && ok || fail "accuracy: 8 kernels expected"
 expect_grep '^5.92 77 6.2 85.2 6.48 96.8 1 1$' "$A.dat"
 for f in latency accuracy; do
@@ -116,15 +116,42 @@ SPRBENCH_PLOTS="$T/mine" expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 6 --out
 ! grep -q 'restyled' "$T/r3/throughput-1024x1024x1024_NN.svg" && ok || fail "--templates did not win over SPRBENCH_PLOTS"
 expect_rc 2 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/r4" --templates "$T/none"
 expect_one_error_line "^sprbench plot: --templates $T/none: no throughput.gp there"
-# a template that would run or write something is refused, naming its line
+# a template that would run, read or write something is refused, naming its
+# line: gnuplot's abbreviations (set pr = set print, set o = set output),
+# string expressions ([a:b] substrings, sprintf, concatenation), files read
+# by plot, and a placeholder inside a quoted string, whose value would be
+# read as code (issue 25)
 for bad in "set title system('touch $T/ran')" "set output '$T/ran'" 'set title `touch ran`' \
-           "load '$T/x'" "print 1" "set title \"x\""; do
+           "load '$T/x'" "print 1" "set pr 'x|touch $T/ran'[2:]" "set o 'x|touch $T/ran'[2:]" \
+           "set o '$T/ran'" "plot {{series}}, '/etc/hostname'" "set title 'Machine: {{machine}}'" \
+           "set title \"Machine: {{machine}}\"" "set title sprintf('%s', 'x')" \
+           "set title 'a'.'|b'[1:2]" "set title ''''" 'set title "\140"' \
+           "set palette file '$T/x'" "set title 'a'; print 1" "set ti 'a'" \
+           "set title {{title}}{{machine}}" "set title 'x' @m" "set title GPVAL_PWD" \
+           "set xrange [0:1] '<touch $T/ran'" "set title 'x' . {{title}}[2:3]"; do
   cp "$SRC/plots/throughput.gp" "$T/mine/throughput.gp"
   printf '%s\n' "$bad" >>"$T/mine/throughput.gp"
   expect_rc 2 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/r5" --templates "$T/mine"
   expect_one_error_line "^sprbench plot: plot template $T/mine/throughput.gp:[0-9]+ refused"
 done
 [ ! -e "$T/ran" ] && [ ! -e ran ] && ok || fail "a refused template ran"
+# a placeholder in a place for another kind of value: text in a range, a
+# clause in a title, text as what is plotted
+for bad in "set xrange [{{title}}:1]" "set title {{series}}" "plot {{title}}"; do
+  cp "$SRC/plots/throughput.gp" "$T/mine/throughput.gp"
+  printf '%s\n' "$bad" >>"$T/mine/throughput.gp"
+  expect_rc 2 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/r5" --templates "$T/mine"
+  expect_one_error_line 'cannot go there'
+done
+# what a restyled template may hold: double-quoted text with \n, keywords
+# spelled out, a comment after a command, a range with * and a signed number
+cp "$SRC/plots/throughput.gp" "$T/mine/throughput.gp"
+printf '%s\n' "set key title \"kernels: it's\\nhere\" # mine" "set grid ytics lw 0.5" \
+  "set offsets 0, 0, 0.1, 0" >>"$T/mine/throughput.gp"
+sed -i 's/^plot /set xrange [*:+1e3]\nplot /' "$T/mine/throughput.gp"
+expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/r7" --templates "$T/mine"
+! grep -q '# mine' "$T/r7/throughput-1024x1024x1024_NN.gp" && ok || fail "a trailing comment reached the script"
+expect_grep '^set key title "kernels: it.s\\nhere"$' "$T/r7/throughput-1024x1024x1024_NN.gp"
 cp "$SRC/plots/throughput.gp" "$T/mine/throughput.gp"
 echo 'set title {{nosuch}}' >>"$T/mine/throughput.gp"
 expect_rc 2 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/r6" --templates "$T/mine"

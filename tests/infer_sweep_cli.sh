@@ -94,7 +94,7 @@ for f in throughput-model_tiny_batch_1 throughput-model_tiny_batch_4 speedup-mod
 done
 for b in 1 4; do
   F="$T/p/throughput-model_tiny_batch_$b"
-  expect_grep "^set ylabel 'sequences/s" "$F.gp"
+  expect_grep '^set ylabel "sequences/s' "$F.gp"
   expect_grep "SQuAD inference model=tiny batch=$b" "$F.svg"
   [ "$(grep -c '^# \$d' "$F.dat")" -eq "$NK" ] && ok || fail "batch $b: $NK kernel series expected"
 done
@@ -102,7 +102,7 @@ done
 [ "$(grep -c '^# \$l' "$T/p/latency.dat")" -eq "$NK" ] && ok || fail "latency: $NK series expected"
 [ "$(grep -cE '^1 [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+ 1$' "$T/p/latency.dat")" -eq "$NK" ] && ok ||
   fail "latency: one row at threads 1, batch 1 per kernel expected"
-expect_grep "title '$F32'" "$T/p/latency.gp"
+expect_grep "title \"$F32\"" "$T/p/latency.gp"
 # accuracy: a row per kernel with EM, F1 and the agreement with f32, by precision
 python3 - "$T/p/accuracy.dat" "$NK" <<'PY' && ok || fail "accuracy.dat: a row per kernel with three values"
 import sys
@@ -113,9 +113,9 @@ for r in rows:
     assert 0 <= float(r[1]) <= 100 and 0 <= float(r[3]) <= 100 and 0 <= float(r[5]) <= 100, r
 PY
 if [ -n "$K8" ]; then
-  expect_grep "^set x2tics \('f32' [0-9.]+, 'int8' [0-9.]+\)$" "$T/p/accuracy.gp"
+  expect_grep '^set x2tics \("f32" [0-9.]+, "int8" [0-9.]+\)$' "$T/p/accuracy.gp"
 else
-  expect_grep "^set x2tics \('f32' [0-9.]+\)$" "$T/p/accuracy.gp"
+  expect_grep '^set x2tics \("f32" [0-9.]+\)$' "$T/p/accuracy.gp"
 fi
 
 # --- report: the inference section, for one sweep and beside training ---

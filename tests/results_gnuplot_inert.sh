@@ -39,7 +39,13 @@ def P(tag, short=False):
     if short:
         return (f"`touch ran-{tag}-bq` system(\"touch ran-{tag}-sys\") |touch ran-{tag}-p "
                 f"%s 5% @x 'q' \"d\" <&\nz")
-    return (f"`touch ran-{tag}-bq` $(touch ran-{tag}-sh) system(\"touch ran-{tag}-sys\") @x 'q' "
+    # it starts with a quote and holds doubled ones: gnuplot 5.4 read the
+    # single-quoted literals of before as several (issue 25); and it closes a
+    # quote to call system() if a template put it inside one
+    extra = ".system(\"touch ran-dot\")# [c](javascript:x) ![x](http://evil/x.png) \u202e_e_ " \
+        if tag == 'host' else ""
+    return (f"'{tag}'''' {extra}"
+            f"`touch ran-{tag}-bq` $(touch ran-{tag}-sh) system(\"touch ran-{tag}-sys\") @x 'q' "
             f"\"dq\" \\ |touch ran-{tag}-pipe; !touch ran-{tag}-bang\n%s 100% <b>&amp; {{/Symbol a}}_x")
 d = json.load(open('a.json'))
 m = d['machines'][0]
@@ -56,14 +62,25 @@ json.dump(d, open('h.json', 'w'))
 # not: an import refuses a shape outside the grammar, so this one goes in by
 # SQL below, as an older or another tool's database could hold it
 open('shape_suffix', 'w').write(P('shape'))
-svg = lambda s: s.replace('\n', ' ').replace('&', '&amp;').replace('<', '&lt;')
+svg = lambda s: s.replace('\n', ' ').replace('\u202e', '').replace('&', '&amp;').replace('<', '&lt;')
 machine = f"{m['hostname']}: {m['cpu_model']} ({m['microarch']}, {m['cores']} cores)"
 assert len(machine) < 500   # plot titles keep 511 bytes of it
 open('e_kern', 'w').write('<text>' + svg(kern) + '</text>')
 open('e_machine', 'w').write('<text>' + svg(machine) + '</text>')
 open('e_shape', 'w').write('<text>' + svg('GEMM 24x24x24:NN' + P('shape')) + '</text>')
-md = ''.join('\\' + c if c in '|*`<\\' else ' ' if c in '\r\n' else c for c in m['hostname'])
-html = m['hostname'].replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;').replace('"', '&quot;')
+def mdesc(t):
+    o = []
+    for i, c in enumerate(t):
+        nx = t[i + 1] if i + 1 < len(t) else ''
+        pv = t[i - 1] if i else ''
+        if c in '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069':
+            o.append('[U+%04X]' % ord(c)); continue
+        esc = c in '\\`*|<>~&' or (c == '_' and not (pv.isalnum() and nx.isalnum())) \
+            or (c == ']' and nx in ('(', '[', ':')) or (c == '[' and nx == ']')
+        o.append(('\\' if esc else '') + (' ' if c in '\r\n' else c))
+    return ''.join(o)
+md = mdesc(m['hostname'])
+html = m['hostname'].replace('\u202e', '[U+202E]').replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;').replace('"', '&quot;')
 open('md_host', 'w').write(md)
 open('html_host', 'w').write(html)
 PY
@@ -147,6 +164,14 @@ grep -qF -- "$(cat e_kern)" "$F" && ok || fail "the kernel name is not shown lit
 grep -qF -- "$(cat e_machine)" "$F" && ok || fail "the machine is not shown literally in $F"
 F=$(ls p2/throughput-24x24x24_NN*.svg 2>/dev/null | head -1)
 [ -n "$F" ] && grep -qF -- "$(cat e_shape)" "$F" && ok || fail "the hostile shape is not shown literally"
+# each saved script draws again with gnuplot alone, in a fresh directory,
+# running nothing (a NAME.gp is as inert as its image)
+mkdir redraw
+for f in p2/*.gp; do
+  (cd redraw && gnuplot "../$f" >img.png 2>gp.err) && [ -s redraw/img.png ] && ok ||
+    fail "$f does not draw again: $(head -2 redraw/gp.err)"
+done
+[ "$(ls redraw)" = "$(printf 'gp.err\nimg.png')" ] && ok || fail "redrawing created files: $(ls redraw)"
 expect_rc 0 "$SPRBENCH" plot --db h.db --sweep $SCALING --out p3
 for f in scaling-nodes.png scaling-nodes.svg scaling-ranks.svg; do
   [ -s "p3/$f" ] && ok || fail "p3/$f missing"
@@ -169,11 +194,24 @@ expect_grep '^wrote rep/report.md and rep/report.html \([0-9]+ table rows, [2-9]
 [ -s rep/gemm.png ] && [ -s rep/scaling1.png ] && ok || fail "report plots missing"
 # the hostile machine's inference points: the section and its charts, labels inert
 [ -s rep/infer.png ] && [ -s rep/infer-latency.png ] && ok || fail "report inference charts missing"
-grep -qF 'ran-ik-bq\` system("touch ran-ik-sys") \|touch ran-ik-p %s @x '"'q'"' "d" \<& z | int8 | model=tiny batch=4 |' \
+grep -qF 'ran-ik-bq\` system("touch ran-ik-sys") \|touch ran-ik-p %s @x '"'q'"' "d" \<\& z | int8 | model=tiny batch=4 |' \
   rep/report.md && ok || fail "the hostile kernel's inference row is not escaped as expected"
 grep -qF -- "$(cat md_host)" rep/report.md && ok || fail "host name not escaped as expected in report.md"
+# no live link, image or bidi control from the database (issue 25)
+grep -qF '\](javascript' rep/report.md && ! grep -qE '(^|[^\\])\]\((javascript|http://evil)' rep/report.md && ok ||
+  fail "a database text made a link or an image in report.md"
+! grep -q $'\u202e' rep/report.md rep/report.html && ok || fail "a bidi control reached the report"
 grep -qF -- "$(cat html_host)" rep/report.html && ok || fail "host name not escaped as expected in report.html"
 grep -qF 'Report \`touch ran-title-bq\` $(touch ran-title-sh)' rep/report.md && ok || fail "title not in report.md"
+
+# a title that is not UTF-8 is refused (one line, exit 2); a long one is cut
+# between characters (699 bytes of 'a' then 'é': the cut falls inside it)
+expect_rc 2 "$SPRBENCH" report --db h.db --baseline 1 --candidate 2 --out rept --title $'bad\xff'
+expect_one_error_line '^sprbench report: --title: invalid UTF-8'
+expect_rc 0 "$SPRBENCH" report --db h.db --baseline 1 --candidate 2 --out rept --no-plots \
+  --title "$(printf 'a%.0s' $(seq 699))é"
+python3 -c "open('rept/report.md', encoding='utf-8').read(); open('rept/report.html', encoding='utf-8').read()" &&
+  ok || fail "a cut title made invalid UTF-8"
 
 # --out: directories named like commands are just names; a pipe is a directory
 D='o`touch ran-out-bq`$(touch ran-out-sh);touch ran-out-semi'

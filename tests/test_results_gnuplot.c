@@ -7,6 +7,8 @@
  *   test_results_gnuplot --check FILE...   checks saved scripts (exit 1 on
  *   the first that fails), for tests/results_gnuplot_inert.sh. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,7 +36,12 @@ static void test_checker_refuses(void)
     static const struct {
         const char *body, *why;
     } bad[] = {
-        {"set title \"a `touch /tmp/x` b\"\n", "double-quoted"}, /* the old writer's form */
+        {"set title \"a `touch /tmp/x` b\"\n", "backquote"},
+        /* the single-quoted writer of before: '' is an escape only after a
+         * character, so these are two literals side by side (issue 25) */
+        {"set title '''x'\n", "side by side"},
+        {"set title 'a''''b'\n", "side by side"},
+        {"set title \"a\" 'b'\n", "side by side"},
         {"set title `touch /tmp/x`\n", "character outside literals"},
         {"set title 'a'.system('touch /tmp/x')\n", "vocabulary"},
         {"!touch /tmp/x\n", "does not start with a word"},
@@ -71,19 +78,20 @@ static void test_checker_refuses(void)
     CHECK(check("") != NULL);
     const char *good = TERM_LINE
         "$d0 << EOD\n1 2.5 -3e-07 NaN\nEOD\n"
-        "set title 'it''s `x` @y'.\"\\n\".'z'\nset xrange [0.5:4.5]\n"
+        "set title 'it''s `x` @y'.\"\\n\".'z'.\"q\\\"\\140\\0044\\\\\"\nset xrange [0.5:4.5]\n"
         "set xtics rotate by -35 left font ',8'\nset xtics ('a%%' 0, 'b' 1)\n"
         "plot $d0 using 1:2 with linespoints lw 2 pt 7 title 'k', x title 'ideal (y = x)' dt 2 lc "
         "rgb 'black'\n";
     const char *why = check(good);
     CHECKF(!why, "checker refused a good script: %s", why);
-    char *lits[8];
-    int n = sb_gpcheck_literals(good, lits, 8);
-    CHECK_EQ_INT(n, 8);
+    char *lits[12];
+    int n = sb_gpcheck_literals(good, lits, 12);
+    CHECK_EQ_INT(n, 9);
     if (n >= 1) CHECK(!strcmp(lits[0], "it's `x` @y"));
+    if (n >= 3) CHECK(!strcmp(lits[2], "q\"`$\\"));
     for (int i = 0; i < n; i++) free(lits[i]);
-    char *b = sb_gpcheck_blank("set title 'a''b' x\n");
-    CHECK(!strcmp(b, "set title '' x\n"));
+    char *b = sb_gpcheck_blank("set title 'a''b' x \"c\\\"d\"\n");
+    CHECK(!strcmp(b, "set title '' x \"\"\n"));
     free(b);
     CHECK(sb_gpcheck_literal("a%%", "a%", 1) == NULL);
     CHECK(sb_gpcheck_literal("a%", "a%", 1) != NULL);
@@ -238,7 +246,7 @@ static void test_writer_misuse(void)
     sb_gp_add(g, "set xrange [%g:%g]\nset title %T\n", NAN, 0.5, NULL);
     s = sb_gp_script(g, "svg", 100, 100, &e);
     CHECK(s &&
-          strstr(s, "$d_1 << EOD\nNaN NaN NaN 1e+300\nEOD\nset xrange [NaN:0.5]\nset title ''\n"));
+          strstr(s, "$d_1 << EOD\nNaN NaN NaN 1e+300\nEOD\nset xrange [NaN:0.5]\nset title \"\"\n"));
     CHECK(s && !check(s));
     free(s);
     sb_gp_free(g);
@@ -404,6 +412,136 @@ static void test_real_gnuplot(void)
     rmdir(dir);
 }
 
+/* What gnuplot must print for a text the writer quoted (an expectation
+ * written apart from the writer): line breaks and tabs as spaces, C0, DEL,
+ * C1 and bidi controls gone, everything else as it was. Valid UTF-8 only. */
+static char *expected_print(const char *t)
+{
+    char *o = malloc(strlen(t) + 1), *w = o;
+    if (!o) abort();
+    const unsigned char *p = (const unsigned char *)t;
+    while (*p) {
+        if (*p == '\n' || *p == '\r' || *p == '\t') {
+            *w++ = ' ';
+            p++;
+        } else if (*p < 0x20 || *p == 0x7f) {
+            p++;
+        } else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            p += 2;
+        } else if (p[0] == 0xd8 && p[1] == 0x9c) {
+            p += 2;
+        } else if (p[0] == 0xe2 && ((p[1] == 0x80 && ((p[2] >= 0xaa && p[2] <= 0xae) ||
+                                                      p[2] == 0x8e || p[2] == 0x8f)) ||
+                                    (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9))) {
+            p += 3;
+        } else {
+            *w++ = (char)*p++;
+        }
+    }
+    *w = '\0';
+    return o;
+}
+
+/* The quoting model against the real gnuplot 5.4 (plots/README.md): each
+ * text of a corpus of hostile ones (quotes first, doubled and tripled,
+ * backslashes and escapes, @, backquotes, $, %, newlines, invalid UTF-8,
+ * bidi controls) is written as `print TEXT` by the writer; gnuplot runs all
+ * of them in a fresh directory, from argv, and must print each text back
+ * as one line, exactly, and create no file. On the single-quoted writer of
+ * before, text starting with a quote split the literal and gnuplot stopped. */
+static void test_quoting_corpus(void)
+{
+    if (!sb_gnuplot_available()) {
+        printf("gnuplot not installed: the quoting corpus is skipped\n");
+        return;
+    }
+    static const char *const base[] = {
+        "'x", "''", "'''", "''''x", "a''b", "a''''b", "x'", "'", "\"", "\"\"", "\\", "\\\\",
+        "\\n", "\\t", "\\140", "\\0044", "\\1234", "a\\", "@m", "@@", "@a@b", "`id`",
+        "`touch PWN1`", "$(touch PWN2)", "$x", "$$", "${x}", "%s %d %%", "100%",
+        "line1\nline2", "cr\rx", "tab\tx", "ctl \001\002", "esc \033[31m", "caf\xc3\xa9",
+        "\xe2\x80\xae" "evil", "\xe2\x81\xa6x\xe2\x81\xa9", "\xe2\x80\x8fr", "\xff\xfe",
+        "\xc0\xaf", "\xed\xa0\x80", "{{title}}", "#comment", "a # b", ";print 1",
+        "|touch PWN3", "<touch PWN4", "system(\"touch PWN5\")", "'.system('touch PWN6').'",
+        "\".system(\\\"touch PWN7\\\").\"", "x'[2:]", "sprintf('%s','x')", "\\\"", "\\'", "`",
+        "'`touch PWN8`'", "\"`touch PWN9`\"", "\\`touch PWN10\\`", "emoji \xf0\x9f\x98\x80",
+        "dollar$", "at@", "end\\", "\\0", "\\00", "\\x41", "\\U+0041", "a\"b'c\\d`e@f$g",
+        "c1 \xc2\x85 next", "\xd8\x9c" "al", "EOD", "\n", "",
+    };
+    enum { NB = sizeof base / sizeof base[0], N = NB + 12 };
+    char *texts[N];
+    for (int i = 0; i < NB; i++) texts[i] = strdup(base[i]);
+    for (int i = 0; i < 12; i++) { /* the same again, after a quote */
+        texts[NB + i] = malloc(strlen(base[i]) + 2);
+        sprintf(texts[NB + i], "'%s", base[i]);
+    }
+    CHECKF(N >= 60, "a corpus of %d texts", N);
+    char dir[] = "/tmp/sb-gp-corpus-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    sb_gp *g = sb_gp_new();
+    for (int i = 0; i < N; i++) sb_gp_add(g, "print %T\n", texts[i]);
+    sb_err e = {0};
+    char *script = sb_gp_script(g, "svg", 100, 100, &e);
+    sb_gp_free(g);
+    CHECK(script != NULL);
+    char in_path[4200], err_path[4200];
+    snprintf(in_path, sizeof in_path, "%s.gp", dir);
+    snprintf(err_path, sizeof err_path, "%s.out", dir);
+    FILE *f = fopen(in_path, "w");
+    if (f && script) fputs(script, f);
+    if (f) fclose(f);
+    free(script);
+    const char *gp = getenv("SB_GNUPLOT");
+    if (!gp || !*gp) gp = "gnuplot";
+    pid_t pid = fork();
+    if (pid == 0) { /* no shell: argv, a fresh directory, stdin the script */
+        int in = open(in_path, O_RDONLY), out = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int nul = open("/dev/null", O_WRONLY);
+        if (in < 0 || out < 0 || nul < 0 || chdir(dir)) _exit(126);
+        dup2(in, 0);
+        dup2(nul, 1);
+        dup2(out, 2); /* print writes to stderr */
+        execlp(gp, gp, "--default-settings", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gnuplot on the corpus: status %d",
+           status);
+    size_t len = 0;
+    char *out = slurp(err_path, &len);
+    CHECK(out != NULL);
+    char *line = out;
+    for (int i = 0; i < N && line; i++) {
+        char *nl = strchr(line, '\n');
+        if (!nl) {
+            CHECKF(0, "gnuplot printed %d lines of %d (text %d [%s] split?)", i, N, i, texts[i]);
+            break;
+        }
+        *nl = '\0';
+        if (gpc_utf8((const unsigned char *)texts[i])) {
+            char *want = expected_print(texts[i]);
+            CHECKF(!strcmp(line, want), "text %d [%s]: gnuplot printed [%s], expected [%s]", i,
+                   texts[i], line, want);
+            free(want);
+        } else {
+            CHECKF(gpc_utf8((const unsigned char *)line) && !strchr(line, '\033'),
+                   "text %d: gnuplot printed invalid UTF-8 or a control", i);
+        }
+        line = nl + 1;
+    }
+    if (line && out) CHECKF(*line == '\0', "gnuplot printed more than %d lines: %s", N, line);
+    free(out);
+    CHECKF(count_entries(dir) == 0, "gnuplot created %d file(s) in %s", count_entries(dir), dir);
+    rmdir(dir);
+    unlink(in_path);
+    unlink(err_path);
+    for (int i = 0; i < N; i++) free(texts[i]);
+}
+
 static int check_files(int argc, char **argv)
 {
     int bad = 0;
@@ -444,7 +582,7 @@ static void test_templates(void)
                            {"series", SB_GPV_CLAUSE, NULL, 0, clause}};
     sb_err e = {0};
     const char *tmpl = "# a comment\n\nset title {{title}}.\"\\n\".{{title}}\n"
-                       "set xtics ({{tics}} 1)\nset yrange [0:{{top}}]\nplot {{series}}\n";
+                       "set xlabel {{tics}}\nset yrange [0:{{top}}]\nplot {{series}}\n";
     CHECKF(sb_gp_template_fill(g, tmpl, "t.gp", v, 4, &e) == SB_OK, "%s", e.msg);
     char *script = sb_gp_script(g, "svg", 900, 560, &e);
     CHECK(script != NULL);
@@ -484,7 +622,12 @@ static void test_templates(void)
                                           "load 'x'\n",
                                           "!touch x\n",
                                           "set title 'a'; set x\n",
-                                          "set title \"x\"\n",
+                                          "set pr 'x|touch x'[2:]\n",
+                                          "set o 'x'\n",
+                                          "set title 'M: {{machine}}'\n",
+                                          "set title '''x'\n",
+                                          "set title sprintf('%s', 'x')\n",
+                                          "plot {{series}}, '/etc/hostname'\n",
                                           "set title 'open\n",
                                           "call 'x'\n",
                                           "set table 'x'\n",
@@ -523,6 +666,7 @@ int main(int argc, char **argv)
     test_writer_misuse();
     test_fuzz_replay();
     test_real_gnuplot();
+    test_quoting_corpus();
     test_templates();
     return test_report("test_results_gnuplot");
 }

@@ -1,4 +1,5 @@
 #include "sb_checkpoint.h"
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,16 @@ int sb_checkpoint_model_config(const sb_distilbert_config *h, const char *dir, s
     return sb_model_config_check(c, e);
 }
 
+/* The index of the first value of x[0..n) that is NaN or Inf, or n: one
+ * pass when the weights are read, so that no kernel ever computes with one
+ * (a NaN bias made every answer empty while inference said ok). */
+static size_t first_not_finite(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) return i;
+    return n;
+}
+
 int sb_checkpoint_load(sb_model *m, const sb_hf_model *hf, const char *dir, sb_err *e)
 {
     for (int i = 0; i < hf->n; i++) {
@@ -49,6 +60,10 @@ int sb_checkpoint_load(sb_model *m, const sb_hf_model *hf, const char *dir, sb_e
         const sb_tensor_info *t = sb_model_tensor(m, s->name);
         if (!t || (int64_t)t->count != s->numel)
             return sb_errf(e, SB_EUSAGE, "%s: tensor %s does not fit the model", dir, s->name);
+        size_t bad = hf->data[i] ? first_not_finite(hf->data[i], t->count) : t->count;
+        if (bad < t->count)
+            return sb_errf(e, SB_EFAIL, "%s: tensor %s holds %s at element %zu: weights must be finite",
+                           dir, s->name, isnan(hf->data[i][bad]) ? "NaN" : "Inf", bad);
         if (hf->data[i]) memcpy(m->params + t->offset, hf->data[i], sizeof(float) * t->count);
     }
     return SB_OK;

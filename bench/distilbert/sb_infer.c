@@ -9,6 +9,7 @@ typedef struct ilayer {
     const float *W;
     int in, out;
     char name[64];
+    int check_out;       /* the last linear of a sublayer, or the logits: output checked */
     sb_packed_b *packed; /* f32/bf16: the kernel's packed weight (NULL: none offered) */
     sb_qlinear q;        /* int8 */
 } ilayer;
@@ -74,6 +75,30 @@ static int prepared(sb_infer *in, const float *W, int N, int nin, int nout, ilay
     return SB_OK;
 }
 
+/* 1 when x[0..n) holds NaN or Inf. x - x is 0 for a finite x and NaN
+ * otherwise; an OR of comparisons vectorises, and large outputs are split
+ * over the threads: a layer's output is read once, against the
+ * 2 x inputs multiply-adds per value that made it. */
+static int any_not_finite(const float *x, size_t n, int threads)
+{
+    int bad = 0;
+    if (n < ((size_t)1 << 16) || threads <= 1) {
+        for (size_t i = 0; i < n; i++) bad |= !(x[i] - x[i] == 0.0f);
+        return bad;
+    }
+#pragma omp parallel for num_threads(threads) reduction(| : bad) schedule(static)
+    for (long i = 0; i < (long)n; i++) bad |= !(x[i] - x[i] == 0.0f);
+    return bad;
+}
+
+/* NaN or Inf out of a layer is an error naming it, never an answer: the
+ * output of each sublayer (attention out_lin, ffn lin2) and the logits. */
+static int check_output(const sb_infer *in, const ilayer *L, const float *y, int N, sb_err *e)
+{
+    if (!L->check_out || !any_not_finite(y, (size_t)N * L->out, in->threads)) return SB_OK;
+    return sb_errf(e, SB_EFAIL, "%s: NaN or Inf in the layer's output", L->name);
+}
+
 /* linear: x[N,in], W[out,in], b[out] -> y[N,out] = x W^T + b (the prepared weight) */
 static int infer_linear(void *user, float *y, const float *x, const float *W, const float *b, int N,
                         int nin, int nout, sb_err *e)
@@ -83,8 +108,10 @@ static int infer_linear(void *user, float *y, const float *x, const float *W, co
     int rc = prepared(in, W, N, nin, nout, &L, e);
     if (rc) return rc;
     /* int8: the bias was taken at attach time: the same pointer the model passes */
-    if (in->kernel->dtype == SB_DT_INT8)
-        return sb_qlinear_forward(&L->q, y, x, N, in->quant, in->scratch, in->threads, L->name, e);
+    if (in->kernel->dtype == SB_DT_INT8) {
+        rc = sb_qlinear_forward(&L->q, y, x, N, in->quant, in->scratch, in->threads, L->name, e);
+        return rc ? rc : check_output(in, L, y, N, e);
+    }
     sb_gemm_desc d = {.transa = 'N',
                       .transb = 'T',
                       .m = N,
@@ -97,8 +124,9 @@ static int infer_linear(void *user, float *y, const float *x, const float *W, co
                       .beta = 0.0f,
                       .threads = in->threads,
                       .bias = b};
-    if (L->packed) return in->kernel->gemm_packed(&d, x, L->packed, y, e);
-    return in->kernel->gemm_f32(&d, x, W, y, e);
+    rc = L->packed ? in->kernel->gemm_packed(&d, x, L->packed, y, e)
+                   : in->kernel->gemm_f32(&d, x, W, y, e);
+    return rc ? rc : check_output(in, L, y, N, e);
 }
 
 /* y = gelu(x) W^T + b: an int8 layer quantises GELU's rows as it makes them */
@@ -113,8 +141,9 @@ static int infer_linear_gelu(void *user, float *y, const float *x, float *tmp, c
     ilayer *L;
     int rc = prepared(in, W, N, nin, nout, &L, e);
     if (rc) return rc;
-    return sb_qlinear_forward_gelu(&L->q, y, x, tmp, N, in->quant, in->scratch, in->threads,
-                                   L->name, e);
+    rc = sb_qlinear_forward_gelu(&L->q, y, x, tmp, N, in->quant, in->scratch, in->threads,
+                                 L->name, e);
+    return rc ? rc : check_output(in, L, y, N, e);
 }
 
 static void add_layer(ilayer *t, int *n, const float *W, const float *b, int in, int out,
@@ -127,6 +156,8 @@ static void add_layer(ilayer *t, int *n, const float *W, const float *b, int in,
     L->out = out;
     L->q.bias = b; /* kept here until the layer is prepared */
     snprintf(L->name, sizeof L->name, fmt, l);
+    L->check_out = strstr(L->name, "out_lin") || strstr(L->name, "lin2") ||
+        strstr(L->name, "qa_outputs");
 }
 
 int sb_infer_attach(sb_model *m, const sb_kernel *k, sb_quant_mode quant, sb_infer **out, sb_err *e)

@@ -106,19 +106,36 @@ static void put_num(sb_gp *g, double v, const char *fmt)
     put_str(g, b);
 }
 
-/* A single-quoted literal: inside '...' gnuplot 5.4 expands no `command`,
- * no @macro and no escape sequence, and '' stands for '. A line break
- * would end the command mid-literal, so whitespace controls become spaces;
- * other controls could reach the image or the terminal, so they go; bytes
- * that are not UTF-8 would make the SVG unreadable XML. as_format: gnuplot
- * will run the text through its own printf (explicit tic labels), where
- * only %% is a plain '%'. */
+/* Bidirectional controls reorder what a reader sees around them (a label
+ * could show one kernel's name over another's numbers): they are dropped
+ * from plots, as reports drop them. */
+static int is_bidi_control(uint32_t cp)
+{
+    return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e ||
+        cp == 0x200f || cp == 0x061c;
+}
+
+/* A double-quoted literal: the one quoting gnuplot 5.4 reads the same way
+ * everywhere (found by experiment, written down in plots/README.md). The
+ * single-quoted form is not: there '' is an escaped quote only after
+ * another character, so text that starts with a quote, or holds two
+ * escaped quotes in a row, splits into several literals. Inside "...",
+ * gnuplot runs `command` substitution and reads backslash escapes; so no
+ * backquote, @, $, " or backslash is ever written as itself: " and \ as
+ * \" and \\, the others as octal escapes (\140, \100, \0044: an escape
+ * starting with 0 takes four digits, any other three, so each is written
+ * whole and no digit after it can join it). A line break would end the
+ * command mid-literal, so whitespace controls become spaces; other
+ * controls and bidi controls could reach the image or the terminal, so
+ * they go; bytes that are not UTF-8 become '?' (the SVG must stay XML).
+ * as_format: gnuplot will run the text through its own printf (explicit
+ * tic labels), where only %% is a plain '%'. */
 static void put_text(sb_gp *g, const char *s, int as_format)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
-    put(g, "'", 1);
+    put(g, "\"", 1);
     while (*p) {
-        unsigned cp;
+        uint32_t cp;
         int n = (int)sb_text_decode((const char *)p, SIZE_MAX, &cp);
         if (n == 0) {
             put(g, "?", 1);
@@ -127,16 +144,24 @@ static void put_text(sb_gp *g, const char *s, int as_format)
         }
         if (cp == '\n' || cp == '\r' || cp == '\t')
             put(g, " ", 1);
-        else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) { /* dropped */
-        } else if (cp == '\'')
-            put(g, "''", 2);
+        else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || is_bidi_control(cp)) { /* dropped */
+        } else if (cp == '"')
+            put(g, "\\\"", 2);
+        else if (cp == '\\')
+            put(g, "\\\\", 2);
+        else if (cp == '`')
+            put(g, "\\140", 4);
+        else if (cp == '@')
+            put(g, "\\100", 4);
+        else if (cp == '$')
+            put(g, "\\0044", 5);
         else if (cp == '%' && as_format)
             put(g, "%%", 2);
         else
             put(g, p, (size_t)n);
         p += n;
     }
-    put(g, "'", 1);
+    put(g, "\"", 1);
 }
 
 void sb_gp_add(sb_gp *g, const char *fmt, ...)
@@ -480,66 +505,335 @@ int sb_gp_templates_dir(const char *dir_opt, char *out, size_t cap, sb_err *e)
                    dirs[0], dirs[1]);
 }
 
-static int is_word_char(int c)
+/* ---- the template language ----
+ *
+ * A template line is cut into tokens by gnuplot's own rules (what its
+ * scanner takes for a name, a number, a string, a comment), then read
+ * against a grammar that names everything allowed: set and unset of the
+ * options below, each keyword spelled out (gnuplot takes `set o` for
+ * `set output`: an abbreviation is not in the list, so it is refused), and
+ * plot of sprbench's own clauses. No construct that computes a string is in
+ * it (no function call, no `[a:b]` substring, no variable, no ternary), so a
+ * literal of a template is exactly what it reads as, and no file name or
+ * command can be built from one. */
+
+static int is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+static int is_word_char(int c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+
+/* the options a template may set or unset, spelled out */
+static const char *const g_options[] = {
+    "title",  "xlabel",    "ylabel",   "x2label",   "y2label",   "key",       "grid",
+    "xtics",  "ytics",     "x2tics",   "y2tics",    "mxtics",    "mytics",    "tics",
+    "logscale", "xrange",  "yrange",   "x2range",   "y2range",   "lmargin",   "rmargin",
+    "tmargin", "bmargin",  "multiplot", "style",    "boxwidth",  "border",    "bars",
+    "pointsize", "xzeroaxis", "yzeroaxis", "zeroaxis", "autoscale", "offsets", "label",
+    "linetype", "size",    NULL};
+static const char *const g_range_options[] = {"xrange", "yrange", "x2range", "y2range", NULL};
+
+/* the keywords an option may take: none opens, runs or reads anything */
+static const char *const g_words[] = {
+    "x", "y", "x2", "y2", "xy", "below", "above", "over", "under", "left", "right", "center",
+    "top", "bottom", "inside", "outside", "horizontal", "vertical", "maxcols", "maxrows", "box",
+    "nobox", "opaque", "noopaque", "reverse", "noreverse", "invert", "noinvert", "samplen",
+    "spacing", "width", "height", "Left", "Right", "autotitle", "noautotitle", "font", "title",
+    "offset", "textcolor", "tc", "rgb", "lt", "lc", "lw", "linewidth", "linecolor", "linetype",
+    "dt", "dashtype", "pt", "pointtype", "ps", "pointsize", "ls", "linestyle", "line", "rotate",
+    "by", "norotate", "parallel", "mirror", "nomirror", "in", "out", "scale", "border",
+    "noborder", "front", "back", "axis", "autojustify", "solid", "fill", "transparent",
+    "pattern", "empty", "data", "histogram", "lines", "points", "linespoints", "boxes",
+    "errorbars", "yerrorlines", "yerrorbars", "xerrorbars", "impulses", "steps", "fsteps",
+    "histeps", "dots", "clustered", "gap", "rowstacked", "columnstacked", "absolute",
+    "relative", "ratio", "square", "nosquare", "noratio", "small", "large", "fullwidth",
+    "layout", "rowsfirst", "columnsfirst", "downwards", "upwards", "margins", "screen", "graph",
+    "first", "second", "character", "at", "xtics", "ytics", "x2tics", "y2tics", "mxtics",
+    "mytics", "default", "fix", "fixmin", "fixmax", "noextend", NULL};
+
+static int in_list(const char *const *list, const char *w, size_t n)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !strncmp(list[i], w, n)) return 1;
+    return 0;
 }
 
-/* What a template may not hold outside literals: the characters and words
- * with which gnuplot runs a command, reads another file or writes one. */
-static const char *template_refusal(const char *l, size_t n)
+typedef enum { TK_WORD, TK_NUM, TK_STR, TK_HOLE, TK_PUNCT } tk_kind;
+typedef struct {
+    tk_kind kind;
+    size_t at, len; /* in the line; a hole: the whole {{name}} */
+    int spaced;     /* whitespace (or the line's start) before it */
+} gp_tok;
+
+typedef enum { ROLE_VALUE, ROLE_NUM, ROLE_CLAUSE } hole_role;
+typedef struct {
+    size_t at, len; /* the whole {{name}} */
+    hole_role role;
+} gp_hole;
+
+#define LINE_TOKENS 256
+#define LINE_HOLES 32
+
+typedef struct {
+    gp_tok t[LINE_TOKENS];
+    int n;
+    gp_hole h[LINE_HOLES];
+    int nh;
+    char why[320];
+} gp_line;
+
+static const char *refuse(gp_line *L, const char *why, const char *l, size_t at, size_t len)
 {
-    static const char *const words[] = {
-        "system", "output", "print",   "load",     "call",    "eval",   "shell", "terminal",
-        "term",   "table",  "save",    "cd",       "exit",    "quit",   "pause", "fit",
-        "reread", "import", "history", "evaluate", "refresh", "replot", NULL};
-    size_t i = 0;
-    while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
-    if (i == n || l[i] == '#') return NULL;
-    if (!strncmp(l + i, "{{", 2)) { /* a placeholder line, checked when filled */
-    } else {
-        size_t w = i;
-        while (w < n && is_word_char((unsigned char)l[w])) w++;
-        size_t wl = w - i;
-        if (!((wl == 3 && !strncmp(l + i, "set", 3)) || (wl == 5 && !strncmp(l + i, "unset", 5)) ||
-              (wl == 4 && !strncmp(l + i, "plot", 4))))
-            return "a line that does not start with set, unset or plot";
-    }
-    for (; i < n; i++) {
-        char c = l[i];
-        if (c == '\'') { /* a single-quoted literal: '' is its only escape */
-            /* a file name of '<cmd' or '|cmd' would run cmd when plotted */
-            size_t k = i + 1;
-            while (k < n && l[k] == ' ') k++;
-            if (k < n && (l[k] == '<' || l[k] == '|'))
-                return "a literal starting with < or | (a command)";
-            for (i++; i < n; i++)
-                if (l[i] == '\'') {
-                    if (i + 1 < n && l[i + 1] == '\'')
-                        i++;
-                    else
-                        break;
+    if (len > 24) len = 24;
+    int printable = 1;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)l[at + i] < 0x20 || (unsigned char)l[at + i] >= 0x7f) printable = 0;
+    /* a long reason is cut, not an error: the line number says where */
+    int w = len && printable
+        ? snprintf(L->why, sizeof L->why, "%s (at '%.*s')", why, (int)len, l + at)
+        : snprintf(L->why, sizeof L->why, "%s", why);
+    if (w < 0) L->why[0] = '\0';
+    return L->why;
+}
+
+/* A string token of the template at l[i] (a quote). Returns its length, 0
+ * with L->why set when it is refused. */
+static size_t scan_string(gp_line *L, const char *l, size_t n, size_t i)
+{
+    char q = l[i];
+    size_t j = i + 1;
+    for (;; j++) {
+        if (j >= n) return refuse(L, "a string left open", l, i, 1), 0;
+        unsigned char c = (unsigned char)l[j];
+        if (c < 0x20 || c == 0x7f) return refuse(L, "a control character in a string", l, i, 0), 0;
+        if (c == '{' && j + 1 < n && l[j + 1] == '{')
+            return refuse(L,
+                          "a placeholder inside a quoted string (its value would be read as "
+                          "gnuplot code; write {{name}} outside the quotes)",
+                          l, j, 2),
+                   0;
+        if (c == (unsigned char)q) break;
+        if (q == '"') {
+            /* backquotes run commands inside "...", and escapes change what
+             * the string holds: only \n and \t are taken */
+            if (c == '`' || c == '@' || c == '$')
+                return refuse(L, "` @ or $ in a double-quoted string", l, j, 1), 0;
+            if (c == '\\') {
+                if (j + 1 < n && (l[j + 1] == 'n' || l[j + 1] == 't')) {
+                    j++;
+                    continue;
                 }
-            if (i >= n) return "a literal left open";
+                return refuse(L, "a backslash in a double-quoted string other than \\n or \\t", l,
+                              j, 2),
+                       0;
+            }
+        }
+    }
+    if (q == '\'' && j + 1 < n && l[j + 1] == '\'')
+        return refuse(L,
+                      "a quote inside a '...' string (gnuplot 5.4 reads '' differently by "
+                      "position; use \"...\" for text with a quote)",
+                      l, i, j + 2 - i),
+               0;
+    size_t bad;
+    if (sb_text_chars(l + i, j + 1 - i, &bad) < 0)
+        return refuse(L, "a string that is not UTF-8", l, i, 0), 0;
+    size_t k = i + 1;
+    while (k < j && l[k] == ' ') k++;
+    if (k < j && (l[k] == '<' || l[k] == '|'))
+        return refuse(L, "a string starting with < or | (a command)", l, i, j + 1 - i), 0;
+    return j + 1 - i;
+}
+
+/* Cuts l[0..n) into tokens as gnuplot's scanner would. NULL when every
+ * byte is one of the template language's. */
+static const char *tokenize(gp_line *L, const char *l, size_t n)
+{
+    L->n = 0;
+    L->nh = 0;
+    L->why[0] = '\0';
+    int spaced = 1;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)l[i];
+        if (c == ' ' || c == '\t' || (c == '\r' && i + 1 == n)) {
+            spaced = 1;
+            i++;
             continue;
         }
-        if (c == '"') {
-            if (i + 4 <= n && !strncmp(l + i, "\"\\n\"", 4)) { /* "\n", a line break in a title */
-                i += 3;
-                continue;
+        if (c == '#') break; /* gnuplot's comment, outside strings */
+        if (L->n == LINE_TOKENS) return refuse(L, "a line too long", l, 0, 0);
+        gp_tok *t = &L->t[L->n];
+        t->at = i;
+        t->spaced = spaced;
+        spaced = 0;
+        if (c == '{' && i + 1 < n && l[i + 1] == '{') {
+            size_t j = i + 2;
+            while (j < n && (is_word_char((unsigned char)l[j]))) j++;
+            if (j == i + 2 || j + 1 >= n || l[j] != '}' || l[j + 1] != '}')
+                return refuse(L, "a {{ that is not a {{name}} placeholder", l, i, j + 2 - i);
+            t->kind = TK_HOLE;
+            t->len = j + 2 - i;
+        } else if (is_alpha(c) || c == '_') {
+            size_t j = i;
+            while (j < n && is_word_char((unsigned char)l[j])) j++;
+            if (j < n && (unsigned char)l[j] >= 0x80) /* gnuplot names take such bytes */
+                return refuse(L, "a name with a byte outside ASCII", l, i, j - i);
+            t->kind = TK_WORD;
+            t->len = j - i;
+        } else if (is_digit(c) || (c == '.' && i + 1 < n && is_digit((unsigned char)l[i + 1]))) {
+            size_t j = i;
+            while (j < n && is_digit((unsigned char)l[j])) j++;
+            if (j < n && l[j] == '.') {
+                j++;
+                while (j < n && is_digit((unsigned char)l[j])) j++;
             }
-            return "a double-quoted string other than \"\\n\" (use single quotes)";
+            if (j < n && (l[j] == 'e' || l[j] == 'E')) {
+                size_t k = j + 1;
+                if (k < n && (l[k] == '+' || l[k] == '-')) k++;
+                if (k >= n || !is_digit((unsigned char)l[k]))
+                    return refuse(L, "a malformed number", l, i, k - i);
+                while (k < n && is_digit((unsigned char)l[k])) k++;
+                j = k;
+            }
+            if (j < n && (is_word_char((unsigned char)l[j]) || l[j] == '.'))
+                return refuse(L, "a number glued to a name or a dot", l, i, j + 1 - i);
+            t->kind = TK_NUM;
+            t->len = j - i;
+        } else if (c == '\'' || c == '"') {
+            size_t len = scan_string(L, l, n, i);
+            if (!len) return L->why;
+            t->kind = TK_STR;
+            t->len = len;
+        } else if (strchr(",:[].-+*", c) && c) {
+            t->kind = TK_PUNCT;
+            t->len = 1;
+        } else {
+            return refuse(L,
+                          c >= 0x80 ? "a byte outside ASCII outside a string"
+                                    : "a character outside the template language (only "
+                                      ", : [ ] . - + * between names, numbers and strings)",
+                          l, i, 1);
         }
-        if (c == '#') return NULL; /* the rest is a comment */
-        if (strchr("`@!;|\\$", c))
-            return "a character that runs or reads something (` @ ! ; | \\ $)";
-        if (is_word_char((unsigned char)c) && (i == 0 || !is_word_char((unsigned char)l[i - 1]))) {
-            size_t w = i;
-            while (w < n && is_word_char((unsigned char)l[w])) w++;
-            for (int k = 0; words[k]; k++)
-                if (strlen(words[k]) == w - i && !strncmp(l + i, words[k], w - i))
-                    return "a word that runs, reads or writes something";
-            i = w - 1;
+        /* two values side by side with nothing between are one token to
+         * gnuplot, or two to this reader: a placeholder's value must stay
+         * one whole literal or number */
+        if (L->n && !t->spaced && t->kind != TK_PUNCT && L->t[L->n - 1].kind != TK_PUNCT)
+            return refuse(L, "two names, numbers, strings or placeholders glued together", l,
+                          L->t[L->n - 1].at, i + t->len - L->t[L->n - 1].at);
+        i += t->len;
+        L->n++;
+    }
+    return NULL;
+}
+
+static int tok_is(const char *l, const gp_tok *t, tk_kind k, const char *s)
+{
+    return t->kind == k && (!s || (strlen(s) == t->len && !strncmp(l + t->at, s, t->len)));
+}
+
+static const char *add_hole(gp_line *L, const char *l, const gp_tok *t, hole_role role)
+{
+    if (L->nh == LINE_HOLES) return refuse(L, "too many placeholders on a line", l, 0, 0);
+    L->h[L->nh].at = t->at;
+    L->h[L->nh].len = t->len;
+    L->h[L->nh].role = role;
+    L->nh++;
+    return NULL;
+}
+
+/* One bound of a range, [bound:bound]: * (automatic), a number with its
+ * sign, a numeric placeholder, or nothing. Returns the next token. */
+static int range_bound(gp_line *L, const char *l, int i, const char **why)
+{
+    const gp_tok *t = L->t;
+    if (i < L->n && tok_is(l, &t[i], TK_PUNCT, "*")) return i + 1;
+    if (i < L->n && (tok_is(l, &t[i], TK_PUNCT, "-") || tok_is(l, &t[i], TK_PUNCT, "+"))) {
+        if (i + 1 >= L->n || t[i + 1].kind != TK_NUM) {
+            *why = refuse(L, "a sign not before a number", l, t[i].at, 1);
+            return i;
+        }
+        return i + 2;
+    }
+    if (i < L->n && t[i].kind == TK_NUM) return i + 1;
+    if (i < L->n && t[i].kind == TK_HOLE) {
+        *why = add_hole(L, l, &t[i], ROLE_NUM);
+        return i + 1;
+    }
+    return i;
+}
+
+/* NULL when l[0..n) is a line of the template language; its placeholders
+ * and the kind of value each may take are in L->h. */
+static const char *check_line(gp_line *L, const char *l, size_t n)
+{
+    const char *why = tokenize(L, l, n);
+    if (why) return why;
+    const gp_tok *t = L->t;
+    if (L->n == 0) return NULL;
+    if (L->n == 1 && t[0].kind == TK_HOLE) return add_hole(L, l, &t[0], ROLE_CLAUSE);
+    if (tok_is(l, &t[0], TK_WORD, "plot")) {
+        /* what is drawn, and from where, is sprbench's: plot {{a}}, {{b}} */
+        for (int i = 1; i < L->n; i += 2) {
+            if (t[i].kind != TK_HOLE || (i + 1 < L->n && !tok_is(l, &t[i + 1], TK_PUNCT, ",")))
+                return refuse(L,
+                              "a plot line other than plot {{clause}} (what is drawn, and from "
+                              "where, is sprbench's)",
+                              l, t[i].at, t[i].len);
+            if ((why = add_hole(L, l, &t[i], ROLE_CLAUSE))) return why;
+        }
+        if (L->n < 2 || t[L->n - 1].kind != TK_HOLE)
+            return refuse(L, "a plot line other than plot {{clause}}", l, 0, n);
+        return NULL;
+    }
+    if (!tok_is(l, &t[0], TK_WORD, "set") && !tok_is(l, &t[0], TK_WORD, "unset"))
+        return refuse(L, "a line that does not start with set, unset or plot", l, t[0].at,
+                      t[0].len);
+    if (L->n < 2 || t[1].kind != TK_WORD || !in_list(g_options, l + t[1].at, t[1].len))
+        return refuse(L,
+                      "an option templates may not set (options are spelled out, from the "
+                      "list in plots/README.md)",
+                      l, L->n < 2 ? t[0].at : t[1].at, L->n < 2 ? t[0].len : t[1].len);
+    int i = 2;
+    if (in_list(g_range_options, l + t[1].at, t[1].len) && i < L->n &&
+        tok_is(l, &t[i], TK_PUNCT, "[")) {
+        why = NULL;
+        i = range_bound(L, l, i + 1, &why);
+        if (why) return why;
+        if (i >= L->n || !tok_is(l, &t[i], TK_PUNCT, ":"))
+            return refuse(L, "a range other than [low:high]", l, t[2].at, n - t[2].at);
+        i = range_bound(L, l, i + 1, &why);
+        if (why) return why;
+        if (i >= L->n || !tok_is(l, &t[i], TK_PUNCT, "]"))
+            return refuse(L, "a range other than [low:high]", l, t[2].at, n - t[2].at);
+        i++;
+    }
+    for (; i < L->n; i++) {
+        const gp_tok *k = &t[i];
+        switch (k->kind) {
+        case TK_WORD:
+            if (!in_list(g_words, l + k->at, k->len))
+                return refuse(L,
+                              "a name templates do not know (keywords are spelled out; no "
+                              "variables or functions)",
+                              l, k->at, k->len);
+            break;
+        case TK_NUM:
+        case TK_STR: break;
+        case TK_HOLE:
+            if ((why = add_hole(L, l, k, ROLE_VALUE))) return why;
+            break;
+        case TK_PUNCT: {
+            char c = l[k->at];
+            int prev_val = i > 0 && (t[i - 1].kind == TK_STR || t[i - 1].kind == TK_HOLE);
+            int next_val = i + 1 < L->n && (t[i + 1].kind == TK_STR || t[i + 1].kind == TK_HOLE);
+            if (c == ',' && i > 2 && !tok_is(l, &t[i - 1], TK_PUNCT, ",")) break;
+            if ((c == '-' || c == '+') && i + 1 < L->n && t[i + 1].kind == TK_NUM) break;
+            if (c == '.' && prev_val && next_val) break; /* string concatenation */
+            return refuse(L,
+                          c == '[' || c == ']' || c == ':' || c == '*'
+                              ? "[ ] : or * outside an axis range (no substrings)"
+                              : c == '.' ? "a . that does not join two strings"
+                                         : "a sign not before a number, or a stray comma",
+                          l, k->at, 1);
+        }
         }
     }
     return NULL;
@@ -554,24 +848,33 @@ int sb_gp_template_load(const char *dir, const char *name, char **text, sb_err *
     size_t len;
     int rc = sb_read_text_max(path, TEMPLATE_MAX, "plot template", text, &len, e);
     if (rc) return rc; /* the message names the file */
+    gp_line *L = malloc(sizeof *L);
+    if (!L) {
+        free(*text);
+        *text = NULL;
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
     int lineno = 0;
     for (const char *p = *text; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
         lineno++;
-        const char *why = template_refusal(p, n);
-        if (!why)
-            for (size_t i = 0; i < n && !why; i++)
-                if ((unsigned char)p[i] < 0x20 && p[i] != '\t' && p[i] != '\r')
-                    why = "a control character";
+        const char *why = check_line(L, p, n);
         if (why) {
+            rc = sb_errf(e, SB_EUSAGE, "plot template %s:%d refused: %s", path, lineno, why);
             free(*text);
             *text = NULL;
-            return sb_errf(e, SB_EUSAGE, "plot template %s:%d refused: %s", path, lineno, why);
+            break;
         }
         p += n + (nl ? 1 : 0);
     }
-    return SB_OK;
+    free(L);
+    return rc;
+}
+
+static const char *kind_name(sb_gpv_kind k)
+{
+    return k == SB_GPV_CLAUSE ? "a plot clause" : k == SB_GPV_NUM ? "a number" : "text";
 }
 
 int sb_gp_template_fill(sb_gp *g, const char *tmpl, const char *tmpl_name, const sb_gp_var *vars,
@@ -582,36 +885,54 @@ int sb_gp_template_fill(sb_gp *g, const char *tmpl, const char *tmpl_name, const
         misuse(g, "a template inside a data block");
         return sb_errf(e, SB_EFAIL, "gnuplot script refused: a template inside a data block");
     }
-    for (const char *p = tmpl; *p;) {
+    gp_line *L = malloc(sizeof *L);
+    if (!L) {
+        misuse(g, "out of memory");
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    int lineno = 0, rc = SB_OK;
+    for (const char *p = tmpl; *p && !rc;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        size_t lead = strspn(p, " \t");
-        int skip = lead >= n || p[lead] == '#' || p[lead] == '\r';
-        for (size_t i = 0; !skip && i < n;) {
-            const char *open = NULL;
-            for (size_t k = i; k + 1 < n; k++)
-                if (p[k] == '{' && p[k + 1] == '{') {
-                    open = p + k;
-                    break;
-                }
-            if (!open) {
-                size_t m = n - i;
-                while (m && p[i + m - 1] == '\r') m--;
-                put(g, p + i, m);
-                break;
-            }
-            put(g, p + i, (size_t)(open - (p + i)));
-            const char *close = strstr(open + 2, "}}");
-            size_t nm = close && close < p + n ? (size_t)(close - open - 2) : 0;
+        lineno++;
+        /* the template is read again here: a text that did not come through
+         * sb_gp_template_load is checked all the same, and each placeholder
+         * gets the kind of value its place takes */
+        const char *why = check_line(L, p, n);
+        if (why) {
+            misuse(g, "a template line refused");
+            rc = sb_errf(e, SB_EUSAGE, "plot template %s:%d refused: %s", tmpl_name, lineno, why);
+            break;
+        }
+        if (L->n == 0) { /* blank or a comment: left out */
+            p += n + (nl ? 1 : 0);
+            continue;
+        }
+        /* a trailing comment is left out too: the line ends at its last token */
+        size_t end = L->t[L->n - 1].at + L->t[L->n - 1].len;
+        size_t from = 0;
+        for (int k = 0; k < L->nh && !rc; k++) {
+            const gp_hole *h = &L->h[k];
+            put(g, p + from, h->at - from);
+            const char *nm = p + h->at + 2;
+            size_t nml = h->len - 4;
             const sb_gp_var *v = NULL;
-            for (int k = 0; nm && k < nvars && !v; k++)
-                if (strlen(vars[k].name) == nm && !strncmp(vars[k].name, open + 2, nm))
-                    v = &vars[k];
+            for (int j = 0; j < nvars && !v; j++)
+                if (strlen(vars[j].name) == nml && !strncmp(vars[j].name, nm, nml)) v = &vars[j];
             if (!v) {
                 misuse(g, "a template placeholder with no value");
-                return sb_errf(e, SB_EUSAGE, "plot template %s: unknown placeholder %.*s",
-                               tmpl_name, (int)(close && close < p + n ? close + 2 - open : 2),
-                               open);
+                rc = sb_errf(e, SB_EUSAGE, "plot template %s:%d: unknown placeholder %.*s",
+                             tmpl_name, lineno, (int)h->len, p + h->at);
+                break;
+            }
+            int fits = h->role == ROLE_CLAUSE ? v->kind == SB_GPV_CLAUSE
+                : h->role == ROLE_NUM         ? v->kind == SB_GPV_NUM
+                                              : v->kind != SB_GPV_CLAUSE;
+            if (!fits) {
+                misuse(g, "a template placeholder in a place for another kind of value");
+                rc = sb_errf(e, SB_EUSAGE, "plot template %s:%d: %.*s is %s, which cannot go there",
+                             tmpl_name, lineno, (int)h->len, p + h->at, kind_name(v->kind));
+                break;
             }
             switch (v->kind) {
             case SB_GPV_TEXT: put_text(g, v->text, 0); break;
@@ -621,16 +942,21 @@ int sb_gp_template_fill(sb_gp *g, const char *tmpl, const char *tmpl_name, const
                 if (!v->clause || v->clause->oom || v->clause->misuse[0] || v->clause->in_block ||
                     v->clause->dlen) {
                     misuse(g, "a template clause that is not a plain fragment");
-                    return sb_errf(e, SB_EFAIL, "plot template %s: bad clause for %s", tmpl_name,
-                                   v->name);
+                    rc = sb_errf(e, SB_EFAIL, "plot template %s: bad clause for %s", tmpl_name,
+                                 v->name);
+                    break;
                 }
                 if (v->clause->len) put(g, v->clause->buf, v->clause->len);
                 break;
             }
-            i = (size_t)(close + 2 - p);
+            from = h->at + h->len;
         }
-        if (!skip) put(g, "\n", 1);
+        if (rc) break;
+        put(g, p + from, end - from);
+        put(g, "\n", 1);
         p += n + (nl ? 1 : 0);
     }
+    free(L);
+    if (rc) return rc;
     return g->oom ? sb_errf(e, SB_EFAIL, "gnuplot script: out of memory") : SB_OK;
 }

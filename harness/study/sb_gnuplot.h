@@ -3,11 +3,13 @@
  * line (host names, labels, kernels, shapes, titles) reaches gnuplot only
  * through this module, in a form gnuplot cannot execute:
  *
- *  - text is a single-quoted literal: gnuplot 5.4 does no backquote command
- *    substitution, no @macro expansion and no escape processing inside
- *    '...', and '' is its only escape. Newlines, tabs and CR become spaces,
- *    other control characters are dropped and invalid UTF-8 becomes '?', so
- *    a literal always closes on its own line. Terminals are noenhanced, so
+ *  - text is a double-quoted literal in which no backquote, @, $, " or
+ *    backslash appears as itself (\", \\ and octal escapes, the escapes
+ *    gnuplot 5.4 really reads: plots/README.md). Newlines, tabs and CR
+ *    become spaces, other control and bidi characters are dropped and
+ *    invalid UTF-8 becomes '?', so a literal always closes on its own line.
+ *    (Single quotes cannot carry every text: gnuplot reads '' as a quote
+ *    only after another character.) Terminals are noenhanced, so
  *    ^ _ @ { } & ~ \ in text are shown, not read as markup;
  *  - where gnuplot reads text as a printf-like format (explicit tic labels:
  *    `set xtics ('label' pos)`), % is doubled as well;
@@ -82,18 +84,16 @@ int sb_gp_write_script(const sb_gp *g, int width, int height, const char *path, 
 
 /* ---- templates (plots/NAME.gp) ----
  *
- * A template is gnuplot text a user may restyle: lines starting with set,
- * unset or plot, whole-line # comments, blank lines, and {{name}}
- * placeholders. Templates are the user's own styling, read as code; the
- * values of a figure (titles, labels, numbers, the plot clauses) never are:
- * each placeholder is filled through this writer, text as a single-quoted
- * literal, numbers as numbers, clauses as fragments this writer built. So
- * that a template cannot hand the figure's data a way out either, a
- * template is refused when a literal of it starts with < or | (a file name
- * gnuplot would run as a command), or when, outside its literals, it holds
- * ` @ ! ; | \ or $, or a word that runs, reads or writes something (system,
- * output, print, load, call, eval, shell, terminal, table, save, cd, exit,
- * quit, pause, fit, reread, import, history, replot, refresh). */
+ * A template is the user's styling in a small language read with gnuplot's
+ * own token rules against an allow-list (plots/README.md): set/unset of
+ * named options with keywords spelled out (no abbreviations), strings,
+ * numbers, axis ranges, `.` joining strings, plot {{clause}}, {{name}}
+ * placeholders outside quotes, # comments. Nothing in it computes a string
+ * (no variable, function, substring) or names a file or a command. The
+ * values of a figure (titles, labels, numbers, the plot clauses) are never
+ * template text: each placeholder is filled through this writer, text as a
+ * whole literal, numbers as numbers, clauses as fragments this writer
+ * built, and only where the template's grammar puts that kind of value. */
 
 typedef enum { SB_GPV_TEXT, SB_GPV_FORMAT, SB_GPV_NUM, SB_GPV_CLAUSE } sb_gpv_kind;
 typedef struct sb_gp_var {

@@ -1,5 +1,6 @@
 #include "sb_result.h"
 #include "sb_report.h"
+#include "sb_text.h"
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -70,9 +71,30 @@ static void read_failed(out *o, int rc, const sb_err *e)
     }
 }
 
+/* A bidi control (U+202A-202E, U+2066-2069, U+200E/F, U+061C) at s: its
+ * code point, else 0. Such a character reorders what a reader sees around
+ * it (a host name could show another's numbers as its own): reports show
+ * it as [U+XXXX] instead. */
+static unsigned bidi_at(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (u[0] == 0xe2 && u[1] == 0x80 && ((u[2] >= 0xaa && u[2] <= 0xae) || u[2] == 0x8e ||
+                                         u[2] == 0x8f))
+        return 0x2000u + (u[2] - 0x80u);
+    if (u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9) return 0x2040u + (u[2] - 0x80u);
+    if (u[0] == 0xd8 && u[1] == 0x9c) return 0x061c;
+    return 0;
+}
+
 static void html_esc(FILE *f, const char *s)
 {
     for (; *s; s++) {
+        unsigned b = bidi_at(s);
+        if (b) {
+            fprintf(f, "[U+%04X]", b);
+            s += b == 0x061c ? 1 : 2;
+            continue;
+        }
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -83,13 +105,42 @@ static void html_esc(FILE *f, const char *s)
     }
 }
 
-static void md_esc(FILE *f, const char *s)
+static int is_alnum_c(char c)
 {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Text in Markdown: every character that can open a construct inside a
+ * line is backslash-escaped (CommonMark reads a backslash before any ASCII
+ * punctuation as that character): emphasis (*, ~, and _ unless between
+ * letters or digits, where it cannot open one), code (`), HTML, autolinks
+ * and entities (< > &), table cells (|), the escape itself, and a ] that
+ * is followed by ( [ or : (no inline link or image, no reference and no
+ * link definition can be made without one; a bracket alone, as in the
+ * spreads "100 [90-110]", stays). Line breaks become spaces (no text
+ * starts a line, so block constructs cannot open), bidi controls
+ * [U+XXXX]. */
+static void md_esc_in(FILE *f, const char *s, int brackets)
+{
+    const char *start = s;
     for (; *s; s++) {
-        if (*s == '|' || *s == '*' || *s == '`' || *s == '<' || *s == '\\') fputc('\\', f);
+        unsigned b = bidi_at(s);
+        if (b) {
+            fprintf(f, "[U+%04X]", b);
+            s += b == 0x061c ? 1 : 2;
+            continue;
+        }
+        int esc = strchr("\\`*|<>~&", *s) != NULL;
+        if (*s == '_') esc = !(s > start && is_alnum_c(s[-1]) && is_alnum_c(s[1]));
+        if (*s == ']') esc = s[1] == '(' || s[1] == '[' || s[1] == ':';
+        if (*s == '[') esc = s[1] == ']'; /* [] after a ]: a collapsed reference */
+        if (brackets && (*s == '[' || *s == ']')) esc = 1;
+        if (esc) fputc('\\', f);
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
     }
 }
+
+static void md_esc(FILE *f, const char *s) { md_esc_in(f, s, 0); }
 
 static void heading(out *o, int level, const char *text)
 {
@@ -602,10 +653,7 @@ static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, 
     if (!b64) return;
     /* the caption holds database text: escaped, and ] cannot end the alt text */
     fputs("![", o->md);
-    for (const char *c = caption; *c; c++) {
-        if (*c == '[' || *c == ']') fputc('\\', o->md);
-        md_esc(o->md, (char[2]){*c, 0});
-    }
+    md_esc_in(o->md, caption, 1); /* every [ and ]: the alt text ends at ours */
     fprintf(o->md, "](%s.png)\n\n", name);
     fputs("<figure><img alt=\"", o->html);
     html_esc(o->html, caption);
@@ -1647,8 +1695,8 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     if (ro->plots && !pl.enabled)
         snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
     char title[800];
-    if (ro->title)
-        snprintf(title, sizeof title, "%.700s", ro->title);
+    if (ro->title) /* cut between characters (the CLI checked it is UTF-8) */
+        snprintf(title, sizeof title, "%.*s", sb_text_prefix(ro->title, 700), ro->title);
     else
         snprintf(title, sizeof title, "sprbench report: %.300s vs %.300s", csel->label,
                  bsel->label);
