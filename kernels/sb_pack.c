@@ -358,8 +358,8 @@ void sb_pack_a_chunked(const sb_gemm_desc *d, const void *A, sb_src_type src, in
     }
 }
 
-static void pack_a_chunked_t(const sb_gemm_desc *d, const void *A, conv_t cv, int mr, int kg, int i0,
-                             int mc, int p0, int kc, int kcp, void *dst)
+static void pack_a_chunked_t(const sb_gemm_desc *d, const void *A, conv_t cv, int mr, int kg,
+                             int i0, int mc, int p0, int kc, int kcp, void *dst)
 {
     size_t es = dst_esz(cv);
     const int ce = 16 * kg;
@@ -413,4 +413,3 @@ void sb_pack_a_tiles(const sb_gemm_desc *d, const void *A, sb_src_type src, int 
         pack_a_chunked_t(d, A, cv, mr, kg, i0, mc, p0, kc, kcp, dst);
     }
 }
-

@@ -116,7 +116,7 @@ static void test_decoder(void)
 static sigjmp_buf g_jmp;
 static sb_amx_tilecfg g_seen;
 static volatile sig_atomic_t g_how; /* 0 none, 1 decoded, 2 sttilecfg, -1 undecodable */
-static int g_has_tilecfg;            /* the OS enabled XTILECFG: the frame holds it */
+static int g_has_tilecfg;           /* the OS enabled XTILECFG: the frame holds it */
 
 /* The tile configuration at the fault, from the XSAVE image the kernel saved
  * in the signal frame (the handler itself starts with the state reset, so
@@ -230,7 +230,8 @@ static int catch_one(const amx_user *u)
         return 1;
     }
     printf("%s: configuration right (%s)\n", u->name,
-           g_how == 1 ? "operand of the faulting ldtilecfg" : "signal frame at the first tile fault");
+           g_how == 1 ? "operand of the faulting ldtilecfg"
+                      : "signal frame at the first tile fault");
     fflush(stdout);
     return 0;
 }
@@ -263,7 +264,9 @@ static void check_on_tiles(const amx_user *u)
 int main(void)
 {
     test_decoder();
-    const sb_cpu *cpu = sb_cpu_get();
+    /* the hardware's view, not what SB_FORCE_NO_* leaves: a forced-off AMX
+     * CPU still runs ldtilecfg, and its configuration is in the frame */
+    const sb_cpu *cpu = sb_cpu_hw();
     g_has_tilecfg = cpu->amx_tile && cpu->xcr0_amx;
     const amx_user users[] = {
         {"amx-bf16 thread_begin", sb_ukr_amx_bf16.thread_begin, sb_ukr_amx_bf16.thread_end, NULL},
