@@ -27,20 +27,49 @@ static int too_large(const char *path, size_t max_bytes, const char *kind, sb_er
     return sb_errf(e, SB_EUSAGE, "%s: larger than %s, the limit for a %s", path, lim, kind);
 }
 
+static const char *file_type(mode_t m)
+{
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    return "not a regular file";
+}
+
+int sb_open_regular(const char *path, int *fdp, sb_err *e)
+{
+    *fdp = -1;
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait, forever,
+     * for a writer, before fstat could say what it is. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) return sb_errf(e, SB_EUSAGE, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int saved = errno;
+        close(fd);
+        return sb_errf(e, SB_EUSAGE, "%s: cannot open: %s", path, strerror(saved));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return sb_errf(e, SB_EUSAGE, "%s: is %s, not a regular file", path, file_type(st.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    *fdp = fd;
+    return SB_OK;
+}
+
 int sb_read_file_max(const char *path, size_t max_bytes, const char *kind, char **data, size_t *len,
                      sb_err *e)
 {
     *data = NULL;
     if (len) *len = 0;
     if (!kind) kind = "file";
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return sb_errf(e, SB_EUSAGE, "%s: cannot open: %s", path, strerror(errno));
+    int fd, orc = sb_open_regular(path, &fd, e);
+    if (orc) return orc;
     struct stat st;
     int have_st = fstat(fd, &st) == 0;
-    if (have_st && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return sb_errf(e, SB_EUSAGE, "%s: is a directory", path);
-    }
     /* A regular file already over the limit is refused before reading: the
      * same answer as reading it, without the time and memory. */
     if (have_st && S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max_bytes) {
@@ -51,7 +80,7 @@ int sb_read_file_max(const char *path, size_t max_bytes, const char *kind, char 
      * limit is told from one exactly at it, without reading any further. */
     size_t want = max_bytes < SIZE_MAX - 2 ? max_bytes + 1 : SIZE_MAX - 2;
     /* st_size is only a hint for the first allocation (clamped to the limit):
-     * devices and FIFOs report 0, and a file may grow while it is read. */
+     * a file may grow or shrink while it is read. */
     size_t cap = 64 * SB_KIB;
     if (have_st && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < want)
         cap = (size_t)st.st_size + 1;
@@ -203,8 +232,14 @@ int sb_out_open(sb_out *o, const char *path, sb_err *e)
         /* (changed since stat: treated as the device it now is) */
     }
     o->in_place = 1;
-    o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO nobody reads would otherwise hold the open forever;
+     * here it fails at once (ENXIO). Writes then block as usual. */
+    o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (o->fd < 0 && errno == ENXIO)
+        return sb_errf(e, SB_EUSAGE, "%s: cannot write: a FIFO with no reader", o->path);
     if (o->fd < 0) return sb_errf(e, SB_EUSAGE, "%s: cannot write: %s", o->path, strerror(errno));
+    int fl = fcntl(o->fd, F_GETFL);
+    if (fl != -1) (void)fcntl(o->fd, F_SETFL, fl & ~O_NONBLOCK);
     struct stat now;
     if (fstat(o->fd, &now) != 0 || S_ISREG(now.st_mode)) {
         /* Replaced by a regular file since stat: writing it in place would

@@ -3,8 +3,8 @@
  *
  * Reading: every reader names a size limit fitting the kind of file it reads
  * and gets a one-line SB_EUSAGE past it, at bounded memory (the file is read
- * in chunks up to the limit; st_size is never trusted: /dev/zero and FIFOs
- * report 0). Text readers also refuse a NUL byte, naming its offset: a C
+ * in chunks up to the limit; st_size is only a hint). Inputs are regular
+ * files: a FIFO, device or socket is refused at once, never waited on. Text readers also refuse a NUL byte, naming its offset: a C
  * parser would otherwise stop there and silently use half a file.
  *
  * Writing: an output path is resolved first. A symlink is followed (its
@@ -28,7 +28,12 @@
  * new code names its limit with sb_read_file_max. */
 #define SB_READ_DEFAULT_MAX (64 * SB_MIB)
 
-/* Reads a whole file of at most max_bytes into a NUL-terminated buffer the
+/* Opens path for reading if it is a regular file, into *fd. A FIFO, socket,
+ * device or directory is SB_EUSAGE "PATH: is a FIFO, not a regular file",
+ * without waiting: the open does not block on a FIFO with no writer. */
+int sb_open_regular(const char *path, int *fd, sb_err *e);
+
+/* Reads a whole regular file (sb_open_regular) of at most max_bytes into a NUL-terminated buffer the
  * caller frees (*len without the terminating NUL; len may be NULL). More than
  * max_bytes: SB_EUSAGE "PATH: larger than N MiB, the limit for a KIND". */
 int sb_read_file_max(const char *path, size_t max_bytes, const char *kind, char **data, size_t *len,

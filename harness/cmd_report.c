@@ -1,7 +1,9 @@
 /* sprbench report: Markdown + self-contained HTML comparison of two
  * machines or sweeps. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "sb_cli.h"
@@ -13,6 +15,19 @@
 #include "sb_report.h"
 
 #define MAX_DBS 16
+
+/* The merged database's directory and what SQLite left in it. */
+static void remove_tmp(const char *dir)
+{
+    static const char *const names[] = {"merged.db", "merged.db-wal", "merged.db-shm",
+                                        "merged.db-journal"};
+    char p[4200];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
 
 static void report_help(void)
 {
@@ -98,7 +113,8 @@ int sb_cmd_report(int argc, char **argv)
     sb_err e = {0};
     /* the title goes into both files as is: it must be text (it is cut
      * between characters to 700 bytes there) */
-    if (ro.title && sb_text_check(ro.title, 100000, "--title", &e)) return sb_cli_report("report", &e);
+    if (ro.title && sb_text_check(ro.title, 100000, "--title", &e))
+        return sb_cli_report("report", &e);
     /* before any database is opened or merged: --out may be created, but
      * only its last component */
     if (sb_cli_check_path("--baseline", baseline, &e) ||
@@ -114,20 +130,26 @@ int sb_cmd_report(int argc, char **argv)
         if (access(dbs[i], F_OK) != 0)
             return sb_cli_usage_error("report", "%s: no such database", dbs[i]);
     }
-    sb_db *db;
+    sb_db *db = NULL;
     int rc;
-    char tmp[] = "/tmp/sprbench-report-XXXXXX";
+    /* Several databases are merged into a temporary one, in a directory of
+     * its own (mkdtemp: created exclusively, mode 0700) under $TMPDIR: SQLite
+     * puts its -wal and -shm files beside the database, and no one else can
+     * plant a name or a link there. */
+    char tmpdir[4096] = "", tmp[4200] = "";
     char joined[4096] = "";
     if (ndbs == 1) {
         ro.db_path = dbs[0];
         if (sb_db_open_readonly(dbs[0], &db, &e)) return sb_cli_report("report", &e);
     } else {
-        /* Several databases (one per machine): read together from a merged
-         * temporary copy; the inputs are not touched beyond opening. */
-        int fd = mkstemp(tmp);
-        if (fd < 0) return sb_cli_usage_error("report", "cannot create a temporary database");
-        close(fd);
-        unlink(tmp);
+        const char *base = getenv("TMPDIR");
+        if (!base || !*base) base = "/tmp";
+        if (snprintf(tmpdir, sizeof tmpdir, "%s/sprbench-report-XXXXXX", base) >=
+                (int)sizeof tmpdir ||
+            !mkdtemp(tmpdir))
+            return sb_cli_usage_error("report", "cannot create a temporary directory in %s: %s",
+                                      base, strerror(errno));
+        snprintf(tmp, sizeof tmp, "%s/merged.db", tmpdir);
         rc = sb_db_open(tmp, &db, &e);
         for (int i = 0; !rc && i < ndbs; i++) {
             sb_import_stats st;
@@ -137,8 +159,8 @@ int sb_cmd_report(int argc, char **argv)
         }
         ro.db_path = joined;
         if (rc) {
-            sb_db_close(db);
-            unlink(tmp);
+            if (db) sb_db_close(db);
+            remove_tmp(tmpdir);
             return sb_cli_report("report", &e);
         }
     }
@@ -148,14 +170,7 @@ int sb_cmd_report(int argc, char **argv)
     sb_report_summary s;
     if (!rc) rc = sb_report_write(db, &b, &cd, &ro, &s, &e);
     sb_db_close(db);
-    if (ndbs > 1) {
-        unlink(tmp);
-        char side[sizeof tmp + 8];
-        snprintf(side, sizeof side, "%s-wal", tmp);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", tmp);
-        unlink(side);
-    }
+    if (ndbs > 1) remove_tmp(tmpdir);
     if (rc) return sb_cli_report("report", &e);
     printf("wrote %s and %s (%d table rows, %d plots", s.md_path, s.html_path, s.rows,
            s.plots_drawn);

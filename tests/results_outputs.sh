@@ -1,10 +1,11 @@
 #!/bin/bash
 # Results that cannot hurt, as a user meets them: an output path that is a
 # symlink writes its target (the link stays), a device or FIFO is written in
-# place and never replaced, a failed write exits 1 with one line and leaves
+# place and never replaced (a FIFO without a reader is refused, not waited on), a failed write exits 1 with one line and leaves
 # the old file and no temp file, a failed write on standard output exits 1,
 # and every input is refused past its size limit (exit 2, one line) at
-# bounded memory, as is a NUL byte in a text input.
+# bounded memory, as are a NUL byte in a text input and an input that is not
+# a regular file.
 . "$SB_SOURCE_DIR/tests/lib.sh"
 W="$T/work"
 mkdir "$W" && cd "$W" || exit 1
@@ -120,6 +121,14 @@ expect_one_error_line '^sprbench gemm: keep.json: write failed: File too large$'
 expect_content keep.json precious
 expect_files . data keep.json links
 
+# A database that cannot be created for lack of space (a file size limit
+# stands in for a full disk): exit 1, not 2 (it is the machine, not the
+# input), one line, and no half-made database left behind.
+expect_rc 1 bash -c 'trap "" XFSZ; ulimit -f 4; exec "$@"' - "$SPRBENCH" sweep --kernels scalar-f32 \
+  --threads 1 --shapes 8x8x8 --reps 5 --no-peak --db full.db
+expect_one_error_line '^sprbench sweep: full.db: cannot open database: '
+expect_files . data keep.json links
+
 # report and JUnit through symlinks
 expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 5 --no-peak \
   --db a.db --label one
@@ -134,6 +143,17 @@ expect_rc 0 "$SPRBENCH" report --db a.db --baseline 1 --candidate 2 --out rep
 [ -L rep/report.md ] && [ -L rep/report.html ] && ok || fail "report links replaced"
 expect_grep '^# ' data/report.md
 expect_grep '<html' data/report.html
+# Two databases are read through a merged copy made in a private directory
+# under $TMPDIR (never a name in a shared directory), removed afterwards.
+cp a.db b.db
+mkdir tmpd rep2
+expect_rc 0 env TMPDIR="$W/tmpd" "$SPRBENCH" report --db a.db --db b.db --baseline 1 \
+  --candidate 2 --out rep2
+[ -z "$(ls -A tmpd)" ] && ok || fail "report left $(ls -A tmpd) in TMPDIR"
+expect_rc 2 env TMPDIR="$W/nosuch" "$SPRBENCH" report --db a.db --db b.db --baseline 1 \
+  --candidate 2 --out rep2
+expect_one_error_line "^sprbench report: cannot create a temporary directory in $W/nosuch: "
+rm -r b.db tmpd rep2
 echo old >data/j.xml
 ln -s ../data/j.xml links/j.xml
 expect_rc 0 "$SPRBENCH" gate --baseline a.db --candidate a.db --junit links/j.xml
@@ -164,14 +184,32 @@ expect_files . a.db data keep.json links rep
 
 # --- inputs ---------------------------------------------------------------
 
-# An endless plan under the address-space limit: the old reader grew to
-# 24 GB; now one line, exit 2, and no database made.
+# Inputs are regular files. An endless device (the old reader grew to
+# 24 GB), a pipe and a named FIFO with no writer (which hung the open
+# forever) are refused at once: one line, exit 2, no database made.
 expect_rc 2 bash -c 'ulimit -v $VMAX; exec "$@"' - "$SPRBENCH" sweep --plan /dev/zero --db p.db
-expect_one_error_line '^sprbench sweep: /dev/zero: larger than 1 MiB, the limit for a plan file$'
-# the same from a pipe that never ends (st_size 0)
+expect_one_error_line '^sprbench sweep: /dev/zero: is a character device, not a regular file$'
 expect_rc 2 bash -c 'ulimit -v $VMAX; exec "$@" --plan <(yes "# a comment")' - "$SPRBENCH" sweep \
   --db p.db
-expect_one_error_line 'larger than 1 MiB, the limit for a plan file$'
+expect_one_error_line ': is a FIFO, not a regular file$'
+mkfifo fifo
+expect_rc 2 timeout 20 "$SPRBENCH" sweep --plan fifo --db p.db --dry-run
+expect_one_error_line '^sprbench sweep: fifo: is a FIFO, not a regular file$'
+# ... as model.safetensors (mapped, so it must be a file)
+expect_rc 0 "$SPRBENCH" train --model tiny --synth-train 20 --batch 4 --seq 32 --stride 8 \
+  --max-steps 1 --threads 1 --save fck
+rm fck/model.safetensors && mkfifo fck/model.safetensors
+expect_rc 2 timeout 20 "$SPRBENCH" infer --init fck --batch 1 --seq 32
+expect_one_error_line 'fck/model.safetensors: is a FIFO, not a regular file$'
+rm -r fck
+# an output FIFO that nobody reads is refused at once, not waited on
+expect_rc 2 timeout 20 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 \
+  --sbatch fifo
+expect_one_error_line '^sprbench sweep: fifo: cannot write: a FIFO with no reader$'
+expect_rc 2 timeout 20 "${GEMM[@]}" --result-file fifo
+expect_one_error_line '^sprbench gemm: fifo: cannot write: a FIFO with no reader$'
+[ -p fifo ] && ok || fail "fifo is no longer a FIFO"
+rm fifo
 # a NUL byte ended the plan silently (and the default plan ran): refused
 printf 'kernels = scalar-f32\n\0threads = 1\n' >nul.plan
 expect_rc 2 "$SPRBENCH" sweep --plan nul.plan --db p.db --dry-run
@@ -193,7 +231,7 @@ expect_rc 2 "$SPRBENCH" gate --references huge.ref --candidate a.db
 expect_one_error_line '^sprbench gate: huge.ref: larger than 16 MiB, the limit for a references file$'
 expect_rc 2 bash -c 'ulimit -v $VMAX; exec "$@"' - "$SPRBENCH" gate --references /dev/zero \
   --candidate a.db
-expect_one_error_line '^sprbench gate: /dev/zero: larger than 16 MiB, the limit for a references file$'
+expect_one_error_line '^sprbench gate: /dev/zero: is a character device, not a regular file$'
 printf '* gemm scalar-f32 * * gflops 1 -5%% null\n\0' >nul.ref
 expect_rc 2 "$SPRBENCH" gate --references nul.ref --candidate a.db
 expect_one_error_line '^sprbench gate: nul.ref: NUL byte at offset 40: a references file is text$'

@@ -358,7 +358,7 @@ static void test_plan_file(void)
     /* A device that never ends, a directory, nothing. */
     sb_plan_init(&p);
     CHECK_EQ_INT(sb_plan_read_file(&p, "/dev/zero", &e), SB_EUSAGE);
-    expect_msg(&e, "/dev/zero: larger than 1 MiB");
+    expect_msg(&e, "/dev/zero: is a character device, not a regular file");
     CHECK_EQ_INT(sb_plan_read_file(&p, g_dir, &e), SB_EUSAGE);
     expect_msg(&e, "is a directory");
     CHECK_EQ_INT(sb_plan_read_file(&p, "/nonexistent/x.plan", &e), SB_EUSAGE);
@@ -390,10 +390,16 @@ static void test_read_limits(void)
     CHECK_EQ_INT(sb_read_text_max(path, n, "text", &got, &len, &e), SB_EUSAGE);
     expect_msg(&e, "NUL byte at offset 0: a text is text");
     free(data);
-    /* A FIFO reports st_size 0 and never ends while a writer keeps it open:
-     * /dev/zero stands for it here. */
+    /* Not a regular file: a device that never ends, and a FIFO with no
+     * writer (whose open used to wait forever), are refused at once. */
     CHECK_EQ_INT(sb_read_file_max("/dev/zero", 100 * SB_KIB, "x", &got, &len, &e), SB_EUSAGE);
-    expect_msg(&e, "larger than 100 KiB");
+    expect_msg(&e, "/dev/zero: is a character device, not a regular file");
+    char fifo[256];
+    snprintf(fifo, sizeof fifo, "%s/fifo", g_dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK_EQ_INT(sb_read_file_max(fifo, 100 * SB_KIB, "x", &got, &len, &e), SB_EUSAGE);
+    expect_msg(&e, "fifo: is a FIFO, not a regular file");
+    unlink(fifo);
 }
 
 static void test_write_symlinks(void)

@@ -1,4 +1,5 @@
 #include "sb_safetensors.h"
+#include "sb_io.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -203,12 +204,13 @@ int sb_safetensors_parse(const void *buf, size_t len, const char *name, sb_safet
 int sb_safetensors_open(const char *path, sb_safetensors *st, sb_err *e)
 {
     memset(st, 0, sizeof *st);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return sb_errf(e, SB_EUSAGE, "%s: cannot open: %s", path, strerror(errno));
+    int fd, orc = sb_open_regular(path, &fd, e);
+    if (orc) return orc;
     struct stat sbuf;
-    if (fstat(fd, &sbuf) != 0 || !S_ISREG(sbuf.st_mode)) {
+    if (fstat(fd, &sbuf) != 0) {
+        int saved = errno;
         close(fd);
-        return sb_errf(e, SB_EUSAGE, "%s: not a regular file", path);
+        return sb_errf(e, SB_EUSAGE, "%s: cannot open: %s", path, strerror(saved));
     }
     size_t size = (size_t)sbuf.st_size;
     if (size < 8) {

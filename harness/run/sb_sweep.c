@@ -291,7 +291,7 @@ static int read_tail(const char *path, size_t max, char **buf, size_t *len, long
     *buf = NULL;
     *len = 0;
     *total = 0;
-    int fd = open(path, O_RDONLY | O_NOCTTY);
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK); /* never waits on a FIFO */
     if (fd < 0) return errno == ENOENT ? 0 : -1;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

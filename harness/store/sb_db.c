@@ -152,10 +152,31 @@ int sb_db_commit(sb_db *db, sb_err *e)
 
 void sb_db_rollback(sb_db *db) { sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL); }
 
+/* What a failed open means for the exit code: a full disk, an I/O error,
+ * memory or a lock is the machine failing (SB_EFAIL, exit 1); anything else
+ * (not a database, no permission, no such directory) is bad input. */
+static int open_failure(int sqlite_rc)
+{
+    switch (sqlite_rc & 0xff) {
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_NOMEM:
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_PROTOCOL: return SB_EFAIL;
+    default: return SB_EUSAGE;
+    }
+}
+
 static int migrate(sb_db *db, int target, sb_err *e)
 {
     int v = sb_db_schema_version(db);
-    if (v < 0) return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", db->path);
+    if (v < 0) {
+        int code = sqlite3_errcode(db->h);
+        if (open_failure(code) != SB_EFAIL)
+            return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", db->path);
+        return sb_db_fail(e, db, "cannot open database");
+    }
     if (v > NMIGRATIONS)
         return sb_errf(e, SB_EUSAGE, "%s: schema version %d is newer than this sprbench (%d)",
                        db->path, v, NMIGRATIONS);
@@ -262,7 +283,7 @@ static int recognise(const char *path, int *kind, int *version, sb_err *e)
         *kind = FILE_EMPTY;
         return SB_OK;
     }
-    int fd = open(path, O_RDONLY | O_NOCTTY);
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) return sb_errf(e, SB_EUSAGE, "%s: cannot read: %s", path, strerror(errno));
     unsigned char hdr[100];
     ssize_t n = read(fd, hdr, sizeof hdr);
@@ -332,39 +353,49 @@ int sb_db_open_at_version(const char *path, int target, sb_db **out, sb_err *e)
     /* Another program's file, or anything that is not SQLite, is refused
      * before SQLite opens it for writing, so a wrong --db never gets
      * sprbench's tables, a schema version or a journal mode change. */
-    int kind, version, rc;
+    int kind = 0, version, rc;
     if (strcmp(path, ":memory:") && (rc = recognise(path, &kind, &version, e))) return rc;
     sb_db *db = calloc(1, sizeof *db);
     if (!db) return sb_errf(e, SB_EFAIL, "out of memory");
     snprintf(db->path, sizeof db->path, "%s", path);
-    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        sb_errf(e, SB_EUSAGE, "%s: cannot open database: %s", path,
-                db->h ? sqlite3_errmsg(db->h) : "out of memory");
-        sb_db_close(db);
-        return SB_EUSAGE;
+    /* a database this call creates is removed again if it cannot be made
+     * whole (a full disk): no half-made file is left to be mistaken for one */
+    int created = strcmp(path, ":memory:") && kind == FILE_ABSENT;
+    int orc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (orc != SQLITE_OK) {
+        rc = sb_errf(e, open_failure(orc), "%s: cannot open database: %s", path,
+                     db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        goto fail;
     }
     sqlite3_busy_timeout(db->h, 10000);
     sqlite3_extended_result_codes(db->h, 0);
     char *msg = NULL;
-    rc = sqlite3_exec(db->h,
-                      "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
-                      "PRAGMA synchronous=NORMAL;",
-                      NULL, NULL, &msg);
-    if (rc != SQLITE_OK) {
-        sb_errf(e, SB_EUSAGE, "%s: %s", path,
-                rc == SQLITE_NOTADB ? "is not a SQLite database"
-                                    : (msg ? msg : "cannot use database"));
+    orc = sqlite3_exec(db->h,
+                       "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
+                       "PRAGMA synchronous=NORMAL;",
+                       NULL, NULL, &msg);
+    if (orc != SQLITE_OK) {
+        rc = sb_errf(e, orc == SQLITE_NOTADB ? SB_EUSAGE : open_failure(orc), "%s: %s", path,
+                     orc == SQLITE_NOTADB ? "is not a SQLite database"
+                                          : (msg ? msg : "cannot use database"));
         sqlite3_free(msg);
-        sb_db_close(db);
-        return SB_EUSAGE;
+        goto fail;
     }
-    if ((rc = migrate(db, target, e))) {
-        sb_db_close(db);
-        return rc;
-    }
+    if ((rc = migrate(db, target, e))) goto fail;
     *out = db;
     return SB_OK;
+fail:
+    sb_db_close(db);
+    if (created) {
+        char side[4200];
+        static const char *const ext[] = {"-wal", "-shm", "-journal"};
+        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+            snprintf(side, sizeof side, "%s%s", path, ext[i]);
+            unlink(side);
+        }
+        unlink(path);
+    }
+    return rc;
 }
 
 int sb_db_open(const char *path, sb_db **db, sb_err *e)
