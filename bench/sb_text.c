@@ -1,6 +1,7 @@
 #include "sb_text.h"
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -288,4 +289,76 @@ void sb_text_one_line(char *msg)
         }
     }
     *w = '\0';
+}
+
+/* ---- Markdown and HTML ---- */
+
+/* A bidi control (U+202A-202E, U+2066-2069, U+200E/F, U+061C) at s: its
+ * code point, else 0. Such a character reorders what a reader sees around
+ * it (a host name could show another's numbers as its own): reports show
+ * it as [U+XXXX] instead. */
+static unsigned bidi_at(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (u[0] == 0xe2 && u[1] == 0x80 &&
+        ((u[2] >= 0xaa && u[2] <= 0xae) || u[2] == 0x8e || u[2] == 0x8f))
+        return 0x2000u + (u[2] - 0x80u);
+    if (u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)
+        return 0x2040u + (u[2] - 0x80u);
+    if (u[0] == 0xd8 && u[1] == 0x9c) return 0x061c;
+    return 0;
+}
+
+void sb_text_html(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned b = bidi_at(s);
+        if (b) {
+            fprintf(f, "[U+%04X]", b);
+            s += b == 0x061c ? 1 : 2;
+            continue;
+        }
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static int is_alnum_c(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Text in Markdown: every character that can open a construct inside a
+ * line is backslash-escaped (CommonMark reads a backslash before any ASCII
+ * punctuation as that character): emphasis (*, ~, and _ unless between
+ * letters or digits, where it cannot open one), code (`), HTML, autolinks
+ * and entities (< > &), table cells (|), the escape itself, and a ] that
+ * is followed by ( [ or : (no inline link or image, no reference and no
+ * link definition can be made without one; a bracket alone, as in the
+ * spreads "100 [90-110]", stays). Line breaks become spaces (no text
+ * starts a line, so block constructs cannot open), bidi controls
+ * [U+XXXX]. */
+void sb_text_md(FILE *f, const char *s, int brackets)
+{
+    const char *start = s;
+    for (; *s; s++) {
+        unsigned b = bidi_at(s);
+        if (b) {
+            fprintf(f, "[U+%04X]", b);
+            s += b == 0x061c ? 1 : 2;
+            continue;
+        }
+        int esc = strchr("\\`*|<>~&", *s) != NULL;
+        if (*s == '_') esc = !(s > start && is_alnum_c(s[-1]) && is_alnum_c(s[1]));
+        if (*s == ']') esc = s[1] == '(' || s[1] == '[' || s[1] == ':';
+        if (*s == '[') esc = s[1] == ']'; /* [] after a ]: a collapsed reference */
+        if (brackets && (*s == '[' || *s == ']')) esc = 1;
+        if (esc) fputc('\\', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
 }

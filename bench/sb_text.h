@@ -74,4 +74,13 @@ char *sb_argv_render(char *const *argv);
  * DEL and C1 controls (U+0080..U+009F) -> '?'. */
 void sb_text_one_line(char *msg);
 
+/* Text into HTML: < > & " as entities. Into Markdown: every character that
+ * can open a construct inside a line is backslash-escaped (links, images,
+ * emphasis, code, HTML, table cells; brackets too when `brackets` is set),
+ * line breaks become spaces. In both, a bidi control (U+202A-202E,
+ * U+2066-2069, U+200E/F, U+061C), which would reorder what a reader sees
+ * around it, shows as [U+XXXX]. */
+void sb_text_html(FILE *f, const char *s);
+void sb_text_md(FILE *f, const char *s, int brackets);
+
 #endif

@@ -2,6 +2,7 @@
  * or against absolute references; exit 1 on any FAIL (for CI). */
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,16 @@ static void gate_help(void)
            "        difference is significant: one-sided Mann-Whitney U (candidate slower),\n"
            "        p < --alpha, with at least --min-samples per side (with --method\n"
            "        bootstrap: the lower end of the bootstrap interval of the median ratio\n"
-           "        is above 1 + tolerance); also a point that ran in the baseline but\n"
-           "        failed in the candidate, and a candidate machine the baseline never saw\n"
-           "        while it holds the point from another machine (machine mismatch)\n"
+           "        is above 1 + tolerance); also a candidate point that failed, crashed or\n"
+           "        timed out, whatever the baseline did, and a candidate machine the\n"
+           "        baseline never saw while it holds the point from another machine\n"
            "  WARN  beyond tolerance but not significant, too few samples, a point on one\n"
            "        side only (points missing); baseline points of machines the candidate\n"
-           "        did not run on are counted as ignored\n"
+           "        did not run on are counted and named as ignored\n"
+           "  SKIP  the candidate point was skipped (an ISA this machine lacks)\n"
            "  PASS  otherwise\n\n"
+           "Refused with one line (exit 2): a run gated against itself, and two runs on\n"
+           "different machines without --cross-machine.\n\n"
            "REF and RUN are each a database file (all of it; the newest ok point of each\n"
            "configuration), or a sweep (id or uuid) or machine (fingerprint or hostname)\n"
            "in --db.\n\n"
@@ -71,7 +75,10 @@ static void gate_help(void)
            "                     baseline point (lines starting 'history:')\n\n"
            "A metric no point holds is an error (exit 2), not an empty comparison. After\n"
            "the table, lines starting 'env:' name the environment variables (OMP_*,\n"
-           "ONEDNN_*, LD_PRELOAD, ...) in which the compared points' runs differed.\n\n"
+           "ONEDNN_*, LD_PRELOAD, ...) in which the compared points' runs differed.\n"
+           "With GITHUB_ACTIONS=true: an ::error (FAIL) or ::warning (WARN) annotation per\n"
+           "row on stderr, and a table of the rows that did not pass appended to\n"
+           "$GITHUB_STEP_SUMMARY.\n\n"
            "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input.\n",
            sb_default_db());
 }
@@ -122,9 +129,12 @@ static int is_sqlite_file(const char *path)
 /* Loads the points REF/RUN names, and the environment each recorded (read
  * while its database is open); *shared is the --db database, opened once. */
 static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_ptset *set,
-                     sb_envmap *env, char *what, size_t cap, sb_err *e)
+                     sb_envmap *env, char *what, size_t cap, char *file, sb_err *e)
 {
     struct stat sb;
+    /* file: the database read, resolved (two names of one file are one) */
+    if (!realpath(stat(spec, &sb) == 0 && S_ISREG(sb.st_mode) ? spec : dbpath, file))
+        file[0] = '\0';
     if (stat(spec, &sb) == 0 && S_ISREG(sb.st_mode)) {
         if (!is_sqlite_file(spec))
             return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", spec);
@@ -177,6 +187,43 @@ static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap 
             printf("env: %s\n", line);
     }
     sb_envdiffs_free(&d);
+}
+
+static int same_points(const sb_ptset *a, const sb_ptset *b)
+{
+    if (a->n != b->n) return 0;
+    for (int i = 0; i < a->n; i++) /* both ordered by id */
+        if (a->p[i].id != b->p[i].id) return 0;
+    return 1;
+}
+
+static int has_fingerprint(const sb_ptset *s, const char *fp)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->p[i].fingerprint, fp)) return 1;
+    return 0;
+}
+
+/* What cannot be gated, refused with one line (exit 2) rather than a table
+ * of verdicts that mean nothing: a run against itself (it passes whatever
+ * it measured), and two different machines without --cross-machine (every
+ * point would FAIL as a mismatch). */
+static int refuse_pair(const sb_ptset *base, const sb_ptset *cand, const char *bwhat,
+                       const char *cwhat, const char *bfile, const char *cfile,
+                       const sb_gate_opts *o, sb_err *e)
+{
+    if (bfile[0] && !strcmp(bfile, cfile) && same_points(base, cand))
+        return sb_errf(e, SB_EUSAGE,
+                       "the baseline (%s) and the candidate (%s) are the same %d point(s): a run"
+                       " gated against itself passes whatever it measured; name two runs",
+                       bwhat, cwhat, cand->n);
+    if (o->cross_machine) return SB_OK;
+    for (int i = 0; i < cand->n; i++)
+        if (has_fingerprint(base, cand->p[i].fingerprint)) return SB_OK;
+    return sb_errf(e, SB_EUSAGE,
+                   "the candidate (%s) ran on machine %.16s, the baseline (%s) never did (it"
+                   " ran on %.16s): to compare two machines, add --cross-machine",
+                   cwhat, cand->p[0].fingerprint, bwhat, base->n ? base->p[0].fingerprint : "none");
 }
 
 int sb_cmd_gate(int argc, char **argv)
@@ -296,10 +343,11 @@ int sb_cmd_gate(int argc, char **argv)
     sb_ptset base = {0}, cand = {0};
     sb_envmap benv = {0}, cenv = {0};
     sb_gate_result res = {0};
-    char bwhat[300] = "", cwhat[300] = "";
+    char bwhat[300] = "", cwhat[300] = "", bfile[PATH_MAX] = "", cfile[PATH_MAX] = "";
     if ((baseline &&
-         (rc = load_side(baseline, dbpath, &shared, &base, &benv, bwhat, sizeof bwhat, &e))) ||
-        (rc = load_side(candidate, dbpath, &shared, &cand, &cenv, cwhat, sizeof cwhat, &e)))
+         (rc = load_side(baseline, dbpath, &shared, &base, &benv, bwhat, sizeof bwhat, bfile,
+                         &e))) ||
+        (rc = load_side(candidate, dbpath, &shared, &cand, &cenv, cwhat, sizeof cwhat, cfile, &e)))
         goto out;
     if (cand.n == 0) {
         rc = sb_errf(&e, SB_EUSAGE, "candidate %s has no points", cwhat);
@@ -309,6 +357,7 @@ int sb_cmd_gate(int argc, char **argv)
         rc = sb_errf(&e, SB_EUSAGE, "baseline %s has no points", bwhat);
         goto out;
     }
+    if (baseline && (rc = refuse_pair(&base, &cand, bwhat, cwhat, bfile, cfile, &o, &e))) goto out;
     if (nmetrics && (rc = sb_gate_check_metrics(metrics, baseline ? &base : NULL, &cand, &e)))
         goto out;
     rc = refs ? sb_gate_references(refs, nrefs, &cand, &o, &res, &e)
@@ -341,14 +390,24 @@ int sb_cmd_gate(int argc, char **argv)
         if (!refs) env_lines(&res, &benv, &cenv, NULL);
         if (res.ignored)
             printf("ignored: %d baseline configuration(s) from machines the candidate did not run"
-                   " on\n",
+                   " on:\n",
                    res.ignored);
+        for (int i = 0; i < res.ignored && i < 10; i++)
+            printf("ignored: %s\n", res.ignored_labels[i]);
+        if (res.ignored > 10)
+            printf("ignored: ... and %d more (--json names all)\n", res.ignored - 10);
         if (history && res.count[SB_FAIL] &&
             (rc = history_lines(&res, &base, &cand, &o, candidate, dbpath, shared, &e)))
             goto out;
     }
     fflush(stdout);
     if (junit && (rc = sb_gate_junit(&res, junit, &e))) goto out;
+    /* in GitHub Actions: annotations (on stderr, which the runner reads as
+     * well, so that --json stays one document) and the step summary */
+    const char *gha = getenv("GITHUB_ACTIONS");
+    if (gha && !strcmp(gha, "true") &&
+        (rc = sb_gate_github(&res, stderr, getenv("GITHUB_STEP_SUMMARY"), &e)))
+        goto out;
     rc = res.count[SB_FAIL] ? SB_EFAIL : SB_OK;
     sb_err_clear(&e);
 out:

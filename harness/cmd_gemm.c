@@ -27,7 +27,7 @@ static void gemm_help(void)
            "  --m/--n/--k N       sizes, 1..%d\n"
            "  --trans XY          NN (default), NT (A*B^T), TN (A^T*B) or TT\n"
            "  --threads T         OpenMP threads (default: physical cores)\n"
-           "  --reps R            timed repetitions (default: enough for --min-seconds, >= 5)\n"
+           "  --reps R            timed repetitions (default: enough for --min-seconds, >= 8)\n"
            "  --min-seconds S     default 1\n"
            "  --peak-gflops P     per-core peak of the kernel's path, for pct_peak\n"
            "  --onednn-isa ISA    cap oneDNN's ISA (ONEDNN_MAX_CPU_ISA names)\n"

@@ -32,7 +32,7 @@ static void sweep_help(void)
            "  --threads 1,2       OpenMP threads per rank (default: 1..physical cores)\n"
            "  --shapes MxNxK,...  GEMM shapes, each optionally :NN/:NT/:TN/:TT\n"
            "  --trans XY          transpose for shapes without their own\n"
-           "  --reps R            repetitions per point (default: >= 1 s and >= 5)\n"
+           "  --reps R            repetitions per point (default: >= 1 s and >= 8)\n"
            "  --min-seconds S     time per GEMM point when --reps is not given\n"
            "  --prepack 1         GEMM: pack B once and time only its reuse (weights)\n"
            "  --ppn 1,2           MPI ranks per node;  --nodes 1,2,4  node counts\n"

@@ -139,7 +139,7 @@ fi
 # for ratios, units in the tables, and its word on every ratio
 expect_grep '^## Summary' rep/report.md
 expect_grep 'Over the 2 point\(s\) both sides ran \(2 gemm\), the candidate is 2\.50x faster' rep/report.md
-expect_grep '2 point\(s\) faster on the candidate, 0 slower; 0 point\(s\) not significant' rep/report.md
+expect_grep 'with at least 6 samples a side: 2 faster on the candidate, 0 slower, 0 not significant' rep/report.md
 expect_grep '\| GFLOP/s \| .*\| 2\.50x faster \(significant, p=' rep/report.md
 if grep -qE '[0-9]x \(|ratio [0-9.]+x' rep/report.md; then fail "a bare ratio in rep/report.md"; else ok; fi
 # a noisy sweep on the same machine, named by its label (the newest "first"
@@ -165,7 +165,7 @@ PY
 expect_rc 0 "$SPRBENCH" db import --db r.db noisy.json
 expect_rc 0 "$SPRBENCH" report --db r.db --baseline 1 --candidate noisy --out rep3 --no-plots
 expect_grep 'x slower \(not significant\)' rep3/report.md
-expect_grep '0 point\(s\) faster on the candidate, 0 slower; 2 point\(s\) not significant' rep3/report.md
+expect_grep ': 0 faster on the candidate, 0 slower, 2 not significant' rep3/report.md
 expect_grep 'Warning: both sides ran on the same machine' rep3/report.md
 expect_rc 0 "$SPRBENCH" report --db r.db --baseline noisy --candidate noisy --out rep4 --no-plots
 expect_grep 'Warning: both sides are the same sweep' rep4/report.md
@@ -226,6 +226,21 @@ ok
 expect_rc 0 "$SPRBENCH" db import --db s.db base.json slow10.json
 expect_rc 1 "$SPRBENCH" gate --db s.db --baseline 1 --candidate 2
 expect_grep '0 PASS, 0 WARN, 2 FAIL' out
+# in GitHub Actions: an ::error annotation per FAIL on stderr (stdout stays
+# the JSON document) and a table appended to the step summary
+echo '# earlier step' >summary.md
+expect_rc 1 env GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$PWD/summary.md" "$SPRBENCH" gate \
+  --db s.db --baseline 1 --candidate 2 --json
+python3 -c "import json; d = json.load(open('$T/out')); assert d['verdict'] == 'FAIL', d['verdict']" \
+  && ok || fail "gate --json has no top-level verdict FAIL"
+[ "$(grep -c '^::error title=sprbench gate FAIL::' "$T/err")" = 2 ] && ok \
+  || fail "expected 2 ::error annotations: $(cat "$T/err")"
+expect_grep '^# earlier step$' summary.md
+expect_grep '^### sprbench gate: FAIL$' summary.md
+expect_grep '^\| FAIL \| scalar-f32' summary.md
+# ... and none outside it
+expect_rc 1 "$SPRBENCH" gate --db s.db --baseline 1 --candidate 2
+[ ! -s "$T/err" ] && ok || fail "annotations outside GitHub Actions: $(cat "$T/err")"
 # 2 % slower: PASS or WARN, never FAIL
 expect_rc 0 "$SPRBENCH" db import --db slow2.db slow2.json
 expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate slow2.db
@@ -234,10 +249,15 @@ expect_grep ' 0 FAIL' out
 expect_rc 0 "$SPRBENCH" db import --db few.db few.json
 expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate few.db
 expect_grep '^WARN .*too few samples' out
-# another machine: mismatch FAILs unless asked to compare across machines
+# ... and a report counts and names them: in the mean, not tested
+expect_rc 0 "$SPRBENCH" db import --db bf.db base.json few.json
+expect_rc 0 "$SPRBENCH" report --db bf.db --baseline 1 --candidate 2 --out repf --no-plots
+expect_grep 'In the mean but not tested \(fewer than 6 samples on a side\): [0-9]+ point\(s\): scalar-f32' repf/report.md
+# another machine: refused with one line and the hint, unless asked to
+# compare across machines
 expect_rc 0 "$SPRBENCH" db import --db icl.db icl.json
-expect_rc 1 "$SPRBENCH" gate --baseline icl.db --candidate b.db
-expect_grep 'machine mismatch' out
+expect_rc 2 "$SPRBENCH" gate --baseline icl.db --candidate b.db
+expect_one_error_line '^sprbench gate: the candidate \(database b.db\) ran on machine .*never did .*add --cross-machine$' 
 expect_rc 0 "$SPRBENCH" gate --baseline icl.db --candidate b.db --cross-machine
 expect_rc 0 "$SPRBENCH" gate --baseline r.db --candidate b.db
 expect_grep '^ignored: 2 baseline' out

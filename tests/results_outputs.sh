@@ -156,13 +156,13 @@ expect_one_error_line "^sprbench report: cannot create a temporary directory in 
 rm -r b.db tmpd rep2
 echo old >data/j.xml
 ln -s ../data/j.xml links/j.xml
-expect_rc 0 "$SPRBENCH" gate --baseline a.db --candidate a.db --junit links/j.xml
+expect_rc 0 "$SPRBENCH" gate --db a.db --baseline one --candidate two --junit links/j.xml
 [ -L links/j.xml ] && ok || fail "links/j.xml replaced"
 expect_grep '<testsuites' data/j.xml
 if [ -n "$FULL" ]; then
-  expect_rc 0 "$SPRBENCH" gate --baseline a.db --candidate a.db --junit "$NULLDEV"
+  expect_rc 0 "$SPRBENCH" gate --db a.db --baseline one --candidate two --junit "$NULLDEV"
   [ -c "$NULLDEV" ] && ok || fail "$NULLDEV is no longer a character device"
-  expect_rc 1 "$SPRBENCH" gate --baseline a.db --candidate a.db --junit "$FULL"
+  expect_rc 1 "$SPRBENCH" gate --db a.db --baseline one --candidate two --junit "$FULL"
   expect_one_error_line "^sprbench gate: $FULL: write failed: No space left on device\$"
   [ -c "$FULL" ] && ok || fail "$FULL is no longer a character device"
   no_dev_temp

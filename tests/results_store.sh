@@ -183,13 +183,17 @@ assert a['points'] == b['points'] and a['sweeps'] == b['sweeps'], 'export differ
 PY
 ok
 
-mkdir ro && cp a.db ro/a.db && chmod 644 ro/a.db
+mkdir ro && cp a.db ro/a.db && cp a.db ro/b.db && chmod 644 ro/a.db ro/b.db
 RUN_AS=()
 if [ "$(id -u)" = 0 ]; then
   # root writes anywhere: read as nobody so that the directory's mode counts
   command -v setpriv >/dev/null || skip "running as root without setpriv"
   RUN_AS=(setpriv --reuid 65534 --regid 65534 --clear-groups)
   chmod 755 "$T" "$W"
+  # nobody may not read the checkout (a clone under /root is 0700): it gets
+  # the plot templates from a readable copy, as a user would point to them
+  cp -r "$SB_SOURCE_DIR/plots" "$T/plots-ro" && chmod -R a+rX "$T/plots-ro"
+  RUN_AS+=(env SPRBENCH_PLOTS="$T/plots-ro")
 fi
 chmod 555 ro
 state before
@@ -197,9 +201,12 @@ for cmd in "db info" "db sweeps" "db points --sweep 1" "db log 1" "db export --c
   expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" $cmd --db ro/a.db
 done
 expect_grep '^point_uuid,' "$T/out"
-expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" gate --baseline ro/a.db --candidate ro/a.db
+expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" gate --baseline ro/a.db --candidate ro/b.db
 expect_grep ' 0 FAIL' "$T/out"
-expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" gate --db ro/a.db --baseline 1 --candidate 1
+# a run gated against itself passes whatever it measured: refused
+expect_rc 2 "${RUN_AS[@]}" "$SPRBENCH" gate --db ro/a.db --baseline 1 --candidate 1
+expect_one_error_line '^sprbench gate: the baseline \(.*\) and the candidate \(.*\) are the same'
+expect_rc 2 "${RUN_AS[@]}" "$SPRBENCH" gate --baseline ro/a.db --candidate ro/../ro/a.db
 mkdir -m 777 "$TMPDIR/plots" "$TMPDIR/report"
 expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" report --db ro/a.db --baseline 1 --candidate 1 --out "$TMPDIR/report"
 if command -v gnuplot >/dev/null; then

@@ -225,6 +225,80 @@ static void test_verdicts(void)
     sb_ptset_free(&c);
 }
 
+/* A candidate that failed, crashed or timed out FAILs whatever the baseline
+ * did; a skip is a skip; a baseline failure alone is a WARN. */
+static sb_verdict status_pair(const char *bstatus, const char *cstatus, sb_gate_result *keep)
+{
+    sb_pt pb = make_pt("fp1", "amx-bf16", bstatus, 8, 1e-3, 1, 1);
+    sb_pt pc = make_pt("fp1", "amx-bf16", cstatus, 8, 1e-3, 1, 2);
+    sb_ptset b, c;
+    set_of(&b, &pb, 1);
+    set_of(&c, &pc, 1);
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    sb_gate_result r;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    sb_verdict v = r.n == 1 ? r.rows[0].verdict : SB_PASS;
+    if (keep)
+        *keep = r;
+    else
+        sb_gate_result_free(&r);
+    sb_ptset_free(&b);
+    sb_ptset_free(&c);
+    return v;
+}
+
+static void test_statuses(void)
+{
+    CHECK_EQ_INT(status_pair("ok", "failed", NULL), SB_FAIL);
+    CHECK_EQ_INT(status_pair("failed", "failed", NULL), SB_FAIL); /* crashed before: still */
+    CHECK_EQ_INT(status_pair("skipped", "failed", NULL), SB_FAIL);
+    CHECK_EQ_INT(status_pair("ok", "timeout", NULL), SB_FAIL);
+    CHECK_EQ_INT(status_pair("timeout", "timeout", NULL), SB_FAIL);
+    CHECK_EQ_INT(status_pair("skipped", "skipped", NULL), SB_SKIP);
+    CHECK_EQ_INT(status_pair("ok", "skipped", NULL), SB_SKIP);
+    CHECK_EQ_INT(status_pair("failed", "ok", NULL), SB_WARN);
+    CHECK_EQ_INT(status_pair("ok", "pending", NULL), SB_WARN);
+
+    /* the JSON's top-level verdict, and skips alone pass */
+    sb_gate_result r;
+    status_pair("skipped", "skipped", &r);
+    CHECK_EQ_INT(sb_gate_overall(&r), SB_PASS);
+    sb_gate_result_free(&r);
+    status_pair("failed", "failed", &r);
+    CHECK_EQ_INT(sb_gate_overall(&r), SB_FAIL);
+    json_t *doc = sb_gate_json(&r);
+    CHECK(doc && !strcmp(json_string_value(json_object_get(doc, "verdict")), "FAIL"));
+    CHECK(doc && json_integer_value(json_object_get(doc, "fail")) == 1);
+    json_decref(doc);
+
+    /* GitHub Actions: one ::error per FAIL, data encoded, and a summary
+     * table appended (Markdown in a cell escaped) */
+    snprintf(r.rows[0].note, sizeof r.rows[0].note, "100%% slower\nsecond | line");
+    char *ann = NULL;
+    size_t alen = 0;
+    FILE *af = open_memstream(&ann, &alen);
+    char sum[] = "/tmp/sb-summary-XXXXXX";
+    int fd = mkstemp(sum);
+    CHECK(fd >= 0 && write(fd, "before\n", 7) == 7);
+    close(fd);
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_gate_github(&r, af, sum, &e), SB_OK);
+    fclose(af);
+    CHECK(ann && !strncmp(ann, "::error title=sprbench gate FAIL::", 34));
+    CHECK(ann && strstr(ann, "100%25 slower%0Asecond | line\n") != NULL);
+    char *md;
+    size_t mlen;
+    CHECK_EQ_INT(sb_read_file(sum, &md, &mlen, &e), SB_OK);
+    CHECK(md && strstr(md, "before\n### sprbench gate: FAIL\n") == md);
+    CHECK(md && strstr(md, "| FAIL | ") != NULL);
+    CHECK(md && strstr(md, "100% slower second \\| line |") != NULL);
+    free(md);
+    free(ann);
+    unlink(sum);
+    sb_gate_result_free(&r);
+}
+
 static void test_references(void)
 {
     const char *text = "# machine workload kernel shape threads metric value lower upper unit\n"
@@ -367,6 +441,7 @@ int main(void)
     test_json();
     test_mwu();
     test_verdicts();
+    test_statuses();
     test_references();
     test_base64();
     test_metric_names();

@@ -180,7 +180,7 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     double min_s = cfg->min_seconds > 0 ? cfg->min_seconds : 1.0;
     if (reps <= 0) {
         reps = once > 0 ? (int)ceil(min_s / once) : 1000;
-        if (reps < 5) reps = 5;
+        if (reps < SB_GEMM_MIN_REPS) reps = SB_GEMM_MIN_REPS;
         if (reps > 1000) reps = 1000;
     }
     res->samples = malloc(sizeof(double) * (size_t)reps);

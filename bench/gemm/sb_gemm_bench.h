@@ -4,6 +4,9 @@
  * result; sb_gemm_result_json turns it into the worker's result document. */
 #ifndef SB_GEMM_BENCH_H
 #define SB_GEMM_BENCH_H
+/* The fewest repetitions a point gets by default: enough for the gate's
+ * test (6 a side) with two to spare for a repetition lost to noise. */
+#define SB_GEMM_MIN_REPS 8
 #include <jansson.h>
 #include "sb_err.h"
 #include "sb_kernel.h"
@@ -13,7 +16,7 @@ typedef struct sb_gemm_config {
     int m, n, k;
     char transa, transb;
     int threads;
-    int reps;               /* 0: enough for min_seconds, at least 5 */
+    int reps;               /* 0: enough for min_seconds, at least SB_GEMM_MIN_REPS */
     double min_seconds;     /* default 1.0 */
     double peak_gflops;     /* per-core peak of this kernel's path; 0 = unknown */
     const char *onednn_isa; /* cap for onednn-* kernels, NULL = none */

@@ -12,7 +12,7 @@
 
 const char *sb_verdict_name(sb_verdict v)
 {
-    return v == SB_FAIL ? "FAIL" : v == SB_WARN ? "WARN" : "PASS";
+    return v == SB_FAIL ? "FAIL" : v == SB_WARN ? "WARN" : v == SB_SKIP ? "SKIP" : "PASS";
 }
 
 /* ---- statistics ---- */
@@ -151,6 +151,7 @@ int sb_metric_lower_is_better(const char *name)
 void sb_gate_result_free(sb_gate_result *r)
 {
     free(r->rows);
+    free(r->ignored_labels);
     memset(r, 0, sizeof *r);
 }
 
@@ -305,18 +306,23 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
         if (!row) return;
         row->base_id = bp->id;
         row->cand_id = cp->id;
-        if (bok) {
+        const char *why = cp->reason[0] ? cp->reason : "no reason given";
+        if (!strcmp(cp->status, "skipped")) {
+            /* nothing ran here: a machine without the ISA, on either side */
+            set_verdict(r, row, SB_SKIP);
+            notef(row, "skipped: %.400s", why);
+        } else if (!cok && strcmp(cp->status, "pending") && strcmp(cp->status, "running")) {
+            /* failed, crashed or timed out: a regression whatever the
+             * baseline did (a crash that was there before is still a crash) */
             set_verdict(r, row, SB_FAIL);
-            notef(row, "candidate %s: %.400s", cp->status,
-                  cp->reason[0] ? cp->reason : "no reason given");
-        } else if (cok) {
+            notef(row, "candidate %s: %.400s%s", cp->status, why,
+                  bok ? "" : " (the baseline did not run ok either)");
+        } else if (!cok) {
             set_verdict(r, row, SB_WARN);
-            notef(row, "baseline %s (%.300s): nothing to compare with", bp->status, bp->reason);
-        } else if (!strcmp(bp->status, "skipped") && !strcmp(cp->status, "skipped")) {
-            notef(row, "skipped on both: %.400s", cp->reason);
+            notef(row, "candidate %s: its sweep did not finish this point", cp->status);
         } else {
             set_verdict(r, row, SB_WARN);
-            notef(row, "baseline %s, candidate %s: %.300s", bp->status, cp->status, cp->reason);
+            notef(row, "baseline %s (%.300s): nothing to compare with", bp->status, bp->reason);
         }
         return;
     }
@@ -505,8 +511,17 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
                 sb_gate_row *row = add_row(r, SB_WARN, bp, metric);
                 if (row) notef(row, "point missing in the candidate");
             } else if (mi == 0) {
-                /* a baseline kept for several runners: other machines are not this gate's */
-                r->ignored++;
+                /* a baseline kept for several runners: other machines are not
+                 * this gate's; counted and named */
+                char(*nl)[400] = realloc(r->ignored_labels, sizeof *nl * (size_t)(r->ignored + 1));
+                if (!nl) {
+                    rc = sb_errf(e, SB_EFAIL, "out of memory");
+                    goto out;
+                }
+                r->ignored_labels = nl;
+                char lab[320];
+                sb_pt_label(bp, lab, sizeof lab);
+                snprintf(nl[r->ignored++], sizeof *nl, "%s on %.16s", lab, bp->fingerprint);
             }
             b = b1;
         }
@@ -829,8 +844,14 @@ void sb_gate_print(const sb_gate_result *r, FILE *f)
                 sb_verdict_name(w->verdict), w->workload, w->label, w->metric, b, c, ratio, ci, p,
                 n, w->note);
     }
-    fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL\n", r->n, r->count[SB_PASS],
-            r->count[SB_WARN], r->count[SB_FAIL]);
+    fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL, %d SKIP: %s\n", r->n,
+            r->count[SB_PASS], r->count[SB_WARN], r->count[SB_FAIL], r->count[SB_SKIP],
+            sb_verdict_name(sb_gate_overall(r)));
+}
+
+sb_verdict sb_gate_overall(const sb_gate_result *r)
+{
+    return r->count[SB_FAIL] ? SB_FAIL : r->count[SB_WARN] ? SB_WARN : SB_PASS;
 }
 
 /* Text cut to a fixed buffer may end inside a character, which jansson
@@ -875,9 +896,13 @@ json_t *sb_gate_json(const sb_gate_result *r)
                             w->cand_id ? json_integer(w->cand_id) : json_null());
         json_array_append_new(rows, o);
     }
-    return json_pack("{s:i,s:i,s:i,s:i,s:i,s:f,s:o}", "compared", r->n, "pass", r->count[SB_PASS],
-                     "warn", r->count[SB_WARN], "fail", r->count[SB_FAIL], "ignored", r->ignored,
-                     "confidence", r->conf, "rows", rows);
+    json_t *ign = json_array();
+    for (int i = 0; i < r->ignored; i++) json_array_append_new(ign, jstr(r->ignored_labels[i]));
+    return json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:o,s:o}", "verdict",
+                     sb_verdict_name(sb_gate_overall(r)), "compared", r->n, "pass",
+                     r->count[SB_PASS], "warn", r->count[SB_WARN], "fail", r->count[SB_FAIL],
+                     "skip", r->count[SB_SKIP], "ignored", r->ignored, "confidence", r->conf,
+                     "rows", rows, "ignored_points", ign);
 }
 
 static void xml_escape(FILE *f, const char *s)
@@ -911,7 +936,8 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
             "<testsuites name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n"
             "  <testsuite name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" errors=\"0\""
             " skipped=\"%d\">\n",
-            r->n, r->count[SB_FAIL], r->count[SB_WARN], r->n, r->count[SB_FAIL], r->count[SB_WARN]);
+            r->n, r->count[SB_FAIL], r->count[SB_WARN] + r->count[SB_SKIP], r->n, r->count[SB_FAIL],
+            r->count[SB_WARN] + r->count[SB_SKIP]);
     for (int i = 0; i < r->n; i++) {
         const sb_gate_row *w = &r->rows[i];
         char detail[1024];
@@ -933,8 +959,10 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
             fputs("\">", f);
             xml_escape(f, detail);
             fputs("</failure>\n", f);
-        } else if (w->verdict == SB_WARN) {
-            fputs("      <skipped message=\"WARN: ", f);
+        } else if (w->verdict == SB_WARN || w->verdict == SB_SKIP) {
+            fputs(w->verdict == SB_WARN ? "      <skipped message=\"WARN: "
+                                        : "      <skipped message=\"SKIP: ",
+                  f);
             xml_escape(f, w->note);
             fputs("\"/>\n", f);
         }
@@ -958,6 +986,77 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
     int rc = sb_write_file_atomic(path, buf, len, e);
     free(buf);
     return rc;
+}
+
+/* ---- GitHub Actions ---- */
+
+/* A workflow command's data: % CR LF encoded (and , : in properties), the
+ * rest as is; control characters as '?'. */
+static void gh_esc(FILE *f, const char *s, int property)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '%')
+            fputs("%25", f);
+        else if (ch == '\r')
+            fputs("%0D", f);
+        else if (ch == '\n')
+            fputs("%0A", f);
+        else if (property && ch == ':')
+            fputs("%3A", f);
+        else if (property && ch == ',')
+            fputs("%2C", f);
+        else
+            fputc(ch < 0x20 || ch == 0x7f ? '?' : ch, f);
+    }
+}
+
+int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb_err *e)
+{
+    for (int i = 0; annot && i < r->n; i++) {
+        const sb_gate_row *w = &r->rows[i];
+        if (w->verdict != SB_FAIL && w->verdict != SB_WARN) continue;
+        fprintf(annot, "::%s title=", w->verdict == SB_FAIL ? "error" : "warning");
+        gh_esc(annot, "sprbench gate ", 1);
+        gh_esc(annot, sb_verdict_name(w->verdict), 1);
+        fputs("::", annot);
+        gh_esc(annot, w->label, 0);
+        fputs(" [", annot);
+        gh_esc(annot, w->metric, 0);
+        fputs("]: ", annot);
+        gh_esc(annot, w->note, 0);
+        fputc('\n', annot);
+    }
+    if (annot) fflush(annot);
+    if (!summary || !*summary) return SB_OK;
+    /* appended, as every step's summary is: a table of what did not pass */
+    FILE *f = fopen(summary, "a");
+    if (!f) return sb_errf(e, SB_EFAIL, "%s: cannot append the step summary", summary);
+    fprintf(f, "### sprbench gate: %s\n\n%d compared: %d PASS, %d WARN, %d FAIL, %d SKIP\n\n",
+            sb_verdict_name(sb_gate_overall(r)), r->n, r->count[SB_PASS], r->count[SB_WARN],
+            r->count[SB_FAIL], r->count[SB_SKIP]);
+    int listed = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < r->n; i++) {
+            const sb_gate_row *w = &r->rows[i];
+            if (w->verdict != (pass ? SB_WARN : SB_FAIL)) continue;
+            if (!listed++)
+                fputs("| verdict | point | metric | ratio | note |\n|---|---|---|---:|---|\n", f);
+            fprintf(f, "| %s | ", sb_verdict_name(w->verdict));
+            sb_text_md(f, w->label, 1);
+            fputs(" | ", f);
+            sb_text_md(f, w->metric, 1);
+            if (w->ratio > 0)
+                fprintf(f, " | %.3f | ", w->ratio);
+            else
+                fputs(" | - | ", f);
+            sb_text_md(f, w->note, 1);
+            fputs(" |\n", f);
+        }
+    if (!listed) fputs("Every compared point passed.\n", f);
+    fputc('\n', f);
+    if (fclose(f) != 0) return sb_errf(e, SB_EFAIL, "%s: write failed", summary);
+    return SB_OK;
 }
 
 /* ---- where a regression started ---- */

@@ -9,9 +9,11 @@
  * better; a rate metric such as gflops is turned into its cost 1/value):
  *   FAIL  median cost ratio > 1 + tolerance AND significant (one-sided U test
  *         of candidate > baseline at p < alpha, or with the bootstrap method
- *         the interval's lower end above 1 + tolerance), or the point failed
- *         in the candidate, or the candidate's machine has no baseline while
- *         another machine has (machine mismatch);
+ *         the interval's lower end above 1 + tolerance), or the point failed,
+ *         crashed or timed out in the candidate whatever the baseline did, or
+ *         the candidate's machine has no baseline while another machine has
+ *         (machine mismatch);
+ *   SKIP  the candidate point was skipped (an ISA the machine lacks);
  *   WARN  beyond tolerance but not significant, too few samples, a point
  *         present on one side only (baseline points of machines the
  *         candidate never ran on are counted as ignored);
@@ -25,7 +27,10 @@
 #include "sb_db.h"
 #include "sb_ptset.h"
 
-typedef enum { SB_PASS = 0, SB_WARN = 1, SB_FAIL = 2 } sb_verdict;
+/* SKIP: the candidate was skipped for a reason of the machine (an ISA it
+ * lacks), as the baseline may have been: nothing ran, nothing regressed. */
+typedef enum { SB_PASS = 0, SB_WARN = 1, SB_FAIL = 2, SB_SKIP = 3 } sb_verdict;
+#define SB_NVERDICTS 4
 const char *sb_verdict_name(sb_verdict v);
 
 /* One-sided p value of H1 "x tends to be larger than y". Exact (no ties,
@@ -72,12 +77,16 @@ typedef struct sb_gate_row {
 typedef struct sb_gate_result {
     sb_gate_row *rows;
     int n, cap;
-    int count[3]; /* per verdict */
-    int ignored;  /* baseline points of machines the candidate never ran on */
-    double conf;  /* of the bootstrap intervals: 1 - 2 alpha (one-sided 1 - alpha) */
+    int count[SB_NVERDICTS];     /* per verdict */
+    int ignored;                 /* baseline points of machines the candidate never ran on */
+    char (*ignored_labels)[400]; /* each of them: "point on MACHINE" */
+    double conf;                 /* of the bootstrap intervals: 1 - 2 alpha (one-sided 1 - alpha) */
 } sb_gate_result;
 
 void sb_gate_result_free(sb_gate_result *r);
+/* The gate's answer: FAIL if any row failed, else WARN if any warned, else
+ * PASS (skips alone pass). */
+sb_verdict sb_gate_overall(const sb_gate_result *r);
 
 /* Every metric asked for must be one the points hold ("seconds", the raw
  * samples, always is): a typo such as "gflop" would compare nothing and
@@ -132,5 +141,10 @@ json_t *sb_gate_json(const sb_gate_result *r);
  * with its reason; a row's env difference goes into its output. Written
  * atomically. */
 int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e);
+/* For GitHub Actions: one ::error (FAIL) or ::warning (WARN) workflow
+ * command per row to annot (NULL: none), and a Markdown table of the rows
+ * that did not pass appended to the file `summary` ($GITHUB_STEP_SUMMARY;
+ * NULL or "": none). */
+int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb_err *e);
 
 #endif

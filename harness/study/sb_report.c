@@ -71,76 +71,7 @@ static void read_failed(out *o, int rc, const sb_err *e)
     }
 }
 
-/* A bidi control (U+202A-202E, U+2066-2069, U+200E/F, U+061C) at s: its
- * code point, else 0. Such a character reorders what a reader sees around
- * it (a host name could show another's numbers as its own): reports show
- * it as [U+XXXX] instead. */
-static unsigned bidi_at(const char *s)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    if (u[0] == 0xe2 && u[1] == 0x80 && ((u[2] >= 0xaa && u[2] <= 0xae) || u[2] == 0x8e ||
-                                         u[2] == 0x8f))
-        return 0x2000u + (u[2] - 0x80u);
-    if (u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9) return 0x2040u + (u[2] - 0x80u);
-    if (u[0] == 0xd8 && u[1] == 0x9c) return 0x061c;
-    return 0;
-}
-
-static void html_esc(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned b = bidi_at(s);
-        if (b) {
-            fprintf(f, "[U+%04X]", b);
-            s += b == 0x061c ? 1 : 2;
-            continue;
-        }
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
-static int is_alnum_c(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* Text in Markdown: every character that can open a construct inside a
- * line is backslash-escaped (CommonMark reads a backslash before any ASCII
- * punctuation as that character): emphasis (*, ~, and _ unless between
- * letters or digits, where it cannot open one), code (`), HTML, autolinks
- * and entities (< > &), table cells (|), the escape itself, and a ] that
- * is followed by ( [ or : (no inline link or image, no reference and no
- * link definition can be made without one; a bracket alone, as in the
- * spreads "100 [90-110]", stays). Line breaks become spaces (no text
- * starts a line, so block constructs cannot open), bidi controls
- * [U+XXXX]. */
-static void md_esc_in(FILE *f, const char *s, int brackets)
-{
-    const char *start = s;
-    for (; *s; s++) {
-        unsigned b = bidi_at(s);
-        if (b) {
-            fprintf(f, "[U+%04X]", b);
-            s += b == 0x061c ? 1 : 2;
-            continue;
-        }
-        int esc = strchr("\\`*|<>~&", *s) != NULL;
-        if (*s == '_') esc = !(s > start && is_alnum_c(s[-1]) && is_alnum_c(s[1]));
-        if (*s == ']') esc = s[1] == '(' || s[1] == '[' || s[1] == ':';
-        if (*s == '[') esc = s[1] == ']'; /* [] after a ]: a collapsed reference */
-        if (brackets && (*s == '[' || *s == ']')) esc = 1;
-        if (esc) fputc('\\', f);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-    }
-}
-
-static void md_esc(FILE *f, const char *s) { md_esc_in(f, s, 0); }
+static void md_esc(FILE *f, const char *s) { sb_text_md(f, s, 0); }
 
 static void heading(out *o, int level, const char *text)
 {
@@ -148,23 +79,25 @@ static void heading(out *o, int level, const char *text)
     md_esc(o->md, text);
     fputs("\n\n", o->md);
     fprintf(o->html, "<h%d>", level);
-    html_esc(o->html, text);
+    sb_text_html(o->html, text);
     fprintf(o->html, "</h%d>\n", level);
 }
 
 static void para(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void para(out *o, const char *fmt, ...)
 {
-    char buf[4096];
+    char *buf = NULL; /* any length: a paragraph may name every point left out */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int n = vasprintf(&buf, fmt, ap);
     va_end(ap);
+    if (n < 0) return;
     md_esc(o->md, buf);
     fputs("\n\n", o->md);
     fputs("<p>", o->html);
-    html_esc(o->html, buf);
+    sb_text_html(o->html, buf);
     fputs("</p>\n", o->html);
+    free(buf);
 }
 
 typedef struct table {
@@ -225,7 +158,7 @@ static void t_emit(out *o, table *t)
                     na         ? " class=\"na\""
                         : proj ? " class=\"proj\""
                                : "");
-            html_esc(o->html, cell);
+            sb_text_html(o->html, cell);
             fprintf(o->html, "</%s>", r ? "td" : "th");
         }
         fputs("</tr>\n", o->html);
@@ -653,12 +586,12 @@ static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, 
     if (!b64) return;
     /* the caption holds database text: escaped, and ] cannot end the alt text */
     fputs("![", o->md);
-    md_esc_in(o->md, caption, 1); /* every [ and ]: the alt text ends at ours */
+    sb_text_md(o->md, caption, 1); /* every [ and ]: the alt text ends at ours */
     fprintf(o->md, "](%s.png)\n\n", name);
     fputs("<figure><img alt=\"", o->html);
-    html_esc(o->html, caption);
+    sb_text_html(o->html, caption);
     fprintf(o->html, "\" src=\"data:image/png;base64,%s\"><figcaption>", b64);
-    html_esc(o->html, caption);
+    sb_text_html(o->html, caption);
     fputs("</figcaption></figure>\n", o->html);
     free(b64);
     pl->drawn++;
@@ -1552,30 +1485,43 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
              " runs (software, settings, noise), not between machines.");
     (void)db;
     if (!o->fwd || !o->rev) return;
-    /* every pair both sides ran with enough samples for the test */
-    int tested = 0, faster = 0, slower = 0, untested = 0, one_side = 0, nwl = 0;
+    /* The mean is over every pair both sides ran (a ratio of medians);
+     * significance needs enough samples. Every point left out of either is
+     * counted and named. */
+    int ran = 0, tested = 0, faster = 0, slower = 0, nwl = 0;
     double logsum = 0, lo = 0, hi = 0;
     char wl[8][64];
     int wln[8] = {0};
+    char *few = NULL, *out_mean = NULL; /* names, ", "-separated */
+    size_t fewlen = 0, outlen = 0;
+    FILE *ff = open_memstream(&few, &fewlen), *fo = open_memstream(&out_mean, &outlen);
+    int nfew = 0, nout = 0;
     for (int i = 0; i < o->fwd->n; i++) {
         const sb_gate_row *w = &o->fwd->rows[i];
-        if (!w->base_id || !w->cand_id) {
-            one_side++;
-            continue;
-        }
-        if (w->p < 0 || !(w->ratio > 0)) {
-            untested++;
+        if (!w->base_id || !w->cand_id || !(w->ratio > 0)) {
+            if (fo)
+                fprintf(fo, "%s%s (%s)", nout ? "; " : "", w->label,
+                        !w->base_id       ? "candidate only"
+                            : !w->cand_id ? "baseline only"
+                                          : w->note);
+            nout++;
             continue;
         }
         double speed = 1 / w->ratio;
-        if (!tested || speed < lo) lo = speed;
-        if (!tested || speed > hi) hi = speed;
-        tested++;
+        if (!ran || speed < lo) lo = speed;
+        if (!ran || speed > hi) hi = speed;
+        ran++;
         logsum += log(speed);
         int k = 0;
         while (k < nwl && strcmp(wl[k], w->workload)) k++;
         if (k == nwl && nwl < 8) snprintf(wl[nwl++], sizeof wl[0], "%s", w->workload);
         if (k < 8) wln[k]++;
+        if (w->p < 0) {
+            if (ff) fprintf(ff, "%s%s (%d/%d samples)", nfew ? "; " : "", w->label, w->nb, w->nc);
+            nfew++;
+            continue;
+        }
+        tested++;
         if (w->verdict == SB_FAIL) slower++;
         for (int j = 0; j < o->rev->n; j++) {
             const sb_gate_row *v = &o->rev->rows[j];
@@ -1584,43 +1530,46 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
                 faster++;
         }
     }
-    if (!tested) {
+    if (ff) fclose(ff);
+    if (fo) fclose(fo);
+    if (!ran) {
+        para(o, "No point was run by both sides: nothing to compare (%d point(s) left out: %s).",
+             nout, out_mean ? out_mean : "?");
+    } else {
+        double gm = exp(logsum / ran);
+        char words[64], wlist[600] = "", los[64], his[64];
+        speed_words(gm, words, sizeof words);
+        speed_words(lo, los, sizeof los);
+        speed_words(hi, his, sizeof his);
+        for (int k = 0; k < nwl; k++) {
+            size_t l = strlen(wlist);
+            snprintf(wlist + l, sizeof wlist - l, "%s%d %s", k ? ", " : "", wln[k], wl[k]);
+        }
         para(o,
-             "No point was run by both sides with at least %d samples each: nothing to test"
-             " (%d pair(s) where a side has too few samples, %d point(s) on one side only).",
-             go->min_samples, untested, one_side);
-        return;
-    }
-    double gm = exp(logsum / tested);
-    char words[64], wlist[600] = "", los[64], his[64];
-    speed_words(gm, words, sizeof words);
-    speed_words(lo, los, sizeof los);
-    speed_words(hi, his, sizeof his);
-    for (int k = 0; k < nwl; k++) {
-        size_t l = strlen(wlist);
-        snprintf(wlist + l, sizeof wlist - l, "%s%d %s", k ? ", " : "", wln[k], wl[k]);
-    }
-    para(o,
-         "Over the %d point(s) both sides ran (%s), the candidate is %s (geometric mean of"
-         " the per-point speed ratios; the points range from %s to %s).",
-         tested, wlist, words, los, his);
-    para(o,
-         "Significant by the gate's test (one-sided Mann-Whitney U on the raw samples,"
-         " p < %g, and beyond the %.0f%% tolerance): %d point(s) faster on the candidate,"
-         " %d slower; %d point(s) not significant.",
-         go->alpha, go->tolerance * 100, faster, slower, tested - faster - slower);
-    para(o,
-         "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine): %s"
-         " (%d PASS, %d WARN, %d FAIL).",
-         o->fwd->count[SB_FAIL]       ? "FAIL"
-             : o->fwd->count[SB_WARN] ? "WARN"
-                                      : "PASS",
-         o->fwd->count[SB_PASS], o->fwd->count[SB_WARN], o->fwd->count[SB_FAIL]);
-    if (untested || one_side)
+             "Over the %d point(s) both sides ran (%s), the candidate is %s (geometric mean of"
+             " the per-point speed ratios; the points range from %s to %s).",
+             ran, wlist, words, los, his);
         para(o,
-             "Not tested: %d pair(s) where a side has fewer than %d samples (skipped, failed"
-             " or too short), %d point(s) run by one side only.",
-             untested, go->min_samples, one_side);
+             "Significant by the gate's test (one-sided Mann-Whitney U on the raw samples,"
+             " p < %g, and beyond the %.0f%% tolerance), over the %d point(s) with at least %d"
+             " samples a side: %d faster on the candidate, %d slower, %d not significant.",
+             go->alpha, go->tolerance * 100, tested, go->min_samples, faster, slower,
+             tested - faster - slower);
+        para(o,
+             "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine): %s"
+             " (%d PASS, %d WARN, %d FAIL, %d SKIP).",
+             sb_verdict_name(sb_gate_overall(o->fwd)), o->fwd->count[SB_PASS],
+             o->fwd->count[SB_WARN], o->fwd->count[SB_FAIL], o->fwd->count[SB_SKIP]);
+        if (nfew)
+            para(o,
+                 "In the mean but not tested (fewer than %d samples on a side): %d point(s): %s.",
+                 go->min_samples, nfew, few ? few : "?");
+        if (nout)
+            para(o, "Left out of the mean (not run ok by both sides): %d point(s): %s.", nout,
+                 out_mean ? out_mean : "?");
+    }
+    free(few);
+    free(out_mean);
 }
 
 static void side_name(out *o, sb_db *db, const char *side, int64_t machine, char *buf, size_t cap)
@@ -1703,7 +1652,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     char now[32];
     sb_db_now_iso(now);
     fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", o.html);
-    html_esc(o.html, title);
+    sb_text_html(o.html, title);
     fprintf(o.html, "</title><style>%s</style></head><body>\n", g_css);
     heading(&o, 1, title);
     para(&o,
