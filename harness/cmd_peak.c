@@ -123,7 +123,9 @@ int sb_cmd_peak(int argc, char **argv)
     const sb_cpu *cpu = sb_cpu_get();
 
     json_t *metrics = json_object(), *skipped = json_object(), *units = json_object();
-    json_t *no_clock = json_object();
+    json_t *no_clock = json_object(), *warnings = json_array();
+    char busy[SB_PEAK_NPATHS][400];
+    int nbusy = 0;
     int measured = 0, named_skips = 0;
     char first_skip[640] = "";
     char clock_notes[SB_PEAK_NPATHS][300];
@@ -173,6 +175,18 @@ int sb_cmd_peak(int argc, char **argv)
         if (!json)
             printf("%-9s %-16s %12.1f %12.1f %7.2fx  %-7s %9s  %s\n", path, metric, one, all,
                    one > 0 ? all / one : 0, unit, clock, sb_peak_insn(path));
+        /* more cores cannot do less work on a register-only loop: the
+         * machine was busy (a neighbour, throttling) while it ran */
+        if (threads > 1 && all < one && nbusy < (int)(sizeof busy / sizeof busy[0]))
+            snprintf(busy[nbusy++], sizeof busy[0],
+                     "%s on %d threads (%.1f %s) is below one core (%.1f): the machine was busy"
+                     " while the peak was measured; figures against it are suspect, measure"
+                     " again when it is quiet",
+                     path, threads, all, unit, one);
+    }
+    for (int i = 0; i < nbusy; i++) {
+        if (!json) printf("warning: %s\n", busy[i]);
+        json_array_append_new(warnings, json_string(busy[i]));
     }
     if (!json)
         for (int i = 0; i < nnotes; i++) printf("no clock for %s\n", clock_notes[i]);
@@ -206,6 +220,7 @@ int sb_cmd_peak(int argc, char **argv)
     json_object_set_new(doc, "units", units);
     json_object_set_new(doc, "skipped", skipped);
     json_object_set_new(doc, "no_clock", no_clock);
+    json_object_set_new(doc, "warnings", warnings);
     json_object_set_new(doc, "microarch", json_string(cpu->microarch));
     char omp[32];
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", threads);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_gate.h"
+#include "sb_gemm_bench.h"
 #include "sb_io.h"
 #include "sb_report.h"
 #include "testutil.h"
@@ -299,6 +300,33 @@ static void test_statuses(void)
     sb_gate_result_free(&r);
 }
 
+/* The path a kernel really ran, for its %peak: oneDNN's dispatched ISA. */
+static void test_peak_paths(void)
+{
+    const sb_kernel *f32 = sb_kernel_find("onednn-f32"), *bf16 = sb_kernel_find("onednn-bf16"),
+                    *i8 = sb_kernel_find("onednn-int8"), *amx = sb_kernel_find("amx-bf16");
+    CHECK(f32 && bf16 && i8 && amx);
+    if (!f32 || !bf16 || !i8 || !amx) return;
+    static const struct {
+        int k; /* 0 f32, 1 bf16, 2 int8 */
+        const char *impl, *want;
+    } cases[] = {
+        {1, "brg:avx512_core_amx", "amx_bf16"},  {2, "brg:avx512_core_amx", "amx_int8"},
+        {1, "brg:avx512_core_bf16", "bf16"},     {2, "brg:avx512_core_vnni", "int8"},
+        {0, "brg:avx512_core", "f32"},           {0, "gemm:jit (max isa avx2)", "avx2_f32"},
+        {2, "brg:avx2_vnni", "avx2_int8"},       {1, "gemm:jit (max isa avx2)", "avx2_f32"},
+        {0, "gemm:jit (max isa sse41)", "sse41"}};
+    const sb_kernel *ks[3] = {f32, bf16, i8};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = sb_gemm_peak_path(ks[cases[i].k], cases[i].impl);
+        CHECKF(!strcmp(got, cases[i].want), "%s on %s: %s, expected %s", ks[cases[i].k]->name,
+               cases[i].impl, got, cases[i].want);
+    }
+    /* no implementation named: the kernel's own path */
+    CHECK(!strcmp(sb_gemm_peak_path(amx, NULL), amx->isa));
+    CHECK(!strcmp(sb_gemm_peak_path(f32, "ref:any"), f32->isa));
+}
+
 static void test_references(void)
 {
     const char *text = "# machine workload kernel shape threads metric value lower upper unit\n"
@@ -442,6 +470,7 @@ int main(void)
     test_mwu();
     test_verdicts();
     test_statuses();
+    test_peak_paths();
     test_references();
     test_base64();
     test_metric_names();

@@ -4,6 +4,8 @@ sb_add_unit(test_train_layers ${CMAKE_CURRENT_SOURCE_DIR}/test_train_layers.c)
 sb_add_unit(test_train_ref ${CMAKE_CURRENT_SOURCE_DIR}/test_train_ref.c)
 sb_add_unit(test_train_model ${CMAKE_CURRENT_SOURCE_DIR}/test_train_model.c)
 sb_add_script(train_cli train_cli.sh)
+# scripts/bench-*-vs-pytorch and scripts/torch_stacks.py, offline
+sb_add_script(scripts_torch_cli scripts_torch_cli.sh)
 sb_add_script(train_learn train_learn.sh)
 # A tiny DistilBERT from scratch on the tiny defaults (40000 synthetic
 # questions, seq 32, 3 epochs: 3750 steps) reaches EM ~96 in ~25 s on 2 cores.

@@ -208,6 +208,8 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     }
     res->status = "ok";
     if (k->impl && k->impl()) snprintf(res->impl, sizeof res->impl, "%s", k->impl());
+    snprintf(res->peak_path, sizeof res->peak_path, "%s",
+             sb_gemm_peak_path(k, res->impl[0] ? res->impl : NULL));
 out:
     sb_packed_b_free(pb);
     free(A);
@@ -216,6 +218,26 @@ out:
     free(ref);
     free(refi);
     return SB_OK;
+}
+
+const char *sb_gemm_peak_path(const sb_kernel *k, const char *impl)
+{
+    /* the ISA a vendor kernel names: "brg:avx512_core_amx", or for an
+     * implementation that names none, "gemm:jit (max isa avx2)" */
+    const char *isa = impl ? strstr(impl, "max isa ") : NULL;
+    isa = isa ? isa + 8 : impl;
+    if (!isa || !*isa) return k->isa;
+    int bf16 = k->dtype == SB_DT_BF16, int8 = k->dtype == SB_DT_INT8;
+    if (strstr(isa, "amx")) return bf16 ? "amx_bf16" : int8 ? "amx_int8" : "f32";
+    if (strstr(isa, "avx512_core_bf16") || strstr(isa, "avx512_core_fp16") || strstr(isa, "avx10"))
+        return bf16 ? "bf16" : int8 ? "int8" : "f32";
+    if (strstr(isa, "avx512_core_vnni")) return int8 ? "int8" : "f32";
+    /* AVX-512 without the dtype's instructions: bf16 converted to f32 FMAs;
+     * int8 without VNNI: no peak of its own, the kernel's stays */
+    if (strstr(isa, "avx512_core")) return int8 ? k->isa : "f32";
+    if (strstr(isa, "avx2_vnni") || strstr(isa, "avx2")) return int8 ? "avx2_int8" : "avx2_f32";
+    if (strstr(isa, "sse41") || strstr(isa, "avx")) return "sse41"; /* no peak measured */
+    return k->isa;
 }
 
 void sb_gemm_result_free(sb_gemm_result *res)
@@ -243,7 +265,12 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
         json_object_set_new(metrics, "median_s", json_real(res->median_s));
         json_object_set_new(metrics, "min_s", json_real(res->min_s));
         json_object_set_new(metrics, "p90_s", json_real(res->p90_s));
-        if (res->pct_peak > 0) json_object_set_new(metrics, "pct_peak", json_real(res->pct_peak));
+        if (res->pct_peak > 0) {
+            char u[64];
+            snprintf(u, sizeof u, "%% of %s peak", res->peak_path[0] ? res->peak_path : "?");
+            json_object_set_new(metrics, "pct_peak", json_real(res->pct_peak));
+            json_object_set_new(units, "pct_peak", json_string(u));
+        }
         if (cfg->prepack) json_object_set_new(metrics, "pack_s", json_real(res->pack_s));
     }
     if (res->checked_rows > 0) {
@@ -262,6 +289,7 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
     if (cfg->prepack) json_object_set_new(config, "prepack", json_true());
     if (cfg->onednn_isa) json_object_set_new(config, "onednn_isa", json_string(cfg->onednn_isa));
     if (res->impl[0]) json_object_set_new(doc, "impl", json_string(res->impl));
+    if (res->peak_path[0]) json_object_set_new(doc, "peak_path", json_string(res->peak_path));
     json_object_set_new(doc, "checked_rows", json_integer(res->checked_rows));
     return doc;
 }

@@ -32,8 +32,9 @@ typedef struct sb_gemm_result {
     double max_rel_error, error_bound;
     int checked_rows;
     double gflops, median_s, min_s, p90_s, pct_peak;
-    char impl[128]; /* implementation reported by the kernel, if any */
-    double pack_s;  /* with prepack: the one packing of B */
+    char impl[128];     /* implementation reported by the kernel, if any */
+    char peak_path[24]; /* the instruction path it ran: the peak its pct_peak is of */
+    double pack_s;      /* with prepack: the one packing of B */
 } sb_gemm_result;
 
 /* Runs the point. Returns SB_OK when a result was produced (whatever its
@@ -43,5 +44,10 @@ void sb_gemm_result_free(sb_gemm_result *res);
 /* The result document (sb_result: head, config with m/n/k and trans,
  * samples, metrics, units), for the caller to seal. */
 json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res);
+
+/* The instruction path (a peak name: f32, bf16, amx_bf16, avx2_f32, ...) a
+ * kernel really ran: its own, or for a vendor kernel that reports its
+ * implementation (oneDNN's "brg:avx512_core_amx"), the ISA named there. */
+const char *sb_gemm_peak_path(const sb_kernel *k, const char *impl);
 
 #endif

@@ -56,11 +56,15 @@ static void av_pushf(argvec *a, const char *fmt, ...)
 
 /* The peak a kernel's %peak is taken against: its own instruction path's; for
  * scalar code the machine's widest f32 FMA path (AVX-512, else AVX2). */
+static const char *kernel_path(sb_db *db, int64_t machine, const sb_kernel *k)
+{
+    if (strcmp(k->isa, "scalar") != 0) return k->isa;
+    return sb_db_peak_per_core(db, machine, "f32") > 0 ? "f32" : "avx2_f32";
+}
+
 static double kernel_peak(sb_db *db, int64_t machine, const sb_kernel *k)
 {
-    if (strcmp(k->isa, "scalar") != 0) return sb_db_peak_per_core(db, machine, k->isa);
-    double p = sb_db_peak_per_core(db, machine, "f32");
-    return p > 0 ? p : sb_db_peak_per_core(db, machine, "avx2_f32");
+    return sb_db_peak_per_core(db, machine, kernel_path(db, machine, k));
 }
 
 static void shape_key(const sb_plan *p, const sb_plan_shape *s, char *buf, size_t cap)
@@ -327,11 +331,35 @@ static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const ch
     return rc;
 }
 
+/* A GEMM result's pct_peak against the path the kernel really ran (oneDNN
+ * names the ISA it dispatched: AMX where it ran AMX, not the dtype's
+ * AVX-512 path), with that path in its unit ("% of amx_bf16 peak"); none
+ * where no peak of that path is stored. */
+static void repeak(sb_db *db, int64_t machine, const point_row *row, json_t *doc)
+{
+    const sb_kernel *k = sb_kernel_find(row->kernel);
+    json_t *metrics = json_object_get(doc, "metrics"), *units = json_object_get(doc, "units");
+    double gf = json_number_value(json_object_get(metrics, "gflops"));
+    if (!k || strcmp(row->workload, "gemm") || !json_is_object(metrics) || !(gf > 0)) return;
+    const char *ran = json_string_value(json_object_get(doc, "peak_path"));
+    const char *path = ran && strcmp(ran, k->isa) ? ran : kernel_path(db, machine, k);
+    double peak = sb_db_peak_per_core(db, machine, path);
+    int t = row->threads > 0 ? row->threads : 1;
+    if (!(peak > 0)) {
+        json_object_del(metrics, "pct_peak");
+        return;
+    }
+    char u[64];
+    snprintf(u, sizeof u, "%% of %s peak", path);
+    json_object_set_new(metrics, "pct_peak", json_real(100.0 * gf / (peak * t)));
+    if (json_is_object(units)) json_object_set_new(units, "pct_peak", json_string(u));
+}
+
 /* Runs one point to its end and stores what happened. Returns SB_EFAIL only
  * when the store failed; the point's own failure is data. */
-static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const char *self,
-                     const char *tmpdir, double peak, double timeout, char *summary, size_t sumcap,
-                     const char **status_out, sb_err *e)
+static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_row *row,
+                     const char *self, const char *tmpdir, double peak, double timeout,
+                     char *summary, size_t sumcap, const char **status_out, sb_err *e)
 {
     sb_plan_shape shape;
     sb_plan_point pt = {row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
@@ -411,6 +439,7 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                 if (!json_object_get(doc, "workload"))
                     json_object_set_new(doc, "workload", json_string(row->workload));
                 if (sb_slurm_plan_uses(use)) sb_slurm_point_annotate(doc, row->nodes);
+                repeak(db, machine, row, doc);
                 if ((rc = sb_db_point_ingest(db, row->id, doc, &pe))) {
                     if (rc == SB_EUSAGE) { /* a malformed result is the point's failure */
                         snprintf(reason, sizeof reason, "bad result file: %.*s",
@@ -443,9 +472,12 @@ static int run_point(sb_db *db, const sb_plan *p, const point_row *row, const ch
                     else if (!strcmp(status, "ok") && tok)
                         snprintf(summary, sumcap, "%.0f tokens/s", json_number_value(tok));
                     else if (!strcmp(status, "ok") && f32)
-                        snprintf(summary, sumcap, "%s peak %.1f GFLOP/s",
+                        snprintf(summary, sumcap, "%s peak %.1f GFLOP/s%s",
                                  json_object_get(m, "f32_gflops") ? "f32" : "avx2_f32",
-                                 json_number_value(f32));
+                                 json_number_value(f32),
+                                 json_array_size(json_object_get(doc, "warnings"))
+                                     ? "; warning: all cores below one core, the machine was busy"
+                                     : "");
                     else
                         snprintf(summary, sumcap, "%.*s", sb_text_prefix(why ? why : "", 200),
                                  why ? why : "");
@@ -726,8 +758,8 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         char summary[400] = "";
         const char *status = "failed";
         double t0 = sb_now();
-        rc = run_point(db, p, r, o->self_exe, dir, peak, timeout, summary, sizeof summary, &status,
-                       e);
+        rc = run_point(db, machine, p, r, o->self_exe, dir, peak, timeout, summary, sizeof summary,
+                       &status, e);
         if (rc) break;
         if (!strcmp(status, "ok"))
             out->ok++;

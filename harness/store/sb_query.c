@@ -516,8 +516,10 @@ int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const
     sqlite3_stmt *st = NULL, *ss = NULL;
     int rc;
     if ((rc = sb_db_prepare(db, "reading a series",
-                            "SELECT p.id, p.kernel, p.threads, m.value, p.dtype FROM point p"
+                            "SELECT p.id, p.kernel, p.threads, m.value, p.dtype,"
+                            " COALESCE(mp.unit, '') FROM point p"
                             " JOIN metric m ON m.point_id = p.id AND m.name = ?"
+                            " LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
                             " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
                             " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
                             " ORDER BY p.kernel, p.threads",
@@ -539,6 +541,13 @@ int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const
         p->threads = sqlite3_column_int(st, 2);
         p->value = sqlite3_column_double(st, 3);
         p->dtype = text_dup(st, 4, &oom);
+        /* the path %peak was taken against: "% of PATH peak" (older
+         * results: "%" or none, the kernel's own path) */
+        const char *pu = (const char *)sqlite3_column_text(st, 5);
+        if (pu && !strncmp(pu, "% of ", 5)) {
+            size_t l = strcspn(pu + 5, " ");
+            snprintf(p->peak_path, sizeof p->peak_path, "%.*s", (int)l, pu + 5);
+        }
         if (oom) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             goto out;

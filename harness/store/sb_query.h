@@ -127,6 +127,7 @@ typedef struct sb_series_point {
     double value;    /* the metric */
     double *samples; /* seconds, in repetition order */
     int nsamples;
+    char peak_path[24]; /* the path its pct_peak is against ("" = the kernel's) */
 } sb_series_point;
 /* The ok single-rank points of a sweep with the given workload and shape
  * ("" matches a point without one) that have the metric, ordered by kernel

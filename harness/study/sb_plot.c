@@ -22,6 +22,7 @@
 typedef struct {
     char kernel[160]; /* an imported kernel name is up to 128 bytes */
     char dtype[16];
+    char peak_path[24]; /* the path it ran, where the kernel says ("" = its own) */
     int threads;
     double median, lo, hi; /* throughput: median and the p10-p90 spread */
 } series_pt;
@@ -171,6 +172,7 @@ static int load_series(sb_db *db, int64_t sweep, const char *workload, const cha
         series_pt *p = &(*pts)[(*n)++];
         snprintf(p->kernel, sizeof p->kernel, "%s", v[i].kernel);
         snprintf(p->dtype, sizeof p->dtype, "%s", v[i].dtype);
+        snprintf(p->peak_path, sizeof p->peak_path, "%s", v[i].peak_path);
         p->threads = v[i].threads;
         p->median = p->lo = p->hi = v[i].value;
         if (!strcmp(v[i].dtype, "int8") && !strcmp(workload, "gemm"))
@@ -255,9 +257,11 @@ static double path_peak(sb_db *db, int64_t machine, const char *isa)
     return 0; /* a scalar loop has no peak of its own: the f32 line stands */
 }
 
-/* Peak lines: one per instruction path the plotted kernels use, peak per
- * core x min(threads, cores) (SMT siblings share the FMA units), in the
- * colour of the first kernel on that path, dotted. Returns how many. */
+/* Peak lines: one per instruction path the plotted kernels ran (oneDNN's is
+ * the ISA it dispatched, as its points' pct_peak says; AMX kernels' the tile
+ * engine's), peak per core x min(threads, cores) (SMT siblings share the FMA
+ * units), in the colour of the first kernel on that path, dotted. Returns
+ * how many. */
 static int peak_blocks(sb_gp *g, sb_gp *clause, sb_db *db, int64_t machine, int cores,
                        const series_pt *pts, int n, int maxt, char unknown[][160], int *nunknown)
 {
@@ -267,13 +271,14 @@ static int peak_blocks(sb_gp *g, sb_gp *clause, sb_db *db, int64_t machine, int 
     for (int i = 0; i < n && nseen < 16; i++) {
         if (i && !strcmp(pts[i].kernel, pts[i - 1].kernel)) continue;
         const sb_kernel *k = sb_kernel_find(pts[i].kernel);
-        if (!k || !k->isa) continue;
+        const char *path = pts[i].peak_path[0] ? pts[i].peak_path : k ? k->isa : NULL;
+        if (!path) continue;
         int dup = 0;
-        for (int s = 0; s < nseen && !dup; s++) dup = !strcmp(seen[s], k->isa);
+        for (int s = 0; s < nseen && !dup; s++) dup = !strcmp(seen[s], path);
         if (dup) continue;
-        double peak = path_peak(db, machine, k->isa);
+        double peak = path_peak(db, machine, path);
         if (!(peak > 0)) continue;
-        snprintf(seen[nseen], sizeof seen[nseen], "%s", k->isa);
+        snprintf(seen[nseen], sizeof seen[nseen], "%s", path);
         char name[16];
         snprintf(name, sizeof name, "pk%d", nseen++);
         sb_gp_block_begin(g, name);
@@ -286,8 +291,8 @@ static int peak_blocks(sb_gp *g, sb_gp *clause, sb_db *db, int64_t machine, int 
         }
         sb_gp_block_end(g);
         char label[200];
-        snprintf(label, sizeof label, "peak %s, measured: %.4g %s/core", k->isa, peak,
-                 strstr(k->isa, "int8") ? "GOP/s" : "GFLOP/s");
+        snprintf(label, sizeof label, "peak %s, measured: %.4g %s/core", path, peak,
+                 strstr(path, "int8") ? "GOP/s" : "GFLOP/s");
         sb_gp_add(clause, ", $pk%d using 1:2 with lines dt 3 lw 2 lc rgb %T title %T", nseen - 1,
                   g_colour[kernel_slot(pts[i].kernel, unknown, nunknown) % NCOLOUR], label);
     }

@@ -774,6 +774,22 @@ static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset 
         t_row(&t, cells);
     }
     t_emit(o, &t);
+    /* all cores below one core: the machine was busy while it measured */
+    for (int s = 0; s < 2; s++) {
+        const sb_pt *p = sides[s];
+        for (int k = 0; ok(p) && k < p->nmetrics; k++) {
+            char one[160];
+            snprintf(one, sizeof one, "%.120s_1t", p->metrics[k].name);
+            const sb_metric_val *m1 = sb_pt_metric(p, one);
+            if (m1 && p->metrics[k].value < m1->value)
+                para(o,
+                     "Warning: on the %s, %s on all cores (%.4g) is below one core (%.4g): the"
+                     " machine was busy while its peak was measured, and every %%peak taken"
+                     " against it is suspect.",
+                     s ? "candidate" : "baseline", p->metrics[k].name, p->metrics[k].value,
+                     m1->value);
+        }
+    }
     json_decref(sk[0]);
     json_decref(sk[1]);
 }

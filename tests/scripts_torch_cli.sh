@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The PyTorch side-by-side scripts (bench-vs-pytorch, bench-infer-vs-pytorch,
+# bench-dp-vs-pytorch) and their shared scripts/torch_stacks.py, offline:
+# the helper's parsers, --help, one line and exit 2 on bad input, and no
+# install attempted when a PyPI stack is missing under SB_TORCH_NO_INSTALL.
+# With Debian's python3-torch installed, a tiny --torch debian --json run
+# checks the row schema; without it that part is left out (said below).
+. "$(dirname "$0")/lib.sh"
+S="${SB_SOURCE_DIR:-$(dirname "$0")/..}/scripts"
+expect_rc 0 /usr/bin/python3 "$S/torch_stacks.py" --selftest
+expect_grep "self-test: ok" "$T/out"
+for s in bench-vs-pytorch bench-infer-vs-pytorch bench-dp-vs-pytorch; do
+  expect_rc 0 /usr/bin/python3 "$S/$s" --help
+  expect_grep "--torch" "$T/out"
+  for bad in "--torch nightly" "--torch latest,latest" "--torch ''" "--bogus"; do
+    eval "expect_rc 2 /usr/bin/python3 '$S/$s' $bad --sprbench '$SPRBENCH'"
+    expect_one_error_line "^$s: "
+  done
+done
+expect_rc 2 /usr/bin/python3 "$S/bench-infer-vs-pytorch" --ipex-int8 qat --sprbench "$SPRBENCH"
+expect_one_error_line "ipex-int8"
+expect_rc 2 /usr/bin/python3 "$S/bench-infer-vs-pytorch" --precisions f16 --sprbench "$SPRBENCH"
+expect_one_error_line "precisions"
+for bad in "--global-batch 3" "--ranks 1" "--backends nccl" "--steps 1"; do
+  expect_rc 2 /usr/bin/python3 "$S/bench-dp-vs-pytorch" $bad --sprbench "$SPRBENCH"
+  expect_one_error_line "^bench-dp-vs-pytorch: "
+done
+# a PyPI stack not made yet: with SB_TORCH_NO_INSTALL nothing is downloaded,
+# one line says so, exit 2 (CI never installs from PyPI)
+for s in bench-vs-pytorch bench-infer-vs-pytorch bench-dp-vs-pytorch; do
+  SB_TORCH_NO_INSTALL=1 SB_TORCH_CACHE="$T/cache" expect_rc 2 /usr/bin/python3 "$S/$s" --torch ipex \
+      --sprbench "$SPRBENCH"
+  expect_one_error_line "not installed in .*SB_TORCH_NO_INSTALL"
+done
+[ ! -e "$T/cache/torch-ipex" ] && ok || fail "SB_TORCH_NO_INSTALL still made $T/cache/torch-ipex"
+if /usr/bin/python3 -c "import torch" 2> /dev/null; then
+  expect_rc 0 /usr/bin/python3 "$S/bench-vs-pytorch" --torch debian --batches 1 --seq 32 --steps 2 \
+      --sprbench "$SPRBENCH" --json "$T/rows.json"
+  /usr/bin/python3 - "$T/rows.json" <<'PY' && ok || fail "--json rows lack the issue's keys"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+need = {"precision", "batch", "ours_tokens_per_s", "torch_tokens_per_s", "ratio", "torch_stack",
+        "torch_version", "ours_pct_peak", "torch_pct_peak", "ours_peak_rss_mb",
+        "torch_peak_rss_mb", "torch_packages", "torch_runtime"}
+assert rows and all(need <= set(r) for r in rows), [need - set(r) for r in rows]
+assert rows[0]["torch_stack"] == "debian" and rows[0]["ours_tokens_per_s"] > 0
+PY
+else
+  echo "Debian's python3-torch is not installed: the --torch debian --json run is left out"
+fi
+finish scripts_torch_cli
