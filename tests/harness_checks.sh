@@ -143,7 +143,8 @@ refused '^sprbench sweep: /missing/r.db: cannot write \(--db\): directory /missi
 # report, plot, gate need a database with points: one sweep
 "$S" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 6 --no-peak --db base.db >/dev/null 2>&1 ||
   fail "the sweep for the database failed"
-inputs=(dup.plan batch.plan empty.plan items.plan vocab.plan base.db)
+cp base.db base2.db
+inputs=(dup.plan batch.plan empty.plan items.plan vocab.plan base.db base2.db)
 rm -f base.db-wal base.db-shm
 # report --out creates its last component only (it used to create the whole path)
 refused '^sprbench report: new/rep: cannot create directory \(--out\): parent directory new does not exist$' \
@@ -160,10 +161,10 @@ rm -rf rep
 # --- gate --metric: a typo compared nothing and passed ----------------------------
 
 refused "^sprbench gate: unknown metric 'gflop' \(known: .*gflops.*seconds\)$" \
-  "$S" gate --baseline base.db --candidate base.db --metric gflop --junit gate.xml
+  "$S" gate --baseline base.db --candidate base2.db --metric gflop --junit gate.xml
 refused "^sprbench gate: unknown metric 'tokens_per_s' " \
-  "$S" gate --baseline base.db --candidate base.db --metric gflops --metric tokens_per_s
-expect_rc 0 "$S" gate --baseline base.db --candidate base.db --metric gflops
+  "$S" gate --baseline base.db --candidate base2.db --metric gflops --metric tokens_per_s
+expect_rc 0 "$S" gate --baseline base.db --candidate base2.db --metric gflops
 expect_grep '^PASS +gemm +scalar-f32 .* gflops ' "$T/out"
 
 # --- plot images go through the same writer as every output ---------------------
