@@ -557,6 +557,50 @@ def peaks(sprbench, threads, paths):
 
 
 # ---------------------------------------------------------------------------
+def best_of(files):
+    """The --json rows of several one-round runs merged as --rounds N merges
+    rounds: per workload, precision, batch, stack (and backend), each side's
+    best (the most tokens or sequences a second, the lowest latency), the
+    ratio recomputed, the rounds listed. A machine shared with other work only
+    ever slows a run down, so rounds are run apart and the best one counts."""
+    merged, order = {}, []
+    for fn in files:
+        with open(fn) as f:
+            for r in json.load(f):
+                key = (r.get("workload"), r.get("precision"), r.get("batch"), r.get("torch_stack"),
+                       r.get("torch_backend"))
+                if key not in merged:
+                    merged[key] = dict(r, rounds=0, merged_from=[])
+                    order.append(key)
+                m = merged[key]
+                m["rounds"] += 1
+                m["merged_from"].append(fn)
+                for side in ("ours", "torch"):
+                    for k, lower in (("%s_tokens_per_s" % side, False),
+                                     ("%s_sequences_per_s" % side, False),
+                                     ("%s_latency_p50_ms" % side, True)):
+                        if k not in r:
+                            continue
+                        v = r[k]
+                        m.setdefault("%s_each_round" % k, []).append(v)
+                        if v is None:
+                            continue
+                        if m.get(k) is None or (v < m[k] if lower else v > m[k]):
+                            m[k] = v
+                            for extra in ("%s_pct_peak" % side, "%s_peak_rss_mb" % side):
+                                if extra in r:
+                                    m[extra] = r[extra]
+    for m in merged.values():
+        for a, b in (("ours_tokens_per_s", "torch_tokens_per_s"),
+                     ("ours_sequences_per_s", "torch_sequences_per_s"),
+                     ("ours_latency_p50_ms", "torch_latency_p50_ms")):
+            if m.get(a) and m.get(b):
+                m["ratio"] = m[a] / m[b]
+                if m.get("torch_status", "").startswith("failed"):
+                    m["torch_status"] = "ok"
+    return [merged[k] for k in order]
+
+
 def _selftest():
     v2 = ("onednn_verbose,info,oneDNN v2.6.3 (commit 52b5f107)\n"
           "onednn_verbose,info,cpu,runtime:OpenMP\n"
@@ -596,4 +640,18 @@ def _selftest():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--selftest"]:
         sys.exit(_selftest())
+    if len(sys.argv) > 3 and sys.argv[1] == "--best-of":
+        # torch_stacks.py --best-of OUT ROUND1.json ROUND2.json ...
+        rows = best_of(sys.argv[3:])
+        with open(sys.argv[2], "w") as f:
+            json.dump(rows, f, indent=1)
+        for r in rows:
+            figs = [(k, r[k]) for k in ("ours_tokens_per_s", "torch_tokens_per_s",
+                                        "ours_sequences_per_s", "torch_sequences_per_s",
+                                        "ours_latency_p50_ms", "torch_latency_p50_ms") if r.get(k)]
+            print("%-9s %-5s batch %-3s %-7s %s ratio %s (%d rounds)" % (
+                r.get("workload"), r.get("precision"), r.get("batch"), r.get("torch_stack"),
+                " ".join("%s %.2f" % kv for kv in figs),
+                "%.2fx" % r["ratio"] if r.get("ratio") else "-", r["rounds"]))
+        sys.exit(0)
     print(__doc__)
