@@ -49,7 +49,9 @@ static const char *const gpc_words[] = {
     /* plots/ templates: legends under the data, peak and ideal lines, error bars */
     "below", "maxcols", "lines", "notitle", "errorbars",
     /* inference: accuracy bars per kernel, precisions named on the top axis */
-    "boxes", "x2range", "x2tics", "nomirror", NULL};
+    "boxes", "x2range", "x2tics", "nomirror",
+    /* the report's dot plot: rows of dots with horizontal spreads, on a log x */
+    "xerrorbars", "mxtics", "bottom", "xlabel", NULL};
 
 static int gpc_known_word(const char *w, size_t n)
 {

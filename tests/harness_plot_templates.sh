@@ -107,7 +107,7 @@ expect_one_error_line '^sprbench gate: --history goes with --baseline'
 
 # --- templates: the option, then the environment, then the source tree ---
 cp -r "$SRC/plots" "$T/mine"
-sed -i "s/^set xlabel 'threads'$/set xlabel 'threads (restyled)'/" "$T/mine/throughput.gp"
+sed -i "s/^set ylabel {{ylabel}}$/set ylabel 'threads (restyled)'/" "$T/mine/throughput.gp"
 expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/r1" --templates "$T/mine"
 expect_grep 'threads \(restyled\)' "$T/r1/throughput-1024x1024x1024_NN.svg"
 SPRBENCH_PLOTS="$T/mine" expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep 6 --out "$T/r2"

@@ -126,13 +126,13 @@ expect_rc 2 "$SPRBENCH" report --db r.db --baseline feedface --candidate "$FP" -
 [ ! -e rept ] && ok || fail "report wrote rept for a bad --templates"
 if command -v gnuplot >/dev/null; then
   cp -r "$SB_SOURCE_DIR/plots" mytpl
-  sed -i 's/^set boxwidth .*/set boxwidth 0.5/' mytpl/report-bars.gp
+  sed -i 's/^set grid .*/set grid xtics/' mytpl/report-dots.gp
   expect_rc 0 "$SPRBENCH" report --db r.db --baseline feedface --candidate "$FP" --out rept --templates mytpl
   expect_grep 'src="data:image/png;base64,' rept/report.html
-  printf 'system "touch %s/pwned"\n' "$T" >> mytpl/report-bars.gp
+  printf 'system "touch %s/pwned"\n' "$T" >> mytpl/report-dots.gp
   expect_rc 0 "$SPRBENCH" report --db r.db --baseline feedface --candidate "$FP" --out rept2 --templates mytpl
   [ ! -e "$T/pwned" ] && ok || fail "a template ran a command"
-  expect_grep 'report-bars.gp' rept2/report.md
+  expect_grep 'report-dots.gp' rept2/report.md
 fi
 
 # the report argues: an opening summary with the gate's test, one wording

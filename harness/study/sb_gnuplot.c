@@ -129,8 +129,9 @@ static int is_bidi_control(uint32_t cp)
  * controls and bidi controls could reach the image or the terminal, so
  * they go; bytes that are not UTF-8 become '?' (the SVG must stay XML).
  * as_format: gnuplot will run the text through its own printf (explicit
- * tic labels), where only %% is a plain '%'. */
-static void put_text(sb_gp *g, const char *s, int as_format)
+ * tic labels), where only %% is a plain '%'. lines: a line break is kept,
+ * as the escape \n (a label of several lines). */
+static void put_text_as(sb_gp *g, const char *s, int as_format, int lines)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     put(g, "\"", 1);
@@ -142,7 +143,9 @@ static void put_text(sb_gp *g, const char *s, int as_format)
             p++;
             continue;
         }
-        if (cp == '\n' || cp == '\r' || cp == '\t')
+        if (cp == '\n' && lines)
+            put(g, "\\n", 2);
+        else if (cp == '\n' || cp == '\r' || cp == '\t')
             put(g, " ", 1);
         else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || is_bidi_control(cp)) { /* dropped */
         } else if (cp == '"')
@@ -163,6 +166,8 @@ static void put_text(sb_gp *g, const char *s, int as_format)
     }
     put(g, "\"", 1);
 }
+
+static void put_text(sb_gp *g, const char *s, int as_format) { put_text_as(g, s, as_format, 0); }
 
 void sb_gp_add(sb_gp *g, const char *fmt, ...)
 {
@@ -523,31 +528,38 @@ static int is_word_char(int c) { return is_alpha(c) || is_digit(c) || c == '_'; 
 
 /* the options a template may set or unset, spelled out */
 static const char *const g_options[] = {
-    "title",  "xlabel",    "ylabel",   "x2label",   "y2label",   "key",       "grid",
-    "xtics",  "ytics",     "x2tics",   "y2tics",    "mxtics",    "mytics",    "tics",
-    "logscale", "xrange",  "yrange",   "x2range",   "y2range",   "lmargin",   "rmargin",
-    "tmargin", "bmargin",  "multiplot", "style",    "boxwidth",  "border",    "bars",
+    "title",     "xlabel",    "ylabel",    "x2label",  "y2label",   "key",     "grid",
+    "xtics",     "ytics",     "x2tics",    "y2tics",   "mxtics",    "mytics",  "tics",
+    "logscale",  "xrange",    "yrange",    "x2range",  "y2range",   "lmargin", "rmargin",
+    "tmargin",   "bmargin",   "multiplot", "style",    "boxwidth",  "border",  "bars",
     "pointsize", "xzeroaxis", "yzeroaxis", "zeroaxis", "autoscale", "offsets", "label",
-    "linetype", "size",    NULL};
+    "linetype",  "size",      NULL};
 static const char *const g_range_options[] = {"xrange", "yrange", "x2range", "y2range", NULL};
 
 /* the keywords an option may take: none opens, runs or reads anything */
 static const char *const g_words[] = {
-    "x", "y", "x2", "y2", "xy", "below", "above", "over", "under", "left", "right", "center",
-    "top", "bottom", "inside", "outside", "horizontal", "vertical", "maxcols", "maxrows", "box",
-    "nobox", "opaque", "noopaque", "reverse", "noreverse", "invert", "noinvert", "samplen",
-    "spacing", "width", "height", "Left", "Right", "autotitle", "noautotitle", "font", "title",
-    "offset", "textcolor", "tc", "rgb", "lt", "lc", "lw", "linewidth", "linecolor", "linetype",
-    "dt", "dashtype", "pt", "pointtype", "ps", "pointsize", "ls", "linestyle", "line", "rotate",
-    "by", "norotate", "parallel", "mirror", "nomirror", "in", "out", "scale", "border",
-    "noborder", "front", "back", "axis", "autojustify", "solid", "fill", "transparent",
-    "pattern", "empty", "data", "histogram", "lines", "points", "linespoints", "boxes",
-    "errorbars", "yerrorlines", "yerrorbars", "xerrorbars", "impulses", "steps", "fsteps",
-    "histeps", "dots", "clustered", "gap", "rowstacked", "columnstacked", "absolute",
-    "relative", "ratio", "square", "nosquare", "noratio", "small", "large", "fullwidth",
-    "layout", "rowsfirst", "columnsfirst", "downwards", "upwards", "margins", "screen", "graph",
-    "first", "second", "character", "at", "xtics", "ytics", "x2tics", "y2tics", "mxtics",
-    "mytics", "default", "fix", "fixmin", "fixmax", "noextend", NULL};
+    "x",           "y",          "x2",          "y2",          "xy",         "below",
+    "above",       "over",       "under",       "left",        "right",      "center",
+    "top",         "bottom",     "inside",      "outside",     "horizontal", "vertical",
+    "maxcols",     "maxrows",    "box",         "nobox",       "opaque",     "noopaque",
+    "reverse",     "noreverse",  "invert",      "noinvert",    "samplen",    "spacing",
+    "width",       "height",     "Left",        "Right",       "autotitle",  "noautotitle",
+    "font",        "title",      "offset",      "textcolor",   "tc",         "rgb",
+    "lt",          "lc",         "lw",          "linewidth",   "linecolor",  "linetype",
+    "dt",          "dashtype",   "pt",          "pointtype",   "ps",         "pointsize",
+    "ls",          "linestyle",  "line",        "rotate",      "by",         "norotate",
+    "parallel",    "mirror",     "nomirror",    "in",          "out",        "scale",
+    "border",      "noborder",   "front",       "back",        "axis",       "autojustify",
+    "solid",       "fill",       "transparent", "pattern",     "empty",      "data",
+    "histogram",   "lines",      "points",      "linespoints", "boxes",      "errorbars",
+    "yerrorlines", "yerrorbars", "xerrorbars",  "impulses",    "steps",      "fsteps",
+    "histeps",     "dots",       "clustered",   "gap",         "rowstacked", "columnstacked",
+    "absolute",    "relative",   "ratio",       "square",      "nosquare",   "noratio",
+    "small",       "large",      "fullwidth",   "layout",      "rowsfirst",  "columnsfirst",
+    "downwards",   "upwards",    "margins",     "screen",      "graph",      "first",
+    "second",      "character",  "at",          "xtics",       "ytics",      "x2tics",
+    "y2tics",      "mxtics",     "mytics",      "default",     "fix",        "fixmin",
+    "fixmax",      "noextend",   NULL};
 
 static int in_list(const char *const *list, const char *w, size_t n)
 {
@@ -936,6 +948,7 @@ int sb_gp_template_fill(sb_gp *g, const char *tmpl, const char *tmpl_name, const
             }
             switch (v->kind) {
             case SB_GPV_TEXT: put_text(g, v->text, 0); break;
+            case SB_GPV_LINES: put_text_as(g, v->text, 0, 1); break;
             case SB_GPV_FORMAT: put_text(g, v->text, 1); break;
             case SB_GPV_NUM: put_num(g, v->num, "%g"); break;
             case SB_GPV_CLAUSE:

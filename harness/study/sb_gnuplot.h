@@ -95,7 +95,7 @@ int sb_gp_write_script(const sb_gp *g, int width, int height, const char *path, 
  * whole literal, numbers as numbers, clauses as fragments this writer
  * built, and only where the template's grammar puts that kind of value. */
 
-typedef enum { SB_GPV_TEXT, SB_GPV_FORMAT, SB_GPV_NUM, SB_GPV_CLAUSE } sb_gpv_kind;
+typedef enum { SB_GPV_TEXT, SB_GPV_LINES, SB_GPV_FORMAT, SB_GPV_NUM, SB_GPV_CLAUSE } sb_gpv_kind;
 typedef struct sb_gp_var {
     const char *name; /* the placeholder: {{name}} */
     sb_gpv_kind kind;

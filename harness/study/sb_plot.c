@@ -193,6 +193,14 @@ static int load_series(sb_db *db, int64_t sweep, const char *workload, const cha
     return SB_OK;
 }
 
+/* The median of a kernel's fewest-threads point: what its speedup is over. */
+static double series_base(const series_pt *pts, int n, const char *kernel)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(pts[i].kernel, kernel)) return pts[i].median;
+    return 0;
+}
+
 /* One data block per kernel: threads, median, p10, p90 (throughput), or
  * threads, speedup, its p10, p90, efficiency %, its p10, p90; the speedup
  * is over the kernel's own fewest-threads median. */
@@ -307,7 +315,58 @@ typedef struct {
     char machine_text[512], workload[32];
     sb_plot_yscale yscale;
     const char *out_dir;
+    sb_summary_row *sum; /* every point of the sweep, for what a figure leaves out */
+    int nsum;
 } ctx;
+
+/* What a figure of this shape does not draw, one line each: points that
+ * failed, crashed or timed out with their reason, and the kernels skipped
+ * (an ISA the machine lacks) on one line. "" when everything ran. */
+static void footnote(const ctx *c, const char *shape_s, const series_pt *pts, int n, char *buf,
+                     size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    /* a spread this wide is two regimes (a busy neighbour, a clock change),
+     * not one figure: said, so that a reader does not take it for one */
+    for (int i = 0; i < n; i++) {
+        if (!(pts[i].lo > 0) || pts[i].hi / pts[i].lo < 1.5) continue;
+        int w = snprintf(buf + at, cap - at, "noisy: %s t%d (p10-p90 %.3g-%.3g, %.1fx apart)\n",
+                         pts[i].kernel, pts[i].threads, pts[i].lo, pts[i].hi,
+                         pts[i].hi / pts[i].lo);
+        if (w < 0 || at + (size_t)w >= cap) break;
+        at += (size_t)w;
+    }
+    char skipped[600] = "";
+    int nskipped = 0;
+    for (int i = 0; i < c->nsum; i++) {
+        const sb_summary_row *r = &c->sum[i];
+        if (strcmp(r->shape ? r->shape : "", shape_s) || !strcmp(r->status, "ok") ||
+            !strcmp(r->status, "projected"))
+            continue;
+        if (!strcmp(r->status, "skipped")) {
+            /* once per kernel */
+            int seen = i > 0 && !strcmp(c->sum[i - 1].kernel, r->kernel) &&
+                !strcmp(c->sum[i - 1].shape ? c->sum[i - 1].shape : "", shape_s) &&
+                !strcmp(c->sum[i - 1].status, "skipped");
+            size_t l = strlen(skipped);
+            if (!seen && l + strlen(r->kernel) + 4 < sizeof skipped)
+                snprintf(skipped + l, sizeof skipped - l, "%s%s", nskipped++ ? ", " : "",
+                         r->kernel);
+            continue;
+        }
+        char line[300];
+        int w = snprintf(line, sizeof line, "not drawn: %s t%d %s: %.200s\n", r->kernel, r->threads,
+                         r->status, r->reason && r->reason[0] ? r->reason : "no reason given");
+        if (w > 0 && at + (size_t)w < cap) {
+            memcpy(buf + at, line, (size_t)w + 1);
+            at += (size_t)w;
+        }
+    }
+    if (nskipped && at + strlen(skipped) + 60 < cap)
+        at += (size_t)snprintf(buf + at, cap - at, "skipped (not on this machine): %s\n", skipped);
+    if (at && buf[at - 1] == '\n') buf[at - 1] = '\0';
+}
 
 static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, const char *unit,
                       char ***files, int *nfiles, sb_err *e)
@@ -345,13 +404,17 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
     series_clause(ser, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
     if (!strcmp(c->workload, "gemm"))
         peak_blocks(s, ser, c->db, c->machine, c->cores, pts, n, maxt, unknown, &nunknown);
+    char foot[2048], xlabel[2100];
+    footnote(c, shape_s, pts, n, foot, sizeof foot);
+    snprintf(xlabel, sizeof xlabel, "threads%s%s", foot[0] ? "\n\n" : "", foot);
     const sb_gp_var tv[] = {{"title", SB_GPV_TEXT, what, 0, NULL},
                             {"machine", SB_GPV_TEXT, c->machine_text, 0, NULL},
                             {"ylabel", SB_GPV_TEXT, ylabel, 0, NULL},
                             {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},
                             {"yaxis", SB_GPV_CLAUSE, NULL, 0, ya},
-                            {"series", SB_GPV_CLAUSE, NULL, 0, ser}};
-    int rc = fill(s, c->tdir, "throughput.gp", tv, 6, e);
+                            {"series", SB_GPV_CLAUSE, NULL, 0, ser},
+                            {"xlabel", SB_GPV_LINES, xlabel, 0, NULL}};
+    int rc = fill(s, c->tdir, "throughput.gp", tv, 7, e);
     snprintf(base, sizeof base, "throughput-%s", name);
     if (!rc) rc = sb_plot_write_figure(s, 1000, 720, c->out_dir, base, 1, files, nfiles, e);
     sb_gp_free(s);
@@ -363,7 +426,12 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
     }
 
     /* speedup and efficiency, with the ideal line: the thread ratio over the
-     * fewest threads any kernel ran */
+     * fewest threads any kernel ran; none for one thread count (every point
+     * would be 1.0) */
+    if (maxt == mint) {
+        sb_gp_free(xa);
+        return SB_OK;
+    }
     sb_gp *t = sb_gp_new(), *sp = sb_gp_new(), *ef = sb_gp_new();
     ya = sb_gp_new();
     datablocks(t, pts, n, 1);
@@ -373,21 +441,32 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
         sb_gp_block_row(t, row, 2);
     }
     sb_gp_block_end(t);
-    double top = (double)maxt / mint;
+    /* the axis holds the ideal and every point's p90 (a superlinear or
+     * bimodal point is shown, never clipped) */
+    double top = (double)maxt / mint, bottom = 1;
+    for (int i = 0; i < n; i++) {
+        double b = series_base(pts, n, pts[i].kernel);
+        if (!(b > 0)) continue;
+        if (pts[i].hi / b > top) top = pts[i].hi / b;
+        if (pts[i].lo / b < bottom) bottom = pts[i].lo / b;
+    }
     if (maxt > 8)
-        sb_gp_add(ya, "set logscale y 2\nset yrange [%g:%g]\n", 0.8, top * 1.3);
+        sb_gp_add(ya, "set logscale y 2\nset yrange [%g:%g]\n", bottom * 0.8, top * 1.3);
     else
-        sb_gp_add(ya, "set yrange [0:%g]\n", top + 0.5);
+        sb_gp_add(ya, "set yrange [0:%g]\n", top * 1.1 + 0.2);
     series_clause(sp, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
     sb_gp_add(sp, ", $ideal using 1:2 with lines dt 2 lw 1 lc rgb 'black' title 'ideal (linear)'");
     series_clause(ef, pts, n, "using 1:5:6:7 with yerrorlines lw 2", unknown, &nunknown);
     sb_gp_add(ef, ", 100 with lines dt 2 lw 1 lc rgb 'black' title 'ideal'");
     snprintf(line1, sizeof line1, "Speedup and parallel efficiency: %s", what);
-    const sb_gp_var sv[] = {
-        {"title", SB_GPV_TEXT, line1, 0, NULL},  {"machine", SB_GPV_TEXT, c->machine_text, 0, NULL},
-        {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},   {"yaxis", SB_GPV_CLAUSE, NULL, 0, ya},
-        {"speedup", SB_GPV_CLAUSE, NULL, 0, sp}, {"efficiency", SB_GPV_CLAUSE, NULL, 0, ef}};
-    rc = fill(t, c->tdir, "speedup.gp", sv, 6, e);
+    const sb_gp_var sv[] = {{"title", SB_GPV_TEXT, line1, 0, NULL},
+                            {"machine", SB_GPV_TEXT, c->machine_text, 0, NULL},
+                            {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},
+                            {"yaxis", SB_GPV_CLAUSE, NULL, 0, ya},
+                            {"speedup", SB_GPV_CLAUSE, NULL, 0, sp},
+                            {"efficiency", SB_GPV_CLAUSE, NULL, 0, ef},
+                            {"xlabel", SB_GPV_LINES, xlabel, 0, NULL}};
+    rc = fill(t, c->tdir, "speedup.gp", sv, 7, e);
     snprintf(base, sizeof base, "speedup-%s", name);
     if (!rc) rc = sb_plot_write_figure(t, 1000, 860, c->out_dir, base, 1, files, nfiles, e);
     sb_gp_free(t);
@@ -917,6 +996,11 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
         sb_db_close(c.db);
         return rc;
     }
+    if ((rc = sb_db_sweep_summary(c.db, c.sweep, &c.sum, &c.nsum, e))) {
+        sb_db_strings_free(shape_list, nshape_list);
+        sb_db_close(c.db);
+        return rc;
+    }
     int shapes = 0;
     for (int si = 0; !rc && si < nshape_list; si++) {
         series_pt *pts = NULL;
@@ -933,6 +1017,9 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
         free(pts);
     }
     sb_db_strings_free(shape_list, nshape_list);
+    sb_summary_rows_free(c.sum, c.nsum);
+    c.sum = NULL;
+    c.nsum = 0;
     if (!rc && !strcmp(c.workload, "infer")) rc = plot_infer(&c, files, nfiles, &shapes, e);
     if (!rc) {
         const char *ref = o->reference ? o->reference
@@ -1109,6 +1196,47 @@ sb_gp *sb_plot_report_bars(const char *templates, const char *title, const char 
                            {"series", SB_GPV_CLAUSE, NULL, 0, ser}};
     int rc = fill(g, tdir, "report-bars.gp", v, 4, e);
     sb_gp_free(xa);
+    sb_gp_free(ser);
+    if (rc) {
+        sb_gp_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+sb_gp *sb_plot_report_dots(const char *templates, const char *title, const char *xlabel,
+                           char *const *labels, int n, const char *bname, const double *bv,
+                           const double *blo, const double *bhi, const char *cname,
+                           const double *cv, const double *clo, const double *chi, sb_err *e)
+{
+    char tdir[4096];
+    if (sb_gp_templates_dir(templates, tdir, sizeof tdir, e)) return NULL;
+    sb_gp *g = sb_gp_new(), *ya = sb_gp_new(), *ser = sb_gp_new();
+    /* row i at y = i, the baseline's dot a little above, the candidate's a
+     * little below; a side that did not run is NaN (no dot) */
+    sb_gp_block_begin(g, "d");
+    for (int i = 0; i < n; i++) {
+        double b = bv[i] > 0 ? bv[i] : NAN, cc = cv[i] > 0 ? cv[i] : NAN;
+        double row[8] = {
+            i - 0.15, b,  blo && blo[i] > 0 ? blo[i] : b,  bhi && bhi[i] > 0 ? bhi[i] : b,
+            i + 0.15, cc, clo && clo[i] > 0 ? clo[i] : cc, chi && chi[i] > 0 ? chi[i] : cc};
+        sb_gp_block_row(g, row, 8);
+    }
+    sb_gp_block_end(g);
+    /* first row on top: the axis runs from the last row down to the first */
+    sb_gp_add(ya, "set yrange [%g:%g]\nset ytics (", n - 0.5, -0.5);
+    for (int i = 0; i < n; i++) sb_gp_add(ya, i ? ", %F %d" : "%F %d", labels[i], i);
+    sb_gp_add(ya, ")\n");
+    sb_gp_add(ser,
+              "$d using 2:1:3:4 with xerrorbars pt 7 ps 1 lc rgb %T title %T, "
+              "$d using 6:5:7:8 with xerrorbars pt 5 ps 1 lc rgb %T title %T",
+              g_colour[0], bname, g_colour[4], cname);
+    const sb_gp_var v[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
+                           {"xlabel", SB_GPV_TEXT, xlabel, 0, NULL},
+                           {"yaxis", SB_GPV_CLAUSE, NULL, 0, ya},
+                           {"series", SB_GPV_CLAUSE, NULL, 0, ser}};
+    int rc = fill(g, tdir, "report-dots.gp", v, 4, e);
+    sb_gp_free(ya);
     sb_gp_free(ser);
     if (rc) {
         sb_gp_free(g);

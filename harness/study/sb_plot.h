@@ -43,12 +43,20 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e);
  * key has no value in any sweep. */
 int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e);
 
-/* ---- the report's charts (templates report-bars.gp, report-scaling.gp) ---- */
+/* ---- the report's charts (templates report-bars.gp, report-dots.gp,
+ * report-scaling.gp) ---- */
 
 /* Clustered bars, baseline and candidate per label, the p10-p90 spread as
  * error bars where lo/hi are given (NULL: none; a value <= 0 draws no bar).
  * NULL with e set when the template cannot be read or filled. */
 sb_gp *sb_plot_report_bars(const char *templates, const char *title, const char *ylabel,
+                           char *const *labels, int n, const char *bname, const double *bv,
+                           const double *blo, const double *bhi, const char *cname,
+                           const double *cv, const double *clo, const double *chi, sb_err *e);
+/* A dot plot for many labels (report-dots.gp): one row per label, top to
+ * bottom, the two sides' medians as dots with their p10-p90 spread on a log
+ * x axis (xlabel names the one unit); a value <= 0 draws no dot. */
+sb_gp *sb_plot_report_dots(const char *templates, const char *title, const char *xlabel,
                            char *const *labels, int n, const char *bname, const double *bv,
                            const double *blo, const double *bhi, const char *cname,
                            const double *cv, const double *clo, const double *chi, sb_err *e);

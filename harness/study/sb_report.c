@@ -20,6 +20,7 @@
 #include "sb_sysinfo.h"
 
 #define MAX_PLOT_BARS 48
+#define MAX_PLOT_DOTS 240
 /* A 1000x520 PNG of bars is tens of KiB; 32 MiB bounds what embedding one
  * in the HTML can cost whatever stands at its path. */
 #define PLOT_IMAGE_MAX (32 * SB_MIB)
@@ -149,9 +150,22 @@ static void t_emit(out *o, table *t)
     fputc('\n', o->md);
     fputs("<table>\n", o->html);
     for (int r = 0; r <= t->nrows; r++) {
-        fputs("<tr>", o->html);
+        /* a row the reader must see: a crash or failure (a gate FAIL), a
+         * significant slowdown, a significant speed-up */
+        const char *rowclass = "";
+        for (int c = 0; r && c < t->ncols; c++) {
+            const char *cell = t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "";
+            if (strstr(cell, "(failed") || strstr(cell, "(timeout") || !strncmp(cell, "FAIL", 4))
+                rowclass = " class=\"fail\"";
+            else if (!rowclass[0] && strstr(cell, "slower (significant"))
+                rowclass = " class=\"slower\"";
+            else if (!rowclass[0] && strstr(cell, "faster (significant"))
+                rowclass = " class=\"faster\"";
+        }
+        fprintf(o->html, "<tr%s>", rowclass);
         for (int c = 0; c < t->ncols; c++) {
             const char *cell = t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "";
+            /* not run here (skipped, absent) is grey; a failure is the row's red */
             int na = strstr(cell, "not available") != NULL,
                 proj = strstr(cell, "projected") != NULL;
             fprintf(o->html, "<%s%s>", r ? "td" : "th",
@@ -618,6 +632,25 @@ static void plot_bars(out *o, plots *pl, const char *name, const char *ylabel, c
     sb_gp_free(g);
 }
 
+/* A dot plot of many rows (GEMM: every kernel, shape and thread count),
+ * one unit per chart, its height growing with the rows. */
+static void plot_dots(out *o, plots *pl, const char *name, const char *xlabel, const char *title,
+                      char **labels, const double *const v[6], int n, const char *bname,
+                      const char *cname)
+{
+    if (!pl->enabled || n == 0) return;
+    if (n > MAX_PLOT_DOTS) n = MAX_PLOT_DOTS;
+    sb_err e = {0};
+    sb_gp *g = sb_plot_report_dots(pl->templates, title, xlabel, labels, n, bname, v[0], v[1], v[2],
+                                   cname, v[3], v[4], v[5], &e);
+    if (!g) {
+        snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s", e.msg);
+        return;
+    }
+    plot_emit(o, pl, name, g, 1000, 140 + 17 * n, title);
+    sb_gp_free(g);
+}
+
 /* What a bar chart draws: a label and, per side, value, p10 and p90. */
 typedef struct bars {
     char **labels;
@@ -804,27 +837,17 @@ static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *
     para(o,
          "Median throughput with the p10-p90 range of the repetitions in brackets;"
          " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
-         " whether the gate's test finds the difference significant. The chart shows each"
-         " kernel and shape at its largest thread count, with p10-p90 error bars.");
+         " whether the gate's test finds the difference significant. The charts show every"
+         " row, one chart per unit (GFLOP/s; GOP/s for int8), on a log axis with p10-p90"
+         " error bars.");
     const char *hdr[] = {"kernel", "dtype",    "shape",     "threads",
                          "unit",   "baseline", "candidate", "candidate vs baseline"};
     table t;
     t_init(&t, 8, hdr);
-    bars br;
-    bars_init(&br, n);
-    char unit[64] = "", unit2[64] = "";
-    /* the largest thread count of each kernel and shape: the chart's bars */
-    int *top = calloc(cnt(n), sizeof *top);
-    for (int i = 0; top && i < n; i++) {
-        const sb_pt *a = pv[i].b ? pv[i].b : pv[i].c;
-        top[i] = 1;
-        for (int j = 0; j < n && top[i]; j++) {
-            const sb_pt *q = pv[j].b ? pv[j].b : pv[j].c;
-            if (!strcmp(q->kernel, a->kernel) && !strcmp(q->shape, a->shape) &&
-                q->threads > a->threads)
-                top[i] = 0;
-        }
-    }
+    /* the charts: every row, one chart per unit (GFLOP/s, GOP/s) */
+    bars br[2];
+    bars_init(&br[0], n);
+    bars_init(&br[1], n);
     for (int i = 0; i < n; i++) {
         const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
         const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL,
@@ -840,28 +863,25 @@ static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *
             not_available(c, vc, sizeof vc);
         const sb_metric_val *um = mb ? mb : mc;
         const char *u = um && um->unit[0] ? um->unit : "-";
-        if (um && um->unit[0] && !unit[0])
-            snprintf(unit, sizeof unit, "%s", um->unit);
-        else if (um && um->unit[0] && strcmp(unit, um->unit) && !unit2[0])
-            snprintf(unit2, sizeof unit2, "%s", um->unit);
         ratio_sig(o, b, c, mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
         snprintf(thr, sizeof thr, "%d", any->threads);
         const char *cells[] = {any->kernel, any->dtype, any->shape, thr, u, vb, vc, r};
         t_row(&t, cells);
-        if ((mb || mc) && top && top[i]) {
+        if (mb || mc) {
             char l[320];
             snprintf(l, sizeof l, "%s %s t%d", any->kernel, any->shape, any->threads);
-            bars_add(&br, l, b, mb, c, mc);
+            bars_add(&br[!strcmp(u, "GOP/s")], l, b, mb, c, mc);
         }
     }
-    free(top);
     t_emit(o, &t);
-    char yl[160];
-    snprintf(yl, sizeof yl, "median %s%s%s", unit[0] ? unit : "GFLOP/s", unit2[0] ? " or " : "",
-             unit2);
-    plot_bars(o, pl, "gemm", yl, "GEMM throughput per kernel and shape", br.labels,
-              (const double *const *)br.v, br.n, bname, cname);
-    bars_free(&br);
+    plot_dots(o, pl, "gemm", "median GFLOP/s (log scale; p10-p90 bars)",
+              "GEMM throughput, f32 and bf16 kernels", br[0].labels, (const double *const *)br[0].v,
+              br[0].n, bname, cname);
+    plot_dots(o, pl, "gemm-int8", "median GOP/s (log scale; p10-p90 bars)",
+              "GEMM throughput, int8 kernels", br[1].labels, (const double *const *)br[1].v,
+              br[1].n, bname, cname);
+    bars_free(&br[0]);
+    bars_free(&br[1]);
     free(pv);
 }
 
@@ -1627,7 +1647,9 @@ static const char *g_css =
     "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
     "td,th{border:1px solid #ccc;padding:0.3em 0.6em;text-align:right}"
     "td:first-child,th:first-child{text-align:left}th{background:#f0f0f0}"
-    "td.na{color:#a00}td.proj{font-style:italic;background:#fff8e0}"
+    "td.na{color:#777}td.proj{font-style:italic;background:#fff8e0}"
+    "tr.fail td{background:#fdd;color:#900;font-weight:bold}tr.slower td{background:#fee}"
+    "tr.faster td{background:#efe}"
     "figure{margin:1em 0}img{max-width:100%}";
 
 int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *csel,
