@@ -70,6 +70,17 @@ static const char *text_cell(const char *s, int width, int pad)
     return sb_text_cell(b, sizeof bufs[0], s, width, pad);
 }
 
+/* A column wide enough for its header and every value in it (terminal
+ * columns, wide characters two): a listing never cuts a label, a shape or a
+ * host name, which are what --sweep, --baseline and --candidate take. */
+static int widen(int w, const char *s)
+{
+    char b[2048];
+    int cols = (int)strlen(sb_text_cell(b, sizeof b, s ? s : "", 1000, 0));
+    /* bytes bound columns from above (a wide character is 3 bytes, 2 columns) */
+    return cols > w ? cols : w;
+}
+
 static int do_info(sb_db *db, const char *path, sb_err *e)
 {
     sb_db_counts c;
@@ -155,18 +166,25 @@ static int do_sweeps(sb_db *db, sb_err *e)
     int n;
     int rc = sb_db_sweeps(db, &v, &n, e);
     if (rc) return rc;
-    printf("%5s  %-8s  %-20s  %-9s  %-12s  %-11s  %-20s  %s\n", "id", "uuid", "label", "workload",
-           "host", "status", "started", "points (ok/skipped/other)");
+    int wl = 5, ww = 8, wh = 4, ws = 6;
+    for (int i = 0; i < n; i++) {
+        wl = widen(wl, v[i].label);
+        ww = widen(ww, v[i].workload);
+        wh = widen(wh, v[i].hostname);
+        ws = widen(ws, v[i].status);
+    }
+    printf("%5s  %-8s  %-*s  %-*s  %-*s  %-*s  %-20s  %s\n", "id", "uuid", wl, "label", ww,
+           "workload", wh, "host", ws, "status", "started", "points (ok/skipped/other)");
     for (int i = 0; i < n; i++) {
         const sb_sweep_row *s = &v[i];
         /* the uuid's first 8 hex digits: a prefix --sweep accepts, not cut text */
         printf("%5lld  %-8.8s  %s  %s  %s  %s  %s  %d (%d/%d/%d)", (long long)s->id, s->uuid,
-               text_cell(s->label, 20, 1), text_cell(s->workload, 9, 1),
-               text_cell(s->hostname, 12, 1), text_cell(s->status, 11, 1),
+               text_cell(s->label, wl, 1), text_cell(s->workload, ww, 1),
+               text_cell(s->hostname, wh, 1), text_cell(s->status, ws, 1),
                text_cell(s->started, 20, 1), s->points, s->ok, s->skipped,
                s->points - s->ok - s->skipped);
         if (s->held)
-            printf("  run by process %lld on %s", s->holder_pid, text_cell(s->holder_host, 40, 0));
+            printf("  run by process %lld on %s", s->holder_pid, text_cell(s->holder_host, 200, 0));
         putchar('\n');
     }
     sb_sweep_rows_free(v, n);
@@ -240,9 +258,17 @@ static int do_points(sb_db *db, int64_t sweep_id, sb_err *e)
     sb_ptset set;
     int rc = sb_ptset_load(db, 0, sweep_id, &set, e);
     if (rc) return rc;
-    printf("%6s  %-9s  %-14s  %-6s  %-16s  %3s  %5s  %-11s  %3s  %-30s  %s\n", "id", "workload",
-           "kernel", "dtype", "shape", "thr", "ranks", "status", "n", "median s (p10-p90)",
-           "metric / reason");
+    int ww = 8, wk = 6, wd = 5, wsh = 5, ws = 6;
+    for (int i = 0; i < set.n; i++) {
+        ww = widen(ww, set.p[i].workload);
+        wk = widen(wk, set.p[i].kernel);
+        wd = widen(wd, set.p[i].dtype);
+        wsh = widen(wsh, set.p[i].shape);
+        ws = widen(ws, set.p[i].status);
+    }
+    printf("%6s  %-*s  %-*s  %-*s  %-*s  %3s  %5s  %-*s  %3s  %-30s  %s\n", "id", ww, "workload",
+           wk, "kernel", wd, "dtype", wsh, "shape", "thr", "ranks", ws, "status", "n",
+           "median s (p10-p90)", "metric / reason");
     for (int i = 0; i < set.n; i++) {
         const sb_pt *p = &set.p[i];
         char spread[64] = "-", what[512] = "";
@@ -262,9 +288,9 @@ static int do_points(sb_db *db, int64_t sweep_id, sb_err *e)
             snprintf(what, sizeof what, "%s=%.4g%s%s%s", m->name, m->value, m->unit[0] ? " " : "",
                      m->unit, m->projected ? " (projected)" : "");
         printf("%6lld  %s  %s  %s  %s  %3d  %5d  %s  %3d  %-30s  %s\n", (long long)p->id,
-               text_cell(p->workload, 9, 1), text_cell(p->kernel, 14, 1), text_cell(p->dtype, 6, 1),
-               text_cell(p->shape, 16, 1), p->threads, p->ppn * p->nodes,
-               text_cell(p->status, 11, 1), p->nsamples, spread,
+               text_cell(p->workload, ww, 1), text_cell(p->kernel, wk, 1),
+               text_cell(p->dtype, wd, 1), text_cell(p->shape, wsh, 1), p->threads,
+               p->ppn * p->nodes, text_cell(p->status, ws, 1), p->nsamples, spread,
                text_cell(reason ? reason : what, 400, 0));
     }
     sb_ptset_free(&set);

@@ -173,7 +173,8 @@ static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap 
     sb_envdiffs d = {0};
     for (int i = 0; i < res->n; i++) {
         sb_gate_row *w = &res->rows[i];
-        if (!w->base_id || !w->cand_id) continue;
+        /* a status row: one side did not run ok (a crash writes no environment) */
+        if (!w->base_id || !w->cand_id || !strcmp(w->metric, "status")) continue;
         const json_t *be = sb_envmap_get(bm, w->base_id), *ce = sb_envmap_get(cm, w->cand_id);
         if (be && ce) sb_env_diff(be, ce, w->env, sizeof w->env);
         sb_envdiffs_add(&d, w->base_id, be, w->cand_id, ce, w->label);

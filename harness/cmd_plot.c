@@ -2,13 +2,16 @@
  * database. */
 #include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sb_cli.h"
+#include "sb_text.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
 #include "sb_plot.h"
 #include "sb_ptset.h"
+#include "sb_query.h"
 
 enum {
     OPT_TEMPLATES = 256,
@@ -148,13 +151,31 @@ int sb_cmd_plot(int argc, char **argv)
     /* --out may be created (its last component only): after the sweep is
      * found, so that a wrong one leaves nothing behind */
     if (sb_cli_check_path("--db", o.db_path, &e)) return sb_cli_report("plot", &e);
-    if (sweep) { /* an id, a uuid prefix or a label, as db and report take */
+    /* the sweep drawn, named on stderr (stdout lists the files): --sweep's,
+     * or the newest started (an import may add an older one last) */
+    char drew[400] = "";
+    if (access(o.db_path, F_OK) == 0) {
         sb_db *db;
         int rc = sb_db_open_readonly(o.db_path, &db, &e);
         if (!rc) {
             int64_t id = 0;
-            rc = sb_sweep_resolve(db, sweep, &id, &e);
+            if (sweep)
+                rc = sb_sweep_resolve(db, sweep, &id, &e);
+            else
+                id = sb_db_latest_sweep(db);
             o.sweep_id = id;
+            sb_sweep_header hd;
+            int found = 0;
+            if (!rc && id > 0 && !sb_db_sweep_header(db, id, &hd, &found, &e) && found) {
+                char l[160], w[40], h[80];
+                snprintf(drew, sizeof drew, "sprbench plot: %s sweep %lld, %s (%s on %s)\n",
+                         sweep ? "drew" : "no --sweep given: drew the newest,", (long long)id,
+                         sb_text_cell(l, sizeof l, hd.label && hd.label[0] ? hd.label : "no label",
+                                      60, 0),
+                         sb_text_cell(w, sizeof w, hd.workload ? hd.workload : "?", 20, 0),
+                         sb_text_cell(h, sizeof h, hd.hostname ? hd.hostname : "?", 40, 0));
+            }
+            if (found) sb_sweep_header_free(&hd);
             sb_db_close(db);
         }
         if (rc) return sb_cli_report("plot", &e);
@@ -169,5 +190,6 @@ int sb_cmd_plot(int argc, char **argv)
         free(files[i]);
     }
     free(files);
+    if (!history) fputs(drew, stderr);
     return 0;
 }

@@ -89,6 +89,11 @@ for x in png svg gp dat; do [ -s "$H.$x" ] && ok || fail "history .$x missing"; 
 expect_grep 'v0.1.0 2026-11-20' "$H.svg"
 expect_grep 'v0.1.5 2026-11-28' "$H.svg"
 [ "$(grep -v '^#' "$H.dat" | grep -c .)" -eq 6 ] && ok || fail "history: 6 sweeps expected"
+# the shape without its transposes is :NN, as sweep --shapes reads it; the
+# y axis names the unit
+expect_rc 0 "$SPRBENCH" plot --db "$DB" --history --kernel amx-bf16 --threads 56 --shape 1024x1024x1024 --out "$T/h1"
+[ -s "$T/h1/history-gemm-amx-bf16-1024x1024x1024_NN-56t-1x1.png" ] && ok || fail "history without :NN"
+expect_grep 'gflops, GFLOP/s' "$T/h1/history-gemm-amx-bf16-1024x1024x1024_NN-56t-1x1.gp"
 expect_rc 2 "$SPRBENCH" plot --db "$DB" --history --kernel amx-bf16 --out "$T/h2"
 expect_one_error_line '^sprbench plot: --history needs --kernel K and --threads T'
 expect_rc 2 "$SPRBENCH" plot --db "$DB" --kernel amx-bf16 --out "$T/h2"

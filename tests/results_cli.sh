@@ -23,6 +23,16 @@ expect_one_error_line 'tolerance'
 expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 16x16x16,24x24x24 \
   --reps 12 --no-peak --db a.db --label first
 expect_rc 0 "$SPRBENCH" db sweeps --db a.db; expect_grep 'first' out
+# listings never cut what a selector takes: a long label shows whole
+expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 8 --no-peak \
+  --db long.db --label "zen3 distilbert-base nightly seq384 batch32 run"
+expect_rc 0 "$SPRBENCH" db sweeps --db long.db
+expect_grep ' zen3 distilbert-base nightly seq384 batch32 run ' out
+# plot names the sweep it drew (on stderr; stdout lists the files)
+if command -v gnuplot >/dev/null; then
+  expect_rc 0 "$SPRBENCH" plot --db a.db --out pl0
+  expect_grep '^sprbench plot: no --sweep given: drew the newest, sweep 1, first \(gemm on ' err
+fi
 expect_rc 0 "$SPRBENCH" db points --db a.db --sweep 1; expect_grep 'scalar-f32 .*ok' out
 expect_rc 0 "$SPRBENCH" db export --db a.db --out a.json
 FP=$(python3 -c "import json;print(json.load(open('a.json'))['machines'][0]['fingerprint'])")

@@ -1399,7 +1399,9 @@ int64_t sb_db_latest_sweep(sb_db *db)
 {
     sqlite3_stmt *st;
     int64_t id = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT MAX(id) FROM sweep", -1, &st, NULL) != SQLITE_OK)
+    /* the newest started, not the last stored: an import adds old sweeps */
+    if (sqlite3_prepare_v2(db->h, "SELECT id FROM sweep ORDER BY started DESC, id DESC LIMIT 1", -1,
+                           &st, NULL) != SQLITE_OK)
         return 0;
     if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);

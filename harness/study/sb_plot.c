@@ -1081,7 +1081,13 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
         : !strcmp(workload, "gemm")  ? "gflops"
         : !strcmp(workload, "infer") ? "sequences_per_s"
                                      : "tokens_per_s";
+    /* a GEMM shape without its transposes is the plain product, as sweep
+     * --shapes reads it: 1024x1024x1024 is 1024x1024x1024:NN */
+    char shape_nn[256];
     const char *shape = o->shape ? o->shape : "";
+    if (!strcmp(workload, "gemm") && shape[0] && !strchr(shape, ':') &&
+        snprintf(shape_nn, sizeof shape_nn, "%s:NN", shape) < (int)sizeof shape_nn)
+        shape = shape_nn;
     int ppn = o->ppn > 0 ? o->ppn : 1, nodes = o->nodes > 0 ? o->nodes : 1;
     sb_history_point *h;
     int n;
@@ -1144,14 +1150,20 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
               "median, p10-p90 of the samples");
     char title[1500], ylabel[160];
     snprintf(title, sizeof title, "History of %s: %s", metric, key);
-    snprintf(ylabel, sizeof ylabel, "%s (median, p10-p90)", metric);
+    const char *unit = !strcmp(metric, "gflops") ? (strstr(o->kernel, "int8") ? "GOP/s" : "GFLOP/s")
+        : !strcmp(metric, "tokens_per_s")        ? "tokens/s"
+        : !strcmp(metric, "sequences_per_s")     ? "sequences/s"
+        : strstr(metric, "seconds")              ? "s"
+                                                 : NULL;
+    snprintf(ylabel, sizeof ylabel, "%s%s%s (median, p10-p90)", metric, unit ? ", " : "",
+             unit ? unit : "");
     const sb_gp_var hv[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
                             {"machine", SB_GPV_TEXT, c.machine_text, 0, NULL},
                             {"ylabel", SB_GPV_TEXT, ylabel, 0, NULL},
                             {"xaxis", SB_GPV_CLAUSE, NULL, 0, xa},
                             {"series", SB_GPV_CLAUSE, NULL, 0, ser}};
     rc = fill(g, c.tdir, "history.gp", hv, 5, e);
-    char name[200], base[260];
+    char name[600], base[700];
     snprintf(name, sizeof name, "%s-%s-%s-%dt-%dx%d", workload, o->kernel, shape[0] ? shape : "",
              o->threads, nodes, ppn);
     slug(name, base + 8, sizeof base - 8);

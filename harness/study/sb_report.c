@@ -1471,7 +1471,8 @@ static void section_env(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *c
     int n = pairs_of(bs, cs, any_point, &pr);
     sb_envdiffs d = {0};
     for (int i = 0; i < n; i++) {
-        if (!pr[i].b || !pr[i].c) continue;
+        /* a point that did not run ok (a crash) recorded no environment */
+        if (!ok(pr[i].b) || !ok(pr[i].c)) continue;
         char label[320];
         sb_pt_label(pr[i].c, label, sizeof label);
         sb_envdiffs_add(&d, pr[i].b->id, sb_envmap_get(&bm, pr[i].b->id), pr[i].c->id,
