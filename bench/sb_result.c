@@ -73,6 +73,13 @@ int sb_result_worker_status(const char *path, const sb_result_head *h, json_t *c
     return rc;
 }
 
+void sb_result_metric(json_t *metrics, json_t *units, const char *name, double value,
+                      const char *unit)
+{
+    json_object_set_new(metrics, name, json_real(value));
+    json_object_set_new(units, name, json_string(unit));
+}
+
 double sb_result_peak_rss_mb(void)
 {
     struct rusage ru;

@@ -51,6 +51,10 @@ json_t *sb_result_worker(const sb_result_head *h, json_t *config, int argc, char
 int sb_result_worker_status(const char *path, const sb_result_head *h, json_t *config, int argc,
                             char *const argv[], const char *fingerprint, sb_err *e);
 
+/* metrics[name] = value and units[name] = unit. */
+void sb_result_metric(json_t *metrics, json_t *units, const char *name, double value,
+                      const char *unit);
+
 /* This process's peak resident memory so far, MiB (the peak_rss_mb metric). */
 double sb_result_peak_rss_mb(void);
 

@@ -381,11 +381,7 @@ json_t *sb_train_result_json(sb_train_job *j, const sb_train_opts *o, int argc, 
         json_array_append_new(samples, json_real(res->step_seconds[i]));
     json_object_set_new(doc, "samples", samples);
     json_t *met = json_object(), *units = json_object();
-#define MET(name, val, unit)                                 \
-    do {                                                     \
-        json_object_set_new(met, name, json_real(val));      \
-        json_object_set_new(units, name, json_string(unit)); \
-    } while (0)
+#define MET(name, val, unit) sb_result_metric(met, units, name, val, unit)
     MET("tokens_per_s", j->tps, "tokens/s");
     MET("sequences_per_s", j->med > 0 ? (double)o->batch * j->world / j->med : 0, "sequences/s");
     MET("step_seconds", j->med, "s");
