@@ -11,7 +11,6 @@
 #include "sb_cmds.h"
 #include "sb_cpu.h"
 #include "sb_io.h"
-#include "sb_launch.h"
 #include "sb_peak.h"
 #include "sb_sysinfo.h"
 
