@@ -43,6 +43,43 @@ void sb_result_seal(json_t *doc, int argc, char *const argv[], const char *const
     if (fingerprint) json_object_set_new(doc, "machine_fingerprint", json_string(fingerprint));
 }
 
+json_t *sb_result_worker(const sb_result_head *h, json_t *config, int argc, char *const argv[],
+                         const char *fingerprint)
+{
+    json_t *doc = sb_result_new(h);
+    if (!doc) {
+        json_decref(config);
+        return NULL;
+    }
+    json_object_set_new(doc, "config", config ? config : json_object());
+    char omp[32];
+    snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", h->threads);
+    const char *set[] = {omp, NULL};
+    sb_result_seal(doc, argc, argv, set, fingerprint);
+    return doc;
+}
+
+int sb_result_worker_status(const char *path, const sb_result_head *h, json_t *config, int argc,
+                            char *const argv[], const char *fingerprint, sb_err *e)
+{
+    if (!path) {
+        json_decref(config);
+        return SB_OK;
+    }
+    json_t *doc = sb_result_worker(h, config, argc, argv, fingerprint);
+    if (!doc) return sb_errf(e, SB_EFAIL, "out of memory for the result document");
+    int rc = sb_result_write(path, doc, e);
+    json_decref(doc);
+    return rc;
+}
+
+void sb_result_metric(json_t *metrics, json_t *units, const char *name, double value,
+                      const char *unit)
+{
+    json_object_set_new(metrics, name, json_real(value));
+    json_object_set_new(units, name, json_string(unit));
+}
+
 double sb_result_peak_rss_mb(void)
 {
     struct rusage ru;

@@ -39,6 +39,22 @@ json_t *sb_result_new(const sb_result_head *h);
 void sb_result_seal(json_t *doc, int argc, char *const argv[], const char *const *env_set,
                     const char *fingerprint);
 
+/* A worker's document (train, infer) sealed in one call: sb_result_new(h),
+ * its config (the reference is taken; NULL: {}), then sb_result_seal with
+ * argv and OMP_NUM_THREADS=h->threads in force. The worker adds samples,
+ * metrics, units and projected after. NULL when out of memory. */
+json_t *sb_result_worker(const sb_result_head *h, json_t *config, int argc, char *const argv[],
+                         const char *fingerprint);
+/* A skipped or failed run as its result file: sb_result_worker's document
+ * written to path (nothing when path is NULL; config is taken either way),
+ * status and reason from h. */
+int sb_result_worker_status(const char *path, const sb_result_head *h, json_t *config, int argc,
+                            char *const argv[], const char *fingerprint, sb_err *e);
+
+/* metrics[name] = value and units[name] = unit. */
+void sb_result_metric(json_t *metrics, json_t *units, const char *name, double value,
+                      const char *unit);
+
 /* This process's peak resident memory so far, MiB (the peak_rss_mb metric). */
 double sb_result_peak_rss_mb(void);
 

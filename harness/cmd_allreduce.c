@@ -10,7 +10,6 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_io.h"
-#include "sb_launch.h"
 #include "sb_plan.h"
 #include "sb_sysinfo.h"
 

@@ -12,7 +12,6 @@
 #include "sb_cmds.h"
 #include "sb_gemm_bench.h"
 #include "sb_io.h"
-#include "sb_launch.h"
 #include "sb_onednn.h"
 #include "sb_sysinfo.h"
 

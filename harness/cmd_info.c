@@ -1,5 +1,6 @@
 /* sprbench info: what this machine is and what it can run. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "sb_cli.h"
@@ -9,6 +10,34 @@
 #include "sb_sysinfo.h"
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }
+
+/* The flags of sb_cpu_flags.def, on the lines their rows name. */
+static void print_isa_lines(const sb_cpu *cpu)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+        int line;
+    } flags[] = {
+#define SB_CPU_FLAG(field, leaf, subleaf, reg, bit, needs_avx, info_line) \
+    {#field, offsetof(sb_cpu, field), info_line},
+#include "sb_cpu_flags.def"
+#undef SB_CPU_FLAG
+    };
+    for (int line = 1; line <= 2; line++) {
+        int n = 0;
+        for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+            if (flags[i].line != line) continue;
+            int v = *(const int *)((const char *)cpu + flags[i].off);
+            printf("%s%s %s",
+                   n++             ? ", "
+                       : line == 1 ? "isa          "
+                                   : "             ",
+                   flags[i].name, yesno(v));
+        }
+        printf("\n");
+    }
+}
 
 int sb_cmd_info(int argc, char **argv)
 {
@@ -60,12 +89,7 @@ int sb_cmd_info(int argc, char **argv)
     printf("cpu          %s, %s\n", cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor);
     printf("             family %u model %u stepping %u -> microarchitecture %s\n", cpu->family,
            cpu->model, cpu->stepping, cpu->microarch);
-    printf(
-        "isa          avx2 %s, fma %s, avx_vnni %s, avx512f %s, avx512_vnni %s, avx512_bf16 %s\n",
-        yesno(cpu->avx2), yesno(cpu->fma), yesno(cpu->avx_vnni), yesno(cpu->avx512f),
-        yesno(cpu->avx512_vnni), yesno(cpu->avx512_bf16));
-    printf("             amx_tile %s, amx_bf16 %s, amx_int8 %s\n", yesno(cpu->amx_tile),
-           yesno(cpu->amx_bf16), yesno(cpu->amx_int8));
+    print_isa_lines(cpu);
     printf("os           XCR0 0x%llx (AVX state %s, AVX-512 state %s, AMX state %s), kernel %s\n",
            (unsigned long long)cpu->xcr0, cpu->os_avx ? "on" : "off", cpu->os_avx512 ? "on" : "off",
            cpu->xcr0_amx ? "on" : "off", si.kernel);

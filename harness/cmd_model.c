@@ -13,7 +13,6 @@
 #include "sb_cmds.h"
 #include "sb_db.h"
 #include "sb_io.h"
-#include "sb_launch.h"
 #include "sb_query.h"
 #include "sb_scaling.h"
 #include "sb_sweep.h"

@@ -11,7 +11,6 @@
 #include "sb_cmds.h"
 #include "sb_cpu.h"
 #include "sb_io.h"
-#include "sb_launch.h"
 #include "sb_peak.h"
 #include "sb_sysinfo.h"
 
@@ -60,10 +59,8 @@ static int parse_paths(const char *list, int *want, sb_err *e)
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int i = sb_peak_path_index(tok);
         if (i < 0)
-            return sb_errf(e, SB_EUSAGE,
-                           "--paths: unknown path '%s' (known: avx2_f32, avx2_int8, f32, bf16, "
-                           "int8, amx_bf16, amx_int8)",
-                           tok);
+            return sb_errf(e, SB_EUSAGE, "--paths: unknown path '%s' (known: %s)", tok,
+                           sb_peak_path_list());
         want[i] = 1;
         n++;
     }

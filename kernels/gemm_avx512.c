@@ -3,7 +3,7 @@
  * layouts (row chunks when op(A) = A, slot-major when op(A) = A^T) and three
  * row counts (12, 8, 4 for bottom edges). Only data and code the driver
  * reaches after the probe (gemm_own.c) said yes. */
-#include "sb_gemm.h"
+#include "sb_ukr.h"
 #include <stdint.h>
 
 #define UKR_MR 12

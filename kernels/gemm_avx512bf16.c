@@ -3,7 +3,7 @@
  * bf16, nearest even, while packing; a second set of packers serves callers
  * that already hold bf16). Two A layouts and three row counts as avx512-f32.
  * Reached only after the probe said yes. */
-#include "sb_gemm.h"
+#include "sb_ukr.h"
 #include <stdint.h>
 #include <string.h>
 

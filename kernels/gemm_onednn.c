@@ -435,8 +435,6 @@ static uint16_t *to_bf16(const float *X, int rows, int cols, int ld, uint16_t **
 
 /* ---- entries ----------------------------------------------------------- */
 
-extern const sb_kernel sb_kernel_onednn_f32, sb_kernel_onednn_bf16, sb_kernel_onednn_int8;
-
 static int gemm_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C, sb_err *e)
 {
     int rc = sb_gemm_desc_check(d, e);

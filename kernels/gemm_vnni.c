@@ -1,7 +1,7 @@
 /* vnni-int8 micro-kernels: AVX512_VNNI vpdpbusd, u8 (A) x s8 (B) -> s32;
  * 12x32 register block, k packed in quads. Two A layouts and three row
  * counts as avx512-f32. Reached only after the probe said yes. */
-#include "sb_gemm.h"
+#include "sb_ukr.h"
 #include <stdint.h>
 
 #define UKR_MR 12

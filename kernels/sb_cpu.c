@@ -20,6 +20,15 @@ static void cpuid2(unsigned leaf, unsigned sub, unsigned r[4])
     __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
 }
 
+/* One bit of a CPUID leaf; 0 when the CPU has no such leaf. */
+static int cpuid_bit(unsigned max_leaf, unsigned leaf, unsigned sub, int reg, int bit)
+{
+    unsigned r[4];
+    if (leaf > max_leaf) return 0;
+    cpuid2(leaf, sub, r);
+    return (r[reg] >> bit) & 1;
+}
+
 static uint64_t read_xcr0(void)
 {
     uint32_t lo, hi;
@@ -148,31 +157,22 @@ void sb_cpu_detect(sb_cpu *c)
     c->family = base_family == 0xF ? base_family + ext_family : base_family;
     c->model = (base_family == 0x6 || base_family == 0xF) ? (ext_model << 4) | base_model
                                                           : base_model;
-    c->fma = (r[2] >> 12) & 1;
     int osxsave = (r[2] >> 27) & 1;
-    int avx = (r[2] >> 28) & 1;
-    c->avx = avx;
     if (osxsave) {
         c->xcr0 = read_xcr0();
         c->os_avx = (c->xcr0 & 0x6) == 0x6;
         c->os_avx512 = (c->xcr0 & 0xE6) == 0xE6;
         c->xcr0_amx = (c->xcr0 & (3ull << 17)) == (3ull << 17);
     }
-    if (max_leaf >= 7) {
-        cpuid2(7, 0, r);
-        c->avx2 = avx && ((r[1] >> 5) & 1);
-        c->avx512f = (r[1] >> 16) & 1;
-        c->avx512dq = (r[1] >> 17) & 1;
-        c->avx512bw = (r[1] >> 30) & 1;
-        c->avx512vl = (r[1] >> 31) & 1;
-        c->avx512_vnni = (r[2] >> 11) & 1;
-        c->amx_bf16 = (r[3] >> 22) & 1;
-        c->amx_tile = (r[3] >> 24) & 1;
-        c->amx_int8 = (r[3] >> 25) & 1;
-        cpuid2(7, 1, r);
-        c->avx_vnni = avx && ((r[0] >> 4) & 1);
-        c->avx512_bf16 = (r[0] >> 5) & 1;
-    }
+    /* every row's bit, then the VEX-encoded ones are dropped without AVX */
+#define SB_CPU_FLAG(field, leaf, subleaf, reg, bit, needs_avx, info_line) \
+    c->field = cpuid_bit(max_leaf, leaf, subleaf, reg, bit);
+#include "sb_cpu_flags.def"
+#undef SB_CPU_FLAG
+#define SB_CPU_FLAG(field, leaf, subleaf, reg, bit, needs_avx, info_line) \
+    if (needs_avx) c->field = c->field && c->avx;
+#include "sb_cpu_flags.def"
+#undef SB_CPU_FLAG
     if (max_leaf >= 0x1D && c->amx_tile) {
         cpuid2(0x1D, 0, r);
         if (r[0] >= 1) {

@@ -6,15 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The CPUID output registers, as sb_cpu_flags.def names them. */
+enum { SB_EAX, SB_EBX, SB_ECX, SB_EDX };
+
 typedef struct sb_cpu {
     char vendor[16];                  /* "GenuineIntel", "AuthenticAMD" */
     char brand[64];                   /* CPUID brand string, trimmed */
     unsigned family, model, stepping; /* display family/model */
     const char *microarch;            /* "Sapphire Rapids", "Zen 4", ... or "unknown" */
-    /* ISA flags as CPUID reports them (hardware capability) */
-    int avx, avx2, fma, avx_vnni; /* avx_vnni: VEX vpdpbusd, CPUID.(7,1):EAX[4] */
-    int avx512f, avx512bw, avx512vl, avx512dq;
-    int avx512_vnni, avx512_bf16, amx_tile, amx_bf16, amx_int8;
+    /* ISA flags as CPUID reports them (hardware capability): avx2, fma,
+     * avx_vnni, avx512f, ..., one int each, the rows of sb_cpu_flags.def */
+#define SB_CPU_FLAG(field, leaf, subleaf, reg, bit, needs_avx, info_line) int field;
+#include "sb_cpu_flags.def"
+#undef SB_CPU_FLAG
     /* OS state */
     uint64_t xcr0;
     int os_avx;       /* XCR0 bits 1-2 (SSE, YMM): AVX/AVX2/FMA may run */

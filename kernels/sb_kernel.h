@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sb_err.h"
+#include "sb_isa.h" /* sb_isa_probe: may this machine run an instruction path */
 
 typedef enum {
     SB_DT_F32 = 0, /* f32 in, f32 accumulate */
@@ -99,10 +100,17 @@ void sb_gemm_get_cache_sizes(size_t *l1d, size_t *l2, size_t *l3);
  * SB_FORCE_NO_AMX, SB_FORCE_NO_ONEDNN. */
 int sb_kernel_forced_off(const char *flag);
 
-/* Whether this machine can run an instruction path (an sb_kernel.isa value:
- * "scalar", "avx2_f32", "avx2_int8", "f32", "bf16", "int8", "amx_bf16",
- * "amx_int8"); 0 with the reason otherwise (also for an unknown path). */
-int sb_isa_probe(const char *isa, char *why, size_t whylen);
+/* The registered kernels (sb_kernels.def), sb_kernel_<id>. */
+#define SB_KERNEL_OWN(id, ...) extern const sb_kernel sb_kernel_##id;
+#define SB_KERNEL_LIB(id) extern const sb_kernel sb_kernel_##id;
+#include "sb_kernels.def"
+#undef SB_KERNEL_OWN
+#undef SB_KERNEL_LIB
+/* Not registered (gemm_own.c): the AMX kernels on the functional tile
+ * model and avx2-int8's AVX-VNNI path on an exact AVX2 stand-in for
+ * vpdpbusd, for tests; avx2-int8 for 7-bit A (sb_kernel_for_7bit_a). */
+extern const sb_kernel sb_kernel_amx_bf16_model, sb_kernel_amx_int8_model,
+    sb_kernel_avx2_int8_vnni_model, sb_kernel_avx2_int8_u7;
 
 int sb_kernel_count(void);
 const sb_kernel *sb_kernel_at(int i);

@@ -6,22 +6,20 @@
 #include <string.h>
 #include <time.h>
 
-const char *const sb_peak_paths[SB_PEAK_NPATHS] = {"avx2_f32", "avx2_int8", "f32",     "bf16",
-                                                   "int8",     "amx_bf16",  "amx_int8"};
+/* The PEAK rows of sb_isa.def. */
+#define SB_PEAK_ROW_NOPEAK(id, metric, insn, loop, ops)
+#define SB_ISA(id, probe, peak, metric, insn, loop, ops) \
+    SB_PEAK_ROW_##peak(id, metric, insn, loop, ops)
+#define SB_PEAK_ROW_PEAK(id, metric, insn, loop, ops) #id,
+const char *const sb_peak_paths[SB_PEAK_NPATHS] = {
+#include "sb_isa.def"
+};
+#undef SB_PEAK_ROW_PEAK
+#define SB_PEAK_ROW_PEAK(id, metric, insn, loop, ops) metric,
 const char *const sb_peak_metrics[SB_PEAK_NPATHS] = {
-    "avx2_f32_gflops", "avx2_int8_gops",  "f32_gflops",   "bf16_gflops",
-    "int8_gops",       "amx_bf16_gflops", "amx_int8_gops"};
-
-/* The loops live in ISA files; each returns a value that depends on every
- * accumulator so none is optimised away. */
-double sb_peak_loop_avx2_f32(long iters);
-double sb_peak_loop_avx2_int8(long iters);
-double sb_peak_loop_avxvnni(long iters);
-double sb_peak_loop_f32(long iters);
-double sb_peak_loop_bf16(long iters);
-double sb_peak_loop_int8(long iters);
-double sb_peak_loop_amx_bf16(long iters);
-double sb_peak_loop_amx_int8(long iters);
+#include "sb_isa.def"
+};
+#undef SB_PEAK_ROW_PEAK
 
 typedef struct {
     const char *path, *insn;
@@ -29,19 +27,14 @@ typedef struct {
     double ops; /* per iteration, a multiply-add counted 2 */
 } peak_loop;
 
-/* per iteration: 14 ymm FMAs (8 lanes x 2); 14 vpmaddwd ymm (16 pairs x 2)
- * or 14 vpdpbusd ymm (8 x 4 x 2); 24 zmm FMAs (16 x 2), 24 vdpbf16ps
- * (16 x 2 pairs x 2), 24 vpdpbusd zmm (16 x 4 x 2); 4 tdpbf16ps (16x16x32 x
- * 2), 4 tdpbusd (16x16x64 x 2) */
+#define SB_PEAK_ROW_PEAK(id, metric, insn, loop, ops) {#id, insn, loop, ops},
 static const peak_loop g_loops[SB_PEAK_NPATHS] = {
-    {"avx2_f32", "vfmadd231ps ymm", sb_peak_loop_avx2_f32, 14.0 * 16},
-    {"avx2_int8", "vpmaddwd + vpaddd ymm", sb_peak_loop_avx2_int8, 14.0 * 32},
-    {"f32", "vfmadd231ps zmm", sb_peak_loop_f32, 24.0 * 32},
-    {"bf16", "vdpbf16ps zmm", sb_peak_loop_bf16, 24.0 * 64},
-    {"int8", "vpdpbusd zmm", sb_peak_loop_int8, 24.0 * 128},
-    {"amx_bf16", "tdpbf16ps", sb_peak_loop_amx_bf16, 4.0 * 16 * 16 * 32 * 2},
-    {"amx_int8", "tdpbusd", sb_peak_loop_amx_int8, 4.0 * 16 * 16 * 64 * 2},
+#include "sb_isa.def"
 };
+#undef SB_PEAK_ROW_PEAK
+#undef SB_PEAK_ROW_NOPEAK
+#undef SB_ISA
+
 /* avx2_int8 where the CPU has AVX-VNNI: the instruction avx2-int8 runs there */
 static const peak_loop g_avxvnni = {"avx2_int8", "vpdpbusd ymm (AVX-VNNI)", sb_peak_loop_avxvnni,
                                     14.0 * 64};
@@ -53,11 +46,23 @@ int sb_peak_path_index(const char *path)
     return -1;
 }
 
+const char *sb_peak_path_list(void)
+{
+    static char buf[256];
+    if (!buf[0]) {
+        size_t off = 0;
+        for (int i = 0; i < SB_PEAK_NPATHS && off < sizeof buf; i++)
+            off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", i ? ", " : "",
+                                    sb_peak_paths[i]);
+    }
+    return buf;
+}
+
 static const peak_loop *find_loop(const char *path)
 {
     int i = sb_peak_path_index(path);
     if (i < 0) return NULL;
-    if (i == 1 && sb_cpu_get()->avx_vnni) return &g_avxvnni;
+    if (i == SB_PEAK_avx2_int8 && sb_cpu_get()->avx_vnni) return &g_avxvnni;
     return &g_loops[i];
 }
 
@@ -141,7 +146,8 @@ double sb_peak_ops_per_cycle(const char *path, const char *microarch, int avx_vn
             g_opc[i].amx_int8};
         if (v[pi] > 0) return v[pi];
         snprintf(why, whylen, "no documented throughput of %s%s on %s", path,
-                 pi == 1 ? (avx_vnni ? " (vpdpbusd ymm)" : " (vpmaddwd ymm)") : "", microarch);
+                 pi == SB_PEAK_avx2_int8 ? (avx_vnni ? " (vpdpbusd ymm)" : " (vpmaddwd ymm)") : "",
+                 microarch);
         return 0;
     }
     snprintf(why, whylen, "microarchitecture %s has no throughput table", microarch);
@@ -189,10 +195,7 @@ int sb_peak_measure(const char *path, int threads, double seconds, double *gflop
 {
     *gflops = 0;
     if (sb_peak_path_index(path) < 0) {
-        snprintf(why, whylen,
-                 "unknown peak path '%s' (known: avx2_f32, avx2_int8, f32, bf16, int8, amx_bf16, "
-                 "amx_int8)",
-                 path);
+        snprintf(why, whylen, "unknown peak path '%s' (known: %s)", path, sb_peak_path_list());
         return 1;
     }
     /* the probe first: find_loop may pick by CPU flags, never run by them */

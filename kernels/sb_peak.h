@@ -10,15 +10,38 @@
 #define SB_PEAK_H
 #include <stddef.h>
 
-/* Paths, in report order (AVX2 first), and the metric each feeds. */
-#define SB_PEAK_NPATHS 7
+/* Paths, in report order (AVX2 first): the PEAK rows of sb_isa.def, each
+ * with its index SB_PEAK_<path> (SB_PEAK_avx2_f32 = 0, ...), and the metric
+ * each feeds. */
+#define SB_ISA(id, probe, peak, metric, insn, loop, ops) SB_PEAK_ENUM_##peak(id)
+#define SB_PEAK_ENUM_PEAK(id) SB_PEAK_##id,
+#define SB_PEAK_ENUM_NOPEAK(id)
+enum {
+#include "sb_isa.def"
+    SB_PEAK_NPATHS
+};
+#undef SB_ISA
 extern const char *const sb_peak_paths
     [SB_PEAK_NPATHS]; /* "avx2_f32", "avx2_int8", "f32", "bf16", "int8", "amx_bf16", "amx_int8" */
 extern const char *const sb_peak_metrics
     [SB_PEAK_NPATHS]; /* "avx2_f32_gflops", "avx2_int8_gops", "f32_gflops", ..., "amx_int8_gops" */
 
+/* The loops, one per PEAK row, each in its ISA's sb_peak_<isa>.c (built
+ * with its -m flags): `iters` iterations of many independent accumulator
+ * chains, returning a value that depends on every accumulator so none is
+ * optimised away. Run only after the path's probe said yes. */
+#define SB_ISA(id, probe, peak, metric, insn, loop, ops) SB_PEAK_PROTO_##peak(loop)
+#define SB_PEAK_PROTO_PEAK(loop) double loop(long iters);
+#define SB_PEAK_PROTO_NOPEAK(loop)
+#include "sb_isa.def"
+#undef SB_ISA
+/* avx2_int8 where the CPU has AVX-VNNI: the vpdpbusd ymm avx2-int8 runs there */
+double sb_peak_loop_avxvnni(long iters);
+
 /* Index of path in sb_peak_paths, -1 when unknown. */
 int sb_peak_path_index(const char *path);
+/* The paths as a person reads them: "avx2_f32, avx2_int8, ..., amx_int8". */
+const char *sb_peak_path_list(void);
 
 /* Runs path on `threads` threads (<= 0: OpenMP default) for about `seconds`
  * in rounds of about 5 ms, and returns the best round's aggregate GFLOP/s

@@ -4,18 +4,18 @@
  * assembly so the compiler can neither spill nor merge the chains; zero
  * operands keep the values (and any denormal slow path) out of it. Run only
  * after sb_isa_probe("avx2_f32" / "avx2_int8"). */
+#include "sb_peak.h"
 
 #define SB_YZERO(r) "vpxor %%ymm" #r ", %%ymm" #r ", %%ymm" #r "\n\t"
-#define SB_YZERO16                                                                               \
-    SB_YZERO(0)                                                                                  \
-    SB_YZERO(1) SB_YZERO(2) SB_YZERO(3) SB_YZERO(4) SB_YZERO(5) SB_YZERO(6) SB_YZERO(7)          \
-        SB_YZERO(8) SB_YZERO(9) SB_YZERO(10) SB_YZERO(11) SB_YZERO(12) SB_YZERO(13) SB_YZERO(14) \
-            SB_YZERO(15)
+#define SB_YZERO16                                                                      \
+    SB_YZERO(0)                                                                         \
+    SB_YZERO(1)                                                                         \
+    SB_YZERO(2) SB_YZERO(3) SB_YZERO(4) SB_YZERO(5) SB_YZERO(6) SB_YZERO(7) SB_YZERO(8) \
+        SB_YZERO(9) SB_YZERO(10) SB_YZERO(11) SB_YZERO(12) SB_YZERO(13) SB_YZERO(14) SB_YZERO(15)
 #define SB_YCLOBBER                                                                          \
     "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
         "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc"
 
-double sb_peak_loop_avx2_f32(long iters);
 double sb_peak_loop_avx2_f32(long iters)
 {
     long n = iters;
@@ -34,7 +34,6 @@ double sb_peak_loop_avx2_f32(long iters)
 /* The avx2-int8 kernel's step: vpmaddwd multiplies 16 s16 pairs into 8
  * s32 sums (16 multiply-adds), vpaddd accumulates them. 7 accumulators and
  * 7 product registers; each pair of lines is one step of one chain. */
-double sb_peak_loop_avx2_int8(long iters);
 double sb_peak_loop_avx2_int8(long iters)
 {
     long n = iters;

@@ -1,9 +1,10 @@
 /* AVX-VNNI peak loop: VEX vpdpbusd ymm (avx2-int8 where the CPU has
  * AVX-VNNI), 14 independent accumulator chains. Run only after the CPU was
  * found to have AVX-VNNI (sb_peak.c). */
+#include "sb_peak.h"
+
 #define SB_YZERO(r) "vpxor %%ymm" #r ", %%ymm" #r ", %%ymm" #r "\n\t"
 
-double sb_peak_loop_avxvnni(long iters);
 double sb_peak_loop_avxvnni(long iters)
 {
     long n = iters;

@@ -2,17 +2,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Every kernel module exports one sb_kernel; this list is the registry's order
- * (the sweep's default kernel axis and `sprbench info`). */
-extern const sb_kernel sb_kernel_scalar_f32, sb_kernel_avx2_f32, sb_kernel_avx2_int8,
-    sb_kernel_avx512_f32, sb_kernel_avx512_bf16, sb_kernel_vnni_int8, sb_kernel_amx_bf16,
-    sb_kernel_amx_int8, sb_kernel_onednn_f32, sb_kernel_onednn_bf16, sb_kernel_onednn_int8;
-
-/* Instruction sets in ascending order, oneDNN last. */
+/* The rows of sb_kernels.def, in order (the sweep's default kernel axis and
+ * `sprbench info`). */
 static const sb_kernel *const g_kernels[] = {
-    &sb_kernel_scalar_f32,  &sb_kernel_avx2_f32,    &sb_kernel_avx2_int8,   &sb_kernel_avx512_f32,
-    &sb_kernel_avx512_bf16, &sb_kernel_vnni_int8,   &sb_kernel_amx_bf16,    &sb_kernel_amx_int8,
-    &sb_kernel_onednn_f32,  &sb_kernel_onednn_bf16, &sb_kernel_onednn_int8,
+#define SB_KERNEL_OWN(id, ...) &sb_kernel_##id,
+#define SB_KERNEL_LIB(id) &sb_kernel_##id,
+#include "sb_kernels.def"
+#undef SB_KERNEL_OWN
+#undef SB_KERNEL_LIB
 };
 
 int sb_kernel_count(void) { return (int)(sizeof g_kernels / sizeof g_kernels[0]); }

@@ -15,7 +15,7 @@ while IFS= read -r h; do
   name=${h##*/}
   [ -n "${home[$name]:-}" ] && bad "header $name exists twice: ${home[$name]} and ${h%/*}"
   home[$name]=${h%/*}
-done < <(find kernels bench harness \( -name '*.h' -o -name '*.inc' \) | sort)
+done < <(find kernels bench harness \( -name '*.h' -o -name '*.inc' -o -name '*.def' \) | sort)
 
 # allowed FOLDER-PATTERNS for files under DIR; extra exact headers after '+'
 check_dir() {

@@ -12,9 +12,6 @@
 #include "sb_quant.h"
 #include "testutil.h"
 
-extern const sb_kernel sb_kernel_amx_bf16_model, sb_kernel_amx_int8_model,
-    sb_kernel_avx2_int8_vnni_model;
-
 static uint64_t g_rng = 88172645463325252ULL;
 static uint32_t rnd(void)
 {

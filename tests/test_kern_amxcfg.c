@@ -17,6 +17,8 @@
 #include "sb_amx_cfg.h"
 #include "sb_cpu.h"
 #include "sb_gemm.h"
+#include "sb_peak.h"
+#include "sb_ukr.h"
 #include "testutil.h"
 #include <cpuid.h>
 #include <setjmp.h>
@@ -27,10 +29,6 @@
 #include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
-
-extern const sb_ukr sb_ukr_amx_bf16, sb_ukr_amx_int8;
-double sb_peak_loop_amx_bf16(long iters);
-double sb_peak_loop_amx_int8(long iters);
 
 /* ---- the decoder of ldtilecfg's memory operand ---------------------------- */
 

@@ -27,8 +27,6 @@
 #include "sb_onednn.h"
 #include "testutil.h"
 
-extern const sb_kernel sb_kernel_amx_bf16_model, sb_kernel_amx_int8_model,
-    sb_kernel_avx2_int8_vnni_model, sb_kernel_avx2_int8_u7;
 /* 1 while testing a kernel that is exact for A below 128 only: every A
  * value is then folded into 0..127 (255 -> 127: the ends stay the ends) */
 static int g_a7;

@@ -1,0 +1,55 @@
+#include "sb_opts.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SB_OPTS_MAX 64
+
+static int apply(const sb_opt *row, const char *v, char *o, const sb_opt_ranges *r, sb_err *e)
+{
+    char what[80];
+    snprintf(what, sizeof what, "--%s", row->name);
+    long l = 0;
+    int rc = SB_OK;
+    switch (row->kind) {
+    case SB_OPT_STR: *(const char **)(o + row->off) = v; break;
+    case SB_OPT_FLAG: *(int *)(o + row->off) = 1; break;
+    case SB_OPT_LONG: rc = r->to_long(row->key, v, what, (long *)(o + row->off), e); break;
+    case SB_OPT_INT:
+        rc = r->to_long(row->key, v, what, &l, e);
+        *(int *)(o + row->off) = (int)l;
+        break;
+    case SB_OPT_DOUBLE: rc = r->to_double(row->key, v, what, (double *)(o + row->off), e); break;
+    }
+    if (row->set_off != SB_OPT_NOSET) *(int *)(o + row->set_off) = 1;
+    return rc;
+}
+
+int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_opt_ranges *r,
+                  int *help, sb_err *e)
+{
+    struct option lo[SB_OPTS_MAX + 2];
+    int n = 0;
+    for (; rows[n].name && n < SB_OPTS_MAX; n++)
+        lo[n] = (struct option){rows[n].name,
+                                rows[n].kind == SB_OPT_FLAG ? no_argument : required_argument, NULL,
+                                1000 + n};
+    lo[n] = (struct option){"help", no_argument, NULL, 'h'};
+    lo[n + 1] = (struct option){0, 0, 0, 0};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        if (c == 'h') {
+            *help = 1;
+            return SB_OK;
+        }
+        if (c < 1000 || c >= 1000 + n)
+            return sb_errf(e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)",
+                           argv[optind - 1]);
+        int rc = apply(&rows[c - 1000], optarg, o, r, e);
+        if (rc) return rc;
+    }
+    if (optind < argc) return sb_errf(e, SB_EUSAGE, "unexpected argument '%s'", argv[optind]);
+    return SB_OK;
+}

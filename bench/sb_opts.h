@@ -1,0 +1,49 @@
+/* sb_opts: a worker command's options as one table (getopt_long under it),
+ * so that parsing an option is one row, not a case and a table entry.
+ * Every row writes into one options struct, at an offset:
+ *
+ *   static const sb_opt rows[] = {
+ *       {"batch", SB_OPT_INT, offsetof(my_opts, batch), offsetof(my_opts, set_batch), "batch"},
+ *       {"eval", SB_OPT_FLAG, offsetof(my_opts, eval), SB_OPT_NOSET, NULL},
+ *       {NULL}};
+ *   sb_opts_parse(argc, argv, rows, &o, &checks, &help, &e);
+ *
+ * Numbers are checked by the caller's range functions, keyed by the row's
+ * key (a worker's ranges are a sweep plan's: harness/run/sb_plan). --help
+ * is always known. Errors: SB_EUSAGE naming the option. */
+#ifndef SB_OPTS_H
+#define SB_OPTS_H
+#include <stddef.h>
+#include "sb_err.h"
+
+typedef enum {
+    SB_OPT_STR,    /* const char *: the argument as given */
+    SB_OPT_FLAG,   /* int: 1, no argument */
+    SB_OPT_LONG,   /* long, range-checked by key */
+    SB_OPT_INT,    /* int, range-checked by key (as a long) */
+    SB_OPT_DOUBLE, /* double, range-checked by key */
+} sb_opt_kind;
+
+#define SB_OPT_NOSET ((size_t)-1)
+
+typedef struct sb_opt {
+    const char *name; /* the long option, without "--"; NULL ends the table */
+    sb_opt_kind kind;
+    size_t off;      /* offset of the field */
+    size_t set_off;  /* offset of an int set to 1 when the option is given, or SB_OPT_NOSET */
+    const char *key; /* the range's key (numbers) */
+} sb_opt;
+
+/* The caller's ranges: parse value for option `what` ("--batch") within
+ * the range of key into *out, or SB_EUSAGE. */
+typedef struct sb_opt_ranges {
+    int (*to_long)(const char *key, const char *value, const char *what, long *out, sb_err *e);
+    int (*to_double)(const char *key, const char *value, const char *what, double *out, sb_err *e);
+} sb_opt_ranges;
+
+/* Parses argv[1..) into o by the table; *help = 1 (and nothing else
+ * checked) on --help. An unknown option or a stray argument is SB_EUSAGE. */
+int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_opt_ranges *r,
+                  int *help, sb_err *e);
+
+#endif
