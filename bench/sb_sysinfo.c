@@ -1,5 +1,4 @@
 #include "sb_sysinfo.h"
-#include "sb_text.h"
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdio.h>

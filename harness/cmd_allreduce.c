@@ -9,7 +9,6 @@
 #include "sb_allreduce.h"
 #include "sb_cli.h"
 #include "sb_cmds.h"
-#include "sb_io.h"
 #include "sb_plan.h"
 #include "sb_sysinfo.h"
 

@@ -11,7 +11,6 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_gemm_bench.h"
-#include "sb_io.h"
 #include "sb_onednn.h"
 #include "sb_sysinfo.h"
 

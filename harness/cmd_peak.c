@@ -10,7 +10,6 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
-#include "sb_io.h"
 #include "sb_peak.h"
 #include "sb_sysinfo.h"
 

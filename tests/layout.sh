@@ -17,9 +17,10 @@ while IFS= read -r h; do
   home[$name]=${h%/*}
 done < <(find kernels bench harness \( -name '*.h' -o -name '*.inc' -o -name '*.def' \) | sort)
 
-# allowed FOLDER-PATTERNS for files under DIR; extra exact headers after '+'
+# allowed FOLDER-PATTERNS for files under DIR (no exceptions: a header that two
+# siblings share belongs a floor down)
 check_dir() {
-  local dir=$1 allowed=$2 extra=${3:-} f line inc where ok
+  local dir=$1 allowed=$2 f line inc where ok
   while IFS= read -r f; do
     while IFS= read -r line; do
       inc=${line#*:}
@@ -33,17 +34,16 @@ check_dir() {
       for a in $allowed; do
         case $where in $a) ok=1 ;; esac
       done
-      for x in $extra; do [ "$inc" = "$x" ] && ok=1; done
-      [ $ok -eq 1 ] || bad "$f:${line%%:*}: includes $where/$inc ($dir may include: $allowed${extra:+; and $extra})"
+      [ $ok -eq 1 ] || bad "$f:${line%%:*}: includes $where/$inc ($dir may include: $allowed)"
     done < <(grep -n '^#include "' "$f")
-  done < <(find "$dir" -maxdepth "${4:-9}" -name '*.[ch]' | sort)
+  done < <(find "$dir" -name '*.[ch]' | sort)
 }
 
 check_dir kernels "kernels"
 check_dir bench "bench bench/* kernels"
 check_dir harness/store "harness/store bench bench/* kernels"
-check_dir harness/study "harness/study harness/store bench bench/* kernels" "sb_sysinfo.h"
-check_dir harness/run "harness/run harness/store bench bench/* kernels" "sb_scaling.h"
+check_dir harness/study "harness/study harness/store bench bench/* kernels"
+check_dir harness/run "harness/run harness/store bench bench/* kernels"
 
 # SQL lives in the store only.
 while IFS= read -r hit; do

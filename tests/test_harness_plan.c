@@ -17,7 +17,6 @@
 #include "sb_envdiff.h"
 #include "sb_io.h"
 #include "sb_plan.h"
-#include "sb_sysinfo.h"
 #include "sb_text.h"
 #include "testutil.h"
 

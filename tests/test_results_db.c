@@ -9,7 +9,6 @@
 #include "sb_db.h"
 #include "sb_db_internal.h"
 #include "sb_export.h"
-#include "sb_gate.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
 #include "sb_query.h"

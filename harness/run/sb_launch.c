@@ -15,7 +15,6 @@
 #include <unistd.h>
 #include "sb_progress.h"
 #include "sb_io.h"
-#include "sb_sysinfo.h"
 
 extern char **environ;
 

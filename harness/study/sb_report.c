@@ -17,7 +17,6 @@
 #include "sb_ptset.h"
 #include "sb_query.h"
 #include "sb_stats.h"
-#include "sb_sysinfo.h"
 
 #define MAX_PLOT_BARS 48
 #define MAX_PLOT_DOTS 240
