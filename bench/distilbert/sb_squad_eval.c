@@ -473,3 +473,19 @@ void sb_format_pyfloat(double x, char *buf, size_t len)
     out[o] = '\0';
     snprintf(buf, len, "%s", out);
 }
+
+int sb_squad_score_files(const char *data_path, const char *pred_path, double *em, double *f1,
+                         int32_t *n_answered, int32_t *n_questions, sb_err *e)
+{
+    sb_squad_set set;
+    int rc = sb_squad_load(data_path, &set, e);
+    if (rc) return rc;
+    sb_squad_predictions p;
+    if (!(rc = sb_squad_predictions_read(pred_path, &p, e))) {
+        sb_squad_score(&set, &p, em, f1, n_answered);
+        *n_questions = set.n_examples;
+        sb_squad_predictions_free(&p);
+    }
+    sb_squad_free(&set);
+    return rc;
+}

@@ -35,6 +35,11 @@ int sb_squad_postprocess(const sb_squad_set *set, const sb_features *f, const fl
 void sb_squad_score(const sb_squad_set *set, const sb_squad_predictions *p, double *em, double *f1,
                     int32_t *n_answered);
 
+/* sb_squad_score of a data file (SQuAD v1.1 JSON with answers) and a
+ * predictions file; *n_questions counts the file's questions. */
+int sb_squad_score_files(const char *data_path, const char *pred_path, double *em, double *f1,
+                         int32_t *n_answered, int32_t *n_questions, sb_err *e);
+
 /* Per-answer metrics (1/0 and [0,1]) and the normalisation (malloc'd). */
 char *sb_squad_normalize(const char *s);
 int sb_squad_exact_match(const char *prediction, const char *truth);
