@@ -185,41 +185,45 @@ ok
 
 mkdir ro && cp a.db ro/a.db && cp a.db ro/b.db && chmod 644 ro/a.db ro/b.db
 RUN_AS=()
+SB_RO=$SPRBENCH
 if [ "$(id -u)" = 0 ]; then
   # root writes anywhere: read as nobody so that the directory's mode counts
   command -v setpriv >/dev/null || skip "running as root without setpriv"
   RUN_AS=(setpriv --reuid 65534 --regid 65534 --clear-groups)
   chmod 755 "$T" "$W"
   # nobody may not read the checkout (a clone under /root is 0700): it gets
-  # the plot templates from a readable copy, as a user would point to them
-  cp -r "$SB_SOURCE_DIR/plots" "$T/plots-ro" && chmod -R a+rX "$T/plots-ro"
+  # the binary and the plot templates as readable copies, as a user would
+  # hand them to another account
+  cp -r "$SB_SOURCE_DIR/plots" "$T/plots-ro" && cp "$SPRBENCH" "$T/sprbench-ro" &&
+    chmod -R a+rX "$T/plots-ro" "$T/sprbench-ro" || fail "cannot copy for nobody"
   RUN_AS+=(env SPRBENCH_PLOTS="$T/plots-ro")
+  SB_RO=$T/sprbench-ro
 fi
 chmod 555 ro
 state before
 for cmd in "db info" "db sweeps" "db points --sweep 1" "db log 1" "db export --csv --out -"; do
-  expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" $cmd --db ro/a.db
+  expect_rc 0 "${RUN_AS[@]}" "$SB_RO" $cmd --db ro/a.db
 done
 expect_grep '^point_uuid,' "$T/out"
-expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" gate --baseline ro/a.db --candidate ro/b.db
+expect_rc 0 "${RUN_AS[@]}" "$SB_RO" gate --baseline ro/a.db --candidate ro/b.db
 expect_grep ' 0 FAIL' "$T/out"
 # a run gated against itself passes whatever it measured: refused
-expect_rc 2 "${RUN_AS[@]}" "$SPRBENCH" gate --db ro/a.db --baseline 1 --candidate 1
+expect_rc 2 "${RUN_AS[@]}" "$SB_RO" gate --db ro/a.db --baseline 1 --candidate 1
 expect_one_error_line '^sprbench gate: the baseline \(.*\) and the candidate \(.*\) are the same'
-expect_rc 2 "${RUN_AS[@]}" "$SPRBENCH" gate --baseline ro/a.db --candidate ro/../ro/a.db
+expect_rc 2 "${RUN_AS[@]}" "$SB_RO" gate --baseline ro/a.db --candidate ro/../ro/a.db
 mkdir -m 777 "$TMPDIR/plots" "$TMPDIR/report"
-expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" report --db ro/a.db --baseline 1 --candidate 1 --out "$TMPDIR/report"
+expect_rc 0 "${RUN_AS[@]}" "$SB_RO" report --db ro/a.db --baseline 1 --candidate 1 --out "$TMPDIR/report"
 if command -v gnuplot >/dev/null; then
-  expect_rc 0 "${RUN_AS[@]}" "$SPRBENCH" plot --db ro/a.db --sweep 1 --out "$TMPDIR/plots"
+  expect_rc 0 "${RUN_AS[@]}" "$SB_RO" plot --db ro/a.db --sweep 1 --out "$TMPDIR/plots"
 fi
 rm -rf "${TMPDIR:?}"/*
 # the writing commands refuse in one line, and write nothing
-expect_rc 2 "${RUN_AS[@]}" "$SPRBENCH" db import --db ro/a.db good.json
+expect_rc 2 "${RUN_AS[@]}" "$SB_RO" db import --db ro/a.db good.json
 expect_one_error_line '^sprbench db: ro/a.db: '
 unchanged "reading in a read-only directory"
 # a write-ahead log left there without its -shm: refused, not misread
 chmod 755 ro && printf 'log' >ro/a.db-wal && chmod 555 ro
-expect_rc 2 "${RUN_AS[@]}" "$SPRBENCH" db sweeps --db ro/a.db
+expect_rc 2 "${RUN_AS[@]}" "$SB_RO" db sweeps --db ro/a.db
 expect_one_error_line '^sprbench db: ro/a.db: .*write-ahead log'
 chmod 755 ro && rm -f ro/a.db-wal
 

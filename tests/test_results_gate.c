@@ -300,6 +300,34 @@ static void test_statuses(void)
     sb_gate_result_free(&r);
 }
 
+/* Two regimes in one side's samples: flagged noisy, never a verdict. */
+static void test_bimodal(void)
+{
+    double two[8] = {1.0, 1.01, 0.99, 1.0, 2.0, 2.02, 1.98, 2.0};
+    double one[8] = {1.0, 1.02, 1.04, 1.06, 1.08, 1.10, 1.03, 1.05};
+    double spike[8] = {1.0, 1.01, 0.99, 1.0,
+                       1.0, 1.01, 0.99, 3.0}; /* one outlier: not two groups */
+    double lo, hi;
+    CHECK(sb_samples_bimodal(two, 8, &lo, &hi) && lo < 1.05 && hi > 1.95);
+    CHECK(!sb_samples_bimodal(one, 8, NULL, NULL));
+    CHECK(!sb_samples_bimodal(spike, 8, NULL, NULL));
+    CHECK(!sb_samples_bimodal(two, 4, NULL, NULL)); /* too few to tell */
+    sb_pt pb = make_pt("fp1", "scalar-f32", "ok", 8, 1, 1, 1);
+    sb_pt pc = make_pt("fp1", "scalar-f32", "ok", 8, 1, 1, 2);
+    memcpy(pc.samples, two, sizeof two);
+    sb_ptset b, c;
+    set_of(&b, &pb, 1);
+    set_of(&c, &pc, 1);
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    sb_gate_result r;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    CHECK(r.n == 1 && r.rows[0].verdict == SB_WARN && strstr(r.rows[0].note, "noisy"));
+    sb_gate_result_free(&r);
+    sb_ptset_free(&b);
+    sb_ptset_free(&c);
+}
+
 /* The path a kernel really ran, for its %peak: oneDNN's dispatched ISA. */
 static void test_peak_paths(void)
 {
@@ -471,6 +499,7 @@ int main(void)
     test_verdicts();
     test_statuses();
     test_peak_paths();
+    test_bimodal();
     test_references();
     test_base64();
     test_metric_names();

@@ -134,6 +134,29 @@ void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double
     free(buf);
 }
 
+int sb_samples_bimodal(const double *x, int n, double *low, double *high)
+{
+    if (n < 6) return 0;
+    double *s = malloc(sizeof *s * (size_t)n);
+    if (!s) return 0;
+    memcpy(s, x, sizeof *s * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    int edge = (n + 4) / 5, found = 0; /* each group holds >= 20 % of the samples */
+    for (int i = edge; i <= n - edge && med > 0; i++) {
+        double gap = s[i] - s[i - 1];
+        double within = fmax(s[i - 1] - s[0], s[n - 1] - s[i]);
+        if (gap > 0.1 * med && gap > within) {
+            if (low) *low = s[(i - 1) / 2];
+            if (high) *high = s[i + (n - i) / 2];
+            found = 1;
+            break;
+        }
+    }
+    free(s);
+    return found;
+}
+
 int sb_metric_lower_is_better(const char *name)
 {
     size_t n = strlen(name);
@@ -367,6 +390,18 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
     if (nb < o->min_samples || nc < o->min_samples) {
         set_verdict(r, row, SB_WARN);
         notef(row, "too few samples (%d vs %d; need %d per side)", nb, nc, o->min_samples);
+        goto out;
+    }
+    /* two regimes in one side's samples (a neighbour came and went, the
+     * clock changed): its median is one of them by chance, so the point is
+     * flagged, not judged */
+    double lo_m, hi_m;
+    int bb = sb_samples_bimodal(bv, nb, &lo_m, &hi_m);
+    if (bb || sb_samples_bimodal(cv, nc, &lo_m, &hi_m)) {
+        row->p = sb_mwu_p_greater(cv, nc, bv, nb);
+        set_verdict(r, row, SB_WARN);
+        notef(row, "noisy: the %s's samples form two groups (around %.4g and %.4g), not judged",
+              bb ? "baseline" : "candidate", lo_m, hi_m);
         goto out;
     }
     /* Two conditions: the median is beyond the tolerance, and the candidate

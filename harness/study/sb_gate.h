@@ -14,7 +14,8 @@
  *         the candidate's machine has no baseline while another machine has
  *         (machine mismatch);
  *   SKIP  the candidate point was skipped (an ISA the machine lacks);
- *   WARN  beyond tolerance but not significant, too few samples, a point
+ *   WARN  beyond tolerance but not significant, too few samples, a side
+ *         whose samples are bimodal (noisy: flagged, not judged), a point
  *         present on one side only (baseline points of machines the
  *         candidate never ran on are counted as ignored);
  *   PASS  otherwise. */
@@ -40,6 +41,11 @@ double sb_mwu_p_greater(const double *x, int nx, const double *y, int ny);
  * `conf` share of `iters` resamples (deterministic for a seed). */
 void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double conf, int iters,
                         uint64_t seed, double *lo, double *hi);
+/* 1 when x[0..n) (n >= 6) falls into two groups, each of at least a fifth of
+ * the samples, split by a gap wider than 10 % of the median and wider than
+ * either group's own range: two regimes, not one noisy figure. *low and
+ * *high (may be NULL) get each group's middle value. */
+int sb_samples_bimodal(const double *x, int n, double *low, double *high);
 /* 1 when smaller values of the metric are better (seconds, latencies). */
 int sb_metric_lower_is_better(const char *name);
 
