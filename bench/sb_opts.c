@@ -20,6 +20,7 @@ static int apply(const sb_opt *row, const char *v, char *o, const sb_opt_ranges 
         *(int *)(o + row->off) = (int)l;
         break;
     case SB_OPT_DOUBLE: rc = r->to_double(row->key, v, what, (double *)(o + row->off), e); break;
+    case SB_OPT_INTS: rc = r->to_ints(row->key, v, what, (sb_opt_ints *)(o + row->off), e); break;
     }
     if (row->set_off != SB_OPT_NOSET) *(int *)(o + row->set_off) = 1;
     return rc;

@@ -22,7 +22,14 @@ typedef enum {
     SB_OPT_LONG,   /* long, range-checked by key */
     SB_OPT_INT,    /* int, range-checked by key (as a long) */
     SB_OPT_DOUBLE, /* double, range-checked by key */
+    SB_OPT_INTS,   /* sb_opt_ints: a list "1,2,4", each range-checked by key */
 } sb_opt_kind;
+
+#define SB_OPT_INTS_MAX 64
+typedef struct sb_opt_ints {
+    int v[SB_OPT_INTS_MAX];
+    int n;
+} sb_opt_ints;
 
 #define SB_OPT_NOSET ((size_t)-1)
 
@@ -39,6 +46,8 @@ typedef struct sb_opt {
 typedef struct sb_opt_ranges {
     int (*to_long)(const char *key, const char *value, const char *what, long *out, sb_err *e);
     int (*to_double)(const char *key, const char *value, const char *what, double *out, sb_err *e);
+    int (*to_ints)(const char *key, const char *value, const char *what, sb_opt_ints *out,
+                   sb_err *e);
 } sb_opt_ranges;
 
 /* Parses argv[1..) into o by the table; *help = 1 (and nothing else

@@ -1093,3 +1093,47 @@ int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_s
                        (long long)sweep_id, ppn > 0 ? " at that --ppn" : "");
     return sb_sweep_model_input(&src->one, &src->in, e);
 }
+
+int sb_sweep_store_projection(sb_db *db, const sb_scaling_job *j, int64_t from_sweep,
+                              const sb_train_obs *one, int64_t *sweep_out, sb_err *e)
+{
+    const sb_scaling_input *in = &j->in;
+    const sb_scaling_point *pts = j->pts;
+    int nn = j->nodes.n;
+    sb_projection_point *pp = calloc((size_t)nn, sizeof *pp);
+    char source[1400], cfg[600], reason[200];
+    snprintf(source, sizeof source,
+             "scaling model: step %s; network %s; %ld features, batch %d,"
+             " %d rank(s)/node, gradient %.0f B, overlap share %.2f",
+             j->step_src, j->net_src, in->features, in->batch, in->ppn, in->grad_bytes,
+             in->overlap_share);
+    snprintf(cfg, sizeof cfg,
+             "{\"model\":\"scaling\",\"step_seconds\":%.17g,\"features\":%ld,\"batch\":%d,"
+             "\"ppn\":%d,\"grad_bytes\":%.17g,\"last_bucket_bytes\":%.17g,"
+             "\"overlap_share\":%.17g,\"busbw_gbs\":%.17g,\"alpha_us\":%.17g}",
+             j->step, in->features, in->batch, in->ppn, in->grad_bytes, in->last_bucket_bytes,
+             in->overlap_share, j->busbw_eff, in->net.alpha_s * 1e6);
+    snprintf(reason, sizeof reason, "projected (not measured) by `sprbench model`%s",
+             from_sweep ? " from the measured 1-node step" : "");
+    for (int i = 0; pp && i < nn; i++)
+        pp[i] = (sb_projection_point){
+            pts[i].nodes,           pts[i].epoch_overlap_s,    pts[i].epoch_no_overlap_s,
+            pts[i].speedup_overlap, pts[i].efficiency_overlap, pts[i].comm_s,
+            pts[i].exposed_s};
+    sb_projection pr = {.sweep_id = from_sweep,
+                        .new_sweep_label = "scaling model",
+                        .kernel = from_sweep ? one->kernel : "scaling-model",
+                        .dtype = from_sweep ? one->dtype : "f32",
+                        .shape = from_sweep ? one->shape : "model=distilbert-base",
+                        .threads = from_sweep ? one->threads : 0,
+                        .ppn = in->ppn,
+                        .reason = reason,
+                        .config = cfg,
+                        .source = source,
+                        .pts = pp,
+                        .n = nn};
+    int rc = pp ? sb_db_add_projection(db, &pr, sweep_out, e)
+                : sb_errf(e, SB_EUSAGE, "out of memory");
+    free(pp);
+    return rc;
+}

@@ -12,7 +12,7 @@
 #include "sb_err.h"
 #include "sb_db.h"
 #include "sb_plan.h"
-#include "sb_scaling.h"
+#include "sb_scaling_job.h"
 
 typedef struct sb_sweep_opts {
     const char *db_path;
@@ -66,6 +66,15 @@ typedef struct sb_sweep_model_src {
     sb_scaling_input in;
 } sb_sweep_model_src;
 int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src, sb_err *e);
+
+/* `sprbench model`'s projection as status 'projected' points (nothing was
+ * run) in one transaction: beside the measured series of sweep from_sweep
+ * (its 1-node point one: kernel, dtype, shape, threads), replacing an earlier
+ * projection of that series, or, with from_sweep 0, in a new sweep labelled
+ * "scaling model" (one unused). Every point carries its source: the step,
+ * the network and the inputs. *sweep_out: the sweep's id. */
+int sb_sweep_store_projection(sb_db *db, const sb_scaling_job *j, int64_t from_sweep,
+                              const sb_train_obs *one, int64_t *sweep_out, sb_err *e);
 
 /* Extends every measured training series (kernel, shape, ppn, threads) of the
  * sweep that has an ok point at 1 node and at least one larger node count
