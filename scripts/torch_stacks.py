@@ -201,6 +201,7 @@ def package_line(rec):
 #   IPEX            the imported intel_extension_for_pytorch, or None
 #   blocked(why)    print the one line that says a stack cannot run here, exit 3
 #   runtime_info()  BLAS, OpenBLAS core, oneDNN, threads, allocator, capability
+#   profile_top(fn) fn() under torch.profiler: its top operators by own time
 #   verbose()       a context manager: oneDNN's and MKL's verbose output on for
 #                   what runs inside it (the warm-up), to stdout, for the parent
 #                   to parse with parse_verbose()
@@ -262,6 +263,16 @@ def runtime_info():
                          if "ATen parallel backend" in l or "OpenMP" in l][:2],
             "allocator": alloc, "libraries": libs,
             "openblas_coretype_env": _os.environ.get("OPENBLAS_CORETYPE", "")}
+
+def profile_top(fn, n=12):
+    """fn() once under torch.profiler: the n operators with the most own time."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        fn()
+    ka = prof.key_averages()
+    total = sum(e.self_cpu_time_total for e in ka) or 1
+    return [{"op": e.key, "self_ms": e.self_cpu_time_total / 1e3, "calls": e.count,
+             "share": e.self_cpu_time_total / total}
+            for e in sorted(ka, key=lambda e: -e.self_cpu_time_total)[:n]]
 
 @_cl.contextmanager
 def verbose():
