@@ -328,6 +328,49 @@ static void test_bimodal(void)
     sb_ptset_free(&c);
 }
 
+/* Pooled rounds: the candidate must be slower in every round than the
+ * baseline in any, or the difference is within the machine's noise. */
+static sb_verdict rounds_verdict(const double *brounds, const double *crounds, sb_gate_result *keep)
+{
+    sb_pt pb[3], pc[3];
+    for (int i = 0; i < 3; i++) {
+        pb[i] = make_pt("fp1", "scalar-f32", "ok", 8, brounds[i], 1, 10 + i);
+        pc[i] = make_pt("fp1", "scalar-f32", "ok", 8, crounds[i], 1, 20 + i);
+        pb[i].id = 1 + i;
+        pc[i].id = 11 + i;
+    }
+    sb_ptset b, c;
+    set_of(&b, pb, 3);
+    set_of(&c, pc, 3);
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    o.pool = 1;
+    sb_gate_result r;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    sb_verdict v = r.n == 1 ? r.rows[0].verdict : SB_PASS;
+    if (keep)
+        *keep = r;
+    else
+        sb_gate_result_free(&r);
+    sb_ptset_free(&b);
+    sb_ptset_free(&c);
+    return v;
+}
+
+static void test_rounds(void)
+{
+    const double base[3] = {1.0, 1.2, 0.9};
+    const double overlap[3] = {1.1, 1.15, 1.25}; /* slower pooled, but 1.1 < 1.2 */
+    const double slower[3] = {1.3, 1.35, 1.4};
+    sb_gate_result r;
+    CHECK_EQ_INT(rounds_verdict(base, overlap, &r), SB_WARN);
+    CHECK(r.n == 1 && strstr(r.rows[0].note, "rounds overlap"));
+    sb_gate_result_free(&r);
+    CHECK_EQ_INT(rounds_verdict(base, slower, &r), SB_FAIL);
+    CHECK(r.n == 1 && strstr(r.rows[0].note, "in every round"));
+    sb_gate_result_free(&r);
+}
+
 /* The path a kernel really ran, for its %peak: oneDNN's dispatched ISA. */
 static void test_peak_paths(void)
 {
@@ -500,6 +543,7 @@ int main(void)
     test_statuses();
     test_peak_paths();
     test_bimodal();
+    test_rounds();
     test_references();
     test_base64();
     test_metric_names();
