@@ -309,15 +309,21 @@ static unsigned bidi_at(const char *s)
     return 0;
 }
 
+/* A bidi control at *s is written as [U+XXXX] and *s moves to its last
+ * byte: 1; else 0. */
+static int put_bidi(FILE *f, const char **s)
+{
+    unsigned b = bidi_at(*s);
+    if (!b) return 0;
+    fprintf(f, "[U+%04X]", b);
+    *s += b == 0x061c ? 1 : 2;
+    return 1;
+}
+
 void sb_text_html(FILE *f, const char *s)
 {
     for (; *s; s++) {
-        unsigned b = bidi_at(s);
-        if (b) {
-            fprintf(f, "[U+%04X]", b);
-            s += b == 0x061c ? 1 : 2;
-            continue;
-        }
+        if (put_bidi(f, &s)) continue;
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -347,12 +353,7 @@ void sb_text_md(FILE *f, const char *s, int brackets)
 {
     const char *start = s;
     for (; *s; s++) {
-        unsigned b = bidi_at(s);
-        if (b) {
-            fprintf(f, "[U+%04X]", b);
-            s += b == 0x061c ? 1 : 2;
-            continue;
-        }
+        if (put_bidi(f, &s)) continue;
         int esc = strchr("\\`*|<>~&", *s) != NULL;
         if (*s == '_') esc = !(s > start && is_alnum_c(s[-1]) && is_alnum_c(s[1]));
         if (*s == ']') esc = s[1] == '(' || s[1] == '[' || s[1] == ':';
