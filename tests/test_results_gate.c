@@ -228,14 +228,16 @@ static void test_verdicts(void)
 
 /* A candidate that failed, crashed or timed out FAILs whatever the baseline
  * did; a skip is a skip; a baseline failure alone is a WARN. */
-static sb_verdict status_pair(const char *bstatus, const char *cstatus, sb_gate_result *keep)
+/* The verdict of the one row comparing baseline points pb[0..nb) with
+ * candidate points pc[0..nc) (both sets freed here); the result is kept in
+ * *keep when given. */
+static sb_verdict compare_sets(sb_pt *pb, int nb, sb_pt *pc, int nc, int pool, sb_gate_result *keep)
 {
-    sb_pt pb = make_pt("fp1", "amx-bf16", bstatus, 8, 1e-3, 1, 1);
-    sb_pt pc = make_pt("fp1", "amx-bf16", cstatus, 8, 1e-3, 1, 2);
     sb_ptset b, c;
-    set_of(&b, &pb, 1);
-    set_of(&c, &pc, 1);
+    set_of(&b, pb, nb);
+    set_of(&c, pc, nc);
     sb_gate_opts o = SB_GATE_OPTS_INIT;
+    o.pool = pool;
     sb_gate_result r;
     sb_err e = {0};
     CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
@@ -247,6 +249,13 @@ static sb_verdict status_pair(const char *bstatus, const char *cstatus, sb_gate_
     sb_ptset_free(&b);
     sb_ptset_free(&c);
     return v;
+}
+
+static sb_verdict status_pair(const char *bstatus, const char *cstatus, sb_gate_result *keep)
+{
+    sb_pt pb = make_pt("fp1", "amx-bf16", bstatus, 8, 1e-3, 1, 1);
+    sb_pt pc = make_pt("fp1", "amx-bf16", cstatus, 8, 1e-3, 1, 2);
+    return compare_sets(&pb, 1, &pc, 1, 0, keep);
 }
 
 static void test_statuses(void)
@@ -339,22 +348,7 @@ static sb_verdict rounds_verdict(const double *brounds, const double *crounds, s
         pb[i].id = 1 + i;
         pc[i].id = 11 + i;
     }
-    sb_ptset b, c;
-    set_of(&b, pb, 3);
-    set_of(&c, pc, 3);
-    sb_gate_opts o = SB_GATE_OPTS_INIT;
-    o.pool = 1;
-    sb_gate_result r;
-    sb_err e = {0};
-    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
-    sb_verdict v = r.n == 1 ? r.rows[0].verdict : SB_PASS;
-    if (keep)
-        *keep = r;
-    else
-        sb_gate_result_free(&r);
-    sb_ptset_free(&b);
-    sb_ptset_free(&c);
-    return v;
+    return compare_sets(pb, 3, pc, 3, 1, keep);
 }
 
 static void test_rounds(void)

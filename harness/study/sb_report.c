@@ -610,43 +610,30 @@ static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, 
     pl->drawn++;
 }
 
-/* Clustered bars, baseline and candidate, one cluster per label, each with
- * an error bar from its p10 to its p90 (lo = hi = value where a point has
- * too few samples for a spread). */
-static void plot_bars(out *o, plots *pl, const char *name, const char *ylabel, const char *title,
-                      char **labels, const double *const v[6], int n, const char *bname,
-                      const char *cname)
+/* Baseline and candidate per label, each with an error bar from its p10 to
+ * its p90 (lo = hi = value where a point has too few samples for a spread):
+ * clustered bars (plots/report-bars.gp, restyled with --templates), or with
+ * dots set a dot plot of many rows (report-dots.gp: GEMM's every kernel,
+ * shape and thread count, one unit per chart), its height growing with the
+ * rows. axis names the unit. */
+static void plot_pairs(out *o, plots *pl, int dots, const char *name, const char *axis,
+                       const char *title, char **labels, const double *const v[6], int n,
+                       const char *bname, const char *cname)
 {
     if (!pl->enabled || n == 0) return;
-    if (n > MAX_PLOT_BARS) n = MAX_PLOT_BARS;
-    /* the styling is plots/report-bars.gp's (restyled with --templates) */
+    if (n > (dots ? MAX_PLOT_DOTS : MAX_PLOT_BARS)) n = dots ? MAX_PLOT_DOTS : MAX_PLOT_BARS;
     sb_err e = {0};
-    sb_gp *g = sb_plot_report_bars(pl->templates, title, ylabel, labels, n, bname, v[0], v[1], v[2],
-                                   cname, v[3], v[4], v[5], &e);
+    sb_gp *(*make)(const char *, const char *, const char *, char *const *, int, const char *,
+                   const double *, const double *, const double *, const char *, const double *,
+                   const double *, const double *, sb_err *) = dots ? sb_plot_report_dots
+                                                                    : sb_plot_report_bars;
+    sb_gp *g = make(pl->templates, title, axis, labels, n, bname, v[0], v[1], v[2], cname, v[3],
+                    v[4], v[5], &e);
     if (!g) {
         snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s", e.msg);
         return;
     }
-    plot_emit(o, pl, name, g, 1000, 520, title);
-    sb_gp_free(g);
-}
-
-/* A dot plot of many rows (GEMM: every kernel, shape and thread count),
- * one unit per chart, its height growing with the rows. */
-static void plot_dots(out *o, plots *pl, const char *name, const char *xlabel, const char *title,
-                      char **labels, const double *const v[6], int n, const char *bname,
-                      const char *cname)
-{
-    if (!pl->enabled || n == 0) return;
-    if (n > MAX_PLOT_DOTS) n = MAX_PLOT_DOTS;
-    sb_err e = {0};
-    sb_gp *g = sb_plot_report_dots(pl->templates, title, xlabel, labels, n, bname, v[0], v[1], v[2],
-                                   cname, v[3], v[4], v[5], &e);
-    if (!g) {
-        snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s", e.msg);
-        return;
-    }
-    plot_emit(o, pl, name, g, 1000, 140 + 17 * n, title);
+    plot_emit(o, pl, name, g, 1000, dots ? 140 + 17 * n : 520, title);
     sb_gp_free(g);
 }
 
@@ -873,12 +860,12 @@ static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *
         }
     }
     t_emit(o, &t);
-    plot_dots(o, pl, "gemm", "median GFLOP/s (log scale; p10-p90 bars)",
-              "GEMM throughput, f32 and bf16 kernels", br[0].labels, (const double *const *)br[0].v,
-              br[0].n, bname, cname);
-    plot_dots(o, pl, "gemm-int8", "median GOP/s (log scale; p10-p90 bars)",
-              "GEMM throughput, int8 kernels", br[1].labels, (const double *const *)br[1].v,
-              br[1].n, bname, cname);
+    plot_pairs(o, pl, 1, "gemm", "median GFLOP/s (log scale; p10-p90 bars)",
+               "GEMM throughput, f32 and bf16 kernels", br[0].labels,
+               (const double *const *)br[0].v, br[0].n, bname, cname);
+    plot_pairs(o, pl, 1, "gemm-int8", "median GOP/s (log scale; p10-p90 bars)",
+               "GEMM throughput, int8 kernels", br[1].labels, (const double *const *)br[1].v,
+               br[1].n, bname, cname);
     bars_free(&br[0]);
     bars_free(&br[1]);
     free(pv);
@@ -964,8 +951,8 @@ static double section_train(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
         }
     }
     t_emit(o, &t);
-    plot_bars(o, pl, "train", "median tokens/s", "Training throughput per kernel", br.labels,
-              (const double *const *)br.v, br.n, bname, cname);
+    plot_pairs(o, pl, 0, "train", "median tokens/s", "Training throughput per kernel", br.labels,
+               (const double *const *)br.v, br.n, bname, cname);
     bars_free(&br);
     free(pv);
     return headline;
@@ -1177,12 +1164,12 @@ static void section_infer(out *o, plots *pl, sb_db *db, const sb_ptset *bs, cons
         }
     }
     t_emit(o, &t);
-    plot_bars(o, pl, "infer", "median sequences/s",
-              "Inference throughput per kernel and configuration", thr.labels,
-              (const double *const *)thr.v, thr.n, bname, cname);
-    plot_bars(o, pl, "infer-latency", "ms per question at batch 1: p50, bar up to p99",
-              "Inference latency per kernel", lat.labels, (const double *const *)lat.v, lat.n,
-              bname, cname);
+    plot_pairs(o, pl, 0, "infer", "median sequences/s",
+               "Inference throughput per kernel and configuration", thr.labels,
+               (const double *const *)thr.v, thr.n, bname, cname);
+    plot_pairs(o, pl, 0, "infer-latency", "ms per question at batch 1: p50, bar up to p99",
+               "Inference latency per kernel", lat.labels, (const double *const *)lat.v, lat.n,
+               bname, cname);
     bars_free(&thr);
     bars_free(&lat);
 
