@@ -15,24 +15,9 @@ typedef struct {
 } command;
 
 static const command g_commands[] = {
-    {"info", sb_cmd_info, "describe this machine: CPU, ISA, AMX permission, topology"},
-    {"peak", sb_cmd_peak, "measure peak FLOP/s per instruction path"},
-    {"gemm", sb_cmd_gemm, "check and time one GEMM with one kernel"},
-    {"sweep", sb_cmd_sweep, "run a matrix of points, store every sample in SQLite"},
-    {"plot", sb_cmd_plot, "draw GFLOP/s, speedup and efficiency plots from the database"},
-    {"db", sb_cmd_db, "inspect, export, import and merge results databases"},
-    {"report", sb_cmd_report, "compare two machines or sweeps: Markdown + HTML report"},
-    {"gate", sb_cmd_gate, "fail when a candidate run is significantly slower than a baseline"},
-    {"tokenize", sb_cmd_tokenize, "BERT uncased WordPiece tokenisation, one JSON line per input"},
-    {"features", sb_cmd_features, "SQuAD features as run_qa.py makes them"},
-    {"evaluate", sb_cmd_evaluate, "official SQuAD v1.1 exact match and F1"},
-    {"squad-synth", sb_cmd_squad_synth, "write a synthetic SQuAD-format data set"},
-    {"train", sb_cmd_train, "fine-tune DistilBERT for SQuAD on the chosen kernel"},
-    {"predict", sb_cmd_predict, "predict answers for a SQuAD file from a checkpoint"},
-    {"infer", sb_cmd_infer,
-     "SQuAD inference on any kernel (int8, bf16, f32): latency, throughput, accuracy"},
-    {"allreduce", sb_cmd_allreduce, "OSU-style MPI_Allreduce latency and bus bandwidth"},
-    {"model", sb_cmd_model, "project epoch time for N nodes from measured step and allreduce"},
+#define SB_CMD(fn, name, summary) {name, sb_cmd_##fn, summary},
+#include "sb_cmds.def"
+#undef SB_CMD
 };
 #define NCOMMANDS (sizeof g_commands / sizeof g_commands[0])
 
