@@ -9,7 +9,7 @@
  *   sb_opts_parse(argc, argv, rows, &o, &checks, &help, &e);
  *
  * Numbers are checked by the caller's range functions, keyed by the row's
- * key (a worker's ranges are a sweep plan's: harness/run/sb_plan). --help
+ * key (a worker's ranges are its workload's: bench/sb_workload). --help
  * is always known. Errors: SB_EUSAGE naming the option. */
 #ifndef SB_OPTS_H
 #define SB_OPTS_H

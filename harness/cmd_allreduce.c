@@ -10,7 +10,7 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_opts.h"
-#include "sb_plan.h"
+#include "sb_workload.h"
 #include "sb_result.h"
 #include "sb_sysinfo.h"
 

@@ -9,7 +9,7 @@
 #include "sb_cmds.h"
 #include "sb_infer_job.h"
 #include "sb_opts.h"
-#include "sb_plan.h"
+#include "sb_workload.h"
 #include "sb_result.h"
 #include "sb_sysinfo.h"
 
@@ -63,7 +63,7 @@ static void infer_help(void)
            sb_kernel_names(), SB_INFER_SYNTH_DEV);
 }
 
-/* the ranges a sweep plan checks the numbers with (sb_plan) */
+/* the ranges a sweep plan checks the numbers with (sb_workload) */
 static const sb_opt_ranges g_ranges = {sb_worker_opt_long, sb_worker_opt_double, NULL};
 #define O(f) offsetof(sb_infer_opts, f)
 static const sb_opt g_infer_opts[] = {

@@ -17,16 +17,35 @@
 #include "sb_slurm.h"
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
+#include "sb_workload.h"
+
+/* Each workload's options, from its row: "  train: --model, --batch, ..." */
+static void workload_opts_help(void)
+{
+    for (int i = 0; i < sb_workload_count(); i++) {
+        const sb_workload *w = sb_workload_at(i);
+        if (!(w->flags & SB_WL_PLAN) || !w->opts[0]) continue;
+        int col = printf("  %-9s", w->name);
+        for (const char *const *o = w->opts; *o; o++) {
+            if (col + (int)strlen(*o) + 4 > 80)
+                col = printf("\n           ") - 1;
+            col += printf(" --%s%s", *o, o[1] ? "," : "");
+        }
+        putchar('\n');
+    }
+}
 
 static void sweep_help(void)
 {
+    char names[200];
+    sb_workload_plan_names(names, sizeof names);
     printf("usage: sprbench sweep [options]\n\n"
            "Runs every point of a plan (kernel x shape or batch x threads x ppn x nodes) as\n"
            "its own worker process, stores every sample in SQLite as each point ends, and\n"
            "prints a summary table. With no options: the default plan on this machine (every\n"
            "kernel, threads 1..physical cores, shapes 1024^3 and the DistilBERT training\n"
            "GEMMs).\n\n"
-           "  --workload W        gemm (default), train, infer or allreduce\n"
+           "  --workload W        %s (default: gemm)\n"
            "  --plan FILE         plan file (key = value lines; see README); flags override it\n"
            "  --kernels a,b       kernels (default: all registered)\n"
            "  --threads 1,2       OpenMP threads per rank (default: 1..physical cores)\n"
@@ -52,15 +71,6 @@ static void sweep_help(void)
            "  --point-timeout S   a point running longer is killed and recorded as timeout\n"
            "  --batch 1,8,32      train and infer: each batch its own point, named in the\n"
            "                      point's series key (model=... batch=8 ...); infer: 32\n"
-           "  --model, --seq, --stride, --max-steps, --time-budget, --epochs,\n"
-           "  --vocab, --train, --dev, --lr, --seed, --dropout, --eval, --init,\n"
-           "  --comm-threads, --no-overlap, --synth-train, --synth-dev, --warmup-steps\n"
-           "                      passed to `sprbench train` (workload train)\n"
-           "  --sizes, --iters    passed to `sprbench allreduce` (workload allreduce)\n"
-           "  --requests, --data  with --model/--init/--vocab/--seq/--stride/--seed/\n"
-           "                      --synth-dev/--warmup passed to `sprbench infer` (workload\n"
-           "                      infer, every kernel int8 included; a plan file also takes\n"
-           "                      full-attention, no-latency, compare-f32 = 1)\n"
            "  --compare-f32       infer: also the share of answers identical to f32's\n"
            "  --quant row|tensor  infer: int8 activations per row (default) or per tensor;\n"
            "                      recorded in each int8 point's config\n"
@@ -77,22 +87,40 @@ static void sweep_help(void)
            "  --resume ID         rerun only the unfinished points of sweep ID\n"
            "  --no-peak           do not measure the peak first (pct_peak then needs one stored)\n"
            "  --dry-run           print the points and their exact commands, run nothing\n\n"
-           "Exit status: 0 all points ran (some may be skipped), 1 a point failed or the\n"
-           "sweep was interrupted, 2 bad input.\n",
-           sb_default_db());
+           "Worker options, per workload: passed to `sprbench WORKLOAD` (in a plan file a\n"
+           "flag without a value is `key = 1`):\n",
+           names, sb_default_db());
+    workload_opts_help();
+    printf("\nExit status: 0 all points ran (some may be skipped), 1 a point failed or the\n"
+           "sweep was interrupted, 2 bad input.\n");
 }
 
-/* Plan keys that take a value on the command line (long option = key). */
+/* The plan's own keys that take a value on the command line (long option =
+ * key); the workloads' options follow from their rows (sb_workload). */
 static const char *const g_value_keys[] = {
-    "workload",    "kernels",     "threads",       "shapes",        "trans",
-    "reps",        "min-seconds", "prepack",       "ppn",           "nodes",
-    "hostfile",    "bind",        "mpirun-args",   "point-timeout", "label",
-    "model",       "batch",       "seq",           "stride",        "max-steps",
-    "time-budget", "epochs",      "vocab",         "train",         "dev",
-    "lr",          "seed",        "dropout",       "init",          "comm-threads",
-    "synth-train", "quant",       "synth-dev",     "warmup-steps",  "sizes",
-    "iters",       "warmup",      "project-nodes", "launcher",      "requests",
-    "data",        NULL};
+    "workload", "kernels", "threads",     "shapes",    "trans",         "reps",
+    "min-seconds", "prepack", "ppn",      "nodes",     "hostfile",      "bind",
+    "mpirun-args", "point-timeout", "label", "project-nodes", "launcher", NULL};
+
+#define MAX_KEYS 96
+/* Every option key sweep takes: the plan's, then each workload option once;
+ * *nvalue of them take a value (the rest are flags: "1"). */
+static int sweep_keys(const char **keys, int *nvalue)
+{
+    int n = 0;
+    for (int i = 0; g_value_keys[i]; i++) keys[n++] = g_value_keys[i];
+    for (int pass = 0; pass < 2; pass++) { /* values first, flags after */
+        if (pass == 1) *nvalue = n;
+        for (int i = 0; i < sb_workload_count(); i++)
+            for (const char *const *o = sb_workload_at(i)->opts; *o && n < MAX_KEYS; o++) {
+                const sb_wopt *w = sb_wopt_find(*o);
+                int flag = w && w->kind == SB_WOPT_BOOL, seen = 0;
+                for (int k = 0; k < n; k++) seen |= !strcmp(keys[k], *o);
+                if (!seen && flag == pass) keys[n++] = *o;
+            }
+    }
+    return n;
+}
 
 static int self_exe(char *buf, size_t cap)
 {
@@ -121,9 +149,9 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
     /* every point may take its whole timeout (the sweep's defaults when none
      * is given), a GEMM sweep's peak probe one more, plus a few minutes to
      * start and store */
-    int long_runs = !strcmp(p->workload, "train") || !strcmp(p->workload, "infer");
-    double timeout = p->point_timeout > 0 ? p->point_timeout : long_runs ? 24 * 3600.0 : 1800.0;
-    int npoints = sb_plan_npoints(p) + (!strcmp(p->workload, "gemm") ? 1 : 0);
+    const sb_workload *w = sb_workload_find(p->workload);
+    double timeout = p->point_timeout > 0 ? p->point_timeout : w ? w->timeout_s : 1800.0;
+    int npoints = sb_plan_npoints(p) + (w && (w->flags & SB_WL_PEAK) ? 1 : 0);
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) return sb_errf(e, SB_EFAIL, "cannot read the working directory");
     char **av = calloc((size_t)argc + 4, sizeof *av);
@@ -173,27 +201,24 @@ int sb_cmd_sweep(int argc, char **argv)
         OPT_RESUME,
         OPT_PLOTS,
         OPT_NOPEAK,
-        OPT_EVAL,
-        OPT_NOOVERLAP,
-        OPT_COMPARE,
         OPT_SBATCH,
         OPT_SUBMIT,
         OPT_JSON,
         OPT_KEY
     };
-    struct option opts[64];
+    const char *all_keys[MAX_KEYS];
+    int nvalue = 0, nall = sweep_keys(all_keys, &nvalue);
+    struct option opts[MAX_KEYS + 16];
     int no = 0;
-    for (int i = 0; g_value_keys[i]; i++)
-        opts[no++] = (struct option){g_value_keys[i], required_argument, 0, OPT_KEY + i};
+    for (int i = 0; i < nall; i++)
+        opts[no++] = (struct option){all_keys[i], i < nvalue ? required_argument : no_argument, 0,
+                                     OPT_KEY + i};
     opts[no++] = (struct option){"plan", required_argument, 0, OPT_PLAN};
     opts[no++] = (struct option){"db", required_argument, 0, OPT_DB};
     opts[no++] = (struct option){"dry-run", no_argument, 0, OPT_DRY};
     opts[no++] = (struct option){"resume", required_argument, 0, OPT_RESUME};
     opts[no++] = (struct option){"plots", required_argument, 0, OPT_PLOTS};
     opts[no++] = (struct option){"no-peak", no_argument, 0, OPT_NOPEAK};
-    opts[no++] = (struct option){"eval", no_argument, 0, OPT_EVAL};
-    opts[no++] = (struct option){"no-overlap", no_argument, 0, OPT_NOOVERLAP};
-    opts[no++] = (struct option){"compare-f32", no_argument, 0, OPT_COMPARE};
     opts[no++] = (struct option){"sbatch", required_argument, 0, OPT_SBATCH};
     opts[no++] = (struct option){"submit", no_argument, 0, OPT_SUBMIT};
     opts[no++] = (struct option){"json", no_argument, 0, OPT_JSON};
@@ -212,11 +237,7 @@ int sb_cmd_sweep(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        const char *key = c >= OPT_KEY ? g_value_keys[c - OPT_KEY]
-            : c == OPT_EVAL            ? "eval"
-            : c == OPT_NOOVERLAP       ? "no-overlap"
-            : c == OPT_COMPARE         ? "compare-f32"
-                                       : NULL;
+        const char *key = c >= OPT_KEY ? all_keys[c - OPT_KEY] : NULL;
         if (key) {
             /* the same flag twice: the last would silently win */
             for (int i = 0; i < nkv; i++)
@@ -224,7 +245,7 @@ int sb_cmd_sweep(int argc, char **argv)
                     return sb_cli_usage_error("sweep", "--%s given twice", key);
             if (nkv == 128) return sb_cli_usage_error("sweep", "too many options");
             keys[nkv] = key;
-            values[nkv++] = c >= OPT_KEY ? optarg : "1";
+            values[nkv++] = c - OPT_KEY < nvalue ? optarg : "1";
             continue;
         }
         switch (c) {

@@ -9,7 +9,7 @@
 #include "sb_cmds.h"
 #include "sb_opts.h"
 #include "sb_parse.h"
-#include "sb_plan.h"
+#include "sb_workload.h"
 #include "sb_progress.h"
 #include "sb_result.h"
 #include "sb_squad_eval.h"
@@ -76,7 +76,7 @@ static void train_help(void)
         SB_TINY_WARMUP_PCT, SB_SYNTH_TRAIN, SB_TINY_SYNTH_TRAIN, SB_SYNTH_DEV);
 }
 
-/* A worker's numbers have a sweep plan's ranges (sb_plan); --bucket-mb its own. */
+/* A worker's numbers have its workload's ranges (sb_workload); --bucket-mb its own. */
 static int to_double(const char *key, const char *v, const char *what, double *out, sb_err *e)
 {
     if (!strcmp(key, "bucket-mb")) return sb_parse_double(v, 0.001, 4096, what, out, e);

@@ -16,7 +16,9 @@
 #include "sb_cli.h"
 #include "sb_envdiff.h"
 #include "sb_io.h"
+#include "sb_db.h"
 #include "sb_plan.h"
+#include "sb_workload.h"
 #include "sb_text.h"
 #include "testutil.h"
 
@@ -873,8 +875,67 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+/* The workload rows (bench/sb_workload) are what the plan, the sweep and the
+ * store read: every option a row passes on has a range or kind, the series
+ * keys are options of the row, the store knows every row, and the plan's
+ * refusals name the table's workloads and follow the rows' flags. */
+static void test_workload_rows(void)
+{
+    sb_err e = {0};
+    char names[200];
+    sb_workload_plan_names(names, sizeof names);
+    CHECKF(strstr(names, "gemm") == names, "plan names '%s' start with the default", names);
+    for (int i = 0; i < sb_workload_count(); i++) {
+        const sb_workload *w = sb_workload_at(i);
+        CHECKF(sb_workload_find(w->name) == w, "%s is found by name", w->name);
+        CHECKF(sb_db_workload_known(w->name), "the store knows %s", w->name);
+        CHECKF(w->title && w->title[0] && w->timeout_s > 0, "%s has a title and a timeout",
+               w->name);
+        CHECKF(!(w->flags & SB_WL_PLAN) == !strstr(names, w->name), "%s named iff planned",
+               w->name);
+        CHECKF(!w->metric == !w->unit, "%s: a headline metric has a unit", w->name);
+        for (const char *const *o = w->opts; *o; o++)
+            CHECKF(sb_wopt_find(*o) != NULL, "%s option %s has a range or kind", w->name, *o);
+        for (const char *const *k = w->series; *k; k++) {
+            int in = 0;
+            for (const char *const *o = w->opts; *o; o++) in |= !strcmp(*o, *k);
+            CHECKF(in, "%s series key %s is one of its options", w->name, *k);
+        }
+        if (!(w->flags & SB_WL_PLAN)) continue;
+        /* the rows' flags, as the plan applies them */
+        sb_plan p;
+        sb_plan_init(&p);
+        CHECK_EQ_INT(sb_plan_set(&p, "workload", w->name, "t", &e), SB_OK);
+        CHECK_EQ_INT(sb_plan_set(&p, "batch", "4", "t", &e), SB_OK);
+        int rc = sb_plan_finish(&p, 2, &e);
+        CHECKF((rc == SB_OK) == !!(w->flags & SB_WL_BATCH), "%s: batch %s", w->name,
+               rc ? e.msg : "taken");
+        sb_plan_free(&p);
+        sb_plan_init(&p);
+        CHECK_EQ_INT(sb_plan_set(&p, "workload", w->name, "t", &e), SB_OK);
+        CHECK_EQ_INT(sb_plan_finish(&p, 2, &e), SB_OK);
+        CHECKF(!!p.nshapes == !!(w->flags & SB_WL_SHAPES), "%s: shapes by default", w->name);
+        CHECKF(!strcmp(p.kernels[0], "none") == !(w->flags & SB_WL_KERNEL), "%s: kernels",
+               w->name);
+        char *text = sb_plan_render(&p);
+        CHECKF(!strstr(text, "kernels =") == !(w->flags & SB_WL_KERNEL), "%s renders kernels",
+               w->name);
+        free(text);
+        sb_plan_free(&p);
+    }
+    CHECK(sb_workload_find("rm") == NULL && !sb_db_workload_known("rm"));
+    sb_plan p;
+    sb_plan_init(&p);
+    CHECK_EQ_INT(sb_plan_set(&p, "workload", "rm", "--workload", &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, names) != NULL, "'%s' lists %s", e.msg, names);
+    /* peak is the sweep's probe, not a plan's workload */
+    CHECK_EQ_INT(sb_plan_set(&p, "workload", "peak", "--workload", &e), SB_EUSAGE);
+    sb_plan_free(&p);
+}
+
 int main(void)
 {
+    test_workload_rows();
     test_project_nodes();
     test_parse_and_expand();
     test_hostile();

@@ -14,83 +14,14 @@
 #include "sb_quant.h"
 #include "sb_db.h"
 #include "sb_text.h"
+#include "sb_workload.h"
 
 #define MAX_DIM 65536
 
-/* Options a worker accepts from a plan, per workload. Anything else is refused
- * so that a plan can never smuggle arbitrary flags into a worker. */
-static const char *const g_train_opts[] = {
-    "model", "batch",        "seq",         "stride",    "max-steps",    "time-budget", "epochs",
-    "vocab", "train",        "dev",         "lr",        "seed",         "dropout",     "eval",
-    "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  NULL};
-static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
-static const char *const g_infer_opts[] = {
-    "model", "batch",     "seq",    "stride", "requests",       "vocab",      "data",        "init",
-    "seed",  "synth-dev", "warmup", "quant",  "full-attention", "no-latency", "compare-f32", NULL};
-
-/* How each passed-through value is checked when the plan is read, so that
- * `batch = -1` is refused at once instead of failing every point. Numbers
- * carry the very ranges the workers parse their flags with
- * (sb_worker_opt_long/_double), so the two cannot drift apart. */
-typedef enum { OPT_LONG, OPT_DOUBLE, OPT_BOOL, OPT_PATH, OPT_MODEL, OPT_SIZES, OPT_QUANT } opt_kind;
-static const struct worker_opt {
-    const char *key;
-    opt_kind kind;
-    double min, max;
-} g_worker_opts[] = {
-    {"batch", OPT_LONG, 1, 65536},
-    {"seq", OPT_LONG, 8, 65536},
-    {"stride", OPT_LONG, 0, 65536},
-    {"epochs", OPT_LONG, 1, 1000},
-    {"max-steps", OPT_LONG, 1, 100000000},
-    {"time-budget", OPT_DOUBLE, 0.001, 1e7},
-    {"seed", OPT_LONG, 0, 0x7fffffff},
-    {"dropout", OPT_DOUBLE, 0, 0.99},
-    {"lr", OPT_DOUBLE, 0, 10},
-    {"synth-train", OPT_LONG, 1, 10000000},
-    {"synth-dev", OPT_LONG, 1, 10000000},
-    {"warmup-steps", OPT_LONG, 0, 100000000},
-    {"comm-threads", OPT_LONG, 0, 16},
-    {"eval", OPT_BOOL, 0, 0},
-    {"no-overlap", OPT_BOOL, 0, 0},
-    {"vocab", OPT_PATH, 0, 0},
-    {"train", OPT_PATH, 0, 0},
-    {"dev", OPT_PATH, 0, 0},
-    {"init", OPT_PATH, 0, 0},
-    {"model", OPT_MODEL, 0, 0},
-    {"iters", OPT_LONG, 1, 1000000},
-    {"warmup", OPT_LONG, 0, 1000000},
-    {"sizes", OPT_SIZES, 0, 0},
-    {"requests", OPT_LONG, 1, 100000000},
-    {"data", OPT_PATH, 0, 0},
-    {"full-attention", OPT_BOOL, 0, 0},
-    {"no-latency", OPT_BOOL, 0, 0},
-    {"compare-f32", OPT_BOOL, 0, 0},
-    {"quant", OPT_QUANT, 0, 0},
-    {"threads", OPT_LONG, 1, 4096},
-};
-
-static const struct worker_opt *worker_opt(const char *key)
-{
-    for (size_t i = 0; i < sizeof g_worker_opts / sizeof g_worker_opts[0]; i++)
-        if (!strcmp(g_worker_opts[i].key, key)) return &g_worker_opts[i];
-    return NULL;
-}
-
-int sb_worker_opt_long(const char *key, const char *value, const char *what, long *out, sb_err *e)
-{
-    const struct worker_opt *o = worker_opt(key);
-    if (!o || o->kind != OPT_LONG) return sb_errf(e, SB_EFAIL, "no integer option '%s'", key);
-    return sb_parse_long(value, (long)o->min, (long)o->max, what, out, e);
-}
-
-int sb_worker_opt_double(const char *key, const char *value, const char *what, double *out,
-                         sb_err *e)
-{
-    const struct worker_opt *o = worker_opt(key);
-    if (!o || o->kind != OPT_DOUBLE) return sb_errf(e, SB_EFAIL, "no number option '%s'", key);
-    return sb_parse_double(value, o->min, o->max, what, out, e);
-}
+/* A worker's options and their ranges are its workload's row (bench/
+ * sb_workload): anything else is refused, so that a plan can never smuggle
+ * arbitrary flags into a worker, and `batch = -1` is refused when the plan
+ * is read, with the range the worker parses --batch with. */
 
 /* "1", "yes", "true" turn a flag on (what the sweep passes on), "0", "no",
  * "false" leave it off; anything else is a typo. */
@@ -120,38 +51,38 @@ static int value_error(sb_err *e, const char *where, const char *key, const char
 
 static int check_worker_value(const char *key, const char *value, const char *where, sb_err *e)
 {
-    const struct worker_opt *o = worker_opt(key);
+    const sb_wopt *o = sb_wopt_find(key);
     sb_err pe = {0};
     int rc = SB_OK;
     if (!o) return SB_OK;
     switch (o->kind) {
-    case OPT_LONG: {
+    case SB_WOPT_LONG: {
         long v;
         rc = sb_parse_long(value, (long)o->min, (long)o->max, key, &v, &pe);
         break;
     }
-    case OPT_DOUBLE: {
+    case SB_WOPT_DOUBLE: {
         double v;
         rc = sb_parse_double(value, o->min, o->max, key, &v, &pe);
         break;
     }
-    case OPT_BOOL:
+    case SB_WOPT_BOOL:
         if (bool_value(value) < 0)
             return sb_errf(e, SB_EUSAGE, "%s: %s: '%.40s' is not 1/0, yes/no or true/false", where,
                            key, value);
         break;
-    case OPT_PATH: break; /* not empty: checked for every key */
-    case OPT_QUANT:       /* infer's int8 activations: what `infer --quant` takes */
+    case SB_WOPT_PATH: break; /* not empty: checked for every key */
+    case SB_WOPT_QUANT:       /* infer's int8 activations: what `infer --quant` takes */
         if (sb_quant_mode_parse(value, &(sb_quant_mode){0}))
             return sb_errf(e, SB_EUSAGE, "%s: quant '%.40s' is not row, tensor, row7 or tensor7",
                            where, value);
         break;
-    case OPT_MODEL: {
+    case SB_WOPT_MODEL: {
         sb_model_config mc;
         rc = sb_model_config_parse(value, &mc, &pe);
         break;
     }
-    case OPT_SIZES: {
+    case SB_WOPT_SIZES: {
         size_t *sizes = NULL;
         int n = 0;
         /* the worker merges overlapping ranges itself; a size written twice is a typo */
@@ -308,11 +239,11 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         return sb_errf(e, SB_EUSAGE, "%s: '%s' has no value", where, key);
     }
     if (!strcmp(key, "workload")) {
-        if (strcmp(value, "gemm") && strcmp(value, "train") && strcmp(value, "allreduce") &&
-            strcmp(value, "infer"))
-            return sb_errf(e, SB_EUSAGE,
-                           "%s: unknown workload '%.60s' (gemm, train, infer, allreduce)", where,
-                           value);
+        if (!sb_workload_has(value, SB_WL_PLAN)) {
+            char names[200];
+            sb_workload_plan_names(names, sizeof names);
+            return sb_errf(e, SB_EUSAGE, "%s: unknown workload '%.60s' (%s)", where, value, names);
+        }
         snprintf(p->workload, sizeof p->workload, "%s", value);
         return SB_OK;
     }
@@ -339,7 +270,7 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
     }
     if (!strcmp(key, "batch")) {
         /* a list: each batch its own point; the range is the worker's */
-        const struct worker_opt *o = worker_opt(key);
+        const sb_wopt *o = sb_wopt_find(key);
         if (sb_parse_int_list(value, (long)o->min, (long)o->max, key, p->batches, SB_PLAN_MAX, &n,
                               &pe))
             return value_error(e, where, key, pe.msg, "");
@@ -400,8 +331,7 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
                            value);
         return set_str(&p->bind, value);
     }
-    if (in_list(g_train_opts, key) || in_list(g_allreduce_opts, key) ||
-        in_list(g_infer_opts, key)) {
+    if (sb_wopt_known(key)) {
         int rc = check_worker_value(key, value, where, e);
         if (rc) return rc;
         for (int i = 0; i < p->nopts; i++)
@@ -478,15 +408,19 @@ int sb_plan_read_file(sb_plan *p, const char *path, sb_err *e)
 int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
 {
     if (!p->workload[0]) snprintf(p->workload, sizeof p->workload, "gemm");
-    int gemm = !strcmp(p->workload, "gemm");
+    const sb_workload *w = sb_workload_find(p->workload);
+    if (!w) return sb_errf(e, SB_EFAIL, "no workload '%s'", p->workload);
+    int gemm = (w->flags & SB_WL_SHAPES) != 0;
+    if (!(w->flags & SB_WL_KERNEL) && p->nkernels)
+        return sb_errf(e, SB_EUSAGE, "workload %s has no kernels: give no kernels", w->name);
     if (!p->nkernels) {
-        if (!strcmp(p->workload, "allreduce")) {
+        if (!(w->flags & SB_WL_KERNEL)) {
             p->kernels[p->nkernels++] = strdup("none");
         } else {
             for (int i = 0; i < sb_kernel_count(); i++) {
                 const sb_kernel *k = sb_kernel_at(i);
                 /* The trainer runs f32 and bf16 kernels only (infer: every kernel). */
-                if (!gemm && k->dtype == SB_DT_INT8 && strcmp(p->workload, "infer")) continue;
+                if (k->dtype == SB_DT_INT8 && !(w->flags & SB_WL_INT8)) continue;
                 p->kernels[p->nkernels++] = strdup(k->name);
             }
         }
@@ -545,22 +479,22 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     if (seq && stride && atol(stride) >= atol(seq) / 2)
         return sb_errf(e, SB_EUSAGE, "stride %s must be below half of seq %s", stride, seq);
     for (int i = 0; i < p->nopts; i++) {
-        const char *const *allowed = !strcmp(p->workload, "train") ? g_train_opts
-            : !strcmp(p->workload, "allreduce")                    ? g_allreduce_opts
-            : !strcmp(p->workload, "infer")                        ? g_infer_opts
-                                                                   : NULL;
-        if (!allowed || !in_list(allowed, p->opt_keys[i]))
+        if (!in_list(w->opts, p->opt_keys[i]))
             return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s",
                            p->opt_keys[i], p->workload);
     }
-    int batched = !strcmp(p->workload, "train") || !strcmp(p->workload, "infer");
-    if (p->nbatches && !batched)
+    if (p->nbatches && !(w->flags & SB_WL_BATCH))
         return sb_errf(e, SB_EUSAGE, "option 'batch' does not apply to workload %s", p->workload);
-    /* infer's batch is always part of its points' names: unsaid, the worker's default */
-    if (!p->nbatches && !strcmp(p->workload, "infer")) p->batches[p->nbatches++] = 32;
-    if ((p->nproject_nodes || p->project_off) && strcmp(p->workload, "train"))
+    /* a default batch is part of its points' names (infer): unsaid, the worker's default */
+    if (!p->nbatches && w->default_batch) p->batches[p->nbatches++] = w->default_batch;
+    if ((p->nproject_nodes || p->project_off) && !(w->flags & SB_WL_PROJECT))
         return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s",
                        p->workload);
+    for (int i = 0; i < p->nppn + p->nnodes; i++)
+        if ((w->flags & SB_WL_ONE_RANK) &&
+            (i < p->nppn ? p->ppn[i] : p->nodes[i - p->nppn]) > 1)
+            return sb_errf(e, SB_EUSAGE, "workload %s runs as one process: ppn and nodes must be 1",
+                           w->name);
     /* under Slurm the nodes are the allocation's */
     int slurm = p->launcher && !strcmp(p->launcher, "slurm");
     if (slurm && p->hostfile)
@@ -580,8 +514,8 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
 int sb_plan_check_inputs(const sb_plan *p, sb_err *e)
 {
     for (int i = 0; i < p->nopts; i++) {
-        const struct worker_opt *o = worker_opt(p->opt_keys[i]);
-        if (!o || o->kind != OPT_PATH) continue;
+        const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
+        if (!o || o->kind != SB_WOPT_PATH) continue;
         const char *v = p->opt_values[i];
         int want_dir = !strcmp(o->key, "init"); /* a Hugging Face model directory */
         struct stat st;
@@ -655,7 +589,7 @@ char *sb_plan_render(const sb_plan *p)
     append(&b, &len, &cap, "workload = %s\n", p->workload);
     if (p->label[0]) append(&b, &len, &cap, "label = %s\n", p->label);
     /* allreduce has no kernel axis: its placeholder kernel is not a plan value */
-    if (strcmp(p->workload, "allreduce")) {
+    if (sb_workload_has(p->workload, SB_WL_KERNEL)) {
         append(&b, &len, &cap, "kernels = ");
         for (int i = 0; i < p->nkernels; i++)
             append(&b, &len, &cap, "%s%s", i ? "," : "", p->kernels[i]);

@@ -91,13 +91,8 @@ int sb_plan_npoints(const sb_plan *p);
  * (1 where a list is empty): what an allocation or a batch script must hold. */
 void sb_plan_max_dims(const sb_plan *p, int *nodes, int *ppn, int *threads);
 
-/* A worker option's own range ("batch", "seq", "iters", ...; the plan key
- * without dashes), shared by the plan checks and the workers' flag parsing.
- * `what` names the value in messages ("--batch" or "batch"). SB_EUSAGE out
- * of range; SB_EFAIL for a key with no such range (a programming error). */
-int sb_worker_opt_long(const char *key, const char *value, const char *what, long *out, sb_err *e);
-int sb_worker_opt_double(const char *key, const char *value, const char *what, double *out,
-                         sb_err *e);
+/* The worker options' ranges (sb_worker_opt_long/_double) are the
+ * workloads' (bench/sb_workload.h). */
 
 typedef struct sb_plan_point {
     const char *kernel;

@@ -18,6 +18,7 @@
 #include "sb_slurm.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
+#include "sb_workload.h"
 
 static volatile sig_atomic_t g_interrupted;
 static void on_sigint(int sig)
@@ -77,11 +78,12 @@ static void shape_key(const sb_plan *p, const sb_plan_shape *s, char *buf, size_
 }
 
 /* A training, inference or allreduce point's series key: the options that
- * change the work (model, the point's batch, seq / sizes), so plots, reports,
- * gate and resume group like with like. */
+ * change the work (its workload's series: model, the point's batch, seq /
+ * sizes), so plots, reports, gate and resume group like with like. */
 static void config_key(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
-    static const char *const keys[] = {"model", "batch", "seq", "sizes", NULL};
+    const sb_workload *w = sb_workload_find(p->workload);
+    const char *const *keys = w ? w->series : (const char *const[]){NULL};
     size_t off = 0;
     buf[0] = '\0';
     for (int k = 0; keys[k]; k++) {
@@ -112,9 +114,10 @@ static const char *plan_opt(const sb_plan *p, const char *key)
 static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
     const sb_kernel *k = sb_kernel_find(pt->kernel);
-    if (!strcmp(p->workload, "infer") && k && k->dtype == SB_DT_INT8) {
-        const char *q = plan_opt(p, "quant");
-        snprintf(buf, cap, "{\"quant\":\"%s\"}", q ? q : "row");
+    const sb_workload *w = sb_workload_find(p->workload);
+    if (w && w->int8_opt && k && k->dtype == SB_DT_INT8) {
+        const char *q = plan_opt(p, w->int8_opt);
+        snprintf(buf, cap, "{\"%s\":\"%s\"}", w->int8_opt, q ? q : w->int8_default);
     } else
         snprintf(buf, cap, "{}");
 }
@@ -123,8 +126,10 @@ static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, s
 static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *self,
                         const char *result, double peak, argvec *a)
 {
+    const sb_workload *w = sb_workload_find(p->workload);
+    unsigned flags = w ? w->flags : 0;
     av_push(a, self);
-    if (!strcmp(p->workload, "gemm")) {
+    if (flags & SB_WL_SHAPES) {
         av_push(a, "gemm");
         av_push(a, "--kernel");
         av_push(a, pt->kernel);
@@ -151,7 +156,7 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         if (p->prepack) av_push(a, "--prepack");
     } else {
         av_push(a, p->workload);
-        if (!strcmp(p->workload, "train") || !strcmp(p->workload, "infer")) {
+        if (flags & SB_WL_KERNEL) {
             av_push(a, "--kernel");
             av_push(a, pt->kernel);
         }
@@ -162,9 +167,8 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         for (int i = 0; i < p->nopts; i++) {
             av_pushf(a, "--%s", p->opt_keys[i]);
             /* flags without a value in the worker's CLI */
-            if (!strcmp(p->opt_keys[i], "eval") || !strcmp(p->opt_keys[i], "no-overlap") ||
-                !strcmp(p->opt_keys[i], "full-attention") ||
-                !strcmp(p->opt_keys[i], "no-latency") || !strcmp(p->opt_keys[i], "compare-f32")) {
+            const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
+            if (o && o->kind == SB_WOPT_BOOL) {
                 if (strcmp(p->opt_values[i], "1") && strcmp(p->opt_values[i], "yes") &&
                     strcmp(p->opt_values[i], "true"))
                     free(a->v[--a->n]), a->v[a->n] = NULL;
@@ -174,7 +178,7 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         }
         /* latency is measured at batch 1 whatever the point's batch: once per
          * kernel x threads, on the smallest batch's point */
-        if (!strcmp(p->workload, "infer") && p->nbatches > 1) {
+        if ((flags & SB_WL_LATENCY) && p->nbatches > 1) {
             int minb = p->batches[0], have = 0;
             for (int i = 1; i < p->nbatches; i++)
                 if (p->batches[i] < minb) minb = p->batches[i];
@@ -182,7 +186,7 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
             if (pt->batch != minb && !have) av_push(a, "--no-latency");
         }
     }
-    if (strcmp(p->workload, "allreduce")) {
+    if (flags & SB_WL_THREADS) {
         av_push(a, "--threads");
         av_pushf(a, "%d", pt->threads);
     }
@@ -340,7 +344,9 @@ static void repeak(sb_db *db, int64_t machine, const point_row *row, json_t *doc
     const sb_kernel *k = sb_kernel_find(row->kernel);
     json_t *metrics = json_object_get(doc, "metrics"), *units = json_object_get(doc, "units");
     double gf = json_number_value(json_object_get(metrics, "gflops"));
-    if (!k || strcmp(row->workload, "gemm") || !json_is_object(metrics) || !(gf > 0)) return;
+    if (!k || !sb_workload_has(row->workload, SB_WL_PEAK) || !json_is_object(metrics) ||
+        !(gf > 0))
+        return;
     const char *ran = json_string_value(json_object_get(doc, "peak_path"));
     const char *path = ran && strcmp(ran, k->isa) ? ran : kernel_path(db, machine, k);
     double peak = sb_db_peak_per_core(db, machine, path);
@@ -363,7 +369,8 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
 {
     sb_plan_shape shape;
     sb_plan_point pt = {row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
-    if (!strcmp(row->workload, "gemm") && row->shape[0] && parse_shape_key(row->shape, &shape) == 0)
+    if (sb_workload_has(row->workload, SB_WL_SHAPES) && row->shape[0] &&
+        parse_shape_key(row->shape, &shape) == 0)
         pt.shape = &shape;
     /* a training or inference point's batch is in its series key */
     char batch[16];
@@ -455,30 +462,10 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
                         ? "ok"
                         : json_string_value(json_object_get(doc, "status"));
                     const char *why = json_string_value(json_object_get(doc, "reason"));
-                    json_t *m = json_object_get(doc, "metrics");
-                    json_t *g = json_object_get(m, "gflops"),
-                           *tok = json_object_get(m, "tokens_per_s"),
-                           *seqs = json_object_get(m, "sequences_per_s"),
-                           *p50 = json_object_get(m, "latency_p50_ms");
-                    json_t *f32 = json_object_get(m, "f32_gflops");
-                    if (!f32) f32 = json_object_get(m, "avx2_f32_gflops");
-                    if (!strcmp(status, "ok") && g)
-                        snprintf(summary, sumcap, "%.1f GFLOP/s", json_number_value(g));
-                    else if (!strcmp(status, "ok") && seqs && p50) /* inference */
-                        snprintf(summary, sumcap, "%.2f sequences/s, p50 %.1f ms",
-                                 json_number_value(seqs), json_number_value(p50));
-                    else if (!strcmp(status, "ok") && seqs)
-                        snprintf(summary, sumcap, "%.2f sequences/s", json_number_value(seqs));
-                    else if (!strcmp(status, "ok") && tok)
-                        snprintf(summary, sumcap, "%.0f tokens/s", json_number_value(tok));
-                    else if (!strcmp(status, "ok") && f32)
-                        snprintf(summary, sumcap, "%s peak %.1f GFLOP/s%s",
-                                 json_object_get(m, "f32_gflops") ? "f32" : "avx2_f32",
-                                 json_number_value(f32),
-                                 json_array_size(json_object_get(doc, "warnings"))
-                                     ? "; warning: all cores below one core, the machine was busy"
-                                     : "");
-                    else
+                    const sb_workload *w = sb_workload_find(row->workload);
+                    if (!strcmp(status, "ok") && w)
+                        sb_workload_describe(w, doc, summary, sumcap);
+                    if (!summary[0])
                         snprintf(summary, sumcap, "%.*s", sb_text_prefix(why ? why : "", 200),
                                  why ? why : "");
                     *status_out = !strcmp(status, "ok") ? "ok"
@@ -520,7 +507,8 @@ out:
 
 static double default_timeout(const char *workload)
 {
-    return !strcmp(workload, "train") || !strcmp(workload, "infer") ? 24 * 3600.0 : 1800.0;
+    const sb_workload *w = sb_workload_find(workload);
+    return w ? w->timeout_s : 1800.0;
 }
 
 /* Before anything is written: the hostfile parses, holds enough hosts, and
@@ -561,7 +549,7 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
 {
     int seq = 0, rc;
     /* a machine without AVX-512 never stores the f32 path's peak: AVX2's counts */
-    int want_peak = !no_peak && !strcmp(p->workload, "gemm") &&
+    int want_peak = !no_peak && sb_workload_has(p->workload, SB_WL_PEAK) &&
         sb_db_peak_per_core(db, machine, "f32") <= 0 &&
         sb_db_peak_per_core(db, machine, "avx2_f32") <= 0;
     if (want_peak) {
@@ -754,7 +742,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         point_row *r = &rows[i];
         double peak = 0;
         const sb_kernel *k = sb_kernel_find(r->kernel);
-        if (k && !strcmp(r->workload, "gemm")) peak = kernel_peak(db, machine, k);
+        if (k && sb_workload_has(r->workload, SB_WL_PEAK)) peak = kernel_peak(db, machine, k);
         char summary[400] = "";
         const char *status = "failed";
         double t0 = sb_now();
@@ -786,7 +774,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sigaction(SIGTERM, &old_term, NULL);
     free(rows);
     rmdir(dir);
-    if (!rc && !g_interrupted && !strcmp(p->workload, "train") && !p->project_off)
+    if (!rc && !g_interrupted && sb_workload_has(p->workload, SB_WL_PROJECT) && !p->project_off)
         rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
                               &out->projected_series, e);
     if (!rc) {

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sb_text.h"
+#include "sb_workload.h"
 
 struct sb_db {
     sqlite3 *h;
@@ -588,11 +589,7 @@ int sb_db_sweep_status_known(const char *s)
     return in_list(s, known);
 }
 
-int sb_db_workload_known(const char *s)
-{
-    static const char *const known[] = {"gemm", "train", "peak", "allreduce", "infer", NULL};
-    return in_list(s, known);
-}
+int sb_db_workload_known(const char *s) { return sb_workload_find(s) != NULL; }
 
 static int token(const char *s, size_t max)
 {

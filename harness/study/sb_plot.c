@@ -14,6 +14,7 @@
 #include "sb_query.h"
 #include "sb_scaling.h"
 #include "sb_stats.h"
+#include "sb_workload.h"
 
 #ifndef SB_SOURCE_DIR
 #define SB_SOURCE_DIR "."
@@ -154,11 +155,13 @@ static void x_axis(sb_gp *c, int minx, int maxx)
 static int load_series(sb_db *db, int64_t sweep, const char *workload, const char *shape,
                        series_pt **pts, int *n, char *unit, size_t unitcap, sb_err *e)
 {
-    int gemm = !strcmp(workload, "gemm"), infer = !strcmp(workload, "infer");
-    const char *metric = gemm ? "gflops" : infer ? "sequences_per_s" : "tokens_per_s";
+    /* the workload's headline metric (none: nothing to draw per shape) */
+    const sb_workload *w = sb_workload_find(workload);
     *pts = NULL;
     *n = 0;
-    snprintf(unit, unitcap, "%s", gemm ? "GFLOP/s" : infer ? "sequences/s" : "tokens/s");
+    if (!w || !w->metric) return SB_OK;
+    const char *metric = w->metric;
+    snprintf(unit, unitcap, "%s", w->unit);
     sb_series_point *v;
     int nv;
     int rc = sb_db_metric_series(db, sweep, workload, shape, metric, &v, &nv, e);
@@ -175,8 +178,8 @@ static int load_series(sb_db *db, int64_t sweep, const char *workload, const cha
         snprintf(p->peak_path, sizeof p->peak_path, "%s", v[i].peak_path);
         p->threads = v[i].threads;
         p->median = p->lo = p->hi = v[i].value;
-        if (!strcmp(v[i].dtype, "int8") && !strcmp(workload, "gemm"))
-            snprintf(unit, unitcap, "GFLOP/s (GOP/s for int8)");
+        if (!strcmp(v[i].dtype, "int8") && w->int8_unit)
+            snprintf(unit, unitcap, "%s", w->int8_unit);
         /* Spread: the same work over the p90 and p10 sample times. */
         const double *xs = v[i].samples;
         int ns = v[i].nsamples;
@@ -375,10 +378,8 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
     char unknown[64][160];
     int nunknown = 0;
     slug(shape_s, name, sizeof name);
-    snprintf(what, sizeof what, "%s %s",
-             !strcmp(c->workload, "gemm")        ? "GEMM"
-                 : !strcmp(c->workload, "infer") ? "SQuAD inference"
-                                                 : c->workload,
+    const sb_workload *w = sb_workload_find(c->workload);
+    snprintf(what, sizeof what, "%s %s", w && w->flags & SB_WL_PLAN ? w->title : c->workload,
              shape_s[0] ? shape_s : "");
     int maxt = 1, mint = 1 << 30;
     double ymin = INFINITY, ymax = 0;
@@ -402,7 +403,7 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
     else
         sb_gp_add(ya, "set yrange [0:*]\n");
     series_clause(ser, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
-    if (!strcmp(c->workload, "gemm"))
+    if (w && w->flags & SB_WL_PEAK)
         peak_blocks(s, ser, c->db, c->machine, c->cores, pts, n, maxt, unknown, &nunknown);
     char foot[2048], xlabel[2100];
     footnote(c, shape_s, pts, n, foot, sizeof foot);
@@ -915,7 +916,7 @@ static int plot_infer(ctx *c, char ***files, int *nfiles, int *drawn, sb_err *e)
     int nl = 0, na = 0;
     for (int i = 0; lat && acc && i < set.n; i++) {
         const sb_pt *p = &set.p[i];
-        if (strcmp(p->workload, "infer") || strcmp(p->status, "ok") || p->ppn * p->nodes != 1)
+        if (strcmp(p->workload, c->workload) || strcmp(p->status, "ok") || p->ppn * p->nodes != 1)
             continue;
         if (sb_pt_metric(p, "latency_p50_ms")) lat[nl++] = p;
         if (sb_pt_metric(p, "em") || sb_pt_metric(p, "f1") || sb_pt_metric(p, "f32_agreement_pct"))
@@ -982,6 +983,13 @@ static int open_sweep(const sb_plot_opts *o, ctx *c, sb_err *e)
     return SB_OK;
 }
 
+/* The figures a workload draws beyond its headline metric per shape and
+ * the scaling figures, by its row's name (bench/sb_workload). */
+static const struct {
+    const char *workload;
+    int (*draw)(ctx *c, char ***files, int *nfiles, int *drawn, sb_err *e);
+} g_figures[] = {{"infer", plot_infer}};
+
 int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
 {
     *files = NULL;
@@ -1020,7 +1028,9 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
     sb_summary_rows_free(c.sum, c.nsum);
     c.sum = NULL;
     c.nsum = 0;
-    if (!rc && !strcmp(c.workload, "infer")) rc = plot_infer(&c, files, nfiles, &shapes, e);
+    for (size_t i = 0; !rc && i < sizeof g_figures / sizeof g_figures[0]; i++)
+        if (!strcmp(g_figures[i].workload, c.workload))
+            rc = g_figures[i].draw(&c, files, nfiles, &shapes, e);
     if (!rc) {
         const char *ref = o->reference ? o->reference
                                        : SB_SOURCE_DIR "/results/reference/study.csv";
@@ -1077,15 +1087,13 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
         : strstr(o->shape, "model=")   ? (strcmp(c.workload, "infer") ? "train" : "infer")
         : strchr(o->shape, 'x')        ? "gemm"
                                        : c.workload;
-    const char *metric = o->metric   ? o->metric
-        : !strcmp(workload, "gemm")  ? "gflops"
-        : !strcmp(workload, "infer") ? "sequences_per_s"
-                                     : "tokens_per_s";
+    const sb_workload *w = sb_workload_find(workload);
+    const char *metric = o->metric ? o->metric : w && w->metric ? w->metric : "tokens_per_s";
     /* a GEMM shape without its transposes is the plain product, as sweep
      * --shapes reads it: 1024x1024x1024 is 1024x1024x1024:NN */
     char shape_nn[256];
     const char *shape = o->shape ? o->shape : "";
-    if (!strcmp(workload, "gemm") && shape[0] && !strchr(shape, ':') &&
+    if (w && w->flags & SB_WL_SHAPES && shape[0] && !strchr(shape, ':') &&
         snprintf(shape_nn, sizeof shape_nn, "%s:NN", shape) < (int)sizeof shape_nn)
         shape = shape_nn;
     int ppn = o->ppn > 0 ? o->ppn : 1, nodes = o->nodes > 0 ? o->nodes : 1;

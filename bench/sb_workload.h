@@ -1,0 +1,88 @@
+/* sb_workload: what sets one workload apart, as one row (benchdnn's driver
+ * table). The plan reads its keys and ranges here, the sweep its axes,
+ * timeout and the worker's flags, the store which names exist, plot and
+ * report its headline metric and title; none of them compares workload names.
+ *
+ * Adding a workload: a folder in bench/ (its measurement), a row in
+ * sb_workload.c, a command file in harness/ and its line in harness/sb_cmds.def
+ * (docs/ARCHITECTURE.md walks through STREAM as the example).
+ *
+ * The worker options' ranges live here too: a sweep plan checks `batch = -1`
+ * with the very range the worker parses --batch with, so they cannot drift. */
+#ifndef SB_WORKLOAD_H
+#define SB_WORKLOAD_H
+#include <jansson.h>
+#include <stddef.h>
+#include "sb_err.h"
+
+enum {
+    SB_WL_PLAN = 1 << 0,    /* a sweep plan may name it (the peak probe: the sweep adds it) */
+    SB_WL_KERNEL = 1 << 1,  /* a point per kernel; the worker takes --kernel */
+    SB_WL_INT8 = 1 << 2,    /* the default kernel list holds the int8 kernels too */
+    SB_WL_SHAPES = 1 << 3,  /* GEMM shapes are an axis (shapes, trans, reps, prepack) */
+    SB_WL_BATCH = 1 << 4,   /* batch is a list: a point per batch */
+    SB_WL_THREADS = 1 << 5, /* the worker takes --threads */
+    SB_WL_PEAK = 1 << 6,    /* %peak: the sweep probes the machine's peak first */
+    SB_WL_PROJECT = 1 << 7, /* the scaling model projects node counts at the sweep's end */
+    SB_WL_LATENCY = 1 << 8, /* latency at batch 1, once per kernel x threads (smallest batch) */
+    SB_WL_ONE_RANK = 1 << 9, /* one process measures it: ppn and nodes stay 1 */
+};
+
+typedef struct sb_workload {
+    const char *name;          /* the plan's and the store's name: "gemm" */
+    const char *title;         /* for people: "SQuAD inference" */
+    unsigned flags;            /* SB_WL_* */
+    const char *const *opts;   /* plan keys passed to the worker as --key [value] */
+    const char *const *series; /* of those, the ones that name a point's series (model, seq) */
+    int default_batch;         /* batched and none given: the worker's default (0: none) */
+    double timeout_s;          /* a point's default timeout */
+    const char *metric;        /* headline metric, higher is better: "gflops" */
+    const char *unit;          /* its unit: "GFLOP/s" */
+    const char *int8_unit;     /* the unit where an int8 kernel ran (NULL: unit) */
+    const char *int8_opt;      /* an int8 point's config key and its default ("quant", "row") */
+    const char *int8_default;
+    /* One line on a finished result document, for the sweep's progress
+     * ("412.3 GFLOP/s"); NULL: the headline metric and its unit. */
+    void (*describe)(const json_t *doc, char *buf, size_t cap);
+} sb_workload;
+
+int sb_workload_count(void);
+const sb_workload *sb_workload_at(int i);
+/* NULL when no workload has that name. */
+const sb_workload *sb_workload_find(const char *name);
+/* 1 when the named workload (any, unknown: 0) has every flag in `flags`. */
+int sb_workload_has(const char *name, unsigned flags);
+/* "gemm, train, infer, allreduce, stream": the names a plan may give. */
+void sb_workload_plan_names(char *buf, size_t cap);
+/* The result's one-line description (the row's describe, or its headline). */
+void sb_workload_describe(const sb_workload *w, const json_t *doc, char *buf, size_t cap);
+
+/* A worker option a plan may carry, and how its value is checked. */
+typedef enum {
+    SB_WOPT_LONG,
+    SB_WOPT_DOUBLE,
+    SB_WOPT_BOOL, /* a flag without a value in the worker's CLI */
+    SB_WOPT_PATH,
+    SB_WOPT_MODEL,
+    SB_WOPT_SIZES,
+    SB_WOPT_QUANT
+} sb_wopt_kind;
+typedef struct sb_wopt {
+    const char *key;
+    sb_wopt_kind kind;
+    double min, max;
+} sb_wopt;
+/* NULL when no worker takes that key. */
+const sb_wopt *sb_wopt_find(const char *key);
+/* 1 when the key is one of any workload's options. */
+int sb_wopt_known(const char *key);
+
+/* A worker option's own range ("batch", "seq", "iters", ...; the plan key
+ * without dashes), shared by the plan checks and the workers' flag parsing.
+ * `what` names the value in messages ("--batch" or "batch"). SB_EUSAGE out
+ * of range; SB_EFAIL for a key with no such range (a programming error). */
+int sb_worker_opt_long(const char *key, const char *value, const char *what, long *out, sb_err *e);
+int sb_worker_opt_double(const char *key, const char *value, const char *what, double *out,
+                         sb_err *e);
+
+#endif
