@@ -487,7 +487,9 @@ typedef struct pair {
 
 static int is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status, "projected"); }
 
-static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *),
+/* models: take the scaling model's points too (they ran nothing: only
+ * "Projected figures" shows them, every other section leaves them out). */
+static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), int models,
                     pair **pairs)
 {
     int n = 0, cap = bs->n + cs->n + 1;
@@ -503,8 +505,7 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
         const sb_ptset *s = side ? cs : bs;
         for (int i = 0; i < s->n; i++) {
             const sb_pt *p = &s->p[i];
-            /* the scaling model's points ran nothing: only "Projected figures" shows them */
-            if (is_model_point(p) || !want(p)) continue;
+            if ((!models && is_model_point(p)) || !want(p)) continue;
             char *k = sb_pt_key(p, 0);
             if (!k) continue;
             int j = 0;
@@ -523,21 +524,6 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
     for (int j = 0; j < n; j++) free(keys[j]);
     free(keys);
     *pairs = v;
-    return n;
-}
-
-/* A section's heading and its points paired across the sides; none: the
- * section says so in `none` and there is nothing to free (0). */
-static int section_pairs(out *o, const char *title, const sb_ptset *bs, const sb_ptset *cs,
-                         int (*want)(const sb_pt *), const char *none, pair **pv)
-{
-    heading(o, 2, title);
-    int n = pairs_of(bs, cs, want, pv);
-    if (n == 0) {
-        para(o, "%s", none);
-        free(*pv);
-        *pv = NULL;
-    }
     return n;
 }
 
@@ -679,6 +665,48 @@ static void bars_free(bars *br)
 
 /* ---- sections ---- */
 
+/* What every comparison section may read: each takes what it needs, so
+ * that all of them share one signature and sb_report_write is one loop. */
+typedef struct section_ctx {
+    out *o;
+    plots *pl;
+    sb_db *db; /* for what the point set does not hold (a result's extras) */
+    const sb_ptset *bs, *cs;
+    const char *bname, *cname; /* plot legends: the side and its machine */
+    sb_report_summary *sum;    /* training leaves its headline ratio here */
+} section_ctx;
+
+/* A comparison section as one row: its heading, the points it compares
+ * (paired across the sides by configuration), what it says when neither
+ * side has any, and how it shows the pairs. A section that reads the sets
+ * another way (the newest peak of a side, every projected figure) still
+ * gets its heading and its empty case from the row. */
+typedef struct report_section {
+    const char *title;
+    int (*want)(const sb_pt *p);
+    int models; /* the scaling model's points count too (they ran nothing) */
+    /* said under the heading when no point is wanted; NULL: the section,
+     * heading and all, is left out then */
+    const char *none;
+    void (*render)(section_ctx *ctx, const pair *pv, int n); /* called with n > 0 */
+} report_section;
+
+/* A row's heading and its points paired across the sides; none: the row
+ * says so (or nothing at all, see report_section.none), *pv is NULL and 0
+ * is returned. The caller frees *pv. */
+static int section_pairs(out *o, const report_section *s, const sb_ptset *bs, const sb_ptset *cs,
+                         pair **pv)
+{
+    int n = pairs_of(bs, cs, s->want, s->models, pv);
+    if (n == 0) {
+        free(*pv);
+        *pv = NULL;
+    }
+    if (n || s->none) heading(o, 2, s->title);
+    if (n == 0 && s->none) para(o, "%s", s->none);
+    return n;
+}
+
 /* The newest peak point of a side (ok if any): machines differ in cores, so
  * peaks are compared whatever their thread counts. */
 static const sb_pt *newest_peak(const sb_ptset *s)
@@ -738,14 +766,15 @@ static void peak_cell(const sb_pt *p, const sb_metric_val *m, json_t *skipped, c
         not_available(p, buf, cap);
 }
 
-static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs)
+/* Not the pairs: a side's newest peak, whatever its thread count (the row's
+ * predicate only says whether either side measured one). */
+static void render_peaks(section_ctx *ctx, const pair *pv, int np)
 {
-    heading(o, 2, "Peaks per instruction set");
-    const sb_pt *b = newest_peak(bs), *c = newest_peak(cs);
-    if (!b && !c) {
-        para(o, "No peak measurements (sprbench peak) on either side.");
-        return;
-    }
+    (void)pv;
+    (void)np;
+    out *o = ctx->o;
+    sb_db *db = ctx->db;
+    const sb_pt *b = newest_peak(ctx->bs), *c = newest_peak(ctx->cs);
     para(o,
          "Measured by sprbench peak (all cores, and _1t on one core); a peak is the"
          " rate of one timed run of a register-only loop, so it has no spread.");
@@ -813,13 +842,11 @@ static void section_peaks(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset 
     json_decref(sk[1]);
 }
 
-static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
-                         const char *bname, const char *cname)
+static void render_gemm(section_ctx *ctx, const pair *pv, int n)
 {
-    pair *pv;
-    int n = section_pairs(o, "GEMM throughput per kernel and shape", bs, cs, is_gemm1,
-                          "No single-process GEMM points on either side.", &pv);
-    if (n == 0) return;
+    out *o = ctx->o;
+    plots *pl = ctx->pl;
+    const char *bname = ctx->bname, *cname = ctx->cname;
     para(o,
          "Median throughput with the p10-p90 range of the repetitions in brackets;"
          " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
@@ -868,16 +895,15 @@ static void section_gemm(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *
                br[1].n, bname, cname);
     bars_free(&br[0]);
     bars_free(&br[1]);
-    free(pv);
 }
 
-static double section_train(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
-                            const char *bname, const char *cname)
+/* Leaves the headline epoch-time ratio in the summary: 0 when a side has no
+ * epoch time (and, not rendered at all, when neither side trained). */
+static void render_train(section_ctx *ctx, const pair *pv, int n)
 {
-    pair *pv;
-    int n = section_pairs(o, "Training (DistilBERT SQuAD fine-tuning)", bs, cs, is_train1,
-                          "No single-process training points on either side.", &pv);
-    if (n == 0) return 0;
+    out *o = ctx->o;
+    plots *pl = ctx->pl;
+    const char *bname = ctx->bname, *cname = ctx->cname;
     /* the headline: each machine's best epoch time, whatever kernel gave it */
     const sb_pt *best[2] = {NULL, NULL};
     for (int i = 0; i < n; i++) {
@@ -954,8 +980,7 @@ static double section_train(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
     plot_pairs(o, pl, 0, "train", "median tokens/s", "Training throughput per kernel", br.labels,
                (const double *const *)br.v, br.n, bname, cname);
     bars_free(&br);
-    free(pv);
-    return headline;
+    ctx->sum->headline_ratio = headline;
 }
 
 /* ---- inference ---- */
@@ -1074,13 +1099,12 @@ static void bars_set(bars *br, const char *label, const double v[6])
     br->n++;
 }
 
-static void section_infer(out *o, plots *pl, sb_db *db, const sb_ptset *bs, const sb_ptset *cs,
-                          const char *bname, const char *cname)
+static void render_infer(section_ctx *ctx, const pair *pv, int n)
 {
-    pair *pv;
-    int n = section_pairs(o, "Inference (DistilBERT SQuAD question answering)", bs, cs, is_infer1,
-                          "No single-process inference points on either side.", &pv);
-    if (n == 0) return;
+    out *o = ctx->o;
+    plots *pl = ctx->pl;
+    sb_db *db = ctx->db;
+    const char *bname = ctx->bname, *cname = ctx->cname;
     para(o,
          "Per kernel, configuration (model, batch, seq; int8: how activations are quantised)"
          " and threads: sequences/s at the point's batch, the median with the p10-p90 range of"
@@ -1212,7 +1236,6 @@ static void section_infer(out *o, plots *pl, sb_db *db, const sb_ptset *bs, cons
         t_row(&t, cells);
     }
     t_emit(o, &t);
-    free(pv);
 }
 
 /* Same configuration but for the ranks: the scaling family of a point. */
@@ -1257,13 +1280,12 @@ static void speedup_cells(const sb_metric_val *m, int ranks, const sb_pt *base, 
     snprintf(ef, efcap, "%.0f%%", 100 * speed / ((double)ranks / r0));
 }
 
-static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptset *cs,
-                            const char *bname, const char *cname)
+static void render_scaling(section_ctx *ctx, const pair *pv, int n)
 {
-    pair *pv;
-    int n = section_pairs(o, "Scaling (ranks = nodes x processes per node)", bs, cs, is_scaling,
-                          "No multi-rank points on either side.", &pv);
-    if (n == 0) return;
+    out *o = ctx->o;
+    plots *pl = ctx->pl;
+    const sb_ptset *bs = ctx->bs, *cs = ctx->cs;
+    const char *bname = ctx->bname, *cname = ctx->cname;
     para(o,
          "Speedup is against the same configuration on the fewest ranks that side ran"
          " (one rank where it ran one), on the same machine; efficiency is the speedup"
@@ -1392,11 +1414,23 @@ static void section_scaling(out *o, plots *pl, const sb_ptset *bs, const sb_ptse
     }
     for (int f = 0; f < nf; f++) free(fams[f]);
     free(fams);
-    free(pv);
 }
 
-static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
+static int has_projected(const sb_pt *p)
 {
+    for (int k = 0; k < p->nmetrics; k++)
+        if (p->metrics[k].projected) return 1;
+    return 0;
+}
+
+/* Not the pairs: each side's projected figures in turn, the scaling model's
+ * points among them (the row's predicate only says whether there are any). */
+static void render_projected(section_ctx *ctx, const pair *pv, int np)
+{
+    (void)pv;
+    (void)np;
+    out *o = ctx->o;
+    const sb_ptset *bs = ctx->bs, *cs = ctx->cs;
     table t;
     const char *hdr[] = {"side", "point", "metric", "value", "how (note)"};
     t_init(&t, 5, hdr);
@@ -1421,18 +1455,39 @@ static void section_projected(out *o, const sb_ptset *bs, const sb_ptset *cs)
             }
         }
     }
-    if (t.nrows) {
-        heading(o, 2, "Projected figures");
-        para(o,
-             "These figures were computed, not measured (marked \"projected\" in the tables"
-             " above); each note below says once how its figures were computed.");
-        t_emit(o, &t);
-        for (int i = 0; i < o->nsrc; i++) para(o, "P%d: projected from %s", i + 1, o->srcs[i]);
-    } else {
-        for (int i = 0; i < t.ncols; i++) free(t.cells[i]);
-        free(t.cells);
-    }
+    para(o,
+         "These figures were computed, not measured (marked \"projected\" in the tables"
+         " above); each note below says once how its figures were computed.");
+    t_emit(o, &t);
+    for (int i = 0; i < o->nsrc; i++) para(o, "P%d: projected from %s", i + 1, o->srcs[i]);
 }
+
+/* The comparison sections in the report's order. Projected figures comes
+ * last: it lists the provenance notes the tables above it numbered. */
+static const report_section g_sections[] = {
+    {.title = "Training (DistilBERT SQuAD fine-tuning)",
+     .want = is_train1,
+     .none = "No single-process training points on either side.",
+     .render = render_train},
+    {.title = "Inference (DistilBERT SQuAD question answering)",
+     .want = is_infer1,
+     .none = "No single-process inference points on either side.",
+     .render = render_infer},
+    {.title = "Peaks per instruction set",
+     .want = is_peak,
+     .none = "No peak measurements (sprbench peak) on either side.",
+     .render = render_peaks},
+    {.title = "GEMM throughput per kernel and shape",
+     .want = is_gemm1,
+     .none = "No single-process GEMM points on either side.",
+     .render = render_gemm},
+    {.title = "Scaling (ranks = nodes x processes per node)",
+     .want = is_scaling,
+     .none = "No multi-rank points on either side.",
+     .render = render_scaling},
+    /* silent when there are none: a report of measurements only has no such heading */
+    {.title = "Projected figures", .want = has_projected, .models = 1, .render = render_projected},
+};
 
 static int any_point(const sb_pt *p)
 {
@@ -1454,7 +1509,7 @@ static void section_env(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *c
         return;
     }
     pair *pr = NULL;
-    int n = pairs_of(bs, cs, any_point, &pr);
+    int n = pairs_of(bs, cs, any_point, 0, &pr);
     sb_envdiffs d = {0};
     for (int i = 0; i < n; i++) {
         /* a point that did not run ok (a crash) recorded no environment */
@@ -1708,12 +1763,18 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     section_summary(&o, db, bsel, csel, &bs, &cs, &go);
     section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline", "candidate");
     section_env(&o, db, &bs, &cs);
-    sum->headline_ratio = section_train(&o, &pl, &bs, &cs, bname, cname);
-    section_infer(&o, &pl, db, &bs, &cs, bname, cname);
-    section_peaks(&o, db, &bs, &cs);
-    section_gemm(&o, &pl, &bs, &cs, bname, cname);
-    section_scaling(&o, &pl, &bs, &cs, bname, cname);
-    section_projected(&o, &bs, &cs);
+    /* The opening above stays three calls: the summary reads the gate's
+     * result, the machines the selections, and the environment says its own
+     * empty case (no pair that ran ok on both sides) after reading the store;
+     * none is a heading over paired points. */
+    section_ctx sc = {&o, &pl, db, &bs, &cs, bname, cname, sum};
+    for (size_t i = 0; i < sizeof g_sections / sizeof g_sections[0]; i++) {
+        const report_section *s = &g_sections[i];
+        pair *pv;
+        int n = section_pairs(&o, s, &bs, &cs, &pv);
+        if (n) s->render(&sc, pv, n);
+        free(pv);
+    }
     if (ro->plots && pl.skipped_why[0]) para(&o, "Some plots were not drawn: %s.", pl.skipped_why);
     fputs("</body></html>\n", o.html);
     fclose(o.md);
