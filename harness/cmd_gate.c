@@ -1,20 +1,15 @@
 /* sprbench gate: PASS/WARN/FAIL of a candidate run against a baseline run
  * or against absolute references; exit 1 on any FAIL (for CI). */
 #include <getopt.h>
-#include <jansson.h>
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
-#include "sb_envdiff.h"
 #include "sb_gate.h"
+#include "sb_gate_out.h"
+#include "sb_gate_side.h"
 #include "sb_io.h"
-#include "sb_ptset.h"
 
 #define MAX_METRICS 16
 /* A reference is one line of ~100 bytes per configuration: 16 MiB holds over
@@ -81,150 +76,6 @@ static void gate_help(void)
            "$GITHUB_STEP_SUMMARY.\n\n"
            "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input.\n",
            sb_default_db());
-}
-
-/* gate --history: for each FAIL, where it started, from the candidate's
- * database (a database file given as the candidate, or --db). */
-static int history_lines(const sb_gate_result *res, const sb_ptset *base, const sb_ptset *cand,
-                         const sb_gate_opts *o, const char *candidate, const char *dbpath,
-                         sb_db *shared, sb_err *e)
-{
-    struct stat st;
-    int is_file = stat(candidate, &st) == 0 && S_ISREG(st.st_mode);
-    sb_db *db = is_file ? NULL : shared;
-    int rc = SB_OK;
-    if (!db && (rc = sb_db_open_readonly(is_file ? candidate : dbpath, &db, e))) return rc;
-    for (int i = 0; i < res->n && !rc; i++) {
-        const sb_gate_row *w = &res->rows[i];
-        if (w->verdict != SB_FAIL || !w->cand_id) continue;
-        sb_gate_last_pass lp;
-        if ((rc = sb_gate_find_last_pass(db, base, cand, w, o, &lp, e))) break;
-        if (lp.found)
-            printf("history: %s %s: last passed at tool version %s (sweep %lld, %.10s); first"
-                   " not passing: %s (sweep %lld, %.10s)\n",
-                   w->label, w->metric, lp.version[0] ? lp.version : "?", (long long)lp.sweep_id,
-                   lp.started, lp.next_version[0] ? lp.next_version : "?",
-                   (long long)lp.next_sweep_id, lp.next_started);
-        else
-            printf("history: %s %s: none of the %d earlier sweep(s) of this configuration on"
-                   " this machine passed\n",
-                   w->label, w->metric, lp.checked);
-    }
-    if (db != shared) sb_db_close(db);
-    return rc;
-}
-
-static int is_sqlite_file(const char *path)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    char magic[16] = {0};
-    size_t n = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    return n == 16 && !memcmp(magic, "SQLite format 3", 16);
-}
-
-/* Loads the points REF/RUN names, and the environment each recorded (read
- * while its database is open); *shared is the --db database, opened once. */
-static int load_side(const char *spec, const char *dbpath, sb_db **shared, sb_ptset *set,
-                     sb_envmap *env, char *what, size_t cap, char *file, sb_err *e)
-{
-    struct stat sb;
-    /* file: the database read, resolved (two names of one file are one) */
-    if (!realpath(stat(spec, &sb) == 0 && S_ISREG(sb.st_mode) ? spec : dbpath, file))
-        file[0] = '\0';
-    if (stat(spec, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        if (!is_sqlite_file(spec))
-            return sb_errf(e, SB_EUSAGE, "%s: is not a SQLite database", spec);
-        sb_db *db;
-        int rc = sb_db_open_readonly(spec, &db, e);
-        if (rc) return rc;
-        rc = sb_ptset_load(db, 0, 0, set, e);
-        if (!rc) rc = sb_envmap_load(db, set, env, e);
-        sb_db_close(db);
-        snprintf(what, cap, "database %s", spec);
-        return rc;
-    }
-    if (!*shared) {
-        if (access(dbpath, F_OK) != 0)
-            return sb_errf(e, SB_EUSAGE,
-                           "'%s' is not a file, and there is no database %s to look"
-                           " it up in (--db)",
-                           spec, dbpath);
-        int rc = sb_db_open_readonly(dbpath, shared, e);
-        if (rc) return rc;
-    }
-    sb_selection sel;
-    int rc = sb_select_resolve(*shared, spec, &sel, e);
-    if (rc) return rc;
-    snprintf(what, cap, "%s", sel.label);
-    rc = sb_ptset_load(*shared, sel.sweep_id ? 0 : sel.machine_id, sel.sweep_id, set, e);
-    if (!rc) rc = sb_envmap_load(*shared, set, env, e);
-    return rc;
-}
-
-/* Says which recorded environment variables differ between the compared
- * points: in each row (for JUnit), and as one line per distinct difference
- * after the table. */
-static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap *cm, json_t *lines)
-{
-    sb_envdiffs d = {0};
-    for (int i = 0; i < res->n; i++) {
-        sb_gate_row *w = &res->rows[i];
-        /* a status row: one side did not run ok (a crash writes no environment) */
-        if (!w->base_id || !w->cand_id || !strcmp(w->metric, "status")) continue;
-        const json_t *be = sb_envmap_get(bm, w->base_id), *ce = sb_envmap_get(cm, w->cand_id);
-        if (be && ce) sb_env_diff(be, ce, w->env, sizeof w->env);
-        sb_envdiffs_add(&d, w->base_id, be, w->cand_id, ce, w->label);
-    }
-    for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
-        char line[1400];
-        sb_envdiffs_line(&d, i, line, sizeof line);
-        if (lines)
-            json_array_append_new(lines, json_string(line));
-        else
-            printf("env: %s\n", line);
-    }
-    sb_envdiffs_free(&d);
-}
-
-static int same_points(const sb_ptset *a, const sb_ptset *b)
-{
-    if (a->n != b->n) return 0;
-    for (int i = 0; i < a->n; i++) /* both ordered by id */
-        if (a->p[i].id != b->p[i].id) return 0;
-    return 1;
-}
-
-static int has_fingerprint(const sb_ptset *s, const char *fp)
-{
-    for (int i = 0; i < s->n; i++)
-        if (!strcmp(s->p[i].fingerprint, fp)) return 1;
-    return 0;
-}
-
-/* What cannot be gated, refused with one line (exit 2) rather than a table
- * of verdicts that mean nothing: a run against itself (it passes whatever
- * it measured), and two different machines without --cross-machine (every
- * point would FAIL as a mismatch). */
-static int refuse_pair(const sb_ptset *base, const sb_ptset *cand, const char *bwhat,
-                       const char *cwhat, const char *bfile, const char *cfile,
-                       const sb_gate_opts *o, sb_err *e)
-{
-    if (bfile[0] && !strcmp(bfile, cfile) && same_points(base, cand))
-        return sb_errf(e, SB_EUSAGE,
-                       "the baseline (%s) and the candidate (%s) are the same %d point(s): a run"
-                       " gated against itself passes whatever it measured; name two runs",
-                       bwhat, cwhat, cand->n);
-    if (o->cross_machine) return SB_OK;
-    for (int i = 0; i < cand->n; i++)
-        if (has_fingerprint(base, cand->p[i].fingerprint)) return SB_OK;
-    return sb_errf(e, SB_EUSAGE,
-                   "the candidate (%s) ran on machine %.16s, the baseline (%s) never did (it"
-                   " ran on %.16s): to compare two machines, add --cross-machine",
-                   cwhat, cand->p[0].fingerprint, bwhat, base->n ? base->p[0].fingerprint : "none");
 }
 
 int sb_cmd_gate(int argc, char **argv)
@@ -341,64 +192,26 @@ int sb_cmd_gate(int argc, char **argv)
         if (rc) return sb_cli_report("gate", &e);
     }
     sb_db *shared = NULL;
-    sb_ptset base = {0}, cand = {0};
-    sb_envmap benv = {0}, cenv = {0};
+    sb_gate_side base = {0}, cand = {0};
     sb_gate_result res = {0};
-    char bwhat[300] = "", cwhat[300] = "", bfile[PATH_MAX] = "", cfile[PATH_MAX] = "";
-    if ((baseline &&
-         (rc = load_side(baseline, dbpath, &shared, &base, &benv, bwhat, sizeof bwhat, bfile,
-                         &e))) ||
-        (rc = load_side(candidate, dbpath, &shared, &cand, &cenv, cwhat, sizeof cwhat, cfile, &e)))
+    if ((baseline && (rc = sb_gate_side_load(baseline, dbpath, &shared, &base, &e))) ||
+        (rc = sb_gate_side_load(candidate, dbpath, &shared, &cand, &e)) ||
+        (rc = sb_gate_sides_check(baseline ? &base : NULL, &cand, &o, &e)))
         goto out;
-    if (cand.n == 0) {
-        rc = sb_errf(&e, SB_EUSAGE, "candidate %s has no points", cwhat);
+    if (nmetrics &&
+        (rc = sb_gate_check_metrics(metrics, baseline ? &base.set : NULL, &cand.set, &e)))
         goto out;
-    }
-    if (baseline && base.n == 0) {
-        rc = sb_errf(&e, SB_EUSAGE, "baseline %s has no points", bwhat);
-        goto out;
-    }
-    if (baseline && (rc = refuse_pair(&base, &cand, bwhat, cwhat, bfile, cfile, &o, &e))) goto out;
-    if (nmetrics && (rc = sb_gate_check_metrics(metrics, baseline ? &base : NULL, &cand, &e)))
-        goto out;
-    rc = refs ? sb_gate_references(refs, nrefs, &cand, &o, &res, &e)
-              : sb_gate_compare(&base, &cand, &o, &res, &e);
+    rc = refs ? sb_gate_references(refs, nrefs, &cand.set, &o, &res, &e)
+              : sb_gate_compare(&base.set, &cand.set, &o, &res, &e);
     if (rc) goto out;
-    const char *test = refs             ? "references"
-        : o.method == SB_GATE_BOOTSTRAP ? "bootstrap"
-                                        : "Mann-Whitney U";
+    const char *against = refs ? refs_path : NULL; /* NULL: gated against base */
     if (as_json) {
-        json_t *doc = sb_gate_json(&res), *env = json_array();
-        if (!refs) env_lines(&res, &benv, &cenv, env);
-        if (!doc ||
-            json_object_update_new(doc,
-                                   json_pack("{s:s,s:s,s:f,s:s,s:f,s:i,s:o}", "baseline",
-                                             refs ? refs_path : bwhat, "candidate", cwhat,
-                                             "tolerance", o.tolerance, "test", test, "alpha",
-                                             o.alpha, "min_samples", o.min_samples, "env", env)) ||
-            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
-            json_decref(doc);
-            rc = sb_errf(&e, SB_EFAIL, "cannot write the JSON document");
-            goto out;
-        }
-        putchar('\n');
-        json_decref(doc);
+        if ((rc = sb_gate_write_json(&res, &base, &cand, against, &o, stdout, &e))) goto out;
     } else {
-        printf("baseline:  %s\ncandidate: %s\ntolerance: %.1f%%, %s, alpha %g, >= %d samples per"
-               " side\n\n",
-               refs ? refs_path : bwhat, cwhat, o.tolerance * 100, test, o.alpha, o.min_samples);
-        sb_gate_print(&res, stdout);
-        if (!refs) env_lines(&res, &benv, &cenv, NULL);
-        if (res.ignored)
-            printf("ignored: %d baseline configuration(s) from machines the candidate did not run"
-                   " on:\n",
-                   res.ignored);
-        for (int i = 0; i < res.ignored && i < 10; i++)
-            printf("ignored: %s\n", res.ignored_labels[i]);
-        if (res.ignored > 10)
-            printf("ignored: ... and %d more (--json names all)\n", res.ignored - 10);
+        sb_gate_write_text(&res, &base, &cand, against, &o, stdout);
         if (history && res.count[SB_FAIL] &&
-            (rc = history_lines(&res, &base, &cand, &o, candidate, dbpath, shared, &e)))
+            (rc = sb_gate_write_history(&res, &base, &cand, &o, candidate, dbpath, shared, stdout,
+                                        &e)))
             goto out;
     }
     fflush(stdout);
@@ -413,10 +226,8 @@ int sb_cmd_gate(int argc, char **argv)
     sb_err_clear(&e);
 out:
     sb_gate_result_free(&res);
-    sb_ptset_free(&base);
-    sb_ptset_free(&cand);
-    sb_envmap_free(&benv);
-    sb_envmap_free(&cenv);
+    sb_gate_side_free(&base);
+    sb_gate_side_free(&cand);
     sb_db_close(shared);
     free(refs);
     if (rc && e.msg[0]) return sb_cli_report("gate", &e);

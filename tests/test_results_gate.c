@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_gate.h"
+#include "sb_gate_side.h"
 #include "sb_gemm_bench.h"
 #include "sb_io.h"
 #include "sb_report.h"
@@ -529,8 +530,45 @@ static void test_json(void)
     sb_gate_result_free(&r);
 }
 
+/* What cannot be gated is refused before any verdict, in one line naming
+ * the sides: no points, a run against itself, another machine. */
+static void test_sides_check(void)
+{
+    sb_gate_side b = {0}, c = {0}, none = {0};
+    sb_pt pb = make_pt("fpA", "scalar-f32", "ok", 6, 1e-3, 1.0, 7);
+    sb_pt pc = make_pt("fpB", "scalar-f32", "ok", 6, 1e-3, 1.0, 9);
+    set_of(&b.set, &pb, 1);
+    set_of(&c.set, &pc, 1);
+    b.set.p[0].id = 1;
+    c.set.p[0].id = 2;
+    strcpy(b.what, "sweep 1");
+    strcpy(c.what, "sweep 2");
+    strcpy(none.what, "sweep 3");
+    strcpy(b.file, "/x/a.db");
+    strcpy(c.file, "/x/a.db");
+    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &none, &o, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "candidate sweep 3 has no points") != NULL);
+    CHECK_EQ_INT(sb_gate_sides_check(&none, &c, &o, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "baseline sweep 3 has no points") != NULL);
+    CHECK_EQ_INT(sb_gate_sides_check(NULL, &c, &o, &e), SB_OK); /* references: candidate only */
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "ran on machine fpB, the baseline (sweep 1) never did") != NULL);
+    o.cross_machine = 1;
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_OK);
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &b, &o, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "are the same 1 point(s)") != NULL);
+    c.file[0] = '\0'; /* the same points read from two files are two runs */
+    c.set.p[0].id = 1;
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_OK);
+    sb_gate_side_free(&b);
+    sb_gate_side_free(&c);
+}
+
 int main(void)
 {
+    test_sides_check();
     test_json();
     test_mwu();
     test_verdicts();

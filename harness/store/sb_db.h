@@ -15,7 +15,8 @@
  * (sb_db_internal.h), and code above it reads and writes through named
  * operations: this header (schema, writes, what the store accepts),
  * sb_query.h (the reads commands, sweeps, plots and reports make),
- * sb_ptset.h (selections and point sets) and sb_export.h (moving results). */
+ * sb_ptset.h (selections and point sets), sb_export.h (moving results) and
+ * sb_listing.h (the listings `db` shows). */
 #ifndef SB_DB_H
 #define SB_DB_H
 #include <jansson.h>

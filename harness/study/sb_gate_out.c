@@ -1,0 +1,110 @@
+#include "sb_gate_out.h"
+#include <jansson.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *test_name(const char *references, const sb_gate_opts *o)
+{
+    return references                    ? "references"
+        : o->method == SB_GATE_BOOTSTRAP ? "bootstrap"
+                                         : "Mann-Whitney U";
+}
+
+/* Says which recorded environment variables differ between the compared
+ * points: in each row (for JUnit), and as one line per distinct difference
+ * after the table (into lines, or as "env: " lines on f). */
+static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap *cm, json_t *lines,
+                      FILE *f)
+{
+    sb_envdiffs d = {0};
+    for (int i = 0; i < res->n; i++) {
+        sb_gate_row *w = &res->rows[i];
+        /* a status row: one side did not run ok (a crash writes no environment) */
+        if (!w->base_id || !w->cand_id || !strcmp(w->metric, "status")) continue;
+        const json_t *be = sb_envmap_get(bm, w->base_id), *ce = sb_envmap_get(cm, w->cand_id);
+        if (be && ce) sb_env_diff(be, ce, w->env, sizeof w->env);
+        sb_envdiffs_add(&d, w->base_id, be, w->cand_id, ce, w->label);
+    }
+    for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
+        char line[1400];
+        sb_envdiffs_line(&d, i, line, sizeof line);
+        if (lines)
+            json_array_append_new(lines, json_string(line));
+        else
+            fprintf(f, "env: %s\n", line);
+    }
+    sb_envdiffs_free(&d);
+}
+
+void sb_gate_write_text(sb_gate_result *r, const sb_gate_side *base, const sb_gate_side *cand,
+                        const char *references, const sb_gate_opts *o, FILE *f)
+{
+    fprintf(f,
+            "baseline:  %s\ncandidate: %s\ntolerance: %.1f%%, %s, alpha %g, >= %d samples per"
+            " side\n\n",
+            references ? references : base->what, cand->what, o->tolerance * 100,
+            test_name(references, o), o->alpha, o->min_samples);
+    sb_gate_print(r, f);
+    if (!references) env_lines(r, &base->env, &cand->env, NULL, f);
+    if (r->ignored)
+        fprintf(f,
+                "ignored: %d baseline configuration(s) from machines the candidate did not run"
+                " on:\n",
+                r->ignored);
+    for (int i = 0; i < r->ignored && i < 10; i++)
+        fprintf(f, "ignored: %s\n", r->ignored_labels[i]);
+    if (r->ignored > 10)
+        fprintf(f, "ignored: ... and %d more (--json names all)\n", r->ignored - 10);
+}
+
+int sb_gate_write_json(sb_gate_result *r, const sb_gate_side *base, const sb_gate_side *cand,
+                       const char *references, const sb_gate_opts *o, FILE *f, sb_err *e)
+{
+    json_t *doc = sb_gate_json(r), *env = json_array();
+    if (!references) env_lines(r, &base->env, &cand->env, env, NULL);
+    if (!doc ||
+        json_object_update_new(doc,
+                               json_pack("{s:s,s:s,s:f,s:s,s:f,s:i,s:o}", "baseline",
+                                         references ? references : base->what, "candidate",
+                                         cand->what, "tolerance", o->tolerance, "test",
+                                         test_name(references, o), "alpha", o->alpha, "min_samples",
+                                         o->min_samples, "env", env)) ||
+        json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
+        json_decref(doc);
+        return sb_errf(e, SB_EFAIL, "cannot write the JSON document");
+    }
+    fputc('\n', f);
+    json_decref(doc);
+    return SB_OK;
+}
+
+int sb_gate_write_history(const sb_gate_result *r, const sb_gate_side *base,
+                          const sb_gate_side *cand, const sb_gate_opts *o, const char *candidate,
+                          const char *dbpath, sb_db *shared, FILE *f, sb_err *e)
+{
+    struct stat st;
+    int is_file = stat(candidate, &st) == 0 && S_ISREG(st.st_mode);
+    sb_db *db = is_file ? NULL : shared;
+    int rc = SB_OK;
+    if (!db && (rc = sb_db_open_readonly(is_file ? candidate : dbpath, &db, e))) return rc;
+    for (int i = 0; i < r->n && !rc; i++) {
+        const sb_gate_row *w = &r->rows[i];
+        if (w->verdict != SB_FAIL || !w->cand_id) continue;
+        sb_gate_last_pass lp;
+        if ((rc = sb_gate_find_last_pass(db, &base->set, &cand->set, w, o, &lp, e))) break;
+        if (lp.found)
+            fprintf(f,
+                    "history: %s %s: last passed at tool version %s (sweep %lld, %.10s); first"
+                    " not passing: %s (sweep %lld, %.10s)\n",
+                    w->label, w->metric, lp.version[0] ? lp.version : "?", (long long)lp.sweep_id,
+                    lp.started, lp.next_version[0] ? lp.next_version : "?",
+                    (long long)lp.next_sweep_id, lp.next_started);
+        else
+            fprintf(f,
+                    "history: %s %s: none of the %d earlier sweep(s) of this configuration on"
+                    " this machine passed\n",
+                    w->label, w->metric, lp.checked);
+    }
+    if (db != shared) sb_db_close(db);
+    return rc;
+}
