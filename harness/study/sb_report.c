@@ -1,6 +1,7 @@
 #include "sb_result.h"
 #include "sb_report.h"
 #include "sb_text.h"
+#include "sb_workload.h"
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -550,7 +551,9 @@ static const sb_metric_val *rate_metric(const sb_pt *p)
         const sb_metric_val *m = sb_pt_metric(p, pref[i]);
         if (m) return m;
     }
-    return NULL;
+    /* a workload without one of those: its row's headline (STREAM's triad) */
+    const sb_workload *w = sb_workload_find(p->workload);
+    return w && w->metric ? sb_pt_metric(p, w->metric) : NULL;
 }
 
 static int ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
@@ -682,6 +685,7 @@ typedef struct section_ctx {
  * another way (the newest peak of a side, every projected figure) still
  * gets its heading and its empty case from the row. */
 typedef struct report_section {
+    const char *workload; /* the workload it is the section of (NULL: of none) */
     const char *title;
     int (*want)(const sb_pt *p);
     int models; /* the scaling model's points count too (they ran nothing) */
@@ -842,6 +846,25 @@ static void render_peaks(section_ctx *ctx, const pair *pv, int np)
     json_decref(sk[1]);
 }
 
+/* A pair's rate cells: each side's rate metric with its spread (or why it
+ * has none) into vb and vc (700 bytes), the ratio and its significance into
+ * r (96 bytes). */
+static void rate_cells(out *o, const sb_pt *b, const sb_pt *c, const sb_metric_val **mb,
+                       const sb_metric_val **mc, char *vb, char *vc, char *r)
+{
+    *mb = ok(b) ? rate_metric(b) : NULL;
+    *mc = ok(c) ? rate_metric(c) : NULL;
+    if (*mb)
+        with_spread(o, b, *mb, vb, 700);
+    else
+        not_available(b, vb, 700);
+    if (*mc)
+        with_spread(o, c, *mc, vc, 700);
+    else
+        not_available(c, vc, 700);
+    ratio_sig(o, b, c, *mc ? (*mc)->value : 0, *mb ? (*mb)->value : 0, r, 96);
+}
+
 static void render_gemm(section_ctx *ctx, const pair *pv, int n)
 {
     out *o = ctx->o;
@@ -863,20 +886,11 @@ static void render_gemm(section_ctx *ctx, const pair *pv, int n)
     bars_init(&br[1], n);
     for (int i = 0; i < n; i++) {
         const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
-        const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL,
-                            *mc = ok(c) ? rate_metric(c) : NULL;
+        const sb_metric_val *mb, *mc;
         char vb[700], vc[700], r[96], thr[16];
-        if (mb)
-            with_spread(o, b, mb, vb, sizeof vb);
-        else
-            not_available(b, vb, sizeof vb);
-        if (mc)
-            with_spread(o, c, mc, vc, sizeof vc);
-        else
-            not_available(c, vc, sizeof vc);
+        rate_cells(o, b, c, &mb, &mc, vb, vc, r);
         const sb_metric_val *um = mb ? mb : mc;
         const char *u = um && um->unit[0] ? um->unit : "-";
-        ratio_sig(o, b, c, mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
         snprintf(thr, sizeof thr, "%d", any->threads);
         const char *cells[] = {any->kernel, any->dtype, any->shape, thr, u, vb, vc, r};
         t_row(&t, cells);
@@ -1464,20 +1478,51 @@ static void render_projected(section_ctx *ctx, const pair *pv, int np)
 
 /* The comparison sections in the report's order. Projected figures comes
  * last: it lists the provenance notes the tables above it numbered. */
+static int is_other1(const sb_pt *p);
+
+/* One row per point pair: the workload's headline metric, both sides. */
+static void render_other(section_ctx *ctx, const pair *pv, int n)
+{
+    out *o = ctx->o;
+    para(o, "Median of each workload's headline metric with the p10-p90 range of the"
+            " repetitions in brackets.");
+    const char *hdr[] = {"workload", "kernel",   "configuration", "threads",
+                         "unit",     "baseline", "candidate",     "candidate vs baseline"};
+    table t;
+    t_init(&t, 8, hdr);
+    for (int i = 0; i < n; i++) {
+        const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
+        const sb_metric_val *mb, *mc;
+        char vb[700], vc[700], r[96], thr[16];
+        rate_cells(o, b, c, &mb, &mc, vb, vc, r);
+        const sb_metric_val *um = mb ? mb : mc;
+        snprintf(thr, sizeof thr, "%d", any->threads);
+        const sb_workload *w = sb_workload_find(any->workload);
+        const char *cells[] = {w ? w->title : any->workload, any->kernel, any->shape, thr,
+                               um && um->unit[0] ? um->unit : "-", vb, vc, r};
+        t_row(&t, cells);
+    }
+    t_emit(o, &t);
+}
+
 static const report_section g_sections[] = {
-    {.title = "Training (DistilBERT SQuAD fine-tuning)",
+    {.workload = "train",
+     .title = "Training (DistilBERT SQuAD fine-tuning)",
      .want = is_train1,
      .none = "No single-process training points on either side.",
      .render = render_train},
-    {.title = "Inference (DistilBERT SQuAD question answering)",
+    {.workload = "infer",
+     .title = "Inference (DistilBERT SQuAD question answering)",
      .want = is_infer1,
      .none = "No single-process inference points on either side.",
      .render = render_infer},
-    {.title = "Peaks per instruction set",
+    {.workload = "peak",
+     .title = "Peaks per instruction set",
      .want = is_peak,
      .none = "No peak measurements (sprbench peak) on either side.",
      .render = render_peaks},
-    {.title = "GEMM throughput per kernel and shape",
+    {.workload = "gemm",
+     .title = "GEMM throughput per kernel and shape",
      .want = is_gemm1,
      .none = "No single-process GEMM points on either side.",
      .render = render_gemm},
@@ -1485,9 +1530,24 @@ static const report_section g_sections[] = {
      .want = is_scaling,
      .none = "No multi-rank points on either side.",
      .render = render_scaling},
+    /* every workload without a section of its own, by its headline metric;
+     * silent when there are none */
+    {.title = "Other workloads, by their headline metric", .want = is_other1,
+     .render = render_other},
     /* silent when there are none: a report of measurements only has no such heading */
     {.title = "Projected figures", .want = has_projected, .models = 1, .render = render_projected},
 };
+
+/* A workload (bench/sb_workload) with a headline metric and no section of
+ * its own: a new workload is in the report from its first point. */
+static int is_other1(const sb_pt *p)
+{
+    const sb_workload *w = sb_workload_find(p->workload);
+    if (!w || !w->metric || p->ppn * p->nodes != 1) return 0;
+    for (size_t i = 0; i < sizeof g_sections / sizeof g_sections[0]; i++)
+        if (g_sections[i].workload && !strcmp(g_sections[i].workload, p->workload)) return 0;
+    return 1;
+}
 
 static int any_point(const sb_pt *p)
 {
