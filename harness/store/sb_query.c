@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_db_internal.h"
+#include "sb_workload.h"
 
 /* ---- helpers ---- */
 
@@ -375,11 +376,12 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
     static const char *sql =
         "WITH v AS ("
         "  SELECT p.id, p.workload, p.kernel, p.shape, p.threads, p.ppn, p.nodes, p.status,"
-        "         p.reason, COALESCE(mg.value, ms.value, mt.value) AS value,"
+        "         p.reason, COALESCE(mg.value, ms.value, mt.value, mh.value) AS value,"
         "         CASE WHEN mg.value IS NOT NULL THEN (CASE WHEN p.dtype = 'int8' THEN 'GOP/s' "
         "ELSE 'GFLOP/s' END)"
         "              WHEN ms.value IS NOT NULL THEN 'seq/s'"
-        "              WHEN mt.value IS NOT NULL THEN 'tokens/s' END AS unit, mp.value AS pct"
+        "              WHEN mt.value IS NOT NULL THEN 'tokens/s'"
+        "              WHEN mh.value IS NOT NULL THEN ?3 END AS unit, mp.value AS pct"
         "  FROM point p"
         "  LEFT JOIN metric mg ON mg.point_id = p.id AND mg.name = 'gflops'"
         /* inference counts answered sequences; training, tokens */
@@ -387,7 +389,9 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
         "   AND p.workload = 'infer' AND ms.name = 'sequences_per_s'"
         "  LEFT JOIN metric mt ON mt.point_id = p.id AND mt.name = 'tokens_per_s'"
         "  LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
-        "  WHERE p.sweep_id = ? AND p.workload != 'peak')"
+        /* any other workload: its row's headline metric (bench/sb_workload) */
+        "  LEFT JOIN metric mh ON mh.point_id = p.id AND mh.name = ?2"
+        "  WHERE p.sweep_id = ?1 AND p.workload != 'peak')"
         " SELECT v.kernel, v.shape, v.threads, v.ppn, v.nodes, v.status, v.reason, v.value, v.unit,"
         "        v.pct, (SELECT b.value FROM v b WHERE b.kernel = v.kernel AND b.shape = v.shape"
         "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
@@ -396,10 +400,19 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
         "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
         "          ORDER BY b.threads LIMIT 1)"
         " FROM v ORDER BY v.kernel, v.shape, v.nodes, v.ppn, v.threads";
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "sweep summary", sql, &st, e);
+    sb_sweep_header hd;
+    int found;
+    int rc = sb_db_sweep_header(db, sweep_id, &hd, &found, e);
     if (rc) return rc;
+    const sb_workload *w = found ? sb_workload_find(hd.workload) : NULL;
+    sb_sweep_header_free(&hd);
+    sqlite3_stmt *st;
+    if ((rc = sb_db_prepare(db, "sweep summary", sql, &st, e))) return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
+    if (w && w->metric) {
+        sqlite3_bind_text(st, 2, w->metric, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, w->unit, -1, SQLITE_STATIC);
+    }
     int cap = 0, step, oom = 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
