@@ -68,10 +68,12 @@ static const char *const g_infer_opts[] = {
     "model", "batch",     "seq",    "stride", "requests",       "vocab",      "data",        "init",
     "seed",  "synth-dev", "warmup", "quant",  "full-attention", "no-latency", "compare-f32", NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
+static const char *const g_stream_opts[] = {"mib", "ntimes", NULL};
 
 /* A point's series key: the options that change the work, in this order. */
 static const char *const g_model_series[] = {"model", "batch", "seq", NULL};
 static const char *const g_allreduce_series[] = {"sizes", NULL};
+static const char *const g_stream_series[] = {"mib", NULL};
 
 #define DAY (24 * 3600.0)
 static const sb_workload g_workloads[] = {
@@ -89,6 +91,9 @@ static const sb_workload g_workloads[] = {
     /* no headline: its metrics are per message size (busbw_gbs_<bytes>) */
     {"allreduce", "MPI_Allreduce", SB_WL_PLAN, g_allreduce_opts, g_allreduce_series, 0, 1800.0,
      NULL, NULL, NULL, NULL, NULL, NULL},
+    /* memory bandwidth (bench/stream): the roofline's other axis */
+    {"stream", "STREAM memory bandwidth", SB_WL_PLAN | SB_WL_THREADS | SB_WL_ONE_RANK,
+     g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL},
     /* the machine's peak FLOP/s, a point the sweep puts ahead of GEMM points */
     {"peak", "Peak FLOP/s", 0, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL, NULL, NULL,
      describe_peak},
@@ -168,6 +173,8 @@ static const sb_wopt g_wopts[] = {
     {"compare-f32", SB_WOPT_BOOL, 0, 0},
     {"quant", SB_WOPT_QUANT, 0, 0},
     {"threads", SB_WOPT_LONG, 1, 4096},
+    {"mib", SB_WOPT_LONG, 1, 1 << 20},
+    {"ntimes", SB_WOPT_LONG, 2, 200},
 };
 
 const sb_wopt *sb_wopt_find(const char *key)

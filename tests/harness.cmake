@@ -5,6 +5,8 @@ sb_add_script(harness_cli harness_cli.sh)
 sb_add_script(harness_sweep_e2e harness_sweep_e2e.sh)
 sb_add_script(harness_sweep_robust harness_sweep_robust.sh)
 sb_add_script(harness_plot_scaling harness_plot_scaling.sh)
+# a workload added through the workload table alone (STREAM)
+sb_add_script(harness_stream harness_stream.sh)
 # plots/ templates, plots at scale, history (a synthetic 56-thread database)
 sb_add_script(harness_plot_templates harness_plot_templates.sh)
 # it checks what `cmake --install` puts under a prefix
