@@ -1,39 +1,18 @@
 /* sprbench sweep: expand a plan into points, run each as a worker process,
  * store every sample, print a summary (and optionally draw the plots). */
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_plan.h"
-#include "sb_io.h"
 #include "sb_plot.h"
 #include "sb_slurm.h"
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
 #include "sb_workload.h"
-
-/* Each workload's options, from its row: "  train: --model, --batch, ..." */
-static void workload_opts_help(void)
-{
-    for (int i = 0; i < sb_workload_count(); i++) {
-        const sb_workload *w = sb_workload_at(i);
-        if (!(w->flags & SB_WL_PLAN) || !w->opts[0]) continue;
-        int col = printf("  %-9s", w->name);
-        for (const char *const *o = w->opts; *o; o++) {
-            if (col + (int)strlen(*o) + 4 > 80)
-                col = printf("\n           ") - 1;
-            col += printf(" --%s%s", *o, o[1] ? "," : "");
-        }
-        putchar('\n');
-    }
-}
 
 static void sweep_help(void)
 {
@@ -90,53 +69,9 @@ static void sweep_help(void)
            "Worker options, per workload: passed to `sprbench WORKLOAD` (in a plan file a\n"
            "flag without a value is `key = 1`):\n",
            names, sb_default_db());
-    workload_opts_help();
+    sb_plan_workload_help(stdout);
     printf("\nExit status: 0 all points ran (some may be skipped), 1 a point failed or the\n"
            "sweep was interrupted, 2 bad input.\n");
-}
-
-/* The plan's own keys that take a value on the command line (long option =
- * key); the workloads' options follow from their rows (sb_workload). */
-static const char *const g_value_keys[] = {
-    "workload", "kernels", "threads",     "shapes",    "trans",         "reps",
-    "min-seconds", "prepack", "ppn",      "nodes",     "hostfile",      "bind",
-    "mpirun-args", "point-timeout", "label", "project-nodes", "launcher", NULL};
-
-#define MAX_KEYS 96
-/* Every option key sweep takes: the plan's, then each workload option once;
- * *nvalue of them take a value (the rest are flags: "1"). */
-static int sweep_keys(const char **keys, int *nvalue)
-{
-    int n = 0;
-    for (int i = 0; g_value_keys[i]; i++) keys[n++] = g_value_keys[i];
-    for (int pass = 0; pass < 2; pass++) { /* values first, flags after */
-        if (pass == 1) *nvalue = n;
-        for (int i = 0; i < sb_workload_count(); i++)
-            for (const char *const *o = sb_workload_at(i)->opts; *o && n < MAX_KEYS; o++) {
-                const sb_wopt *w = sb_wopt_find(*o);
-                int flag = w && w->kind == SB_WOPT_BOOL, seen = 0;
-                for (int k = 0; k < n; k++) seen |= !strcmp(keys[k], *o);
-                if (!seen && flag == pass) keys[n++] = *o;
-            }
-    }
-    return n;
-}
-
-static int self_exe(char *buf, size_t cap)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-    if (n <= 0) return -1;
-    buf[n] = '\0';
-    return 0;
-}
-
-static int ensure_parent_dir(const char *path)
-{
-    char copy[4096];
-    snprintf(copy, sizeof copy, "%s", path);
-    char *dir = dirname(copy);
-    if (!strcmp(dir, ".") || !strcmp(dir, "/")) return 0;
-    return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
 /* --sbatch FILE: the batch script of this sweep (sizes from the finished
@@ -144,16 +79,6 @@ static int ensure_parent_dir(const char *path)
 static int write_batch(const sb_plan *p, const char *path, int submit, const char *exe, int argc,
                        char **argv, const char *skip, int add_launcher, sb_err *e)
 {
-    int maxn, maxp, maxt;
-    sb_plan_max_dims(p, &maxn, &maxp, &maxt);
-    /* every point may take its whole timeout (the sweep's defaults when none
-     * is given), a GEMM sweep's peak probe one more, plus a few minutes to
-     * start and store */
-    const sb_workload *w = sb_workload_find(p->workload);
-    double timeout = p->point_timeout > 0 ? p->point_timeout : w ? w->timeout_s : 1800.0;
-    int npoints = sb_plan_npoints(p) + (w && (w->flags & SB_WL_PEAK) ? 1 : 0);
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd)) return sb_errf(e, SB_EFAIL, "cannot read the working directory");
     char **av = calloc((size_t)argc + 4, sizeof *av);
     if (!av) return sb_errf(e, SB_EFAIL, "out of memory");
     int n = 0;
@@ -165,23 +90,15 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
         av[n++] = "--launcher";
         av[n++] = "slurm";
     }
-    sb_slurm_batch b = {.nodes = maxn,
-                        .ppn = maxp,
-                        .cpus_per_task = maxt,
-                        .time_limit_s = npoints * timeout + 300,
-                        .workdir = cwd,
-                        .argv = av};
-    char *text = sb_slurm_batch_script(&b);
+    sb_slurm_batch b;
+    int rc = sb_slurm_plan_batch(p, path, av, &b, e);
     free(av);
-    if (!text) return sb_errf(e, SB_EFAIL, "out of memory");
-    int rc = sb_write_file_atomic(path, text, strlen(text), e);
-    free(text);
     if (rc) return rc;
     char limit[64];
     sb_slurm_time_format(b.time_limit_s, limit, sizeof limit);
     printf("batch script %s: %d node(s), %d task(s) per node, %d CPU(s) per task, time limit %s,"
            " exclusive\n",
-           path, maxn, maxp, maxt, limit);
+           path, b.nodes, b.ppn, b.cpus_per_task, limit);
     if (!submit) {
         printf("submit it with: sbatch %s\n", path);
         return SB_OK;
@@ -206,9 +123,9 @@ int sb_cmd_sweep(int argc, char **argv)
         OPT_JSON,
         OPT_KEY
     };
-    const char *all_keys[MAX_KEYS];
-    int nvalue = 0, nall = sweep_keys(all_keys, &nvalue);
-    struct option opts[MAX_KEYS + 16];
+    const char *all_keys[SB_PLAN_CLI_KEYS];
+    int nvalue = 0, nall = sb_plan_cli_keys(all_keys, &nvalue);
+    struct option opts[SB_PLAN_CLI_KEYS + 16];
     int no = 0;
     for (int i = 0; i < nall; i++)
         opts[no++] = (struct option){all_keys[i], i < nvalue ? required_argument : no_argument, 0,
@@ -305,25 +222,14 @@ int sb_cmd_sweep(int argc, char **argv)
         snprintf(where, sizeof where, "--%s", keys[i]);
         if ((rc = sb_plan_set(&plan, keys[i], values[i], where, &e))) goto fail;
     }
-    /* Inside an allocation (or for a batch script) a sweep runs on Slurm's
-     * nodes unless a hostfile or --launcher says otherwise. */
     int user_launcher = plan.launcher != NULL;
-    const char *job = getenv("SLURM_JOB_ID");
-    if (sbatch && (plan.hostfile || (plan.launcher && strcmp(plan.launcher, "slurm")))) {
-        rc = sb_errf(&e, SB_EUSAGE,
-                     "--sbatch runs the sweep with --launcher slurm on the nodes it"
-                     " allocates: give no --hostfile or other launcher");
-        goto fail;
-    }
-    if (!resume && !plan.launcher && !plan.hostfile && ((job && *job) || sbatch) &&
-        (rc = sb_plan_set(&plan, "launcher", "slurm", sbatch ? "--sbatch" : "SLURM_JOB_ID", &e)))
-        goto fail;
+    if (!resume && (rc = sb_slurm_plan_launcher(&plan, sbatch != NULL, &e))) goto fail;
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (!resume && (rc = sb_plan_finish(&plan, si ? si->cores : 1, &e))) goto fail;
     if (!resume && !dry && (rc = sb_plan_check_inputs(&plan, &e))) goto fail;
 
     char exe[4096];
-    if (self_exe(exe, sizeof exe)) {
+    if (sb_cli_self_exe(exe, sizeof exe)) {
         rc = sb_errf(&e, SB_EFAIL, "cannot find the sprbench binary (/proc/self/exe)");
         goto fail;
     }
@@ -333,7 +239,7 @@ int sb_cmd_sweep(int argc, char **argv)
         return rc ? sb_cli_report("sweep", &e) : 0;
     }
     /* a resume creates nothing: its database must exist already */
-    if (!dry && !resume && db_path == sb_default_db() && ensure_parent_dir(db_path)) {
+    if (!dry && !resume && db_path == sb_default_db() && sb_cli_make_parent_dir(db_path)) {
         rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", db_path);
         goto fail;
     }
@@ -351,27 +257,10 @@ int sb_cmd_sweep(int argc, char **argv)
         return rc ? sb_cli_report("sweep", &e) : 0;
     }
     json_t *doc = NULL;
-    if (out.sweep_id > 0 && as_json) {
+    if (out.sweep_id > 0) {
         sb_err se = {0};
-        if (sb_sweep_summary_json(db_path, out.sweep_id, &doc, &se)) sb_cli_report("sweep", &se);
-        if (doc)
-            json_object_update_new(doc,
-                                   json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:[]}", "database",
-                                             db_path, "ok", out.ok, "skipped", out.skipped,
-                                             "failed", out.failed, "timeout", out.timeout,
-                                             "interrupted", out.interrupted, "projected_series",
-                                             out.projected_series, "plots"));
-    } else if (out.sweep_id > 0) {
-        sb_err se = {0};
-        if (sb_sweep_summary(db_path, out.sweep_id, stdout, &se)) sb_cli_report("sweep", &se);
-        printf(
-            "\nsweep %lld: %d ok, %d skipped, %d failed, %d timeout, %d interrupted; database %s\n",
-            (long long)out.sweep_id, out.ok, out.skipped, out.failed, out.timeout, out.interrupted,
-            db_path);
-        if (out.projected_series)
-            printf("sweep %lld: %d series projected by the scaling model (status 'projected', not"
-                   " measured)\n",
-                   (long long)out.sweep_id, out.projected_series);
+        sb_sweep_show(db_path, &out, stdout, as_json ? &doc : NULL, &se);
+        if (se.code) sb_cli_report("sweep", &se);
     }
     if (rc) {
         json_decref(doc);

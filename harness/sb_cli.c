@@ -2,6 +2,7 @@
 #include "sb_db.h"
 #include "sb_text.h"
 #include <ctype.h>
+#include <libgen.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -173,4 +174,21 @@ int sb_cli_check_out_dir(const char *opt, const char *dir, int may_create, sb_er
     trimmed[n] = '\0';
     dir_of(trimmed, parent, sizeof parent);
     return writable_dir(opt, dir, "cannot create directory", parent, "parent directory", e);
+}
+
+int sb_cli_self_exe(char *buf, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    return 0;
+}
+
+int sb_cli_make_parent_dir(const char *path)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    char *dir = dirname(copy);
+    if (!strcmp(dir, ".") || !strcmp(dir, "/")) return 0;
+    return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }

@@ -36,5 +36,10 @@ int sb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 int sb_cli_check_path(const char *opt, const char *path, sb_err *e);
 int sb_cli_check_out_file(const char *opt, const char *path, sb_err *e);
 int sb_cli_check_out_dir(const char *opt, const char *dir, int may_create, sb_err *e);
+/* This binary's path (/proc/self/exe), to run workers with: -1 when unknown. */
+int sb_cli_self_exe(char *buf, size_t cap);
+/* The directory a file will be written into, made when missing (one level;
+ * "." and "/" are there): -1 when it cannot be. */
+int sb_cli_make_parent_dir(const char *path);
 
 #endif

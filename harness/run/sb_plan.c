@@ -637,3 +637,42 @@ void sb_plan_max_dims(const sb_plan *p, int *nodes, int *ppn, int *threads)
     *ppn = list_max(p->ppn, p->nppn);
     *threads = list_max(p->threads, p->nthreads);
 }
+
+/* The plan's own keys that take a value on the command line (long option =
+ * key); the workloads' options follow from their rows (sb_workload). */
+static const char *const g_value_keys[] = {
+    "workload", "kernels", "threads",     "shapes",    "trans",         "reps",
+    "min-seconds", "prepack", "ppn",      "nodes",     "hostfile",      "bind",
+    "mpirun-args", "point-timeout", "label", "project-nodes", "launcher", NULL};
+
+int sb_plan_cli_keys(const char **keys, int *nvalue)
+{
+    int n = 0;
+    for (int i = 0; g_value_keys[i]; i++) keys[n++] = g_value_keys[i];
+    for (int pass = 0; pass < 2; pass++) { /* values first, flags after */
+        if (pass == 1) *nvalue = n;
+        for (int i = 0; i < sb_workload_count(); i++)
+            for (const char *const *o = sb_workload_at(i)->opts; *o && n < SB_PLAN_CLI_KEYS; o++) {
+                const sb_wopt *w = sb_wopt_find(*o);
+                int flag = w && w->kind == SB_WOPT_BOOL, seen = 0;
+                for (int k = 0; k < n; k++) seen |= !strcmp(keys[k], *o);
+                if (!seen && flag == pass) keys[n++] = *o;
+            }
+    }
+    return n;
+}
+
+void sb_plan_workload_help(FILE *f)
+{
+    for (int i = 0; i < sb_workload_count(); i++) {
+        const sb_workload *w = sb_workload_at(i);
+        if (!(w->flags & SB_WL_PLAN) || !w->opts[0]) continue;
+        int col = fprintf(f, "  %-9s", w->name);
+        for (const char *const *o = w->opts; *o; o++) {
+            if (col + (int)strlen(*o) + 4 > 80)
+                col = fprintf(f, "\n           ") - 1;
+            col += fprintf(f, " --%s%s", *o, o[1] ? "," : "");
+        }
+        fputc('\n', f);
+    }
+}

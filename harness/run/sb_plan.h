@@ -21,6 +21,7 @@
  * plan without one runs batch 32 (the worker's default, stated). */
 #ifndef SB_PLAN_H
 #define SB_PLAN_H
+#include <stdio.h>
 #include "sb_err.h"
 
 #define SB_PLAN_MAX 64
@@ -90,6 +91,16 @@ int sb_plan_npoints(const sb_plan *p);
 /* The largest node count, processes per node and threads the plan asks for
  * (1 where a list is empty): what an allocation or a batch script must hold. */
 void sb_plan_max_dims(const sb_plan *p, int *nodes, int *ppn, int *threads);
+
+/* Every key `sprbench sweep` takes as a long option (--key): the plan's own,
+ * then each workload's options once (bench/sb_workload); the first *nvalue
+ * take a value, the rest are flags (a plan's `key = 1`). Returns the count
+ * (at most SB_PLAN_CLI_KEYS). */
+#define SB_PLAN_CLI_KEYS 96
+int sb_plan_cli_keys(const char **keys, int *nvalue);
+/* Each plan workload's options, a line (wrapped at 80 columns) per workload:
+ * "  train     --model, --batch, ..." */
+void sb_plan_workload_help(FILE *f);
 
 /* The worker options' ranges (sb_worker_opt_long/_double) are the
  * workloads' (bench/sb_workload.h). */

@@ -8,6 +8,7 @@
 #include "sb_io.h"
 #include "sb_plan.h"
 #include "sb_text.h"
+#include "sb_workload.h"
 
 /* ---- host lists ---- */
 
@@ -577,4 +578,38 @@ int sb_slurm_submit(const char *script_path, char *job_id, size_t cap, sb_err *e
     unlink(outp);
     unlink(errp);
     return rc;
+}
+
+int sb_slurm_plan_batch(const sb_plan *p, const char *path, char *const *argv, sb_slurm_batch *b,
+                        sb_err *e)
+{
+    int maxn, maxp, maxt;
+    sb_plan_max_dims(p, &maxn, &maxp, &maxt);
+    const sb_workload *w = sb_workload_find(p->workload);
+    double timeout = p->point_timeout > 0 ? p->point_timeout : w ? w->timeout_s : 1800.0;
+    int npoints = sb_plan_npoints(p) + (w && (w->flags & SB_WL_PEAK) ? 1 : 0);
+    static char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return sb_errf(e, SB_EFAIL, "cannot read the working directory");
+    *b = (sb_slurm_batch){.nodes = maxn,
+                          .ppn = maxp,
+                          .cpus_per_task = maxt,
+                          .time_limit_s = npoints * timeout + 300,
+                          .workdir = cwd,
+                          .argv = argv};
+    char *text = sb_slurm_batch_script(b);
+    if (!text) return sb_errf(e, SB_EFAIL, "out of memory");
+    int rc = sb_write_file_atomic(path, text, strlen(text), e);
+    free(text);
+    return rc;
+}
+
+int sb_slurm_plan_launcher(sb_plan *p, int batch, sb_err *e)
+{
+    if (batch && (p->hostfile || (p->launcher && strcmp(p->launcher, "slurm"))))
+        return sb_errf(e, SB_EUSAGE,
+                       "--sbatch runs the sweep with --launcher slurm on the nodes it"
+                       " allocates: give no --hostfile or other launcher");
+    const char *job = getenv("SLURM_JOB_ID");
+    if (p->launcher || p->hostfile || !((job && *job) || batch)) return SB_OK;
+    return sb_plan_set(p, "launcher", "slurm", batch ? "--sbatch" : "SLURM_JOB_ID", e);
 }

@@ -80,6 +80,10 @@ int sb_slurm_kill_reason(const char *text, char *buf, size_t cap);
 
 /* ---- a sweep's points (sb_sweep) ---- */
 struct sb_plan;
+/* Inside an allocation ($SLURM_JOB_ID) or for a batch script (batch), a
+ * plan without a hostfile or launcher runs on Slurm's nodes: launcher slurm.
+ * A batch script with a hostfile or another launcher is SB_EUSAGE. */
+int sb_slurm_plan_launcher(struct sb_plan *p, int batch, sb_err *e);
 /* Whether the plan launches through Slurm (launcher = slurm). */
 int sb_slurm_plan_uses(const struct sb_plan *p);
 /* Before anything is written: srun is installed, this process is inside an
@@ -115,6 +119,14 @@ void sb_slurm_time_format(double seconds, char *buf, size_t cap);
  * --cpus-per-task, --time, --exclusive, --job-name; then the argv as one
  * quoted line). Caller frees; NULL when out of memory. */
 char *sb_slurm_batch_script(const sb_slurm_batch *b);
+struct sb_plan;
+/* A finished plan's batch script written to path: the largest node count and
+ * ppn, its threads as CPUs per task, and a time limit for every point taking
+ * its whole timeout (the workload's default when the plan gives none; a
+ * peak-probing sweep one point more) plus five minutes to start and store.
+ * argv: the sweep to run inside. *b says what was asked for. */
+int sb_slurm_plan_batch(const struct sb_plan *p, const char *path, char *const *argv,
+                        sb_slurm_batch *b, sb_err *e);
 /* Runs `sbatch --parsable SCRIPT` (argv, no shell) and returns the job id
  * it printed. SB_EFAIL with sbatch's own words when it refuses. */
 int sb_slurm_submit(const char *script_path, char *job_id, size_t cap, sb_err *e);

@@ -1055,6 +1055,31 @@ int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, s
     return *out ? SB_OK : sb_errf(e, SB_EFAIL, "out of memory");
 }
 
+void sb_sweep_show(const char *db_path, const sb_sweep_outcome *out, FILE *f, json_t **doc,
+                   sb_err *e)
+{
+    if (doc) {
+        *doc = NULL;
+        if (sb_sweep_summary_json(db_path, out->sweep_id, doc, e)) return;
+        json_object_update_new(*doc, json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:[]}", "database",
+                                               db_path, "ok", out->ok, "skipped", out->skipped,
+                                               "failed", out->failed, "timeout", out->timeout,
+                                               "interrupted", out->interrupted,
+                                               "projected_series", out->projected_series,
+                                               "plots"));
+        return;
+    }
+    sb_sweep_summary(db_path, out->sweep_id, f, e);
+    fprintf(f, "\nsweep %lld: %d ok, %d skipped, %d failed, %d timeout, %d interrupted; database %s\n",
+            (long long)out->sweep_id, out->ok, out->skipped, out->failed, out->timeout,
+            out->interrupted, db_path);
+    if (out->projected_series)
+        fprintf(f,
+                "sweep %lld: %d series projected by the scaling model (status 'projected', not"
+                " measured)\n",
+                (long long)out->sweep_id, out->projected_series);
+}
+
 int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src, sb_err *e)
 {
     memset(src, 0, sizeof *src);

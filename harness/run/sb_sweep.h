@@ -92,5 +92,13 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e);
  * ppn, nodes, status, reason, median, unit, speedup, speedup_base_threads,
  * efficiency, pct_peak}]} with null where the table shows "-". */
 int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, sb_err *e);
+/* What `sprbench sweep` shows when a sweep has run. doc NULL: the summary
+ * table, the counts line and the projected series on f. Else *doc = the
+ * summary document with the database, the counts, the projected series and
+ * an empty "plots" array (NULL when the summary could not be read; say why
+ * on e). A summary that cannot be read is not the sweep's failure: SB_OK
+ * either way, e says why. */
+void sb_sweep_show(const char *db_path, const sb_sweep_outcome *out, FILE *f, json_t **doc,
+                   sb_err *e);
 
 #endif
