@@ -122,6 +122,18 @@ char *sb_text_repair(const char *s, size_t len, size_t max_chars, int *changed)
     return out;
 }
 
+json_t *sb_text_jsonn(const char *s, size_t len, int *changed)
+{
+    if (changed) *changed = 0;
+    if (sb_text_chars(s, len, NULL) >= 0) return json_stringn(s, len);
+    char *fixed = sb_text_repair(s, len, 0, changed);
+    json_t *j = fixed ? json_string(fixed) : NULL;
+    free(fixed);
+    return j;
+}
+
+json_t *sb_text_json(const char *s) { return s ? sb_text_jsonn(s, strlen(s), NULL) : json_null(); }
+
 int sb_text_prefix(const char *s, size_t max_bytes)
 {
     size_t n = strnlen(s, max_bytes);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <jansson.h>
 #include "sb_err.h"
 
 /* Characters in s[0..len) when it is valid UTF-8 (shortest forms, no
@@ -43,6 +44,17 @@ int sb_text_checkn(const char *s, size_t len, size_t max_chars, const char *what
  * characters the text is cut to max_chars - 1 and ends in U+2026. *changed
  * (may be NULL) is set to 1 when anything was replaced or cut, else 0. */
 char *sb_text_repair(const char *s, size_t len, size_t max_chars, int *changed);
+
+/* A JSON string of s[0..len): s itself when it is valid UTF-8 without NUL,
+ * else its repair (sb_text_repair without a limit: each invalid byte and
+ * each NUL becomes U+FFFD), since jansson refuses invalid UTF-8 and stored
+ * text from an older database, a host name or a fixed buffer cut inside a
+ * character may hold it. *changed (may be NULL) is set to 1 when anything
+ * was replaced, else 0. NULL only when memory runs out. */
+json_t *sb_text_jsonn(const char *s, size_t len, int *changed);
+/* The same for a NUL-terminated s; a NULL s gives JSON null. Every JSON
+ * string built from stored or machine text goes through one of these. */
+json_t *sb_text_json(const char *s);
 
 /* The length of the longest prefix of s (NUL-terminated) of at most
  * max_bytes bytes that does not end inside a character: for "%.*s". */

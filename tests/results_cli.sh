@@ -251,6 +251,29 @@ expect_grep '^\| FAIL \| scalar-f32' summary.md
 # ... and none outside it
 expect_rc 1 "$SPRBENCH" gate --db s.db --baseline 1 --candidate 2
 [ ! -s "$T/err" ] && ok || fail "annotations outside GitHub Actions: $(cat "$T/err")"
+# stored text that is not UTF-8 (a host name as the machine gave it, a label
+# an older sprbench or another tool wrote): --json still writes one valid
+# document, U+FFFD where each bad byte was, and exits with the verdict
+# (1 FAIL, 0 PASS), never "cannot write the JSON document"
+cp s.db u.db
+python3 - <<'PY' || fail "could not corrupt u.db"
+import sqlite3
+c = sqlite3.connect('u.db')
+c.execute("UPDATE machine SET hostname = CAST(X'6869FF' AS TEXT)")
+c.execute("UPDATE sweep SET label = CAST(X'6C61FE62' AS TEXT) WHERE id = 1")
+c.commit()
+PY
+for run in '1 2 1 FAIL' '2 1 0 PASS'; do
+  read -r b c want verdict <<<"$run"
+  expect_rc "$want" "$SPRBENCH" gate --db u.db --baseline "$b" --candidate "$c" --json
+  [ ! -s "$T/err" ] && ok || fail "gate --json on invalid UTF-8 wrote to stderr: $(head -3 "$T/err")"
+  python3 -m json.tool "$T/out" >/dev/null && ok || fail "gate --json on invalid UTF-8: not JSON"
+  json_ok "gate --json, invalid UTF-8, $verdict" "assert d['verdict'] == '$verdict' and d['compared'] == 2
+s = {'1': 'sweep 1 la\\ufffdb on hi\\ufffd', '2': 'sweep 2 first on hi\\ufffd'}
+assert d['baseline'] == s['$b'] and d['candidate'] == s['$c'], (d['baseline'], d['candidate'])" out
+done
+expect_rc 0 "$SPRBENCH" db sweeps --db u.db --json
+json_ok 'db sweeps --json, invalid UTF-8' 'assert [s["label"] for s in d["sweeps"]][0] == "la\ufffdb" and all(s["hostname"] == "hi\ufffd" for s in d["sweeps"])' out
 # 2 % slower: PASS or WARN, never FAIL
 expect_rc 0 "$SPRBENCH" db import --db slow2.db slow2.json
 expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate slow2.db

@@ -195,6 +195,46 @@ static void test_text(void)
     r = sb_text_repair("\xc3\xa9\xc3\xa9\xc3\xa9", 6, 3, &changed);
     CHECK(r && !strcmp(r, "\xc3\xa9\xc3\xa9\xc3\xa9") && !changed);
     free(r);
+    /* JSON strings of stored text: valid text as is, each invalid byte (a
+     * stored host name, a label, a buffer cut inside a character) and each
+     * NUL as U+FFFD, where jansson alone refuses the text */
+    CHECK(json_string("hi\xff") == NULL);
+    json_t *j = sb_text_json("h\xc3\xa9llo");
+    CHECK(j && !strcmp(json_string_value(j), "h\xc3\xa9llo"));
+    json_decref(j);
+    j = sb_text_json("hi\xff");
+    CHECK(j && !strcmp(json_string_value(j), "hi\xef\xbf\xbd"));
+    json_decref(j);
+    j = sb_text_json("a\xe2\x82"); /* cut inside U+20AC: two bytes, two U+FFFD */
+    CHECK(j && !strcmp(json_string_value(j), "a\xef\xbf\xbd\xef\xbf\xbd"));
+    json_decref(j);
+    j = sb_text_json("\xed\xa0\x80"); /* a surrogate, which jansson refuses too */
+    CHECK(j && !strcmp(json_string_value(j), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"));
+    json_decref(j);
+    j = sb_text_json("");
+    CHECK(j && json_is_string(j) && !strcmp(json_string_value(j), ""));
+    json_decref(j);
+    j = sb_text_json(NULL);
+    CHECK(json_is_null(j));
+    json_decref(j);
+    changed = -1;
+    j = sb_text_jsonn("a\0b\xfe", 4, &changed);
+    CHECK(j && json_string_length(j) == 8 &&
+          !memcmp(json_string_value(j),
+                  "a\xef\xbf\xbd"
+                  "b\xef\xbf\xbd",
+                  8) &&
+          changed == 1);
+    json_decref(j);
+    j = sb_text_jsonn("abc", 2, &changed); /* only len bytes */
+    CHECK(j && !strcmp(json_string_value(j), "ab") && changed == 0);
+    json_decref(j);
+    /* what it makes always dumps: the document jansson writes is valid */
+    j = json_pack("{s:o}", "host", sb_text_json("x\x80y"));
+    char *dump = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    CHECK(dump && !strcmp(dump, "{\"host\":\"x\xef\xbf\xbdy\"}"));
+    free(dump);
+    json_decref(j);
     /* a prefix for "%.*s" never ends inside a character */
     CHECK_EQ_INT(sb_text_prefix("ab\xe2\x82\xac", 4), 2);
     CHECK_EQ_INT(sb_text_prefix("ab\xe2\x82\xac", 5), 5);

@@ -1007,15 +1007,9 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
     return SB_OK;
 }
 
-static json_t *jtext(const char *s)
-{
-    json_t *j = json_string(s ? s : "");
-    if (j) return j;
-    char *fixed = sb_text_repair(s, strlen(s), strlen(s) + 1, NULL);
-    j = json_string(fixed ? fixed : "");
-    free(fixed);
-    return j;
-}
+/* Stored text as a JSON string, invalid UTF-8 repaired (U+FFFD); a missing
+ * text as "". */
+static json_t *jtext(const char *s) { return sb_text_json(s ? s : ""); }
 
 int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, sb_err *e)
 {

@@ -99,11 +99,9 @@ static json_t *text_json(sqlite3_stmt *st, int i, long *repaired)
     const char *s = (const char *)sqlite3_column_text(st, i);
     int n = sqlite3_column_bytes(st, i);
     if (!s) return json_null();
-    if (sb_text_chars(s, (size_t)n, NULL) >= 0) return json_stringn(s, (size_t)n);
-    char *r = sb_text_repair(s, (size_t)n, 0, NULL);
-    json_t *v = r ? json_string(r) : NULL;
-    free(r);
-    if (v && repaired) (*repaired)++;
+    int changed = 0;
+    json_t *v = sb_text_jsonn(s, (size_t)n, &changed);
+    if (v && changed && repaired) (*repaired)++;
     return v;
 }
 

@@ -53,20 +53,6 @@ int sb_listing_info(sb_db *db, const char *path, FILE *f, sb_err *e)
     return SB_OK;
 }
 
-/* A JSON string of stored text: an older database may hold invalid UTF-8,
- * which jansson refuses; such text goes out repaired (U+FFFD), never lost. */
-static json_t *jstr(const char *s)
-{
-    if (!s) return json_null();
-    json_t *j = json_string(s);
-    if (j) return j;
-    int changed;
-    char *fixed = sb_text_repair(s, strlen(s), strlen(s) + 1, &changed);
-    j = json_string(fixed ? fixed : "");
-    free(fixed);
-    return j;
-}
-
 /* One document on the stream, nothing else there: what --json promises. */
 static int emit_json(json_t *doc, FILE *f, sb_err *e)
 {
@@ -89,19 +75,19 @@ int sb_listing_sweeps_json(sb_db *db, FILE *f, sb_err *e)
         const sb_sweep_row *s = &v[i];
         json_t *o = json_object();
         json_object_set_new(o, "id", json_integer(s->id));
-        json_object_set_new(o, "uuid", jstr(s->uuid));
-        json_object_set_new(o, "label", jstr(s->label));
-        json_object_set_new(o, "workload", jstr(s->workload));
-        json_object_set_new(o, "hostname", jstr(s->hostname));
-        json_object_set_new(o, "status", jstr(s->status));
-        json_object_set_new(o, "started", jstr(s->started));
+        json_object_set_new(o, "uuid", sb_text_json(s->uuid));
+        json_object_set_new(o, "label", sb_text_json(s->label));
+        json_object_set_new(o, "workload", sb_text_json(s->workload));
+        json_object_set_new(o, "hostname", sb_text_json(s->hostname));
+        json_object_set_new(o, "status", sb_text_json(s->status));
+        json_object_set_new(o, "started", sb_text_json(s->started));
         json_object_set_new(o, "points", json_integer(s->points));
         json_object_set_new(o, "ok", json_integer(s->ok));
         json_object_set_new(o, "skipped", json_integer(s->skipped));
         json_object_set_new(o, "other", json_integer(s->points - s->ok - s->skipped));
         json_object_set_new(o, "held_by",
                             s->held ? json_pack("{s:I,s:o}", "pid", (json_int_t)s->holder_pid,
-                                                "host", jstr(s->holder_host))
+                                                "host", sb_text_json(s->holder_host))
                                     : json_null());
         json_array_append_new(arr, o);
     }
@@ -163,20 +149,20 @@ int sb_listing_points_json(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
         const sb_pt *p = &set.p[i];
         json_t *o = json_object();
         json_object_set_new(o, "id", json_integer(p->id));
-        json_object_set_new(o, "uuid", jstr(p->uuid));
+        json_object_set_new(o, "uuid", sb_text_json(p->uuid));
         json_object_set_new(o, "sweep_id", json_integer(p->sweep_id));
-        json_object_set_new(o, "machine_fingerprint", jstr(p->fingerprint));
-        json_object_set_new(o, "workload", jstr(p->workload));
-        json_object_set_new(o, "kernel", jstr(p->kernel));
-        json_object_set_new(o, "dtype", jstr(p->dtype));
-        json_object_set_new(o, "shape", jstr(p->shape));
-        json_object_set_new(o, "config", jstr(p->config));
+        json_object_set_new(o, "machine_fingerprint", sb_text_json(p->fingerprint));
+        json_object_set_new(o, "workload", sb_text_json(p->workload));
+        json_object_set_new(o, "kernel", sb_text_json(p->kernel));
+        json_object_set_new(o, "dtype", sb_text_json(p->dtype));
+        json_object_set_new(o, "shape", sb_text_json(p->shape));
+        json_object_set_new(o, "config", sb_text_json(p->config));
         json_object_set_new(o, "threads", json_integer(p->threads));
         json_object_set_new(o, "ppn", json_integer(p->ppn));
         json_object_set_new(o, "nodes", json_integer(p->nodes));
         json_object_set_new(o, "ranks", json_integer(p->ppn * p->nodes));
-        json_object_set_new(o, "status", jstr(p->status));
-        json_object_set_new(o, "reason", jstr(p->reason));
+        json_object_set_new(o, "status", sb_text_json(p->status));
+        json_object_set_new(o, "reason", sb_text_json(p->reason));
         json_t *sm = json_array();
         for (int k = 0; k < p->nsamples; k++) json_array_append_new(sm, json_real(p->samples[k]));
         json_object_set_new(o, "samples_seconds", sm);
@@ -190,10 +176,10 @@ int sb_listing_points_json(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
         json_t *ms = json_object();
         for (int k = 0; k < p->nmetrics; k++) {
             const sb_metric_val *m = &p->metrics[k];
-            json_t *mo = json_pack("{s:f,s:o,s:b}", "value", m->value, "unit", jstr(m->unit),
-                                   "projected", m->projected);
+            json_t *mo = json_pack("{s:f,s:o,s:b}", "value", m->value, "unit",
+                                   sb_text_json(m->unit), "projected", m->projected);
             if (m->projected && m->source && m->source[0])
-                json_object_set_new(mo, "projected_from", jstr(m->source));
+                json_object_set_new(mo, "projected_from", sb_text_json(m->source));
             json_object_set_new(ms, m->name, mo);
         }
         json_object_set_new(o, "metrics", ms);

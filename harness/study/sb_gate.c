@@ -916,18 +916,10 @@ sb_verdict sb_gate_overall(const sb_gate_result *r)
     return r->count[SB_FAIL] ? SB_FAIL : r->count[SB_WARN] ? SB_WARN : SB_PASS;
 }
 
-/* Text cut to a fixed buffer may end inside a character, which jansson
- * refuses: such text goes out repaired (U+FFFD) rather than dropped. */
-static json_t *jstr(const char *s)
-{
-    json_t *j = json_string(s);
-    if (j) return j;
-    char *fixed = sb_text_repair(s, strlen(s), strlen(s) + 1, NULL);
-    j = json_string(fixed ? fixed : "");
-    free(fixed);
-    return j;
-}
-
+/* Stored text (a label, a host name, a reason) may hold invalid UTF-8, and
+ * text cut to a fixed buffer may end inside a character: jansson refuses
+ * both, so every string here goes out through sb_text_json, repaired
+ * (U+FFFD) rather than dropped. */
 json_t *sb_gate_json(const sb_gate_result *r)
 {
     json_t *rows = json_array();
@@ -935,11 +927,11 @@ json_t *sb_gate_json(const sb_gate_result *r)
         const sb_gate_row *w = &r->rows[i];
         json_t *o = json_object();
         json_object_set_new(o, "verdict", json_string(sb_verdict_name(w->verdict)));
-        json_object_set_new(o, "workload", jstr(w->workload));
-        json_object_set_new(o, "point", jstr(w->label));
-        json_object_set_new(o, "metric", jstr(w->metric));
-        json_object_set_new(o, "unit", jstr(w->unit));
-        json_object_set_new(o, "machine", jstr(w->machine));
+        json_object_set_new(o, "workload", sb_text_json(w->workload));
+        json_object_set_new(o, "point", sb_text_json(w->label));
+        json_object_set_new(o, "metric", sb_text_json(w->metric));
+        json_object_set_new(o, "unit", sb_text_json(w->unit));
+        json_object_set_new(o, "machine", sb_text_json(w->machine));
         /* 0 and -1 mean "none" in the row: null says so without a magic number */
         json_object_set_new(o, "baseline", w->nb || w->base > 0 ? json_real(w->base) : json_null());
         json_object_set_new(o, "candidate",
@@ -950,8 +942,8 @@ json_t *sb_gate_json(const sb_gate_result *r)
         json_object_set_new(o, "p", w->p >= 0 ? json_real(w->p) : json_null());
         json_object_set_new(o, "n_baseline", json_integer(w->nb));
         json_object_set_new(o, "n_candidate", json_integer(w->nc));
-        json_object_set_new(o, "note", jstr(w->note));
-        json_object_set_new(o, "env", jstr(w->env));
+        json_object_set_new(o, "note", sb_text_json(w->note));
+        json_object_set_new(o, "env", sb_text_json(w->env));
         json_object_set_new(o, "baseline_point",
                             w->base_id ? json_integer(w->base_id) : json_null());
         json_object_set_new(o, "candidate_point",
@@ -959,7 +951,8 @@ json_t *sb_gate_json(const sb_gate_result *r)
         json_array_append_new(rows, o);
     }
     json_t *ign = json_array();
-    for (int i = 0; i < r->ignored; i++) json_array_append_new(ign, jstr(r->ignored_labels[i]));
+    for (int i = 0; i < r->ignored; i++)
+        json_array_append_new(ign, sb_text_json(r->ignored_labels[i]));
     return json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:o,s:o}", "verdict",
                      sb_verdict_name(sb_gate_overall(r)), "compared", r->n, "pass",
                      r->count[SB_PASS], "warn", r->count[SB_WARN], "fail", r->count[SB_FAIL],

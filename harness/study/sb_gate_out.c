@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "sb_text.h"
 
 static const char *test_name(const char *references, const sb_gate_opts *o)
 {
@@ -29,7 +30,7 @@ static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap 
         char line[1400];
         sb_envdiffs_line(&d, i, line, sizeof line);
         if (lines)
-            json_array_append_new(lines, json_string(line));
+            json_array_append_new(lines, sb_text_json(line));
         else
             fprintf(f, "env: %s\n", line);
     }
@@ -64,11 +65,11 @@ int sb_gate_write_json(sb_gate_result *r, const sb_gate_side *base, const sb_gat
     if (!references) env_lines(r, &base->env, &cand->env, env, NULL);
     if (!doc ||
         json_object_update_new(doc,
-                               json_pack("{s:s,s:s,s:f,s:s,s:f,s:i,s:o}", "baseline",
-                                         references ? references : base->what, "candidate",
-                                         cand->what, "tolerance", o->tolerance, "test",
-                                         test_name(references, o), "alpha", o->alpha, "min_samples",
-                                         o->min_samples, "env", env)) ||
+                               json_pack("{s:o,s:o,s:f,s:s,s:f,s:i,s:o}", "baseline",
+                                         sb_text_json(references ? references : base->what),
+                                         "candidate", sb_text_json(cand->what), "tolerance",
+                                         o->tolerance, "test", test_name(references, o), "alpha",
+                                         o->alpha, "min_samples", o->min_samples, "env", env)) ||
         json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
         json_decref(doc);
         return sb_errf(e, SB_EFAIL, "cannot write the JSON document");
