@@ -272,6 +272,17 @@ for run in '1 2 1 FAIL' '2 1 0 PASS'; do
 s = {'1': 'sweep 1 la\\ufffdb on hi\\ufffd', '2': 'sweep 2 first on hi\\ufffd'}
 assert d['baseline'] == s['$b'] and d['candidate'] == s['$c'], (d['baseline'], d['candidate'])" out
 done
+# the JUnit file too (its test names carry the stored shape): UTF-8 that
+# parses, U+FFFD where the bad byte was
+cp u.db ju.db
+python3 -c 'import sqlite3; c = sqlite3.connect("ju.db")
+c.execute("UPDATE point SET shape = CAST(X'"'"'3878FF'"'"' AS TEXT)"); c.commit()' \
+  || fail "could not corrupt ju.db"
+"$SPRBENCH" gate --db ju.db --baseline 1 --candidate 2 --junit ju.xml >/dev/null 2>&1
+python3 -c 'import sys, xml.etree.ElementTree as E
+t = E.parse(sys.argv[1]).getroot()
+assert "\ufffd" in E.tostring(t, encoding="unicode")' ju.xml && ok \
+  || fail "gate --junit on invalid UTF-8: not UTF-8 XML with U+FFFD"
 expect_rc 0 "$SPRBENCH" db sweeps --db u.db --json
 json_ok 'db sweeps --json, invalid UTF-8' 'assert [s["label"] for s in d["sweeps"]][0] == "la\ufffdb" and all(s["hostname"] == "hi\ufffd" for s in d["sweeps"])' out
 # 2 % slower: PASS or WARN, never FAIL

@@ -960,8 +960,12 @@ json_t *sb_gate_json(const sb_gate_result *r)
                      "rows", rows, "ignored_points", ign);
 }
 
-static void xml_escape(FILE *f, const char *s)
+static void xml_escape(FILE *f, const char *text)
 {
+    /* JUnit files are UTF-8: stored text with invalid bytes is repaired
+     * (U+FFFD) as in the JSON, never copied through */
+    char *fixed = sb_text_repair(text, strlen(text), (size_t)-1, NULL);
+    const char *s = fixed ? fixed : "";
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         switch (ch) {
@@ -978,6 +982,7 @@ static void xml_escape(FILE *f, const char *s)
                 fputc(ch, f);
         }
     }
+    free(fixed);
 }
 
 int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
