@@ -69,6 +69,7 @@ if command -v gnuplot >/dev/null; then
     || fail "no stream plots: $(ls "$T/plots" 2>&1)"
   expect_grep 'STREAM memory bandwidth' "$T/plots/throughput-mib_8.gp"
   expect_grep 'GB/s' "$T/plots/throughput-mib_8.gp"
+  expect_grep 'title "stream"' "$T/plots/throughput-mib_8.gp"
 fi
 
 # report: the generic section by the headline metric

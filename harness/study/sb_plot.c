@@ -243,8 +243,10 @@ static int datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
 }
 
 /* `using` is one of this file's literals, with no directives. */
-static void series_clause(sb_gp *c, const series_pt *pts, int n, const char *using,
-                          char unknown[][160], int *nunknown)
+/* A series per kernel, titled by it; a workload without kernels (STREAM)
+ * has one series, titled by the workload. */
+static void series_clause(sb_gp *c, const char *workload, const series_pt *pts, int n,
+                          const char *using, char unknown[][160], int *nunknown)
 {
     int block = 0;
     for (int i = 0; i < n;) {
@@ -253,7 +255,7 @@ static void series_clause(sb_gp *c, const series_pt *pts, int n, const char *usi
         sb_gp_add(c, block ? ", $d%d " : "$d%d ", block);
         sb_gp_add(c, using);
         style_clause(c, kernel_slot(pts[i].kernel, unknown, nunknown));
-        sb_gp_add(c, " title %T", pts[i].kernel);
+        sb_gp_add(c, " title %T", strcmp(pts[i].kernel, "none") ? pts[i].kernel : workload);
         block++;
         i = j;
     }
@@ -402,7 +404,7 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
         sb_gp_add(ya, "set logscale y 10\nset yrange [*:*]\n");
     else
         sb_gp_add(ya, "set yrange [0:*]\n");
-    series_clause(ser, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
+    series_clause(ser, c->workload, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
     if (w && w->flags & SB_WL_PEAK)
         peak_blocks(s, ser, c->db, c->machine, c->cores, pts, n, maxt, unknown, &nunknown);
     char foot[2048], xlabel[2100];
@@ -455,9 +457,9 @@ static int plot_shape(ctx *c, const char *shape_s, const series_pt *pts, int n, 
         sb_gp_add(ya, "set logscale y 2\nset yrange [%g:%g]\n", bottom * 0.8, top * 1.3);
     else
         sb_gp_add(ya, "set yrange [0:%g]\n", top * 1.1 + 0.2);
-    series_clause(sp, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
+    series_clause(sp, c->workload, pts, n, "using 1:2:3:4 with yerrorlines lw 2", unknown, &nunknown);
     sb_gp_add(sp, ", $ideal using 1:2 with lines dt 2 lw 1 lc rgb 'black' title 'ideal (linear)'");
-    series_clause(ef, pts, n, "using 1:5:6:7 with yerrorlines lw 2", unknown, &nunknown);
+    series_clause(ef, c->workload, pts, n, "using 1:5:6:7 with yerrorlines lw 2", unknown, &nunknown);
     sb_gp_add(ef, ", 100 with lines dt 2 lw 1 lc rgb 'black' title 'ideal'");
     snprintf(line1, sizeof line1, "Speedup and parallel efficiency: %s", what);
     const sb_gp_var sv[] = {{"title", SB_GPV_TEXT, line1, 0, NULL},
