@@ -83,4 +83,14 @@ rc=$?
 [ "$rc" -le 1 ] && ok || fail "gate exited $rc: $(head -3 "$T/err")"
 [ "$(json "$T/g.json" 'sorted({r["workload"] for r in d["rows"]})')" = "['stream']" ] && ok \
   || fail "gate rows: $(head -c 300 "$T/g.json")"
+# plot --history: the point key's shape names its workload (mib=8 is
+# stream's), whatever workload the sweep named by --sweep ran
+if command -v gnuplot >/dev/null; then
+  expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 8 --no-peak \
+    --db "$DB" --label g
+  expect_rc 0 "$SPRBENCH" plot --db "$DB" --sweep g --history --kernel none --threads 2 \
+    --shape mib=8 --out "$T/hist"
+  [ -s "$T/hist/history-stream-none-mib_8-2t-1x1.png" ] && ok \
+    || fail "no stream history: $(ls "$T/hist" 2>&1)"
+fi
 finish harness_stream

@@ -1068,6 +1068,34 @@ static void spread(const char *metric, double value, const double *xs, int ns, d
     }
 }
 
+static int has_key(const char *const *keys, const char *key, size_t n)
+{
+    for (; *keys; keys++)
+        if (strlen(*keys) == n && !strncmp(*keys, key, n)) return 1;
+    return 0;
+}
+
+/* The workload a point key's shape belongs to: a configuration ("model=tiny
+ * batch=8", "mib=64") is the sweep's workload when its first key is one of
+ * that workload's series keys, else the first workload's that has it; a GEMM
+ * shape ("1024x1024x1024") is the shaped workload's; anything else the
+ * sweep's. */
+static const char *shape_workload(const char *shape, const char *sweep_workload)
+{
+    if (!shape) return sweep_workload;
+    size_t n = strcspn(shape, "= ");
+    const sb_workload *own = sb_workload_find(sweep_workload);
+    if (shape[n] == '=') {
+        if (own && has_key(own->series, shape, n)) return sweep_workload;
+        for (int i = 0; i < sb_workload_count(); i++)
+            if (has_key(sb_workload_at(i)->series, shape, n)) return sb_workload_at(i)->name;
+    } else if (strchr(shape, 'x')) {
+        for (int i = 0; i < sb_workload_count(); i++)
+            if (sb_workload_at(i)->flags & SB_WL_SHAPES) return sb_workload_at(i)->name;
+    }
+    return sweep_workload;
+}
+
 int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
 {
     *files = NULL;
@@ -1082,13 +1110,8 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
         return sb_errf(e, SB_EUSAGE, "sweep %lld ran on no machine: no history to draw",
                        (long long)c.sweep);
     }
-    /* the key's workload: given, or what its shape says (a GEMM shape or a
-     * training configuration), or the sweep's */
-    const char *workload = o->workload ? o->workload
-        : !o->shape                    ? c.workload
-        : strstr(o->shape, "model=")   ? (strcmp(c.workload, "infer") ? "train" : "infer")
-        : strchr(o->shape, 'x')        ? "gemm"
-                                       : c.workload;
+    /* the key's workload: given, or what its shape says, or the sweep's */
+    const char *workload = o->workload ? o->workload : shape_workload(o->shape, c.workload);
     const sb_workload *w = sb_workload_find(workload);
     const char *metric = o->metric ? o->metric : w && w->metric ? w->metric : "tokens_per_s";
     /* a GEMM shape without its transposes is the plain product, as sweep
