@@ -12,6 +12,7 @@
 #include "sb_slurm.h"
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 #include "sb_workload.h"
 
 static void sweep_help(void)
@@ -276,7 +277,7 @@ int sb_cmd_sweep(int argc, char **argv)
         }
         for (int i = 0; i < nfiles; i++) {
             if (doc)
-                json_array_append_new(json_object_get(doc, "plots"), json_string(files[i]));
+                json_array_append_new(json_object_get(doc, "plots"), sb_text_json(files[i]));
             else
                 printf("plot: %s\n", files[i]);
             free(files[i]);

@@ -275,6 +275,13 @@ for run in '1 2 1 FAIL' '2 1 0 PASS'; do
 s = {'1': 'sweep 1 la\\ufffdb on hi\\ufffd', '2': 'sweep 2 first on hi\\ufffd'}
 assert d['baseline'] == s['$b'] and d['candidate'] == s['$c'], (d['baseline'], d['candidate'])" out
 done
+# sweep --json names a database and plots whose path is not UTF-8 (U+FFFD),
+# never leaves them out
+bad=$(printf 'u\377dir')
+mkdir -p "$bad"
+expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 8 --no-peak \
+  --db "$bad/x.db" --json
+json_ok 'sweep --json, a path that is not UTF-8' 'assert d["database"] == "u\ufffddir/x.db"' out
 # the JUnit file too (its test names carry the stored shape): UTF-8 that
 # parses, U+FFFD where the bad byte was
 cp u.db ju.db

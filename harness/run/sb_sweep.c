@@ -1055,8 +1055,9 @@ void sb_sweep_show(const char *db_path, const sb_sweep_outcome *out, FILE *f, js
     if (doc) {
         *doc = NULL;
         if (sb_sweep_summary_json(db_path, out->sweep_id, doc, e)) return;
-        json_object_update_new(*doc, json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:[]}", "database",
-                                               db_path, "ok", out->ok, "skipped", out->skipped,
+        /* a path need not be UTF-8: repaired (U+FFFD), never dropped */
+        json_object_update_new(*doc, json_pack("{s:o,s:i,s:i,s:i,s:i,s:i,s:i,s:[]}", "database",
+                                               sb_text_json(db_path), "ok", out->ok, "skipped", out->skipped,
                                                "failed", out->failed, "timeout", out->timeout,
                                                "interrupted", out->interrupted,
                                                "projected_series", out->projected_series,
