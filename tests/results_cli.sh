@@ -293,6 +293,9 @@ python3 -c 'import sys, xml.etree.ElementTree as E
 t = E.parse(sys.argv[1]).getroot()
 assert "\ufffd" in E.tostring(t, encoding="unicode")' ju.xml && ok \
   || fail "gate --junit on invalid UTF-8: not UTF-8 XML with U+FFFD"
+# the report names the machine by its repaired host name, as the gate does
+expect_rc 0 "$SPRBENCH" report --db u.db --baseline 1 --candidate 2 --out repu --no-plots
+expect_grep "$(printf 'hi\357\277\275')" repu/report.md
 expect_rc 0 "$SPRBENCH" db sweeps --db u.db --json
 json_ok 'db sweeps --json, invalid UTF-8' 'assert [s["label"] for s in d["sweeps"]][0] == "la\ufffdb" and all(s["hostname"] == "hi\ufffd" for s in d["sweeps"])' out
 # 2 % slower: PASS or WARN, never FAIL

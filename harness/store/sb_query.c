@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_db_internal.h"
+#include "sb_text.h"
 #include "sb_workload.h"
 
 /* ---- helpers ---- */
@@ -146,13 +147,14 @@ int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
         json_t *o = json_object();
         for (int i = 0; o && i < (int)(sizeof names / sizeof names[0]); i++) {
             int t = sqlite3_column_type(st, i);
-            /* a member that cannot be made (text that is not UTF-8, from an
-             * older file) is left out, as a column never recorded is */
+            /* text that is not UTF-8 (an older file, a host name) is shown
+             * repaired (U+FFFD), as the gate and the listings show it */
             if (t == SQLITE_INTEGER)
                 json_object_set_new(o, names[i], json_integer(sqlite3_column_int64(st, i)));
             else if (t != SQLITE_NULL)
                 json_object_set_new(o, names[i],
-                                    json_string((const char *)sqlite3_column_text(st, i)));
+                                    sb_text_jsonn((const char *)sqlite3_column_text(st, i),
+                                                  (size_t)sqlite3_column_bytes(st, i), NULL));
         }
         if (!o) rc = sb_errf(e, SB_EFAIL, "out of memory");
         *info = o;
