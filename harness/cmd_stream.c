@@ -68,6 +68,14 @@ int sb_cmd_stream(int argc, char **argv)
     if (si) c.llc_bytes = (si->l3_bytes ? si->l3_bytes : si->l2_bytes) * (unsigned)si->packages;
     c.mib = o.set_mib ? (size_t)o.mib : (size_t)((4 * c.llc_bytes / 3) >> 20) + 1;
     if (c.mib < 64 && !o.set_mib) c.mib = 64;
+    /* arrays the memory cannot hold would be killed while first touched,
+     * not refused by the allocator: refused here, with the figure */
+    unsigned long long need = 3ull * c.mib << 20;
+    if (si && si->mem_bytes && need > si->mem_bytes / 10 * 8)
+        return sb_cli_usage_error("stream",
+                                  "--mib %zu: three arrays need %llu MiB, over 80 %% of this "
+                                  "machine's %llu MiB of memory",
+                                  c.mib, need >> 20, si->mem_bytes >> 20);
     omp_set_num_threads(c.threads);
 
     sb_stream_result r;

@@ -27,6 +27,9 @@ for bad in "--mib 0" "--ntimes 1" "--ntimes 201" "--threads 0" "--mib x"; do
   expect_rc 2 "$SPRBENCH" stream $bad --result-file "$T/bad.json"
   expect_one_error_line '^sprbench stream: --'
 done
+# arrays the memory cannot hold: refused before any allocation, not killed
+expect_rc 2 "$SPRBENCH" stream --mib 1048576 --result-file "$T/bad.json"
+expect_one_error_line '^sprbench stream: --mib 1048576: three arrays need 3145728 MiB, over 80 % of'
 [ ! -e "$T/bad.json" ] && ok || fail "a refused run wrote a result"
 expect_rc 0 "$SPRBENCH" stream --help
 expect_grep 'triad' "$T/out"
