@@ -95,5 +95,7 @@ if command -v gnuplot >/dev/null; then
     --shape mib=8 --out "$T/hist"
   [ -s "$T/hist/history-stream-none-mib_8-2t-1x1.png" ] && ok \
     || fail "no stream history: $(ls "$T/hist" 2>&1)"
+  # its y axis in the unit the points stored, not the metric's name alone
+  expect_grep '^set ylabel "triad_gbps, GB/s' "$T/hist/history-stream-none-mib_8-2t-1x1.gp"
 fi
 finish harness_stream

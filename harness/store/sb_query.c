@@ -588,6 +588,7 @@ void sb_history_free(sb_history_point *v, int n)
         free(v[i].started);
         free(v[i].label);
         free(v[i].config);
+        free(v[i].unit);
         free(v[i].samples);
     }
     free(v);
@@ -605,7 +606,8 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
     if ((rc = sb_db_prepare(
              db, "reading a history",
              "SELECT s.id, p.id, COALESCE(s.tool_version, ''), COALESCE(s.started, ''),"
-             " COALESCE(s.label, ''), m.value, COALESCE(p.config, '') FROM point p"
+             " COALESCE(s.label, ''), m.value, COALESCE(p.config, ''), COALESCE(m.unit, '')"
+             " FROM point p"
              " JOIN sweep s ON s.id = p.sweep_id"
              " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
              " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
@@ -652,6 +654,7 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
         h->label = text_dup(st, 4, &oom);
         h->value = sqlite3_column_double(st, 5);
         h->config = text_dup(st, 6, &oom);
+        h->unit = text_dup(st, 7, &oom);
         if (oom) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             goto out;

@@ -158,6 +158,7 @@ typedef struct sb_history_point {
     char *tool_version, *started, *label; /* the sweep's; "" where none */
     char *config;                         /* the point's configuration ("" none) */
     double value;                         /* the metric (0 without one) */
+    char *unit;                           /* the metric's stored unit ("" none) */
     double *samples;                      /* seconds, in repetition order */
     int nsamples;
 } sb_history_point;

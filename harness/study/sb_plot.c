@@ -1183,11 +1183,14 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e
               "median, p10-p90 of the samples");
     char title[1500], ylabel[160];
     snprintf(title, sizeof title, "History of %s: %s", metric, key);
-    const char *unit = !strcmp(metric, "gflops") ? (strstr(o->kernel, "int8") ? "GOP/s" : "GFLOP/s")
-        : !strcmp(metric, "tokens_per_s")        ? "tokens/s"
-        : !strcmp(metric, "sequences_per_s")     ? "sequences/s"
-        : strstr(metric, "seconds")              ? "s"
-                                                 : NULL;
+    /* the unit the newest point stored with the metric (GB/s for STREAM's
+     * triad); a point stored without one: the headline metrics' own */
+    const char *unit = h[n - 1].unit && h[n - 1].unit[0] ? h[n - 1].unit
+        : !strcmp(metric, "gflops") ? (strstr(o->kernel, "int8") ? "GOP/s" : "GFLOP/s")
+        : !strcmp(metric, "tokens_per_s")    ? "tokens/s"
+        : !strcmp(metric, "sequences_per_s") ? "sequences/s"
+        : strstr(metric, "seconds")          ? "s"
+                                             : NULL;
     snprintf(ylabel, sizeof ylabel, "%s%s%s (median, p10-p90)", metric, unit ? ", " : "",
              unit ? unit : "");
     const sb_gp_var hv[] = {{"title", SB_GPV_TEXT, title, 0, NULL},
