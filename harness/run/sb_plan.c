@@ -490,11 +490,11 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     if ((p->nproject_nodes || p->project_off) && !(w->flags & SB_WL_PROJECT))
         return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s",
                        p->workload);
-    for (int i = 0; i < p->nppn + p->nnodes; i++)
-        if ((w->flags & SB_WL_ONE_RANK) &&
-            (i < p->nppn ? p->ppn[i] : p->nodes[i - p->nppn]) > 1)
-            return sb_errf(e, SB_EUSAGE, "workload %s runs as one process: ppn and nodes must be 1",
-                           w->name);
+    int maxn, maxp, maxt;
+    sb_plan_max_dims(p, &maxn, &maxp, &maxt);
+    if ((w->flags & SB_WL_ONE_RANK) && (maxn > 1 || maxp > 1))
+        return sb_errf(e, SB_EUSAGE, "workload %s runs as one process: ppn and nodes must be 1",
+                       w->name);
     /* under Slurm the nodes are the allocation's */
     int slurm = p->launcher && !strcmp(p->launcher, "slurm");
     if (slurm && p->hostfile)

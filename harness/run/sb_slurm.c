@@ -588,7 +588,7 @@ int sb_slurm_plan_batch(const sb_plan *p, const char *path, char *const *argv, s
     const sb_workload *w = sb_workload_find(p->workload);
     double timeout = p->point_timeout > 0 ? p->point_timeout : w ? w->timeout_s : 1800.0;
     int npoints = sb_plan_npoints(p) + (w && (w->flags & SB_WL_PEAK) ? 1 : 0);
-    static char cwd[4096];
+    char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) return sb_errf(e, SB_EFAIL, "cannot read the working directory");
     *b = (sb_slurm_batch){.nodes = maxn,
                           .ppn = maxp,
@@ -597,6 +597,7 @@ int sb_slurm_plan_batch(const sb_plan *p, const char *path, char *const *argv, s
                           .workdir = cwd,
                           .argv = argv};
     char *text = sb_slurm_batch_script(b);
+    b->workdir = NULL; /* this function's buffer: the caller reads the sizes only */
     if (!text) return sb_errf(e, SB_EFAIL, "out of memory");
     int rc = sb_write_file_atomic(path, text, strlen(text), e);
     free(text);

@@ -124,7 +124,8 @@ struct sb_plan;
  * ppn, its threads as CPUs per task, and a time limit for every point taking
  * its whole timeout (the workload's default when the plan gives none; a
  * peak-probing sweep one point more) plus five minutes to start and store.
- * argv: the sweep to run inside. *b says what was asked for. */
+ * argv: the sweep to run inside. *b says what was asked for (its workdir
+ * is NULL on return). */
 int sb_slurm_plan_batch(const struct sb_plan *p, const char *path, char *const *argv,
                         sb_slurm_batch *b, sb_err *e);
 /* Runs `sbatch --parsable SCRIPT` (argv, no shell) and returns the job id
