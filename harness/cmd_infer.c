@@ -18,6 +18,7 @@ static void infer_help(void)
     printf("usage: sprbench infer [--init DIR [--vocab F] | --model M] [--data dev.json]\n"
            "                      [--kernel K] [--threads T] [--batch 32] [--seq 384]\n"
            "                      [--stride 128] [--requests N] [--quant row|tensor]\n"
+           "                      [--attention f32|int8]\n"
            "                      [--compare-f32] [--full-attention] [--no-latency]\n"
            "                      [--warmup 1] [--out preds.json] [--result-file F] [--profile]\n\n"
            "Forward-only DistilBERT question answering over a SQuAD v1.1 file, on any kernel:\n"
@@ -25,7 +26,8 @@ static void infer_help(void)
            "every linear layer (weights s8 per output channel, quantised once; activations u8\n"
            "with a scale and zero point per row, or per tensor, computed at run time; s32\n"
            "accumulation; dequantisation, zero-point correction and bias where the kernel\n"
-           "writes C). Attention products and softmax stay f32 (bf16 on bf16 kernels).\n"
+           "writes C). Attention products and softmax stay f32 (bf16 on bf16 kernels) unless\n"
+           "--attention int8.\n"
            "`sprbench predict` runs the same forward path and post-processing.\n\n"
            "  --init DIR       Hugging Face model directory (config.json + model.safetensors)\n"
            "  --vocab F        the checkpoint's vocab.txt (default: the built-in synthetic\n"
@@ -45,6 +47,10 @@ static void infer_help(void)
            "                   tensor7: the same onto 0..127 (PyTorch's reduce_range), which\n"
            "                   lets avx2-int8 multiply with vpmaddubsw (exact on 7 bits) where\n"
            "                   the CPU has no AVX-VNNI\n"
+           "  --attention A    int8 kernels: f32 (default) or int8, both attention products\n"
+           "                   on the int8 kernel too, as IPEX's int8 recipe: q u8 per row,\n"
+           "                   k s8 per key, the softmax's exponentials u8, v s8 per channel\n"
+           "                   (at --quant's bit width; softmax itself in f32)\n"
            "  --compare-f32    also run the f32 path on the same checkpoint and report the\n"
            "                   share of identical answers (and f32's EM/F1)\n"
            "  --full-attention attend over padding too, as PyTorch does\n"
@@ -78,6 +84,7 @@ static const sb_opt g_infer_opts[] = {
     {"stride", SB_OPT_LONG, O(stride), O(set_stride), "stride"},
     {"requests", SB_OPT_LONG, O(requests), SB_OPT_NOSET, "requests"},
     {"quant", SB_OPT_STR, O(quant), SB_OPT_NOSET, NULL},
+    {"attention", SB_OPT_STR, O(attention), SB_OPT_NOSET, NULL},
     {"compare-f32", SB_OPT_FLAG, O(compare_f32), SB_OPT_NOSET, NULL},
     {"full-attention", SB_OPT_FLAG, O(full_attention), SB_OPT_NOSET, NULL},
     {"no-latency", SB_OPT_FLAG, O(no_latency), SB_OPT_NOSET, NULL},
@@ -102,6 +109,8 @@ static int parse_opts(int argc, char **argv, sb_infer_opts *o, int *help, sb_err
     if (o->quant && sb_quant_mode_parse(o->quant, &qm))
         return sb_errf(e, SB_EUSAGE, "--quant '%s': expected row, tensor, row7 or tensor7",
                        o->quant);
+    if (o->attention && strcmp(o->attention, "f32") && strcmp(o->attention, "int8"))
+        return sb_errf(e, SB_EUSAGE, "--attention '%s': expected f32 or int8", o->attention);
     if ((o->init && sb_cli_check_path("--init", o->init, e)) ||
         (o->vocab && sb_cli_check_path("--vocab", o->vocab, e)) ||
         (o->data && sb_cli_check_path("--data", o->data, e)) ||

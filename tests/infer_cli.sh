@@ -58,6 +58,19 @@ PY
   expect_grep "activations per row, 7 bits" "$T/out"
   python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['config']['quant'] == 'row7'" \
       "$T/r7.json" && ok || fail "row7 not recorded in the result's config"
+  # both attention products in int8 too (sb_qattn): answers come, recorded as such
+  expect_rc 0 "$B" infer "${COMMON[@]}" --kernel "$K8" --requests 10 --quant row7 --no-latency \
+      --attention int8 --compare-f32 --result-file "$T/ra.json"
+  expect_grep "identical answers" "$T/out"
+  python3 - "$T/ra.json" "$K8" <<'PY' && ok || fail "--attention int8 not recorded"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, m = d["config"], d["metrics"]
+assert d["status"] == "ok" and c["attention"] == "int8" and c["attention_kernel"] == sys.argv[2], c
+assert m["sequences_per_s"] > 0 and 0 <= m["f32_agreement_pct"] <= 100
+PY
+  python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['config']['attention'] == 'f32'" \
+      "$T/r7.json" && ok || fail "the default attention (f32) not recorded"
 else
   echo "no int8 kernel runs here: int8 checks left out"
 fi
@@ -92,6 +105,8 @@ PAT='requests: 0' bad "${COMMON[@]}" --requests 0
 PAT='unknown kernel' bad "${COMMON[@]}" --kernel no-such
 PAT="quant 'col'" bad "${COMMON[@]}" --quant col
 PAT="quant 'row8': expected row, tensor, row7 or tensor7" bad "${COMMON[@]}" --quant row8
+PAT="attention 'bf16': expected f32 or int8" bad "${COMMON[@]}" --attention bf16
+PAT='attention int8 needs an int8 kernel' bad "${COMMON[@]}" --kernel "$F32" --attention int8
 PAT='exclude' bad "${COMMON[@]}" --model tiny
 echo '{"version": "1.1", "data": []}' >"$T/empty.json"
 PAT='no questions' bad --init "$T/ckpt" --data "$T/empty.json" --seq 64 --stride 16

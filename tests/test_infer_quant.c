@@ -313,13 +313,14 @@ static int32_t g_ids[TB * TS];
 static uint8_t g_mask[TB * TS];
 
 /* logits[TB*TS*2] of the batch through kernel k's inference path */
-static int logits_of(const sb_kernel *k, sb_quant_mode qm, float *out, int batch1)
+static int logits_attn(const sb_kernel *k, sb_quant_mode qm, float *out, int batch1, int attn8)
 {
     sb_model m;
     if (make_model(&m, k->dtype == SB_DT_INT8 ? sb_infer_attn_kernel(k) : k, TB, TS)) return 1;
     sb_infer *in = NULL;
     sb_err e = {0};
     int rc = sb_infer_attach(&m, k, qm, &in, &e);
+    if (!rc && attn8) rc = sb_infer_int8_attention(&m, in, &e);
     for (int b0 = 0; !rc && b0 < TB; b0 += batch1 ? 1 : TB) {
         int nb = batch1 ? 1 : TB;
         sb_batch bt = {.B = nb, .S = TS, .ids = g_ids + b0 * TS, .mask = g_mask + b0 * TS};
@@ -330,6 +331,11 @@ static int logits_of(const sb_kernel *k, sb_quant_mode qm, float *out, int batch
     sb_infer_detach(&m, in);
     sb_model_free(&m);
     return rc;
+}
+
+static int logits_of(const sb_kernel *k, sb_quant_mode qm, float *out, int batch1)
+{
+    return logits_attn(k, qm, out, batch1, 0);
 }
 
 static double max_abs(const float *a, int n)
@@ -343,7 +349,8 @@ static double max_diff(const float *a, const float *b, int n)
     double m = 0;
     for (int i = 0; i < n; i++) {
         double d = fabs((double)a[i] - b[i]);
-        if (!(d <= m)) m = d;
+        if (d != d) return INFINITY; /* NaN: never close */
+        if (d > m) m = d;
     }
     return m;
 }
@@ -390,6 +397,12 @@ static void test_model(void)
             printf("  %s (%s): max |logit - f32| %.4f (logits up to %.3f)\n", k->name,
                    sb_quant_mode_name((sb_quant_mode)qm), d, scale);
             CHECKF(d < 0.05 * scale, "%s: int8 logits %g away from f32", k->name, d);
+            /* with the attention's products in int8 too (sb_qattn) */
+            CHECK_EQ_INT(logits_attn(k, (sb_quant_mode)qm, other, 0, 1), 0);
+            double da = max_diff(other, f32, n);
+            printf("  %s (%s), int8 attention: max |logit - f32| %.4f\n", k->name,
+                   sb_quant_mode_name((sb_quant_mode)qm), da);
+            CHECKF(da < 0.05 * scale, "%s: int8-attention logits %g away from f32", k->name, da);
             if (qm == 0 && !strcmp(k->name, "vnni-int8")) {
                 memcpy(vnni, got, sizeof got);
                 have_vnni = 1;

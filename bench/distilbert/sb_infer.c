@@ -1,4 +1,6 @@
 #include "sb_infer.h"
+#include "sb_mem.h"
+#include "sb_qattn.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@ typedef struct ilayer {
 
 struct sb_infer {
     const sb_kernel *kernel, *attn;
+    sb_qattn *qattn; /* int8 attention (sb_infer_int8_attention), or NULL */
     sb_quant_mode quant;
     int threads;
     ilayer *layers;
@@ -68,7 +71,7 @@ static int prepared(sb_infer *in, const float *W, int N, int nin, int nout, ilay
     size_t need = sb_qlinear_scratch_bytes(N, nin);
     if (need > in->scratch_cap) {
         free(in->scratch);
-        in->scratch = aligned_alloc(64, (need + 63) & ~(size_t)63);
+        in->scratch = sb_alloc_big(need); /* 2 MB aligned, huge pages where granted */
         in->scratch_cap = in->scratch ? need : 0;
         if (!in->scratch) return sb_errf(e, SB_EFAIL, "out of memory for quantised activations");
     }
@@ -238,9 +241,29 @@ void sb_infer_detach(sb_model *m, sb_infer *in)
         sb_packed_b_free(in->layers[i].packed);
         if (in->layers[i].q.wq) sb_qlinear_free(&in->layers[i].q);
     }
+    sb_qattn_free(in->qattn);
     free(in->layers);
     free(in->scratch);
     free(in);
+}
+
+int sb_infer_int8_attention(sb_model *m, sb_infer *in, sb_err *e)
+{
+    const sb_kernel *k = in->kernel;
+    if (k->dtype != SB_DT_INT8)
+        return sb_errf(e, SB_EUSAGE, "int8 attention needs an int8 kernel; %s computes in %s",
+                       k->name, sb_dtype_name(k->dtype));
+    if (in->qattn) return SB_OK;
+    if (!m->seq || !m->max_batch)
+        return sb_errf(e, SB_EUSAGE, "int8 attention: no activations allocated for the model");
+    const sb_kernel *kq = in->quant & SB_QUANT_7BIT ? sb_kernel_for_7bit_a(k) : k;
+    int rc = sb_qattn_create(kq, sb_quant_qmax(in->quant), m->max_batch, m->seq, m->cfg.dim,
+                             m->cfg.heads, in->threads, &in->qattn, e);
+    if (rc) return rc;
+    in->attn = k;
+    m->lc.attention = sb_qattn_forward;
+    m->lc.attention_user = in->qattn;
+    return SB_OK;
 }
 
 const sb_kernel *sb_infer_attn(const sb_infer *in) { return in ? in->attn : NULL; }

@@ -32,6 +32,10 @@ const sb_kernel *sb_infer_attn_kernel(const sb_kernel *k);
  * no f32 kernel runs the attention of an int8 kernel. */
 int sb_infer_attach(sb_model *m, const sb_kernel *k, sb_quant_mode quant, sb_infer **out,
                     sb_err *e);
+/* Int8 kernels: the attention products in int8 too (sb_qattn), with the
+ * activations' bit width (7 bits under SB_QUANT_7BIT), after the attach and
+ * the activations' allocation. SB_EUSAGE for a kernel that is not int8. */
+int sb_infer_int8_attention(sb_model *m, sb_infer *in, sb_err *e);
 /* Restores m->lc as before the attach and frees the prepared weights. */
 void sb_infer_detach(sb_model *m, sb_infer *in);
 /* The kernel running the attention products under this path. */

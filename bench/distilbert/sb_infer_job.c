@@ -131,6 +131,10 @@ int sb_infer_job_run(sb_infer_job *j, const sb_infer_opts *o, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "unknown kernel '%s' (known: %s)", o->kernel,
                        sb_kernel_names());
     j->k = k;
+    int attn8 = o->attention && !strcmp(o->attention, "int8");
+    if (attn8 && k->dtype != SB_DT_INT8)
+        return sb_errf(e, SB_EUSAGE, "--attention int8 needs an int8 kernel; %s computes in %s",
+                       k->name, sb_dtype_name(k->dtype));
     char why[256] = "";
     if (!k->probe(why, sizeof why)) {
         j->kernel_skipped = 1;
@@ -156,6 +160,7 @@ int sb_infer_job_run(sb_infer_job *j, const sb_infer_opts *o, sb_err *e)
     int batch = j->batch = f->n < o->batch ? f->n : (int)o->batch;
     if ((rc = sb_model_alloc_acts_infer(m, batch, (int)o->seq, e))) return rc;
     if ((rc = sb_infer_attach(m, k, j->qmode, &j->inf, e))) return rc;
+    if (attn8 && (rc = sb_infer_int8_attention(m, j->inf, e))) return rc;
 
     /* Latency at batch 1, per question. */
     int nq = j->nq = j->set.n_examples;
@@ -245,6 +250,9 @@ json_t *sb_infer_result_json(const sb_infer_job *j, const sb_infer_opts *o, int 
         j->attn ? j->attn->name : "", "full_attention", o->full_attention, "warmup",
         (int)o->warmup);
     json_object_set_new(config, "layers_isa", json_string(sb_layers_isa()));
+    if (k->dtype == SB_DT_INT8)
+        json_object_set_new(config, "attention",
+                            json_string(o->attention ? o->attention : "f32"));
     if (k->impl && k->impl()) json_object_set_new(config, "impl", json_string(k->impl()));
     sb_result_head h = {"infer", k->name, sb_dtype_name(k->dtype), (int)o->threads, 1, 1, 1,
                         "ok",    ""};

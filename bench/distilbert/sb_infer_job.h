@@ -20,7 +20,8 @@
 #define SB_INFER_SYNTH_DEV 300
 
 typedef struct sb_infer_opts {
-    const char *init, *vocab, *data, *model, *kernel, *out, *result_file, *quant;
+    const char *init, *vocab, *data, *model, *kernel, *out, *result_file, *quant,
+        *attention; /* "f32" (NULL) or "int8" */
     long threads, batch, seq, stride, requests, warmup, synth_dev, seed;
     int set_seq, set_stride, compare_f32, full_attention, no_latency, profile;
     void (*note)(const char *line); /* one line for the user (stderr); NULL: none */

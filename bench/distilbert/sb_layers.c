@@ -970,6 +970,11 @@ static void softmax_row_backward(int lvl, float *d, const float *pr, const uint3
     for (int j = 0; j < S; j++) d[j] = pr[j] * (d[j] - dot);
 }
 
+float sb_softmax_row_infer(float *s, const float *keep, const float *bias, int n)
+{
+    return softmax_row(sb_layers_level(), s, NULL, keep, bias, NULL, 1.0f, n);
+}
+
 static void attn_fail(int *rc, sb_err *e, int r, const sb_err *le)
 {
 #pragma omp critical(sb_attn_err)
@@ -983,7 +988,7 @@ static void attn_fail(int *rc, sb_err *e, int r, const sb_err *le)
  * Their probabilities are exactly 0, so every product over keys stops there:
  * the same numbers, fewer multiplications (on real SQuAD features about half
  * of the 384 positions are padding). */
-static int keys_used(const sb_lctx *c, const uint8_t *m, int S)
+int sb_attention_keys(const sb_lctx *c, const uint8_t *m, int S)
 {
     int n = S;
     if (c->all_keys) return S;
@@ -1005,6 +1010,8 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
     float scale = 1.0f / sqrtf((float)dh);
     float dscale = p_drop > 0 ? 1.0f / (1.0f - p_drop) : 1.0f;
     uint32_t thr = drop_threshold(p_drop);
+    if (c->attention && !probs && !(p_drop > 0))
+        return c->attention(c->attention_user, c, ctx, qkv, mask, B, S, D, H, e);
 /* Parallel over (b, h), each GEMM single-threaded: at S x dh sizes the
      * kernel's own threading would cost more than it gives. The scores go to
      * the thread's scratch, which stays in cache from head to head; the
@@ -1019,7 +1026,7 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
         int w_any = p_drop > 0;
         float *out = ctx + (size_t)b * S * D + h * dh;
         const uint8_t *m = mask + (size_t)b * S;
-        int n = keys_used(c, m, S);
+        int n = sb_attention_keys(c, m, S);
         if (!n) { /* no real token: every weight 0 */
             zero_rows(out, D, 0, S, dh);
             continue;
@@ -1071,7 +1078,7 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
         const float *P = probs + (size_t)bh * S * S;
         const uint32_t *hb = p_drop > 0 ? bits + (size_t)bh * S * W : NULL;
         float *dP = scratch + (size_t)omp_get_thread_num() * 2 * S * S, *Pd = dP + (size_t)S * S;
-        int n = keys_used(c, mask + (size_t)b * S, S);
+        int n = sb_attention_keys(c, mask + (size_t)b * S, S);
         /* keys past n had weight 0: no gradient reaches them */
         zero_rows(dk, 3 * D, n, S, dh);
         zero_rows(dv, 3 * D, n, S, dh);

@@ -30,6 +30,12 @@ typedef struct sb_lctx {
     int (*linear_gelu)(void *user, float *y, const float *x, float *tmp, const float *W,
                        const float *b, int N, int in, int out, sb_err *e);
     void *linear_user;
+    /* Inference, optional: a layer's whole attention, ctx[B*S,D] from
+     * qkv[B*S,3D] (sb_qattn: products in int8), taken by sb_attention_forward
+     * when it writes no probabilities and drops nothing. NULL: the f32 path. */
+    int (*attention)(void *user, const struct sb_lctx *c, float *ctx, const float *qkv,
+                     const uint8_t *mask, int B, int S, int D, int H, sb_err *e);
+    void *attention_user;
 } sb_lctx;
 
 /* The instruction set the element-wise code (GELU, LayerNorm, softmax,
@@ -126,6 +132,14 @@ void sb_dropout_backward(float *dx, const float *dy, size_t n, float p, uint64_t
  *   (the same ctx up to rounding, one pass over the scores fewer).
  *   scratch: threads * (S*S + 3*S) floats. */
 size_t sb_attention_bits_words(int B, int H, int S);
+/* Keys a sequence's attention multiplies (mask[S]): 1 + its last real token,
+ * or S with c->all_keys. */
+int sb_attention_keys(const sb_lctx *c, const uint8_t *mask, int S);
+/* Inference softmax of one row of scores s[n] (in place): the exponentials
+ * exp(s - max) times keep[j] (0 for a padded key; bias[j] is 0 or -inf),
+ * left unnormalised, each in [0, 1] with 1 at the maximum; returns 1 / their
+ * sum (0 for an all-zero row). The f32 attention's own numbers. */
+float sb_softmax_row_infer(float *s, const float *keep, const float *bias, int n);
 int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *bits,
                          const float *qkv, const uint8_t *mask, int B, int S, int D, int H,
                          float p_drop, uint64_t key, float *scratch, sb_err *e);

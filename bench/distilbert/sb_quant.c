@@ -245,6 +245,15 @@ static void quant_row_any(const float *x, int in, float s, int32_t zp, int qmax,
         quant_row(x, in, s, zp, qmax, o);
 }
 
+int sb_quant_row(const float *x, int in, int qmax, uint8_t *xq, float *scale, int32_t *zp)
+{
+    float lo, hi;
+    if (!row_range_any(x, in, &lo, &hi)) return 0;
+    qparams(lo, hi, qmax, scale, zp);
+    quant_row_any(x, in, *scale, *zp, qmax, xq);
+    return 1;
+}
+
 /* Per row, each row read once: with gelu, GELU of the row goes to a
  * per-thread buffer (in cache) that the range and the rounding then read. */
 static int quant_rows(const float *x, int N, int in, int gelu, int qmax, uint8_t *xq, float *scale,

@@ -49,6 +49,9 @@ void sb_qlinear_free(sb_qlinear *q);
  * and the row, nothing clamped. */
 int sb_quant_activations(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,
                          float *scale, int32_t *zp, int threads, const char *layer, sb_err *e);
+/* One row x[in] -> u8 xq[in] onto 0..qmax with its scale and zero point, as
+ * the per-row mode does it; 0 (nothing written) when x holds NaN or Inf. */
+int sb_quant_row(const float *x, int in, int qmax, uint8_t *xq, float *scale, int32_t *zp);
 /* The same (per row; mode's 7-bit flag kept) of gelu(x) (sb_gelu_row's numbers), gelu(x) never written
  * out: each row goes through GELU into a per-thread buffer in cache. */
 int sb_quant_activations_gelu(const float *x, int N, int in, sb_quant_mode mode, uint8_t *xq,

@@ -1,0 +1,174 @@
+/* Int8 attention (sb_qattn) against the f32 attention on the same q, k, v:
+ * every int8 kernel that runs here (8 and 7 bits; the AVX-VNNI and AMX tile
+ * models everywhere), padded sequences, all keys, the AVX2 and scalar
+ * element-wise code, bad shapes and NaN; and the hook as sb_attention_forward
+ * takes it. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_kernel.h"
+#include "sb_layers.h"
+#include "sb_qattn.h"
+#include "testutil.h"
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ULL;
+static float frnd(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return (float)((g_rng >> 11) % 20001) / 10000.0f - 1.0f;
+}
+
+static int runs(const sb_kernel *k)
+{
+    char why[256];
+    return k && k->probe(why, sizeof why);
+}
+
+enum { B = 2, S = 37, D = 64, H = 2, DH = D / H };
+static float g_qkv[B * S * 3 * D];
+static uint8_t g_mask[B * S];
+
+static const sb_kernel *f32_kernel(void)
+{
+    const char *names[] = {"avx2-f32", "scalar-f32"};
+    for (size_t i = 0; i < 2; i++)
+        if (runs(sb_kernel_find(names[i]))) return sb_kernel_find(names[i]);
+    return NULL;
+}
+
+/* ctx through the f32 attention (hook unset) or through qa */
+static int attend(sb_qattn *qa, int all_keys, float *ctx, sb_err *e)
+{
+    sb_lctx c = {.kernel = f32_kernel(), .threads = 2, .all_keys = all_keys};
+    static float scratch[2 * (S * S + 3 * S)];
+    if (qa) {
+        c.attention = sb_qattn_forward;
+        c.attention_user = qa;
+    }
+    return sb_attention_forward(&c, ctx, NULL, NULL, g_qkv, g_mask, B, S, D, H, 0.0f, 0, scratch,
+                                e);
+}
+
+static double max_diff(const float *a, const float *b, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (d != d) return INFINITY; /* NaN: never close */
+        if (d > m) m = d;
+    }
+    return m;
+}
+
+static void test_kernels(void)
+{
+    for (int i = 0; i < B * S * 3 * D; i++) g_qkv[i] = 2.0f * frnd();
+    for (int i = 0; i < B * S; i++) g_mask[i] = i / S == 0 || i % S < 20; /* 37 and 20 tokens */
+    const sb_kernel *ks[] = {sb_kernel_find("avx2-int8"), sb_kernel_find("vnni-int8"),
+                             sb_kernel_find("onednn-int8"), sb_kernel_find("amx-int8"),
+                             &sb_kernel_avx2_int8_u7, &sb_kernel_avx2_int8_vnni_model,
+                             &sb_kernel_amx_int8_model};
+    static float ref[B * S * D], got[B * S * D];
+    for (int all = 0; all < 2; all++) {
+        sb_err e = {0};
+        CHECK_EQ_INT(attend(NULL, all, ref, &e), SB_OK);
+        double scale = 0;
+        for (int i = 0; i < B * S * D; i++) scale = fabs(ref[i]) > scale ? fabs(ref[i]) : scale;
+        CHECK(scale > 0.1);
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+            if (!runs(ks[i])) {
+                if (!all && ks[i]) printf("  %s: cannot run here; skipped\n", ks[i]->name);
+                continue;
+            }
+            /* the 7-bit path only on 7 bits; the others on both widths */
+            for (int qmax = 127; qmax <= 255; qmax += 128) {
+                if (qmax == 255 && ks[i] == &sb_kernel_avx2_int8_u7) continue;
+                sb_qattn *qa = NULL;
+                CHECK_EQ_INT(sb_qattn_create(ks[i], qmax, B, S, D, H, 2, &qa, &e), SB_OK);
+                if (!qa) continue;
+                memset(got, 0xff, sizeof got); /* NaN: every element must be written */
+                CHECK_EQ_INT(attend(qa, all, got, &e), SB_OK);
+                double d = max_diff(got, ref, B * S * D);
+                printf("  %s, %d levels%s: max |ctx - f32| %.4f (ctx up to %.3f)\n", ks[i]->name,
+                       qmax + 1, all ? ", all keys" : "", d, scale);
+                /* 7-bit probabilities are the coarsest step: about 1 % of the range */
+                CHECKF(d < (qmax == 127 ? 0.04 : 0.02) * scale, "%s: %g from f32", ks[i]->name, d);
+                sb_qattn_free(qa);
+            }
+        }
+    }
+}
+
+/* AVX2 and scalar element-wise code: the quantised q, k, v are the same
+ * numbers; the softmax agrees to rounding, so the outputs agree closely. */
+static void test_levels(void)
+{
+    const sb_kernel *k = &sb_kernel_avx2_int8_vnni_model;
+    if (!runs(k)) return;
+    static float a[B * S * D], b[B * S * D];
+    sb_err e = {0};
+    sb_qattn *qa = NULL;
+    CHECK_EQ_INT(sb_qattn_create(k, 255, B, S, D, H, 2, &qa, &e), SB_OK);
+    CHECK_EQ_INT(attend(qa, 0, a, &e), SB_OK);
+    int was = sb_layers_level();
+    sb_layers_set_level(SB_LAYERS_SCALAR);
+    CHECK_EQ_INT(attend(qa, 0, b, &e), SB_OK);
+    sb_layers_set_level(SB_LAYERS_AUTO);
+    double d = max_diff(a, b, B * S * D);
+    printf("  levels %s vs scalar: max diff %.2e\n", sb_layers_level_name(was), d);
+    CHECKF(d < 1e-2, "AVX2 vs scalar int8 attention differ by %g", d);
+    sb_qattn_free(qa);
+}
+
+static void test_errors(void)
+{
+    const sb_kernel *k = &sb_kernel_avx2_int8_vnni_model;
+    sb_err e = {0};
+    sb_qattn *qa = NULL;
+    CHECK_EQ_INT(sb_qattn_create(f32_kernel(), 255, B, S, D, H, 2, &qa, &e), SB_EUSAGE);
+    CHECK(qa == NULL);
+    CHECK_EQ_INT(sb_qattn_create(k, 200, B, S, D, H, 2, &qa, &e), SB_EUSAGE);
+    if (!runs(k)) return;
+    CHECK_EQ_INT(sb_qattn_create(k, 255, B, S, D + 1, H, 2, &qa, &e), SB_EUSAGE);
+    /* made for shorter sequences, fewer sequences or other heads: refused, not overrun */
+    static float ctx[B * S * D];
+    const int shapes[][4] = {{B, S - 1, D, H}, {B - 1, S, D, H}, {B, S, D, 2 * H}};
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_INT(sb_qattn_create(k, 255, shapes[i][0], shapes[i][1], shapes[i][2],
+                                     shapes[i][3], 2, &qa, &e),
+                     SB_OK);
+        CHECK_EQ_INT(attend(qa, 0, ctx, &e), SB_EUSAGE);
+        sb_qattn_free(qa);
+    }
+    /* NaN in v of sequence 1 at position 3: an error naming them; past the
+     * sequence's last real token (position 30 of 20) v is never read */
+    CHECK_EQ_INT(sb_qattn_create(k, 255, B, S, D, H, 2, &qa, &e), SB_OK);
+    size_t at = (size_t)(S + 3) * 3 * D + 2 * D + DH + 5, pad = (size_t)(S + 30) * 3 * D + 2 * D;
+    float keep = g_qkv[at];
+    g_qkv[at] = NAN;
+    CHECK_EQ_INT(attend(qa, 0, ctx, &e), SB_EFAIL);
+    CHECKF(strstr(e.msg, "v (sequence 1, position 3)") != NULL, "message: %s", e.msg);
+    g_qkv[at] = keep;
+    keep = g_qkv[pad];
+    g_qkv[pad] = INFINITY;
+    CHECK_EQ_INT(attend(qa, 0, ctx, &e), SB_OK);
+    g_qkv[pad] = keep;
+    /* Inf in q: named too */
+    keep = g_qkv[7];
+    g_qkv[7] = -INFINITY;
+    CHECK_EQ_INT(attend(qa, 0, ctx, &e), SB_EFAIL);
+    CHECKF(strstr(e.msg, "q or k (sequence 0, position 0)") != NULL, "message: %s", e.msg);
+    g_qkv[7] = keep;
+    sb_qattn_free(qa);
+}
+
+int main(void)
+{
+    test_kernels();
+    test_levels();
+    test_errors();
+    return test_report("test_qattn");
+}
