@@ -66,7 +66,8 @@ static const char *const g_train_opts[] = {
     "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  NULL};
 static const char *const g_infer_opts[] = {
     "model", "batch",     "seq",    "stride", "requests",       "vocab",      "data",        "init",
-    "seed",  "synth-dev", "warmup", "quant",  "full-attention", "no-latency", "compare-f32", NULL};
+    "seed",  "synth-dev", "warmup", "quant",  "full-attention", "no-latency", "compare-f32",
+    "attention", NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
 static const char *const g_stream_opts[] = {"mib", "ntimes", NULL};
 
@@ -80,23 +81,23 @@ static const sb_workload g_workloads[] = {
     {"gemm", "GEMM", SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_SHAPES | SB_WL_THREADS |
          SB_WL_PEAK,
      g_gemm_opts, g_gemm_opts, 0, 1800.0, "gflops", "GFLOP/s", "GFLOP/s (GOP/s for int8)", NULL,
-     NULL, describe_gemm},
+     NULL, describe_gemm, NULL},
     {"train", "DistilBERT SQuAD training",
      SB_WL_PLAN | SB_WL_KERNEL | SB_WL_BATCH | SB_WL_THREADS | SB_WL_PROJECT, g_train_opts,
-     g_model_series, 0, DAY, "tokens_per_s", "tokens/s", NULL, NULL, NULL, describe_train},
+     g_model_series, 0, DAY, "tokens_per_s", "tokens/s", NULL, NULL, NULL, describe_train, NULL},
     {"infer", "SQuAD inference",
      SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_BATCH | SB_WL_THREADS | SB_WL_LATENCY,
      g_infer_opts, g_model_series, 32, DAY, "sequences_per_s", "sequences/s", NULL, "quant", "row",
-     describe_infer},
+     describe_infer, "attention"},
     /* no headline: its metrics are per message size (busbw_gbs_<bytes>) */
     {"allreduce", "MPI_Allreduce", SB_WL_PLAN, g_allreduce_opts, g_allreduce_series, 0, 1800.0,
-     NULL, NULL, NULL, NULL, NULL, NULL},
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     /* memory bandwidth (bench/stream): the roofline's other axis */
     {"stream", "STREAM memory bandwidth", SB_WL_PLAN | SB_WL_THREADS | SB_WL_ONE_RANK,
-     g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL},
+     g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL, NULL},
     /* the machine's peak FLOP/s, a point the sweep puts ahead of GEMM points */
     {"peak", "Peak FLOP/s", 0, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL, NULL, NULL,
-     describe_peak},
+     describe_peak, NULL},
 };
 #define NWORKLOADS ((int)(sizeof g_workloads / sizeof g_workloads[0]))
 
@@ -172,6 +173,7 @@ static const sb_wopt g_wopts[] = {
     {"no-latency", SB_WOPT_BOOL, 0, 0},
     {"compare-f32", SB_WOPT_BOOL, 0, 0},
     {"quant", SB_WOPT_QUANT, 0, 0},
+    {"attention", SB_WOPT_ATTENTION, 0, 0},
     {"threads", SB_WOPT_LONG, 1, 4096},
     {"mib", SB_WOPT_LONG, 1, 1 << 20},
     {"ntimes", SB_WOPT_LONG, 2, 200},

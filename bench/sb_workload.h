@@ -44,6 +44,9 @@ typedef struct sb_workload {
     /* One line on a finished result document, for the sweep's progress
      * ("412.3 GFLOP/s"); NULL: the headline metric and its unit. */
     void (*describe)(const json_t *doc, char *buf, size_t cap);
+    /* An option only int8 points take ("attention"): a plan's value goes to
+     * their workers alone, and into their config; NULL: none. */
+    const char *int8_extra;
 } sb_workload;
 
 int sb_workload_count(void);
@@ -65,7 +68,8 @@ typedef enum {
     SB_WOPT_PATH,
     SB_WOPT_MODEL,
     SB_WOPT_SIZES,
-    SB_WOPT_QUANT
+    SB_WOPT_QUANT,
+    SB_WOPT_ATTENTION /* infer's --attention: f32 or int8 */
 } sb_wopt_kind;
 typedef struct sb_wopt {
     const char *key;

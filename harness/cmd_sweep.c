@@ -54,6 +54,8 @@ static void sweep_help(void)
            "  --compare-f32       infer: also the share of answers identical to f32's\n"
            "  --quant row|tensor  infer: int8 activations per row (default) or per tensor;\n"
            "                      recorded in each int8 point's config\n"
+           "  --attention int8    infer: the int8 points' attention products in int8 too\n"
+           "                      (f32 points run theirs in f32); in their config\n"
            "  --project-nodes L   train: node counts the scaling model projects when the sweep\n"
            "                      ends, for each series measured at 1 node and at >= 1 larger\n"
            "                      node count (default 1,2,4,... up to 4x the largest measured;\n"

@@ -184,6 +184,33 @@ if [ -n "$K8" ]; then
   [ "$(grep -v '^#' "$H" | grep -c .)" -eq 3 ] && ok || fail "history: 3 per-row sweeps expected"
 fi
 
+# --- --attention int8: the int8 points' workers take it, the f32 points' do
+# not (they would refuse it); the int8 points' config says so ---
+if [ -n "$K8" ]; then
+  expect_rc 0 "$B" sweep --workload infer --model tiny --requests 4 --kernels "$F32,$K8" \
+      --threads 1 --batch 4 --attention int8 --db "$T/a.db" --label attn --dry-run
+  expect_grep "infer --kernel $K8 --batch 4 .*--attention int8" "$T/out"
+  if grep -q "infer --kernel $F32 .*--attention" "$T/out"; then
+    fail "the f32 point's worker was given --attention"
+  else ok; fi
+  expect_rc 0 "$B" sweep --workload infer --model tiny --requests 4 --kernels "$F32,$K8" \
+      --threads 1 --batch 4 --attention int8 --db "$T/a.db" --label attn
+  expect_grep "^sweep 1: 2 ok, 0 skipped, 0 failed" "$T/out"
+  "$B" db points --db "$T/a.db" --sweep 1 --json >"$T/apoints.json" || fail "db points --json"
+  python3 - "$T/apoints.json" "$K8" <<'PY' && ok || fail "--attention int8 not in the int8 point's config"
+import json, sys
+d = json.load(open(sys.argv[1]))
+pts = d["points"] if isinstance(d, dict) else d
+for p in pts:
+    cfg = (p["config"] if isinstance(p["config"], str) else json.dumps(p["config"])).replace(" ", "")
+    want = '{"quant":"row","attention":"int8"}' if p["kernel"] == sys.argv[2] else "{}"
+    assert cfg == want, (p["kernel"], cfg)
+PY
+  # the report's inference table names it
+  expect_rc 0 "$B" report --db "$T/a.db" --baseline 1 --candidate 1 --out "$T/arep"
+  expect_grep "^\| $K8 \| int8 \| model=tiny batch=4 quant=row attention=int8 \| 1 \| " "$T/arep/report.md"
+fi
+
 # --- bad input: one line, exit 2, no database ---
 bad() {
   rm -f "$T/bad.db"
@@ -197,6 +224,8 @@ PAT="^sprbench sweep: --batch: 4 is listed twice" bad --workload infer --batch 4
 PAT="^sprbench sweep: --quant: quant 'col' is not row, tensor, row7 or tensor7" bad --workload infer --quant col
 printf 'workload = infer\nmodel = tiny\nquant = foo\n' >"$T/bad.plan"
 PAT="^sprbench sweep: $T/bad.plan:3: quant 'foo' is not row, tensor, row7 or tensor7" bad --plan "$T/bad.plan"
+PAT="^sprbench sweep: --attention: attention 'bf16' is not f32 or int8" bad --workload infer --attention bf16
+PAT="option 'attention' does not apply to workload train" bad --workload train --attention int8
 PAT="option 'batch' does not apply to workload gemm" bad --batch 2
 
 finish infer_sweep_cli

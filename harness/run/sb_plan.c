@@ -77,6 +77,10 @@ static int check_worker_value(const char *key, const char *value, const char *wh
             return sb_errf(e, SB_EUSAGE, "%s: quant '%.40s' is not row, tensor, row7 or tensor7",
                            where, value);
         break;
+    case SB_WOPT_ATTENTION: /* infer's --attention, taken by int8 points only */
+        if (strcmp(value, "f32") && strcmp(value, "int8"))
+            return sb_errf(e, SB_EUSAGE, "%s: attention '%.40s' is not f32 or int8", where, value);
+        break;
     case SB_WOPT_MODEL: {
         sb_model_config mc;
         rc = sb_model_config_parse(value, &mc, &pe);

@@ -117,7 +117,11 @@ static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, s
     const sb_workload *w = sb_workload_find(p->workload);
     if (w && w->int8_opt && k && k->dtype == SB_DT_INT8) {
         const char *q = plan_opt(p, w->int8_opt);
-        snprintf(buf, cap, "{\"%s\":\"%s\"}", w->int8_opt, q ? q : w->int8_default);
+        const char *x = w->int8_extra ? plan_opt(p, w->int8_extra) : NULL;
+        int n = snprintf(buf, cap, "{\"%s\":\"%s\"", w->int8_opt, q ? q : w->int8_default);
+        if (x && n > 0 && (size_t)n < cap)
+            n += snprintf(buf + n, cap - (size_t)n, ",\"%s\":\"%s\"", w->int8_extra, x);
+        if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "}");
     } else
         snprintf(buf, cap, "{}");
 }
@@ -164,7 +168,11 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
             av_push(a, "--batch");
             av_pushf(a, "%d", pt->batch);
         }
+        const sb_kernel *k = sb_kernel_find(pt->kernel);
         for (int i = 0; i < p->nopts; i++) {
+            if (w && w->int8_extra && !strcmp(p->opt_keys[i], w->int8_extra) &&
+                !(k && k->dtype == SB_DT_INT8))
+                continue; /* an int8-only option: not for this point's kernel */
             av_pushf(a, "--%s", p->opt_keys[i]);
             /* flags without a value in the worker's CLI */
             const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);

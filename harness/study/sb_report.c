@@ -1005,13 +1005,15 @@ static int is_infer1(const sb_pt *p)
 }
 
 /* An inference point's configuration as a table shows it: its series key
- * (model, batch, seq) and, for int8, its activation quantisation. */
+ * (model, batch, seq) and, for int8, its activation quantisation (and its
+ * attention's, when the sweep set it). */
 static void infer_config(const sb_pt *p, char *buf, size_t cap)
 {
     json_t *cfg = json_loads(p->config, 0, NULL);
     const char *q = json_string_value(json_object_get(cfg, "quant"));
-    snprintf(buf, cap, "%.300s%s%.20s", p->shape[0] ? p->shape : "-", q ? " quant=" : "",
-             q ? q : "");
+    const char *a = json_string_value(json_object_get(cfg, "attention"));
+    snprintf(buf, cap, "%.300s%s%.20s%s%.20s", p->shape[0] ? p->shape : "-", q ? " quant=" : "",
+             q ? q : "", a ? " attention=" : "", a ? a : "");
     json_decref(cfg);
 }
 
