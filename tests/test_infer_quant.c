@@ -344,17 +344,6 @@ static double max_abs(const float *a, int n)
     for (int i = 0; i < n; i++) m = fabs(a[i]) > m ? fabs(a[i]) : m;
     return m;
 }
-static double max_diff(const float *a, const float *b, int n)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - b[i]);
-        if (d != d) return INFINITY; /* NaN: never close */
-        if (d > m) m = d;
-    }
-    return m;
-}
-
 static void test_model(void)
 {
     for (int i = 0; i < TB * TS; i++) {
@@ -376,8 +365,8 @@ static void test_model(void)
         sb_err e = {0};
         sb_batch bt = {.B = TB, .S = TS, .ids = g_ids, .mask = g_mask};
         CHECK_EQ_INT(sb_model_forward(&m, &bt, 0, 0, NULL, &e), 0);
-        CHECKF(max_diff(m.logits, f32, n) <= 1e-4 * scale, "f32 packed vs plain: %g",
-               max_diff(m.logits, f32, n));
+        CHECKF(test_max_diff(m.logits, f32, n) <= 1e-4 * scale, "f32 packed vs plain: %g",
+               test_max_diff(m.logits, f32, n));
         sb_model_free(&m);
     }
     /* every int8 kernel that runs here, and the tile model's amx-int8 */
@@ -393,13 +382,13 @@ static void test_model(void)
         /* row, tensor, and both on 7 bits (avx2-int8: its vpmaddubsw path) */
         for (int qm = 0; qm < 4; qm++) {
             CHECK_EQ_INT(logits_of(k, (sb_quant_mode)qm, got, 0), 0);
-            double d = max_diff(got, f32, n);
+            double d = test_max_diff(got, f32, n);
             printf("  %s (%s): max |logit - f32| %.4f (logits up to %.3f)\n", k->name,
                    sb_quant_mode_name((sb_quant_mode)qm), d, scale);
             CHECKF(d < 0.05 * scale, "%s: int8 logits %g away from f32", k->name, d);
             /* with the attention's products in int8 too (sb_qattn) */
             CHECK_EQ_INT(logits_attn(k, (sb_quant_mode)qm, other, 0, 1), 0);
-            double da = max_diff(other, f32, n);
+            double da = test_max_diff(other, f32, n);
             printf("  %s (%s), int8 attention: max |logit - f32| %.4f\n", k->name,
                    sb_quant_mode_name((sb_quant_mode)qm), da);
             CHECKF(da < 0.05 * scale, "%s: int8-attention logits %g away from f32", k->name, da);
@@ -411,20 +400,20 @@ static void test_model(void)
         /* per row is batch-invariant: batch 1 gives the same logits as batch 3 */
         CHECK_EQ_INT(logits_of(k, SB_QUANT_PER_ROW, other, 1), 0);
         CHECK_EQ_INT(logits_of(k, SB_QUANT_PER_ROW, got, 0), 0);
-        CHECKF(max_diff(got, other, n) == 0, "%s: batch 1 vs batch 3 differ by %g", k->name,
-               max_diff(got, other, n));
+        CHECKF(test_max_diff(got, other, n) == 0, "%s: batch 1 vs batch 3 differ by %g", k->name,
+               test_max_diff(got, other, n));
     }
     /* AMX-INT8 through the same path on the tile model: its s32 products are
      * exact like VNNI's, so with the same attention kernel every logit is the
      * same bit for bit */
     CHECK_EQ_INT(logits_of(&sb_kernel_amx_int8_model, SB_QUANT_PER_ROW, got, 0), 0);
-    CHECKF(max_diff(got, f32, n) < 0.05 * scale, "amx-int8-model: %g from f32",
-           max_diff(got, f32, n));
+    CHECKF(test_max_diff(got, f32, n) < 0.05 * scale, "amx-int8-model: %g from f32",
+           test_max_diff(got, f32, n));
     if (have_vnni &&
         sb_infer_attn_kernel(&sb_kernel_amx_int8_model) ==
             sb_infer_attn_kernel(sb_kernel_find("vnni-int8")))
-        CHECKF(max_diff(got, vnni, n) == 0, "amx-int8-model vs vnni-int8: %g",
-               max_diff(got, vnni, n));
+        CHECKF(test_max_diff(got, vnni, n) == 0, "amx-int8-model vs vnni-int8: %g",
+               test_max_diff(got, vnni, n));
     /* bf16: avx512-bf16 and AMX-BF16 on the tile model, close to f32 */
     const sb_kernel *bf[] = {sb_kernel_find("avx512-bf16"), sb_kernel_find("onednn-bf16"),
                              &sb_kernel_amx_bf16_model};
@@ -434,7 +423,7 @@ static void test_model(void)
             continue;
         }
         CHECK_EQ_INT(logits_of(bf[i], SB_QUANT_PER_ROW, got, 0), 0);
-        double d = max_diff(got, f32, n);
+        double d = test_max_diff(got, f32, n);
         printf("  %s: max |logit - f32| %.4f\n", bf[i]->name, d);
         CHECKF(d < 0.05 * scale, "%s: bf16 logits %g away from f32", bf[i]->name, d);
     }

@@ -52,17 +52,6 @@ static int attend(sb_qattn *qa, int all_keys, float *ctx, sb_err *e)
                                 e);
 }
 
-static double max_diff(const float *a, const float *b, int n)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - b[i]);
-        if (d != d) return INFINITY; /* NaN: never close */
-        if (d > m) m = d;
-    }
-    return m;
-}
-
 static void test_kernels(void)
 {
     for (int i = 0; i < B * S * 3 * D; i++) g_qkv[i] = 2.0f * frnd();
@@ -91,7 +80,7 @@ static void test_kernels(void)
                 if (!qa) continue;
                 memset(got, 0xff, sizeof got); /* NaN: every element must be written */
                 CHECK_EQ_INT(attend(qa, all, got, &e), SB_OK);
-                double d = max_diff(got, ref, B * S * D);
+                double d = test_max_diff(got, ref, B * S * D);
                 printf("  %s, %d levels%s: max |ctx - f32| %.4f (ctx up to %.3f)\n", ks[i]->name,
                        qmax + 1, all ? ", all keys" : "", d, scale);
                 /* 7-bit probabilities are the coarsest step: about 1 % of the range */
@@ -117,7 +106,7 @@ static void test_levels(void)
     sb_layers_set_level(SB_LAYERS_SCALAR);
     CHECK_EQ_INT(attend(qa, 0, b, &e), SB_OK);
     sb_layers_set_level(SB_LAYERS_AUTO);
-    double d = max_diff(a, b, B * S * D);
+    double d = test_max_diff(a, b, B * S * D);
     printf("  levels %s vs scalar: max diff %.2e\n", sb_layers_level_name(was), d);
     CHECKF(d < 1e-2, "AVX2 vs scalar int8 attention differ by %g", d);
     sb_qattn_free(qa);

@@ -1,6 +1,7 @@
 /* Tiny assertion helpers shared by the C tests. */
 #ifndef SB_TESTUTIL_H
 #define SB_TESTUTIL_H
+#include <math.h>
 #include <stdio.h>
 
 static int g_test_failures;
@@ -37,6 +38,18 @@ static int g_test_checks;
             fputc('\n', stderr);                            \
         }                                                   \
     } while (0)
+
+/* max |a[i] - b[i]|; INFINITY when either holds NaN at some i (never close) */
+static inline double test_max_diff(const float *a, const float *b, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (d != d) return INFINITY;
+        if (d > m) m = d;
+    }
+    return m;
+}
 
 static inline int test_report(const char *name)
 {
