@@ -3,6 +3,10 @@
 # kernel (AMX through the tile model), and the CLI.
 sb_add_unit(test_infer_quant ${CMAKE_CURRENT_SOURCE_DIR}/test_infer_quant.c)
 sb_add_unit(test_qattn ${CMAKE_CURRENT_SOURCE_DIR}/test_qattn.c)
+# the inference attention (f32 and int8) in query-row blocks, edge block included
+add_test(NAME test_qattn_rows12 COMMAND test_qattn)
+set_tests_properties(test_qattn_rows12 PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT
+  "SB_SOURCE_DIR=${CMAKE_SOURCE_DIR};SB_ATTN_ROWS=12")
 sb_add_script(infer_cli infer_cli.sh)
 # The quantiser's AVX2 and scalar paths, and the int8 path as an AVX2-only or
 # pre-AVX2 CPU runs it (the tile model's amx-int8 runs everywhere).

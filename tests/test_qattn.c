@@ -2,7 +2,8 @@
  * every int8 kernel that runs here (8 and 7 bits; the AVX-VNNI and AMX tile
  * models everywhere), padded sequences, all keys, the AVX2 and scalar
  * element-wise code, bad shapes and NaN; and the hook as sb_attention_forward
- * takes it. */
+ * takes it. The f32 attention itself against its definition (ctest runs this
+ * again with SB_ATTN_ROWS=12: query rows in blocks of 12, 12, 12 and 1). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,6 +53,36 @@ static int attend(sb_qattn *qa, int all_keys, float *ctx, sb_err *e)
                                 e);
 }
 
+/* ctx by the definition, in double: softmax over the keys a sequence uses
+ * (all of them with all_keys; padded ones weigh 0) */
+static void naive(int all_keys, float *ctx)
+{
+    for (int b = 0; b < B; b++) {
+        const uint8_t *m = g_mask + b * S;
+        int n = S;
+        while (!all_keys && n > 0 && !m[n - 1]) n--;
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < S; i++) {
+                const float *q = g_qkv + ((size_t)b * S + i) * 3 * D + h * DH;
+                double sc[S], mx = -1e300, sum = 0;
+                for (int j = 0; j < n; j++) {
+                    const float *k = g_qkv + ((size_t)b * S + j) * 3 * D + D + h * DH;
+                    double t = 0;
+                    for (int d = 0; d < DH; d++) t += (double)q[d] * k[d];
+                    sc[j] = m[j] ? t / sqrt((double)DH) : -1e300;
+                    mx = sc[j] > mx ? sc[j] : mx;
+                }
+                for (int j = 0; j < n; j++) sum += sc[j] = m[j] ? exp(sc[j] - mx) : 0;
+                for (int d = 0; d < DH; d++) {
+                    double t = 0;
+                    for (int j = 0; j < n; j++)
+                        t += sc[j] * g_qkv[((size_t)b * S + j) * 3 * D + 2 * D + h * DH + d];
+                    ctx[((size_t)b * S + i) * D + h * DH + d] = (float)(t / sum);
+                }
+            }
+    }
+}
+
 static void test_kernels(void)
 {
     for (int i = 0; i < B * S * 3 * D; i++) g_qkv[i] = 2.0f * frnd();
@@ -67,6 +98,10 @@ static void test_kernels(void)
         double scale = 0;
         for (int i = 0; i < B * S * D; i++) scale = fabs(ref[i]) > scale ? fabs(ref[i]) : scale;
         CHECK(scale > 0.1);
+        /* the f32 path itself (in query-row blocks under SB_ATTN_ROWS) by the definition */
+        naive(all, got);
+        CHECKF(test_max_diff(ref, got, B * S * D) < 1e-5 * scale, "f32 attention: %g from the definition",
+               test_max_diff(ref, got, B * S * D));
         for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
             if (!runs(ks[i])) {
                 if (!all && ks[i]) printf("  %s: cannot run here; skipped\n", ks[i]->name);

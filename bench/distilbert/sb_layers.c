@@ -1002,6 +1002,62 @@ static void zero_rows(float *x, int ld, int from, int S, int cols)
     for (int i = from; i < S; i++) memset(x + (size_t)i * ld, 0, (size_t)cols * sizeof(float));
 }
 
+int sb_attention_block_rows(int S, int n)
+{
+    static int env = -1;
+    if (env < 0) {
+        const char *v = getenv("SB_ATTN_ROWS");
+        env = v ? atoi(v) : 0;
+    }
+    if (env > 0) return env < S ? env : S;
+    size_t l2 = 0;
+    sb_gemm_get_cache_sizes(NULL, &l2, NULL);
+    long rows = l2 ? (long)(l2 / 2 / ((size_t)n * sizeof(float))) / 48 * 48 : S;
+    if (rows < 48) rows = 48;
+    return rows < S ? (int)rows : S;
+}
+
+/* One head at inference (no P kept, no dropout): out[S, dh] (rows D apart)
+ * from q (rows 3D apart; k at q + D, v at q + 2D), n keys, query rows in
+ * blocks (sb_attention_block_rows); each row's output scaled by 1 / its softmax sum.
+ * k^T and v are packed once for all blocks where the kernel offers it. The
+ * same numbers as one block: every output row is its own dot products, in
+ * the same order. Sc holds rows x S floats, keep/bias n, rinv S. */
+static int attn_infer_head(const sb_lctx *c, int lvl, float *out, int D, const float *q, int S,
+                           int n, int dh, float scale, float *Sc, const float *keep,
+                           const float *bias, float *rinv, sb_err *e)
+{
+    const sb_kernel *k = c->kernel;
+    const float *kk = q + D, *v = q + 2 * D;
+    int rb = sb_attention_block_rows(S, n), rc = SB_OK;
+    sb_gemm_desc dq = {.transa = 'N', .transb = 'T', .m = rb, .n = n, .k = dh, .lda = 3 * D,
+                       .ldb = 3 * D, .ldc = S, .alpha = scale, .beta = 0, .threads = 1};
+    sb_gemm_desc dv = {.transa = 'N', .transb = 'N', .m = rb, .n = dh, .k = n, .lda = S,
+                       .ldb = 3 * D, .ldc = D, .alpha = 1, .beta = 0, .threads = 1};
+    sb_packed_b *pk = NULL, *pv = NULL;
+    if (rb < S && k->pack_b && k->gemm_packed) {
+        if ((rc = k->pack_b(&dq, kk, &pk, e)) || (rc = k->pack_b(&dv, v, &pv, e))) goto done;
+    }
+    for (int i0 = 0; i0 < S && !rc; i0 += rb) {
+        int m = S - i0 < rb ? S - i0 : rb;
+        dq.m = dv.m = m;
+        const float *qi = q + (size_t)i0 * 3 * D;
+        float *oi = out + (size_t)i0 * D;
+        rc = pk ? k->gemm_packed(&dq, qi, pk, Sc, e) : k->gemm_f32(&dq, qi, kk, Sc, e);
+        if (rc) break;
+        for (int i = 0; i < m; i++)
+            rinv[i0 + i] =
+                softmax_row(lvl, Sc + (size_t)i * S, NULL, keep, bias, NULL, 1.0f, n);
+        rc = pv ? k->gemm_packed(&dv, Sc, pv, oi, e) : k->gemm_f32(&dv, Sc, v, oi, e);
+        for (int i = 0; !rc && i < m; i++)
+            for (int d = 0; d < dh; d++) oi[(size_t)i * D + d] *= rinv[i0 + i];
+    }
+done:
+    sb_packed_b_free(pk);
+    sb_packed_b_free(pv);
+    return rc;
+}
+
 int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *bits,
                          const float *qkv, const uint8_t *mask, int B, int S, int D, int H,
                          float p_drop, uint64_t key, float *scratch, sb_err *e)
@@ -1032,16 +1088,21 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
             continue;
         }
         sb_err le;
-        int r = sb_matmul(c, 'N', 'T', S, n, dh, scale, q, 3 * D, k, 3 * D, 0.0f, Sc, S, 1, &le);
-        if (r) {
-            attn_fail(&rc, e, r, &le);
-            continue;
-        }
         float *keep = scratch + (size_t)nt * S * S + (size_t)me * 3 * S, *bias = keep + S;
         float *rinv = bias + S; /* inference: each row's 1 / sum, applied to its output */
         for (int j = 0; j < n; j++) {
             keep[j] = m[j] ? 1.0f : 0.0f;
             bias[j] = m[j] ? 0.0f : -INFINITY;
+        }
+        if (!P && !w_any) {
+            int r = attn_infer_head(c, lvl, out, D, q, S, n, dh, scale, Sc, keep, bias, rinv, &le);
+            if (r) attn_fail(&rc, e, r, &le);
+            continue;
+        }
+        int r = sb_matmul(c, 'N', 'T', S, n, dh, scale, q, 3 * D, k, 3 * D, 0.0f, Sc, S, 1, &le);
+        if (r) {
+            attn_fail(&rc, e, r, &le);
+            continue;
         }
         for (int i = 0; i < S; i++) {
             uint32_t *w = NULL;
@@ -1054,9 +1115,6 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
         }
         r = sb_matmul(c, 'N', 'N', S, dh, n, 1.0f, Sc, S, v, 3 * D, 0.0f, out, D, 1, &le);
         if (r) attn_fail(&rc, e, r, &le);
-        if (!r && !P && !w_any)
-            for (int i = 0; i < S; i++)
-                for (int d = 0; d < dh; d++) out[(size_t)i * D + d] *= rinv[i];
     }
     return rc;
 }

@@ -135,6 +135,13 @@ size_t sb_attention_bits_words(int B, int H, int S);
 /* Keys a sequence's attention multiplies (mask[S]): 1 + its last real token,
  * or S with c->all_keys. */
 int sb_attention_keys(const sb_lctx *c, const uint8_t *mask, int S);
+/* Query rows a block of the inference attention (f32 and sb_qattn): its
+ * scores (rows x n f32) take at most half of L2, so the softmax and the
+ * product with v read them from there instead of from L3 (a 384 x 384 score
+ * matrix, 576 KiB, is over a Zen 3 core's 512 KiB); a multiple of 48 rows
+ * (whole register blocks of 6, 8 and 16 rows), at least 48, at most S.
+ * SB_ATTN_ROWS overrides it (experiments). */
+int sb_attention_block_rows(int S, int n);
 /* Inference softmax of one row of scores s[n] (in place): the exponentials
  * exp(s - max) times keep[j] (0 for a padded key; bias[j] is 0 or -inf),
  * left unnormalised, each in [0, 1] with 1 at the maximum; returns 1 / their

@@ -289,54 +289,57 @@ static void qa_fail(int *rc, sb_err *e, int r, const sb_err *le)
 }
 
 /* One head of one sequence from its quantised q, k, v: out[S, dh] (rows D
- * apart), n keys. */
+ * apart), n keys; query rows in blocks (sb_attention_block_rows) whose scores
+ * and P stay in L2, k8^T and v8 packed once for all blocks where the kernel
+ * offers it. Every output row is its own dot products: blocks change no number. */
 static int head(const sb_qattn *qa, const qa_ops *op, qa_scratch *s, float *out, const uint8_t *m,
                 int S, int n, int b, int h, sb_err *e)
 {
-    int dh = qa->dh, D = qa->D, qmax = qa->qmax;
+    int dh = qa->dh, D = qa->D, qmax = qa->qmax, rb = sb_attention_block_rows(S, n), rc = SB_OK;
+    const sb_kernel *k = qa->k;
     size_t hs = ((size_t)b * qa->H + h) * S; /* this head's first row */
     for (int j = 0; j < n; j++) {
         s->keep[j] = m[j] ? 1.0f : 0.0f;
         s->bias[j] = m[j] ? 0.0f : -INFINITY;
     }
-    /* scores[S, n] = dequant(q8 . k8^T) */
+    /* scores = dequant(q8 . k8^T), then out = dequant(p8 . v8): each row's
+     * 1/sum and 1/qmax, each channel's scale */
     sb_dequant dq = {.a_scale = qa->qs + hs, .a_zp = qa->qz + hs, .b_scale = qa->ks + hs,
                      .b_colsum = qa->kc + hs};
-    sb_gemm_desc d = {.transa = 'N',
-                      .transb = 'T',
-                      .m = S,
-                      .n = n,
-                      .k = dh,
-                      .lda = dh,
-                      .ldb = dh,
-                      .ldc = S,
-                      .alpha = 1,
-                      .beta = 0,
-                      .threads = 1,
-                      .dequant = &dq};
-    int rc = qa->k->gemm_u8s8(&d, qa->q8 + hs * dh, qa->k8 + hs * dh, (int32_t *)(void *)s->sc, e);
-    if (rc) return rc;
-    for (int i = 0; i < S; i++) {
-        float *row = s->sc + (size_t)i * S;
-        s->ps[i] = sb_softmax_row_infer(row, s->keep, s->bias, n) / (float)qmax;
-        op->unit(row, n, qmax, s->p8 + (size_t)i * S);
-    }
-    /* out[S, dh] = dequant(p8 . v8): each row's 1/sum and 1/qmax, each channel's scale */
     sb_dequant dv = {.a_scale = s->ps, .a_zp = s->z, .b_scale = qa->vs + (size_t)b * D + h * dh,
                      .b_colsum = s->z};
-    sb_gemm_desc d2 = {.transa = 'N',
-                       .transb = 'N',
-                       .m = S,
-                       .n = dh,
-                       .k = n,
-                       .lda = S,
-                       .ldb = dh,
-                       .ldc = D,
-                       .alpha = 1,
-                       .beta = 0,
-                       .threads = 1,
-                       .dequant = &dv};
-    return qa->k->gemm_u8s8(&d2, s->p8, qa->v8 + hs * dh, (int32_t *)(void *)out, e);
+    sb_gemm_desc d1 = {.transa = 'N', .transb = 'T', .m = rb, .n = n, .k = dh, .lda = dh,
+                       .ldb = dh, .ldc = S, .alpha = 1, .beta = 0, .threads = 1, .dequant = &dq};
+    sb_gemm_desc d2 = {.transa = 'N', .transb = 'N', .m = rb, .n = dh, .k = n, .lda = S,
+                       .ldb = dh, .ldc = D, .alpha = 1, .beta = 0, .threads = 1, .dequant = &dv};
+    const int8_t *k8 = qa->k8 + hs * dh, *v8 = qa->v8 + hs * dh;
+    sb_packed_b *pk = NULL, *pv = NULL;
+    if (rb < S && k->pack_b && k->gemm_packed &&
+        ((rc = k->pack_b(&d1, k8, &pk, e)) || (rc = k->pack_b(&d2, v8, &pv, e))))
+        goto done;
+    for (int i0 = 0; i0 < S; i0 += rb) {
+        int mr = S - i0 < rb ? S - i0 : rb;
+        const uint8_t *qi = qa->q8 + (hs + i0) * dh;
+        float *oi = out + (size_t)i0 * D;
+        d1.m = d2.m = mr;
+        dq.a_scale = qa->qs + hs + i0;
+        dq.a_zp = qa->qz + hs + i0;
+        rc = pk ? k->gemm_packed(&d1, qi, pk, s->sc, e)
+                : k->gemm_u8s8(&d1, qi, k8, (int32_t *)(void *)s->sc, e);
+        if (rc) break;
+        for (int i = 0; i < mr; i++) {
+            float *row = s->sc + (size_t)i * S;
+            s->ps[i] = sb_softmax_row_infer(row, s->keep, s->bias, n) / (float)qmax;
+            op->unit(row, n, qmax, s->p8 + (size_t)i * S);
+        }
+        rc = pv ? k->gemm_packed(&d2, s->p8, pv, oi, e)
+                : k->gemm_u8s8(&d2, s->p8, v8, (int32_t *)(void *)oi, e);
+        if (rc) break;
+    }
+done:
+    sb_packed_b_free(pk);
+    sb_packed_b_free(pv);
+    return rc;
 }
 
 /* Token row r (sequence b, position i) of qkv, head by head: q u8 per row
