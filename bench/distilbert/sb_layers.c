@@ -3,6 +3,7 @@
 #include "sb_cpu.h"
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1002,13 +1003,18 @@ static void zero_rows(float *x, int ld, int from, int S, int cols)
     for (int i = from; i < S; i++) memset(x + (size_t)i * ld, 0, (size_t)cols * sizeof(float));
 }
 
+static int g_attn_rows_env; /* SB_ATTN_ROWS, read once (heads call from many threads) */
+static pthread_once_t g_attn_rows_once = PTHREAD_ONCE_INIT;
+static void attn_rows_env(void)
+{
+    const char *v = getenv("SB_ATTN_ROWS");
+    g_attn_rows_env = v ? atoi(v) : 0;
+}
+
 int sb_attention_block_rows(int S, int n)
 {
-    static int env = -1;
-    if (env < 0) {
-        const char *v = getenv("SB_ATTN_ROWS");
-        env = v ? atoi(v) : 0;
-    }
+    pthread_once(&g_attn_rows_once, attn_rows_env);
+    int env = g_attn_rows_env;
     if (env > 0) return env < S ? env : S;
     size_t l2 = 0;
     sb_gemm_get_cache_sizes(NULL, &l2, NULL);
