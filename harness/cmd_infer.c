@@ -130,12 +130,14 @@ static void print_summary(const sb_infer_job *j, const sb_infer_opts *o)
     int nq = j->nq, batch = j->batch, nbatches = j->nbatches, answers = j->answers;
     const sb_model *m = &j->m;
     int q8 = k->dtype == SB_DT_INT8;
-    printf("inferred %d questions (%d features, seq %ld) with %s (%s%s%s%s), %ld threads\n", nq,
+    int a8 = q8 && o->attention && !strcmp(o->attention, "int8");
+    printf("inferred %d questions (%d features, seq %ld) with %s (%s%s%s%s%s), %ld threads\n", nq,
            j->f.n, o->seq, k->name, sb_dtype_name(k->dtype), q8 ? ", activations per " : "",
            !q8                               ? ""
                : qmode & SB_QUANT_PER_TENSOR ? "tensor"
                                              : "row",
-           q8 && (qmode & SB_QUANT_7BIT) ? ", 7 bits" : "", o->threads);
+           q8 && (qmode & SB_QUANT_7BIT) ? ", 7 bits" : "", a8 ? ", int8 attention" : "",
+           o->threads);
     if (!o->no_latency)
         printf("latency at batch 1: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms per question\n", j->p50,
                j->p90, j->p99);

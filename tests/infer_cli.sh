@@ -62,6 +62,7 @@ PY
   expect_rc 0 "$B" infer "${COMMON[@]}" --kernel "$K8" --requests 10 --quant row7 --no-latency \
       --attention int8 --compare-f32 --result-file "$T/ra.json"
   expect_grep "identical answers" "$T/out"
+  expect_grep "activations per row, 7 bits, int8 attention\)" "$T/out"
   python3 - "$T/ra.json" "$K8" <<'PY' && ok || fail "--attention int8 not recorded"
 import json, sys
 d = json.load(open(sys.argv[1]))
