@@ -121,7 +121,8 @@ static const char *impl_avx2_int8(void)
                           .gemm_bf16 = (dt) == SB_DT_BF16 ? id##_h : NULL,                     \
                           .pack_b = id##_pk,                                                   \
                           .gemm_packed = id##_pg,                                              \
-                          .impl = impl_}
+                          .impl = impl_,                                                       \
+                          .own = 1}
 #define OWN_KERNEL(id, nm, dt, isa_, sum, prb, ukr_, ukrh_, npair_, is_int8) \
     OWN_KERNEL_X(id, nm, dt, isa_, sum, prb, ukr_, ukrh_, npair_, is_int8, NULL, NULL)
 

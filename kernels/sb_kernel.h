@@ -85,6 +85,11 @@ typedef struct sb_kernel {
      * gemm_u8s8. SB_EUSAGE when B was packed for another kernel or shape. */
     int (*gemm_packed)(const sb_gemm_desc *d, const void *A, const sb_packed_b *B, void *C,
                        sb_err *err);
+    /* 1: a project kernel (sb_gemm around a micro-kernel), whose pack_b is a
+     * plain copy into its layout, cheap enough to pack a short-lived B (one
+     * attention head's k or v); 0: a library kernel (oneDNN builds and caches
+     * primitives per packed object) or scalar-f32. */
+    int own;
 } sb_kernel;
 
 /* Cache sizes in bytes (per instance) the GEMM driver blocks for: MC/KC/NC.

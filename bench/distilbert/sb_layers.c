@@ -1011,6 +1011,12 @@ static void attn_rows_env(void)
     g_attn_rows_env = v ? atoi(v) : 0;
 }
 
+void sb_attention_set_block_rows(int rows)
+{
+    pthread_once(&g_attn_rows_once, attn_rows_env);
+    g_attn_rows_env = rows > 0 ? rows : 0;
+}
+
 int sb_attention_block_rows(int S, int n)
 {
     pthread_once(&g_attn_rows_once, attn_rows_env);
@@ -1026,7 +1032,8 @@ int sb_attention_block_rows(int S, int n)
 /* One head at inference (no P kept, no dropout): out[S, dh] (rows D apart)
  * from q (rows 3D apart; k at q + D, v at q + 2D), n keys, query rows in
  * blocks (sb_attention_block_rows); each row's output scaled by 1 / its softmax sum.
- * k^T and v are packed once for all blocks where the kernel offers it. The
+ * k^T and v are packed once for all blocks by a project kernel (k->own; a
+ * library kernel's packed objects are not meant to live one head). The
  * same numbers as one block: every output row is its own dot products, in
  * the same order. Sc holds rows x S floats, keep/bias n, rinv S. */
 static int attn_infer_head(const sb_lctx *c, int lvl, float *out, int D, const float *q, int S,
@@ -1041,7 +1048,7 @@ static int attn_infer_head(const sb_lctx *c, int lvl, float *out, int D, const f
     sb_gemm_desc dv = {.transa = 'N', .transb = 'N', .m = rb, .n = dh, .k = n, .lda = S,
                        .ldb = 3 * D, .ldc = D, .alpha = 1, .beta = 0, .threads = 1};
     sb_packed_b *pk = NULL, *pv = NULL;
-    if (rb < S && k->pack_b && k->gemm_packed) {
+    if (rb < S && k->own && k->pack_b && k->gemm_packed) {
         if ((rc = k->pack_b(&dq, kk, &pk, e)) || (rc = k->pack_b(&dv, v, &pv, e))) goto done;
     }
     for (int i0 = 0; i0 < S && !rc; i0 += rb) {

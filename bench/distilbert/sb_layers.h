@@ -142,6 +142,9 @@ int sb_attention_keys(const sb_lctx *c, const uint8_t *mask, int S);
  * (whole register blocks of 6, 8 and 16 rows), at least 48, at most S.
  * SB_ATTN_ROWS overrides it (experiments). */
 int sb_attention_block_rows(int S, int n);
+/* Tests: blocks of `rows` from now on (as SB_ATTN_ROWS); 0: the automatic
+ * choice. Not thread-safe: call it between layers. */
+void sb_attention_set_block_rows(int rows);
 /* Inference softmax of one row of scores s[n] (in place): the exponentials
  * exp(s - max) times keep[j] (0 for a padded key; bias[j] is 0 or -inf),
  * left unnormalised, each in [0, 1] with 1 at the maximum; returns 1 / their

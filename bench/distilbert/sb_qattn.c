@@ -121,7 +121,7 @@ static void q_s8(const float *x, const float *inv, int n, int8_t *o)
 {
     for (int p = 0; p < n; p++) {
         float r = nearbyintf(x[p] * inv[p]);
-        o[p] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+        o[p] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r == r ? r : 0); /* NaN: 0 */
     }
 }
 
@@ -290,8 +290,8 @@ static void qa_fail(int *rc, sb_err *e, int r, const sb_err *le)
 
 /* One head of one sequence from its quantised q, k, v: out[S, dh] (rows D
  * apart), n keys; query rows in blocks (sb_attention_block_rows) whose scores
- * and P stay in L2, k8^T and v8 packed once for all blocks where the kernel
- * offers it. Every output row is its own dot products: blocks change no number. */
+ * and P stay in L2, k8^T and v8 packed once for all blocks by a project
+ * kernel (k->own). Every output row is its own dot products: blocks change no number. */
 static int head(const sb_qattn *qa, const qa_ops *op, qa_scratch *s, float *out, const uint8_t *m,
                 int S, int n, int b, int h, sb_err *e)
 {
@@ -314,7 +314,7 @@ static int head(const sb_qattn *qa, const qa_ops *op, qa_scratch *s, float *out,
                        .ldb = dh, .ldc = D, .alpha = 1, .beta = 0, .threads = 1, .dequant = &dv};
     const int8_t *k8 = qa->k8 + hs * dh, *v8 = qa->v8 + hs * dh;
     sb_packed_b *pk = NULL, *pv = NULL;
-    if (rb < S && k->pack_b && k->gemm_packed &&
+    if (rb < S && k->own && k->pack_b && k->gemm_packed &&
         ((rc = k->pack_b(&d1, k8, &pk, e)) || (rc = k->pack_b(&d2, v8, &pv, e))))
         goto done;
     for (int i0 = 0; i0 < S; i0 += rb) {
@@ -388,10 +388,11 @@ int sb_qattn_forward(void *user, const sb_lctx *c, float *ctx, const float *qkv,
 #pragma omp critical(sb_qattn_err)
                 if (bad_v < 0 || r < bad_v) bad_v = r;
         }
+        int team = omp_get_num_threads(); /* the slots cleared above: maybe fewer than nt */
 #pragma omp for schedule(static)
         for (size_t x = 0; x < bd; x++) {
             float mx = 0;
-            for (int t = 0; t < nt; t++) {
+            for (int t = 0; t < team; t++) {
                 float v = qa->vmax[(size_t)t * qa->bmax * D + x];
                 mx = v > mx ? v : mx;
             }
