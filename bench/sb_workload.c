@@ -81,23 +81,23 @@ static const sb_workload g_workloads[] = {
     {"gemm", "GEMM", SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_SHAPES | SB_WL_THREADS |
          SB_WL_PEAK,
      g_gemm_opts, g_gemm_opts, 0, 1800.0, "gflops", "GFLOP/s", "GFLOP/s (GOP/s for int8)", NULL,
-     NULL, describe_gemm, NULL},
+     NULL, describe_gemm, NULL, NULL},
     {"train", "DistilBERT SQuAD training",
      SB_WL_PLAN | SB_WL_KERNEL | SB_WL_BATCH | SB_WL_THREADS | SB_WL_PROJECT, g_train_opts,
-     g_model_series, 0, DAY, "tokens_per_s", "tokens/s", NULL, NULL, NULL, describe_train, NULL},
+     g_model_series, 0, DAY, "tokens_per_s", "tokens/s", NULL, NULL, NULL, describe_train, NULL, NULL},
     {"infer", "SQuAD inference",
      SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_BATCH | SB_WL_THREADS | SB_WL_LATENCY,
      g_infer_opts, g_model_series, 32, DAY, "sequences_per_s", "sequences/s", NULL, "quant", "row",
-     describe_infer, "attention"},
+     describe_infer, "attention", "f32"},
     /* no headline: its metrics are per message size (busbw_gbs_<bytes>) */
     {"allreduce", "MPI_Allreduce", SB_WL_PLAN, g_allreduce_opts, g_allreduce_series, 0, 1800.0,
-     NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     /* memory bandwidth (bench/stream): the roofline's other axis */
     {"stream", "STREAM memory bandwidth", SB_WL_PLAN | SB_WL_THREADS | SB_WL_ONE_RANK,
-     g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL, NULL},
+     g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL, NULL, NULL},
     /* the machine's peak FLOP/s, a point the sweep puts ahead of GEMM points */
     {"peak", "Peak FLOP/s", 0, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL, NULL, NULL,
-     describe_peak, NULL},
+     describe_peak, NULL, NULL},
 };
 #define NWORKLOADS ((int)(sizeof g_workloads / sizeof g_workloads[0]))
 

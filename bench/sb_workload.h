@@ -45,8 +45,11 @@ typedef struct sb_workload {
      * ("412.3 GFLOP/s"); NULL: the headline metric and its unit. */
     void (*describe)(const json_t *doc, char *buf, size_t cap);
     /* An option only int8 points take ("attention"): a plan's value goes to
-     * their workers alone, and into their config; NULL: none. */
+     * their workers alone, and into their config unless it is the worker's
+     * default (int8_extra_default: "f32", the same run as leaving it out);
+     * NULL: none. */
     const char *int8_extra;
+    const char *int8_extra_default;
 } sb_workload;
 
 int sb_workload_count(void);

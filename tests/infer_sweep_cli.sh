@@ -206,6 +206,18 @@ for p in pts:
     want = '{"quant":"row","attention":"int8"}' if p["kernel"] == sys.argv[2] else "{}"
     assert cfg == want, (p["kernel"], cfg)
 PY
+  # --attention f32 is the default: the same point identity as leaving it out
+  expect_rc 0 "$B" sweep --workload infer --model tiny --requests 4 --kernels "$K8" \
+      --threads 1 --batch 4 --attention f32 --db "$T/a.db" --label attn-f32
+  "$B" db points --db "$T/a.db" --sweep 2 --json >"$T/apoints2.json" || fail "db points --json"
+  python3 - "$T/apoints2.json" <<'PY' && ok || fail "--attention f32 changed the point's config"
+import json, sys
+d = json.load(open(sys.argv[1]))
+pts = d["points"] if isinstance(d, dict) else d
+assert len(pts) == 1
+cfg = (pts[0]["config"] if isinstance(pts[0]["config"], str) else json.dumps(pts[0]["config"]))
+assert cfg.replace(" ", "") == '{"quant":"row"}', cfg
+PY
   # the report's inference table names it
   expect_rc 0 "$B" report --db "$T/a.db" --baseline 1 --candidate 1 --out "$T/arep"
   expect_grep "^\| $K8 \| int8 \| model=tiny batch=4 quant=row attention=int8 \| 1 \| " "$T/arep/report.md"

@@ -118,6 +118,8 @@ static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, s
     if (w && w->int8_opt && k && k->dtype == SB_DT_INT8) {
         const char *q = plan_opt(p, w->int8_opt);
         const char *x = w->int8_extra ? plan_opt(p, w->int8_extra) : NULL;
+        if (x && w->int8_extra_default && !strcmp(x, w->int8_extra_default))
+            x = NULL; /* the default: the same point as leaving it out */
         int n = snprintf(buf, cap, "{\"%s\":\"%s\"", w->int8_opt, q ? q : w->int8_default);
         if (x && n > 0 && (size_t)n < cap)
             n += snprintf(buf + n, cap - (size_t)n, ",\"%s\":\"%s\"", w->int8_extra, x);
