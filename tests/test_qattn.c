@@ -189,9 +189,90 @@ static void test_errors(void)
     sb_qattn_free(qa);
 }
 
+/* Query-row blocks change no number: 1 row, 12 rows and one block give the
+ * same bytes, f32 and int8 alike. */
+static void test_blocks(void)
+{
+    static float one[B * S * D], got[B * S * D];
+    sb_err e = {0};
+    const sb_kernel *k8 = &sb_kernel_avx2_int8_vnni_model;
+    sb_qattn *qa = NULL;
+    if (runs(k8)) CHECK_EQ_INT(sb_qattn_create(k8, 255, B, S, D, H, 2, &qa, &e), SB_OK);
+    for (int q = 0; q < (qa ? 2 : 1); q++) {
+        sb_attention_set_block_rows(S);
+        CHECK_EQ_INT(attend(q ? qa : NULL, 1, one, &e), SB_OK);
+        for (int rows = 1; rows <= 12; rows += 11) {
+            sb_attention_set_block_rows(rows);
+            CHECK_EQ_INT(attend(q ? qa : NULL, 1, got, &e), SB_OK);
+            CHECKF(!memcmp(one, got, sizeof one), "%s attention in blocks of %d rows differs",
+                   q ? "int8" : "f32", rows);
+        }
+    }
+    sb_attention_set_block_rows(0);
+    sb_qattn_free(qa);
+}
+
+/* The hook is for inference alone: with probabilities to keep (training) or
+ * dropout, sb_attention_forward runs its own f32 path whatever is hooked. */
+static void test_hook_bypassed(void)
+{
+    const sb_kernel *k8 = &sb_kernel_avx2_int8_vnni_model;
+    if (!runs(k8)) return;
+    sb_err e = {0};
+    sb_qattn *qa = NULL;
+    CHECK_EQ_INT(sb_qattn_create(k8, 255, B, S, D, H, 2, &qa, &e), SB_OK);
+    static float a[B * S * D], b[B * S * D], probs[B * H * S * S], scratch[2 * (S * S + 3 * S)];
+    static uint32_t bits[B * H * S * ((S + 31) / 32)];
+    sb_lctx c = {.kernel = f32_kernel(), .threads = 2};
+    for (int drop = 0; drop < 2; drop++) {
+        float p = drop ? 0.1f : 0.0f;
+        float *pr = drop ? NULL : probs;
+        c.attention = NULL;
+        CHECK_EQ_INT(sb_attention_forward(&c, a, pr, bits, g_qkv, g_mask, B, S, D, H, p, 7,
+                                          scratch, &e),
+                     SB_OK);
+        c.attention = sb_qattn_forward;
+        c.attention_user = qa;
+        memset(b, 0xff, sizeof b);
+        CHECK_EQ_INT(sb_attention_forward(&c, b, pr, bits, g_qkv, g_mask, B, S, D, H, p, 7,
+                                          scratch, &e),
+                     SB_OK);
+        CHECKF(!memcmp(a, b, sizeof a), "the hook was taken with %s",
+               drop ? "dropout" : "probabilities to keep");
+    }
+    sb_qattn_free(qa);
+}
+
+/* A sequence without a real token: its context rows are 0, not NaN. */
+static void test_empty_sequence(void)
+{
+    const sb_kernel *k8 = &sb_kernel_avx2_int8_vnni_model;
+    if (!runs(k8)) return;
+    sb_err e = {0};
+    sb_qattn *qa = NULL;
+    CHECK_EQ_INT(sb_qattn_create(k8, 127, B, S, D, H, 2, &qa, &e), SB_OK);
+    uint8_t keep[B * S];
+    memcpy(keep, g_mask, sizeof keep);
+    memset(g_mask + S, 0, S); /* sequence 1: padding only */
+    static float ctx[B * S * D];
+    memset(ctx, 0xff, sizeof ctx);
+    CHECK_EQ_INT(attend(qa, 0, ctx, &e), SB_OK);
+    int zero = 1, finite = 1;
+    for (int i = 0; i < B * S * D; i++) {
+        finite &= ctx[i] == ctx[i];
+        if (i >= S * D) zero &= ctx[i] == 0.0f;
+    }
+    CHECK(finite && zero);
+    memcpy(g_mask, keep, sizeof keep);
+    sb_qattn_free(qa);
+}
+
 int main(void)
 {
     test_kernels();
+    test_blocks();
+    test_hook_bypassed();
+    test_empty_sequence();
     test_levels();
     test_errors();
     return test_report("test_qattn");
