@@ -21,6 +21,10 @@ expect_rc 2 /usr/bin/python3 "$S/bench-infer-vs-pytorch" --ipex-int8 qat --sprbe
 expect_one_error_line "ipex-int8"
 expect_rc 2 /usr/bin/python3 "$S/bench-infer-vs-pytorch" --precisions f16 --sprbench "$SPRBENCH"
 expect_one_error_line "precisions"
+for bad in avx2-int8:row9 avx2-int8:row7:bf16 avx2-int8:row:int8:x :row; do
+  expect_rc 2 /usr/bin/python3 "$S/bench-infer-vs-pytorch" --kernels "$bad" --sprbench "$SPRBENCH"
+  expect_one_error_line "^bench-infer-vs-pytorch: .*--kernels"
+done
 for bad in "--global-batch 3" "--ranks 1" "--backends nccl" "--steps 1"; do
   expect_rc 2 /usr/bin/python3 "$S/bench-dp-vs-pytorch" $bad --sprbench "$SPRBENCH"
   expect_one_error_line "^bench-dp-vs-pytorch: "
