@@ -130,7 +130,7 @@ static void print_summary(const sb_infer_job *j, const sb_infer_opts *o)
     int nq = j->nq, batch = j->batch, nbatches = j->nbatches, answers = j->answers;
     const sb_model *m = &j->m;
     int q8 = k->dtype == SB_DT_INT8;
-    int a8 = q8 && o->attention && !strcmp(o->attention, "int8");
+    int a8 = j->attn8;
     printf("inferred %d questions (%d features, seq %ld) with %s (%s%s%s%s%s), %ld threads\n", nq,
            j->f.n, o->seq, k->name, sb_dtype_name(k->dtype), q8 ? ", activations per " : "",
            !q8                               ? ""

@@ -131,7 +131,7 @@ int sb_infer_job_run(sb_infer_job *j, const sb_infer_opts *o, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "unknown kernel '%s' (known: %s)", o->kernel,
                        sb_kernel_names());
     j->k = k;
-    int attn8 = o->attention && !strcmp(o->attention, "int8");
+    int attn8 = j->attn8 = o->attention && !strcmp(o->attention, "int8");
     if (attn8 && k->dtype != SB_DT_INT8)
         return sb_errf(e, SB_EUSAGE, "--attention int8 needs an int8 kernel; %s computes in %s",
                        k->name, sb_dtype_name(k->dtype));
@@ -252,7 +252,7 @@ json_t *sb_infer_result_json(const sb_infer_job *j, const sb_infer_opts *o, int 
     json_object_set_new(config, "layers_isa", json_string(sb_layers_isa()));
     if (k->dtype == SB_DT_INT8)
         json_object_set_new(config, "attention",
-                            json_string(o->attention ? o->attention : "f32"));
+                            json_string(j->attn8 ? "int8" : "f32"));
     if (k->impl && k->impl()) json_object_set_new(config, "impl", json_string(k->impl()));
     sb_result_head h = {"infer", k->name, sb_dtype_name(k->dtype), (int)o->threads, 1, 1, 1,
                         "ok",    ""};

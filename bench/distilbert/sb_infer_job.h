@@ -31,6 +31,7 @@ typedef struct sb_infer_opts {
 typedef struct sb_infer_job {
     const sb_kernel *k, *k32, *attn;
     sb_quant_mode qmode;
+    int attn8; /* the attention's products ran in int8 (--attention int8) */
     sb_hf_model hf;
     int have_hf, have_model, have_vocab, have_set, have_feat;
     sb_vocab vocab;
