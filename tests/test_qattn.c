@@ -40,6 +40,17 @@ static const sb_kernel *f32_kernel(void)
     return NULL;
 }
 
+/* An int8 attention for this file's shape on the AVX-VNNI model (exact
+ * products, runs on every AVX2 CPU); NULL where it cannot run. */
+static sb_qattn *model_qattn(int qmax)
+{
+    const sb_kernel *k = &sb_kernel_avx2_int8_vnni_model;
+    sb_qattn *qa = NULL;
+    sb_err e = {0};
+    if (runs(k)) CHECK_EQ_INT(sb_qattn_create(k, qmax, B, S, D, H, 2, &qa, &e), SB_OK);
+    return qa;
+}
+
 /* ctx through the f32 attention (hook unset) or through qa */
 static int attend(sb_qattn *qa, int all_keys, float *ctx, sb_err *e)
 {
@@ -130,12 +141,10 @@ static void test_kernels(void)
  * numbers; the softmax agrees to rounding, so the outputs agree closely. */
 static void test_levels(void)
 {
-    const sb_kernel *k = &sb_kernel_avx2_int8_vnni_model;
-    if (!runs(k)) return;
+    sb_qattn *qa = model_qattn(255);
+    if (!qa) return;
     static float a[B * S * D], b[B * S * D];
     sb_err e = {0};
-    sb_qattn *qa = NULL;
-    CHECK_EQ_INT(sb_qattn_create(k, 255, B, S, D, H, 2, &qa, &e), SB_OK);
     CHECK_EQ_INT(attend(qa, 0, a, &e), SB_OK);
     int was = sb_layers_level();
     sb_layers_set_level(SB_LAYERS_SCALAR);
@@ -195,9 +204,7 @@ static void test_blocks(void)
 {
     static float one[B * S * D], got[B * S * D];
     sb_err e = {0};
-    const sb_kernel *k8 = &sb_kernel_avx2_int8_vnni_model;
-    sb_qattn *qa = NULL;
-    if (runs(k8)) CHECK_EQ_INT(sb_qattn_create(k8, 255, B, S, D, H, 2, &qa, &e), SB_OK);
+    sb_qattn *qa = model_qattn(255);
     for (int q = 0; q < (qa ? 2 : 1); q++) {
         sb_attention_set_block_rows(S);
         CHECK_EQ_INT(attend(q ? qa : NULL, 1, one, &e), SB_OK);
@@ -216,11 +223,9 @@ static void test_blocks(void)
  * dropout, sb_attention_forward runs its own f32 path whatever is hooked. */
 static void test_hook_bypassed(void)
 {
-    const sb_kernel *k8 = &sb_kernel_avx2_int8_vnni_model;
-    if (!runs(k8)) return;
+    sb_qattn *qa = model_qattn(255);
+    if (!qa) return;
     sb_err e = {0};
-    sb_qattn *qa = NULL;
-    CHECK_EQ_INT(sb_qattn_create(k8, 255, B, S, D, H, 2, &qa, &e), SB_OK);
     static float a[B * S * D], b[B * S * D], probs[B * H * S * S], scratch[2 * (S * S + 3 * S)];
     static uint32_t bits[B * H * S * ((S + 31) / 32)];
     sb_lctx c = {.kernel = f32_kernel(), .threads = 2};
@@ -246,11 +251,9 @@ static void test_hook_bypassed(void)
 /* A sequence without a real token: its context rows are 0, not NaN. */
 static void test_empty_sequence(void)
 {
-    const sb_kernel *k8 = &sb_kernel_avx2_int8_vnni_model;
-    if (!runs(k8)) return;
+    sb_qattn *qa = model_qattn(127);
+    if (!qa) return;
     sb_err e = {0};
-    sb_qattn *qa = NULL;
-    CHECK_EQ_INT(sb_qattn_create(k8, 127, B, S, D, H, 2, &qa, &e), SB_OK);
     uint8_t keep[B * S];
     memcpy(keep, g_mask, sizeof keep);
     memset(g_mask + S, 0, S); /* sequence 1: padding only */
