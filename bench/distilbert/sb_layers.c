@@ -1102,7 +1102,7 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
         }
         sb_err le;
         float *keep = scratch + (size_t)nt * S * S + (size_t)me * 3 * S, *bias = keep + S;
-        float *rinv = bias + S; /* inference: each row's 1 / sum, applied to its output */
+        float *rinv = bias + S; /* inference: each row's 1 / sum (attn_infer_head) */
         for (int j = 0; j < n; j++) {
             keep[j] = m[j] ? 1.0f : 0.0f;
             bias[j] = m[j] ? 0.0f : -INFINITY;
@@ -1123,8 +1123,9 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
                 w = bits + ((size_t)bh * S + i) * W;
                 keep_bits(lvl, w, (size_t)n, thr, key, (uint64_t)bh * S * S + (uint64_t)i * S);
             }
-            rinv[i] = softmax_row(lvl, Sc + (size_t)i * S, P ? P + (size_t)i * S : NULL, keep, bias,
-                                  w, dscale, n);
+            /* P kept or dropout: the row comes back normalised */
+            softmax_row(lvl, Sc + (size_t)i * S, P ? P + (size_t)i * S : NULL, keep, bias, w,
+                        dscale, n);
         }
         r = sb_matmul(c, 'N', 'N', S, dh, n, 1.0f, Sc, S, v, 3 * D, 0.0f, out, D, 1, &le);
         if (r) attn_fail(&rc, e, r, &le);
