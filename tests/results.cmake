@@ -28,3 +28,7 @@ sb_add_script(results_env results_env.sh)
 set_tests_properties(results_env PROPERTIES TIMEOUT 180)
 sb_add_script(results_machines results_machines.sh)
 sb_add_script(results_gate_noise results_gate_noise.sh)
+# The paired A/B gate at CLI level with fake worker binaries (scripts that
+# sleep a set time), and the verdicts about a point's status.
+sb_add_script(results_gate_paired results_gate_paired.sh)
+set_tests_properties(results_gate_paired PROPERTIES TIMEOUT 180)

@@ -599,8 +599,16 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
                 if (k && with_machine && !has_machine(base, cp->fingerprint))
                     find_group(bg_any, base->n, k, &fb0, &fb1);
                 free(k);
-                sb_gate_row *row = add_row(r, fb0 >= 0 ? SB_FAIL : SB_WARN, cp, metric);
-                if (row && fb0 >= 0)
+                /* a point that failed, crashed or timed out is a FAIL on its
+                 * own: no baseline is needed to know that it did not run */
+                int broke = strcmp(cp->status, "ok") && strcmp(cp->status, "skipped") &&
+                            strcmp(cp->status, "pending") && strcmp(cp->status, "running");
+                sb_gate_row *row =
+                    add_row(r, fb0 >= 0 || broke ? SB_FAIL : SB_WARN, cp, broke ? "status" : metric);
+                if (row && broke)
+                    notef(row, "candidate %s: %.400s (point not in the baseline)", cp->status,
+                          cp->reason[0] ? cp->reason : "no reason given");
+                else if (row && fb0 >= 0)
                     notef(row,
                           "machine mismatch: the baseline has this point only from %s, never"
                           " from this machine (--cross-machine compares anyway)",
@@ -1000,12 +1008,14 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
             r->count[SB_WARN] + r->count[SB_SKIP]);
     for (int i = 0; i < r->n; i++) {
         const sb_gate_row *w = &r->rows[i];
-        char detail[1024];
-        snprintf(detail, sizeof detail,
-                 "%s %s on %s: baseline %.6g, candidate %.6g %s, ratio %.4f,"
-                 " p %.3g, samples %d/%d",
-                 w->label, w->metric, w->machine[0] ? w->machine : "?", w->base, w->cand, w->unit,
-                 w->ratio, w->p, w->nb, w->nc);
+        char detail[1024] = "";
+        /* a row about a status compared nothing: its reason alone says it */
+        if (w->nb || w->nc || w->ratio > 0 || w->p >= 0)
+            snprintf(detail, sizeof detail,
+                     "%s %s on %s: baseline %.6g, candidate %.6g %s, ratio %.4f,"
+                     " p %.3g, samples %d/%d",
+                     w->label, w->metric, w->machine[0] ? w->machine : "?", w->base, w->cand,
+                     w->unit, w->ratio, w->p, w->nb, w->nc);
         fputs("    <testcase classname=\"sprbench.gate.", f);
         xml_escape(f, w->workload[0] ? w->workload : "point");
         fputs("\" name=\"", f);
@@ -1017,7 +1027,7 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
             fputs("      <failure type=\"regression\" message=\"", f);
             xml_escape(f, w->note);
             fputs("\">", f);
-            xml_escape(f, detail);
+            xml_escape(f, detail[0] ? detail : w->note);
             fputs("</failure>\n", f);
         } else if (w->verdict == SB_WARN || w->verdict == SB_SKIP) {
             fputs(w->verdict == SB_WARN ? "      <skipped message=\"WARN: "
@@ -1030,8 +1040,10 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
         xml_escape(f, sb_verdict_name(w->verdict));
         fputs(": ", f);
         xml_escape(f, w->note);
-        fputs("; ", f);
-        xml_escape(f, detail);
+        if (detail[0]) {
+            fputs("; ", f);
+            xml_escape(f, detail);
+        }
         if (w->env[0]) {
             fputs("; environment differs: ", f);
             xml_escape(f, w->env);

@@ -10,7 +10,8 @@
  *   FAIL  median cost ratio > 1 + tolerance AND significant (one-sided U test
  *         of candidate > baseline at p < alpha, or with the bootstrap method
  *         the interval's lower end above 1 + tolerance), or the point failed,
- *         crashed or timed out in the candidate whatever the baseline did, or
+ *         crashed or timed out in the candidate whatever the baseline did
+ *         (the baseline not having the point at all included), or
  *         the candidate's machine has no baseline while another machine has
  *         (machine mismatch);
  *   SKIP  the candidate point was skipped (an ISA the machine lacks);
