@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_io.h"
+#include "sb_paired.h"
 #include "sb_text.h"
 #include "sb_query.h"
 #include "sb_stats.h"
@@ -608,6 +609,104 @@ out:
     return rc;
 }
 
+/* ---- paired A/B ---- */
+
+int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *r, sb_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->conf = 1 - 2 * o->alpha;
+    sb_ptset cv = {0};
+    int rc = measured_view(cand, &cv, e);
+    group *cg = rc ? NULL : make_groups(&cv, 1);
+    if (!rc && !cg) rc = sb_errf(e, SB_EFAIL, "out of memory");
+    for (int c = 0; !rc && c < cv.n;) {
+        int c0, c1;
+        find_group(cg, cv.n, cg[c].key, &c0, &c1);
+        c = c1;
+        const sb_pt *cp = pick(&cv, cg, c0, c1);
+        int ok = !strcmp(cp->status, "ok");
+        sb_gate_row *row = add_row(r, SB_PASS, cp, ok ? "seconds" : "status");
+        if (!row) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+        row->cand_id = cp->id;
+        const char *why = cp->reason[0] ? cp->reason : "no reason given";
+        if (!strcmp(cp->status, "skipped")) {
+            set_verdict(r, row, SB_SKIP);
+            notef(row, "skipped: %.400s", why);
+            continue;
+        }
+        if (!ok) {
+            int unfinished = !strcmp(cp->status, "pending") || !strcmp(cp->status, "running");
+            set_verdict(r, row, unfinished ? SB_WARN : SB_FAIL);
+            if (unfinished)
+                notef(row, "candidate %s: its sweep did not finish this point", cp->status);
+            else
+                notef(row, "%s: %.400s", cp->status, why);
+            continue;
+        }
+        if (!cp->npaired) {
+            set_verdict(r, row, SB_WARN);
+            notef(row, "not measured in pairs (sweep --pair-baseline B --pair-candidate C)");
+            continue;
+        }
+        sb_paired_stats st;
+        if (sb_paired_judge(cp->paired, cp->side, cp->pair, cp->npaired, o->tolerance, o->alpha,
+                            o->min_pairs, &st)) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+        row->base = st.base;
+        row->cand = st.cand;
+        row->nb = st.nb;
+        row->nc = st.nc;
+        row->ratio = st.ratio;
+        row->lo = st.lo;
+        row->hi = st.hi;
+        row->p = st.p_slower;
+        row->pairs = st.npairs;
+        row->aa = st.aa;
+        snprintf(row->unit, sizeof row->unit, "s");
+        snprintf(row->outcome, sizeof row->outcome, "%s", sb_paired_outcome_name(st.outcome));
+        char noise[96];
+        if (st.nquads)
+            snprintf(noise, sizeof noise, "A/A %.1f%% over %d quad(s)", 100 * st.aa, st.nquads);
+        else
+            snprintf(noise, sizeof noise, "A/A not measured");
+        double pct = (st.ratio - 1) * 100;
+        const char *mode = cp->pair_mode ? cp->pair_mode : "?";
+        switch (st.outcome) {
+        case SB_PAIRED_FAIL:
+            set_verdict(r, row, SB_FAIL);
+            notef(row, "%.1f%% slower over %d %s pairs (tolerance %.1f%%, Wilcoxon p %.2g); %s",
+                  pct, st.npairs, mode, o->tolerance * 100, st.p_slower, noise);
+            break;
+        case SB_PAIRED_PASS:
+            notef(row, "%+.1f%% over %d %s pairs, within the tolerance %.1f%% (p %.2g); %s", pct,
+                  st.npairs, mode, o->tolerance * 100, st.p_within, noise);
+            break;
+        case SB_PAIRED_NOISY:
+            set_verdict(r, row, SB_WARN);
+            notef(row,
+                  "noisy: the %d pair ratios form two groups (around %.3f and %.3f), not"
+                  " judged; %s",
+                  st.npairs, st.low, st.high, noise);
+            break;
+        default:
+            set_verdict(r, row, SB_WARN);
+            notef(row,
+                  "UNSURE after %d %s pairs: %+.1f%%, neither beyond nor within the tolerance"
+                  " %.1f%% (p %.2g / %.2g)%s; measure more pairs; %s",
+                  st.npairs, mode, pct, o->tolerance * 100, st.p_slower, st.p_within,
+                  st.npairs < o->min_pairs ? ", fewer than --min-pairs" : "", noise);
+        }
+    }
+    free_groups(cg, cv.n);
+    free(cv.p);
+    return rc;
+}
+
 /* ---- references ---- */
 
 static int parse_bound(const char *s, double *out)
@@ -934,6 +1033,11 @@ json_t *sb_gate_json(const sb_gate_result *r)
         json_object_set_new(o, "n_candidate", json_integer(w->nc));
         json_object_set_new(o, "note", sb_text_json(w->note));
         json_object_set_new(o, "env", sb_text_json(w->env));
+        if (w->pairs) {
+            json_object_set_new(o, "pairs", json_integer(w->pairs));
+            json_object_set_new(o, "aa_spread", json_real(w->aa));
+            json_object_set_new(o, "outcome", json_string(w->outcome));
+        }
         json_object_set_new(o, "baseline_point",
                             w->base_id ? json_integer(w->base_id) : json_null());
         json_object_set_new(o, "candidate_point",
