@@ -44,16 +44,16 @@ typedef enum {
 const char *sb_paired_outcome_name(sb_paired_outcome o);
 
 typedef struct sb_paired_stats {
-    int npairs;               /* pairs with samples on both sides */
-    int nquads;               /* quads with both of their A runs (the A/A estimate) */
-    int nb, nc;               /* samples per side */
-    double base, cand;        /* median seconds per side, all pairs pooled */
-    double ratio;             /* median of the pair ratios (B / A) */
-    double lo, hi;            /* sign-test interval of that median, 1 - 2 alpha */
-    double p_slower;          /* Wilcoxon: B slower than A at all */
-    double p_within;          /* Wilcoxon: ratio below 1 + tolerance */
-    double aa;                /* A/A spread: median |A2/A1 - 1| (0 when no quad) */
-    double low, high;         /* NOISY: the two groups' middle ratios */
+    int npairs;        /* pairs with samples on both sides */
+    int nquads;        /* quads with both of their A runs (the A/A estimate) */
+    int nb, nc;        /* samples per side */
+    double base, cand; /* median seconds per side, all pairs pooled */
+    double ratio;      /* median of the pair ratios (B / A) */
+    double lo, hi;     /* sign-test interval of that median, 1 - 2 alpha */
+    double p_slower;   /* Wilcoxon: B slower than A at all */
+    double p_within;   /* Wilcoxon: ratio below 1 + tolerance */
+    double aa;         /* A/A spread: median |A2/A1 - 1| (0 when no quad) */
+    double low, high;  /* NOISY: the two groups' middle ratios */
     sb_paired_outcome outcome;
 } sb_paired_stats;
 

@@ -184,13 +184,12 @@ int sb_cmd_gate(int argc, char **argv)
     if (optind < argc) return sb_cli_usage_error("gate", "unexpected argument '%s'", argv[optind]);
     if (!candidate) return sb_cli_usage_error("gate", "--candidate RUN is required (see --help)");
     if (o.paired && (baseline || refs_path || o.pool || nmetrics || history))
-        return sb_cli_usage_error("gate",
-                                  "--paired judges the candidate's own pairs: not with %s",
-                                  baseline    ? "--baseline"
-                                  : refs_path ? "--references"
-                                  : o.pool    ? "--pool"
-                                  : nmetrics  ? "--metric"
-                                              : "--history");
+        return sb_cli_usage_error("gate", "--paired judges the candidate's own pairs: not with %s",
+                                  baseline        ? "--baseline"
+                                      : refs_path ? "--references"
+                                      : o.pool    ? "--pool"
+                                      : nmetrics  ? "--metric"
+                                                  : "--history");
     if (!baseline && !refs_path && !o.paired)
         return sb_cli_usage_error(
             "gate", "give --baseline REF, --references FILE or --paired (see --help)");

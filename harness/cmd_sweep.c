@@ -245,7 +245,8 @@ int sb_cmd_sweep(int argc, char **argv)
             if (sb_parse_long(lo, 2, 10000, "--pairs", &a, &e) ||
                 sb_parse_long(colon ? colon + 1 : lo, 2, 10000, "--pairs", &b, &e))
                 return sb_cli_report("sweep", &e);
-            if (b < a) return sb_cli_usage_error("sweep", "--pairs: MAX %ld is below MIN %ld", b, a);
+            if (b < a)
+                return sb_cli_usage_error("sweep", "--pairs: MAX %ld is below MIN %ld", b, a);
             pair.min_pairs = (int)a;
             pair.max_pairs = (int)b;
             break;

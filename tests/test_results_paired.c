@@ -154,7 +154,8 @@ static void test_judge(void)
     /* nothing on one side: no pairs, UNSURE, no crash */
     int only = 0;
     for (int i = 0; i < n; i++)
-        if (side[i] == SB_SIDE_BASELINE) sec[only] = sec[i], side[only] = side[i], pair[only++] = pair[i];
+        if (side[i] == SB_SIDE_BASELINE)
+            sec[only] = sec[i], side[only] = side[i], pair[only++] = pair[i];
     sb_paired_judge(sec, side, pair, only, 0.05, 0.01, 8, &st);
     CHECK_EQ_INT(st.npairs, 0);
     CHECK_EQ_INT(st.outcome, SB_PAIRED_UNSURE);

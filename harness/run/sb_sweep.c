@@ -628,8 +628,8 @@ static unsigned pair_rand(unsigned *s)
 }
 
 /* Appends a run's samples to the pairing arrays (and the candidate's to cand). */
-static void keep_samples(json_t *doc, int side, int pair, json_t *all, json_t *sides,
-                         json_t *pairs, json_t *cand)
+static void keep_samples(json_t *doc, int side, int pair, json_t *all, json_t *sides, json_t *pairs,
+                         json_t *cand)
 {
     size_t i;
     json_t *v;
@@ -688,9 +688,12 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
     const char *status = "failed";
     char reason[700] = "";
     for (int s = 0; s < 2; s++) {
-        snprintf(sr[s].result, sizeof sr[s].result, "%s/point-%d-%c.json", tmpdir, row->seq, "ab"[s]);
-        snprintf(sr[s].outlog, sizeof sr[s].outlog, "%s/point-%d-%c.out", tmpdir, row->seq, "ab"[s]);
-        snprintf(sr[s].errlog, sizeof sr[s].errlog, "%s/point-%d-%c.err", tmpdir, row->seq, "ab"[s]);
+        snprintf(sr[s].result, sizeof sr[s].result, "%s/point-%d-%c.json", tmpdir, row->seq,
+                 "ab"[s]);
+        snprintf(sr[s].outlog, sizeof sr[s].outlog, "%s/point-%d-%c.out", tmpdir, row->seq,
+                 "ab"[s]);
+        snprintf(sr[s].errlog, sizeof sr[s].errlog, "%s/point-%d-%c.err", tmpdir, row->seq,
+                 "ab"[s]);
         sr[s].timeout = timeout;
         if (point_argv(&run_plan, &pt, bins[s], sr[s].result, peak, tmpdir, row->seq, &sr[s].argv,
                        &pe)) {
@@ -986,7 +989,10 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
                 int rc = point_argv(&run_plan, &pt, bin, "RESULT.json", 0, "/tmp", i + 1, &argv, e);
                 if (rc) return rc;
                 char *cmd = sb_argv_render(argv);
-                fprintf(f, "%s%s\n", !o->pair.baseline ? "" : s ? "candidate: " : "baseline:  ",
+                fprintf(f, "%s%s\n",
+                        !o->pair.baseline ? ""
+                            : s           ? "candidate: "
+                                          : "baseline:  ",
                         cmd);
                 free(cmd);
                 sb_argv_free(argv);

@@ -37,10 +37,9 @@ typedef struct sb_pair_opts {
     double tolerance, alpha;
     unsigned seed;
 } sb_pair_opts;
-#define SB_PAIR_OPTS_INIT                                                                   \
-    {                                                                                       \
-        .min_pairs = 8, .max_pairs = 24, .reps = 3, .tolerance = 0.05, .alpha = 0.01,       \
-        .seed = 1                                                                           \
+#define SB_PAIR_OPTS_INIT                                                                       \
+    {                                                                                           \
+        .min_pairs = 8, .max_pairs = 24, .reps = 3, .tolerance = 0.05, .alpha = 0.01, .seed = 1 \
     }
 const char *sb_pair_mode_name(sb_pair_mode m);
 

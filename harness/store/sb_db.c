@@ -1207,7 +1207,8 @@ int sb_db_insert_samples(sb_db *db, sqlite3_stmt *ins, int64_t point_id, json_t 
         sqlite3_bind_int(ins, 2, (int)i);
         sqlite3_bind_double(ins, 3, json_number_value(v));
         if (pairing) {
-            json_t *side = json_object_get(pairing, "side"), *pair = json_object_get(pairing, "pair");
+            json_t *side = json_object_get(pairing, "side"),
+                   *pair = json_object_get(pairing, "pair");
             sqlite3_bind_int64(ins, 4, json_integer_value(json_array_get(side, i)));
             sqlite3_bind_int64(ins, 5, json_integer_value(json_array_get(pair, i)));
         }
@@ -1225,7 +1226,8 @@ int sb_db_check_pairing(json_t *pairing, const char *where, sb_err *e)
                *cand = jstr(pairing, "candidate", NULL);
     if (!mode || (strcmp(mode, "abba") && strcmp(mode, "random") && strcmp(mode, "duet")))
         return sb_errf(e, SB_EUSAGE, "%s.mode: abba, random or duet", where);
-    if (!base || !cand) return sb_errf(e, SB_EUSAGE, "%s: baseline and candidate must be text", where);
+    if (!base || !cand)
+        return sb_errf(e, SB_EUSAGE, "%s: baseline and candidate must be text", where);
     int rc;
     if ((rc = sb_text_check(base, SB_DB_MAX_TEXT, "pairing baseline", e)) ||
         (rc = sb_text_check(cand, SB_DB_MAX_TEXT, "pairing candidate", e)))
@@ -1248,8 +1250,7 @@ int sb_db_check_pairing(json_t *pairing, const char *where, sb_err *e)
                            where, i, MAX_SAMPLE_SECONDS);
         if (!json_is_integer(sd) || (json_integer_value(sd) != 0 && json_integer_value(sd) != 1))
             return sb_errf(e, SB_EUSAGE, "%s.side[%zu]: 0 (baseline) or 1 (candidate)", where, i);
-        if (!json_is_integer(pr) || json_integer_value(pr) < 0 ||
-            json_integer_value(pr) > 1000000)
+        if (!json_is_integer(pr) || json_integer_value(pr) < 0 || json_integer_value(pr) > 1000000)
             return sb_errf(e, SB_EUSAGE, "%s.pair[%zu]: an integer in [0, 1000000]", where, i);
     }
     return SB_OK;

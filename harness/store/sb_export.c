@@ -823,8 +823,8 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
     size_t nm = json_array_size(machines), ns = json_array_size(sweeps);
     fp_map *mmap = calloc(nm + 1, sizeof *mmap), *smap = calloc(ns + 1, sizeof *smap);
     sqlite3_stmt *find_m = NULL, *find_s = NULL, *find_p = NULL, *ins_m = NULL, *ins_s = NULL,
-                 *ins_p = NULL, *ins_sample = NULL, *ins_pairing = NULL, *ins_metric = NULL, *status_p = NULL,
-                 *del_p = NULL, *ins_log = NULL;
+                 *ins_p = NULL, *ins_sample = NULL, *ins_pairing = NULL, *ins_metric = NULL,
+                 *status_p = NULL, *del_p = NULL, *ins_log = NULL;
     char sql[2048];
     int rc = SB_OK;
     if (!mmap || !smap) {
@@ -931,8 +931,8 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
         if ((rc = sb_db_insert_samples(db, ins_sample, pid, json_object_get(o, "samples"), pairing,
                                        e)))
             goto out;
-        st->samples_added += (long)json_array_size(
-            pairing ? json_object_get(pairing, "samples") : json_object_get(o, "samples"));
+        st->samples_added += (long)json_array_size(pairing ? json_object_get(pairing, "samples")
+                                                           : json_object_get(o, "samples"));
         if (pairing) {
             sqlite3_bind_int64(ins_pairing, 1, pid);
             bind_json(ins_pairing, 2, json_object_get(pairing, "mode"));

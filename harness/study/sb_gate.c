@@ -585,9 +585,9 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
                 /* a point that failed, crashed or timed out is a FAIL on its
                  * own: no baseline is needed to know that it did not run */
                 int broke = strcmp(cp->status, "ok") && strcmp(cp->status, "skipped") &&
-                            strcmp(cp->status, "pending") && strcmp(cp->status, "running");
-                sb_gate_row *row =
-                    add_row(r, fb0 >= 0 || broke ? SB_FAIL : SB_WARN, cp, broke ? "status" : metric);
+                    strcmp(cp->status, "pending") && strcmp(cp->status, "running");
+                sb_gate_row *row = add_row(r, fb0 >= 0 || broke ? SB_FAIL : SB_WARN, cp,
+                                           broke ? "status" : metric);
                 if (row && broke)
                     notef(row, "candidate %s: %.400s (point not in the baseline)", cp->status,
                           cp->reason[0] ? cp->reason : "no reason given");

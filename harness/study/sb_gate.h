@@ -63,8 +63,8 @@ typedef struct sb_gate_opts {
     int paired;                 /* sb_gate_paired: judge the candidate's own pairs */
     int min_pairs;              /* paired: fewer pairs is UNSURE (WARN) */
 } sb_gate_opts;
-#define SB_GATE_OPTS_INIT                                  \
-    {                                                      \
+#define SB_GATE_OPTS_INIT                                                  \
+    {                                                                      \
         .tolerance = 0.05, .alpha = 0.01, .min_samples = 6, .min_pairs = 6 \
     }
 
