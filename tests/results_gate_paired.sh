@@ -148,6 +148,11 @@ expect_grep 'ok UNSURE after 12 pair' out
 expect_rc 0 "$SPRBENCH" gate --paired --candidate edge.db --junit edge.xml
 expect_grep '^WARN .*UNSURE after 12 abba pairs: .*measure more pairs; A/A 0\.0%' out
 expect_grep '<skipped message="WARN: UNSURE' edge.xml
+# too few pairs for any p < 0.01 (2^-n): UNSURE, and the note says how many can
+rm -f log
+expect_rc 0 "$SPRBENCH" sweep "${PAIR[@]}" --db few.db --pair-baseline ./base --pair-candidate ./slow --pairs 4:4
+expect_rc 0 "$SPRBENCH" gate --paired --candidate few.db
+expect_grep '^WARN .*UNSURE after 4 abba pairs: \+20\.0%.*4 pairs cannot reach p < 0\.01: 7 can' out
 # an ordinary sweep has no pairs to judge: a WARN that says so
 "$SPRBENCH" sweep "${SMALL[@]}" --shapes 16x16x16 --db plain.db >/dev/null 2>&1
 expect_rc 0 "$SPRBENCH" gate --paired --candidate plain.db

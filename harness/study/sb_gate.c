@@ -693,13 +693,22 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
                   " judged; %s",
                   st.npairs, st.low, st.high, noise);
             break;
-        default:
+        default: {
+            /* the smallest one-sided p of n pairs is 2^-n (exact test) */
+            int need = 1;
+            while (ldexp(1.0, -need) >= o->alpha && need < 60) need++;
+            char few[96] = "";
+            if (st.npairs < need)
+                snprintf(few, sizeof few, ", and %d pairs cannot reach p < %g: %d can", st.npairs,
+                         o->alpha, need);
+            else if (st.npairs < o->min_pairs)
+                snprintf(few, sizeof few, ", fewer than --min-pairs");
             set_verdict(r, row, SB_WARN);
             notef(row,
                   "UNSURE after %d %s pairs: %+.1f%%, neither beyond nor within the tolerance"
                   " %.1f%% (p %.2g / %.2g)%s; measure more pairs; %s",
-                  st.npairs, mode, pct, o->tolerance * 100, st.p_slower, st.p_within,
-                  st.npairs < o->min_pairs ? ", fewer than --min-pairs" : "", noise);
+                  st.npairs, mode, pct, o->tolerance * 100, st.p_slower, st.p_within, few, noise);
+        }
         }
     }
     free_groups(cg, cv.n);
