@@ -29,8 +29,8 @@ expect_grep '^WARN .*24x24x24.*point not in the baseline \(new\)' out
 # ---- fake workers ----
 # fake-worker TAG SECONDS [FACTOR...] -- GEMM OPTIONS: logs "TAG N CPUS NS"
 # (N its run number) when it ends, sleeps, writes --reps samples of SECONDS x the next
-# FACTOR in turn (FAKE_EXIT: exit with that status without a result; FAKE_HANG:
-# sleep that long first)
+# FACTOR in turn (FAKE_EXIT: B exits with that status without a result;
+# FAKE_HANG: B sleeps that long first; FAKE_SKIP=B or both: says skipped)
 cat >fake-worker <<'FAKE'
 #!/bin/bash
 tag=$1 sec=$2; shift 2
@@ -43,6 +43,10 @@ n=$(grep -c "^$tag " "$FAKE_LOG" 2>/dev/null); n=${n:-0}
 t0=$(date +%s%N)
 [ -n "${FAKE_HANG:-}" ] && [ "$tag" = B ] && sleep "$FAKE_HANG"
 [ -n "${FAKE_EXIT:-}" ] && [ "$tag" = B ] && { echo "fake: told to fail" >&2; exit "$FAKE_EXIT"; }
+if [ -n "${FAKE_SKIP:-}" ] && { [ "$tag" = B ] || [ "$FAKE_SKIP" = both ]; }; then
+  printf '{"workload":"gemm","kernel":"%s","status":"skipped","reason":"no such ISA here"}\n' "$kernel" >"$out"
+  exit 3
+fi
 f=1; [ ${#cyc[@]} -gt 0 ] && f=${cyc[$((n % ${#cyc[@]}))]}
 sleep "${FAKE_SLEEP:-0.02}"
 echo "$tag $n $(awk '/Cpus_allowed_list/ {print $2}' /proc/self/status) $t0 $(date +%s%N)" >>"$FAKE_LOG"
@@ -205,6 +209,21 @@ rm -f log
 FAKE_HANG=5 "$SPRBENCH" sweep "${PAIR[@]}" --db hang.db --pair-baseline ./base --pair-candidate ./same --point-timeout 1 >out 2>&1
 expect_rc 1 "$SPRBENCH" gate --paired --candidate hang.db
 expect_grep '^FAIL .*timeout: candidate binary \./same: timeout after 1 s' out
+
+# a skip: the machine's when the baseline skips too (SKIP), a candidate that
+# skips what the baseline ran fails
+FAKE_SKIP=both "$SPRBENCH" sweep "${PAIR[@]}" --db skip.db --pair-baseline ./base --pair-candidate ./same >out 2>&1
+expect_rc 0 "$SPRBENCH" gate --paired --candidate skip.db
+expect_grep '^SKIP .*skipped: no such ISA here' out
+FAKE_SKIP=B "$SPRBENCH" sweep "${PAIR[@]}" --db skip2.db --pair-baseline ./base --pair-candidate ./same >out 2>&1
+expect_rc 1 "$SPRBENCH" gate --paired --candidate skip2.db
+expect_grep '^FAIL .*failed: candidate binary \./same: skipped: no such ISA here' out
+for seed in 1 2 3 4 5 6; do  # random: some seed puts the candidate first
+  FAKE_SKIP=both "$SPRBENCH" sweep "${PAIR[@]}" --db skip3.db --pair-baseline ./base --pair-candidate ./same \
+    --pair-mode random --pair-seed $seed >/dev/null 2>&1
+done
+[ "$(q skip3.db "SELECT GROUP_CONCAT(DISTINCT status) FROM point")" = skipped ] && ok ||
+  fail "random order: a skip of both is the machine's: $(q skip3.db 'SELECT status, reason FROM point')"
 
 # ---- scripts/ci-gate: mode A is paired; --rounds keeps the pooled rounds ----
 CI="$SB_SOURCE_DIR/scripts/ci-gate"

@@ -592,6 +592,11 @@ static void run_side(side_run *s)
         return;
     }
     s->status = !strcmp(ds, "ok") ? "ok" : "skipped";
+    if (!strcmp(ds, "skipped")) {
+        const char *why = json_string_value(json_object_get(doc, "reason"));
+        snprintf(s->why, sizeof s->why, "skipped: %.*s", sb_text_prefix(why ? why : "", 500),
+                 why ? why : "");
+    }
     s->doc = doc;
 }
 
@@ -681,6 +686,7 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
     run_plan.reps = po->reps;
     run_plan.min_seconds = 0;
     const char *bins[2] = {po->baseline, po->candidate};
+    int keep_side = 1; /* whose worker output the point keeps */
     side_run sr[2];
     memset(sr, 0, sizeof sr);
     sb_err pe = {0};
@@ -786,10 +792,28 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
             if (verdict == SB_PAIRED_PASS || verdict == SB_PAIRED_FAIL) break;
         }
     }
+    if (broke == 2 && !strcmp(sr[1].status, "skipped") && json_array_size(all) == 0) {
+        /* the candidate went first (random order) and skipped: the point is
+         * the machine's skip only if the baseline skips it too */
+        sr[0].cpus = NULL;
+        run_side(&sr[0]);
+        if (!strcmp(sr[0].status, "skipped")) {
+            json_decref(sr[1].doc);
+            sr[1].doc = NULL;
+            broke = 1;
+        } else {
+            json_decref(sr[0].doc);
+            sr[0].doc = NULL;
+        }
+    }
+    if (broke) keep_side = broke - 1; /* its output explains it */
     if (broke) {
         side_run *b = &sr[broke - 1];
         status = b->status;
-        if (!strcmp(status, "skipped") && b->doc && npairs == 0) {
+        /* a skip is the machine's (an ISA it lacks) when the baseline skips
+         * before anything ran; a candidate that skips what the baseline ran
+         * fails */
+        if (!strcmp(status, "skipped") && b->doc && broke == 1 && json_array_size(all) == 0) {
             /* the machine cannot run it: stored as the worker said */
             json_decref(last);
             last = b->doc;
@@ -860,8 +884,8 @@ store_status:
 free_arrays:
     json_decref(all), json_decref(sides), json_decref(pairs), json_decref(cand);
 out:
-    if (!rc && access(sr[1].outlog, F_OK) == 0)
-        rc = keep_output(db, row->id, sr[1].outlog, sr[1].errlog, e);
+    if (!rc && access(sr[keep_side].outlog, F_OK) == 0)
+        rc = keep_output(db, row->id, sr[keep_side].outlog, sr[keep_side].errlog, e);
     for (int s = 0; s < 2; s++) {
         json_decref(sr[s].doc);
         sb_argv_free(sr[s].argv);
