@@ -7,5 +7,10 @@
  * (numpy's default); x is not modified. n must be > 0. */
 double sb_quantile(const double *x, int n, double q);
 double sb_median(const double *x, int n);
+/* 1 when x[0..n) (n >= 6) falls into two groups, each of at least a fifth of
+ * the values, split by a gap wider than 10 % of the median and wider than
+ * either group's own range: two regimes, not one noisy figure. *low and
+ * *high (may be NULL) get each group's middle value. */
+int sb_bimodal(const double *x, int n, double *low, double *high);
 
 #endif

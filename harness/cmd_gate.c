@@ -19,7 +19,8 @@
 static void gate_help(void)
 {
     printf("usage: sprbench gate --baseline REF --candidate RUN [options]\n"
-           "       sprbench gate --references FILE --candidate RUN [options]\n\n"
+           "       sprbench gate --references FILE --candidate RUN [options]\n"
+           "       sprbench gate --paired --candidate RUN [options]\n\n"
            "Compares the raw samples (seconds per repetition) of every configuration run\n"
            "by both sides: same machine fingerprint, workload, kernel, dtype, shape/config,\n"
            "threads and ranks.\n\n"
@@ -60,6 +61,15 @@ static void gate_help(void)
            "                     bounds as -5%%/+10%%/null; outside the bounds is FAIL, a\n"
            "                     machine with no reference FAILs (mismatch), a reference\n"
            "                     with no point WARNs\n"
+           "  --paired           judge the pairs RUN measured itself (sweep --pair-baseline\n"
+           "                     B --pair-candidate C; no --baseline): per point, the log\n"
+           "                     ratios of its pairs, one-sided Wilcoxon signed-rank: FAIL\n"
+           "                     slower at p < --alpha and the median pair ratio beyond the\n"
+           "                     tolerance; PASS the ratio below 1 + tolerance at p < --alpha;\n"
+           "                     else WARN UNSURE (measure more pairs); pair ratios in two\n"
+           "                     groups WARN noisy. Each note gives the pairs and the A/A\n"
+           "                     spread (the two baseline runs of each quad: the run's noise)\n"
+           "  --min-pairs N      paired: fewer pairs is UNSURE (default 6)\n"
            "  --junit FILE       also write JUnit XML (FAIL = failure, WARN = skipped)\n"
            "  --json             one JSON document on stdout instead of the table: the\n"
            "                     sides, the test, counts per verdict and every row\n"
@@ -94,6 +104,8 @@ int sb_cmd_gate(int argc, char **argv)
                                          {"cross-machine", no_argument, 0, 'X'},
                                          {"json", no_argument, 0, 'J'},
                                          {"history", no_argument, 0, 'H'},
+                                         {"paired", no_argument, 0, 'Q'},
+                                         {"min-pairs", required_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *baseline = NULL, *candidate = NULL, *dbpath = sb_default_db(), *refs_path = NULL,
@@ -116,6 +128,12 @@ int sb_cmd_gate(int argc, char **argv)
         case 'X': o.cross_machine = 1; break;
         case 'J': as_json = 1; break;
         case 'H': history = 1; break;
+        case 'Q': o.paired = 1; break;
+        case 'N':
+            if (sb_parse_long(optarg, 2, 100000, "--min-pairs", &lv, &e))
+                return sb_cli_report("gate", &e);
+            o.min_pairs = (int)lv;
+            break;
         case 't': {
             size_t n = strlen(optarg);
             char buf[64];
@@ -165,8 +183,16 @@ int sb_cmd_gate(int argc, char **argv)
     }
     if (optind < argc) return sb_cli_usage_error("gate", "unexpected argument '%s'", argv[optind]);
     if (!candidate) return sb_cli_usage_error("gate", "--candidate RUN is required (see --help)");
-    if (!baseline && !refs_path)
-        return sb_cli_usage_error("gate", "give --baseline REF or --references FILE (see --help)");
+    if (o.paired && (baseline || refs_path || o.pool || nmetrics || history))
+        return sb_cli_usage_error("gate", "--paired judges the candidate's own pairs: not with %s",
+                                  baseline        ? "--baseline"
+                                      : refs_path ? "--references"
+                                      : o.pool    ? "--pool"
+                                      : nmetrics  ? "--metric"
+                                                  : "--history");
+    if (!baseline && !refs_path && !o.paired)
+        return sb_cli_usage_error(
+            "gate", "give --baseline REF, --references FILE or --paired (see --help)");
     if (baseline && refs_path)
         return sb_cli_usage_error("gate", "--baseline and --references are two modes: give one");
     if (history && !baseline) return sb_cli_usage_error("gate", "--history goes with --baseline");
@@ -201,10 +227,12 @@ int sb_cmd_gate(int argc, char **argv)
     if (nmetrics &&
         (rc = sb_gate_check_metrics(metrics, baseline ? &base.set : NULL, &cand.set, &e)))
         goto out;
-    rc = refs ? sb_gate_references(refs, nrefs, &cand.set, &o, &res, &e)
-              : sb_gate_compare(&base.set, &cand.set, &o, &res, &e);
+    rc = o.paired ? sb_gate_paired(&cand.set, &o, &res, &e)
+        : refs    ? sb_gate_references(refs, nrefs, &cand.set, &o, &res, &e)
+                  : sb_gate_compare(&base.set, &cand.set, &o, &res, &e);
     if (rc) goto out;
-    const char *against = refs ? refs_path : NULL; /* NULL: gated against base */
+    /* NULL: gated against base; paired: nothing else to compare environments with */
+    const char *against = refs ? refs_path : o.paired ? "the pairs" : NULL;
     if (as_json) {
         if ((rc = sb_gate_write_json(&res, &base, &cand, against, &o, stdout, &e))) goto out;
     } else {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_plan.h"
@@ -68,7 +69,24 @@ static void sweep_help(void)
            "                      to stderr): counts, every row of the table, the plots\n"
            "  --resume ID         rerun only the unfinished points of sweep ID\n"
            "  --no-peak           do not measure the peak first (pct_peak then needs one stored)\n"
-           "  --dry-run           print the points and their exact commands, run nothing\n\n"
+           "  --dry-run           print the points and their exact commands, run nothing\n"
+           "\nPaired A/B (a CI gate on a shared machine, docs/gating.md; GEMM sweeps):\n"
+           "  --pair-baseline B   with --pair-candidate C: every point runs the worker of\n"
+           "                      binary B and of binary C alternately (any executable that\n"
+           "                      takes sprbench gemm's options, a wrapper script included);\n"
+           "                      every sample is stored with its binary and its pair, and\n"
+           "                      `sprbench gate --paired` judges the pairs\n"
+           "  --pair-mode M       abba (default): quads A B B A, the first A with the first\n"
+           "                      B and the second B with the second A as pairs; random: A A\n"
+           "                      B B shuffled per quad; duet: both at once, each bound to\n"
+           "                      its own `threads` CPUs, swapped between the two pairs of a\n"
+           "                      quad (points with 2 x threads above the cores run abba)\n"
+           "  --pairs MIN[:MAX]   pairs per point (default 8:24): after MIN, stop as soon as\n"
+           "                      the pairs decide (PASS or FAIL at --pair-tolerance), else\n"
+           "                      at MAX\n"
+           "  --pair-reps R       repetitions per run of one binary (default 3)\n"
+           "  --pair-tolerance T  the minimum effect the stopping rule uses (default 5%%)\n"
+           "  --pair-seed N       the random order's seed (default 1)\n\n"
            "Worker options, per workload: passed to `sprbench WORKLOAD` (in a plan file a\n"
            "flag without a value is `key = 1`):\n",
            names, sb_default_db());
@@ -124,11 +142,18 @@ int sb_cmd_sweep(int argc, char **argv)
         OPT_SBATCH,
         OPT_SUBMIT,
         OPT_JSON,
+        OPT_PAIR_BASE,
+        OPT_PAIR_CAND,
+        OPT_PAIR_MODE,
+        OPT_PAIRS,
+        OPT_PAIR_REPS,
+        OPT_PAIR_TOL,
+        OPT_PAIR_SEED,
         OPT_KEY
     };
     const char *all_keys[SB_PLAN_CLI_KEYS];
     int nvalue = 0, nall = sb_plan_cli_keys(all_keys, &nvalue);
-    struct option opts[SB_PLAN_CLI_KEYS + 16];
+    struct option opts[SB_PLAN_CLI_KEYS + 24];
     int no = 0;
     for (int i = 0; i < nall; i++)
         opts[no++] = (struct option){all_keys[i], i < nvalue ? required_argument : no_argument, 0,
@@ -142,6 +167,13 @@ int sb_cmd_sweep(int argc, char **argv)
     opts[no++] = (struct option){"sbatch", required_argument, 0, OPT_SBATCH};
     opts[no++] = (struct option){"submit", no_argument, 0, OPT_SUBMIT};
     opts[no++] = (struct option){"json", no_argument, 0, OPT_JSON};
+    opts[no++] = (struct option){"pair-baseline", required_argument, 0, OPT_PAIR_BASE};
+    opts[no++] = (struct option){"pair-candidate", required_argument, 0, OPT_PAIR_CAND};
+    opts[no++] = (struct option){"pair-mode", required_argument, 0, OPT_PAIR_MODE};
+    opts[no++] = (struct option){"pairs", required_argument, 0, OPT_PAIRS};
+    opts[no++] = (struct option){"pair-reps", required_argument, 0, OPT_PAIR_REPS};
+    opts[no++] = (struct option){"pair-tolerance", required_argument, 0, OPT_PAIR_TOL};
+    opts[no++] = (struct option){"pair-seed", required_argument, 0, OPT_PAIR_SEED};
     opts[no++] = (struct option){"help", no_argument, 0, 'h'};
     opts[no++] = (struct option){0, 0, 0, 0};
 
@@ -151,6 +183,8 @@ int sb_cmd_sweep(int argc, char **argv)
     char batch_skip[512] = {0};
     if (argc >= (int)sizeof batch_skip) return sb_cli_usage_error("sweep", "too many arguments");
     long resume = 0;
+    sb_pair_opts pair = SB_PAIR_OPTS_INIT;
+    int pair_opts = 0;
     const char *keys[128], *values[128];
     int nkv = 0;
     sb_err e = {0};
@@ -188,6 +222,63 @@ int sb_cmd_sweep(int argc, char **argv)
             if (sb_parse_long(optarg, 1, 1L << 40, "--resume", &resume, &e))
                 return sb_cli_report("sweep", &e);
             break;
+        case OPT_PAIR_BASE: pair.baseline = optarg; break;
+        case OPT_PAIR_CAND: pair.candidate = optarg; break;
+        case OPT_PAIR_MODE:
+            pair_opts = 1;
+            if (!strcmp(optarg, "abba"))
+                pair.mode = SB_PAIR_ABBA;
+            else if (!strcmp(optarg, "random"))
+                pair.mode = SB_PAIR_RANDOM;
+            else if (!strcmp(optarg, "duet"))
+                pair.mode = SB_PAIR_DUET;
+            else
+                return sb_cli_usage_error("sweep", "--pair-mode: '%s' is not abba, random or duet",
+                                          optarg);
+            break;
+        case OPT_PAIRS: {
+            pair_opts = 1;
+            char lo[32];
+            const char *colon = strchr(optarg, ':');
+            snprintf(lo, sizeof lo, "%.*s", colon ? (int)(colon - optarg) : 31, optarg);
+            long a, b;
+            if (sb_parse_long(lo, 2, 10000, "--pairs", &a, &e) ||
+                sb_parse_long(colon ? colon + 1 : lo, 2, 10000, "--pairs", &b, &e))
+                return sb_cli_report("sweep", &e);
+            if (b < a)
+                return sb_cli_usage_error("sweep", "--pairs: MAX %ld is below MIN %ld", b, a);
+            pair.min_pairs = (int)a;
+            pair.max_pairs = (int)b;
+            break;
+        }
+        case OPT_PAIR_REPS: {
+            pair_opts = 1;
+            long v;
+            if (sb_parse_long(optarg, 1, 1000, "--pair-reps", &v, &e))
+                return sb_cli_report("sweep", &e);
+            pair.reps = (int)v;
+            break;
+        }
+        case OPT_PAIR_TOL: {
+            pair_opts = 1;
+            char buf[64];
+            size_t n = strlen(optarg);
+            int pct = n > 0 && n < sizeof buf && optarg[n - 1] == '%';
+            snprintf(buf, sizeof buf, "%.*s", pct ? (int)n - 1 : (int)n, optarg);
+            double v;
+            if (sb_parse_double(buf, 0, pct ? 1000 : 10, "--pair-tolerance", &v, &e))
+                return sb_cli_report("sweep", &e);
+            pair.tolerance = pct ? v / 100 : v;
+            break;
+        }
+        case OPT_PAIR_SEED: {
+            pair_opts = 1;
+            long v;
+            if (sb_parse_long(optarg, 0, 0x7fffffff, "--pair-seed", &v, &e))
+                return sb_cli_report("sweep", &e);
+            pair.seed = (unsigned)v;
+            break;
+        }
         case 'h': sweep_help(); return 0;
         default:
             return sb_cli_usage_error("sweep", "unknown or incomplete option '%s' (see --help)",
@@ -198,6 +289,21 @@ int sb_cmd_sweep(int argc, char **argv)
     if (resume && (plan_file || nkv))
         return sb_cli_usage_error("sweep", "--resume takes the stored plan; give no plan options");
     if (submit && !sbatch) return sb_cli_usage_error("sweep", "--submit needs --sbatch FILE");
+    if (!pair.baseline != !pair.candidate)
+        return sb_cli_usage_error("sweep", "--pair-baseline and --pair-candidate go together");
+    if (pair_opts && !pair.baseline)
+        return sb_cli_usage_error("sweep",
+                                  "--pair-* options need --pair-baseline and --pair-candidate");
+    if (pair.baseline && (resume || sbatch))
+        return sb_cli_usage_error("sweep", "a paired sweep runs here and now: not with %s",
+                                  resume ? "--resume" : "--sbatch");
+    for (int s = 0; pair.baseline && s < 2; s++) {
+        const char *bin = s ? pair.candidate : pair.baseline;
+        /* a bare name is found on PATH when it runs; a path must be there now */
+        if (strchr(bin, '/') && access(bin, X_OK))
+            return sb_cli_usage_error("sweep", "--pair-%s: '%s' is not an executable file",
+                                      s ? "candidate" : "baseline", bin);
+    }
     if (as_json && (dry || sbatch))
         return sb_cli_usage_error("sweep",
                                   "--json is the summary of a sweep that runs: not with %s",
@@ -230,6 +336,11 @@ int sb_cmd_sweep(int argc, char **argv)
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (!resume && (rc = sb_plan_finish(&plan, si ? si->cores : 1, &e))) goto fail;
     if (!resume && !dry && (rc = sb_plan_check_inputs(&plan, &e))) goto fail;
+    if (pair.baseline && !sb_workload_has(plan.workload, SB_WL_SHAPES)) {
+        rc = sb_errf(&e, SB_EUSAGE, "--pair-baseline: paired runs are for GEMM sweeps, not %s",
+                     plan.workload);
+        goto fail;
+    }
 
     char exe[4096];
     if (sb_cli_self_exe(exe, sizeof exe)) {
@@ -252,7 +363,8 @@ int sb_cmd_sweep(int argc, char **argv)
                        .dry_run = dry,
                        .no_peak = no_peak,
                        .self_exe = exe,
-                       .out = as_json ? stderr : stdout};
+                       .out = as_json ? stderr : stdout,
+                       .pair = pair};
     sb_sweep_outcome out;
     rc = sb_sweep_run(&o, &out, &e);
     if (dry) {

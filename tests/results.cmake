@@ -3,6 +3,7 @@
 # to end (db, report, gate, JUnit, hostile files).
 sb_add_unit(test_results_gate test_results_gate.c)
 sb_add_unit(test_results_db test_results_db.c)
+sb_add_unit(test_results_paired test_results_paired.c)
 sb_add_script(results_cli results_cli.sh)
 set_tests_properties(results_cli PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 sb_add_script(results_ci_gate results_ci_gate.sh)
@@ -28,3 +29,7 @@ sb_add_script(results_env results_env.sh)
 set_tests_properties(results_env PROPERTIES TIMEOUT 180)
 sb_add_script(results_machines results_machines.sh)
 sb_add_script(results_gate_noise results_gate_noise.sh)
+# The paired A/B gate at CLI level with fake worker binaries (scripts that
+# sleep a set time), and the verdicts about a point's status.
+sb_add_script(results_gate_paired results_gate_paired.sh)
+set_tests_properties(results_gate_paired PROPERTIES TIMEOUT 180)

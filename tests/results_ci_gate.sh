@@ -17,6 +17,7 @@ expect_grep '^gate: 1 compared' out
 [ -s a/gate.xml ] && ok || fail "mode A wrote no JUnit"
 # both sides hold both rounds, pooled: 12 samples per side
 expect_grep ' 12/12 ' out
+expect_grep '^ci-gate: 2-round gate took [0-9]+\.[0-9]{3} s$' out
 
 expect_rc 0 "$CI" --baseline-db store/base.db --candidate-bin "$SPRBENCH" --rounds 2 --work b "${ARGS[@]}"
 expect_grep 'no baseline yet' out

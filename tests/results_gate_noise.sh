@@ -29,4 +29,9 @@ assert all(sum(map(int, rows[k])) == 0 for k in ('q85', 'q70', 'isa')), rows
 PY
 expect_rc 0 "$G" evaluate --db n.db --sprbench "$SPRBENCH" --rounds 3
 expect_grep '^same +0 +0 +0 ' out
+# gates: whole ci-gate runs, paired and rounds; its input is checked first
+expect_rc 0 "$G" --help
+expect_grep '^ +scripts/gate-noise-study gates \[--gates 20\]' out
+expect_rc 2 "$G" gates --gates 0 --sprbench "$SPRBENCH"
+expect_one_error_line '^gate-noise-study: --gates must be a positive integer'
 finish results_gate_noise

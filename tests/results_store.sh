@@ -155,9 +155,12 @@ unchanged "refused labels"
 cp a.db old.db
 py <<'PY'
 import sqlite3
-# schema version 2 as an older sprbench left it: no point_log, no claim columns
+# schema version 2 as an older sprbench left it: no point_log, no claim
+# columns, no pairing
 c = sqlite3.connect('old.db')
-c.executescript('DROP TABLE point_log; ALTER TABLE sweep DROP COLUMN holder_pid;'
+c.executescript('DROP TABLE point_pairing; ALTER TABLE sample DROP COLUMN side;'
+                'ALTER TABLE sample DROP COLUMN pair;'
+                'DROP TABLE point_log; ALTER TABLE sweep DROP COLUMN holder_pid;'
                 'ALTER TABLE sweep DROP COLUMN holder_host; ALTER TABLE sweep DROP COLUMN holder_start;'
                 'ALTER TABLE sweep DROP COLUMN holder_since; PRAGMA user_version = 2;')
 c.close()

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_launch.h"
+#include "sb_paired.h"
 #include "sb_query.h"
 #include "sb_slurm.h"
 #include "sb_sysinfo.h"
@@ -515,6 +518,384 @@ out:
     return rc;
 }
 
+/* ---- paired A/B points ---- */
+
+const char *sb_pair_mode_name(sb_pair_mode m)
+{
+    return m == SB_PAIR_DUET ? "duet" : m == SB_PAIR_RANDOM ? "random" : "abba";
+}
+
+/* One run of one binary: its status ("ok", "skipped", or why not in why),
+ * its result document when it wrote a usable one. */
+typedef struct side_run {
+    char **argv;
+    double timeout;
+    char result[4096], outlog[4096], errlog[4096];
+    const cpu_set_t *cpus; /* duet: where it runs (NULL: anywhere) */
+    json_t *doc;
+    const char *status; /* ok, skipped, failed, timeout, interrupted */
+    char why[600];
+} side_run;
+
+static void run_side(side_run *s)
+{
+    s->doc = NULL;
+    s->status = "failed";
+    s->why[0] = '\0';
+    unlink(s->result);
+    sb_run_result r;
+    sb_err pe = {0};
+    if (s->cpus) pthread_setaffinity_np(pthread_self(), sizeof *s->cpus, s->cpus);
+    if (sb_launch_run(s->argv, NULL, s->timeout, s->outlog, s->errlog, &r, &pe)) {
+        snprintf(s->why, sizeof s->why, "%.*s", sb_text_prefix(pe.msg, 500), pe.msg);
+        return;
+    }
+    if (r.cancelled) {
+        s->status = "interrupted";
+        snprintf(s->why, sizeof s->why, "interrupted by SIGINT");
+        return;
+    }
+    if (r.timed_out) {
+        s->status = "timeout";
+        snprintf(s->why, sizeof s->why, "timeout after %g s (--point-timeout)", s->timeout);
+        return;
+    }
+    char how[128];
+    sb_run_describe(&r, s->timeout, how, sizeof how);
+    char *text = NULL;
+    size_t len = 0;
+    json_error_t je;
+    json_t *doc = NULL;
+    if (access(s->result, F_OK) == 0 &&
+        !sb_read_file_max(s->result, RESULT_MAX, "result file", &text, &len, NULL))
+        doc = json_loadb(text, len, 0, &je);
+    free(text);
+    const char *ds = doc ? json_string_value(json_object_get(doc, "status")) : NULL;
+    if (!json_is_object(doc) || !ds) {
+        json_decref(doc);
+        char tail[320];
+        worker_error(s->errlog, tail, sizeof tail);
+        snprintf(s->why, sizeof s->why, "worker ended with %s without a usable result%s%s", how,
+                 tail[0] ? ": " : "", tail);
+        return;
+    }
+    if (!strcmp(ds, "ok") && !sb_run_ok(&r)) {
+        json_decref(doc);
+        snprintf(s->why, sizeof s->why, "worker ended with %s after writing its result", how);
+        return;
+    }
+    if (strcmp(ds, "ok") && strcmp(ds, "skipped")) {
+        const char *why = json_string_value(json_object_get(doc, "reason"));
+        snprintf(s->why, sizeof s->why, "%.*s", sb_text_prefix(why ? why : ds, 500),
+                 why ? why : ds);
+        json_decref(doc);
+        return;
+    }
+    s->status = !strcmp(ds, "ok") ? "ok" : "skipped";
+    if (!strcmp(ds, "skipped")) {
+        const char *why = json_string_value(json_object_get(doc, "reason"));
+        snprintf(s->why, sizeof s->why, "skipped: %.*s", sb_text_prefix(why ? why : "", 500),
+                 why ? why : "");
+    }
+    s->doc = doc;
+}
+
+static void *run_side_thread(void *arg)
+{
+    run_side(arg);
+    return NULL;
+}
+
+/* duet: the first 2 x threads CPUs this process may use, split in two
+ * (0 when there are not that many, or not as many physical cores) */
+static int duet_cpus(int threads, cpu_set_t *x, cpu_set_t *y)
+{
+    cpu_set_t all;
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    if (threads < 1 || sched_getaffinity(0, sizeof all, &all) ||
+        (si && si->cores > 0 && 2 * threads > si->cores))
+        return 0;
+    CPU_ZERO(x);
+    CPU_ZERO(y);
+    int got = 0;
+    for (int c = 0; c < CPU_SETSIZE && got < 2 * threads; c++) {
+        if (!CPU_ISSET(c, &all)) continue;
+        CPU_SET(c, got < threads ? x : y);
+        got++;
+    }
+    return got == 2 * threads;
+}
+
+static unsigned pair_rand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 16) & 0x7fff;
+}
+
+/* Appends a run's samples to the pairing arrays (and the candidate's to cand). */
+static void keep_samples(json_t *doc, int side, int pair, json_t *all, json_t *sides, json_t *pairs,
+                         json_t *cand)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(doc, "samples"), i, v)
+    {
+        if (!json_is_number(v)) continue; /* the store refuses the document below */
+        json_array_append_new(all, json_real(json_number_value(v)));
+        json_array_append_new(sides, json_integer(side));
+        json_array_append_new(pairs, json_integer(pair));
+        if (side == 1) json_array_append_new(cand, json_real(json_number_value(v)));
+    }
+}
+
+/* The pairs so far, judged as the gate judges them. */
+static sb_paired_outcome judge_so_far(json_t *all, json_t *sides, json_t *pairs,
+                                      const sb_pair_opts *po, sb_paired_stats *st)
+{
+    size_t n = json_array_size(all);
+    double *sec = malloc(sizeof *sec * (n + 1));
+    int *sd = malloc(sizeof *sd * (n + 1)), *pr = malloc(sizeof *pr * (n + 1));
+    sb_paired_outcome out = SB_PAIRED_UNSURE;
+    memset(st, 0, sizeof *st);
+    if (sec && sd && pr) {
+        for (size_t i = 0; i < n; i++) {
+            sec[i] = json_number_value(json_array_get(all, i));
+            sd[i] = (int)json_integer_value(json_array_get(sides, i));
+            pr[i] = (int)json_integer_value(json_array_get(pairs, i));
+        }
+        if (sb_paired_judge(sec, sd, pr, (int)n, po->tolerance, po->alpha, po->min_pairs, st) == 0)
+            out = st->outcome;
+    }
+    free(sec);
+    free(sd);
+    free(pr);
+    return out;
+}
+
+/* Runs one GEMM point as pairs of the two binaries and stores it (see
+ * sb_pair_opts). Returns SB_EFAIL only when the store failed. */
+static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const point_row *row,
+                            const sb_pair_opts *po, const char *tmpdir, double peak, double timeout,
+                            char *summary, size_t sumcap, const char **status_out, sb_err *e)
+{
+    sb_plan_shape shape;
+    sb_plan_point pt = {row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
+    if (row->shape[0] && parse_shape_key(row->shape, &shape) == 0) pt.shape = &shape;
+    /* each run is `reps` repetitions, exactly */
+    sb_plan run_plan = *p;
+    run_plan.reps = po->reps;
+    run_plan.min_seconds = 0;
+    const char *bins[2] = {po->baseline, po->candidate};
+    int keep_side = 1; /* whose worker output the point keeps */
+    side_run sr[2];
+    memset(sr, 0, sizeof sr);
+    sb_err pe = {0};
+    int rc = SB_OK;
+    const char *status = "failed";
+    char reason[700] = "";
+    for (int s = 0; s < 2; s++) {
+        snprintf(sr[s].result, sizeof sr[s].result, "%s/point-%d-%c.json", tmpdir, row->seq,
+                 "ab"[s]);
+        snprintf(sr[s].outlog, sizeof sr[s].outlog, "%s/point-%d-%c.out", tmpdir, row->seq,
+                 "ab"[s]);
+        snprintf(sr[s].errlog, sizeof sr[s].errlog, "%s/point-%d-%c.err", tmpdir, row->seq,
+                 "ab"[s]);
+        sr[s].timeout = timeout;
+        if (point_argv(&run_plan, &pt, bins[s], sr[s].result, peak, tmpdir, row->seq, &sr[s].argv,
+                       &pe)) {
+            snprintf(reason, sizeof reason, "cannot build command: %.*s",
+                     sb_text_prefix(pe.msg, 400), pe.msg);
+            goto store_status;
+        }
+    }
+    {
+        char *cmd = sb_argv_render(sr[1].argv);
+        rc = sb_db_point_set_command(db, row->id, cmd, e);
+        free(cmd);
+        if (rc || (rc = sb_db_point_set_status(db, row->id, "running", "", e))) goto out;
+    }
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", row->threads);
+    setenv("OMP_NUM_THREADS", threads, 1);
+    cpu_set_t cx, cy, mine;
+    sb_pair_mode mode = po->mode;
+    if (mode == SB_PAIR_DUET &&
+        (sched_getaffinity(0, sizeof mine, &mine) || !duet_cpus(row->threads, &cx, &cy)))
+        mode = SB_PAIR_ABBA;
+    json_t *all = json_array(), *sides = json_array(), *pairs = json_array(), *cand = json_array();
+    json_t *last = NULL; /* the candidate's last document: its metrics and fields */
+    unsigned seed = po->seed + (unsigned)row->seq * 7919u;
+    int npairs = 0, broke = 0;
+    sb_paired_stats st;
+    sb_paired_outcome verdict = SB_PAIRED_UNSURE;
+    for (int q = 0; 2 * q < po->max_pairs && !broke && !g_interrupted; q++) {
+        if (mode == SB_PAIR_DUET) {
+            /* both at once, the CPUs swapped between the quad's two pairs */
+            for (int half = 0; half < 2 && !broke; half++) {
+                sr[0].cpus = half ? &cy : &cx;
+                sr[1].cpus = half ? &cx : &cy;
+                pthread_t th;
+                int threaded = pthread_create(&th, NULL, run_side_thread, &sr[0]) == 0;
+                if (!threaded) run_side(&sr[0]);
+                run_side(&sr[1]);
+                if (threaded) pthread_join(th, NULL);
+                /* this thread is the sweep's own: back to every CPU it had */
+                pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
+                for (int s = 0; s < 2 && !broke; s++)
+                    if (strcmp(sr[s].status, "ok")) broke = s + 1;
+                if (broke) {
+                    /* the broken side's document (a skip) is read below */
+                    json_decref(sr[2 - broke].doc);
+                    sr[2 - broke].doc = NULL;
+                    break;
+                }
+                for (int s = 0; s < 2; s++)
+                    keep_samples(sr[s].doc, s, 2 * q + half, all, sides, pairs, cand);
+                json_decref(last);
+                last = sr[1].doc;
+                json_decref(sr[0].doc);
+                sr[0].doc = sr[1].doc = NULL;
+            }
+        } else {
+            /* A B B A, or A A B B shuffled: a side's first run in the quad
+             * is in pair 2q, its second in pair 2q+1 */
+            int order[4] = {0, 1, 1, 0};
+            if (mode == SB_PAIR_RANDOM)
+                for (int i = 3; i > 0; i--) {
+                    int j = (int)(pair_rand(&seed) % (unsigned)(i + 1)), t = order[i];
+                    order[i] = order[j];
+                    order[j] = t;
+                }
+            int seen[2] = {0, 0};
+            for (int slot = 0; slot < 4 && !broke && !g_interrupted; slot++) {
+                int s = order[slot];
+                sr[s].cpus = NULL;
+                run_side(&sr[s]);
+                if (strcmp(sr[s].status, "ok")) {
+                    broke = s + 1;
+                    break;
+                }
+                keep_samples(sr[s].doc, s, 2 * q + seen[s]++, all, sides, pairs, cand);
+                if (s == 1) {
+                    json_decref(last);
+                    last = sr[s].doc;
+                } else {
+                    json_decref(sr[s].doc);
+                }
+                sr[s].doc = NULL;
+            }
+        }
+        if (broke || g_interrupted) break;
+        npairs = 2 * (q + 1);
+        if (npairs >= po->min_pairs) {
+            verdict = judge_so_far(all, sides, pairs, po, &st);
+            if (verdict == SB_PAIRED_PASS || verdict == SB_PAIRED_FAIL) break;
+        }
+    }
+    if (broke == 2 && !strcmp(sr[1].status, "skipped") && json_array_size(all) == 0) {
+        /* the candidate went first (random order) and skipped: the point is
+         * the machine's skip only if the baseline skips it too */
+        sr[0].cpus = NULL;
+        run_side(&sr[0]);
+        if (!strcmp(sr[0].status, "skipped")) {
+            json_decref(sr[1].doc);
+            sr[1].doc = NULL;
+            broke = 1;
+        } else {
+            json_decref(sr[0].doc);
+            sr[0].doc = NULL;
+        }
+    }
+    if (broke) keep_side = broke - 1; /* its output explains it */
+    if (broke) {
+        side_run *b = &sr[broke - 1];
+        status = b->status;
+        /* a skip is the machine's (an ISA it lacks) when the baseline skips
+         * before anything ran; a candidate that skips what the baseline ran
+         * fails */
+        if (!strcmp(status, "skipped") && b->doc && broke == 1 && json_array_size(all) == 0) {
+            /* the machine cannot run it: stored as the worker said */
+            json_decref(last);
+            last = b->doc;
+            b->doc = NULL;
+        } else {
+            json_decref(b->doc);
+            b->doc = NULL;
+            if (!strcmp(status, "skipped")) status = "failed";
+            snprintf(reason, sizeof reason, "%s binary %.200s: %.400s",
+                     broke == 1 ? "baseline" : "candidate", bins[broke - 1], b->why);
+            json_decref(last);
+            last = NULL;
+        }
+    } else if (g_interrupted) {
+        status = "interrupted";
+        snprintf(reason, sizeof reason, "interrupted by SIGINT");
+        json_decref(last);
+        last = NULL;
+    }
+    if (last && !strcmp(json_string_value(json_object_get(last, "status")), "ok")) {
+        json_object_set(last, "samples", cand);
+        json_t *pr = json_pack("{s:s,s:s,s:s,s:O,s:O,s:O}", "mode", sb_pair_mode_name(mode),
+                               "baseline", po->baseline, "candidate", po->candidate, "samples", all,
+                               "side", sides, "pair", pairs);
+        json_object_set_new(last, "pairing", pr);
+        if (!json_object_get(last, "workload"))
+            json_object_set_new(last, "workload", json_string(row->workload));
+        repeak(db, machine, row, last);
+    }
+    if (last) {
+        if ((rc = sb_db_point_ingest(db, row->id, last, &pe))) {
+            if (rc != SB_EUSAGE) {
+                sb_errf(e, rc, "%s", pe.msg);
+                json_decref(last);
+                goto free_arrays;
+            }
+            snprintf(reason, sizeof reason, "bad result file: %.*s", sb_text_prefix(pe.msg, 400),
+                     pe.msg);
+            rc = SB_OK;
+            status = "failed";
+        } else {
+            status = !strcmp(json_string_value(json_object_get(last, "status")), "ok") ? "ok"
+                                                                                       : "skipped";
+            if (!strcmp(status, "ok")) {
+                judge_so_far(all, sides, pairs, po, &st);
+                snprintf(summary, sumcap, "%s after %d pair(s) (%s): ratio %.3f, A/A %.1f%%",
+                         sb_paired_outcome_name(st.outcome), st.npairs, sb_pair_mode_name(mode),
+                         st.ratio, 100 * st.aa);
+            } else {
+                const char *why = json_string_value(json_object_get(last, "reason"));
+                snprintf(summary, sumcap, "%.*s", sb_text_prefix(why ? why : "", 200),
+                         why ? why : "");
+            }
+            *status_out = status;
+            json_decref(last);
+            goto free_arrays;
+        }
+        json_decref(last);
+    }
+    json_decref(all), json_decref(sides), json_decref(pairs), json_decref(cand);
+store_status:
+    if ((rc = sb_db_point_set_status(db, row->id, status, reason, e))) goto out;
+    *status_out = !strcmp(status, "interrupted") ? "interrupted"
+        : !strcmp(status, "timeout")             ? "timeout"
+                                                 : "failed";
+    snprintf(summary, sumcap, "%.*s", sb_text_prefix(reason, 300), reason);
+    goto out;
+free_arrays:
+    json_decref(all), json_decref(sides), json_decref(pairs), json_decref(cand);
+out:
+    if (!rc && access(sr[keep_side].outlog, F_OK) == 0)
+        rc = keep_output(db, row->id, sr[keep_side].outlog, sr[keep_side].errlog, e);
+    for (int s = 0; s < 2; s++) {
+        json_decref(sr[s].doc);
+        sb_argv_free(sr[s].argv);
+        unlink(sr[s].result);
+        unlink(sr[s].outlog);
+        unlink(sr[s].errlog);
+    }
+    return rc;
+}
+
 static double default_timeout(const char *workload)
 {
     const sb_workload *w = sb_workload_find(workload);
@@ -621,13 +1002,25 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         for (int i = 0; i < n; i++) {
             sb_plan_point pt;
             sb_plan_point_at(p, i, &pt);
-            char **argv = NULL;
-            int rc = point_argv(p, &pt, o->self_exe, "RESULT.json", 0, "/tmp", i + 1, &argv, e);
-            if (rc) return rc;
-            char *cmd = sb_argv_render(argv);
-            fprintf(f, "%s\n", cmd);
-            free(cmd);
-            sb_argv_free(argv);
+            /* a paired sweep: both binaries' commands, each run R repetitions */
+            sb_plan run_plan = *p;
+            if (o->pair.baseline) run_plan.reps = o->pair.reps, run_plan.min_seconds = 0;
+            for (int s = 0; s < (o->pair.baseline ? 2 : 1); s++) {
+                const char *bin = !o->pair.baseline ? o->self_exe
+                    : s                             ? o->pair.candidate
+                                                    : o->pair.baseline;
+                char **argv = NULL;
+                int rc = point_argv(&run_plan, &pt, bin, "RESULT.json", 0, "/tmp", i + 1, &argv, e);
+                if (rc) return rc;
+                char *cmd = sb_argv_render(argv);
+                fprintf(f, "%s%s\n",
+                        !o->pair.baseline ? ""
+                            : s           ? "candidate: "
+                                          : "baseline:  ",
+                        cmd);
+                free(cmd);
+                sb_argv_free(argv);
+            }
         }
         out->points = n;
         return SB_OK;
@@ -756,8 +1149,12 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         char summary[400] = "";
         const char *status = "failed";
         double t0 = sb_now();
-        rc = run_point(db, machine, p, r, o->self_exe, dir, peak, timeout, summary, sizeof summary,
-                       &status, e);
+        if (o->pair.baseline && strcmp(r->workload, "peak"))
+            rc = run_point_paired(db, machine, p, r, &o->pair, dir, peak, timeout, summary,
+                                  sizeof summary, &status, e);
+        else
+            rc = run_point(db, machine, p, r, o->self_exe, dir, peak, timeout, summary,
+                           sizeof summary, &status, e);
         if (rc) break;
         if (!strcmp(status, "ok"))
             out->ok++;

@@ -67,6 +67,15 @@ static const char *const g_migrations[] = {
     "ALTER TABLE sweep ADD COLUMN holder_host TEXT;"
     "ALTER TABLE sweep ADD COLUMN holder_start TEXT;"
     "ALTER TABLE sweep ADD COLUMN holder_since TEXT;",
+    /* 5: paired A/B points (`sweep --pair-baseline B --pair-candidate C`):
+     * which binary each sample came from (side 0 the baseline, 1 the
+     * candidate; NULL: an ordinary point) and its pair (two per ABBA quad),
+     * and per point the two binaries and how they were paired */
+    "ALTER TABLE sample ADD COLUMN side INTEGER;"
+    "ALTER TABLE sample ADD COLUMN pair INTEGER;"
+    "CREATE TABLE point_pairing ("
+    " point_id INTEGER PRIMARY KEY REFERENCES point(id) ON DELETE CASCADE,"
+    " mode TEXT NOT NULL, baseline TEXT NOT NULL, candidate TEXT NOT NULL);",
 };
 #define NMIGRATIONS ((int)(sizeof g_migrations / sizeof g_migrations[0]))
 _Static_assert(NMIGRATIONS == SB_DB_SCHEMA_VERSION, "SB_DB_SCHEMA_VERSION is the last migration");
@@ -83,6 +92,10 @@ static const char *const g_readonly_compat[] = {
     /* 4 */
     "CREATE TEMP VIEW sweep AS SELECT *, NULL AS holder_pid, NULL AS holder_host,"
     " NULL AS holder_start, NULL AS holder_since FROM main.sweep;",
+    /* 5 */
+    "CREATE TEMP VIEW sample AS SELECT *, NULL AS side, NULL AS pair FROM main.sample;"
+    "CREATE TEMP TABLE point_pairing (point_id INTEGER PRIMARY KEY, mode TEXT NOT NULL,"
+    " baseline TEXT NOT NULL, candidate TEXT NOT NULL);",
 };
 _Static_assert(sizeof g_readonly_compat / sizeof g_readonly_compat[0] == NMIGRATIONS - 1,
                "every migration after the first has its read-only stand-in");
@@ -1170,11 +1183,76 @@ static int check_result(json_t *result, const char *workload, sb_err *e)
             (!isfinite(json_number_value(v)) || fabs(json_number_value(v)) > MAX_METRIC_ABS))
             return sb_errf(e, SB_EUSAGE, "result metric %s is not a finite number", name);
     }
+    int rc = sb_db_check_pairing(json_object_get(result, "pairing"), "result pairing", e);
+    if (rc) return rc;
     const char *dtype = jstr(result, "dtype", NULL);
     char q[160];
     if (dtype && dtype[0] && !token(dtype, SB_DB_MAX_WORD))
         return sb_errf(e, SB_EUSAGE, "result dtype '%s' is not a dtype word",
                        sb_text_cell(q, sizeof q, dtype, 32, 0));
+    return SB_OK;
+}
+
+int sb_db_insert_samples(sb_db *db, sqlite3_stmt *ins, int64_t point_id, json_t *samples,
+                         json_t *pairing, sb_err *e)
+{
+    /* a paired point keeps both sides, tagged: the pairing's samples, not
+     * the candidate's alone that "samples" holds */
+    json_t *from = pairing ? json_object_get(pairing, "samples") : samples;
+    size_t i;
+    json_t *v;
+    json_array_foreach(from, i, v)
+    {
+        sqlite3_bind_int64(ins, 1, point_id);
+        sqlite3_bind_int(ins, 2, (int)i);
+        sqlite3_bind_double(ins, 3, json_number_value(v));
+        if (pairing) {
+            json_t *side = json_object_get(pairing, "side"),
+                   *pair = json_object_get(pairing, "pair");
+            sqlite3_bind_int64(ins, 4, json_integer_value(json_array_get(side, i)));
+            sqlite3_bind_int64(ins, 5, json_integer_value(json_array_get(pair, i)));
+        }
+        int rc = exec_bound(db, ins, e, "sample insert");
+        if (rc) return rc;
+    }
+    return SB_OK;
+}
+
+int sb_db_check_pairing(json_t *pairing, const char *where, sb_err *e)
+{
+    if (!pairing) return SB_OK;
+    if (!json_is_object(pairing)) return sb_errf(e, SB_EUSAGE, "%s: not an object", where);
+    const char *mode = jstr(pairing, "mode", NULL), *base = jstr(pairing, "baseline", NULL),
+               *cand = jstr(pairing, "candidate", NULL);
+    if (!mode || (strcmp(mode, "abba") && strcmp(mode, "random") && strcmp(mode, "duet")))
+        return sb_errf(e, SB_EUSAGE, "%s.mode: abba, random or duet", where);
+    if (!base || !cand)
+        return sb_errf(e, SB_EUSAGE, "%s: baseline and candidate must be text", where);
+    int rc;
+    if ((rc = sb_text_check(base, SB_DB_MAX_TEXT, "pairing baseline", e)) ||
+        (rc = sb_text_check(cand, SB_DB_MAX_TEXT, "pairing candidate", e)))
+        return rc;
+    json_t *sec = json_object_get(pairing, "samples"), *side = json_object_get(pairing, "side"),
+           *pair = json_object_get(pairing, "pair");
+    if (!json_is_array(sec) || !json_is_array(side) || !json_is_array(pair) ||
+        json_array_size(side) != json_array_size(sec) ||
+        json_array_size(pair) != json_array_size(sec))
+        return sb_errf(e, SB_EUSAGE, "%s: samples, side and pair must be arrays of one length",
+                       where);
+    size_t i;
+    json_t *v;
+    json_array_foreach(sec, i, v)
+    {
+        double x = json_number_value(v);
+        json_t *sd = json_array_get(side, i), *pr = json_array_get(pair, i);
+        if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS)
+            return sb_errf(e, SB_EUSAGE, "%s.samples[%zu]: not a number of seconds in [0, %g]",
+                           where, i, MAX_SAMPLE_SECONDS);
+        if (!json_is_integer(sd) || (json_integer_value(sd) != 0 && json_integer_value(sd) != 1))
+            return sb_errf(e, SB_EUSAGE, "%s.side[%zu]: 0 (baseline) or 1 (candidate)", where, i);
+        if (!json_is_integer(pr) || json_integer_value(pr) < 0 || json_integer_value(pr) > 1000000)
+            return sb_errf(e, SB_EUSAGE, "%s.pair[%zu]: an integer in [0, 1000000]", where, i);
+    }
     return SB_OK;
 }
 
@@ -1188,7 +1266,8 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     int rc = sb_db_begin(db, e);
     if (rc) return rc;
     sqlite3_stmt *get = NULL, *del_s = NULL, *del_m = NULL, *ins_s = NULL, *ins_m = NULL,
-                 *upd = NULL;
+                 *upd = NULL, *del_pr = NULL, *ins_pr = NULL;
+    json_t *pairing = json_object_get(result, "pairing");
     if (sqlite3_prepare_v2(db->h, "SELECT COALESCE(workload, '') FROM point WHERE id = ?", -1, &get,
                            NULL)) {
         rc = sb_db_fail(e, db, "prepare ingest");
@@ -1217,8 +1296,16 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
      * holds samples from two runs. */
     if (sqlite3_prepare_v2(db->h, "DELETE FROM sample WHERE point_id = ?", -1, &del_s, NULL) ||
         sqlite3_prepare_v2(db->h, "DELETE FROM metric WHERE point_id = ?", -1, &del_m, NULL) ||
-        sqlite3_prepare_v2(db->h, "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)", -1,
-                           &ins_s, NULL) ||
+        sqlite3_prepare_v2(db->h,
+                           "INSERT INTO sample (point_id, rep, seconds, side, pair)"
+                           " VALUES (?,?,?,?,?)",
+                           -1, &ins_s, NULL) ||
+        sqlite3_prepare_v2(db->h, "DELETE FROM point_pairing WHERE point_id = ?", -1, &del_pr,
+                           NULL) ||
+        sqlite3_prepare_v2(db->h,
+                           "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
+                           " VALUES (?,?,?,?)",
+                           -1, &ins_pr, NULL) ||
         sqlite3_prepare_v2(db->h,
                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
                            " VALUES (?,?,?,?,?,?)",
@@ -1233,18 +1320,20 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     }
     sqlite3_bind_int64(del_s, 1, point_id);
     sqlite3_bind_int64(del_m, 1, point_id);
-    if ((rc = exec_bound(db, del_s, e, "ingest")) || (rc = exec_bound(db, del_m, e, "ingest")))
+    sqlite3_bind_int64(del_pr, 1, point_id);
+    if ((rc = exec_bound(db, del_s, e, "ingest")) || (rc = exec_bound(db, del_m, e, "ingest")) ||
+        (rc = exec_bound(db, del_pr, e, "ingest")))
         goto out;
-    size_t i;
-    json_t *v;
-    json_array_foreach(samples, i, v)
-    {
-        sqlite3_bind_int64(ins_s, 1, point_id);
-        sqlite3_bind_int(ins_s, 2, (int)i);
-        sqlite3_bind_double(ins_s, 3, json_number_value(v));
-        if ((rc = exec_bound(db, ins_s, e, "sample insert"))) goto out;
+    if ((rc = sb_db_insert_samples(db, ins_s, point_id, samples, pairing, e))) goto out;
+    if (pairing) {
+        sqlite3_bind_int64(ins_pr, 1, point_id);
+        bind_text(ins_pr, 2, jstr(pairing, "mode", NULL));
+        bind_text(ins_pr, 3, jstr(pairing, "baseline", NULL));
+        bind_text(ins_pr, 4, jstr(pairing, "candidate", NULL));
+        if ((rc = exec_bound(db, ins_pr, e, "pairing insert"))) goto out;
     }
     const char *name;
+    json_t *v;
     json_object_foreach(metrics, name, v)
     {
         if (!json_is_number(v)) continue; /* strings and tables stay in result_json */
@@ -1285,6 +1374,8 @@ out:
     sqlite3_finalize(ins_s);
     sqlite3_finalize(ins_m);
     sqlite3_finalize(upd);
+    sqlite3_finalize(del_pr);
+    sqlite3_finalize(ins_pr);
     if (rc) {
         sb_db_rollback(db);
         return rc;

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include "sb_err.h"
 
-#define SB_DB_SCHEMA_VERSION 4
+#define SB_DB_SCHEMA_VERSION 5
 /* The database commands use when --db is not given. */
 #define SB_DEFAULT_DB "results/sprbench.db"
 
@@ -141,8 +141,16 @@ int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char
  * status other than ok/skipped/failed, an ok result of a measured workload
  * (not peak) without samples, a sample or metric that is not a finite
  * number, a metric name outside [A-Za-z0-9_.:-]{1,128}, or a document over
- * SB_DB_MAX_DOC; the reason, units and sources are repaired and cut. */
+ * SB_DB_MAX_DOC; the reason, units and sources are repaired and cut.
+ * A paired point's document has "pairing" {mode (abba, random or duet),
+ * baseline, candidate (the two binaries), samples, side (0 baseline, 1
+ * candidate) and pair (arrays of one length)}: its samples are stored from
+ * there, each with its side and pair, and "samples" (the candidate's) is
+ * not stored again. */
 int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e);
+/* The rules a "pairing" object follows (NULL: none, fine); SB_EUSAGE naming
+ * `where` and the element otherwise. */
+int sb_db_check_pairing(json_t *pairing, const char *where, sb_err *e);
 
 /* ---- each point's worker output ---- */
 

@@ -24,5 +24,10 @@ int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **s
  * file shows as U+FFFD, the same as in an export; NULL reads as "". NULL only
  * when out of memory. */
 char *sb_db_column_repaired(sqlite3_stmt *st, int i);
+/* Inserts a point's samples with ins ("INSERT INTO sample (point_id, rep,
+ * seconds, side, pair) VALUES (?,?,?,?,?)"): the array samples, or a checked
+ * pairing's tagged samples (sb_db_check_pairing) when pairing is not NULL. */
+int sb_db_insert_samples(sb_db *db, sqlite3_stmt *ins, int64_t point_id, json_t *samples,
+                         json_t *pairing, sb_err *e);
 
 #endif

@@ -156,7 +156,7 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
     *out = NULL;
     long fixed = 0;
     char sql[2048];
-    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL, *sl = NULL;
+    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL, *sl = NULL, *sp = NULL, *spp = NULL;
     json_t *doc = json_object(), *machines = json_array(), *sweeps = json_array(),
            *points = json_array();
     char now[32];
@@ -225,8 +225,17 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
            " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
     if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
     if ((rc = sb_db_prepare(db, "prepare",
-                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss,
-                            e)) ||
+                            "SELECT seconds FROM sample WHERE point_id = ?"
+                            " AND (side IS NULL OR side = 1) ORDER BY rep",
+                            &ss, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT mode, baseline, candidate FROM point_pairing"
+                            " WHERE point_id = ?",
+                            &sp, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
+                            " AND side IS NOT NULL ORDER BY rep",
+                            &spp, e)) ||
         (rc = sb_db_prepare(db, "prepare",
                             "SELECT name, value, unit, projected, source FROM metric"
                             " WHERE point_id = ? ORDER BY name",
@@ -300,6 +309,37 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
             goto out;
         }
         sqlite3_reset(sl);
+        /* a paired point: its two binaries and every sample of both, tagged */
+        sqlite3_bind_int64(sp, 1, pid);
+        if ((step = sqlite3_step(sp)) == SQLITE_ROW) {
+            json_t *pr = json_object(), *all = json_array(), *side = json_array(),
+                   *pair = json_array();
+            json_object_set_new(p, "pairing", pr);
+            if ((rc = put(pr, "mode", column_json(sp, 0, 'T', &fixed), e)) ||
+                (rc = put(pr, "baseline", column_json(sp, 1, 'T', &fixed), e)) ||
+                (rc = put(pr, "candidate", column_json(sp, 2, 'T', &fixed), e)) ||
+                (rc = put(pr, "samples", all, e)) || (rc = put(pr, "side", side, e)) ||
+                (rc = put(pr, "pair", pair, e)))
+                goto out;
+            sqlite3_bind_int64(spp, 1, pid);
+            while ((step = sqlite3_step(spp)) == SQLITE_ROW) {
+                json_t *x = json_real(sqlite3_column_double(spp, 0));
+                if (!x || json_array_append_new(all, x) ||
+                    json_array_append_new(side, json_integer(sqlite3_column_int(spp, 1))) ||
+                    json_array_append_new(pair, json_integer(sqlite3_column_int(spp, 2)))) {
+                    rc = sb_errf(e, SB_EFAIL, "point %lld: a paired sample cannot be exported",
+                                 (long long)pid);
+                    break;
+                }
+            }
+            if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading paired samples");
+            sqlite3_reset(spp);
+        } else if (step != SQLITE_DONE) {
+            rc = sb_db_fail(e, db, "reading pairing");
+        }
+        sqlite3_reset(sp);
+        if (rc) goto out;
+        sqlite3_reset(sl);
     }
     if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
 out:
@@ -307,6 +347,8 @@ out:
     sqlite3_finalize(ss);
     sqlite3_finalize(sm);
     sqlite3_finalize(sl);
+    sqlite3_finalize(sp);
+    sqlite3_finalize(spp);
     if (rc) {
         json_decref(doc);
         return rc;
@@ -544,8 +586,8 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "%s: %s.status: '%s' is not running, done or interrupted",
                            name, where, QUOTE(q, ss));
     }
-    static const char *const point_extra[] = {"sweep",   "machine", "samples",
-                                              "metrics", "log",     NULL};
+    static const char *const point_extra[] = {"sweep", "machine", "samples", "metrics",
+                                              "log",   "pairing", NULL};
     /* uuids are checked for duplicates through a sorted copy: documents can hold
      * many points and a quadratic scan would let an import stall. */
     const char **uuids = calloc(json_array_size(points) + 1, sizeof *uuids);
@@ -636,6 +678,9 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             break;
         }
         if ((rc = check_log(json_object_get(o, "log"), name, where, e))) break;
+        char pwhere[300];
+        snprintf(pwhere, sizeof pwhere, "%s: %s.pairing", name, where);
+        if ((rc = sb_db_check_pairing(json_object_get(o, "pairing"), pwhere, e))) break;
         json_t *metrics = json_object_get(o, "metrics");
         if (metrics && !json_is_array(metrics)) {
             rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
@@ -778,8 +823,8 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
     size_t nm = json_array_size(machines), ns = json_array_size(sweeps);
     fp_map *mmap = calloc(nm + 1, sizeof *mmap), *smap = calloc(ns + 1, sizeof *smap);
     sqlite3_stmt *find_m = NULL, *find_s = NULL, *find_p = NULL, *ins_m = NULL, *ins_s = NULL,
-                 *ins_p = NULL, *ins_sample = NULL, *ins_metric = NULL, *status_p = NULL,
-                 *del_p = NULL, *ins_log = NULL;
+                 *ins_p = NULL, *ins_sample = NULL, *ins_pairing = NULL, *ins_metric = NULL,
+                 *status_p = NULL, *del_p = NULL, *ins_log = NULL;
     char sql[2048];
     int rc = SB_OK;
     if (!mmap || !smap) {
@@ -802,8 +847,13 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
                ", sweep_id, machine_id", 2);
     if ((rc = sb_db_prepare(db, "prepare", sql, &ins_p, e))) goto out;
     if ((rc = sb_db_prepare(db, "prepare",
-                            "INSERT INTO sample (point_id, rep, seconds) VALUES (?,?,?)",
+                            "INSERT INTO sample (point_id, rep, seconds, side, pair)"
+                            " VALUES (?,?,?,?,?)",
                             &ins_sample, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
+                            " VALUES (?,?,?,?)",
+                            &ins_pairing, e)) ||
         (rc = sb_db_prepare(db, "prepare",
                             "INSERT INTO metric (point_id, name, value, unit, projected, source)"
                             " VALUES (?,?,?,?,?,?)",
@@ -877,13 +927,18 @@ static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
         if (mid) sqlite3_bind_int64(ins_p, NCOLS(g_point_cols) + 2, mid);
         if ((rc = step_done(db, ins_p, e, "point insert"))) goto out;
         pid = sqlite3_last_insert_rowid(sb_db_handle(db));
-        json_array_foreach(json_object_get(o, "samples"), j, v)
-        {
-            sqlite3_bind_int64(ins_sample, 1, pid);
-            sqlite3_bind_int64(ins_sample, 2, (sqlite3_int64)j);
-            sqlite3_bind_double(ins_sample, 3, json_number_value(v));
-            if ((rc = step_done(db, ins_sample, e, "sample insert"))) goto out;
-            st->samples_added++;
+        json_t *pairing = json_object_get(o, "pairing");
+        if ((rc = sb_db_insert_samples(db, ins_sample, pid, json_object_get(o, "samples"), pairing,
+                                       e)))
+            goto out;
+        st->samples_added += (long)json_array_size(pairing ? json_object_get(pairing, "samples")
+                                                           : json_object_get(o, "samples"));
+        if (pairing) {
+            sqlite3_bind_int64(ins_pairing, 1, pid);
+            bind_json(ins_pairing, 2, json_object_get(pairing, "mode"));
+            bind_json(ins_pairing, 3, json_object_get(pairing, "baseline"));
+            bind_json(ins_pairing, 4, json_object_get(pairing, "candidate"));
+            if ((rc = step_done(db, ins_pairing, e, "pairing insert"))) goto out;
         }
         json_array_foreach(json_object_get(o, "metrics"), j, v)
         {
@@ -917,6 +972,7 @@ out:
     sqlite3_finalize(ins_s);
     sqlite3_finalize(ins_p);
     sqlite3_finalize(ins_sample);
+    sqlite3_finalize(ins_pairing);
     sqlite3_finalize(ins_metric);
     sqlite3_finalize(status_p);
     sqlite3_finalize(del_p);

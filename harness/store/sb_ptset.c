@@ -18,6 +18,12 @@ static void pt_free(sb_pt *p)
     free(p->status);
     free(p->reason);
     free(p->samples);
+    free(p->paired);
+    free(p->side);
+    free(p->pair);
+    free(p->pair_mode);
+    free(p->pair_baseline);
+    free(p->pair_candidate);
     for (int i = 0; i < p->nmetrics; i++) {
         free(p->metrics[i].name);
         free(p->metrics[i].unit);
@@ -34,12 +40,36 @@ void sb_ptset_free(sb_ptset *set)
     set->n = 0;
 }
 
-/* The raw samples of p, in repetition order. */
+/* The raw samples of p, in repetition order: the candidate's (or an
+ * ordinary point's) in samples, and a paired point's every sample with its
+ * side and pair. */
 static int load_samples(sb_db *db, sqlite3_stmt *ss, sb_pt *p, sb_err *e)
 {
     sqlite3_bind_int64(ss, 1, p->id);
-    int cap = 0, step, rc = SB_OK;
+    int cap = 0, pcap = 0, step, rc = SB_OK;
     while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
+        double x = sqlite3_column_double(ss, 0);
+        int paired = sqlite3_column_type(ss, 1) != SQLITE_NULL;
+        int side = sqlite3_column_int(ss, 1);
+        if (paired) {
+            if (p->npaired == pcap) {
+                pcap = pcap ? 2 * pcap : 16;
+                double *nv = realloc(p->paired, sizeof *nv * (size_t)pcap);
+                if (nv) p->paired = nv;
+                int *ns = nv ? realloc(p->side, sizeof *ns * (size_t)pcap) : NULL;
+                if (ns) p->side = ns;
+                int *np = ns ? realloc(p->pair, sizeof *np * (size_t)pcap) : NULL;
+                if (!np) {
+                    rc = sb_errf(e, SB_EFAIL, "out of memory");
+                    break;
+                }
+                p->pair = np;
+            }
+            p->paired[p->npaired] = x;
+            p->side[p->npaired] = side;
+            p->pair[p->npaired++] = sqlite3_column_int(ss, 2);
+        }
+        if (paired && side != 1) continue;
         if (p->nsamples == cap) {
             cap = cap ? 2 * cap : 16;
             double *ns = realloc(p->samples, sizeof *ns * (size_t)cap);
@@ -49,10 +79,27 @@ static int load_samples(sb_db *db, sqlite3_stmt *ss, sb_pt *p, sb_err *e)
             }
             p->samples = ns;
         }
-        p->samples[p->nsamples++] = sqlite3_column_double(ss, 0);
+        p->samples[p->nsamples++] = x;
     }
     if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
     sqlite3_reset(ss);
+    return rc;
+}
+
+/* How a paired point was paired: its mode and the two binaries. */
+static int load_pairing(sb_db *db, sqlite3_stmt *sp, sb_pt *p, sb_err *e)
+{
+    sqlite3_bind_int64(sp, 1, p->id);
+    int step = sqlite3_step(sp), rc = SB_OK;
+    if (step == SQLITE_ROW) {
+        if (!(p->pair_mode = sb_db_column_repaired(sp, 0)) ||
+            !(p->pair_baseline = sb_db_column_repaired(sp, 1)) ||
+            !(p->pair_candidate = sb_db_column_repaired(sp, 2)))
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading pairing");
+    }
+    sqlite3_reset(sp);
     return rc;
 }
 
@@ -91,7 +138,7 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
 {
     set->p = NULL;
     set->n = 0;
-    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL;
+    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL, *sp = NULL;
     int rc, cap = 0;
     if ((rc = sb_db_prepare(
              db, "reading points",
@@ -105,8 +152,13 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
              " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY p.id",
              &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
-                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss,
-                            e)) ||
+                            "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
+                            " ORDER BY rep",
+                            &ss, e)) ||
+        (rc = sb_db_prepare(db, "reading pairing",
+                            "SELECT mode, baseline, candidate FROM point_pairing"
+                            " WHERE point_id = ?",
+                            &sp, e)) ||
         (rc = sb_db_prepare(db, "reading metrics",
                             "SELECT name, value, unit, projected, source FROM metric"
                             " WHERE point_id = ? ORDER BY name",
@@ -142,12 +194,15 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
         p->threads = sqlite3_column_int(st, 12);
         p->ppn = sqlite3_column_int(st, 13) > 0 ? sqlite3_column_int(st, 13) : 1;
         p->nodes = sqlite3_column_int(st, 14) > 0 ? sqlite3_column_int(st, 14) : 1;
-        if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e))) goto out;
+        if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e)) ||
+            (p->npaired && (rc = load_pairing(db, sp, p, e))))
+            goto out;
     }
     if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
 out:
     sqlite3_finalize(st);
     sqlite3_finalize(ss);
+    sqlite3_finalize(sp);
     sqlite3_finalize(sm);
     if (rc) sb_ptset_free(set);
     return rc;

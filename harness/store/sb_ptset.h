@@ -48,6 +48,13 @@ typedef struct sb_pt {
     int nsamples;
     sb_metric_val *metrics;
     int nmetrics;
+    /* a paired point (`sweep --pair-baseline B --pair-candidate C`): every
+     * sample of both binaries in the order they ran, with its side (0 the
+     * baseline, 1 the candidate) and its pair; npaired 0 otherwise. samples
+     * above holds the candidate's alone, as for any point. */
+    double *paired;
+    int *side, *pair, npaired;
+    char *pair_mode, *pair_baseline, *pair_candidate; /* NULL when not paired */
 } sb_pt;
 
 typedef struct sb_ptset {

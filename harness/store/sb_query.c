@@ -540,7 +540,9 @@ int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const
                             " ORDER BY p.kernel, p.threads",
                             &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
-                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)))
+                            "SELECT seconds FROM sample WHERE point_id = ?"
+                            " AND (side IS NULL OR side = 1) ORDER BY rep",
+                            &ss, e)))
         goto out;
     sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, sweep_id);
@@ -625,7 +627,9 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
              " ORDER BY s.started, s.id",
              &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
-                            "SELECT seconds FROM sample WHERE point_id = ? ORDER BY rep", &ss, e)))
+                            "SELECT seconds FROM sample WHERE point_id = ?"
+                            " AND (side IS NULL OR side = 1) ORDER BY rep",
+                            &ss, e)))
         goto out;
     if (metric)
         sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);

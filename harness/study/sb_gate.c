@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_io.h"
+#include "sb_paired.h"
 #include "sb_text.h"
 #include "sb_query.h"
 #include "sb_stats.h"
@@ -136,25 +137,7 @@ void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double
 
 int sb_samples_bimodal(const double *x, int n, double *low, double *high)
 {
-    if (n < 6) return 0;
-    double *s = malloc(sizeof *s * (size_t)n);
-    if (!s) return 0;
-    memcpy(s, x, sizeof *s * (size_t)n);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    double med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-    int edge = (n + 4) / 5, found = 0; /* each group holds >= 20 % of the samples */
-    for (int i = edge; i <= n - edge && med > 0; i++) {
-        double gap = s[i] - s[i - 1];
-        double within = fmax(s[i - 1] - s[0], s[n - 1] - s[i]);
-        if (gap > 0.1 * med && gap > within) {
-            if (low) *low = s[(i - 1) / 2];
-            if (high) *high = s[i + (n - i) / 2];
-            found = 1;
-            break;
-        }
-    }
-    free(s);
-    return found;
+    return sb_bimodal(x, n, low, high);
 }
 
 int sb_metric_lower_is_better(const char *name)
@@ -599,8 +582,16 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
                 if (k && with_machine && !has_machine(base, cp->fingerprint))
                     find_group(bg_any, base->n, k, &fb0, &fb1);
                 free(k);
-                sb_gate_row *row = add_row(r, fb0 >= 0 ? SB_FAIL : SB_WARN, cp, metric);
-                if (row && fb0 >= 0)
+                /* a point that failed, crashed or timed out is a FAIL on its
+                 * own: no baseline is needed to know that it did not run */
+                int broke = strcmp(cp->status, "ok") && strcmp(cp->status, "skipped") &&
+                    strcmp(cp->status, "pending") && strcmp(cp->status, "running");
+                sb_gate_row *row = add_row(r, fb0 >= 0 || broke ? SB_FAIL : SB_WARN, cp,
+                                           broke ? "status" : metric);
+                if (row && broke)
+                    notef(row, "candidate %s: %.400s (point not in the baseline)", cp->status,
+                          cp->reason[0] ? cp->reason : "no reason given");
+                else if (row && fb0 >= 0)
                     notef(row,
                           "machine mismatch: the baseline has this point only from %s, never"
                           " from this machine (--cross-machine compares anyway)",
@@ -615,6 +606,113 @@ out:
     free_groups(bg, base->n);
     free_groups(cg, cand->n);
     free_groups(bg_any, base->n);
+    return rc;
+}
+
+/* ---- paired A/B ---- */
+
+int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *r, sb_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->conf = 1 - 2 * o->alpha;
+    sb_ptset cv = {0};
+    int rc = measured_view(cand, &cv, e);
+    group *cg = rc ? NULL : make_groups(&cv, 1);
+    if (!rc && !cg) rc = sb_errf(e, SB_EFAIL, "out of memory");
+    for (int c = 0; !rc && c < cv.n;) {
+        int c0, c1;
+        find_group(cg, cv.n, cg[c].key, &c0, &c1);
+        c = c1;
+        const sb_pt *cp = pick(&cv, cg, c0, c1);
+        int ok = !strcmp(cp->status, "ok");
+        sb_gate_row *row = add_row(r, SB_PASS, cp, ok ? "seconds" : "status");
+        if (!row) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+        row->cand_id = cp->id;
+        const char *why = cp->reason[0] ? cp->reason : "no reason given";
+        if (!strcmp(cp->status, "skipped")) {
+            set_verdict(r, row, SB_SKIP);
+            notef(row, "skipped: %.400s", why);
+            continue;
+        }
+        if (!ok) {
+            int unfinished = !strcmp(cp->status, "pending") || !strcmp(cp->status, "running");
+            set_verdict(r, row, unfinished ? SB_WARN : SB_FAIL);
+            if (unfinished)
+                notef(row, "candidate %s: its sweep did not finish this point", cp->status);
+            else
+                notef(row, "%s: %.400s", cp->status, why);
+            continue;
+        }
+        if (!cp->npaired) {
+            set_verdict(r, row, SB_WARN);
+            notef(row, "not measured in pairs (sweep --pair-baseline B --pair-candidate C)");
+            continue;
+        }
+        sb_paired_stats st;
+        if (sb_paired_judge(cp->paired, cp->side, cp->pair, cp->npaired, o->tolerance, o->alpha,
+                            o->min_pairs, &st)) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+        row->base = st.base;
+        row->cand = st.cand;
+        row->nb = st.nb;
+        row->nc = st.nc;
+        row->ratio = st.ratio;
+        row->lo = st.lo;
+        row->hi = st.hi;
+        row->p = st.p_slower;
+        row->pairs = st.npairs;
+        row->aa = st.aa;
+        snprintf(row->unit, sizeof row->unit, "s");
+        snprintf(row->outcome, sizeof row->outcome, "%s", sb_paired_outcome_name(st.outcome));
+        char noise[96];
+        if (st.nquads)
+            snprintf(noise, sizeof noise, "A/A %.1f%% over %d quad(s)", 100 * st.aa, st.nquads);
+        else
+            snprintf(noise, sizeof noise, "A/A not measured");
+        double pct = (st.ratio - 1) * 100;
+        const char *mode = cp->pair_mode ? cp->pair_mode : "?";
+        switch (st.outcome) {
+        case SB_PAIRED_FAIL:
+            set_verdict(r, row, SB_FAIL);
+            notef(row, "%.1f%% slower over %d %s pairs (tolerance %.1f%%, Wilcoxon p %.2g); %s",
+                  pct, st.npairs, mode, o->tolerance * 100, st.p_slower, noise);
+            break;
+        case SB_PAIRED_PASS:
+            notef(row, "%+.1f%% over %d %s pairs, within the tolerance %.1f%% (p %.2g); %s", pct,
+                  st.npairs, mode, o->tolerance * 100, st.p_within, noise);
+            break;
+        case SB_PAIRED_NOISY:
+            set_verdict(r, row, SB_WARN);
+            notef(row,
+                  "noisy: the %d pair ratios form two groups (around %.3f and %.3f), not"
+                  " judged; %s",
+                  st.npairs, st.low, st.high, noise);
+            break;
+        default: {
+            /* the smallest one-sided p of n pairs is 2^-n (exact test) */
+            int need = 1;
+            while (ldexp(1.0, -need) >= o->alpha && need < 60) need++;
+            char few[96] = "";
+            if (st.npairs < need)
+                snprintf(few, sizeof few, ", and %d pairs cannot reach p < %g: %d can", st.npairs,
+                         o->alpha, need);
+            else if (st.npairs < o->min_pairs)
+                snprintf(few, sizeof few, ", fewer than --min-pairs");
+            set_verdict(r, row, SB_WARN);
+            notef(row,
+                  "UNSURE after %d %s pairs: %+.1f%%, neither beyond nor within the tolerance"
+                  " %.1f%% (p %.2g / %.2g)%s; measure more pairs; %s",
+                  st.npairs, mode, pct, o->tolerance * 100, st.p_slower, st.p_within, few, noise);
+        }
+        }
+    }
+    free_groups(cg, cv.n);
+    free(cv.p);
     return rc;
 }
 
@@ -944,6 +1042,11 @@ json_t *sb_gate_json(const sb_gate_result *r)
         json_object_set_new(o, "n_candidate", json_integer(w->nc));
         json_object_set_new(o, "note", sb_text_json(w->note));
         json_object_set_new(o, "env", sb_text_json(w->env));
+        if (w->pairs) {
+            json_object_set_new(o, "pairs", json_integer(w->pairs));
+            json_object_set_new(o, "aa_spread", json_real(w->aa));
+            json_object_set_new(o, "outcome", json_string(w->outcome));
+        }
         json_object_set_new(o, "baseline_point",
                             w->base_id ? json_integer(w->base_id) : json_null());
         json_object_set_new(o, "candidate_point",
@@ -1000,12 +1103,14 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
             r->count[SB_WARN] + r->count[SB_SKIP]);
     for (int i = 0; i < r->n; i++) {
         const sb_gate_row *w = &r->rows[i];
-        char detail[1024];
-        snprintf(detail, sizeof detail,
-                 "%s %s on %s: baseline %.6g, candidate %.6g %s, ratio %.4f,"
-                 " p %.3g, samples %d/%d",
-                 w->label, w->metric, w->machine[0] ? w->machine : "?", w->base, w->cand, w->unit,
-                 w->ratio, w->p, w->nb, w->nc);
+        char detail[1024] = "";
+        /* a row about a status compared nothing: its reason alone says it */
+        if (w->nb || w->nc || w->ratio > 0 || w->p >= 0)
+            snprintf(detail, sizeof detail,
+                     "%s %s on %s: baseline %.6g, candidate %.6g %s, ratio %.4f,"
+                     " p %.3g, samples %d/%d",
+                     w->label, w->metric, w->machine[0] ? w->machine : "?", w->base, w->cand,
+                     w->unit, w->ratio, w->p, w->nb, w->nc);
         fputs("    <testcase classname=\"sprbench.gate.", f);
         xml_escape(f, w->workload[0] ? w->workload : "point");
         fputs("\" name=\"", f);
@@ -1017,7 +1122,7 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
             fputs("      <failure type=\"regression\" message=\"", f);
             xml_escape(f, w->note);
             fputs("\">", f);
-            xml_escape(f, detail);
+            xml_escape(f, detail[0] ? detail : w->note);
             fputs("</failure>\n", f);
         } else if (w->verdict == SB_WARN || w->verdict == SB_SKIP) {
             fputs(w->verdict == SB_WARN ? "      <skipped message=\"WARN: "
@@ -1030,8 +1135,10 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
         xml_escape(f, sb_verdict_name(w->verdict));
         fputs(": ", f);
         xml_escape(f, w->note);
-        fputs("; ", f);
-        xml_escape(f, detail);
+        if (detail[0]) {
+            fputs("; ", f);
+            xml_escape(f, detail);
+        }
         if (w->env[0]) {
             fputs("; environment differs: ", f);
             xml_escape(f, w->env);

@@ -10,7 +10,8 @@
  *   FAIL  median cost ratio > 1 + tolerance AND significant (one-sided U test
  *         of candidate > baseline at p < alpha, or with the bootstrap method
  *         the interval's lower end above 1 + tolerance), or the point failed,
- *         crashed or timed out in the candidate whatever the baseline did, or
+ *         crashed or timed out in the candidate whatever the baseline did
+ *         (the baseline not having the point at all included), or
  *         the candidate's machine has no baseline while another machine has
  *         (machine mismatch);
  *   SKIP  the candidate point was skipped (an ISA the machine lacks);
@@ -59,10 +60,12 @@ typedef struct sb_gate_opts {
     int pool;                   /* pool the samples of every ok point of a configuration */
     int cross_machine;          /* match points whatever machine they ran on */
     const char *const *metrics; /* NULL-terminated; NULL or empty: "seconds" */
+    int paired;                 /* sb_gate_paired: judge the candidate's own pairs */
+    int min_pairs;              /* paired: fewer pairs is UNSURE (WARN) */
 } sb_gate_opts;
-#define SB_GATE_OPTS_INIT                                  \
-    {                                                      \
-        .tolerance = 0.05, .alpha = 0.01, .min_samples = 6 \
+#define SB_GATE_OPTS_INIT                                                  \
+    {                                                                      \
+        .tolerance = 0.05, .alpha = 0.01, .min_samples = 6, .min_pairs = 6 \
     }
 
 typedef struct sb_gate_row {
@@ -78,6 +81,9 @@ typedef struct sb_gate_row {
     int64_t base_id, cand_id; /* the points compared (0: none on that side) */
     char env[512];            /* how their recorded environments differ ("": same,
                                 or not compared); the caller fills it (sb_envdiff) */
+    int pairs;                /* paired: the pairs judged (0: not a paired row) */
+    double aa;                /* paired: the A/A spread, median |A2/A1 - 1| */
+    char outcome[8];          /* paired: PASS, FAIL, UNSURE or NOISY */
 } sb_gate_row;
 
 typedef struct sb_gate_result {
@@ -104,6 +110,17 @@ int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base, cons
 /* Compares every configuration of base with the candidate's. */
 int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
                     sb_gate_result *r, sb_err *e);
+
+/* The paired A/B mode (`gate --paired`): each configuration's newest point
+ * of cand that was measured in pairs (`sweep --pair-baseline B
+ * --pair-candidate C`) is judged on its own pairs (sb_paired): PASS, FAIL,
+ * UNSURE (a WARN: neither beyond nor within the tolerance after the pairs
+ * the sweep ran; measure more) or NOISY (a WARN: the pair ratios form two
+ * groups, flagged, not judged). Every row's note gives the pairs, the mode
+ * and the A/A spread (the noise of that run). A point that failed, crashed
+ * or timed out is a FAIL naming the binary, a skipped one a SKIP, an ok
+ * point without pairs a WARN. */
+int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
 
 /* ReFrame-style absolute references, one per line:
  *   MACHINE WORKLOAD KERNEL SHAPE THREADS[:RANKS] METRIC VALUE LOWER UPPER [UNIT]

@@ -6,7 +6,8 @@
 
 static const char *test_name(const char *references, const sb_gate_opts *o)
 {
-    return references                    ? "references"
+    return o->paired                     ? "Wilcoxon signed-rank on the pairs"
+        : references                     ? "references"
         : o->method == SB_GATE_BOOTSTRAP ? "bootstrap"
                                          : "Mann-Whitney U";
 }
@@ -40,11 +41,17 @@ static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap 
 void sb_gate_write_text(sb_gate_result *r, const sb_gate_side *base, const sb_gate_side *cand,
                         const char *references, const sb_gate_opts *o, FILE *f)
 {
-    fprintf(f,
-            "baseline:  %s\ncandidate: %s\ntolerance: %.1f%%, %s, alpha %g, >= %d samples per"
-            " side\n\n",
-            references ? references : base->what, cand->what, o->tolerance * 100,
-            test_name(references, o), o->alpha, o->min_samples);
+    if (o->paired)
+        fprintf(f,
+                "baseline:  each pair's baseline binary\ncandidate: %s\ntolerance: %.1f%%, %s,"
+                " alpha %g, >= %d pairs\n\n",
+                cand->what, o->tolerance * 100, test_name(references, o), o->alpha, o->min_pairs);
+    else
+        fprintf(f,
+                "baseline:  %s\ncandidate: %s\ntolerance: %.1f%%, %s, alpha %g, >= %d samples"
+                " per side\n\n",
+                references ? references : base->what, cand->what, o->tolerance * 100,
+                test_name(references, o), o->alpha, o->min_samples);
     sb_gate_print(r, f);
     if (!references) env_lines(r, &base->env, &cand->env, NULL, f);
     if (r->ignored)

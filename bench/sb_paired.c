@@ -1,0 +1,179 @@
+#include "sb_paired.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_stats.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+const char *sb_paired_outcome_name(sb_paired_outcome o)
+{
+    switch (o) {
+    case SB_PAIRED_PASS: return "PASS";
+    case SB_PAIRED_FAIL: return "FAIL";
+    case SB_PAIRED_NOISY: return "NOISY";
+    default: return "UNSURE";
+    }
+}
+
+typedef struct {
+    double mag;
+    int pos;
+} signed_rank;
+
+static int cmp_mag(const void *a, const void *b)
+{
+    double x = ((const signed_rank *)a)->mag, y = ((const signed_rank *)b)->mag;
+    return (x > y) - (x < y);
+}
+
+double sb_wilcoxon_p_greater(const double *d, int n)
+{
+    signed_rank *v = malloc(sizeof *v * (size_t)(n > 0 ? n : 1));
+    if (!v) return 1.0;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (d[i] != 0 && !isnan(d[i])) v[m++] = (signed_rank){fabs(d[i]), d[i] > 0};
+    if (m == 0) {
+        free(v);
+        return 1.0;
+    }
+    qsort(v, (size_t)m, sizeof *v, cmp_mag);
+    /* W+: the sum of the (mid)ranks of the positive differences, doubled so
+     * that midranks stay integers */
+    long w2 = 0;
+    double ties = 0;
+    for (int i = 0; i < m;) {
+        int j = i;
+        while (j < m && v[j].mag == v[i].mag) j++;
+        long rank2 = (long)(i + 1) + (long)j; /* 2 x the midrank of ranks i+1..j */
+        for (int k = i; k < j; k++)
+            if (v[k].pos) w2 += rank2;
+        double t = j - i;
+        ties += t * t * t - t;
+        i = j;
+    }
+    free(v);
+    if (ties == 0 && m <= 30) {
+        /* exact: how many of the 2^m sign assignments reach W+ or more */
+        int max = m * (m + 1) / 2;
+        double *count = calloc((size_t)max + 1, sizeof *count);
+        if (count) {
+            count[0] = 1;
+            for (int r = 1; r <= m; r++)
+                for (int s = max; s >= r; s--) count[s] += count[s - r];
+            long w = w2 / 2;
+            double tail = 0;
+            for (long s = w; s <= max; s++) tail += count[s];
+            free(count);
+            return tail / ldexp(1.0, m);
+        }
+    }
+    double mean = m * (m + 1) / 4.0;
+    double var = m * (m + 1) * (2.0 * m + 1) / 24.0 - ties / 48.0;
+    if (var <= 0) return w2 / 2.0 > mean ? 0.0 : 1.0;
+    double z = (w2 / 2.0 - mean - 0.5) / sqrt(var);
+    return 0.5 * erfc(z / sqrt(2.0));
+}
+
+void sb_sign_interval(const double *x, int n, double alpha, double *lo, double *hi, int *conf_ok)
+{
+    *lo = *hi = 0;
+    *conf_ok = 0;
+    if (n < 1) return;
+    double *s = malloc(sizeof *s * (size_t)n);
+    if (!s) return;
+    memcpy(s, x, sizeof *s * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    /* cdf = P(Bin(n, 1/2) <= k - 1), grown term by term */
+    double term = ldexp(1.0, -n), cdf = 0;
+    int k = 0;
+    for (int j = 0; j < n; j++) {
+        cdf += term; /* now P(Bin <= j) */
+        if (cdf > alpha) break;
+        k = j + 1; /* P(Bin <= k-1) <= alpha */
+        term = term * (n - j) / (j + 1);
+    }
+    if (k >= 1 && k <= n - k + 1) {
+        *lo = s[k - 1];
+        *hi = s[n - k];
+        *conf_ok = 1;
+    } else {
+        *lo = s[0];
+        *hi = s[n - 1];
+    }
+    free(s);
+}
+
+/* The median seconds of one side's samples in one pair (0: none). */
+static double side_median(const double *sec, const int *side, const int *pair, int n, int want_side,
+                          int want_pair, double *buf)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (side[i] == want_side && pair[i] == want_pair) buf[m++] = sec[i];
+    return m ? sb_median(buf, m) : 0;
+}
+
+int sb_paired_judge(const double *seconds, const int *side, const int *pair, int n,
+                    double tolerance, double alpha, int min_pairs, sb_paired_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->p_slower = st->p_within = 1;
+    int maxpair = -1;
+    for (int i = 0; i < n; i++)
+        if (pair[i] > maxpair) maxpair = pair[i];
+    int np = maxpair + 1, cap = n > 0 ? n : 1;
+    double *buf = malloc(sizeof *buf * (size_t)cap);
+    double *b = malloc(sizeof *b * (size_t)cap), *c = malloc(sizeof *c * (size_t)cap);
+    double *lr = malloc(sizeof *lr * (size_t)(np > 0 ? np : 1));
+    double *amed = malloc(sizeof *amed * (size_t)(np > 0 ? np : 1));
+    double *aa = malloc(sizeof *aa * (size_t)(np > 0 ? np : 1));
+    if (!buf || !b || !c || !lr || !amed || !aa) {
+        free(buf), free(b), free(c), free(lr), free(amed), free(aa);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (side[i] == SB_SIDE_BASELINE) b[st->nb++] = seconds[i];
+        if (side[i] == SB_SIDE_CANDIDATE) c[st->nc++] = seconds[i];
+    }
+    st->base = st->nb ? sb_median(b, st->nb) : 0;
+    st->cand = st->nc ? sb_median(c, st->nc) : 0;
+    for (int k = 0; k < np; k++) {
+        double a = side_median(seconds, side, pair, n, SB_SIDE_BASELINE, k, buf);
+        double bb = side_median(seconds, side, pair, n, SB_SIDE_CANDIDATE, k, buf);
+        amed[k] = a;
+        if (a > 0 && bb > 0) lr[st->npairs++] = log(bb / a);
+    }
+    for (int q = 0; 2 * q + 1 < np; q++)
+        if (amed[2 * q] > 0 && amed[2 * q + 1] > 0)
+            aa[st->nquads++] = fabs(amed[2 * q + 1] / amed[2 * q] - 1);
+    st->aa = st->nquads ? sb_median(aa, st->nquads) : 0;
+    if (st->npairs > 0) {
+        double *r = buf; /* the ratios themselves, for their median and interval */
+        for (int i = 0; i < st->npairs; i++) r[i] = exp(lr[i]);
+        st->ratio = sb_median(r, st->npairs);
+        int conf_ok;
+        sb_sign_interval(r, st->npairs, alpha, &st->lo, &st->hi, &conf_ok);
+        st->p_slower = sb_wilcoxon_p_greater(lr, st->npairs);
+        double *within = b; /* reused: log(1 + tolerance) - log ratio */
+        for (int i = 0; i < st->npairs; i++) within[i] = log1p(tolerance) - lr[i];
+        st->p_within = sb_wilcoxon_p_greater(within, st->npairs);
+        if (sb_bimodal(r, st->npairs, &st->low, &st->high))
+            st->outcome = SB_PAIRED_NOISY;
+        else if (st->npairs < min_pairs)
+            st->outcome = SB_PAIRED_UNSURE;
+        else if (st->p_slower < alpha && st->ratio > 1 + tolerance)
+            st->outcome = SB_PAIRED_FAIL;
+        else if (st->p_within < alpha)
+            st->outcome = SB_PAIRED_PASS;
+        else
+            st->outcome = SB_PAIRED_UNSURE;
+    }
+    free(buf), free(b), free(c), free(lr), free(amed), free(aa);
+    return 0;
+}
