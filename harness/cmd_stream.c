@@ -10,6 +10,7 @@
 #include "sb_result.h"
 #include "sb_stream.h"
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 #include "sb_workload.h"
 
 static void stream_help(void)
@@ -92,7 +93,7 @@ int sb_cmd_stream(int argc, char **argv)
     int rc = 0;
     if (o.result_file && sb_result_write(o.result_file, doc, &e)) rc = sb_cli_report("stream", &e);
     if (!rc && o.json) {
-        json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        sb_text_json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
         putchar('\n');
     } else if (!rc && !strcmp(r.status, "ok")) {
         printf("# sprbench stream: 3 arrays of %zu MiB (%zu doubles), %d thread%s, best and median"

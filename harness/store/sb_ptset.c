@@ -98,7 +98,7 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
              "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
              " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
              " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
-             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1)"
+             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), COALESCE(s.uuid, '')"
              " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
              " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
              " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
@@ -142,6 +142,8 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
         p->threads = sqlite3_column_int(st, 12);
         p->ppn = sqlite3_column_int(st, 13) > 0 ? sqlite3_column_int(st, 13) : 1;
         p->nodes = sqlite3_column_int(st, 14) > 0 ? sqlite3_column_int(st, 14) : 1;
+        snprintf(p->sweep_uuid, sizeof p->sweep_uuid, "%s",
+                 sqlite3_column_text(st, 15) ? (const char *)sqlite3_column_text(st, 15) : "");
         if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e))) goto out;
     }
     if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");

@@ -1,10 +1,13 @@
 #include "sb_gate.h"
 #include <ctype.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "sb_io.h"
 #include "sb_text.h"
 #include "sb_query.h"
@@ -1090,8 +1093,19 @@ int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb
     if (annot) fflush(annot);
     if (!summary || !*summary) return SB_OK;
     /* appended, as every step's summary is: a table of what did not pass */
-    FILE *f = fopen(summary, "a");
-    if (!f) return sb_errf(e, SB_EFAIL, "%s: cannot append the step summary", summary);
+    /* a regular file only: a FIFO nobody reads would block the gate forever
+     * (O_NONBLOCK makes the open fail or return at once; fstat tells) */
+    int fd = open(summary, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+        close(fd);
+        return sb_errf(e, SB_EFAIL, "%s: the step summary is not a regular file", summary);
+    }
+    FILE *f = fd >= 0 && fcntl(fd, F_SETFL, O_APPEND) == 0 ? fdopen(fd, "a") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return sb_errf(e, SB_EFAIL, "%s: cannot append the step summary", summary);
+    }
     fprintf(f, "### sprbench gate: %s\n\n%d compared: %d PASS, %d WARN, %d FAIL, %d SKIP\n\n",
             sb_verdict_name(sb_gate_overall(r)), r->n, r->count[SB_PASS], r->count[SB_WARN],
             r->count[SB_FAIL], r->count[SB_SKIP]);
