@@ -557,11 +557,21 @@ static void test_sides_check(void)
     CHECK(strstr(e.msg, "ran on machine fpB, the baseline (sweep 1) never did") != NULL);
     o.cross_machine = 1;
     CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_OK);
+    /* a run against itself, by content (uuids), whatever the files are called */
+    strcpy(b.set.p[0].uuid, "0123456789abcdef0123456789abcdef");
+    strcpy(b.set.p[0].sweep_uuid, "11111111111111111111111111111111");
+    strcpy(c.set.p[0].uuid, "fedcba9876543210fedcba9876543210");
+    strcpy(c.set.p[0].sweep_uuid, "22222222222222222222222222222222");
     CHECK_EQ_INT(sb_gate_sides_check(&b, &b, &o, &e), SB_EUSAGE);
-    CHECK(strstr(e.msg, "are the same 1 point(s)") != NULL);
-    c.file[0] = '\0'; /* the same points read from two files are two runs */
-    c.set.p[0].id = 1;
+    CHECK(strstr(e.msg, "holds the candidate's sweep 11111111 (the same sweep uuid") != NULL);
+    CHECK(strstr(e.msg, "gated against itself") != NULL);
+    c.file[0] = '\0'; /* two files holding different runs are two runs */
     CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_OK);
+    strcpy(c.set.p[0].uuid, b.set.p[0].uuid); /* a point of b imported into c's sweep */
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "holds the candidate's point 01234567 (the same point uuid") != NULL);
+    strcpy(b.file, "/x/b.db"); /* another name for a copy changes nothing */
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_EUSAGE);
     sb_gate_side_free(&b);
     sb_gate_side_free(&c);
 }

@@ -737,10 +737,13 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         goto done;
     }
     g_interrupted = 0;
-    struct sigaction sa = {0}, old_int, old_term;
+    /* a hang-up (the terminal or the ssh session closed) ends a sweep as
+     * SIGTERM does: its worker stopped, its points marked interrupted */
+    struct sigaction sa = {0}, old_int, old_term, old_hup;
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     sb_launch_cancel = &g_interrupted;
     double timeout = p->point_timeout > 0 ? p->point_timeout : default_timeout(p->workload);
     fprintf(f, "sweep %lld: %d point(s) to run, database %s\n", (long long)sweep, nrows,
@@ -772,9 +775,11 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         out->points++;
         sb_progress_end(&bar);
         char shown[1300]; /* a worker's words, shown on one line */
+        char wl[100], kern[200], shape[200]; /* a resumed sweep's come from the database */
         fprintf(f, "[%d/%d] %s %s %s threads=%d ppn=%d nodes=%d: %s %s (%.1f s)\n", i + 1, nrows,
-                r->workload, r->kernel, r->shape, r->threads, r->ppn, r->nodes, status,
-                sb_text_cell(shown, sizeof shown, summary, 300, 0), sb_now() - t0);
+                sb_text_inert(wl, sizeof wl, r->workload), sb_text_inert(kern, sizeof kern, r->kernel),
+                sb_text_inert(shape, sizeof shape, r->shape), r->threads, r->ppn, r->nodes,
+                status, sb_text_cell(shown, sizeof shown, summary, 300, 0), sb_now() - t0);
         fflush(f);
         sb_progress_update(&bar, i + 1, "");
     }
@@ -782,6 +787,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sb_launch_cancel = NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     free(rows);
     rmdir(dir);
     if (!rc && !g_interrupted && sb_workload_has(p->workload, SB_WL_PROJECT) && !p->project_off)

@@ -992,7 +992,8 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->h,
                            "SELECT holder_pid, COALESCE(holder_host, ''),"
-                           " COALESCE(holder_since, '') FROM sweep WHERE id = ?",
+                           " COALESCE(holder_since, ''), COALESCE(holder_start, '')"
+                           " FROM sweep WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
@@ -1002,10 +1003,24 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
         rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", db->path, (long long)sweep_id);
         goto out;
     }
+    char qh[512], qw[160], host[256];
+    sb_text_cell(qh, sizeof qh, (const char *)sqlite3_column_text(st, 1), 100, 0);
+    sb_text_cell(qw, sizeof qw, (const char *)sqlite3_column_text(st, 2), 32, 0);
+    host_name(host, sizeof host);
+    long pid = (long)sqlite3_column_int64(st, 0);
+    /* a live holder of this host is a sweep that still runs (and runs its
+     * worker): unlocking would let a resume measure beside it */
+    if (sqlite3_column_type(st, 0) != SQLITE_NULL &&
+        !strcmp((const char *)sqlite3_column_text(st, 1), host) &&
+        holder_alive(pid, (const char *)sqlite3_column_text(st, 3))) {
+        rc = sb_errf(e, SB_EUSAGE,
+                     "sweep %lld is being run by process %ld on this host (%s) since %s, which"
+                     " is alive: stop it (kill -TERM %ld) rather than unlock it",
+                     (long long)sweep_id, pid, qh, qw, pid);
+        goto out;
+    }
     if (was && cap && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        snprintf(was, cap, "process %lld on host %s since %s",
-                 (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
-                 sqlite3_column_text(st, 2));
+        snprintf(was, cap, "process %ld on host %s since %s", pid, qh, qw);
     sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_prepare_v2(db->h,

@@ -113,8 +113,9 @@ int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e);
 int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e);
 /* Drops this process's claim (another's is left alone). */
 int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
-/* Drops any claim; *was (cap bytes, may be NULL) describes the holder it
- * dropped ("" when there was none). */
+/* Drops any claim but that of a live process of this host (SB_EUSAGE
+ * naming it: that sweep still runs); *was (cap bytes, may be NULL)
+ * describes the holder it dropped ("" when there was none). */
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e);
 
 typedef struct sb_point_desc {
