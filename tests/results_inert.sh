@@ -110,4 +110,32 @@ expect_rc 2 timeout 20 env GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$W/fifo" \
   "$SPRBENCH" gate --db t.db --baseline 1 --candidate 3 --cross-machine
 grep -q 'step summary' "$T/err" && ok || fail "FIFO summary: $(cat "$T/err")"
 
+
+# numbers every reader multiplies in an int: an import whose ppn x nodes
+# passes 2^20 ranks is refused (each alone is in range), and a database
+# written by another program that holds one is refused by what reads it
+expect_rc 0 "$SPRBENCH" db export --db t.db --out ex.json
+python3 - <<'EOF'
+import json
+d = json.load(open("ex.json"))
+for p in d["points"]:
+    p["ppn"], p["nodes"] = 1 << 20, 1 << 20
+json.dump(d, open("big.json", "w"))
+d = json.load(open("ex.json"))
+d["points"][0]["workload"] = "nosuch"
+json.dump(d, open("badwl.json", "w"))
+EOF
+expect_rc 2 "$SPRBENCH" db import --db big.db big.json
+expect_one_error_line 'ppn x nodes is 1099511627776 ranks, more than 1048576'
+# the import names every workload the table knows (it named four, stale)
+expect_rc 2 "$SPRBENCH" db import --db bad.db badwl.json
+expect_one_error_line "workload: 'nosuch' is not one of gemm, train, .*infer.*stream"
+cp t.db wide.db
+sqlite3 wide.db "UPDATE point SET ppn = 1048576, nodes = 4096 WHERE id = 1;"
+for sub in "points --sweep 1" "points --sweep 1 --json" "export --csv --out -"; do
+  # shellcheck disable=SC2086
+  expect_rc 2 "$SPRBENCH" db $sub --db wide.db
+  expect_one_error_line 'ppn 1048576 x nodes 4096 is more than 1048576 ranks'
+done
+
 finish results_inert

@@ -591,6 +591,15 @@ int sb_db_sweep_status_known(const char *s)
 
 int sb_db_workload_known(const char *s) { return sb_workload_find(s) != NULL; }
 
+void sb_db_workload_names(char *buf, size_t cap)
+{
+    size_t off = 0;
+    if (cap) buf[0] = '\0';
+    for (int i = 0; i < sb_workload_count() && off < cap; i++)
+        off += (size_t)snprintf(buf + off, cap - off, "%s%s", i ? ", " : "",
+                                sb_workload_at(i)->name);
+}
+
 static int token(const char *s, size_t max)
 {
     size_t n = strlen(s);
@@ -760,9 +769,12 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
     char q[160];
     int rc = sb_db_check_sweep_text(label, plan, e);
     if (rc) return rc;
-    if (workload && !sb_db_workload_known(workload))
-        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, infer, peak or allreduce",
-                       sb_text_cell(q, sizeof q, workload, 32, 0));
+    if (workload && !sb_db_workload_known(workload)) {
+        char known[256];
+        sb_db_workload_names(known, sizeof known);
+        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not one of %s",
+                       sb_text_cell(q, sizeof q, workload, 32, 0), known);
+    }
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "INSERT INTO sweep (uuid, label, workload, plan, machine_id, started,"

@@ -79,6 +79,11 @@ int sb_db_point_status_known(const char *s);
 int sb_db_sweep_status_known(const char *s);
 /* Workloads: gemm, train, infer, peak, allreduce. */
 int sb_db_workload_known(const char *s);
+/* "gemm, train, ...": every workload the store knows, for messages. */
+void sb_db_workload_names(char *buf, size_t cap);
+/* The most ranks (ppn x nodes) a point may have: each reader multiplies the
+ * two in an int. */
+#define SB_DB_MAX_RANKS (1 << 20)
 /* The shapes sprbench writes: "" (peak), a GEMM "MxNxK" with an optional
  * ":NN|:NT|:TN|:TT" and "+prepack", or a training/allreduce series key of
  * "key=value" pairs separated by single spaces (key [a-z][a-z0-9_-]*, value

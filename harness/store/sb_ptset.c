@@ -140,8 +140,20 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
                 goto out;
             }
         p->threads = sqlite3_column_int(st, 12);
-        p->ppn = sqlite3_column_int(st, 13) > 0 ? sqlite3_column_int(st, 13) : 1;
-        p->nodes = sqlite3_column_int(st, 14) > 0 ? sqlite3_column_int(st, 14) : 1;
+        /* read as 64 bits and bounded: ppn x nodes is multiplied in an int
+         * everywhere, and a database written by another program may hold
+         * any number */
+        sqlite3_int64 ppn = sqlite3_column_int64(st, 13), nodes = sqlite3_column_int64(st, 14);
+        if (ppn > SB_DB_MAX_RANKS || nodes > SB_DB_MAX_RANKS ||
+            (ppn > 0 ? ppn : 1) * (nodes > 0 ? nodes : 1) > SB_DB_MAX_RANKS) {
+            rc = sb_errf(e, SB_EUSAGE,
+                         "point %lld: ppn %lld x nodes %lld is more than %d ranks: not a run"
+                         " sprbench can show",
+                         (long long)p->id, (long long)ppn, (long long)nodes, SB_DB_MAX_RANKS);
+            goto out;
+        }
+        p->ppn = ppn > 0 ? (int)ppn : 1;
+        p->nodes = nodes > 0 ? (int)nodes : 1;
         snprintf(p->sweep_uuid, sizeof p->sweep_uuid, "%s",
                  sqlite3_column_text(st, 15) ? (const char *)sqlite3_column_text(st, 15) : "");
         if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e))) goto out;
