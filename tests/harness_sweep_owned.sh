@@ -76,4 +76,13 @@ kill -HUP $pid; wait $pid; rc=$?
 expect_grep 'resume with --resume 2' "$T/h.out"
 if [ -n "$w" ]; then gone_within "$w" 1 && ok || { fail "SIGHUP left worker $w"; kill -9 "$w" 2>/dev/null; }; fi
 
+
+# a --hostfile sweep leaves no temporary directory (its hosts.N were left,
+# and with them the directory)
+if command -v mpirun >/dev/null; then
+  mkdir "$T/tmp"; echo "localhost slots=2" >"$T/hf"
+  TMPDIR="$T/tmp" expect_rc 0 "$SPRBENCH" sweep "${common[@]}" --shapes 8x8x8 --hostfile "$T/hf"
+  [ -z "$(ls -A "$T/tmp")" ] && ok || fail "a --hostfile sweep left $(ls -AR "$T/tmp" | tr '\n' ' ')"
+fi
+
 finish harness_sweep_owned

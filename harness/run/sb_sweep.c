@@ -1,4 +1,5 @@
 #include "sb_sweep.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -19,6 +20,24 @@
 #include "sb_sysinfo.h"
 #include "sb_text.h"
 #include "sb_workload.h"
+
+/* The sweep's own temporary directory (mkdtemp, 0700) and what points left
+ * in it (a --hostfile or Slurm point's hosts.N, result files). */
+static void remove_tmpdir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        char path[4400];
+        while ((de = readdir(d)))
+            if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+                snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+}
 
 static volatile sig_atomic_t g_interrupted;
 static void on_sigint(int sig)
@@ -789,7 +808,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
     free(rows);
-    rmdir(dir);
+    remove_tmpdir(dir);
     if (!rc && !g_interrupted && sb_workload_has(p->workload, SB_WL_PROJECT) && !p->project_off)
         rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
                               &out->projected_series, e);
