@@ -158,4 +158,13 @@ else
   echo "note: the report ended (exit $rc) before SIGTERM could reach its merge; not checked"
 fi
 
+
+# a references file naming one configuration and metric twice is refused
+# (the point would be gated twice), naming both lines
+fp=$(sqlite3 t.db "SELECT fingerprint FROM machine LIMIT 1")
+printf '%s gemm scalar-f32 16x16x16 1 gflops 1.0 -50%% null\n* gemm avx2-f32 * * gflops 1.0 null null\n%s gemm scalar-f32 16x16x16 1 gflops 9.0 -5%% null\n' \
+  "$fp" "$fp" >dup.ref
+expect_rc 2 "$SPRBENCH" gate --db t.db --references dup.ref --candidate 3
+expect_one_error_line '^sprbench gate: dup.ref:3: the same configuration and metric as line 1'
+
 finish results_inert

@@ -707,6 +707,43 @@ static int parse_bound(const char *s, double *out)
     return 0;
 }
 
+static int cmp_ref_key(const void *a, const void *b)
+{
+    const sb_reference *x = *(const sb_reference *const *)a, *y = *(const sb_reference *const *)b;
+    int c;
+    if ((c = strcmp(x->machine, y->machine)) || (c = strcmp(x->workload, y->workload)) ||
+        (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->shape, y->shape)) ||
+        (c = strcmp(x->metric, y->metric)))
+        return c;
+    if (x->threads != y->threads) return x->threads < y->threads ? -1 : 1;
+    if (x->ranks != y->ranks) return x->ranks < y->ranks ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Two lines for one configuration and metric would gate its point twice
+ * (and the looser line could not pass what the tighter one fails): refused
+ * naming both lines. Sorted, so a long file costs n log n. */
+static int refs_unique(const sb_reference *refs, int n, const char *name, sb_err *e)
+{
+    const sb_reference **v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    if (!v) return sb_errf(e, SB_EFAIL, "out of memory");
+    for (int i = 0; i < n; i++) v[i] = &refs[i];
+    qsort(v, (size_t)n, sizeof *v, cmp_ref_key);
+    int rc = SB_OK;
+    for (int i = 1; i < n && !rc; i++) {
+        const sb_reference *a = v[i - 1], *b = v[i];
+        if (!strcmp(a->machine, b->machine) && !strcmp(a->workload, b->workload) &&
+            !strcmp(a->kernel, b->kernel) && !strcmp(a->shape, b->shape) &&
+            !strcmp(a->metric, b->metric) && a->threads == b->threads && a->ranks == b->ranks)
+            rc = sb_errf(e, SB_EUSAGE,
+                         "%s:%d: the same configuration and metric as line %d: one reference"
+                         " each, or the point is gated twice",
+                         name, b->line, a->line);
+    }
+    free(v);
+    return rc;
+}
+
 int sb_gate_parse_references(const char *text, const char *name, sb_reference **refs, int *n,
                              sb_err *e)
 {
@@ -811,6 +848,7 @@ int sb_gate_parse_references(const char *text, const char *name, sb_reference **
         (*n)++;
     }
     if (!rc && *n == 0) rc = sb_errf(e, SB_EUSAGE, "%s: no references in the file", name);
+    if (!rc) rc = refs_unique(*refs, *n, name, e);
     if (rc) {
         free(*refs);
         *refs = NULL;
