@@ -1,9 +1,11 @@
 #include "sb_ptset.h"
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sb_db_internal.h"
+#include "sb_workload.h"
 
 /* ---- point sets ---- */
 
@@ -197,6 +199,17 @@ void sb_pt_label(const sb_pt *p, char *buf, size_t cap)
         n += snprintf(buf + n, cap - (size_t)n, " %s", p->dtype);
     if (p->shape[0] && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " %s", p->shape);
+    /* an int8-only option that changes what ran (infer's attention int8)
+     * is part of the configuration's key, so it is part of its name: two
+     * rows must not read the same */
+    const sb_workload *w = sb_workload_find(p->workload);
+    if (w && w->int8_extra && p->config && p->config[0] == '{' && n >= 0 && (size_t)n < cap) {
+        json_t *c = json_loads(p->config, 0, NULL);
+        const char *v = json_string_value(json_object_get(c, w->int8_extra));
+        if (v && (!w->int8_extra_default || strcmp(v, w->int8_extra_default)))
+            n += snprintf(buf + n, cap - (size_t)n, " %s=%.32s", w->int8_extra, v);
+        json_decref(c);
+    }
     if (n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " t%d", p->threads);
     if (p->ppn * p->nodes > 1 && n >= 0 && (size_t)n < cap)
         snprintf(buf + n, cap - (size_t)n, " %dx%d ranks", p->nodes, p->ppn);
