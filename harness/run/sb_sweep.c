@@ -1021,10 +1021,12 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
             "threads", "ppn", "nodes", "status", "median", "unit", "speedup", "eff", "%peak");
     for (int i = 0; i < n; i++) {
         const sb_summary_row *r = &v[i];
-        fprintf(f, "%-13s %-20s %7d %4d %5d  %-9s", r->kernel, r->shape[0] ? r->shape : "-",
-                r->threads, r->ppn, r->nodes, r->status);
+        char kern[200], shape[200], status[64], unit[64]; /* read from the database */
+        fprintf(f, "%-13s %-20s %7d %4d %5d  %-9s", sb_text_inert(kern, sizeof kern, r->kernel),
+                sb_text_inert(shape, sizeof shape, r->shape[0] ? r->shape : "-"), r->threads,
+                r->ppn, r->nodes, sb_text_inert(status, sizeof status, r->status));
         if (r->has_value) {
-            fprintf(f, " %12.1f %-8s", r->value, r->unit);
+            fprintf(f, " %12.1f %-8s", r->value, sb_text_inert(unit, sizeof unit, r->unit));
             if (r->has_base && r->base_value > 0) {
                 double speedup = r->value / r->base_value;
                 fprintf(f, " %6.2fx %7.0f%%", speedup,
