@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A sweep owns its workers: a sweep killed with SIGKILL leaves no worker
-# running (it is gone within a second), a hang-up (SIGHUP) ends a sweep as
-# SIGTERM does (worker stopped, point interrupted, resumable), and neither
-# `db unlock` nor `--resume` takes a sweep whose holder still runs here.
+# running (gone at once; the check allows a loaded machine 3 s), a hang-up
+# (SIGHUP) ends a sweep as SIGTERM does (worker stopped, point interrupted, resumable), and neither
+# `db unlock` nor `--resume` takes a sweep whose holder still runs here; a
+# --hostfile sweep leaves no temporary directory.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 DB="$T/r.db"
@@ -50,11 +51,9 @@ expect_rc 2 "$SPRBENCH" sweep --resume 1 --db "$DB"
 expect_one_error_line "sweep 1 is already being run by process $pid on this host"
 kill -9 $pid; wait $pid 2>/dev/null
 if [ -n "$w" ]; then
-  # the kernel's word, not ours: "gone within a second" of the SIGKILL
-  t0=$(date +%s.%N)
-  if gone_within "$w" 1; then ok; else fail "worker $w of the SIGKILLed sweep still runs"; kill -9 "$w" 2>/dev/null; fi
-  python3 -c "import sys; sys.exit(0 if float('$(date +%s.%N)') - float('$t0') < 1.5 else 1)" && ok ||
-    fail "worker $w outlived its sweep by more than a second"
+  # the kernel sends the SIGTERM as the sweep dies: gone at once (the bound
+  # is generous for a loaded machine; a worker nobody stops never goes)
+  if gone_within "$w" 3; then ok; else fail "worker $w of the SIGKILLed sweep still runs"; kill -9 "$w" 2>/dev/null; fi
 fi
 # the holder is gone: unlock (and resume) may take it now
 expect_rc 0 "$SPRBENCH" db unlock --sweep 1 --db "$DB"
@@ -74,7 +73,7 @@ kill -HUP $pid; wait $pid; rc=$?
   fail "SIGHUP: the running point is not marked interrupted"
 [ "$(q "SELECT status FROM sweep WHERE id=2")" = interrupted ] && ok || fail "SIGHUP: sweep not interrupted"
 expect_grep 'resume with --resume 2' "$T/h.out"
-if [ -n "$w" ]; then gone_within "$w" 1 && ok || { fail "SIGHUP left worker $w"; kill -9 "$w" 2>/dev/null; }; fi
+if [ -n "$w" ]; then gone_within "$w" 3 && ok || { fail "SIGHUP left worker $w"; kill -9 "$w" 2>/dev/null; }; fi
 
 
 # a --hostfile sweep leaves no temporary directory (its hosts.N were left,
