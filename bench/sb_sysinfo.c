@@ -130,3 +130,82 @@ json_t *sb_sysinfo_json(const sb_sysinfo *s)
                      "total_bytes", (json_int_t)s->mem_bytes, "kernel", s->kernel, "governor",
                      s->governor);
 }
+
+/* A number in a one-line file; 0 when absent or "max" (no limit). */
+static unsigned long long read_ull(const char *path, int *found)
+{
+    char buf[64] = "";
+    FILE *f = fopen(path, "r");
+    *found = 0;
+    if (!f) return 0;
+    if (fgets(buf, sizeof buf, f)) *found = buf[0] >= '0' && buf[0] <= '9';
+    fclose(f);
+    return *found ? strtoull(buf, NULL, 10) : 0;
+}
+
+/* The least room (limit - usage) of the memory cgroup at dir and each one
+ * above it up to root: *best lowered, *limit_out the limit that set it. */
+static void cgroup_room(const char *root, const char *rel, const char *limit_name,
+                        const char *usage_name, unsigned long long *best,
+                        unsigned long long *limit_out)
+{
+    char path[4096], dir[2048];
+    snprintf(dir, sizeof dir, "%s", rel);
+    for (;;) {
+        int fl, fu;
+        snprintf(path, sizeof path, "%s%s/%s", root, dir, limit_name);
+        unsigned long long lim = read_ull(path, &fl);
+        snprintf(path, sizeof path, "%s%s/%s", root, dir, usage_name);
+        unsigned long long use = read_ull(path, &fu);
+        /* v1 says "no limit" with a number near 2^63 */
+        if (fl && fu && lim < (1ull << 60)) {
+            unsigned long long room = lim > use ? lim - use : 0;
+            if (room < *best) {
+                *best = room;
+                *limit_out = lim;
+            }
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || !dir[0]) break;
+        *slash = '\0';
+    }
+}
+
+unsigned long long sb_mem_usable(char *what, size_t cap)
+{
+    unsigned long long best = ~0ull, limit = 0;
+    if (what && cap) snprintf(what, cap, "available memory");
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[512];
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            unsigned long long kib;
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) best = kib << 10;
+        }
+        fclose(f);
+    }
+    f = fopen("/proc/self/cgroup", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = '\0';
+            char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+            if (!c2) continue;
+            *c2 = '\0';
+            const char *ctl = c1 + 1, *rel = c2 + 1;
+            if (!strcmp(rel, "/")) rel = "";
+            if (!*ctl && !strcmp(line, "0")) { /* v2 */
+                const char *root = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
+                                       ? "/sys/fs/cgroup"
+                                       : "/sys/fs/cgroup/unified";
+                cgroup_room(root, rel, "memory.max", "memory.current", &best, &limit);
+            } else if (strstr(ctl, "memory")) {
+                cgroup_room("/sys/fs/cgroup/memory", rel, "memory.limit_in_bytes",
+                            "memory.usage_in_bytes", &best, &limit);
+            }
+        }
+        fclose(f);
+    }
+    if (limit && what && cap)
+        snprintf(what, cap, "room under the cgroup limit of %llu MiB", limit >> 20);
+    return best == ~0ull ? 0 : best;
+}

@@ -21,6 +21,13 @@ typedef struct sb_sysinfo {
 int sb_sysinfo_get(sb_sysinfo *s, sb_err *e);
 /* Once per process (NULL when the topology cannot be read). */
 const sb_sysinfo *sb_sysinfo_cached(void);
+/* Bytes this process can still fill without being killed: the least of
+ * the kernel's MemAvailable and, for its memory cgroup and each one above
+ * it (v2: memory.max - memory.current; v1: memory.limit_in_bytes -
+ * memory.usage_in_bytes), the room left under the limit. *what (cap bytes)
+ * names the bound that decided ("available memory", "the cgroup limit of
+ * N MiB"). 0 when nothing can be read. */
+unsigned long long sb_mem_usable(char *what, size_t cap);
 /* The whole description as one JSON object (owned by the caller). */
 json_t *sb_sysinfo_json(const sb_sysinfo *s);
 

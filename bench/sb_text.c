@@ -1,5 +1,6 @@
 #include "sb_text.h"
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,23 @@ static int columns(uint32_t cp)
 
 static int is_control(uint32_t cp) { return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f); }
 
+/* U+FFFE and U+FFFF are valid UTF-8 but no XML 1.0 character: a JUnit file
+ * holding one is refused by its reader. Shown text has U+FFFD instead. */
+static int is_nonchar(uint32_t cp) { return cp == 0xfffe || cp == 0xffff; }
+
+void sb_text_defuse(char *s)
+{
+    int line_start = 1;
+    for (char *p = s; *p; p++) {
+        if (line_start && p[0] == ':' && p[1] == ':') p[1] = '?';
+        if (p[0] == '#' && p[1] == '#' && p[2] == '[') p[1] = '?';
+        if (*p == '\n')
+            line_start = 1;
+        else if (*p != ' ' && *p != '\t')
+            line_start = 0;
+    }
+}
+
 /* The next character of a cell: its bytes as shown, and its columns. */
 static size_t cell_char(const unsigned char *u, size_t len, const char **piece, size_t *plen,
                         int *cols)
@@ -175,6 +193,10 @@ static size_t cell_char(const unsigned char *u, size_t len, const char **piece, 
     }
     if (is_control(cp)) {
         *piece = "?", *plen = 1, *cols = 1;
+        return n;
+    }
+    if (is_nonchar(cp)) {
+        *piece = REPLACEMENT, *plen = 3, *cols = 1;
         return n;
     }
     *piece = (const char *)u, *plen = n, *cols = columns(cp);
@@ -216,21 +238,56 @@ char *sb_text_cell(char *buf, size_t cap, const char *s, int width, int pad)
         used++;
     }
     buf[w] = '\0';
+    sb_text_defuse(buf);
     return buf;
+}
+
+char *sb_text_inert(char *buf, size_t cap, const char *s)
+{
+    return sb_text_cell(buf, cap, s, INT_MAX / 4, 0);
+}
+
+void sb_text_inert_inplace(char *s, size_t cap)
+{
+    char *copy = strdup(s);
+    if (!copy) {
+        sb_text_one_line(s);
+        return;
+    }
+    sb_text_inert(s, cap, copy);
+    free(copy);
 }
 
 void sb_text_visible(FILE *f, const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
+    int line_start = 1;
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         size_t n = u[i] ? decode(u + i, len - i, &cp) : 0;
         if (!n) {
             fputs(REPLACEMENT, f);
             i++;
+            line_start = 0;
             continue;
         }
-        if (cp == '\n' || cp == '\t')
+        /* a runner's workflow command, "::cmd::" starting a line or "##[cmd]"
+         * anywhere, is shown with '?' for its second character */
+        if ((line_start && cp == ':' && i + 1 < len && u[i + 1] == ':') ||
+            (cp == '#' && i + 2 < len && u[i + 1] == '#' && u[i + 2] == '[')) {
+            fputc((int)cp, f);
+            fputc('?', f);
+            i += 2;
+            line_start = 0;
+            continue;
+        }
+        if (cp == '\n')
+            line_start = 1;
+        else if (cp != ' ' && cp != '\t')
+            line_start = 0;
+        if (is_nonchar(cp))
+            fputs(REPLACEMENT, f);
+        else if (cp == '\n' || cp == '\t')
             fputc((int)cp, f);
         else if (cp < 0x20)
             fprintf(f, "^%c", (int)(cp + 0x40));
@@ -301,6 +358,7 @@ void sb_text_one_line(char *msg)
         }
     }
     *w = '\0';
+    sb_text_defuse(msg);
 }
 
 /* ---- Markdown and HTML ---- */
@@ -332,10 +390,64 @@ static int put_bidi(FILE *f, const char **s)
     return 1;
 }
 
+/* The next character of Markdown or HTML text at *s when it is not one to
+ * write as it is: a control (a line break `nl` instead, other controls '?',
+ * which would drive a terminal that shows the file), an invalid byte or a
+ * noncharacter (U+FFFD), or any other non-ASCII character (as it is):
+ * writes it, moves *s to its last byte, 1; else 0 (ASCII to escape). */
+static int put_unsafe(FILE *f, const char **s, const char *nl)
+{
+    const unsigned char *u = (const unsigned char *)*s;
+    uint32_t cp;
+    size_t n = decode(u, strlen(*s), &cp);
+    if (!n) {
+        fputs(REPLACEMENT, f);
+        return 1;
+    }
+    if (is_nonchar(cp)) {
+        fputs(REPLACEMENT, f);
+    } else if (cp == '\n' || cp == '\r') {
+        fputs(nl, f);
+    } else if (is_control(cp)) {
+        fputc('?', f);
+    } else if (cp >= 0x80) {
+        fwrite(*s, 1, n, f); /* a whole character: nothing to escape in it */
+    } else {
+        return 0;
+    }
+    *s += n - 1;
+    return 1;
+}
+
+/* A workflow command at *s, "::" where the text starts (after blanks: the
+ * file may be shown in a CI log, where its line would be obeyed) or "##["
+ * anywhere: written with its first ':' or its '[' as colon or bracket
+ * (an escape that reads as the same character): 1, *s moved to the last
+ * byte written for; else 0. */
+static int put_command(FILE *f, const char **s, int lead, const char *colon, const char *bracket)
+{
+    const char *p = *s;
+    if (lead && p[0] == ':' && p[1] == ':') {
+        fputs(colon, f);
+        return 1;
+    }
+    if (p[0] == '#' && p[1] == '#' && p[2] == '[') {
+        fputs("##", f);
+        fputs(bracket, f);
+        *s += 2;
+        return 1;
+    }
+    return 0;
+}
+
 void sb_text_html(FILE *f, const char *s)
 {
+    int lead = 1;
     for (; *s; s++) {
         if (put_bidi(f, &s)) continue;
+        if (put_unsafe(f, &s, " ")) continue;
+        if (put_command(f, &s, lead, "&#58;", "&#91;")) continue;
+        lead = lead && *s == ' ';
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -364,14 +476,42 @@ static int is_alnum_c(char c)
 void sb_text_md(FILE *f, const char *s, int brackets)
 {
     const char *start = s;
+    int lead = 1;
     for (; *s; s++) {
         if (put_bidi(f, &s)) continue;
+        if (put_unsafe(f, &s, " ")) continue;
+        if (put_command(f, &s, lead, "\\:", "\\[")) continue;
+        lead = lead && *s == ' ';
         int esc = strchr("\\`*|<>~&", *s) != NULL;
         if (*s == '_') esc = !(s > start && is_alnum_c(s[-1]) && is_alnum_c(s[1]));
         if (*s == ']') esc = s[1] == '(' || s[1] == '[' || s[1] == ':';
         if (*s == '[') esc = s[1] == ']'; /* [] after a ]: a collapsed reference */
         if (brackets && (*s == '[' || *s == ']')) esc = 1;
         if (esc) fputc('\\', f);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+        fputc(*s, f);
     }
+}
+
+int sb_text_json_dumpf(const json_t *doc, FILE *f, size_t flags)
+{
+    char *s = json_dumps(doc, flags);
+    if (!s) return -1;
+    /* '#' and non-ASCII characters can only stand inside a string in JSON
+     * text, where an escape reads back as the same character */
+    int rc = 0;
+    for (const char *p = s; *p && !rc; p++) {
+        if (p[0] == '#' && p[1] == '#' && p[2] == '[') {
+            rc = fputs("##\\u005b", f) < 0 ? -1 : 0;
+            p += 2;
+        } else if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbf &&
+                   ((unsigned char)p[2] == 0xbe || (unsigned char)p[2] == 0xbf)) {
+            /* U+FFFE, U+FFFF: no XML character, kept as escapes */
+            rc = fputs((unsigned char)p[2] == 0xbe ? "\\ufffe" : "\\uffff", f) < 0 ? -1 : 0;
+            p += 2;
+        } else if (fputc(*p, f) == EOF) {
+            rc = -1;
+        }
+    }
+    free(s);
+    return rc;
 }

@@ -68,13 +68,15 @@ size_t sb_text_tail_start(const char *s, size_t len, size_t max_bytes);
 /* One terminal cell: s as one line in at most `width` columns (wide
  * characters count two), padded with spaces to `width` when pad is set,
  * written to buf (cap bytes). Controls (C0, DEL, C1) show as '?', invalid
- * bytes as U+FFFD; a cut text ends in U+2026. Returns buf. */
+ * bytes and U+FFFE/U+FFFF as U+FFFD; a cut text ends in U+2026; then
+ * sb_text_defuse. Returns buf. */
 char *sb_text_cell(char *buf, size_t cap, const char *s, int width, int pad);
 
 /* Writes s[0..len) to f with newlines and tabs kept, every other control
  * character in caret notation (ESC as ^[, CR as ^M, DEL as ^?), C1 controls
  * as \u0085 and invalid bytes as U+FFFD, so that a worker's output cannot
- * drive the reader's terminal. */
+ * drive the reader's terminal; workflow commands defused as sb_text_defuse
+ * does. */
 void sb_text_visible(FILE *f, const char *s, size_t len);
 
 /* One line a POSIX shell reads back as the same argv (NULL-terminated):
@@ -82,8 +84,27 @@ void sb_text_visible(FILE *f, const char *s, size_t len);
  * when out of memory. Every repro line and stored command is written so. */
 char *sb_argv_render(char *const *argv);
 
+/* Makes text shown in place inert for a CI runner, keeping its length: a
+ * "::" that starts a line (after blanks) and any "##[" are workflow commands
+ * the GitHub Actions runner obeys (::error::, ::add-mask::, ::stop-commands::,
+ * ##[set-output]); their second character becomes '?'. sb_text_cell,
+ * sb_text_inert, sb_text_one_line and sb_text_visible call it. */
+void sb_text_defuse(char *s);
+/* Stored or machine text as one inert line in buf (cap bytes): the rules of
+ * sb_text_cell without a width (controls '?', invalid bytes and U+FFFE/U+FFFF
+ * as U+FFFD, a text longer than buf cut with U+2026) and sb_text_defuse.
+ * Returns buf. sb_text_inert_inplace does it to s in its own cap bytes. */
+char *sb_text_inert(char *buf, size_t cap, const char *s);
+void sb_text_inert_inplace(char *s, size_t cap);
+/* json_dumpf for a document that holds stored text: every "##[" inside a
+ * string is written "##\u005b", which JSON reads back as the same string
+ * but the Actions runner does not take for a command (JSON escapes every
+ * line break, so no string starts a line); U+FFFE and U+FFFF as \ufffe and
+ * \uffff. Returns 0 or -1 as json_dumpf. */
+int sb_text_json_dumpf(const json_t *doc, FILE *f, size_t flags);
+
 /* Makes msg one printable line in place: tab -> space, other C0 controls,
- * DEL and C1 controls (U+0080..U+009F) -> '?'. */
+ * DEL and C1 controls (U+0080..U+009F) -> '?'; then sb_text_defuse. */
 void sb_text_one_line(char *msg);
 
 /* Text into HTML: < > & " as entities. Into Markdown: every character that
@@ -91,7 +112,8 @@ void sb_text_one_line(char *msg);
  * emphasis, code, HTML, table cells; brackets too when `brackets` is set),
  * line breaks become spaces. In both, a bidi control (U+202A-202E,
  * U+2066-2069, U+200E/F, U+061C), which would reorder what a reader sees
- * around it, shows as [U+XXXX]. */
+ * around it, shows as [U+XXXX], other controls as '?' (a line break a space;
+ * HTML keeps newlines), invalid bytes and U+FFFE/U+FFFF as U+FFFD. */
 void sb_text_html(FILE *f, const char *s);
 void sb_text_md(FILE *f, const char *s, int brackets);
 

@@ -84,7 +84,12 @@ static void gate_help(void)
            "With GITHUB_ACTIONS=true: an ::error (FAIL) or ::warning (WARN) annotation per\n"
            "row on stderr, and a table of the rows that did not pass appended to\n"
            "$GITHUB_STEP_SUMMARY.\n\n"
-           "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input.\n",
+           "Every text a database stored (labels, host names, kernel names, reasons) is\n"
+           "shown inert on every output: one line, controls as '?', invalid UTF-8 and\n"
+           "U+FFFE/U+FFFF as U+FFFD, and '::' or '##[' (workflow commands a CI runner\n"
+           "would obey) with '?' for their second character.\n\n"
+           "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input, or an\n"
+           "output (stdout, --junit, the step summary) that could not be written.\n",
            sb_default_db());
 }
 
@@ -233,8 +238,10 @@ int sb_cmd_gate(int argc, char **argv)
     if (rc) goto out;
     /* NULL: gated against base; paired: nothing else to compare environments with */
     const char *against = refs ? refs_path : o.paired ? "the pairs" : NULL;
+    /* what a database stored is shown, never obeyed, on every output below */
+    sb_gate_result_inert(&res, baseline ? &base : NULL, &cand);
     if (as_json) {
-        if ((rc = sb_gate_write_json(&res, &base, &cand, against, &o, stdout, &e))) goto out;
+        if ((rc = sb_gate_write_json(&res, &base, &cand, against, &o, stdout, &e))) goto out_write;
     } else {
         sb_gate_write_text(&res, &base, &cand, against, &o, stdout);
         if (history && res.count[SB_FAIL] &&
@@ -242,16 +249,24 @@ int sb_cmd_gate(int argc, char **argv)
                                         &e)))
             goto out;
     }
-    fflush(stdout);
-    if (junit && (rc = sb_gate_junit(&res, junit, &e))) goto out;
+    /* an output that could not be written is not a FAIL of the candidate
+     * (exit 1 would say it regressed) but a verdict CI never got: exit 2 */
+    if (fflush(stdout) || ferror(stdout)) {
+        rc = sb_errf(&e, SB_EUSAGE, "cannot write the verdict to stdout");
+        goto out;
+    }
+    if (junit && (rc = sb_gate_junit(&res, junit, &e))) goto out_write;
     /* in GitHub Actions: annotations (on stderr, which the runner reads as
      * well, so that --json stays one document) and the step summary */
     const char *gha = getenv("GITHUB_ACTIONS");
     if (gha && !strcmp(gha, "true") &&
         (rc = sb_gate_github(&res, stderr, getenv("GITHUB_STEP_SUMMARY"), &e)))
-        goto out;
+        goto out_write;
     rc = res.count[SB_FAIL] ? SB_EFAIL : SB_OK;
     sb_err_clear(&e);
+    goto out;
+out_write:
+    e.code = rc = SB_EUSAGE;
 out:
     sb_gate_result_free(&res);
     sb_gate_side_free(&base);

@@ -13,6 +13,7 @@
 #include "sb_gemm_bench.h"
 #include "sb_onednn.h"
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 
 #define SB_MAX_DIM 65536
 
@@ -191,7 +192,7 @@ int sb_cmd_gemm(int argc, char **argv)
         rc = SB_ESKIP;
     } else if (!rc) {
         if (json) {
-            json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+            sb_text_json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
             putchar('\n');
         } else if (!strcmp(res.status, "ok")) {
             printf("%s %s %dx%dx%d %s%s threads=%d: %.1f %s median %.3f ms (min %.3f, p90 %.3f, %d "

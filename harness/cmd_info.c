@@ -8,6 +8,7 @@
 #include "sb_cpu.h"
 #include "sb_kernel.h"
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }
 
@@ -78,7 +79,7 @@ int sb_cmd_info(int argc, char **argv)
     json_object_set_new(doc, "kernels", kernels);
     json_object_set_new(doc, "sprbench_version", json_string(sb_version()));
     if (json) {
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        sb_text_json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         putchar('\n');
         json_decref(doc);
         return 0;

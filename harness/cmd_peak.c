@@ -12,6 +12,7 @@
 #include "sb_cpu.h"
 #include "sb_peak.h"
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 
 static void peak_help(void)
 {
@@ -225,7 +226,7 @@ int sb_cmd_peak(int argc, char **argv)
     int rc = 0;
     if (result_file && sb_result_write(result_file, doc, &e)) rc = sb_cli_report("peak", &e);
     if (!rc && json) {
-        json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        sb_text_json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
         putchar('\n');
     }
     if (!rc && named_skips) rc = SB_ESKIP;

@@ -2,6 +2,7 @@
  * machines or sweeps. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +17,51 @@
 
 #define MAX_DBS 16
 
-/* The merged database's directory and what SQLite left in it. */
-static void remove_tmp(const char *dir)
+/* The merged database's directory and what SQLite left in it: paths made
+ * before the directory is, so that a signal handler can remove them with
+ * unlink and rmdir alone (async-signal-safe). */
+static const char *const g_tmp_names[] = {"merged.db", "merged.db-wal", "merged.db-shm",
+                                          "merged.db-journal"};
+#define NTMP (sizeof g_tmp_names / sizeof g_tmp_names[0])
+static char g_tmp_paths[NTMP][4200], g_tmp_dir[4096];
+static volatile sig_atomic_t g_tmp_armed;
+
+static void remove_tmp(void)
 {
-    static const char *const names[] = {"merged.db", "merged.db-wal", "merged.db-shm",
-                                        "merged.db-journal"};
-    char p[4200];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        unlink(p);
-    }
-    rmdir(dir);
+    for (size_t i = 0; i < NTMP; i++) unlink(g_tmp_paths[i]);
+    rmdir(g_tmp_dir);
+}
+
+/* SIGTERM, SIGINT or SIGHUP while the merged copy exists: removed, then the
+ * signal's own end (a report killed half way writes nothing else). */
+static void on_fatal_signal(int sig)
+{
+    if (g_tmp_armed) remove_tmp();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm_tmp(const char *dir)
+{
+    for (size_t i = 0; i < NTMP; i++)
+        snprintf(g_tmp_paths[i], sizeof g_tmp_paths[i], "%s/%s", dir, g_tmp_names[i]);
+    snprintf(g_tmp_dir, sizeof g_tmp_dir, "%s", dir);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    g_tmp_armed = 1;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static void disarm_tmp(void)
+{
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    if (g_tmp_armed) remove_tmp();
+    g_tmp_armed = 0;
 }
 
 static void report_help(void)
@@ -144,11 +179,24 @@ int sb_cmd_report(int argc, char **argv)
     } else {
         const char *base = getenv("TMPDIR");
         if (!base || !*base) base = "/tmp";
+        /* the handler is armed before the directory exists: no instant
+         * in which a SIGTERM leaves it behind */
         if (snprintf(tmpdir, sizeof tmpdir, "%s/sprbench-report-XXXXXX", base) >=
-                (int)sizeof tmpdir ||
-            !mkdtemp(tmpdir))
+            (int)sizeof tmpdir)
+            return sb_cli_usage_error("report", "%s: too long a temporary directory", base);
+        sigset_t block, old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGTERM);
+        sigaddset(&block, SIGINT);
+        sigaddset(&block, SIGHUP);
+        sigprocmask(SIG_BLOCK, &block, &old);
+        if (!mkdtemp(tmpdir)) {
+            sigprocmask(SIG_SETMASK, &old, NULL);
             return sb_cli_usage_error("report", "cannot create a temporary directory in %s: %s",
                                       base, strerror(errno));
+        }
+        arm_tmp(tmpdir);
+        sigprocmask(SIG_SETMASK, &old, NULL);
         snprintf(tmp, sizeof tmp, "%s/merged.db", tmpdir);
         rc = sb_db_open(tmp, &db, &e);
         for (int i = 0; !rc && i < ndbs; i++) {
@@ -160,7 +208,7 @@ int sb_cmd_report(int argc, char **argv)
         ro.db_path = joined;
         if (rc) {
             if (db) sb_db_close(db);
-            remove_tmp(tmpdir);
+            disarm_tmp();
             return sb_cli_report("report", &e);
         }
     }
@@ -170,7 +218,7 @@ int sb_cmd_report(int argc, char **argv)
     sb_report_summary s;
     if (!rc) rc = sb_report_write(db, &b, &cd, &ro, &s, &e);
     sb_db_close(db);
-    if (ndbs > 1) remove_tmp(tmpdir);
+    if (ndbs > 1) disarm_tmp();
     if (rc) return sb_cli_report("report", &e);
     printf("wrote %s and %s (%d table rows, %d plots", s.md_path, s.html_path, s.rows,
            s.plots_drawn);

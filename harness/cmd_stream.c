@@ -10,6 +10,7 @@
 #include "sb_result.h"
 #include "sb_stream.h"
 #include "sb_sysinfo.h"
+#include "sb_text.h"
 #include "sb_workload.h"
 
 static void stream_help(void)
@@ -69,13 +70,18 @@ int sb_cmd_stream(int argc, char **argv)
     c.mib = o.set_mib ? (size_t)o.mib : (size_t)((4 * c.llc_bytes / 3) >> 20) + 1;
     if (c.mib < 64 && !o.set_mib) c.mib = 64;
     /* arrays the memory cannot hold would be killed while first touched,
-     * not refused by the allocator: refused here, with the figure */
+     * not refused by the allocator: refused here, with the figure. What
+     * counts is what is free now and what the cgroup (a container, a
+     * Slurm job) still allows, not the RAM the machine has. */
     unsigned long long need = 3ull * c.mib << 20;
-    if (si && si->mem_bytes && need > si->mem_bytes / 10 * 8)
+    char bound[96];
+    unsigned long long usable = sb_mem_usable(bound, sizeof bound);
+    if (!usable && si) usable = si->mem_bytes, snprintf(bound, sizeof bound, "memory");
+    if (usable && need > usable / 10 * 8)
         return sb_cli_usage_error("stream",
-                                  "--mib %zu: three arrays need %llu MiB, over 80 %% of this "
-                                  "machine's %llu MiB of memory",
-                                  c.mib, need >> 20, si->mem_bytes >> 20);
+                                  "--mib %zu: three arrays need %llu MiB, over 80 %% of the "
+                                  "%llu MiB of %s",
+                                  c.mib, need >> 20, usable >> 20, bound);
     omp_set_num_threads(c.threads);
 
     sb_stream_result r;
@@ -92,7 +98,7 @@ int sb_cmd_stream(int argc, char **argv)
     int rc = 0;
     if (o.result_file && sb_result_write(o.result_file, doc, &e)) rc = sb_cli_report("stream", &e);
     if (!rc && o.json) {
-        json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        sb_text_json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
         putchar('\n');
     } else if (!rc && !strcmp(r.status, "ok")) {
         printf("# sprbench stream: 3 arrays of %zu MiB (%zu doubles), %d thread%s, best and median"

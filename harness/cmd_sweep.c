@@ -400,7 +400,7 @@ int sb_cmd_sweep(int argc, char **argv)
     }
     if (doc) {
         /* one document, written only once everything in it is known */
-        if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0) putchar('\n');
+        if (sb_text_json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0) putchar('\n');
         json_decref(doc);
     }
     sb_plan_free(&plan);

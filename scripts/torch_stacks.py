@@ -116,6 +116,28 @@ def _du_mb(path):
     return total / 2 ** 20
 
 
+def unsafe_path(*paths):
+    """Why a stack's interpreter may not be run ('' when it may): each of
+    paths (and the file a link names) must belong to this user or root and
+    be writable by no one else, so that nobody else can have put there the
+    python we would run."""
+    me = os.getuid()
+    for path in paths:
+        for p in dict.fromkeys([path, os.path.realpath(path)]):
+            try:
+                st = os.lstat(p) if p == path else os.stat(p)
+            except OSError as e:
+                return "%s: %s" % (p, e.strerror)
+            if os.path.islink(p) and p == path:
+                continue  # the link's directory is checked; its target below
+            if st.st_uid not in (me, 0):
+                return "%s belongs to uid %d, not to you or root" % (p, st.st_uid)
+            if st.st_mode & 0o022:
+                return "%s is writable by %s (mode %o)" % (
+                    p, "others" if st.st_mode & 0o002 else "its group", st.st_mode & 0o7777)
+    return ""
+
+
 def python_for(stack, prog):
     """The interpreter of a stack, its virtual environment made first if it is
     not there yet (PyPI stacks). Exits with one line when that fails."""
@@ -125,6 +147,9 @@ def python_for(stack, prog):
     py = os.path.join(d, "bin", "python")
     stamp = os.path.join(d, "sprbench-stack.json")
     if os.path.exists(stamp) and os.access(py, os.X_OK):
+        unsafe = unsafe_path(cache_root(), d, os.path.join(d, "bin"), stamp, py)
+        if unsafe:
+            die(prog, "the %s stack in %s is not run: %s" % (stack, d, unsafe))
         return py
     if os.environ.get("SB_TORCH_NO_INSTALL"):
         die(prog, "the %s stack is not installed in %s and SB_TORCH_NO_INSTALL is set" % (stack, d))

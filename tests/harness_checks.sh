@@ -143,7 +143,11 @@ refused '^sprbench sweep: /missing/r.db: cannot write \(--db\): directory /missi
 # report, plot, gate need a database with points: one sweep
 "$S" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 6 --no-peak --db base.db >/dev/null 2>&1 ||
   fail "the sweep for the database failed"
+# a second run with the same numbers: a copy whose sweep and points have
+# uuids of their own (a copy as it is would be the run gated against itself)
 cp base.db base2.db
+sqlite3 base2.db "UPDATE sweep SET uuid = lower(hex(randomblob(16)));
+  UPDATE point SET uuid = lower(hex(randomblob(16)));" || fail "sqlite3"
 inputs=(dup.plan batch.plan empty.plan items.plan vocab.plan base.db base2.db)
 rm -f base.db-wal base.db-shm
 # report --out creates its last component only (it used to create the whole path)

@@ -80,7 +80,11 @@ grep -q 'avx512-bf16, 2 rank(s)/node<' "$T/p2/scaling-nodes.svg" && ok || fail "
 grep -q 'projected (model, not measured)' "$T/p2/scaling-ranks.svg" && ok || fail "projected points not a series of their own in scaling-ranks"
 
 # the gate never compares, counts or misses a projected point
+# (a second run of the same numbers: a copy with uuids of its own, as a
+# plain copy is the same run and refused)
 cp "$DB" "$T/copy.db"
+sqlite3 "$T/copy.db" "UPDATE sweep SET uuid = lower(hex(randomblob(16)));
+  UPDATE point SET uuid = lower(hex(randomblob(16)));" || fail "sqlite3"
 expect_rc 0 "$SPRBENCH" gate --baseline "$DB" --candidate "$T/copy.db"
 grep -q '16x2 ranks\|8x2 ranks' "$T/out" && fail "gate listed projected points: $(grep -m2 'x2 ranks' "$T/out")" || ok
 expect_grep '4x2 ranks' "$T/out"

@@ -26,6 +26,9 @@ sb_add_script(mpi_train_dp mpi_train_dp.sh)
 set_tests_properties(mpi_train_dp PROPERTIES TIMEOUT 300)
 sb_add_script(mpi_cluster_sweep mpi_cluster_sweep.sh)
 set_tests_properties(mpi_cluster_sweep PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK sb_cluster)
+# local-cluster state: private dirs, no planted pid file obeyed
+sb_add_script(mpi_cluster_state mpi_cluster_state.sh)
+set_tests_properties(mpi_cluster_state PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 RESOURCE_LOCK sb_cluster)
 # A real Slurm on the emulated cluster (scripts/local-cluster up 2 --slurm).
 sb_add_script(mpi_slurm mpi_slurm.sh)
 set_tests_properties(mpi_slurm PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK sb_cluster)

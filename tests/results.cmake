@@ -33,3 +33,5 @@ sb_add_script(results_gate_noise results_gate_noise.sh)
 # sleep a set time), and the verdicts about a point's status.
 sb_add_script(results_gate_paired results_gate_paired.sh)
 set_tests_properties(results_gate_paired PROPERTIES TIMEOUT 180)
+sb_add_script(results_inert results_inert.sh)
+set_tests_properties(results_inert PROPERTIES TIMEOUT 180)

@@ -222,6 +222,10 @@ expect_one_error_line "'nosuch' is neither a sweep .* nor a machine"
 # machine can make real samples bimodal, which the gate rightly leaves unjudged)
 expect_rc 0 "$SPRBENCH" db import --db base.db base.json
 expect_rc 0 "$SPRBENCH" db import --db same.db base.json
+# (the same import is the same run: another run of the same numbers has
+# uuids of its own)
+sqlite3 same.db "UPDATE sweep SET uuid = lower(hex(randomblob(16)));
+  UPDATE point SET uuid = lower(hex(randomblob(16)));" || fail "sqlite3"
 expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate same.db --junit j0.xml
 expect_grep '2 PASS, 0 WARN, 0 FAIL' out
 # 10 % slower FAILs (exit 1) with valid JUnit naming the failures

@@ -162,7 +162,8 @@ expect_grep '<testsuites' data/j.xml
 if [ -n "$FULL" ]; then
   expect_rc 0 "$SPRBENCH" gate --db a.db --baseline one --candidate two --junit "$NULLDEV"
   [ -c "$NULLDEV" ] && ok || fail "$NULLDEV is no longer a character device"
-  expect_rc 1 "$SPRBENCH" gate --db a.db --baseline one --candidate two --junit "$FULL"
+  # (exit 2, not 1: the candidate did not FAIL, the verdict was not written)
+  expect_rc 2 "$SPRBENCH" gate --db a.db --baseline one --candidate two --junit "$FULL"
   expect_one_error_line "^sprbench gate: $FULL: write failed: No space left on device\$"
   [ -c "$FULL" ] && ok || fail "$FULL is no longer a character device"
   no_dev_temp

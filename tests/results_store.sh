@@ -187,6 +187,9 @@ PY
 ok
 
 mkdir ro && cp a.db ro/a.db && cp a.db ro/b.db && chmod 644 ro/a.db ro/b.db
+# b.db: another run of the same numbers (a plain copy is the same run)
+sqlite3 ro/b.db "UPDATE sweep SET uuid = lower(hex(randomblob(16)));
+  UPDATE point SET uuid = lower(hex(randomblob(16)));" || fail "sqlite3"
 RUN_AS=()
 SB_RO=$SPRBENCH
 if [ "$(id -u)" = 0 ]; then
@@ -212,7 +215,7 @@ expect_rc 0 "${RUN_AS[@]}" "$SB_RO" gate --baseline ro/a.db --candidate ro/b.db
 expect_grep ' 0 FAIL' "$T/out"
 # a run gated against itself passes whatever it measured: refused
 expect_rc 2 "${RUN_AS[@]}" "$SB_RO" gate --db ro/a.db --baseline 1 --candidate 1
-expect_one_error_line '^sprbench gate: the baseline \(.*\) and the candidate \(.*\) are the same'
+expect_one_error_line "^sprbench gate: the baseline \(.*\) holds the candidate's sweep .*gated against itself"
 expect_rc 2 "${RUN_AS[@]}" "$SB_RO" gate --baseline ro/a.db --candidate ro/../ro/a.db
 mkdir -m 777 "$TMPDIR/plots" "$TMPDIR/report"
 expect_rc 0 "${RUN_AS[@]}" "$SB_RO" report --db ro/a.db --baseline 1 --candidate 1 --out "$TMPDIR/report"

@@ -37,6 +37,30 @@ for s in bench-vs-pytorch bench-infer-vs-pytorch bench-dp-vs-pytorch; do
   expect_one_error_line "not installed in .*SB_TORCH_NO_INSTALL"
 done
 [ ! -e "$T/cache/torch-ipex" ] && ok || fail "SB_TORCH_NO_INSTALL still made $T/cache/torch-ipex"
+# A stack whose venv another user could have written is not run (its python
+# could be anyone's); one that is ours runs. A fake venv (its python says the
+# stack is blocked, and leaves a mark) stands in for a PyPI stack.
+fake="$T/tcache/torch-latest"
+mkdir -p "$fake/bin" && echo '{}' >"$fake/sprbench-stack.json"
+printf '#!/bin/sh\ntouch "%s/ran"\necho "SB_BLOCKED a fake stack"\n' "$T" >"$fake/bin/python"
+chmod 755 "$T/tcache" "$fake" "$fake/bin" "$fake/bin/python"
+FAST=(--torch latest --batches 1 --seq 32 --steps 2 --precisions f32 --f32-peak 1)
+chmod 777 "$fake"
+SB_TORCH_CACHE="$T/tcache" expect_rc 2 /usr/bin/python3 "$S/bench-vs-pytorch" "${FAST[@]}" \
+  --sprbench /bin/false
+expect_one_error_line "^bench-vs-pytorch: the latest stack in .* is not run: .*writable by others"
+[ ! -e "$T/ran" ] && ok || fail "the python of a world-writable venv ran"
+chmod 755 "$fake"
+# --json is checked before the run, not after it
+SB_TORCH_CACHE="$T/tcache" expect_rc 2 /usr/bin/python3 "$S/bench-vs-pytorch" "${FAST[@]}" \
+  --sprbench /bin/false --json "$T/nodir/rows.json"
+expect_one_error_line "^bench-vs-pytorch: --json .*nodir/rows.json: directory .* does not exist"
+[ ! -e "$T/ran" ] && ok || fail "bench-vs-pytorch ran before refusing --json"
+# every run failed (ours: /bin/false; PyTorch: blocked): exit 1, not 0
+SB_TORCH_CACHE="$T/tcache" expect_rc 1 /usr/bin/python3 "$S/bench-vs-pytorch" "${FAST[@]}" \
+  --sprbench /bin/false --json "$T/rows0.json"
+expect_grep "nothing compared" "$T/err"
+[ -e "$T/ran" ] && ok || fail "the fake stack of our own did not run"
 if /usr/bin/python3 -c "import torch" 2> /dev/null; then
   expect_rc 0 /usr/bin/python3 "$S/bench-vs-pytorch" --torch debian --batches 1 --seq 32 --steps 2 \
       --sprbench "$SPRBENCH" --json "$T/rows.json"

@@ -717,6 +717,57 @@ static int rm_one(const char *path, const struct stat *sb, int type, struct FTW 
     return remove(path);
 }
 
+/* Shown text stays inert: workflow commands defused with '?' as their
+ * second character (a "::" only where a line starts), U+FFFE/U+FFFF as
+ * U+FFFD, controls '?', and JSON keeps the value while hiding "##[". */
+#define CHECK_STR(got, want) CHECKF(!strcmp((got), (want)), "got '%s', want '%s'", (got), (want))
+static void test_text_inert(void)
+{
+    char b[256];
+    CHECK_STR(sb_text_inert(b, sizeof b, "x\n::stop-commands::t"), "x?::stop-commands::t");
+    CHECK_STR(sb_text_inert(b, sizeof b, "::error::x"), ":?error::x");
+    CHECK_STR(sb_text_inert(b, sizeof b, "  ::add-mask::y"), "  :?add-mask::y");
+    CHECK_STR(sb_text_inert(b, sizeof b, "a ##[set-output name=v]PASS"), "a #?[set-output name=v]PASS");
+    CHECK_STR(sb_text_inert(b, sizeof b, "e\x1b]52;c;aGk=\x07 \xef\xbf\xbe\xef\xbf\xbf"),
+              "e?]52;c;aGk=? \xef\xbf\xbd\xef\xbf\xbd");
+    char m[64] = "a\n::warning::b ##[x]";
+    sb_text_defuse(m);
+    CHECK_STR(m, "a\n:?warning::b #?[x]");
+    char line[64] = "q\r\n::error::z";
+    sb_text_one_line(line);
+    CHECK_STR(line, "q??::error::z");
+    /* JSON: the same string read back, no "##[" and no U+FFFE in the text */
+    json_t *doc = json_pack("{s:s}", "k", "##[set-output]\xef\xbf\xbe");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(sb_text_json_dumpf(doc, f, JSON_COMPACT) == 0);
+    fclose(f);
+    CHECK(strstr(buf, "##[") == NULL && strstr(buf, "\xef\xbf\xbe") == NULL);
+    json_t *back = json_loads(buf, 0, NULL);
+    CHECK(back && !strcmp(json_string_value(json_object_get(back, "k")), "##[set-output]\xef\xbf\xbe"));
+    json_decref(back);
+    json_decref(doc);
+    free(buf);
+    /* Markdown and HTML: escapes that read as the same characters */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    sb_text_md(f, "::x ##[y] \x1b[2J\xff", 0);
+    fputc('|', f);
+    sb_text_html(f, "::x ##[y]\n\x1b");
+    fclose(f);
+    CHECK_STR(buf, "\\::x ##\\[y] ?[2J\xef\xbf\xbd|&#58;:x ##&#91;y] ?");
+    free(buf);
+    /* visible (db log): lines kept, each defused */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    const char *log = "ok\n::error::l\n ##[e]\n";
+    sb_text_visible(f, log, strlen(log));
+    fclose(f);
+    CHECK_STR(buf, "ok\n:?error::l\n #?[e]\n");
+    free(buf);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/sb-test-db-XXXXXX");
@@ -725,6 +776,7 @@ int main(void)
     test_older_schema();
     test_refusals();
     test_text();
+    test_text_inert();
     test_store_rules();
     test_point_log();
     test_readonly();

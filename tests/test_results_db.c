@@ -643,8 +643,33 @@ static void test_queries(sb_db *db)
     sb_db_close(r);
 }
 
+/* Infer points with and without int8 attention are two configurations
+ * (their keys differ by the config): their labels differ too. */
+static void test_label_attention(void)
+{
+    char cfg8[] = "{\"quant\":\"row\",\"attention\":\"int8\"}", cfg[] = "{\"quant\":\"row\"}",
+         cfgf[] = "{\"quant\":\"row\",\"attention\":\"f32\"}";
+    sb_pt p = {0};
+    p.workload = "infer", p.kernel = "vnni-int8", p.dtype = "int8", p.shape = "batch=8";
+    p.status = "ok", p.fingerprint = "", p.threads = 2, p.ppn = p.nodes = 1;
+    char a[320], b[320], c[320];
+    p.config = cfg8;
+    sb_pt_label(&p, a, sizeof a);
+    p.config = cfg;
+    sb_pt_label(&p, b, sizeof b);
+    p.config = cfgf;
+    sb_pt_label(&p, c, sizeof c);
+    CHECK(strstr(a, "attention=int8") != NULL);
+    CHECK(strcmp(a, b) != 0);
+    CHECK(strcmp(b, c) == 0); /* f32 is the default: the same run as leaving it out */
+    p.workload = "gemm", p.config = cfg8; /* only the workload's own int8 option counts */
+    sb_pt_label(&p, c, sizeof c);
+    CHECK(strstr(c, "attention") == NULL);
+}
+
 int main(void)
 {
+    test_label_attention();
     snprintf(g_dir, sizeof g_dir, "/tmp/sb-results-XXXXXX");
     if (!mkdtemp(g_dir)) return 1;
     char path[128];

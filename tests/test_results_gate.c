@@ -9,6 +9,7 @@
 #include "sb_gemm_bench.h"
 #include "sb_io.h"
 #include "sb_report.h"
+#include "sb_stats.h"
 #include "testutil.h"
 
 /* deterministic noise in [-1, 1] */
@@ -557,13 +558,98 @@ static void test_sides_check(void)
     CHECK(strstr(e.msg, "ran on machine fpB, the baseline (sweep 1) never did") != NULL);
     o.cross_machine = 1;
     CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_OK);
+    /* a run against itself, by content (uuids), whatever the files are called */
+    strcpy(b.set.p[0].uuid, "0123456789abcdef0123456789abcdef");
+    strcpy(b.set.p[0].sweep_uuid, "11111111111111111111111111111111");
+    strcpy(c.set.p[0].uuid, "fedcba9876543210fedcba9876543210");
+    strcpy(c.set.p[0].sweep_uuid, "22222222222222222222222222222222");
     CHECK_EQ_INT(sb_gate_sides_check(&b, &b, &o, &e), SB_EUSAGE);
-    CHECK(strstr(e.msg, "are the same 1 point(s)") != NULL);
-    c.file[0] = '\0'; /* the same points read from two files are two runs */
-    c.set.p[0].id = 1;
+    CHECK(strstr(e.msg, "holds the candidate's sweep 11111111 (the same sweep uuid") != NULL);
+    CHECK(strstr(e.msg, "gated against itself") != NULL);
+    c.file[0] = '\0'; /* two files holding different runs are two runs */
     CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_OK);
+    strcpy(c.set.p[0].uuid, b.set.p[0].uuid); /* a point of b imported into c's sweep */
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "holds the candidate's point 01234567 (the same point uuid") != NULL);
+    strcpy(b.file, "/x/b.db"); /* another name for a copy changes nothing */
+    CHECK_EQ_INT(sb_gate_sides_check(&b, &c, &o, &e), SB_EUSAGE);
     sb_gate_side_free(&b);
     sb_gate_side_free(&c);
+}
+
+/* The exact distribution of a bootstrap median, by enumerating every
+ * resample of n <= 7 values (n^n of them): P(median <= v) for each v of
+ * the grid, against the O(1) draws of sb_bootstrap_median. */
+static void check_bootstrap_median(int n)
+{
+    double sorted[7], vals[64], want[64] = {0}, got[64] = {0};
+    int nv = 0;
+    for (int i = 0; i < n; i++) sorted[i] = 1 << i; /* medians of two are distinct */
+    long total = 1;
+    for (int i = 0; i < n; i++) total *= n;
+    int idx[7] = {0};
+    for (long r = 0; r < total; r++) {
+        double v[7];
+        for (int i = 0; i < n; i++) v[i] = sorted[idx[i]];
+        double m = sb_median(v, n);
+        int j = 0;
+        while (j < nv && vals[j] != m) j++;
+        if (j == nv && nv < 64) vals[nv++] = m;
+        if (j < 64) want[j] += 1.0 / (double)total;
+        for (int i = 0; i < n && ++idx[i] == n; i++) idx[i] = 0;
+    }
+    uint64_t st = 12345;
+    const int draws = 200000;
+    int impossible = 0; /* a median no resample can have */
+    for (int d = 0; d < draws; d++) {
+        double m = sb_bootstrap_median(sorted, n, &st);
+        int j = 0;
+        while (j < nv && vals[j] != m) j++;
+        if (j < nv)
+            got[j] += 1.0 / draws;
+        else
+            impossible++;
+    }
+    CHECK_EQ_INT(impossible, 0);
+    /* the CDFs over the values in order agree within 0.005 (4 sd) */
+    double worst = 0;
+    for (int a = 0; a < nv; a++) {
+        double fw = 0, fg = 0;
+        for (int b = 0; b < nv; b++)
+            if (vals[b] <= vals[a]) fw += want[b], fg += got[b];
+        if (fabs(fw - fg) > worst) worst = fabs(fw - fg);
+    }
+    CHECK(worst < 0.005);
+}
+
+/* The U statistic from one sort equals the count of pairs (ties a half),
+ * with many ties: the p values agree with the pairwise definition. */
+static void test_mwu_ranks(void)
+{
+    enum { NX = 300, NY = 250 };
+    static double x[NX], y[NY];
+    unsigned s = 11;
+    for (int i = 0; i < NX; i++) x[i] = (double)(rand_r(&s) % 40);
+    for (int j = 0; j < NY; j++) y[j] = (double)(rand_r(&s) % 37);
+    double u = 0;
+    for (int i = 0; i < NX; i++)
+        for (int j = 0; j < NY; j++) u += x[i] > y[j] ? 1.0 : x[i] == y[j] ? 0.5 : 0.0;
+    /* ties from counts of each value */
+    double ties = 0;
+    for (int v = 0; v < 40; v++) {
+        double t = 0;
+        for (int i = 0; i < NX; i++) t += x[i] == v;
+        for (int j = 0; j < NY; j++) t += y[j] == v;
+        ties += t * t * t - t;
+    }
+    int N = NX + NY;
+    double mean = NX * (double)NY / 2;
+    double var = NX * (double)NY / 12.0 * ((N + 1) - ties / ((double)N * (N - 1)));
+    double want = 0.5 * erfc((u - mean - 0.5) / sqrt(var) / sqrt(2.0));
+    CHECK(fabs(sb_mwu_p_greater(x, NX, y, NY) - want) < 1e-12);
+    check_bootstrap_median(7);
+    check_bootstrap_median(6);
+    check_bootstrap_median(1);
 }
 
 int main(void)
@@ -571,6 +657,7 @@ int main(void)
     test_sides_check();
     test_json();
     test_mwu();
+    test_mwu_ranks();
     test_verdicts();
     test_statuses();
     test_peak_paths();

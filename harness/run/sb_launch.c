@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +464,67 @@ static void kill_group(pid_t pgid, pid_t leader, int *leader_status, int *leader
     for (int i = 0; i < 100 && group_alive(pgid); i++) sleep_s(0.01);
 }
 
+/* Starts argv as the leader of a process group of its own (timeouts and
+ * cancels signal the whole group), owned by this process: the kernel sends
+ * it SIGTERM when we die, even by SIGKILL (PR_SET_PDEATHSIG; mpirun passes
+ * a SIGTERM on to its ranks), so that a killed sweep leaves no worker that
+ * runs on with no timeout beside the next run's. Signals the child must
+ * not inherit blocked or ignored go back to their defaults. An error of the
+ * child before its exec (a log that cannot be opened, no such program)
+ * comes back through a close-on-exec pipe: 0 or an errno. */
+static int spawn_owned(char *const argv[], char *const envp[], const char *stdout_path,
+                       const char *stderr_path, pid_t parent, pid_t *out)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC)) return errno;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int err = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return err;
+    }
+    if (pid == 0) {
+        /* only async-signal-safe calls from here to the exec */
+        int err = 0;
+        setpgid(0, 0);
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(127);
+        static const int dflt[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT};
+        for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++) signal(dflt[i], SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        const char *paths[2] = {stdout_path, stderr_path};
+        for (int fd = 1; fd <= 2 && !err; fd++) {
+            if (!paths[fd - 1]) continue;
+            int o = open(paths[fd - 1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (o < 0 || dup2(o, fd) < 0) err = errno;
+            if (o >= 0) close(o);
+        }
+        if (!err) {
+            execvpe(argv[0], argv, envp);
+            err = errno;
+        }
+        ssize_t w = write(fds[1], &err, sizeof err);
+        (void)w;
+        _exit(127);
+    }
+    close(fds[1]);
+    int err = 0;
+    ssize_t n;
+    while ((n = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR) {}
+    close(fds[0]);
+    if (n == (ssize_t)sizeof err && err) {
+        waitpid(pid, NULL, 0);
+        return err;
+    }
+    /* the parent sets the group too: a signal sent before the child ran is
+     * then still a group's */
+    setpgid(pid, pid);
+    *out = pid;
+    return 0;
+}
+
 volatile sig_atomic_t *sb_launch_cancel;
 
 int sb_launch_run(char *const argv[], char *const envp[], double timeout_s, const char *stdout_path,
@@ -471,31 +532,9 @@ int sb_launch_run(char *const argv[], char *const envp[], double timeout_s, cons
 {
     *r = (sb_run_result){0};
     if (!argv || !argv[0]) return sb_errf(e, SB_EUSAGE, "empty command");
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    if (stdout_path)
-        posix_spawn_file_actions_addopen(&fa, 1, stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (stderr_path)
-        posix_spawn_file_actions_addopen(&fa, 2, stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_setpgroup(&at, 0);
-    /* The child must not inherit a blocked or ignored SIGTERM from us. */
-    sigset_t none, dflt;
-    sigemptyset(&none);
-    sigemptyset(&dflt);
-    sigaddset(&dflt, SIGTERM);
-    sigaddset(&dflt, SIGINT);
-    sigaddset(&dflt, SIGPIPE);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &dflt);
-    posix_spawnattr_setflags(
-        &at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid;
+    pid_t pid = 0, parent = getpid();
     double t0 = sb_now();
-    int err = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp ? envp : environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    int err = spawn_owned(argv, envp ? envp : environ, stdout_path, stderr_path, parent, &pid);
     if (err) return sb_errf(e, SB_EFAIL, "cannot start %s: %s", argv[0], strerror(err));
 
     r->pgid = (int)pid;

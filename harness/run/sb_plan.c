@@ -443,6 +443,19 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
         for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
             p->shapes[p->nshapes++] = defaults[i];
     }
+    /* what only GEMM points take, given to another workload, is refused:
+     * ignored, it would run something else than the plan says */
+    if (!gemm) {
+        const char *given = p->nshapes       ? "shapes"
+                          : p->trans[0]       ? "trans"
+                          : p->reps           ? "reps"
+                          : p->min_seconds > 0 ? "min-seconds"
+                          : p->prepack        ? "prepack"
+                                              : NULL;
+        if (given)
+            return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s (GEMM only)",
+                           given, w->name);
+    }
     for (int i = 0; i < p->nshapes; i++)
         if (!p->shapes[i].transa) {
             p->shapes[i].transa = p->trans[0] ? p->trans[0] : 'N';
@@ -486,6 +499,23 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
         if (!in_list(w->opts, p->opt_keys[i]))
             return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s",
                            p->opt_keys[i], p->workload);
+    }
+    /* an int8-only option (infer's attention int8) with no int8 kernel in
+     * the plan would reach no point */
+    for (int i = 0; w->int8_extra && i < p->nopts; i++) {
+        if (strcmp(p->opt_keys[i], w->int8_extra) ||
+            (w->int8_extra_default && !strcmp(p->opt_values[i], w->int8_extra_default)))
+            continue;
+        int int8 = 0;
+        for (int k = 0; k < p->nkernels && !int8; k++) {
+            const sb_kernel *kk = sb_kernel_find(p->kernels[k]);
+            int8 = kk && kk->dtype == SB_DT_INT8;
+        }
+        if (!int8)
+            return sb_errf(e, SB_EUSAGE,
+                           "%s %s applies to int8 kernels only, and the plan has none: add one"
+                           " (e.g. vnni-int8) or leave it out",
+                           w->int8_extra, p->opt_values[i]);
     }
     if (p->nbatches && !(w->flags & SB_WL_BATCH))
         return sb_errf(e, SB_EUSAGE, "option 'batch' does not apply to workload %s", p->workload);

@@ -1,4 +1,5 @@
 #include "sb_sweep.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -22,6 +23,24 @@
 #include "sb_sysinfo.h"
 #include "sb_text.h"
 #include "sb_workload.h"
+
+/* The sweep's own temporary directory (mkdtemp, 0700) and what points left
+ * in it (a --hostfile or Slurm point's hosts.N, result files). */
+static void remove_tmpdir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        char path[4400];
+        while ((de = readdir(d)))
+            if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+                snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+}
 
 static volatile sig_atomic_t g_interrupted;
 static void on_sigint(int sig)
@@ -1130,10 +1149,13 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         goto done;
     }
     g_interrupted = 0;
-    struct sigaction sa = {0}, old_int, old_term;
+    /* a hang-up (the terminal or the ssh session closed) ends a sweep as
+     * SIGTERM does: its worker stopped, its points marked interrupted */
+    struct sigaction sa = {0}, old_int, old_term, old_hup;
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     sb_launch_cancel = &g_interrupted;
     double timeout = p->point_timeout > 0 ? p->point_timeout : default_timeout(p->workload);
     fprintf(f, "sweep %lld: %d point(s) to run, database %s\n", (long long)sweep, nrows,
@@ -1169,9 +1191,11 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         out->points++;
         sb_progress_end(&bar);
         char shown[1300]; /* a worker's words, shown on one line */
+        char wl[100], kern[200], shape[200]; /* a resumed sweep's come from the database */
         fprintf(f, "[%d/%d] %s %s %s threads=%d ppn=%d nodes=%d: %s %s (%.1f s)\n", i + 1, nrows,
-                r->workload, r->kernel, r->shape, r->threads, r->ppn, r->nodes, status,
-                sb_text_cell(shown, sizeof shown, summary, 300, 0), sb_now() - t0);
+                sb_text_inert(wl, sizeof wl, r->workload), sb_text_inert(kern, sizeof kern, r->kernel),
+                sb_text_inert(shape, sizeof shape, r->shape), r->threads, r->ppn, r->nodes,
+                status, sb_text_cell(shown, sizeof shown, summary, 300, 0), sb_now() - t0);
         fflush(f);
         sb_progress_update(&bar, i + 1, "");
     }
@@ -1179,8 +1203,9 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sb_launch_cancel = NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     free(rows);
-    rmdir(dir);
+    remove_tmpdir(dir);
     if (!rc && !g_interrupted && sb_workload_has(p->workload, SB_WL_PROJECT) && !p->project_off)
         rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
                               &out->projected_series, e);
@@ -1393,10 +1418,12 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
             "threads", "ppn", "nodes", "status", "median", "unit", "speedup", "eff", "%peak");
     for (int i = 0; i < n; i++) {
         const sb_summary_row *r = &v[i];
-        fprintf(f, "%-13s %-20s %7d %4d %5d  %-9s", r->kernel, r->shape[0] ? r->shape : "-",
-                r->threads, r->ppn, r->nodes, r->status);
+        char kern[200], shape[200], status[64], unit[64]; /* read from the database */
+        fprintf(f, "%-13s %-20s %7d %4d %5d  %-9s", sb_text_inert(kern, sizeof kern, r->kernel),
+                sb_text_inert(shape, sizeof shape, r->shape[0] ? r->shape : "-"), r->threads,
+                r->ppn, r->nodes, sb_text_inert(status, sizeof status, r->status));
         if (r->has_value) {
-            fprintf(f, " %12.1f %-8s", r->value, r->unit);
+            fprintf(f, " %12.1f %-8s", r->value, sb_text_inert(unit, sizeof unit, r->unit));
             if (r->has_base && r->base_value > 0) {
                 double speedup = r->value / r->base_value;
                 fprintf(f, " %6.2fx %7.0f%%", speedup,

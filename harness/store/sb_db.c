@@ -604,6 +604,15 @@ int sb_db_sweep_status_known(const char *s)
 
 int sb_db_workload_known(const char *s) { return sb_workload_find(s) != NULL; }
 
+void sb_db_workload_names(char *buf, size_t cap)
+{
+    size_t off = 0;
+    if (cap) buf[0] = '\0';
+    for (int i = 0; i < sb_workload_count() && off < cap; i++)
+        off += (size_t)snprintf(buf + off, cap - off, "%s%s", i ? ", " : "",
+                                sb_workload_at(i)->name);
+}
+
 static int token(const char *s, size_t max)
 {
     size_t n = strlen(s);
@@ -773,9 +782,12 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
     char q[160];
     int rc = sb_db_check_sweep_text(label, plan, e);
     if (rc) return rc;
-    if (workload && !sb_db_workload_known(workload))
-        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, infer, peak or allreduce",
-                       sb_text_cell(q, sizeof q, workload, 32, 0));
+    if (workload && !sb_db_workload_known(workload)) {
+        char known[256];
+        sb_db_workload_names(known, sizeof known);
+        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not one of %s",
+                       sb_text_cell(q, sizeof q, workload, 32, 0), known);
+    }
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "INSERT INTO sweep (uuid, label, workload, plan, machine_id, started,"
@@ -1005,7 +1017,8 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->h,
                            "SELECT holder_pid, COALESCE(holder_host, ''),"
-                           " COALESCE(holder_since, '') FROM sweep WHERE id = ?",
+                           " COALESCE(holder_since, ''), COALESCE(holder_start, '')"
+                           " FROM sweep WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
@@ -1015,10 +1028,24 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
         rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", db->path, (long long)sweep_id);
         goto out;
     }
+    char qh[512], qw[160], host[256];
+    sb_text_cell(qh, sizeof qh, (const char *)sqlite3_column_text(st, 1), 100, 0);
+    sb_text_cell(qw, sizeof qw, (const char *)sqlite3_column_text(st, 2), 32, 0);
+    host_name(host, sizeof host);
+    long pid = (long)sqlite3_column_int64(st, 0);
+    /* a live holder of this host is a sweep that still runs (and runs its
+     * worker): unlocking would let a resume measure beside it */
+    if (sqlite3_column_type(st, 0) != SQLITE_NULL &&
+        !strcmp((const char *)sqlite3_column_text(st, 1), host) &&
+        holder_alive(pid, (const char *)sqlite3_column_text(st, 3))) {
+        rc = sb_errf(e, SB_EUSAGE,
+                     "sweep %lld is being run by process %ld on this host (%s) since %s, which"
+                     " is alive: stop it (kill -TERM %ld) rather than unlock it",
+                     (long long)sweep_id, pid, qh, qw, pid);
+        goto out;
+    }
     if (was && cap && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        snprintf(was, cap, "process %lld on host %s since %s",
-                 (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
-                 sqlite3_column_text(st, 2));
+        snprintf(was, cap, "process %ld on host %s since %s", pid, qh, qw);
     sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_prepare_v2(db->h,

@@ -79,6 +79,11 @@ int sb_db_point_status_known(const char *s);
 int sb_db_sweep_status_known(const char *s);
 /* Workloads: gemm, train, infer, peak, allreduce. */
 int sb_db_workload_known(const char *s);
+/* "gemm, train, ...": every workload the store knows, for messages. */
+void sb_db_workload_names(char *buf, size_t cap);
+/* The most ranks (ppn x nodes) a point may have: each reader multiplies the
+ * two in an int. */
+#define SB_DB_MAX_RANKS (1 << 20)
 /* The shapes sprbench writes: "" (peak), a GEMM "MxNxK" with an optional
  * ":NN|:NT|:TN|:TT" and "+prepack", or a training/allreduce series key of
  * "key=value" pairs separated by single spaces (key [a-z][a-z0-9_-]*, value
@@ -113,8 +118,9 @@ int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e);
 int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e);
 /* Drops this process's claim (another's is left alone). */
 int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
-/* Drops any claim; *was (cap bytes, may be NULL) describes the holder it
- * dropped ("" when there was none). */
+/* Drops any claim but that of a live process of this host (SB_EUSAGE
+ * naming it: that sweep still runs); *was (cap bytes, may be NULL)
+ * describes the holder it dropped ("" when there was none). */
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e);
 
 typedef struct sb_point_desc {

@@ -623,10 +623,20 @@ static int validate(json_t *doc, const char *name, sb_err *e)
         }
         const char *wl = str_or_null(o, "workload");
         if (!wl || !sb_db_workload_known(wl)) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         "%s: %s.workload: %s%s%s is not gemm, train, peak or"
-                         " allreduce",
-                         name, where, wl ? "'" : "", wl ? QUOTE(q, wl) : "missing", wl ? "'" : "");
+            char known[256]; /* the workload table's names, never a list kept by hand */
+            sb_db_workload_names(known, sizeof known);
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s.workload: %s%s%s is not one of %s", name, where,
+                         wl ? "'" : "", wl ? QUOTE(q, wl) : "missing", wl ? "'" : "", known);
+            break;
+        }
+        /* each of ppn and nodes has its range; their product is the ranks,
+         * which every reader multiplies in an int */
+        json_t *jp = json_object_get(o, "ppn"), *jn = json_object_get(o, "nodes");
+        long long ranks = (json_is_integer(jp) ? json_integer_value(jp) : 1) *
+                          (json_is_integer(jn) ? json_integer_value(jn) : 1);
+        if (ranks > SB_DB_MAX_RANKS) {
+            rc = sb_errf(e, SB_EUSAGE, "%s: %s: ppn x nodes is %lld ranks, more than %d", name,
+                         where, ranks, SB_DB_MAX_RANKS);
             break;
         }
         const char *dt = str_or_null(o, "dtype"), *shape = str_or_null(o, "shape");

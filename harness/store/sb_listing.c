@@ -57,7 +57,7 @@ int sb_listing_info(sb_db *db, const char *path, FILE *f, sb_err *e)
 static int emit_json(json_t *doc, FILE *f, sb_err *e)
 {
     if (!doc) return sb_errf(e, SB_EFAIL, "out of memory");
-    int rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    int rc = sb_text_json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (rc) return sb_errf(e, SB_EFAIL, "cannot write the JSON document");
     fputc('\n', f);

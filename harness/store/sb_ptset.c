@@ -1,9 +1,11 @@
 #include "sb_ptset.h"
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sb_db_internal.h"
+#include "sb_workload.h"
 
 /* ---- point sets ---- */
 
@@ -145,7 +147,7 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
              "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
              " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
              " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
-             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1)"
+             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), COALESCE(s.uuid, '')"
              " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
              " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
              " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
@@ -192,8 +194,22 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
                 goto out;
             }
         p->threads = sqlite3_column_int(st, 12);
-        p->ppn = sqlite3_column_int(st, 13) > 0 ? sqlite3_column_int(st, 13) : 1;
-        p->nodes = sqlite3_column_int(st, 14) > 0 ? sqlite3_column_int(st, 14) : 1;
+        /* read as 64 bits and bounded: ppn x nodes is multiplied in an int
+         * everywhere, and a database written by another program may hold
+         * any number */
+        sqlite3_int64 ppn = sqlite3_column_int64(st, 13), nodes = sqlite3_column_int64(st, 14);
+        if (ppn > SB_DB_MAX_RANKS || nodes > SB_DB_MAX_RANKS ||
+            (ppn > 0 ? ppn : 1) * (nodes > 0 ? nodes : 1) > SB_DB_MAX_RANKS) {
+            rc = sb_errf(e, SB_EUSAGE,
+                         "point %lld: ppn %lld x nodes %lld is more than %d ranks: not a run"
+                         " sprbench can show",
+                         (long long)p->id, (long long)ppn, (long long)nodes, SB_DB_MAX_RANKS);
+            goto out;
+        }
+        p->ppn = ppn > 0 ? (int)ppn : 1;
+        p->nodes = nodes > 0 ? (int)nodes : 1;
+        snprintf(p->sweep_uuid, sizeof p->sweep_uuid, "%s",
+                 sqlite3_column_text(st, 15) ? (const char *)sqlite3_column_text(st, 15) : "");
         if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e)) ||
             (p->npaired && (rc = load_pairing(db, sp, p, e))))
             goto out;
@@ -238,6 +254,17 @@ void sb_pt_label(const sb_pt *p, char *buf, size_t cap)
         n += snprintf(buf + n, cap - (size_t)n, " %s", p->dtype);
     if (p->shape[0] && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " %s", p->shape);
+    /* an int8-only option that changes what ran (infer's attention int8)
+     * is part of the configuration's key, so it is part of its name: two
+     * rows must not read the same */
+    const sb_workload *w = sb_workload_find(p->workload);
+    if (w && w->int8_extra && p->config && p->config[0] == '{' && n >= 0 && (size_t)n < cap) {
+        json_t *c = json_loads(p->config, 0, NULL);
+        const char *v = json_string_value(json_object_get(c, w->int8_extra));
+        if (v && (!w->int8_extra_default || strcmp(v, w->int8_extra_default)))
+            n += snprintf(buf + n, cap - (size_t)n, " %s=%.32s", w->int8_extra, v);
+        json_decref(c);
+    }
     if (n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " t%d", p->threads);
     if (p->ppn * p->nodes > 1 && n >= 0 && (size_t)n < cap)
         snprintf(buf + n, cap - (size_t)n, " %dx%d ranks", p->nodes, p->ppn);

@@ -41,7 +41,7 @@ typedef struct sb_metric_val {
 
 typedef struct sb_pt {
     int64_t id, sweep_id, machine_id;
-    char uuid[33];
+    char uuid[33], sweep_uuid[33]; /* "" when unknown */
     char *fingerprint, *workload, *kernel, *dtype, *shape, *config, *status, *reason;
     int threads, ppn, nodes;
     double *samples; /* seconds per repetition/step, in repetition order */

@@ -1,10 +1,13 @@
 #include "sb_gate.h"
 #include <ctype.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "sb_io.h"
 #include "sb_paired.h"
 #include "sb_text.h"
@@ -60,28 +63,42 @@ static double mwu_exact_tail(int m, int n, double u)
     return tail / total;
 }
 
+/* A value and its side, for the U statistic's one sort. */
+typedef struct ranked {
+    double v;
+    int from_x;
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    double x = ((const ranked *)a)->v, y = ((const ranked *)b)->v;
+    return x < y ? -1 : x > y;
+}
+
 double sb_mwu_p_greater(const double *x, int nx, const double *y, int ny)
 {
     if (nx < 1 || ny < 1) return 1.0;
-    double u = 0;
-    for (int i = 0; i < nx; i++)
-        for (int j = 0; j < ny; j++) u += x[i] > y[j] ? 1.0 : x[i] == y[j] ? 0.5 : 0.0;
-    /* ties: sum of t^3 - t over groups of equal values in the pooled sample */
+    /* U (pairs x > y, a tie half) from x's rank sum in the pooled sample,
+     * ties at their mid-rank: one sort, O(N log N), where counting pairs
+     * took nx * ny steps (hours for a million samples a side). The sum of
+     * t^3 - t over groups of equal values comes from the same sort. */
     int N = nx + ny;
-    double *all = malloc(sizeof *all * (size_t)N);
+    ranked *all = malloc(sizeof *all * (size_t)N);
     if (!all) return 1.0;
-    memcpy(all, x, sizeof *x * (size_t)nx);
-    memcpy(all + nx, y, sizeof *y * (size_t)ny);
-    qsort(all, (size_t)N, sizeof *all, cmp_double);
-    double ties = 0;
+    for (int i = 0; i < nx; i++) all[i] = (ranked){x[i], 1};
+    for (int j = 0; j < ny; j++) all[nx + j] = (ranked){y[j], 0};
+    qsort(all, (size_t)N, sizeof *all, cmp_ranked);
+    double ties = 0, rank_sum = 0;
     for (int i = 0; i < N;) {
-        int j = i;
-        while (j < N && all[j] == all[i]) j++;
-        double t = j - i;
+        int j = i, in_x = 0;
+        while (j < N && all[j].v == all[i].v) in_x += all[j++].from_x;
+        double t = j - i, mid = (i + 1 + j) / 2.0; /* ranks i+1 .. j */
         ties += t * t * t - t;
+        rank_sum += in_x * mid;
         i = j;
     }
     free(all);
+    double u = rank_sum - nx * (nx + 1.0) / 2;
     if (ties == 0 && nx <= 30 && ny <= 30) {
         double p = mwu_exact_tail(nx, ny, u);
         if (p >= 0) return p;
@@ -102,11 +119,55 @@ static uint64_t xorshift(uint64_t *s)
     return *s = x;
 }
 
-static double resampled_median(const double *v, int n, double *buf, uint64_t *s)
+/* Uniform on (0, 1), never 0 or 1. */
+static double unit(uint64_t *s) { return ((double)(xorshift(s) >> 11) + 0.5) / 9007199254740992.0; }
+
+static double normal(uint64_t *s)
 {
-    for (int i = 0; i < n; i++) buf[i] = v[xorshift(s) % (uint64_t)n];
-    qsort(buf, (size_t)n, sizeof *buf, cmp_double);
-    return n % 2 ? buf[n / 2] : 0.5 * (buf[n / 2 - 1] + buf[n / 2]);
+    return sqrt(-2 * log(unit(s))) * cos(6.283185307179586 * unit(s));
+}
+
+/* Gamma(a, 1) for a >= 1 (Marsaglia and Tsang). */
+static double gamma_draw(double a, uint64_t *s)
+{
+    double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
+    for (;;) {
+        double z = normal(s), v = 1 + c * z;
+        if (v <= 0) continue;
+        v = v * v * v;
+        double u = unit(s);
+        if (log(u) < 0.5 * z * z + d - d * v + d * log(v)) return d * v;
+    }
+}
+
+/* Beta(a, b), a, b >= 1. */
+static double beta_draw(double a, double b, uint64_t *s)
+{
+    double g = gamma_draw(a, s), h = gamma_draw(b, s);
+    return g / (g + h);
+}
+
+/* The index into sorted[0..n) of position u in (0, 1) as a draw takes it. */
+static int at(double u, int n)
+{
+    int i = (int)(u * n);
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+double sb_bootstrap_median(const double *sorted, int n, uint64_t *s)
+{
+    /* A resample is n draws of an index, each floor(n U) for a uniform U;
+     * its k-th smallest index is floor(n U_(k)), U_(k) the k-th smallest of
+     * n uniforms, which is Beta(k, n + 1 - k); the next one above it is
+     * U_(k) + (1 - U_(k)) Beta(1, n - k) (the least of the n - k uniforms
+     * above it). So a resample's median costs a few draws, not a sort of n
+     * values: exactly the distribution of the median of n draws. */
+    if (n == 1) return sorted[0];
+    if (n % 2) return sorted[at(beta_draw((n + 1) / 2, (n + 1) / 2, s), n)];
+    int k = n / 2;
+    double u1 = beta_draw(k, n + 1 - k, s);
+    double u2 = u1 + (1 - u1) * (1 - pow(unit(s), 1.0 / (n - k)));
+    return 0.5 * (sorted[at(u1, n)] + sorted[at(u2, n)]);
 }
 
 void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double conf, int iters,
@@ -115,16 +176,22 @@ void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double
     *lo = *hi = 0;
     if (nx < 1 || ny < 1 || iters < 1) return;
     double *r = malloc(sizeof *r * (size_t)iters);
-    double *buf = malloc(sizeof *buf * (size_t)(nx > ny ? nx : ny));
-    if (!r || !buf) {
+    double *sx = malloc(sizeof *sx * (size_t)nx), *sy = malloc(sizeof *sy * (size_t)ny);
+    if (!r || !sx || !sy) {
         free(r);
-        free(buf);
+        free(sx);
+        free(sy);
         return;
     }
+    /* sorted once: O(n log n), then O(1) per resample */
+    memcpy(sx, x, sizeof *x * (size_t)nx);
+    memcpy(sy, y, sizeof *y * (size_t)ny);
+    qsort(sx, (size_t)nx, sizeof *sx, cmp_double);
+    qsort(sy, (size_t)ny, sizeof *sy, cmp_double);
     uint64_t s = seed ? seed : 0x9e3779b97f4a7c15ull;
     int k = 0;
     for (int i = 0; i < iters; i++) {
-        double mx = resampled_median(x, nx, buf, &s), my = resampled_median(y, ny, buf, &s);
+        double mx = sb_bootstrap_median(sx, nx, &s), my = sb_bootstrap_median(sy, ny, &s);
         if (my > 0) r[k++] = mx / my;
     }
     if (k) {
@@ -132,7 +199,8 @@ void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double
         *hi = sb_quantile(r, k, 1 - (1 - conf) / 2);
     }
     free(r);
-    free(buf);
+    free(sx);
+    free(sy);
 }
 
 int sb_samples_bimodal(const double *x, int n, double *low, double *high)
@@ -737,6 +805,43 @@ static int parse_bound(const char *s, double *out)
     return 0;
 }
 
+static int cmp_ref_key(const void *a, const void *b)
+{
+    const sb_reference *x = *(const sb_reference *const *)a, *y = *(const sb_reference *const *)b;
+    int c;
+    if ((c = strcmp(x->machine, y->machine)) || (c = strcmp(x->workload, y->workload)) ||
+        (c = strcmp(x->kernel, y->kernel)) || (c = strcmp(x->shape, y->shape)) ||
+        (c = strcmp(x->metric, y->metric)))
+        return c;
+    if (x->threads != y->threads) return x->threads < y->threads ? -1 : 1;
+    if (x->ranks != y->ranks) return x->ranks < y->ranks ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Two lines for one configuration and metric would gate its point twice
+ * (and the looser line could not pass what the tighter one fails): refused
+ * naming both lines. Sorted, so a long file costs n log n. */
+static int refs_unique(const sb_reference *refs, int n, const char *name, sb_err *e)
+{
+    const sb_reference **v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    if (!v) return sb_errf(e, SB_EFAIL, "out of memory");
+    for (int i = 0; i < n; i++) v[i] = &refs[i];
+    qsort(v, (size_t)n, sizeof *v, cmp_ref_key);
+    int rc = SB_OK;
+    for (int i = 1; i < n && !rc; i++) {
+        const sb_reference *a = v[i - 1], *b = v[i];
+        if (!strcmp(a->machine, b->machine) && !strcmp(a->workload, b->workload) &&
+            !strcmp(a->kernel, b->kernel) && !strcmp(a->shape, b->shape) &&
+            !strcmp(a->metric, b->metric) && a->threads == b->threads && a->ranks == b->ranks)
+            rc = sb_errf(e, SB_EUSAGE,
+                         "%s:%d: the same configuration and metric as line %d: one reference"
+                         " each, or the point is gated twice",
+                         name, b->line, a->line);
+    }
+    free(v);
+    return rc;
+}
+
 int sb_gate_parse_references(const char *text, const char *name, sb_reference **refs, int *n,
                              sb_err *e)
 {
@@ -841,6 +946,7 @@ int sb_gate_parse_references(const char *text, const char *name, sb_reference **
         (*n)++;
     }
     if (!rc && *n == 0) rc = sb_errf(e, SB_EUSAGE, "%s: no references in the file", name);
+    if (!rc) rc = refs_unique(*refs, *n, name, e);
     if (rc) {
         free(*refs);
         *refs = NULL;
@@ -1197,8 +1303,19 @@ int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb
     if (annot) fflush(annot);
     if (!summary || !*summary) return SB_OK;
     /* appended, as every step's summary is: a table of what did not pass */
-    FILE *f = fopen(summary, "a");
-    if (!f) return sb_errf(e, SB_EFAIL, "%s: cannot append the step summary", summary);
+    /* a regular file only: a FIFO nobody reads would block the gate forever
+     * (O_NONBLOCK makes the open fail or return at once; fstat tells) */
+    int fd = open(summary, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+        close(fd);
+        return sb_errf(e, SB_EFAIL, "%s: the step summary is not a regular file", summary);
+    }
+    FILE *f = fd >= 0 && fcntl(fd, F_SETFL, O_APPEND) == 0 ? fdopen(fd, "a") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return sb_errf(e, SB_EFAIL, "%s: cannot append the step summary", summary);
+    }
     fprintf(f, "### sprbench gate: %s\n\n%d compared: %d PASS, %d WARN, %d FAIL, %d SKIP\n\n",
             sb_verdict_name(sb_gate_overall(r)), r->n, r->count[SB_PASS], r->count[SB_WARN],
             r->count[SB_FAIL], r->count[SB_SKIP]);

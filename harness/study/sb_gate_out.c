@@ -25,6 +25,7 @@ static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap 
         if (!w->base_id || !w->cand_id || !strcmp(w->metric, "status")) continue;
         const json_t *be = sb_envmap_get(bm, w->base_id), *ce = sb_envmap_get(cm, w->cand_id);
         if (be && ce) sb_env_diff(be, ce, w->env, sizeof w->env);
+        sb_text_inert_inplace(w->env, sizeof w->env); /* JUnit shows it */
         sb_envdiffs_add(&d, w->base_id, be, w->cand_id, ce, w->label);
     }
     for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
@@ -36,6 +37,25 @@ static void env_lines(sb_gate_result *res, const sb_envmap *bm, const sb_envmap 
             fprintf(f, "env: %s\n", line);
     }
     sb_envdiffs_free(&d);
+}
+
+void sb_gate_result_inert(sb_gate_result *r, sb_gate_side *base, sb_gate_side *cand)
+{
+#define INERT(field) sb_text_inert_inplace(field, sizeof(field))
+    for (int i = 0; i < r->n; i++) {
+        sb_gate_row *w = &r->rows[i];
+        INERT(w->workload);
+        INERT(w->label);
+        INERT(w->metric);
+        INERT(w->unit);
+        INERT(w->machine);
+        INERT(w->note);
+        INERT(w->env);
+    }
+    for (int i = 0; i < r->ignored; i++) INERT(r->ignored_labels[i]);
+    if (base) INERT(base->what);
+    if (cand) INERT(cand->what);
+#undef INERT
 }
 
 void sb_gate_write_text(sb_gate_result *r, const sb_gate_side *base, const sb_gate_side *cand,
@@ -77,7 +97,7 @@ int sb_gate_write_json(sb_gate_result *r, const sb_gate_side *base, const sb_gat
                                          "candidate", sb_text_json(cand->what), "tolerance",
                                          o->tolerance, "test", test_name(references, o), "alpha",
                                          o->alpha, "min_samples", o->min_samples, "env", env)) ||
-        json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
+        sb_text_json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
         json_decref(doc);
         return sb_errf(e, SB_EFAIL, "cannot write the JSON document");
     }
@@ -100,6 +120,11 @@ int sb_gate_write_history(const sb_gate_result *r, const sb_gate_side *base,
         if (w->verdict != SB_FAIL || !w->cand_id) continue;
         sb_gate_last_pass lp;
         if ((rc = sb_gate_find_last_pass(db, &base->set, &cand->set, w, o, &lp, e))) break;
+        /* tool versions and times are stored text as well */
+        sb_text_inert_inplace(lp.version, sizeof lp.version);
+        sb_text_inert_inplace(lp.next_version, sizeof lp.next_version);
+        sb_text_inert_inplace(lp.started, sizeof lp.started);
+        sb_text_inert_inplace(lp.next_started, sizeof lp.next_started);
         if (lp.found)
             fprintf(f,
                     "history: %s %s: last passed at tool version %s (sweep %lld, %.10s); first"

@@ -13,6 +13,14 @@
 #include "sb_gate.h"
 #include "sb_gate_side.h"
 
+/* Makes every text of r shown on any output (the table, --json, JUnit, the
+ * annotations, the step summary) inert, in place: stored labels, host
+ * names, kernel names and failure reasons become one line with controls as
+ * '?', invalid UTF-8 and U+FFFE/U+FFFF as U+FFFD, and workflow commands
+ * defused (sb_text_inert): a database cannot speak to a CI runner or a
+ * terminal through the gate. The sides' names too. */
+void sb_gate_result_inert(sb_gate_result *r, sb_gate_side *base, sb_gate_side *cand);
+
 /* references: the references file r was gated against, NULL when it was
  * gated against base (whose environments are then compared with the
  * candidate's, filling each row's env). */

@@ -60,12 +60,54 @@ void sb_gate_side_free(sb_gate_side *s)
     sb_envmap_free(&s->env);
 }
 
-static int same_points(const sb_ptset *a, const sb_ptset *b)
+static int cmp_str(const void *a, const void *b)
 {
-    if (a->n != b->n) return 0;
-    for (int i = 0; i < a->n; i++) /* both ordered by id */
-        if (a->p[i].id != b->p[i].id) return 0;
-    return 1;
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The uuids (of the points, or of their sweeps when sweeps is set) of s,
+ * sorted, without "" and without repeats: *n of them. NULL when out of
+ * memory. */
+static const char **uuids(const sb_ptset *s, int sweeps, int *n)
+{
+    const char **u = malloc(sizeof *u * (size_t)(s->n + 1));
+    *n = 0;
+    if (!u) return NULL;
+    for (int i = 0; i < s->n; i++) {
+        const char *id = sweeps ? s->p[i].sweep_uuid : s->p[i].uuid;
+        if (*id) u[(*n)++] = id;
+    }
+    qsort(u, (size_t)*n, sizeof *u, cmp_str);
+    int w = 0;
+    for (int i = 0; i < *n; i++)
+        if (!w || strcmp(u[w - 1], u[i])) u[w++] = u[i];
+    *n = w;
+    return u;
+}
+
+/* A uuid both sides hold (points, or sweeps when sweeps is set), copied to
+ * out: 1; none: 0; out of memory: -1. Content, not file names: a copy or a
+ * hard link of a database, or a database file that holds the candidate's
+ * sweep, shares its uuids with the candidate whatever it is called. */
+static int shared_uuid(const sb_ptset *a, const sb_ptset *b, int sweeps, char out[33])
+{
+    int na, nb, found = 0;
+    const char **ua = uuids(a, sweeps, &na), **ub = uuids(b, sweeps, &nb);
+    if (!ua || !ub) found = -1;
+    for (int i = 0, j = 0; found == 0 && i < na && j < nb;) {
+        int c = strcmp(ua[i], ub[j]);
+        if (!c) {
+            snprintf(out, 33, "%s", ua[i]);
+            found = 1;
+        } else if (c < 0) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    free(ua);
+    free(ub);
+    return found;
 }
 
 static int has_fingerprint(const sb_ptset *s, const char *fp)
@@ -81,11 +123,18 @@ int sb_gate_sides_check(const sb_gate_side *base, const sb_gate_side *cand, cons
     if (cand->set.n == 0) return sb_errf(e, SB_EUSAGE, "candidate %s has no points", cand->what);
     if (!base) return SB_OK;
     if (base->set.n == 0) return sb_errf(e, SB_EUSAGE, "baseline %s has no points", base->what);
-    if (base->file[0] && !strcmp(base->file, cand->file) && same_points(&base->set, &cand->set))
-        return sb_errf(e, SB_EUSAGE,
-                       "the baseline (%s) and the candidate (%s) are the same %d point(s): a run"
-                       " gated against itself passes whatever it measured; name two runs",
-                       base->what, cand->what, cand->set.n);
+    char uuid[33];
+    for (int sweeps = 1; sweeps >= 0; sweeps--) {
+        int found = shared_uuid(&base->set, &cand->set, sweeps, uuid);
+        if (found < 0) return sb_errf(e, SB_EFAIL, "out of memory");
+        if (found)
+            return sb_errf(e, SB_EUSAGE,
+                           "the baseline (%s) holds the candidate's %s %.8s (%s): a run gated"
+                           " against itself passes whatever it measured; name two runs",
+                           base->what, sweeps ? "sweep" : "point", uuid,
+                           sweeps ? "the same sweep uuid on both sides"
+                                  : "the same point uuid on both sides");
+    }
     if (o->cross_machine) return SB_OK;
     for (int i = 0; i < cand->set.n; i++)
         if (has_fingerprint(&base->set, cand->set.p[i].fingerprint)) return SB_OK;

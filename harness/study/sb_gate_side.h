@@ -3,7 +3,8 @@
  * machine looked up in --db, sb_select_resolve), with the environment each
  * of its points recorded (sb_envmap), and refusing, before any verdict, what
  * cannot be gated: a side without points, a run against itself (it passes
- * whatever it measured), and two different machines without --cross-machine
+ * whatever it measured; known by the uuids of sweeps and points, whatever
+ * the files are called), and two different machines without --cross-machine
  * (every point would FAIL as a mismatch). */
 #ifndef SB_GATE_SIDE_H
 #define SB_GATE_SIDE_H
@@ -31,8 +32,9 @@ int sb_gate_side_load(const char *spec, const char *dbpath, sb_db **shared, sb_g
 void sb_gate_side_free(sb_gate_side *s);
 
 /* SB_EUSAGE, naming the sides, for what cannot be gated: a candidate (or a
- * baseline) without points, the same points on both sides of one database,
- * and a candidate on machines the baseline never ran on (unless
+ * baseline) without points, a sweep uuid or a point uuid on both sides (a
+ * copy or hard link of one database, a baseline file holding the candidate's
+ * sweep: content, not file names), and a candidate on machines the baseline never ran on (unless
  * o->cross_machine). base NULL: against references, only the candidate is
  * checked. */
 int sb_gate_sides_check(const sb_gate_side *base, const sb_gate_side *cand, const sb_gate_opts *o,
