@@ -4,6 +4,7 @@
 # `sprbench gemm`).
 sb_add_unit(test_kern_gemm ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_gemm.c)
 sb_add_unit(test_kern_amxmodel ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxmodel.c)
+sb_add_unit(test_kern_pack ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_pack.c)
 sb_add_unit(test_kern_amxcfg ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxcfg.c)
 sb_add_unit(test_kern_peak ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_peak.c)
 sb_add_script(kern_cli kern_cli.sh)
