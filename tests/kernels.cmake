@@ -5,6 +5,10 @@
 sb_add_unit(test_kern_gemm ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_gemm.c)
 sb_add_unit(test_kern_amxmodel ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxmodel.c)
 sb_add_unit(test_kern_pack ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_pack.c)
+# the AMX loop-nest knobs read from the environment
+add_test(NAME test_kern_amxmodel_knobs_env COMMAND test_kern_amxmodel)
+set_tests_properties(test_kern_amxmodel_knobs_env PROPERTIES ENVIRONMENT
+  "SB_AMX_RESIDENT=a;SB_AMX_PREFETCH=7")
 sb_add_unit(test_kern_amxcfg ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxcfg.c)
 sb_add_unit(test_kern_peak ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_peak.c)
 sb_add_script(kern_cli kern_cli.sh)
