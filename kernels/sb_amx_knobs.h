@@ -28,6 +28,10 @@ typedef struct sb_amx_knobs {
 sb_amx_knobs sb_amx_knobs_get(void);
 /* SB_EUSAGE (nothing changed) when a value is out of range. */
 int sb_amx_knobs_set(const sb_amx_knobs *k, sb_err *e);
+/* SB_EUSAGE, naming the variable, when SB_AMX_RESIDENT or SB_AMX_PREFETCH
+ * is set to a value sb_amx_knobs_get ignores (for a command to refuse a
+ * typo instead of measuring the default). */
+int sb_amx_knobs_env_check(sb_err *e);
 /* "a" / "b" -> the enum; SB_EUSAGE for anything else. */
 int sb_amx_resident_parse(const char *s, sb_amx_resident *out, sb_err *e);
 const char *sb_amx_resident_name(sb_amx_resident r);
