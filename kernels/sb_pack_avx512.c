@@ -143,3 +143,86 @@ void sb_pack_a_tiles_avx512(const sb_gemm_desc *d, const void *A, sb_src_type sr
                    kc, pan);
     }
 }
+
+/* op(B) = B (k down the stored rows): slot (s, j) of a panel holds rows
+ * s*kg .. s*kg+kg-1 of column j, and 16 columns' slots are 64 contiguous
+ * bytes: kg row loads, or-ed, one store. Column j of op(B) at
+ * B + ((p0 + p) * ldb + j0 + j) * ses. */
+static void pack_b_n(const char *B, size_t ldb, conv cv, size_t ses, int kg, int nr, int ncols,
+                     int kc, size_t pan_bytes, char *dst)
+{
+    const int sh = 32 / kg;
+    for (int s = 0; s * kg < kc; s++)
+        for (int jb = 0; jb < ncols; jb += 16) {
+            const __mmask16 lm = mask16(ncols - jb);
+            __m512i v = _mm512_setzero_si512();
+            for (int q = 0; q < kg && s * kg + q < kc; q++) {
+                __m512i e = load16(cv, B + ((size_t)(s * kg + q) * ldb + (size_t)jb) * ses, lm);
+                v = _mm512_or_si512(v, q ? _mm512_slli_epi32(e, (unsigned)(q * sh)) : e);
+            }
+            int qp = jb / nr, j = jb % nr;
+            _mm512_mask_storeu_epi32(dst + (size_t)qp * pan_bytes + ((size_t)s * nr + j) * 4, lm, v);
+        }
+}
+
+/* 16 consecutive slots (16 kg-element groups from k = p) of one stored row
+ * at x, n elements of which exist (the rest zero), as a dword vector. */
+static inline __m512i slots16(conv cv, const char *x, int n)
+{
+    switch (cv) {
+    case CV_F32_BF16: {
+        __m512i lo = cvt16_bf16(_mm512_maskz_loadu_epi32(mask16(n), x));
+        __m512i hi = cvt16_bf16(_mm512_maskz_loadu_epi32(mask16(n - 16), x + 64));
+        return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi32_epi16(lo)),
+                                  _mm512_cvtepi32_epi16(hi), 1);
+    }
+    case CV_F32: return _mm512_maskz_loadu_epi32(mask16(n), x);
+    case CV_16: return _mm512_maskz_loadu_epi16((__mmask32)mask64(n), x);
+    case CV_8: break;
+    }
+    return _mm512_maskz_loadu_epi8(mask64(n), x);
+}
+
+/* op(B) = B^T (k along the stored rows): 16 columns' 16 slots loaded as
+ * they lie (a row is a column of op(B)), transposed into 16 slot rows of
+ * 16 columns. Column j of op(B) at B + ((j0 + j) * ldb + p0) * ses. */
+static void pack_b_t(const char *B, size_t ldb, conv cv, size_t ses, int kg, int nr, int ncols,
+                     int kc, size_t pan_bytes, char *dst)
+{
+    const int ce = 16 * kg;
+    for (int c = 0; c * ce < kc; c++)
+        for (int jb = 0; jb < ncols; jb += 16) {
+            const int nj = ncols - jb < 16 ? ncols - jb : 16;
+            __m512i r[16];
+            for (int j = 0; j < 16; j++)
+                r[j] = j < nj ? slots16(cv, B + ((size_t)(jb + j) * ldb + (size_t)c * ce) * ses,
+                                        kc - c * ce)
+                              : _mm512_setzero_si512();
+            transpose16(r);
+            int qp = jb / nr, j = jb % nr;
+            char *o = dst + (size_t)qp * pan_bytes + ((size_t)c * 16 * nr + j) * 4;
+            const __mmask16 lm = mask16(nj);
+            for (int s = 0; s < 16 && c * ce + s * kg < kc; s++)
+                _mm512_mask_storeu_epi32(o + (size_t)s * nr * 4, lm, r[s]);
+        }
+}
+
+void sb_pack_b_vnni_avx512(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16,
+                           int nr, int kg, int p0, int kc, int kcp, int j0, int nc, void *dst)
+{
+    conv cv = src == SB_SRC_F32 ? (dst_bf16 ? CV_F32_BF16 : CV_F32)
+              : src == SB_SRC_BF16 ? CV_16
+                                   : CV_8;
+    size_t ses = src == SB_SRC_F32 ? 4 : src == SB_SRC_BF16 ? 2 : 1;
+    size_t es = cv == CV_F32 ? 4 : cv == CV_8 ? 1 : 2;
+    size_t pan_bytes = (size_t)nr * kcp * es;
+    int npan = (nc + nr - 1) / nr;
+    /* the slots past kc and the columns past nc stay zero */
+    if (nc % nr || kc < kcp) memset(dst, 0, (size_t)npan * pan_bytes);
+    if (d->transb == 'N')
+        pack_b_n((const char *)B + ((size_t)p0 * d->ldb + j0) * ses, (size_t)d->ldb, cv, ses, kg,
+                 nr, nc, kc, pan_bytes, dst);
+    else
+        pack_b_t((const char *)B + ((size_t)j0 * d->ldb + p0) * ses, (size_t)d->ldb, cv, ses, kg,
+                 nr, nc, kc, pan_bytes, dst);
+}

@@ -19,4 +19,10 @@
 void sb_pack_a_tiles_avx512(const sb_gemm_desc *d, const void *A, sb_src_type src, int dst_bf16,
                             int mr, int kg, int i0, int mc, int p0, int kc, int kcp, void *dst);
 
+/* The contract of sb_pack_b_vnni, for nr a multiple of 16 (AMX: 32) and
+ * kcp a multiple of 16 * kg: op(B) = B row by row (kg rows or-ed into
+ * slots, 16 columns a store), op(B) = B^T through the same transpose. */
+void sb_pack_b_vnni_avx512(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16,
+                           int nr, int kg, int p0, int kc, int kcp, int j0, int nc, void *dst);
+
 #endif

@@ -1,7 +1,8 @@
-/* The AMX kernels' AVX-512 A packer (sb_pack_a_tiles_avx512) against the
- * reference packer (sb_pack_a_tiles, sb_pack.c) byte for byte: every
- * conversion the AMX kernels use (f32 -> bf16, bf16, u8) and f32, op(A) = A
- * and A^T, every panel height 1..67 (one and several 32-row panels, the
+/* The AMX kernels' AVX-512 packers (sb_pack_a_tiles_avx512,
+ * sb_pack_b_vnni_avx512) against the reference packers (sb_pack_a_tiles,
+ * sb_pack_b_vnni, sb_pack.c) byte for byte: every
+ * conversion the AMX kernels use (f32 -> bf16, bf16, u8, s8) and f32, op(X) =
+ * X and X^T, every panel height / width 1..67 (one and several 32-row panels, the
  * 16-row halves), every k tail around the 64-byte chunk (kc 1..130 and the
  * KC blocks), offsets i0/p0 into a padded A, and f32 inputs that test the
  * rounding: ties to even both ways, NaN (signalling and quiet, both signs),
@@ -102,6 +103,43 @@ static void one(sb_src_type src, int bf16, int kg, char ta, int mc, int kc, int 
     free(got);
 }
 
+/* B: op(B) = B or B^T, columns j0 .. j0+nc, k from p0. */
+static void one_b(sb_src_type src, int bf16, int kg, char tb, int nc, int kc, int j0, int p0,
+                  int pad)
+{
+    const int nr = 32, ku = 16 * kg;
+    int kcp = (kc + ku - 1) / ku * ku;
+    int b_rows = tb == 'N' ? p0 + kc : j0 + nc, b_cols = tb == 'N' ? j0 + nc : p0 + kc;
+    sb_gemm_desc d = {.transa = 'N', .transb = tb, .m = 1, .n = j0 + nc, .k = p0 + kc,
+                      .lda = p0 + kc, .ldb = b_cols + pad, .ldc = j0 + nc, .alpha = 1};
+    void *B = make_a(src, (size_t)b_rows * d.ldb);
+    size_t es = src == SB_SRC_F32 && !bf16 ? 4 : src == SB_SRC_F32 || src == SB_SRC_BF16 ? 2 : 1;
+    size_t bytes = (size_t)(nc + nr - 1) / nr * nr * kcp * es;
+    char *want = malloc(bytes + 64), *got = malloc(bytes + 64);
+    memset(want, 0xA5, bytes + 64);
+    memset(got, 0x5A, bytes + 64);
+    sb_pack_b_vnni(&d, B, src, bf16, nr, kg, p0, kc, kcp, j0, nc, want);
+    sb_pack_b_vnni_avx512(&d, B, src, bf16, nr, kg, p0, kc, kcp, j0, nc, got);
+    g_cases++;
+    size_t bad = bytes;
+    for (size_t i = 0; i < bytes && bad == bytes; i++)
+        if (want[i] != got[i]) bad = i;
+    int over = 0;
+    for (size_t i = bytes; i < bytes + 64; i++) over |= (uint8_t)got[i] != 0x5A;
+    if (bad != bytes || over) {
+        g_bad++;
+        if (g_bad <= 10)
+            fprintf(stderr,
+                    "  B: src %d bf16 %d trans %c nc %d kc %d (kcp %d) j0 %d p0 %d pad %d: %s at "
+                    "byte %zu of %zu\n",
+                    (int)src, bf16, tb, nc, kc, kcp, j0, p0, pad,
+                    over ? "written past the end" : "differs", over ? bytes : bad, bytes);
+    }
+    free(B);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     char why[256];
@@ -126,9 +164,15 @@ int main(void)
             /* a KC block deep into a long k, and large panels */
             one(conv[c].src, conv[c].bf16, conv[c].kg, ta, 96, 512, 3, 1024, 5);
             one(conv[c].src, conv[c].bf16, conv[c].kg, ta, 70, 1000, 0, 24, 0);
+            for (size_t ni = 0; ni < sizeof ms / sizeof *ms; ni++)
+                for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+                    one_b(conv[c].src, conv[c].bf16, conv[c].kg, ta, ms[ni], ks[ki],
+                          (int)(rnd() % 5), (int)(rnd() % 7), (int)(rnd() % 9));
+            one_b(conv[c].src, conv[c].bf16, conv[c].kg, ta, 96, 512, 3, 1024, 5);
+            one_b(conv[c].src, conv[c].bf16, conv[c].kg, ta, 70, 1000, 0, 24, 0);
         }
     printf("%d packings, %d differ\n", g_cases, g_bad);
     CHECK(g_cases > 0);
-    CHECKF(g_bad == 0, "%d of %d packings differ from sb_pack_a_tiles", g_bad, g_cases);
+    CHECKF(g_bad == 0, "%d of %d packings differ from the reference", g_bad, g_cases);
     return test_report("test_kern_pack");
 }
