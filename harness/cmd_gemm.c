@@ -11,6 +11,7 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_gemm_bench.h"
+#include "sb_amx_knobs.h"
 #include "sb_onednn.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
@@ -33,6 +34,10 @@ static void gemm_help(void)
            "  --prepack           pack B (the weights) once, time only the calls that reuse it\n"
            "  --result-file F     write the result as one JSON object\n"
            "  --json              print the result JSON instead of the human line\n\n"
+           "amx-bf16 / amx-int8 read their loop nest from the environment (recorded in the\n"
+           "result's config): SB_AMX_RESIDENT=a|b, the operand whose panel stays in L1\n"
+           "(default b), and SB_AMX_PREFETCH=0..16, how many k steps ahead the other is\n"
+           "prefetched (default 2); a value outside those is a usage error.\n\n"
            "A kernel this machine cannot run: one line with the reason on stderr, the result\n"
            "file (if asked for) written with status 'skipped', exit 3.\n"
            "Exit status: 0 ok, 1 wrong result or kernel failure, 2 bad input, 3 skipped.\n",
@@ -141,6 +146,8 @@ int sb_cmd_gemm(int argc, char **argv)
     if (!sb_kernel_find(cfg.kernel))
         return sb_cli_usage_error("gemm", "unknown kernel '%s' (known: %s)", cfg.kernel,
                                   sb_kernel_names());
+    if (!strncmp(cfg.kernel, "amx-", 4) && sb_amx_knobs_env_check(&e))
+        return sb_cli_report("gemm", &e);
     /* before the work: a result that cannot be written makes the run pointless */
     if (result_file && sb_cli_check_out_file("--result-file", result_file, &e))
         return sb_cli_report("gemm", &e);

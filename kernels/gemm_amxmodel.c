@@ -1,5 +1,7 @@
 /* The AMX micro-kernels (sb_amx_tiles.inc) built against the functional
- * tile model instead of the instructions: plain C, runs anywhere, slow.
+ * tile model instead of the instructions: the tiles in plain C, slow; the
+ * epilogue and the packers are the real build's AVX-512 code (this file
+ * gets the AVX-512 flags, kernels/CMakeLists.txt), so it needs AVX-512.
  * Tests reach it through sb_kernel_amx_bf16_model / sb_kernel_amx_int8_model
  * (not in the registry). A model error (bad config or shape) fails the GEMM
  * with the model's message. */

@@ -156,14 +156,16 @@ const sb_kernel *sb_kernel_for_7bit_a(const sb_kernel *k)
 }
 
 /* Not registered: avx2-int8's AVX-VNNI layout and loop on an exact AVX2
- * stand-in for vpdpbusd, and the AMX kernels on the tile model, for tests. */
+ * stand-in for vpdpbusd, and the AMX kernels on the tile model, for tests
+ * (these need AVX-512, as the real ones: their epilogue and packers are
+ * AVX-512 code in both builds). */
 static const char *impl_vnni_model(void) { return "avxvnni-model:vpdpbusd-emulated"; }
 OWN_KERNEL_X(sb_kernel_avx2_int8_vnni_model, "avx2-int8-vnni-model", SB_DT_INT8, "avx2_int8",
              "avx2-int8's AVX-VNNI path on an AVX2 model of vpdpbusd (tests)",
              sb_isa_probe_avx2_int8, sb_ukr_avxvnni_model, NULL, 2, 1, NULL, impl_vnni_model);
 OWN_KERNEL(sb_kernel_amx_bf16_model, "amx-bf16-model", SB_DT_BF16, "amx_bf16",
-           "amx-bf16's tiling on the functional tile model (tests)", sb_isa_probe_scalar,
+           "amx-bf16's tiling on the functional tile model (tests)", sb_isa_probe_f32,
            &sb_ukr_amxm_bf16, &sb_ukr_amxm_bf16_in, 1, 0);
 OWN_KERNEL(sb_kernel_amx_int8_model, "amx-int8-model", SB_DT_INT8, "amx_int8",
-           "amx-int8's tiling on the functional tile model (tests)", sb_isa_probe_scalar,
+           "amx-int8's tiling on the functional tile model (tests)", sb_isa_probe_f32,
            &sb_ukr_amxm_int8, NULL, 1, 1);

@@ -161,6 +161,21 @@ static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, 
     g_dequant(q, C, ldc, i0, j0, mre, nre);
 }
 
+/* The driver's epilogue on one finished tile: dequantisation, then the bias
+ * while the tile is still in cache. */
+static void tile_post(const sb_tile_post *p, void *cp, int i, int j, int mre, int nre)
+{
+    const sb_gemm_desc *d = p->d;
+    if (d->dequant) dequant_tile(d->dequant, cp, d->ldc, p->i0 + i, p->j0 + j, mre, nre);
+    if (d->bias) {
+        const float *bb = d->bias + p->j0 + j;
+        for (int r = 0; r < mre; r++) {
+            float *crow = (float *)cp + (size_t)r * d->ldc;
+            for (int c = 0; c < nre; c++) crow[c] += bb[c];
+        }
+    }
+}
+
 typedef struct {
     const sb_ukr *u;
     const sb_gemm_desc *d;
@@ -265,6 +280,17 @@ static void run_thread(run_ctx *x, int tid, int nt)
                 const char *ablk = a_whole ? (const char *)abuf + ((ic - row_lo) / u->mr) * apan
                                            : abuf;
                 if (!a_whole) u->pack_a(d, x->A, ic, mcur, pc, kcur, kcp, abuf);
+                if (u->block) {
+                    /* the kernel's own loops over this block (AMX) */
+                    int j_lo = col_plo * u->nr;
+                    int j_hi = col_phi * u->nr < ncur ? col_phi * u->nr : ncur;
+                    sb_tile_post post = {tile_post, d, ic, jc + j_lo};
+                    u->block(kcp, ablk, apan, mcur, bblk + (size_t)col_plo * bpan, bpan,
+                             j_hi - j_lo, (char *)x->C + ((size_t)ic * d->ldc + jc + j_lo) * csz,
+                             d->ldc, d->alpha, beta,
+                             last_kc && (d->dequant || d->bias) ? &post : NULL);
+                    continue;
+                }
                 for (int jp = col_plo; jp < col_phi; jp++) {
                     int jr = jp * u->nr;
                     int nre = ncur - jr < u->nr ? ncur - jr : u->nr;
@@ -274,15 +300,9 @@ static void run_thread(run_ctx *x, int tid, int nt)
                         char *cp = (char *)x->C + ((size_t)(ic + ir) * d->ldc + jc + jr) * csz;
                         u->kernel(kcp, ablk + (ir / u->mr) * apan, bp, cp, d->ldc, mre, nre,
                                   d->alpha, beta);
-                        if (last_kc && d->dequant)
-                            dequant_tile(d->dequant, cp, d->ldc, ic + ir, jc + jr, mre, nre);
-                        /* the bias while the tile is still in cache */
-                        if (last_kc && d->bias) {
-                            const float *bb = d->bias + jc + jr;
-                            for (int i = 0; i < mre; i++) {
-                                float *crow = (float *)cp + (size_t)i * d->ldc;
-                                for (int j = 0; j < nre; j++) crow[j] += bb[j];
-                            }
+                        if (last_kc && (d->dequant || d->bias)) {
+                            sb_tile_post post = {tile_post, d, ic, jc};
+                            tile_post(&post, cp, ir, jr, mre, nre);
                         }
                     }
                 }

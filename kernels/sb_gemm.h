@@ -31,6 +31,22 @@ typedef void (*sb_pack_b_fn)(const sb_gemm_desc *d, const void *B, int p0, int k
 typedef void (*sb_ukr_fn)(int kcp, const void *a, const void *b, void *C, int ldc, int mre, int nre,
                           float alpha, float beta);
 
+/* The driver's per-tile epilogue (dequantisation, bias) for a block
+ * function: called on each tile of C once its last KC block is written,
+ * while it is still in cache. i, j: the tile's place in the block. */
+typedef struct sb_tile_post {
+    void (*fn)(const struct sb_tile_post *p, void *c, int i, int j, int mre, int nre);
+    const sb_gemm_desc *d;
+    int i0, j0; /* the block's first row and column in C */
+} sb_tile_post;
+/* Optional, instead of the driver's two inner loops (jr, ir) over one packed
+ * block: C[0..mcur) x [0..ncur) at C, A's panels at a (apan bytes apart),
+ * B's at b (bpan apart); the kernel picks their order (which operand stays
+ * in L1) and prefetches. post: NULL, or called on each finished tile. */
+typedef void (*sb_ukr_block_fn)(int kcp, const void *a, size_t apan, int mcur, const void *b,
+                                size_t bpan, int ncur, void *C, int ldc, float alpha, float beta,
+                                const sb_tile_post *post);
+
 typedef struct sb_ukr {
     const char *name;
     int mr, nr;          /* register block */
@@ -47,6 +63,7 @@ typedef struct sb_ukr {
      * (AMX: load the tile configuration / tilerelease). May be NULL. */
     int (*thread_begin)(sb_err *e);
     int (*thread_end)(sb_err *e);
+    sb_ukr_block_fn block; /* NULL: the driver loops over `kernel` (AMX: its own) */
 } sb_ukr;
 
 /* A blocked kernel's two micro-kernels, indexed by op(A): [0] A as stored

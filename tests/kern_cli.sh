@@ -151,6 +151,26 @@ expect_grep '"reason": ".*forced off.*SB_FORCE_NO_AVX2' "$T/s.json"
 SB_FORCE_NO_AMX=1 expect_rc 3 "$SPRBENCH" gemm --kernel amx-int8 --m 8 --n 8 --k 8 \
   --reps 1 --min-seconds 0.001 --result-file "$T/s.json"
 expect_grep '"status": "skipped"' "$T/s.json"
+# the AMX loop-nest knobs: a bad value is one line and exit 2 before any work;
+# good ones are recorded in the result's config (ran, or skipped without AMX)
+SB_AMX_RESIDENT=c expect_rc 2 "$SPRBENCH" gemm --kernel amx-bf16 --m 8 --n 8 --k 8
+expect_one_error_line 'SB_AMX_RESIDENT=.c.: want a or b'
+SB_AMX_PREFETCH=17 expect_rc 2 "$SPRBENCH" gemm --kernel amx-int8 --m 8 --n 8 --k 8
+expect_one_error_line 'SB_AMX_PREFETCH=.17.: want 0..16'
+SB_AMX_PREFETCH=x expect_rc 2 "$SPRBENCH" gemm --kernel amx-int8 --m 8 --n 8 --k 8
+expect_one_error_line 'SB_AMX_PREFETCH'
+"$SPRBENCH" gemm --help >"$T/gh.txt"
+expect_grep 'SB_AMX_RESIDENT=a\|b' "$T/gh.txt"
+SB_AMX_RESIDENT=a SB_AMX_PREFETCH=5 "$SPRBENCH" gemm --kernel amx-bf16 --m 40 --n 70 --k 100 \
+  --reps 1 --min-seconds 0.001 --result-file "$T/amx.json" >/dev/null 2>&1
+expect_json "$T/amx.json" "d['config']['amx_resident'] == 'a' and d['config']['amx_prefetch'] == 5 and d['status'] in ('ok', 'skipped')"
+"$SPRBENCH" gemm --kernel amx-int8 --m 8 --n 8 --k 8 --reps 1 --min-seconds 0.001 \
+  --result-file "$T/amx.json" >/dev/null 2>&1
+expect_json "$T/amx.json" "d['config']['amx_resident'] == 'b' and d['config']['amx_prefetch'] == 2"
+# not an AMX kernel: nothing of the kind in its config, the variables ignored
+SB_AMX_RESIDENT=c expect_rc 0 "$SPRBENCH" gemm --kernel scalar-f32 --m 8 --n 8 --k 8 \
+  --reps 1 --min-seconds 0.001 --result-file "$T/sc.json"
+expect_json "$T/sc.json" "'amx_resident' not in d['config']"
 # under SB_FORCE_NO_AVX512 the AVX2 kernels run as on an AVX2-only CPU (where the CPU has AVX2)
 if kernel_available avx2-int8; then
   SB_FORCE_NO_AVX512=1 expect_rc 0 "$SPRBENCH" gemm --kernel avx2-int8 --m 61 --n 35 --k 300 \

@@ -4,7 +4,17 @@
 # `sprbench gemm`).
 sb_add_unit(test_kern_gemm ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_gemm.c)
 sb_add_unit(test_kern_amxmodel ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxmodel.c)
+sb_add_unit(test_kern_pack ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_pack.c)
+# the AMX loop-nest knobs read from the environment
+add_test(NAME test_kern_amxmodel_knobs_env COMMAND test_kern_amxmodel)
+set_tests_properties(test_kern_amxmodel_knobs_env PROPERTIES ENVIRONMENT
+  "SB_AMX_RESIDENT=a;SB_AMX_PREFETCH=7")
 sb_add_unit(test_kern_amxcfg ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxcfg.c)
+# the real AMX build's objects read with objdump: the tile configuration is
+# loaded before any tile instruction can run; the intended instructions are there
+add_test(NAME amx_objdump COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/amx_objdump.sh
+  $<TARGET_OBJECTS:sb_kernels>)
+set_tests_properties(amx_objdump PROPERTIES SKIP_RETURN_CODE 77)
 sb_add_unit(test_kern_peak ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_peak.c)
 sb_add_script(kern_cli kern_cli.sh)
 set_tests_properties(test_kern_gemm kern_cli PROPERTIES TIMEOUT 120)

@@ -2,6 +2,8 @@
  * the AMX kernels' tests (test_kern_gemm) rest on when no AMX is at hand. */
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
+#include "sb_amx_knobs.h"
 #include "sb_amx_model.h"
 #include "testutil.h"
 
@@ -250,8 +252,42 @@ static void test_shape_rules(void)
     CHECK(sb_amxm_error() == NULL);
 }
 
+/* The loop-nest knobs: the environment's (ctest runs this test also with
+ * SB_AMX_RESIDENT=a SB_AMX_PREFETCH=7) or the defaults, the setter's
+ * range checks, the parser. */
+static void test_knobs(void)
+{
+    const char *er = getenv("SB_AMX_RESIDENT"), *ep = getenv("SB_AMX_PREFETCH");
+    sb_amx_knobs k = sb_amx_knobs_get();
+    CHECK_EQ_INT(k.resident, er && !strcmp(er, "a") ? SB_AMX_RESIDENT_A : SB_AMX_RESIDENT_B);
+    CHECK_EQ_INT(k.prefetch, ep ? atoi(ep) : 2);
+    sb_err e = {0};
+    sb_amx_knobs bad = {SB_AMX_RESIDENT_A, SB_AMX_PREFETCH_MAX + 1};
+    CHECK_EQ_INT(sb_amx_knobs_set(&bad, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "prefetch") != NULL);
+    bad.prefetch = -1;
+    CHECK_EQ_INT(sb_amx_knobs_set(&bad, &e), SB_EUSAGE);
+    bad = (sb_amx_knobs){(sb_amx_resident)2, 0};
+    CHECK_EQ_INT(sb_amx_knobs_set(&bad, &e), SB_EUSAGE);
+    sb_amx_knobs now = sb_amx_knobs_get(); /* refused: nothing changed */
+    CHECK(now.resident == k.resident && now.prefetch == k.prefetch);
+    sb_amx_knobs good = {SB_AMX_RESIDENT_A, 0};
+    CHECK_EQ_INT(sb_amx_knobs_set(&good, &e), SB_OK);
+    now = sb_amx_knobs_get();
+    CHECK(now.resident == SB_AMX_RESIDENT_A && now.prefetch == 0);
+    CHECK_EQ_INT(sb_amx_knobs_set(&k, &e), SB_OK);
+    sb_amx_resident r = SB_AMX_RESIDENT_B;
+    CHECK_EQ_INT(sb_amx_resident_parse("a", &r, &e), SB_OK);
+    CHECK_EQ_INT(r, SB_AMX_RESIDENT_A);
+    CHECK_EQ_INT(sb_amx_resident_parse("B", &r, &e), SB_OK);
+    CHECK_EQ_INT(r, SB_AMX_RESIDENT_B);
+    CHECK_EQ_INT(sb_amx_resident_parse("c", &r, &e), SB_EUSAGE);
+    CHECK(strcmp(sb_amx_resident_name(SB_AMX_RESIDENT_A), "a") == 0);
+}
+
 int main(void)
 {
+    test_knobs();
     test_bf16_hand();
     test_int8_hand();
     test_denormals();

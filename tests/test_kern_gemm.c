@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_amx_knobs.h"
 #include "sb_cpu.h"
 #include "sb_kernel.h"
 #include "sb_ukr_avx2.h"
@@ -760,6 +761,31 @@ int main(int argc, char **argv)
     printf("tiny cache sizes:\n");
     run_all(0);
     sb_gemm_set_cache_sizes(l1, l2, l3);
+
+    /* The AMX loop nest's other order (A's panel resident, B's streaming)
+     * and prefetch distances (sb_amx_knobs), on the tile model: the same
+     * tiling as on the tiles, both cache settings. */
+    const sb_amx_knobs knobs0 = sb_amx_knobs_get();
+    static const sb_amx_knobs kn[] = {{SB_AMX_RESIDENT_A, 0},
+                                      {SB_AMX_RESIDENT_A, SB_AMX_PREFETCH_MAX},
+                                      {SB_AMX_RESIDENT_B, 0},
+                                      {SB_AMX_RESIDENT_B, 1}};
+    for (size_t i = 0; i < sizeof kn / sizeof kn[0]; i++) {
+        sb_err ke = {0};
+        CHECK_EQ_INT(sb_amx_knobs_set(&kn[i], &ke), SB_OK);
+        for (int tiny = 0; tiny < 2; tiny++) {
+            if (tiny) sb_gemm_set_cache_sizes(2048, 1024, 8192);
+            printf("AMX resident %s, prefetch %d%s:\n", sb_amx_resident_name(kn[i].resident),
+                   kn[i].prefetch, tiny ? ", tiny cache sizes" : "");
+            test_kernel(&sb_kernel_amx_bf16_model, 0);
+            test_kernel(&sb_kernel_amx_int8_model, 0);
+            sb_gemm_set_cache_sizes(l1, l2, l3);
+        }
+    }
+    {
+        sb_err ke = {0};
+        CHECK_EQ_INT(sb_amx_knobs_set(&knobs0, &ke), SB_OK);
+    }
 
     static const char *const pairs[][2] = {
         {"avx2-f32", "avx512-f32"},     {"avx512-f32", "avx2-f32"},

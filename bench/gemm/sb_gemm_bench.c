@@ -1,5 +1,6 @@
 #include "sb_gemm_bench.h"
 #include "sb_result.h"
+#include "sb_amx_knobs.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -288,6 +289,11 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
     json_object_set_new(config, "trans", json_string(trans));
     if (cfg->prepack) json_object_set_new(config, "prepack", json_true());
     if (cfg->onednn_isa) json_object_set_new(config, "onednn_isa", json_string(cfg->onednn_isa));
+    if (!strncmp(cfg->kernel, "amx-", 4)) { /* the loop nest it ran (sb_amx_knobs) */
+        sb_amx_knobs kn = sb_amx_knobs_get();
+        json_object_set_new(config, "amx_resident", json_string(sb_amx_resident_name(kn.resident)));
+        json_object_set_new(config, "amx_prefetch", json_integer(kn.prefetch));
+    }
     if (res->impl[0]) json_object_set_new(doc, "impl", json_string(res->impl));
     if (res->peak_path[0]) json_object_set_new(doc, "peak_path", json_string(res->peak_path));
     json_object_set_new(doc, "checked_rows", json_integer(res->checked_rows));
