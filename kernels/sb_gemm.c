@@ -125,7 +125,7 @@ void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, in
 
 /* ---- shape classes and the blocking table ------------------------------ */
 
-static int size_bucket(int v) { return v <= 96 ? 0 : v <= 384 ? 1 : v <= 1536 ? 2 : 3; }
+static int size_bucket(int v) { return v <= 96 ? 0 : v <= 384 ? 1 : v <= 1024 ? 2 : 3; }
 static const char g_bucket_ch[4] = {'t', 's', 'm', 'l'};
 
 int sb_shape_class(char transa, char transb, int m, int n, int k)

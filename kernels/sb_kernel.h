@@ -133,7 +133,7 @@ void sb_gemm_get_cache_sizes(size_t *l1d, size_t *l2, size_t *l3);
 
 /* Shape classes: the blocking a caller sets applies to every call of one
  * kernel whose transposes and m, n, k magnitudes match. Each size falls in
- * t (<= 96), s (<= 384), m (<= 1536) or l (larger); the class is named
+ * t (<= 96), s (<= 384), m (<= 1024) or l (larger); the class is named
  * "<transa><transb>-<m><n><k>", e.g. "NN-mmm" for 1024^3, "NN-lll" for
  * 2048^3, "TN-mml" for a DistilBERT weight gradient (768 x 768 over 12288
  * tokens). Codes run 0 .. SB_SHAPE_CLASSES - 1. */
