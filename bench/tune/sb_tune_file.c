@@ -210,3 +210,16 @@ int sb_tune_save(const char *path, const sb_tune_table *t, sb_err *e)
     json_decref(doc);
     return rc;
 }
+
+void sb_tune_config_json(json_t *config, const char *tuning, const sb_tune_table *t,
+                         const sb_kernel *k)
+{
+    if (!config || !tuning) return;
+    json_object_set_new(config, "tuning", json_string(tuning));
+    sb_gemm_desc d1 = {.transa = 'N', .transb = 'N', .m = 1, .n = 1, .k = 1};
+    sb_blocking b;
+    if (!k || !sb_kernel_blocking(k, &d1, &b)) return;
+    char buf[4096] = "";
+    if (t) sb_tune_describe(t, k->name, buf, sizeof buf);
+    json_object_set_new(config, "blocking", json_string(buf[0] ? buf : "default"));
+}

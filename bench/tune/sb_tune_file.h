@@ -16,6 +16,7 @@
  * sb_blocking_format text (all zero: "the built-in rule was best"). */
 #ifndef SB_TUNE_FILE_H
 #define SB_TUNE_FILE_H
+#include <jansson.h>
 #include <stddef.h>
 #include "sb_err.h"
 #include "sb_kernel.h"
@@ -64,5 +65,10 @@ void sb_tune_describe(const sb_tune_table *t, const char *kernel, char *buf, siz
 /* How many entries kernel has. */
 int sb_tune_count(const sb_tune_table *t, const char *kernel);
 void sb_tune_free(sb_tune_table *t);
+/* Records in a result's config "tuning" (when not NULL) and, for a kernel
+ * that runs through the driver, "blocking": t's entries for it
+ * (sb_tune_describe) or "default". */
+void sb_tune_config_json(json_t *config, const char *tuning, const sb_tune_table *t,
+                         const sb_kernel *k);
 
 #endif
