@@ -13,6 +13,7 @@
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
+#include "sb_tune_file.h"
 #include "sb_workload.h"
 
 static void sweep_help(void)
@@ -68,7 +69,9 @@ static void sweep_help(void)
            "                      to stderr): counts, every row of the table, the plots\n"
            "  --resume ID         rerun only the unfinished points of sweep ID\n"
            "  --no-peak           do not measure the peak first (pct_peak then needs one stored)\n"
-           "  --dry-run           print the points and their exact commands, run nothing\n\n"
+           "  --dry-run           print the points and their exact commands, run nothing\n"
+           "gemm, train and infer points use this machine's tuned blocking beside --db\n"
+           "(sprbench tune; $SPRBENCH_TUNE_FILE names another), --no-tune the built-in one.\n\n"
            "Worker options, per workload: passed to `sprbench WORKLOAD` (in a plan file a\n"
            "flag without a value is `key = 1`):\n",
            names, sb_default_db());
@@ -246,6 +249,13 @@ int sb_cmd_sweep(int argc, char **argv)
         rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", db_path);
         goto fail;
     }
+    /* the points' workers use the tuned blocking beside this database (sb_tuning) */
+    const char *tf = getenv("SPRBENCH_TUNE_FILE");
+    const sb_sysinfo *tsi = sb_sysinfo_cached();
+    char tpath[1024];
+    sb_err te = {0};
+    if ((!tf || !*tf) && tsi && !sb_tune_path(db_path, tsi->fingerprint, tpath, sizeof tpath, &te))
+        setenv("SPRBENCH_TUNE_FILE", tpath, 1);
     sb_sweep_opts o = {.db_path = db_path,
                        .plan = &plan,
                        .resume_id = resume,
