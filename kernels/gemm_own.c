@@ -173,31 +173,6 @@ OWN_KERNEL_X(sb_kernel_avx2_int8_u7, "avx2-int8", SB_DT_INT8, "avx2_int8",
              "avx2-int8 on 7-bit A (< 128): vpmaddubsw + vpmaddwd, exact there",
              sb_isa_probe_avx2_int8, sb_ukr_avx2_u7, NULL, 2, 1, choose_avx2_u7, impl_avx2_u7);
 
-/* Every own kernel (registered and not), for sb_kernel_blocking. */
-static const own_kernel *const g_own[] = {
-#define SB_KERNEL_OWN(id, ...) &sb_kernel_##id##_o,
-#define SB_KERNEL_LIB(id)
-#include "sb_kernels.def"
-#undef SB_KERNEL_OWN
-#undef SB_KERNEL_LIB
-    &sb_kernel_avx2_int8_u7_o,
-};
-
-int sb_kernel_blocking(const sb_kernel *k, const sb_gemm_desc *d, sb_blocking *out)
-{
-    const own_kernel *o = NULL;
-    for (size_t i = 0; i < sizeof g_own / sizeof g_own[0]; i++)
-        if (g_own[i]->kernel == k) o = g_own[i];
-    if (!o) {
-        memset(out, 0, sizeof *out);
-        return 0;
-    }
-    sb_gemm_desc tmp;
-    d = with_table(o, d, &tmp);
-    sb_gemm_call_blocking(pick(ukrs_of(o), o->npair, d), d, out);
-    return 1;
-}
-
 const sb_kernel *sb_kernel_for_7bit_a(const sb_kernel *k)
 {
     return k == &sb_kernel_avx2_int8 ? &sb_kernel_avx2_int8_u7 : k;
@@ -215,3 +190,31 @@ OWN_KERNEL(sb_kernel_amx_bf16_model, "amx-bf16-model", SB_DT_BF16, "amx_bf16",
 OWN_KERNEL(sb_kernel_amx_int8_model, "amx-int8-model", SB_DT_INT8, "amx_int8",
            "amx-int8's tiling on the functional tile model (tests)", sb_isa_probe_scalar,
            &sb_ukr_amxm_int8, NULL, 1, 1);
+
+/* Every own kernel (registered and not), for sb_kernel_blocking. */
+static const own_kernel *const g_own[] = {
+#define SB_KERNEL_OWN(id, ...) &sb_kernel_##id##_o,
+#define SB_KERNEL_LIB(id)
+#include "sb_kernels.def"
+#undef SB_KERNEL_OWN
+#undef SB_KERNEL_LIB
+    &sb_kernel_avx2_int8_u7_o,
+    &sb_kernel_avx2_int8_vnni_model_o,
+    &sb_kernel_amx_bf16_model_o,
+    &sb_kernel_amx_int8_model_o,
+};
+
+int sb_kernel_blocking(const sb_kernel *k, const sb_gemm_desc *d, sb_blocking *out)
+{
+    const own_kernel *o = NULL;
+    for (size_t i = 0; i < sizeof g_own / sizeof g_own[0]; i++)
+        if (g_own[i]->kernel == k) o = g_own[i];
+    if (!o) {
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    sb_gemm_desc tmp;
+    d = with_table(o, d, &tmp);
+    sb_gemm_call_blocking(pick(ukrs_of(o), o->npair, d), d, out);
+    return 1;
+}

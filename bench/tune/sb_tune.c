@@ -259,7 +259,9 @@ int sb_tune_run(const sb_tune_config *c, sb_tune_result *r, sb_err *e)
     add(&x, cs, &n, zero);
     sb_blocking def = cs[0].run;
     r->default_run = def;
-    const int kcf[3][2] = {{1, 1}, {1, 2}, {2, 1}}; /* kc0 * a / b */
+    /* kc0 * a / b: the built-in k block is large (an eighth of L2 per B
+     * micro-panel), so the grid looks below it, down to an L1-sized panel */
+    const int kcf[3][2] = {{1, 1}, {1, 2}, {1, 4}};
     const int mcf[4][2] = {{0, 1}, {1, 4}, {1, 2}, {2, 1}};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 4; j++) {
