@@ -55,7 +55,9 @@ static void tune_help(void)
            "                   TN, TT; @T: threads for that shape). Default: square,distilbert.\n"
            "                   One shape per class: a later shape of a class already listed\n"
            "                   is left out.\n"
-           "  --seconds S      time budget per kernel, shared by its shapes (default 180)\n"
+           "  --seconds S      time budget per kernel, shared by its shapes (default 120; each\n"
+           "                   search stage runs at least two rounds, so large shapes can\n"
+           "                   take longer)\n"
            "  --threads T      threads of the tuned calls (default: physical cores)\n"
            "  --min-gain P     percent the winner must beat the default by (default 2)\n"
            "  --db FILE        the tune file goes beside it (default %s)\n"
@@ -138,7 +140,7 @@ int sb_cmd_tune(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *kernels[MAX_KERNELS], *shapes = "square,distilbert", *db = NULL, *file = NULL;
     int nk = 0, threads = 0, verbose = 0, c;
-    double seconds = 180, min_gain = 2;
+    double seconds = 120, min_gain = 2;
     long v;
     sb_err e = {0};
     optind = 1;
