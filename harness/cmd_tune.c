@@ -28,10 +28,10 @@ typedef struct {
  * over hidden 768, fused QKV 2304 and FFN 3072, and the per-head attention
  * products (S 384, head 64), which run on one thread each. */
 static const tshape g_distilbert[] = {
-    {'N', 'T', 3072, 768, 768, 0},  {'N', 'T', 3072, 2304, 768, 0}, {'N', 'T', 3072, 768, 3072, 0},
-    {'N', 'N', 3072, 768, 768, 0},  {'N', 'N', 3072, 768, 3072, 0}, {'N', 'N', 3072, 3072, 768, 0},
-    {'T', 'N', 768, 768, 3072, 0},  {'T', 'N', 2304, 768, 3072, 0}, {'T', 'N', 768, 3072, 3072, 0},
-    {'N', 'T', 384, 384, 64, 1},    {'N', 'N', 384, 64, 384, 1},    {'T', 'N', 384, 64, 384, 1},
+    {'N', 'T', 3072, 768, 768, 0}, {'N', 'T', 3072, 2304, 768, 0}, {'N', 'T', 3072, 768, 3072, 0},
+    {'N', 'N', 3072, 768, 768, 0}, {'N', 'N', 3072, 768, 3072, 0}, {'N', 'N', 3072, 3072, 768, 0},
+    {'T', 'N', 768, 768, 3072, 0}, {'T', 'N', 2304, 768, 3072, 0}, {'T', 'N', 768, 3072, 3072, 0},
+    {'N', 'T', 384, 384, 64, 1},   {'N', 'N', 384, 64, 384, 1},    {'T', 'N', 384, 64, 384, 1},
 };
 static const tshape g_square[] = {{'N', 'N', 1024, 1024, 1024, 0}, {'N', 'N', 2048, 2048, 2048, 0}};
 
@@ -101,8 +101,7 @@ static int parse_shapes(const char *list, tshape *s, int *n, sb_err *e)
         char *p = it, *at = strchr(it, '@');
         if (strlen(p) > 3 && p[2] == ':') {
             if (!strchr("NT", p[0]) || !strchr("NT", p[1]))
-                return sb_errf(e, SB_EUSAGE, "--shapes: '%s': transposes are NN, NT, TN or TT",
-                               it);
+                return sb_errf(e, SB_EUSAGE, "--shapes: '%s': transposes are NN, NT, TN or TT", it);
             x.ta = p[0];
             x.tb = p[1];
             p += 3;
@@ -191,8 +190,8 @@ int sb_cmd_tune(int argc, char **argv)
                                       "nothing to tune",
                                       kernels[i]);
     }
-    for (const char *const *var = (const char *const[]){"SB_GEMM_KC", "SB_GEMM_MC", "SB_GEMM_NC",
-                                                       NULL};
+    for (const char *const *var =
+             (const char *const[]){"SB_GEMM_KC", "SB_GEMM_MC", "SB_GEMM_NC", NULL};
          *var; var++) {
         const char *val = getenv(*var);
         if (val && *val)
@@ -256,8 +255,8 @@ int sb_cmd_tune(int argc, char **argv)
             char cname[16];
             sb_shape_class_name(cls, cname, sizeof cname);
             if (verbose)
-                printf("%s %c%c %dx%dx%d (%s) %d thread(s):\n", kernels[i], cfg.transa,
-                       cfg.transb, cfg.m, cfg.n, cfg.k, cname, t);
+                printf("%s %c%c %dx%dx%d (%s) %d thread(s):\n", kernels[i], cfg.transa, cfg.transb,
+                       cfg.m, cfg.n, cfg.k, cname, t);
             fflush(stdout);
             if (sb_tune_run(&cfg, &r, &e)) {
                 sb_tune_free(&tbl);
@@ -279,8 +278,8 @@ int sb_cmd_tune(int argc, char **argv)
                    "  %s %s\n",
                    kernels[i], cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k, cname, t,
                    r.default_gflops, r.tuned_gflops,
-                   100.0 * (r.tuned_gflops / r.default_gflops - 1), r.kept_default ? "default" : "tuned",
-                   b);
+                   100.0 * (r.tuned_gflops / r.default_gflops - 1),
+                   r.kept_default ? "default" : "tuned", b);
             fflush(stdout);
             sb_tune_entry x = {.cls = cls,
                                .b = r.best,

@@ -455,40 +455,37 @@ static void run_thread(run_ctx *x, int tid, int nt)
                                            : abuf;
                 if (!a_whole) u->pack_a(d, x->A, ic, mcur, pc, kcur, kcp, abuf);
                 int nmp = (mcur + u->mr - 1) / u->mr, njp = col_phi - col_plo;
+                int ir_outer = x->order == SB_ORDER_IR_JR;
+                int n_out = ir_outer ? nmp : njp, n_in = ir_outer ? njp : nmp;
                 /* the micro-tiles of this block, in the order asked */
-                for (int t = 0, nt_ = nmp * njp; t < nt_; t++) {
-                    int jp, irp;
-                    if (x->order == SB_ORDER_IR_JR) {
-                        irp = t / njp;
-                        jp = col_plo + t % njp;
-                    } else {
-                        jp = col_plo + t / nmp;
-                        irp = t % nmp;
-                    }
-                    int ir = irp * u->mr, jr = jp * u->nr;
-                    int nre = ncur - jr < u->nr ? ncur - jr : u->nr;
-                    int mre = mcur - ir < u->mr ? mcur - ir : u->mr;
-                    const char *bp = bblk + jp * bpan;
-                    const char *ap = ablk + (size_t)irp * apan;
-                    if (x->pf) {
-                        /* the next tile's A micro-panel (wrapping to the first) */
-                        int nirp = x->order == SB_ORDER_IR_JR ? (t + 1) / njp % nmp
-                                                              : (t + 1) % nmp;
-                        const char *na = ablk + (size_t)nirp * apan;
-                        size_t lines = apan / 64 < (size_t)x->pf ? apan / 64 : (size_t)x->pf;
-                        for (size_t l = 0; l < lines; l++)
-                            __builtin_prefetch(na + l * 64, 0, 2);
-                    }
-                    char *cp = (char *)x->C + ((size_t)(ic + ir) * d->ldc + jc + jr) * csz;
-                    u->kernel(kcp, ap, bp, cp, d->ldc, mre, nre, d->alpha, beta);
-                    if (last_kc && d->dequant)
-                        dequant_tile(d->dequant, cp, d->ldc, ic + ir, jc + jr, mre, nre);
-                    /* the bias while the tile is still in cache */
-                    if (last_kc && d->bias) {
-                        const float *bb = d->bias + jc + jr;
-                        for (int i = 0; i < mre; i++) {
-                            float *crow = (float *)cp + (size_t)i * d->ldc;
-                            for (int j = 0; j < nre; j++) crow[j] += bb[j];
+                for (int to = 0; to < n_out; to++) {
+                    for (int ti = 0; ti < n_in; ti++) {
+                        int irp = ir_outer ? to : ti, jp = col_plo + (ir_outer ? ti : to);
+                        int ir = irp * u->mr, jr = jp * u->nr;
+                        int nre = ncur - jr < u->nr ? ncur - jr : u->nr;
+                        int mre = mcur - ir < u->mr ? mcur - ir : u->mr;
+                        const char *bp = bblk + jp * bpan;
+                        const char *ap = ablk + (size_t)irp * apan;
+                        if (x->pf) {
+                            /* the next tile's A micro-panel (wrapping to the first) */
+                            int nirp = ir_outer ? (ti + 1 < n_in ? to : (to + 1 < nmp ? to + 1 : 0))
+                                                : (ti + 1 < n_in ? ti + 1 : 0);
+                            const char *na = ablk + (size_t)nirp * apan;
+                            size_t lines = apan / 64 < (size_t)x->pf ? apan / 64 : (size_t)x->pf;
+                            for (size_t l = 0; l < lines; l++)
+                                __builtin_prefetch(na + l * 64, 0, 2);
+                        }
+                        char *cp = (char *)x->C + ((size_t)(ic + ir) * d->ldc + jc + jr) * csz;
+                        u->kernel(kcp, ap, bp, cp, d->ldc, mre, nre, d->alpha, beta);
+                        if (last_kc && d->dequant)
+                            dequant_tile(d->dequant, cp, d->ldc, ic + ir, jc + jr, mre, nre);
+                        /* the bias while the tile is still in cache */
+                        if (last_kc && d->bias) {
+                            const float *bb = d->bias + jc + jr;
+                            for (int i = 0; i < mre; i++) {
+                                float *crow = (float *)cp + (size_t)i * d->ldc;
+                                for (int j = 0; j < nre; j++) crow[j] += bb[j];
+                            }
                         }
                     }
                 }

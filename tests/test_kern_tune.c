@@ -41,8 +41,8 @@ static void test_classes(void)
 
 static void test_text(void)
 {
-    sb_blocking b = {.kc = 256, .mc = 96, .nc = 4096, .order = SB_ORDER_IR_JR, .pf = 8,
-                     .split = SB_SPLIT_COLS};
+    sb_blocking b = {
+        .kc = 256, .mc = 96, .nc = 4096, .order = SB_ORDER_IR_JR, .pf = 8, .split = SB_SPLIT_COLS};
     char s[200];
     sb_blocking_format(&b, s, sizeof s);
     CHECK(!strcmp(s, "kc=256,mc=96,nc=4096,order=ir-jr,pf=8,split=cols"));
@@ -61,8 +61,8 @@ static void test_text(void)
     CHECK(r.kc == 0 && r.order == 0 && r.split == 0);
     CHECK_EQ_INT(sb_blocking_parse("kc=64", &r, &e), SB_OK);
     CHECK(r.kc == 64 && r.mc == 0);
-    const char *bad[] = {"kc", "kc=", "kc=-1", "kc=1x", "zz=1", "order=up", "split=x", "kc=1,",
-                         "kc=99999999", "=3", NULL};
+    const char *bad[] = {"kc",      "kc=",   "kc=-1",       "kc=1x", "zz=1", "order=up",
+                         "split=x", "kc=1,", "kc=99999999", "=3",    NULL};
     for (int i = 0; bad[i]; i++) {
         sb_err be = {0};
         CHECKF(sb_blocking_parse(bad[i], &r, &be) == SB_EUSAGE && be.msg[0], "'%s' accepted",
@@ -98,7 +98,9 @@ static void check_kernel(const sb_kernel *k)
     static const struct {
         char ta, tb;
         int m, n, k;
-    } shapes[] = {{'N', 'N', 67, 83, 300}, {'T', 'N', 50, 70, 129}, {'N', 'T', 97, 40, 65},
+    } shapes[] = {{'N', 'N', 67, 83, 300},
+                  {'T', 'N', 50, 70, 129},
+                  {'N', 'T', 97, 40, 65},
                   {'T', 'T', 31, 45, 77}};
     /* small caps so every knob splits these small shapes into several blocks */
     const sb_blocking bs[] = {
@@ -111,20 +113,31 @@ static void check_kernel(const sb_kernel *k)
     int int8 = k->dtype == SB_DT_INT8;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int m = shapes[s].m, n = shapes[s].n, kk = shapes[s].k;
-        sb_gemm_desc d = {.transa = shapes[s].ta, .transb = shapes[s].tb, .m = m, .n = n,
-                          .k = kk, .lda = shapes[s].ta == 'N' ? kk : m,
-                          .ldb = shapes[s].tb == 'N' ? n : kk, .ldc = n, .alpha = 1.0f,
-                          .beta = 0.0f, .threads = 2};
+        sb_gemm_desc d = {.transa = shapes[s].ta,
+                          .transb = shapes[s].tb,
+                          .m = m,
+                          .n = n,
+                          .k = kk,
+                          .lda = shapes[s].ta == 'N' ? kk : m,
+                          .ldb = shapes[s].tb == 'N' ? n : kk,
+                          .ldc = n,
+                          .alpha = 1.0f,
+                          .beta = 0.0f,
+                          .threads = 2};
         size_t na = (size_t)m * kk, nb = (size_t)kk * n, nc = (size_t)m * n, esz = int8 ? 1 : 4;
         void *A = malloc(na * esz), *B = malloc(nb * esz);
         void *C0 = malloc(nc * 4), *C1 = malloc(nc * 4);
         for (size_t i = 0; i < na; i++) {
-            if (int8) ((uint8_t *)A)[i] = (uint8_t)rnd_in(0, 6);
-            else ((float *)A)[i] = (float)rnd_in(-3, 3);
+            if (int8)
+                ((uint8_t *)A)[i] = (uint8_t)rnd_in(0, 6);
+            else
+                ((float *)A)[i] = (float)rnd_in(-3, 3);
         }
         for (size_t i = 0; i < nb; i++) {
-            if (int8) ((int8_t *)B)[i] = (int8_t)rnd_in(-5, 5);
-            else ((float *)B)[i] = (float)rnd_in(-3, 3);
+            if (int8)
+                ((int8_t *)B)[i] = (int8_t)rnd_in(-5, 5);
+            else
+                ((float *)B)[i] = (float)rnd_in(-3, 3);
         }
         CHECK_EQ_INT(run_kernel(k, &d, NULL, A, B, C0, 0), SB_OK);
         for (size_t b = 0; b < sizeof bs / sizeof bs[0]; b++)
@@ -203,8 +216,16 @@ static void test_table(void)
                  SB_EUSAGE);
     CHECK_EQ_INT(sb_blocking_set("avx512-f32", SB_SHAPE_CLASSES, &t, &e), SB_EUSAGE);
     if (k) {
-        sb_gemm_desc d = {.transa = 'N', .transb = 'N', .m = 200, .n = 200, .k = 200, .lda = 200,
-                          .ldb = 200, .ldc = 200, .alpha = 1, .threads = 1};
+        sb_gemm_desc d = {.transa = 'N',
+                          .transb = 'N',
+                          .m = 200,
+                          .n = 200,
+                          .k = 200,
+                          .lda = 200,
+                          .ldb = 200,
+                          .ldc = 200,
+                          .alpha = 1,
+                          .threads = 1};
         sb_blocking r;
         sb_kernel_blocking(k, &d, &r);
         CHECKF(r.kc <= 64 && r.order == SB_ORDER_IR_JR && r.pf == 8, "%s: table not used (kc %d)",
@@ -246,10 +267,17 @@ static void test_file(void)
     CHECK(exists == 0 && t.n == 0);
     snprintf(t.fingerprint, sizeof t.fingerprint, "0123456789abcdef");
     snprintf(t.cpu, sizeof t.cpu, "Test CPU");
-    sb_tune_entry x = {.kernel = "avx512-f32", .cls = sb_shape_class('N', 'N', 1024, 1024, 1024),
+    sb_tune_entry x = {.kernel = "avx512-f32",
+                       .cls = sb_shape_class('N', 'N', 1024, 1024, 1024),
                        .b = {.kc = 384, .mc = 96, .nc = 2048, .order = 1, .pf = 8, .split = 2},
-                       .transa = 'N', .transb = 'N', .m = 1024, .n = 1024, .k = 1024,
-                       .threads = 2, .default_gflops = 100.5, .tuned_gflops = 110.25,
+                       .transa = 'N',
+                       .transb = 'N',
+                       .m = 1024,
+                       .n = 1024,
+                       .k = 1024,
+                       .threads = 2,
+                       .default_gflops = 100.5,
+                       .tuned_gflops = 110.25,
                        .when = "2026-12-03T06:00:00Z"};
     CHECK_EQ_INT(sb_tune_put(&t, &x, &e), SB_OK);
     sb_tune_entry y = x;
@@ -273,8 +301,9 @@ static void test_file(void)
     CHECK_EQ_INT(sb_tune_count(&u, "avx2-f32"), 0);
     char desc[512];
     sb_tune_describe(&u, "avx512-f32", desc, sizeof desc);
-    CHECKF(!strcmp(desc, "NN-mmm:kc=384,mc=96,nc=2048,order=ir-jr,pf=32,split=cols;"
-                         "TN-mml:kc=0,mc=0,nc=0,order=jr-ir,pf=0,split=auto"),
+    CHECKF(!strcmp(desc,
+                   "NN-mmm:kc=384,mc=96,nc=2048,order=ir-jr,pf=32,split=cols;"
+                   "TN-mml:kc=0,mc=0,nc=0,order=jr-ir,pf=0,split=auto"),
            "describe: %s", desc);
     /* apply: the driver's table holds them */
     CHECK_EQ_INT(sb_tune_apply(&u, NULL, &e), SB_OK);
@@ -326,8 +355,14 @@ static void test_tuner(void)
     }
     sb_err e = {0};
     sb_tune_result r;
-    sb_tune_config bad = {.kernel = "onednn-f32", .transa = 'N', .transb = 'N', .m = 8, .n = 8,
-                          .k = 8, .threads = 1, .seconds = 0.01};
+    sb_tune_config bad = {.kernel = "onednn-f32",
+                          .transa = 'N',
+                          .transb = 'N',
+                          .m = 8,
+                          .n = 8,
+                          .k = 8,
+                          .threads = 1,
+                          .seconds = 0.01};
     CHECK_EQ_INT(sb_tune_run(&bad, &r, &e), SB_EUSAGE);
     bad.kernel = "nope";
     CHECK_EQ_INT(sb_tune_run(&bad, &r, &e), SB_EUSAGE);
@@ -335,8 +370,14 @@ static void test_tuner(void)
         printf("tuner: no f32 kernel of the driver runs here\n");
         return;
     }
-    sb_tune_config c = {.kernel = kn, .transa = 'N', .transb = 'T', .m = 70, .n = 90, .k = 50,
-                        .threads = 2, .seconds = 0.05};
+    sb_tune_config c = {.kernel = kn,
+                        .transa = 'N',
+                        .transb = 'T',
+                        .m = 70,
+                        .n = 90,
+                        .k = 50,
+                        .threads = 2,
+                        .seconds = 0.05};
     CHECK_EQ_INT(sb_tune_run(&c, &r, &e), SB_OK);
     CHECKF(!strcmp(r.status, "ok"), "tuner: %s %s", r.status, r.reason);
     CHECK(r.candidates >= 2 && r.rejected == 0 && r.rounds >= 5);

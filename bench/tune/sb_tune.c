@@ -83,8 +83,16 @@ static int bench_init(tbench *x, const sb_kernel *k, const sb_tune_config *c, sb
     x->int8 = k->dtype == SB_DT_INT8;
     int lda = c->transa == 'N' ? c->k : c->m, ldb = c->transb == 'N' ? c->n : c->k;
     size_t na = (size_t)c->m * c->k, nb = (size_t)c->k * c->n, nc = (size_t)c->m * c->n;
-    sb_gemm_desc d = {.transa = c->transa, .transb = c->transb, .m = c->m, .n = c->n, .k = c->k,
-                      .lda = lda, .ldb = ldb, .ldc = c->n, .alpha = 1.0f, .beta = 0.0f,
+    sb_gemm_desc d = {.transa = c->transa,
+                      .transb = c->transb,
+                      .m = c->m,
+                      .n = c->n,
+                      .k = c->k,
+                      .lda = lda,
+                      .ldb = ldb,
+                      .ldc = c->n,
+                      .alpha = 1.0f,
+                      .beta = 0.0f,
                       .threads = c->threads};
     x->d = d;
     int rc = sb_gemm_desc_check(&x->d, e);
@@ -134,7 +142,7 @@ static int bench_init(tbench *x, const sb_kernel *k, const sb_tune_config *c, sb
 static int same_run(const sb_blocking *a, const sb_blocking *b)
 {
     return a->kc == b->kc && a->mc == b->mc && a->nc == b->nc && a->order == b->order &&
-           a->pf == b->pf && a->split == b->split;
+        a->pf == b->pf && a->split == b->split;
 }
 
 /* Adds b unless the driver would run it as one already there. */
@@ -314,7 +322,8 @@ int sb_tune_run(const sb_tune_config *c, sb_tune_result *r, sb_err *e)
     sb_blocking run = cs[best].run;
     for (int i = 0; i < 4; i++) {
         sb_blocking b = cur;
-        if (i < 2) b.kc = run.kc * (i ? 5 : 3) / 4;
+        if (i < 2)
+            b.kc = run.kc * (i ? 5 : 3) / 4;
         else
             b.mc = run.mc * (i == 3 ? 5 : 3) / 4;
         if (i < 2 && !cur.mc) b.mc = 0;

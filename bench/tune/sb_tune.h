@@ -31,12 +31,12 @@ typedef struct sb_tune_config {
 typedef struct sb_tune_result {
     const char *status; /* "ok", "skipped" (kernel cannot run here), "failed" */
     char reason[256];
-    sb_blocking best;         /* what to store: resolved sizes, or all zero (kept default) */
-    sb_blocking best_run;     /* the winner as the driver ran it (resolved) */
-    sb_blocking default_run;  /* the built-in blocking as the driver ran it */
-    double default_gflops;    /* medians of the final interleaved rounds */
-    double tuned_gflops;      /* the kept one's (the default's when kept_default) */
-    double winner_gflops;     /* the search's winner's, kept or not */
+    sb_blocking best;        /* what to store: resolved sizes, or all zero (kept default) */
+    sb_blocking best_run;    /* the winner as the driver ran it (resolved) */
+    sb_blocking default_run; /* the built-in blocking as the driver ran it */
+    double default_gflops;   /* medians of the final interleaved rounds */
+    double tuned_gflops;     /* the kept one's (the default's when kept_default) */
+    double winner_gflops;    /* the search's winner's, kept or not */
     int kept_default;
     int candidates, rejected; /* measured; dropped as wrong */
     int rounds;               /* final interleaved rounds */

@@ -13,9 +13,9 @@
 int sb_tune_path(const char *db_path, const char *fingerprint, char *out, size_t len, sb_err *e)
 {
     const char *slash = strrchr(db_path, '/');
-    int w = slash ? snprintf(out, len, "%.*s/tune-%s.json", (int)(slash - db_path), db_path,
-                             fingerprint)
-                  : snprintf(out, len, "tune-%s.json", fingerprint);
+    int w = slash
+        ? snprintf(out, len, "%.*s/tune-%s.json", (int)(slash - db_path), db_path, fingerprint)
+        : snprintf(out, len, "tune-%s.json", fingerprint);
     if (w < 0 || (size_t)w >= len)
         return sb_errf(e, SB_EUSAGE, "%.200s: path too long for the tune file beside it", db_path);
     return SB_OK;
@@ -133,8 +133,7 @@ static int load_entry(json_t *o, const char *path, int i, sb_tune_entry *x, sb_e
     return SB_OK;
 }
 
-int sb_tune_load(const char *path, const char *expect_fp, sb_tune_table *t, int *exists,
-                 sb_err *e)
+int sb_tune_load(const char *path, const char *expect_fp, sb_tune_table *t, int *exists, sb_err *e)
 {
     memset(t, 0, sizeof *t);
     *exists = 0;

@@ -48,8 +48,7 @@ int sb_tune_path(const char *db_path, const char *fingerprint, char *out, size_t
  * and an empty table. Not JSON, not this schema, a bad entry or another
  * machine's fingerprint (expect_fp, when not NULL): SB_EUSAGE naming the
  * file and what is wrong. */
-int sb_tune_load(const char *path, const char *expect_fp, sb_tune_table *t, int *exists,
-                 sb_err *e);
+int sb_tune_load(const char *path, const char *expect_fp, sb_tune_table *t, int *exists, sb_err *e);
 /* Writes t whole or not at all (sb_io). */
 int sb_tune_save(const char *path, const sb_tune_table *t, sb_err *e);
 /* Adds x, replacing the entry of the same kernel and class. */
