@@ -59,15 +59,15 @@ static void describe_peak(const json_t *doc, char *buf, size_t cap)
 
 /* ---- the rows ---- */
 
-static const char *const g_gemm_opts[] = {NULL};
+static const char *const g_gemm_opts[] = {"no-tune", NULL};
 static const char *const g_train_opts[] = {
     "model", "batch",        "seq",         "stride",    "max-steps",    "time-budget", "epochs",
     "vocab", "train",        "dev",         "lr",        "seed",         "dropout",     "eval",
-    "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  NULL};
+    "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  "no-tune", NULL};
 static const char *const g_infer_opts[] = {
     "model", "batch",     "seq",    "stride", "requests",       "vocab",      "data",        "init",
     "seed",  "synth-dev", "warmup", "quant",  "full-attention", "no-latency", "compare-f32",
-    "attention", NULL};
+    "attention", "no-tune", NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
 static const char *const g_stream_opts[] = {"mib", "ntimes", NULL};
 
@@ -159,6 +159,7 @@ static const sb_wopt g_wopts[] = {
     {"comm-threads", SB_WOPT_LONG, 0, 16},
     {"eval", SB_WOPT_BOOL, 0, 0},
     {"no-overlap", SB_WOPT_BOOL, 0, 0},
+    {"no-tune", SB_WOPT_BOOL, 0, 0},
     {"vocab", SB_WOPT_PATH, 0, 0},
     {"train", SB_WOPT_PATH, 0, 0},
     {"dev", SB_WOPT_PATH, 0, 0},

@@ -15,6 +15,7 @@
 #include "sb_onednn.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
+#include "sb_tuning.h"
 
 #define SB_MAX_DIM 65536
 
@@ -32,12 +33,20 @@ static void gemm_help(void)
            "  --peak-gflops P     per-core peak of the kernel's path, for pct_peak\n"
            "  --onednn-isa ISA    cap oneDNN's ISA (ONEDNN_MAX_CPU_ISA names)\n"
            "  --prepack           pack B (the weights) once, time only the calls that reuse it\n"
+           "  --blocking B        own kernels: run this blocking (as a result's config records\n"
+           "                      it: kc=..,mc=..,nc=..,order=jr-ir|ir-jr,pf=..,split=auto|rows|\n"
+           "                      cols; 0 = built-in) instead of the tuned one\n"
+           "  --no-tune           the built-in blocking, not this machine's tuned one\n"
+           "  --tune-file F       the tuned blocking (default: tune-<fingerprint>.json beside\n"
+           "                      the database, see sprbench tune; $SPRBENCH_TUNE_FILE)\n"
            "  --result-file F     write the result as one JSON object\n"
            "  --json              print the result JSON instead of the human line\n\n"
            "amx-bf16 / amx-int8 read their loop nest from the environment (recorded in the\n"
            "result's config): SB_AMX_RESIDENT=a|b, the operand whose panel stays in L1\n"
            "(default b), and SB_AMX_PREFETCH=0..16, how many k steps ahead the other is\n"
            "prefetched (default 2); a value outside those is a usage error.\n\n"
+           "The result's config records the blocking the driver ran (\"blocking\") and where\n"
+           "it came from (\"tuning\"); SB_GEMM_KC/MC/NC override every blocking.\n"
            "A kernel this machine cannot run: one line with the reason on stderr, the result\n"
            "file (if asked for) written with status 'skipped', exit 3.\n"
            "Exit status: 0 ok, 1 wrong result or kernel failure, 2 bad input, 3 skipped.\n",
@@ -74,11 +83,16 @@ int sb_cmd_gemm(int argc, char **argv)
                                          {"prepack", no_argument, 0, 'P'},
                                          {"result-file", required_argument, 0, 'o'},
                                          {"json", no_argument, 0, 'j'},
+                                         {"blocking", required_argument, 0, 'B'},
+                                         {"no-tune", no_argument, 0, 'N'},
+                                         {"tune-file", required_argument, 0, 'F'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     sb_gemm_config cfg = {.transa = 'N', .transb = 'N', .min_seconds = 1.0};
-    const char *result_file = NULL;
-    int json = 0, c;
+    const char *result_file = NULL, *tune_file = NULL;
+    int json = 0, no_tune = 0, c;
+    sb_blocking blk;
+    int have_blk = 0;
     long v;
     double dv;
     sb_err e = {0};
@@ -132,6 +146,15 @@ int sb_cmd_gemm(int argc, char **argv)
             break;
         case 'o': result_file = optarg; break;
         case 'j': json = 1; break;
+        case 'B':
+            if (sb_blocking_parse(optarg, &blk, &e)) return sb_cli_report("gemm", &e);
+            have_blk = 1;
+            break;
+        case 'N': no_tune = 1; break;
+        case 'F':
+            if (sb_cli_check_path("--tune-file", optarg, &e)) return sb_cli_report("gemm", &e);
+            tune_file = optarg;
+            break;
         case 'h': gemm_help(); return 0;
         default:
             return sb_cli_usage_error("gemm", "unknown or incomplete option '%s' (see --help)",
@@ -154,12 +177,31 @@ int sb_cmd_gemm(int argc, char **argv)
     if (cfg.onednn_isa && sb_onednn_set_max_isa(cfg.onednn_isa, &e))
         return sb_cli_report("gemm", &e);
     test_fault(cfg.m);
+    sb_tuning tun;
+    if (have_blk) {
+        memset(&tun, 0, sizeof tun);
+        snprintf(tun.tuning, sizeof tun.tuning, "explicit (--blocking)");
+        cfg.blocking = &blk;
+    } else {
+        sb_tuning_load("gemm", tune_file, no_tune, &tun);
+        int cls = sb_shape_class(cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k);
+        if (tun.tuned && !sb_tune_find(&tun.table, cfg.kernel, cls)) {
+            char cn[16];
+            sb_shape_class_name(cls, cn, sizeof cn);
+            snprintf(tun.tuning, sizeof tun.tuning, "default (%s not tuned for %s)", cfg.kernel,
+                     cn);
+        }
+    }
+    cfg.tuning = tun.tuning;
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (cfg.threads <= 0) cfg.threads = si && si->cores > 0 ? si->cores : 1;
     omp_set_num_threads(cfg.threads);
 
     sb_gemm_result res;
-    if (sb_gemm_bench_run(&cfg, &res, &e)) return sb_cli_report("gemm", &e);
+    if (sb_gemm_bench_run(&cfg, &res, &e)) {
+        sb_tuning_free(&tun);
+        return sb_cli_report("gemm", &e);
+    }
 
     char reps[16], m[16], n[16], k[16], t[16], trans[3] = {cfg.transa, cfg.transb, 0};
     snprintf(reps, sizeof reps, "%d",
@@ -176,6 +218,11 @@ int sb_cmd_gemm(int argc, char **argv)
         rv[rn++] = (char *)cfg.onednn_isa;
     }
     if (cfg.prepack) rv[rn++] = "--prepack";
+    /* the blocking as it ran: the sealed command repeats it exactly */
+    if (res.blocking[0]) {
+        rv[rn++] = "--blocking";
+        rv[rn++] = res.blocking;
+    }
     rv[rn] = NULL;
     json_t *doc = sb_gemm_result_json(&cfg, &res);
     /* what this run put in force itself: the thread count it set, and the
@@ -218,5 +265,6 @@ int sb_cmd_gemm(int argc, char **argv)
     }
     json_decref(doc);
     sb_gemm_result_free(&res);
+    sb_tuning_free(&tun);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include "sb_workload.h"
 #include "sb_result.h"
 #include "sb_sysinfo.h"
+#include "sb_tuning.h"
 
 static void infer_help(void)
 {
@@ -58,6 +59,10 @@ static void infer_help(void)
            "  --warmup N       untimed forward passes before each timed pass (default 1)\n"
            "  --out F          write the predictions (id -> answer text)\n"
            "  --result-file F  write the result as one JSON object\n"
+           "  --no-tune        the GEMM driver's built-in blocking, not this machine's tuned\n"
+           "                   one (sprbench tune); the config records which ran\n"
+           "  --tune-file F    the tuned blocking (default: tune-<fingerprint>.json beside\n"
+           "                   the database; $SPRBENCH_TUNE_FILE)\n"
            "  --synth-dev N    synthetic questions without --data (default %d)\n"
            "  --profile        print where the throughput pass's time goes, per layer kind\n\n"
            "Metrics: latency_p50_ms/p90/p99 (per question at batch 1: the forward passes\n"
@@ -94,6 +99,8 @@ static const sb_opt g_infer_opts[] = {
     {"synth-dev", SB_OPT_LONG, O(synth_dev), SB_OPT_NOSET, "synth-dev"},
     {"seed", SB_OPT_LONG, O(seed), SB_OPT_NOSET, "seed"},
     {"profile", SB_OPT_FLAG, O(profile), SB_OPT_NOSET, NULL},
+    {"no-tune", SB_OPT_FLAG, O(no_tune), SB_OPT_NOSET, NULL},
+    {"tune-file", SB_OPT_STR, O(tune_file), SB_OPT_NOSET, NULL},
     {NULL, 0, 0, 0, NULL}};
 #undef O
 
@@ -185,6 +192,11 @@ int sb_cmd_infer(int argc, char **argv)
     if (o.threads <= 0) o.threads = si && si->cores > 0 ? si->cores : omp_get_max_threads();
     omp_set_num_threads((int)o.threads);
 
+    /* this machine's tuned blocking, before any GEMM runs */
+    sb_tuning tun;
+    sb_tuning_load("infer", o.tune_file, o.no_tune, &tun);
+    o.tuning = tun.tuning;
+    o.tune = tun.tuned ? &tun.table : NULL;
     sb_infer_job j = {0};
     int rc = sb_infer_job_run(&j, &o, &e);
     if (rc == SB_ESKIP && j.kernel_skipped) {
@@ -208,5 +220,6 @@ int sb_cmd_infer(int argc, char **argv)
         print_summary(&j, &o);
     }
     sb_infer_job_free(&j);
+    sb_tuning_free(&tun);
     return code;
 }

@@ -9,6 +9,7 @@
 #include "sb_kernel.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
+#include "sb_tuning.h"
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }
 
@@ -40,23 +41,96 @@ static void print_isa_lines(const sb_cpu *cpu)
     }
 }
 
+/* Whether this machine has been tuned: the file, and per kernel its classes
+ * and the latest time; "error" when the file cannot be used. */
+static json_t *tuning_json(const char *given, const char *fp)
+{
+    char path[1024];
+    sb_err e = {0};
+    json_t *o = json_object();
+    if (sb_tuning_path(given, path, sizeof path, &e)) {
+        json_object_set_new(o, "tuned", json_false());
+        json_object_set_new(o, "error", json_string(e.msg));
+        return o;
+    }
+    json_object_set_new(o, "file", json_string(path));
+    sb_tune_table t;
+    int exists = 0;
+    if (sb_tune_load(path, fp, &t, &exists, &e)) {
+        json_object_set_new(o, "tuned", json_false());
+        json_object_set_new(o, "error", json_string(e.msg));
+        return o;
+    }
+    json_object_set_new(o, "tuned", json_boolean(t.n > 0));
+    json_t *ks = json_array();
+    for (int i = 0; i < sb_kernel_count(); i++) {
+        const char *name = sb_kernel_at(i)->name;
+        int n = sb_tune_count(&t, name), kept = 0;
+        if (!n) continue;
+        const char *when = "";
+        for (int x = 0; x < t.n; x++)
+            if (!strcmp(t.e[x].kernel, name)) {
+                kept += t.e[x].kept_default;
+                if (strcmp(t.e[x].when, when) > 0) when = t.e[x].when;
+            }
+        json_array_append_new(ks, json_pack("{s:s, s:i, s:i, s:s}", "name", name, "classes", n,
+                                            "kept_default", kept, "tuned_at", when));
+    }
+    json_object_set_new(o, "kernels", ks);
+    sb_tune_free(&t);
+    return o;
+}
+
+static void print_tuning(json_t *o)
+{
+    const char *file = json_string_value(json_object_get(o, "file"));
+    const char *err = json_string_value(json_object_get(o, "error"));
+    if (err) {
+        printf("tuning       not usable: %s\n", err);
+        return;
+    }
+    if (!json_is_true(json_object_get(o, "tuned"))) {
+        printf("tuning       not tuned (no %s; run sprbench tune)\n", file ? file : "tune file");
+        return;
+    }
+    printf("tuning       tuned (%s)\n", file);
+    json_t *ks = json_object_get(o, "kernels");
+    for (size_t i = 0; i < json_array_size(ks); i++) {
+        json_t *k = json_array_get(ks, i);
+        printf("  %-14s %d shape class(es), %d kept the built-in blocking, %s\n",
+               json_string_value(json_object_get(k, "name")),
+               (int)json_integer_value(json_object_get(k, "classes")),
+               (int)json_integer_value(json_object_get(k, "kept_default")),
+               json_string_value(json_object_get(k, "tuned_at")));
+    }
+}
+
 int sb_cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"json", no_argument, 0, 'j'},
+                                         {"tune-file", required_argument, 0, 'f'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int json = 0, c;
+    const char *tune_file = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
+        else if (c == 'f')
+            tune_file = optarg;
         else if (c == 'h') {
             printf("usage: sprbench info [--json]\n\n"
                    "Describes this machine: CPU vendor, model, family/model/stepping and\n"
                    "microarchitecture; ISA flags from CPUID; whether the OS grants AMX (XCR0,\n"
                    "CPUID 0x1D, arch_prctl); hwloc topology and caches; memory; the kernels\n"
-                   "this machine can run; and the machine fingerprint results are keyed by.\n"
-                   "  --json   one JSON object instead of text\n");
+                   "this machine can run; the machine fingerprint results are keyed by; and\n"
+                   "whether this machine has been tuned (sprbench tune): which kernels, how\n"
+                   "many shape classes, when.\n"
+                   "  --json         one JSON object instead of text\n"
+                   "  --tune-file F  the tune file to look at (default: tune-<fingerprint>.json\n"
+                   "                 beside the database; $SPRBENCH_TUNE_FILE)\n");
             return 0;
         } else
             return sb_cli_usage_error("info", "unknown option (see --help)");
@@ -77,6 +151,7 @@ int sb_cmd_info(int argc, char **argv)
                                         ok ? "" : why));
     }
     json_object_set_new(doc, "kernels", kernels);
+    json_object_set_new(doc, "tuning", tuning_json(tune_file, si.fingerprint));
     json_object_set_new(doc, "sprbench_version", json_string(sb_version()));
     if (json) {
         sb_text_json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -113,6 +188,7 @@ int sb_cmd_info(int argc, char **argv)
         printf("  %-14s %s\n", json_string_value(json_object_get(k, "name")),
                ok ? "available" : json_string_value(json_object_get(k, "reason")));
     }
+    print_tuning(json_object_get(doc, "tuning"));
     json_decref(doc);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include "sb_sweep.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
+#include "sb_tune_file.h"
 #include "sb_workload.h"
 
 static void sweep_help(void)
@@ -87,6 +88,8 @@ static void sweep_help(void)
            "  --pair-reps R       repetitions per run of one binary (default 3)\n"
            "  --pair-tolerance T  the minimum effect the stopping rule uses (default 5%%)\n"
            "  --pair-seed N       the random order's seed (default 1)\n\n"
+           "gemm, train and infer points use this machine's tuned blocking beside --db\n"
+           "(sprbench tune; $SPRBENCH_TUNE_FILE names another), --no-tune the built-in one.\n\n"
            "Worker options, per workload: passed to `sprbench WORKLOAD` (in a plan file a\n"
            "flag without a value is `key = 1`):\n",
            names, sb_default_db());
@@ -357,6 +360,13 @@ int sb_cmd_sweep(int argc, char **argv)
         rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", db_path);
         goto fail;
     }
+    /* the points' workers use the tuned blocking beside this database (sb_tuning) */
+    const char *tf = getenv("SPRBENCH_TUNE_FILE");
+    const sb_sysinfo *tsi = sb_sysinfo_cached();
+    char tpath[1024];
+    sb_err te = {0};
+    if ((!tf || !*tf) && tsi && !sb_tune_path(db_path, tsi->fingerprint, tpath, sizeof tpath, &te))
+        setenv("SPRBENCH_TUNE_FILE", tpath, 1);
     sb_sweep_opts o = {.db_path = db_path,
                        .plan = &plan,
                        .resume_id = resume,

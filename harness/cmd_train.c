@@ -14,6 +14,7 @@
 #include "sb_result.h"
 #include "sb_squad_eval.h"
 #include "sb_sysinfo.h"
+#include "sb_tuning.h"
 #include "sb_train_job.h"
 
 static void train_help(void)
@@ -65,7 +66,11 @@ static void train_help(void)
         "                    only the rows of tokens some rank's batch holds; same result)\n"
         "  --bind MODE       core, socket or none: each rank its own cores (default core\n"
         "                    under mpirun; one process started alone: none unless given)\n"
-        "  --result-file F   write the result as one JSON object (sprbench sweep reads it)\n\n"
+        "  --result-file F   write the result as one JSON object (sprbench sweep reads it)\n"
+        "  --no-tune         the GEMM driver's built-in blocking, not this machine's tuned\n"
+        "                    one (sprbench tune); the config records which ran\n"
+        "  --tune-file F     the tuned blocking (default: tune-<fingerprint>.json beside\n"
+        "                    the database; $SPRBENCH_TUNE_FILE)\n\n"
         "Metrics: tokens_per_s, sequences_per_s, step_seconds (median of steady-state steps),\n"
         "achieved_gflops (training FLOPs per token x tokens/s; FLOPs per token =\n"
         "6 (L (4 D^2 + 2 D F) + 2 D) + 12 L S D), epoch_seconds (projected from the median\n"
@@ -115,6 +120,8 @@ static const sb_opt g_train_opts[] = {
     {"dense-allreduce", SB_OPT_FLAG, O(dense_allreduce), SB_OPT_NOSET, NULL},
     {"bucket-mb", SB_OPT_DOUBLE, O(bucket_mb), SB_OPT_NOSET, "bucket-mb"},
     {"full-attention", SB_OPT_FLAG, O(full_attention), SB_OPT_NOSET, NULL},
+    {"no-tune", SB_OPT_FLAG, O(no_tune), SB_OPT_NOSET, NULL},
+    {"tune-file", SB_OPT_STR, O(tune_file), SB_OPT_NOSET, NULL},
     {NULL, 0, 0, 0, NULL}};
 #undef O
 
@@ -200,6 +207,11 @@ int sb_cmd_train(int argc, char **argv)
     sb_train_opts_defaults(&o);
     if (o.threads <= 0) o.threads = default_threads();
     omp_set_num_threads(o.threads);
+    /* this machine's tuned blocking, before any GEMM runs */
+    sb_tuning tun;
+    sb_tuning_load("train", o.tune_file, o.no_tune, &tun);
+    o.tuning = tun.tuning;
+    o.tune = tun.tuned ? &tun.table : NULL;
     sb_train_job j = {0};
     int rc = sb_train_job_run(&j, &o, &e);
     const sb_sysinfo *si = sb_sysinfo_cached();
@@ -224,6 +236,7 @@ int sb_cmd_train(int argc, char **argv)
         print_summary(&j, &o);
     }
     sb_train_job_free(&j);
+    sb_tuning_free(&tun);
     return code;
 }
 

@@ -8,6 +8,7 @@
 #include "sb_cpu.h"
 #include "sb_ukr.h"
 #include <stdio.h>
+#include <string.h>
 
 /* ---- entry points ------------------------------------------------------ */
 
@@ -30,6 +31,20 @@ static const sb_ukr *pick(const sb_ukr *u, int npair, const sb_gemm_desc *d)
     return npair == 2 && d->transa == 'T' ? u + 1 : u;
 }
 
+/* d with the table's blocking for this kernel and d's shape class, when d
+ * names none and the table has one (sb_blocking_set). */
+static const sb_gemm_desc *with_table(const own_kernel *o, const sb_gemm_desc *d,
+                                      sb_gemm_desc *tmp)
+{
+    if (d->blocking) return d;
+    const sb_blocking *b =
+        sb_blocking_get(o->kernel->name, sb_shape_class(d->transa, d->transb, d->m, d->n, d->k));
+    if (!b) return d;
+    *tmp = *d;
+    tmp->blocking = b;
+    return tmp;
+}
+
 static int check_run(const own_kernel *o, const sb_gemm_desc *d, sb_err *e)
 {
     char why[300];
@@ -42,6 +57,8 @@ static int own_gemm(const own_kernel *o, const sb_gemm_desc *d, const void *A, c
                     void *C, sb_err *e)
 {
     int rc = check_run(o, d, e);
+    sb_gemm_desc tmp;
+    d = with_table(o, d, &tmp);
     return rc ? rc : sb_gemm_run(pick(ukrs_of(o), o->npair, d), d, A, B, NULL, C, e);
 }
 
@@ -49,6 +66,8 @@ static int own_gemm_bf16(const own_kernel *o, const sb_gemm_desc *d, const uint1
                          const uint16_t *B, float *C, sb_err *e)
 {
     int rc = check_run(o, d, e);
+    sb_gemm_desc tmp;
+    d = with_table(o, d, &tmp);
     return rc ? rc : sb_gemm_run(pick(o->ukr_bf16_in, o->npair, d), d, A, B, NULL, C, e);
 }
 
@@ -59,6 +78,8 @@ static int own_pack(const own_kernel *o, const sb_gemm_desc *d, const void *B, s
     char why[300];
     if (!o->probe(why, sizeof why))
         return sb_errf(e, SB_EFAIL, "%s cannot run here: %s", o->kernel->name, why);
+    sb_gemm_desc tmp;
+    d = with_table(o, d, &tmp);
     return sb_gemm_pack_b_whole(ukrs_of(o), o->kernel, d, B, out, e);
 }
 
@@ -67,6 +88,8 @@ static int own_packed(const own_kernel *o, const sb_gemm_desc *d, const void *A,
 {
     int rc = check_run(o, d, e);
     if (!rc) rc = sb_packed_b_check(B, o->kernel, d, e);
+    sb_gemm_desc tmp;
+    d = with_table(o, d, &tmp);
     return rc ? rc : sb_gemm_run(pick(ukrs_of(o), o->npair, d), d, A, NULL, B, C, e);
 }
 
@@ -169,3 +192,31 @@ OWN_KERNEL(sb_kernel_amx_bf16_model, "amx-bf16-model", SB_DT_BF16, "amx_bf16",
 OWN_KERNEL(sb_kernel_amx_int8_model, "amx-int8-model", SB_DT_INT8, "amx_int8",
            "amx-int8's tiling on the functional tile model (tests)", sb_isa_probe_f32,
            &sb_ukr_amxm_int8, NULL, 1, 1);
+
+/* Every own kernel (registered and not), for sb_kernel_blocking. */
+static const own_kernel *const g_own[] = {
+#define SB_KERNEL_OWN(id, ...) &sb_kernel_##id##_o,
+#define SB_KERNEL_LIB(id)
+#include "sb_kernels.def"
+#undef SB_KERNEL_OWN
+#undef SB_KERNEL_LIB
+    &sb_kernel_avx2_int8_u7_o,
+    &sb_kernel_avx2_int8_vnni_model_o,
+    &sb_kernel_amx_bf16_model_o,
+    &sb_kernel_amx_int8_model_o,
+};
+
+int sb_kernel_blocking(const sb_kernel *k, const sb_gemm_desc *d, sb_blocking *out)
+{
+    const own_kernel *o = NULL;
+    for (size_t i = 0; i < sizeof g_own / sizeof g_own[0]; i++)
+        if (g_own[i]->kernel == k) o = g_own[i];
+    if (!o) {
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    sb_gemm_desc tmp;
+    d = with_table(o, d, &tmp);
+    sb_gemm_call_blocking(pick(ukrs_of(o), o->npair, d), d, out);
+    return 1;
+}

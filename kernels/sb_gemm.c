@@ -2,9 +2,9 @@
 #include "sb_cpu.h"
 #include "sb_dequant.h"
 #include "sb_mem.h"
-#include "sb_cpu.h"
 #include <omp.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,14 +79,20 @@ static void env_init(void)
  * the (L3) B block for every small MC step for the AVX-512 kernels; the
  * AVX2 ones, with half as wide a B panel, read each A block twice as often
  * and do better with it in L2. NC: the packed B block takes
- * a quarter of L3 (shared by the threads). */
-void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, int *kc)
+ * a quarter of L3 (shared by the threads). A caller's blocking (b) replaces
+ * these caps, SB_GEMM_KC/MC/NC replace both. */
+static void blocking_resolve(const sb_ukr *u, int m, int n, int k, const sb_blocking *b,
+                             sb_blocking *out)
 {
     size_t l1, l2, l3;
     sb_gemm_get_cache_sizes(&l1, &l2, &l3);
     pthread_once(&g_env_once, env_init);
     (void)l1;
+    sb_blocking z = {0};
+    if (!b) b = &z;
+    *out = *b;
     long kc_cap = (long)(l2 / 8 / ((size_t)u->nr * u->b_esz));
+    if (b->kc > 0) kc_cap = b->kc;
     if (g_env_kc > 0) kc_cap = g_env_kc;
     if (u->kc_max && kc_cap > u->kc_max) kc_cap = u->kc_max;
     if (kc_cap < u->ku) kc_cap = u->ku;
@@ -95,15 +101,197 @@ void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, in
     if (k <= kc_cap + kc_cap / 4) kcv = round_up(k, u->ku);
     long mc_cap = (long)(l2 * (u->a_l2_pct ? (size_t)u->a_l2_pct : 150) / 100 /
                          ((size_t)kcv * u->a_esz));
+    if (b->mc > 0) mc_cap = b->mc;
     if (g_env_mc > 0) mc_cap = g_env_mc;
     int mcv = balanced_block(m, (int)(mc_cap / u->mr * u->mr), u->mr);
     long nc_cap = (long)(l3 / 4 / ((size_t)kcv * u->b_esz));
+    if (b->nc > 0) nc_cap = b->nc;
     if (g_env_nc > 0) nc_cap = g_env_nc;
     if (nc_cap > 8192) nc_cap = 8192;
     int ncv = balanced_block(n, (int)(nc_cap / u->nr * u->nr), u->nr);
-    *mc = mcv;
-    *nc = ncv;
-    *kc = kcv;
+    out->mc = mcv;
+    out->nc = ncv;
+    out->kc = kcv;
+}
+
+void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, int *kc)
+{
+    sb_blocking r;
+    blocking_resolve(u, m, n, k, NULL, &r);
+    *mc = r.mc;
+    *nc = r.nc;
+    *kc = r.kc;
+}
+
+/* ---- shape classes and the blocking table ------------------------------ */
+
+static int size_bucket(int v) { return v <= 96 ? 0 : v <= 384 ? 1 : v <= 1024 ? 2 : 3; }
+static const char g_bucket_ch[4] = {'t', 's', 'm', 'l'};
+
+int sb_shape_class(char transa, char transb, int m, int n, int k)
+{
+    return (transa == 'T') << 7 | (transb == 'T') << 6 | size_bucket(m) << 4 |
+           size_bucket(n) << 2 | size_bucket(k);
+}
+
+void sb_shape_class_name(int cls, char *buf, size_t len)
+{
+    if (cls < 0 || cls >= SB_SHAPE_CLASSES) {
+        if (len) buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, len, "%c%c-%c%c%c", cls & 128 ? 'T' : 'N', cls & 64 ? 'T' : 'N',
+             g_bucket_ch[cls >> 4 & 3], g_bucket_ch[cls >> 2 & 3], g_bucket_ch[cls & 3]);
+}
+
+static int bucket_of(char c)
+{
+    for (int i = 0; i < 4; i++)
+        if (g_bucket_ch[i] == c) return i;
+    return -1;
+}
+
+int sb_shape_class_parse(const char *s)
+{
+    if (!s || strlen(s) != 6 || s[2] != '-' || !strchr("NT", s[0]) || !strchr("NT", s[1]) ||
+        !s[0] || !s[1])
+        return -1;
+    int bm = bucket_of(s[3]), bn = bucket_of(s[4]), bk = bucket_of(s[5]);
+    if (bm < 0 || bn < 0 || bk < 0) return -1;
+    return (s[0] == 'T') << 7 | (s[1] == 'T') << 6 | bm << 4 | bn << 2 | bk;
+}
+
+#define SB_BLK_TABLE 1024
+typedef struct {
+    char kernel[32];
+    int cls;
+    sb_blocking b;
+} blk_entry;
+static blk_entry g_blk[SB_BLK_TABLE];
+static int g_nblk;
+
+int sb_blocking_set(const char *kernel, int cls, const sb_blocking *b, sb_err *e)
+{
+    if (!kernel || strlen(kernel) >= sizeof g_blk[0].kernel)
+        return sb_errf(e, SB_EUSAGE, "blocking table: bad kernel name");
+    if (cls < 0 || cls >= SB_SHAPE_CLASSES)
+        return sb_errf(e, SB_EUSAGE, "blocking table: bad shape class %d", cls);
+    for (int i = 0; i < g_nblk; i++)
+        if (g_blk[i].cls == cls && !strcmp(g_blk[i].kernel, kernel)) {
+            g_blk[i].b = *b;
+            return SB_OK;
+        }
+    if (g_nblk >= SB_BLK_TABLE)
+        return sb_errf(e, SB_EUSAGE, "blocking table full (%d entries)", SB_BLK_TABLE);
+    blk_entry *x = &g_blk[g_nblk];
+    snprintf(x->kernel, sizeof x->kernel, "%s", kernel);
+    x->cls = cls;
+    x->b = *b;
+    g_nblk++;
+    return SB_OK;
+}
+
+void sb_blocking_clear(void) { g_nblk = 0; }
+
+const sb_blocking *sb_blocking_get(const char *kernel, int cls)
+{
+    for (int i = 0; i < g_nblk; i++)
+        if (g_blk[i].cls == cls && !strcmp(g_blk[i].kernel, kernel)) return &g_blk[i].b;
+    return NULL;
+}
+
+static const char *const g_order_names[] = {"jr-ir", "ir-jr"};
+static const char *const g_split_names[] = {"auto", "rows", "cols"};
+
+int sb_blocking_format(const sb_blocking *b, char *buf, size_t len)
+{
+    int order = b->order == SB_ORDER_IR_JR, split = b->split >= 0 && b->split <= 2 ? b->split : 0;
+    int w = snprintf(buf, len, "kc=%d,mc=%d,nc=%d,order=%s,pf=%d,split=%s", b->kc, b->mc, b->nc,
+                     g_order_names[order], b->pf, g_split_names[split]);
+    if (b->variant && w >= 0 && (size_t)w < len)
+        w += snprintf(buf + w, len - w, ",variant=%d", b->variant);
+    if (b->amx_resident && w >= 0 && (size_t)w < len)
+        w += snprintf(buf + w, len - w, ",amx_resident=%d", b->amx_resident);
+    if (b->amx_tiles && w >= 0 && (size_t)w < len)
+        w += snprintf(buf + w, len - w, ",amx_tiles=%d", b->amx_tiles);
+    return w;
+}
+
+static int name_index(const char *v, size_t vl, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) == vl && !strncmp(v, names[i], vl)) return i;
+    return -1;
+}
+
+int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
+{
+    sb_blocking r = {0};
+    if (!s) return sb_errf(e, SB_EUSAGE, "blocking: empty");
+    if (!strcmp(s, "default")) {
+        *b = r;
+        return SB_OK;
+    }
+    const char *p = s;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (!eq || eq == p || eq == p + len - 1)
+            return sb_errf(e, SB_EUSAGE, "blocking '%.80s': '%.*s' is not KEY=VALUE", s, (int)len,
+                           p);
+        size_t kl = (size_t)(eq - p), vl = len - kl - 1;
+        const char *v = eq + 1;
+        int *slot = NULL, lo = 0, hi = 0;
+        if (kl == 5 && !strncmp(p, "order", 5)) {
+            r.order = name_index(v, vl, g_order_names, 2);
+            if (r.order < 0)
+                return sb_errf(e, SB_EUSAGE, "blocking '%.80s': order is jr-ir or ir-jr", s);
+        } else if (kl == 5 && !strncmp(p, "split", 5)) {
+            r.split = name_index(v, vl, g_split_names, 3);
+            if (r.split < 0)
+                return sb_errf(e, SB_EUSAGE, "blocking '%.80s': split is auto, rows or cols", s);
+        } else {
+            if (kl == 2 && !strncmp(p, "kc", 2)) slot = &r.kc, hi = 1 << 16;
+            else if (kl == 2 && !strncmp(p, "mc", 2)) slot = &r.mc, hi = 1 << 16;
+            else if (kl == 2 && !strncmp(p, "nc", 2)) slot = &r.nc, hi = 1 << 16;
+            else if (kl == 2 && !strncmp(p, "pf", 2)) slot = &r.pf, hi = 1024;
+            else if (kl == 7 && !strncmp(p, "variant", 7)) slot = &r.variant, hi = 15;
+            else if (kl == 12 && !strncmp(p, "amx_resident", 12)) slot = &r.amx_resident, hi = 2;
+            else if (kl == 9 && !strncmp(p, "amx_tiles", 9)) slot = &r.amx_tiles, hi = 15;
+            else
+                return sb_errf(e, SB_EUSAGE,
+                               "blocking '%.80s': unknown field '%.*s' (kc, mc, nc, order, pf, "
+                               "split, variant, amx_resident, amx_tiles)",
+                               s, (int)kl, p);
+            long x = 0;
+            size_t i = 0;
+            for (; i < vl && v[i] >= '0' && v[i] <= '9' && x <= hi; i++) x = x * 10 + (v[i] - '0');
+            if (i != vl || x < lo || x > hi)
+                return sb_errf(e, SB_EUSAGE, "blocking '%.80s': %.*s must be an integer %d..%d", s,
+                               (int)kl, p, lo, hi);
+            *slot = (int)x;
+        }
+        p += len;
+        if (*p == ',') {
+            p++;
+            if (!*p) return sb_errf(e, SB_EUSAGE, "blocking '%.80s': trailing comma", s);
+        }
+    }
+    *b = r;
+    return SB_OK;
+}
+
+/* The blocking a call runs with (its own or the built-in rule), resolved.
+ * The kernel's entry points (gemm_own.c) put the table's entry in d. */
+static void call_blocking(const sb_ukr *u, const sb_gemm_desc *d, sb_blocking *out)
+{
+    blocking_resolve(u, d->m, d->n, d->k, d->blocking, out);
+}
+
+void sb_gemm_call_blocking(const sb_ukr *u, const sb_gemm_desc *d, sb_blocking *out)
+{
+    call_blocking(u, d, out);
 }
 
 /* ---- per-thread buffers ------------------------------------------------ */
@@ -183,6 +371,7 @@ typedef struct {
     const sb_packed_b *pb;
     void *C;
     int mc, nc, kc, nt;
+    int order, pf;
     int split_rows;    /* 1: threads own row ranges; 0: column panels */
     char *shared_b[2]; /* split rows: B blocks packed by all threads together
                                (double-buffered); NULL: each thread packs its own */
@@ -291,15 +480,29 @@ static void run_thread(run_ctx *x, int tid, int nt)
                              last_kc && (d->dequant || d->bias) ? &post : NULL);
                     continue;
                 }
-                for (int jp = col_plo; jp < col_phi; jp++) {
-                    int jr = jp * u->nr;
-                    int nre = ncur - jr < u->nr ? ncur - jr : u->nr;
-                    const char *bp = bblk + jp * bpan;
-                    for (int ir = 0; ir < mcur; ir += u->mr) {
+                int nmp = (mcur + u->mr - 1) / u->mr, njp = col_phi - col_plo;
+                int ir_outer = x->order == SB_ORDER_IR_JR;
+                int n_out = ir_outer ? nmp : njp, n_in = ir_outer ? njp : nmp;
+                /* the micro-tiles of this block, in the order asked */
+                for (int to = 0; to < n_out; to++) {
+                    for (int ti = 0; ti < n_in; ti++) {
+                        int irp = ir_outer ? to : ti, jp = col_plo + (ir_outer ? ti : to);
+                        int ir = irp * u->mr, jr = jp * u->nr;
+                        int nre = ncur - jr < u->nr ? ncur - jr : u->nr;
                         int mre = mcur - ir < u->mr ? mcur - ir : u->mr;
+                        const char *bp = bblk + jp * bpan;
+                        const char *ap = ablk + (size_t)irp * apan;
+                        if (x->pf) {
+                            /* the next tile's A micro-panel (wrapping to the first) */
+                            int nirp = ir_outer ? (ti + 1 < n_in ? to : (to + 1 < nmp ? to + 1 : 0))
+                                                : (ti + 1 < n_in ? ti + 1 : 0);
+                            const char *na = ablk + (size_t)nirp * apan;
+                            size_t lines = apan / 64 < (size_t)x->pf ? apan / 64 : (size_t)x->pf;
+                            for (size_t l = 0; l < lines; l++)
+                                __builtin_prefetch(na + l * 64, 0, 2);
+                        }
                         char *cp = (char *)x->C + ((size_t)(ic + ir) * d->ldc + jc + jr) * csz;
-                        u->kernel(kcp, ablk + (ir / u->mr) * apan, bp, cp, d->ldc, mre, nre,
-                                  d->alpha, beta);
+                        u->kernel(kcp, ap, bp, cp, d->ldc, mre, nre, d->alpha, beta);
                         if (last_kc && (d->dequant || d->bias)) {
                             sb_tile_post post = {tile_post, d, ic, jc};
                             tile_post(&post, cp, ir, jr, mre, nre);
@@ -344,7 +547,13 @@ int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const voi
     int rc = sb_gemm_desc_check(d, e);
     if (rc) return rc;
     run_ctx x = {.u = u, .d = d, .A = A, .B = B, .pb = pb, .C = C, .err = e};
-    sb_gemm_blocking(u, d->m, d->n, d->k, &x.mc, &x.nc, &x.kc);
+    sb_blocking bl;
+    call_blocking(u, d, &bl);
+    x.mc = bl.mc;
+    x.nc = bl.nc;
+    x.kc = bl.kc;
+    x.order = bl.order;
+    x.pf = bl.pf;
     if (pb) {
         x.nc = pb->nc;
         x.kc = pb->kc;
@@ -355,7 +564,9 @@ int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const voi
     double flops = 2.0 * d->m * d->n * d->k;
     if (x.nt > 1 && flops / x.nt < 1e6) x.nt = flops >= 2e6 ? (int)(flops / 1e6) : 1;
     if (x.nt < 1) x.nt = 1;
-    x.split_rows = x.nt == 1 || choose_split_rows(u, d->m, d->n, d->n < x.nc ? d->n : x.nc, x.nt);
+    x.split_rows = x.nt == 1 || bl.split == SB_SPLIT_ROWS ||
+                   (bl.split != SB_SPLIT_COLS &&
+                    choose_split_rows(u, d->m, d->n, d->n < x.nc ? d->n : x.nc, x.nt));
     pthread_once(&g_env_once, env_init);
     if (x.nt > 1 && x.split_rows && !pb && !g_env_private_b) {
         /* the calling thread's pair of shared B buffers, kept for its next calls */
@@ -396,8 +607,10 @@ int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc 
     if (rc) return rc;
     sb_packed_b *p = calloc(1, sizeof *p);
     if (!p) return sb_errf(e, SB_EFAIL, "out of memory");
-    int mc;
-    sb_gemm_blocking(u, dd.m, dd.n, dd.k, &mc, &p->nc, &p->kc);
+    sb_blocking bl;
+    call_blocking(u, &dd, &bl);
+    p->nc = bl.nc;
+    p->kc = bl.kc;
     p->owner = owner;
     p->k = dd.k;
     p->n = dd.n;

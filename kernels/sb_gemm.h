@@ -124,6 +124,10 @@ int sb_packed_b_check(const sb_packed_b *pb, const void *owner, const sb_gemm_de
 /* The blocking sb_gemm_run picks for u and this shape (exposed for tests and
  * the benchmark's notes). */
 void sb_gemm_blocking(const sb_ukr *u, int m, int n, int k, int *mc, int *nc, int *kc);
+/* The whole blocking sb_gemm_run uses for u and d: d->blocking, else the
+ * built-in rule; sizes resolved as the driver runs them. (The table of
+ * sb_blocking_set is looked up by the kernels' entry points, gemm_own.c.) */
+void sb_gemm_call_blocking(const sb_ukr *u, const sb_gemm_desc *d, sb_blocking *out);
 
 /* Shared checks for the int8 entry points: beta 0 or 1. */
 int sb_gemm_check_int8(const sb_gemm_desc *d, sb_err *e);

@@ -36,6 +36,35 @@ typedef struct sb_dequant {
     const float *bias;       /* [n] or NULL */
 } sb_dequant;
 
+/* How a project kernel's GEMM driver (sb_gemm) blocks and orders one call.
+ * Zero in any field means the built-in choice, so {0} is today's behaviour.
+ *   kc, mc, nc  caps on the k, m and n blocks (rounded and balanced by the
+ *               driver as its own figures are); SB_GEMM_KC/MC/NC in the
+ *               environment still override them for the whole process
+ *   order       inner loops: SB_ORDER_JR_IR (each B micro-panel against all
+ *               A micro-panels of the block, the default) or SB_ORDER_IR_JR
+ *               (each A micro-panel against all B micro-panels)
+ *   pf          cache lines of the next A micro-panel prefetched (to L2)
+ *               before each micro-kernel call; 0 none
+ *   split       how threads share the work: SB_SPLIT_AUTO (the driver's
+ *               rule), SB_SPLIT_ROWS, SB_SPLIT_COLS
+ *   variant     the micro-kernel variant; every kernel has one today (0)
+ *   amx_resident, amx_tiles  reserved for the AMX kernels (which operand stays
+ *               in L1, the tile arrangement); 0 = their defaults, not read by
+ *               the driver
+ * Every choice gives the same C bit for bit as long as kc is unchanged (the
+ * k blocks fix the order of additions), and within rounding otherwise. */
+typedef struct sb_blocking {
+    int kc, mc, nc;
+    int order;
+    int pf;
+    int split;
+    int variant;
+    int amx_resident, amx_tiles;
+} sb_blocking;
+enum { SB_ORDER_JR_IR = 0, SB_ORDER_IR_JR = 1 };
+enum { SB_SPLIT_AUTO = 0, SB_SPLIT_ROWS = 1, SB_SPLIT_COLS = 2 };
+
 typedef struct sb_gemm_desc {
     char transa, transb; /* 'N' or 'T' */
     int m, n, k;
@@ -46,6 +75,9 @@ typedef struct sb_gemm_desc {
                                product (a linear layer's bias, fused where the kernel
                                writes C); NULL: none. Int8 entries refuse it. */
     const sb_dequant *dequant; /* int8 C only: the epilogue above; NULL: s32 C */
+    const sb_blocking *blocking; /* project kernels: this call's blocking; NULL: the one
+                                 set for the kernel and shape class (sb_blocking_set),
+                                 else the built-in rule. Library kernels ignore it. */
 } sb_gemm_desc;
 
 /* B packed once in a kernel's own layout, reused across calls (weights).
@@ -98,6 +130,41 @@ typedef struct sb_kernel {
  * other module ran first. A zero keeps the current value. */
 void sb_gemm_set_cache_sizes(size_t l1d, size_t l2, size_t l3);
 void sb_gemm_get_cache_sizes(size_t *l1d, size_t *l2, size_t *l3);
+
+/* Shape classes: the blocking a caller sets applies to every call of one
+ * kernel whose transposes and m, n, k magnitudes match. Each size falls in
+ * t (<= 96), s (<= 384), m (<= 1024) or l (larger); the class is named
+ * "<transa><transb>-<m><n><k>", e.g. "NN-mmm" for 1024^3, "NN-lll" for
+ * 2048^3, "TN-mml" for a DistilBERT weight gradient (768 x 768 over 12288
+ * tokens). Codes run 0 .. SB_SHAPE_CLASSES - 1. */
+#define SB_SHAPE_CLASSES 256
+int sb_shape_class(char transa, char transb, int m, int n, int k);
+/* The name of a class into buf (at least 8 bytes); "" for a bad code. */
+void sb_shape_class_name(int cls, char *buf, size_t len);
+/* The code of a class name; -1 when s is not one. */
+int sb_shape_class_parse(const char *s);
+
+/* The per-process table of blockings the driver uses when a call names none
+ * (desc->blocking NULL): one per kernel name and shape class. Set it before
+ * any GEMM runs (the workers do, from the tuned file): it is read without a
+ * lock. SB_EUSAGE when the table (1024 entries) is full or the name is
+ * longer than 31 characters. */
+int sb_blocking_set(const char *kernel, int cls, const sb_blocking *b, sb_err *e);
+void sb_blocking_clear(void);
+/* The entry for kernel and class, or NULL. */
+const sb_blocking *sb_blocking_get(const char *kernel, int cls);
+/* Compact text: "kc=256,mc=96,nc=4096,order=jr-ir,pf=0,split=auto"
+ * (variant and the AMX fields only when set; a zero size prints as 0 =
+ * built-in). Returns what snprintf returns. */
+int sb_blocking_format(const sb_blocking *b, char *buf, size_t len);
+/* Parses that text (any subset of the fields, in any order; "default" for
+ * all zero) into *b. SB_EUSAGE naming the bad part. */
+int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e);
+/* What the driver would really run for kernel k and call d (d->blocking,
+ * else the table, else the built-in rule; SB_GEMM_KC/MC/NC applied; sizes
+ * as the driver rounds them). 1 with *out filled for a project kernel, 0 for
+ * one that does not run through the driver (scalar-f32, oneDNN). */
+int sb_kernel_blocking(const sb_kernel *k, const sb_gemm_desc *d, sb_blocking *out);
 
 /* Test hook: a probe answers "no" when SB_FORCE_NO_<FLAG> is set to a
  * non-empty value other than "0", e.g. SB_FORCE_NO_AVX2 (and everything above

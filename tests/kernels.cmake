@@ -37,3 +37,9 @@ sb_kern_forced_run(test_kern_gemm_noavxvnni test_kern_gemm AVX_VNNI --only avx2-
 sb_kern_forced_run(test_kern_peak_noavx512 test_kern_peak AVX512)
 sb_kern_forced_run(test_kern_peak_noavx2 test_kern_peak AVX2)
 sb_kern_forced_run(test_kern_amxcfg_noavx512 test_kern_amxcfg AVX512)
+# the driver's blocking (every own kernel under non-default blockings), the
+# tune file and a tiny tuner run
+sb_add_unit(test_kern_tune ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_tune.c)
+set_tests_properties(test_kern_tune PROPERTIES TIMEOUT 120)
+sb_add_script(kern_tune_cli kern_tune_cli.sh)
+set_tests_properties(kern_tune_cli PROPERTIES TIMEOUT 300)

@@ -143,6 +143,7 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
                       c->beta,
                       c->threads,
                       NULL,
+                      NULL,
                       NULL};
     size_t na = (size_t)a_rows * d.lda, nb = (size_t)b_rows * d.ldb, nc = (size_t)c->m * d.ldc;
     size_t off = (size_t)c->offset;
@@ -423,7 +424,7 @@ static void test_packed_mismatch(const sb_kernel *K, const sb_kernel *other)
     float Bf[8 * 8] = {0};
     int8_t Bi[8 * 8] = {0};
     const void *B = is8 ? (const void *)Bi : (const void *)Bf;
-    sb_gemm_desc d = {'N', 'N', 4, 8, 8, 8, 8, 8, 1, 0, 1, NULL, NULL};
+    sb_gemm_desc d = {'N', 'N', 4, 8, 8, 8, 8, 8, 1, 0, 1, NULL, NULL, NULL};
     sb_packed_b *pb = NULL;
     sb_err e = {0};
     CHECK_EQ_INT(K->pack_b(&d, B, &pb, &e), SB_OK);
@@ -498,7 +499,7 @@ static void test_skip_paths(void)
                "%s under %s: '%s'", K->name, f[i].var, why);
         if (strncmp(K->name, "onednn", 6) != 0) {
             /* our entry points check the probe themselves */
-            sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL};
+            sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL};
             float Af[4] = {1, 2, 3, 4}, Cf[4];
             uint8_t Ai[4] = {1, 2, 3, 4};
             int8_t Bi[4] = {1, 2, 3, 4};
@@ -573,7 +574,7 @@ static void test_bad_input(void)
         const sb_kernel *K = sb_kernel_at(i);
         char why[300];
         if (!K->probe(why, sizeof why)) continue;
-        sb_gemm_desc d = {'N', 'X', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL};
+        sb_gemm_desc d = {'N', 'X', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL};
         float f[4] = {0};
         uint8_t a[4] = {0};
         int8_t b[4] = {0};
@@ -620,7 +621,7 @@ static void test_reference(void)
     for (int t = 0; t < 4; t++) {
         char ta = "NNTT"[t], tb = "NTNT"[t];
         sb_gemm_desc d = {ta, tb,   2, 2,    3,   ta == 'N' ? 3 : 2, tb == 'N' ? 2 : 3, 2,
-                          2,  0.5f, 1, bias, NULL};
+                          2,  0.5f, 1, bias, NULL, NULL};
         float C[4] = {1, 2, 3, 4};
         sb_err e = {0};
         CHECK_EQ_INT(sb_kernel_find("scalar-f32")
@@ -633,7 +634,7 @@ static void test_reference(void)
     }
     const uint8_t Au[4] = {255, 0, 1, 255};
     const int8_t Bs[4] = {-128, 127, 127, -128};
-    sb_gemm_desc d8 = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL};
+    sb_gemm_desc d8 = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL};
     int32_t C8[4];
     sb_gemm_ref_u8s8(&d8, Au, Bs, C8);
     CHECK(C8[0] == -32640 && C8[1] == 32385 && C8[2] == -128 + 255 * 127 && C8[3] == 127 - 32640);
@@ -653,7 +654,7 @@ static void test_reference(void)
                    0};
         sb_gemm_desc d = {
             c.ta, c.tb, c.m, c.n,  c.k, c.ta == 'N' ? c.k : c.m, c.tb == 'N' ? c.n : c.k, c.n,
-            1.5f, 0.5f, 1,   NULL, NULL};
+            1.5f, 0.5f, 1,   NULL, NULL, NULL};
         size_t n = 30 * 30;
         float Af[900], Bf[900], C1[900], C2[900];
         for (size_t x = 0; x < n; x++) {
@@ -732,7 +733,7 @@ int main(int argc, char **argv)
     const sb_kernel *KD = sb_kernel_find("onednn-f32");
     if (KD->probe(why, sizeof why)) {
         float a[4] = {1, 2, 3, 4}, c[4];
-        sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL};
+        sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL};
         CHECK_EQ_INT(KD->gemm_f32(&d, a, a, c, &ie), SB_OK);
         CHECK(KD->impl && KD->impl() && KD->impl()[0]);
         const char *impl = KD->impl && KD->impl() ? KD->impl() : "";

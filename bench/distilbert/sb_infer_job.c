@@ -254,6 +254,7 @@ json_t *sb_infer_result_json(const sb_infer_job *j, const sb_infer_opts *o, int 
         json_object_set_new(config, "attention",
                             json_string(j->attn8 ? "int8" : "f32"));
     if (k->impl && k->impl()) json_object_set_new(config, "impl", json_string(k->impl()));
+    sb_tune_config_json(config, o->tuning, o->tune, k);
     sb_result_head h = {"infer", k->name, sb_dtype_name(k->dtype), (int)o->threads, 1, 1, 1,
                         "ok",    ""};
     json_t *doc = sb_result_worker(&h, config, argc, argv, fingerprint);

@@ -16,6 +16,7 @@
 #include "sb_squad.h"
 #include "sb_squad_eval.h"
 #include "sb_tokenizer.h"
+#include "sb_tune_file.h"
 
 #define SB_INFER_SYNTH_DEV 300
 
@@ -24,6 +25,10 @@ typedef struct sb_infer_opts {
         *attention; /* "f32" (NULL) or "int8" */
     long threads, batch, seq, stride, requests, warmup, synth_dev, seed;
     int set_seq, set_stride, compare_f32, full_attention, no_latency, profile;
+    int no_tune;               /* --no-tune: the built-in blocking */
+    const char *tune_file;     /* --tune-file */
+    const char *tuning;        /* set by the command: recorded in the config */
+    const sb_tune_table *tune; /* the tuned entries in force (NULL: none) */
     void (*note)(const char *line); /* one line for the user (stderr); NULL: none */
 } sb_infer_opts;
 

@@ -242,6 +242,7 @@ static json_t *config_json(const sb_train_job *j, const sb_train_opts *o, double
     /* the instruction set the element-wise code (GELU, LayerNorm, softmax,
      * dropout, AdamW) dispatched to: avx512, avx2 or scalar */
     json_object_set_new(config, "elementwise_isa", json_string(sb_layers_isa()));
+    sb_tune_config_json(config, o->tuning, o->tune, j->k);
     return config;
 }
 

@@ -16,6 +16,7 @@
 #include "sb_tokenizer.h"
 #include "sb_train.h"
 #include "sb_train_ranks.h"
+#include "sb_tune_file.h"
 
 /* What `--model tiny` takes unless told otherwise: the settings with which a
  * tiny model learns the synthetic set (EM >= 90 on its held-apart dev). */
@@ -42,6 +43,10 @@ typedef struct sb_train_opts {
     int full_attention;
     double bucket_mb;
     const char *bind;
+    int no_tune;                  /* --no-tune: the built-in blocking */
+    const char *tune_file;        /* --tune-file */
+    const char *tuning;           /* set by the command: recorded in the config */
+    const sb_tune_table *tune;    /* the tuned entries in force (NULL: none) */
     /* one line for the user (stderr), without the command's name; NULL: none */
     void (*note)(const char *line);
 } sb_train_opts;

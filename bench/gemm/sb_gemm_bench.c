@@ -82,7 +82,8 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     res->dtype = sb_dtype_name(k->dtype);
     shape_info s = shape_of(cfg);
     sb_gemm_desc d = {cfg->transa, cfg->transb, cfg->m, cfg->n,       cfg->k, s.lda, s.ldb,
-                      s.ldc,       1.0f,        0.0f,   cfg->threads, NULL,   NULL};
+                      s.ldc,       1.0f,        0.0f,   cfg->threads, NULL,   NULL,
+                      cfg->blocking};
     int rc = sb_gemm_desc_check(&d, e);
     if (rc) return rc;
     /* 3 matrices of this size must fit comfortably; refuse absurd requests early. */
@@ -90,6 +91,8 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     if (bytes > 16e9)
         return sb_errf(e, SB_EUSAGE, "shape %dx%dx%d needs %.1f GB, more than the 16 GB allowed",
                        cfg->m, cfg->n, cfg->k, bytes / 1e9);
+    sb_blocking bl;
+    if (sb_kernel_blocking(k, &d, &bl)) sb_blocking_format(&bl, res->blocking, sizeof res->blocking);
     char why[256] = "";
     if (!k->probe(why, sizeof why)) return set_reason(res, "skipped", "%s", why);
     if (cfg->prepack && (!k->pack_b || !k->gemm_packed))
@@ -294,6 +297,9 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
         json_object_set_new(config, "amx_resident", json_string(sb_amx_resident_name(kn.resident)));
         json_object_set_new(config, "amx_prefetch", json_integer(kn.prefetch));
     }
+    /* the driver's blocking as it ran (own kernels): `gemm --blocking` repeats it */
+    if (res->blocking[0]) json_object_set_new(config, "blocking", json_string(res->blocking));
+    if (cfg->tuning) json_object_set_new(config, "tuning", json_string(cfg->tuning));
     if (res->impl[0]) json_object_set_new(doc, "impl", json_string(res->impl));
     if (res->peak_path[0]) json_object_set_new(doc, "peak_path", json_string(res->peak_path));
     json_object_set_new(doc, "checked_rows", json_integer(res->checked_rows));

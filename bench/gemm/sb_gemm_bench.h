@@ -21,6 +21,10 @@ typedef struct sb_gemm_config {
     double peak_gflops;     /* per-core peak of this kernel's path; 0 = unknown */
     const char *onednn_isa; /* cap for onednn-* kernels, NULL = none */
     int prepack;            /* pack B once (weights), time only the packed calls */
+    const sb_blocking *blocking; /* own kernels: this blocking; NULL: the table
+                                    (sb_blocking_set) or the built-in rule */
+    const char *tuning;          /* recorded in the config as "tuning" (where the
+                                    blocking came from: "tuned", "default", ...); NULL: not */
 } sb_gemm_config;
 
 typedef struct sb_gemm_result {
@@ -35,6 +39,7 @@ typedef struct sb_gemm_result {
     char impl[128];     /* implementation reported by the kernel, if any */
     char peak_path[24]; /* the instruction path it ran: the peak its pct_peak is of */
     double pack_s;      /* with prepack: the one packing of B */
+    char blocking[160]; /* own kernels: the blocking the driver ran (sb_blocking_format) */
 } sb_gemm_result;
 
 /* Runs the point. Returns SB_OK when a result was produced (whatever its

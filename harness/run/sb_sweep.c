@@ -182,6 +182,14 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
             av_pushf(a, "%.3f", peak);
         }
         if (p->prepack) av_push(a, "--prepack");
+        /* the gemm workload's own flags (sb_workload's rows) */
+        for (int i = 0; i < p->nopts; i++) {
+            const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
+            if (o && o->kind == SB_WOPT_BOOL &&
+                (!strcmp(p->opt_values[i], "1") || !strcmp(p->opt_values[i], "yes") ||
+                 !strcmp(p->opt_values[i], "true")))
+                av_pushf(a, "--%s", p->opt_keys[i]);
+        }
     } else {
         av_push(a, p->workload);
         if (flags & SB_WL_KERNEL) {

@@ -1,0 +1,314 @@
+/* sprbench tune: search each own kernel's blocking on this machine and store
+ * it per fingerprint, kernel and shape class (bench/tune). */
+#include <getopt.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "sb_cli.h"
+#include "sb_cmds.h"
+#include "sb_cpu.h"
+#include "sb_sysinfo.h"
+#include "sb_tune.h"
+#include "sb_tuning.h"
+
+#define MAX_KERNELS 16
+#define MAX_SHAPES 64
+#define SB_MAX_DIM 65536
+
+typedef struct {
+    char ta, tb;
+    int m, n, k, threads; /* threads 0: --threads */
+} tshape;
+
+/* DistilBERT's training GEMMs for 3072 tokens (8 sequences of 384; the row
+ * count only has to fall in the same class as a real batch's): the linear
+ * layers forward (NT), their input gradients (NN) and weight gradients (TN)
+ * over hidden 768, fused QKV 2304 and FFN 3072, and the per-head attention
+ * products (S 384, head 64), which run on one thread each. */
+static const tshape g_distilbert[] = {
+    {'N', 'T', 3072, 768, 768, 0}, {'N', 'T', 3072, 2304, 768, 0}, {'N', 'T', 3072, 768, 3072, 0},
+    {'N', 'N', 3072, 768, 768, 0}, {'N', 'N', 3072, 768, 3072, 0}, {'N', 'N', 3072, 3072, 768, 0},
+    {'T', 'N', 768, 768, 3072, 0}, {'T', 'N', 2304, 768, 3072, 0}, {'T', 'N', 768, 3072, 3072, 0},
+    {'N', 'T', 384, 384, 64, 1},   {'N', 'N', 384, 64, 384, 1},    {'T', 'N', 384, 64, 384, 1},
+};
+static const tshape g_square[] = {{'N', 'N', 1024, 1024, 1024, 0}, {'N', 'N', 2048, 2048, 2048, 0}};
+
+static void tune_help(void)
+{
+    printf("usage: sprbench tune [--kernel K ...] [--shapes LIST] [--seconds S] [options]\n\n"
+           "Searches the blocking of the project's own GEMM kernels on this machine (k, m and\n"
+           "n blocks, loop order, A prefetch, how threads split the work) and stores the\n"
+           "winner per machine fingerprint, kernel and shape class in a tune file beside the\n"
+           "results database. gemm, train, infer (and the sweep's points) use it by default;\n"
+           "their --no-tune runs the built-in blocking.\n\n"
+           "Search: a coarse grid of k x m blocks, then loop order x prefetch, then n block x\n"
+           "thread split, then k and m refined; candidates interleaved, ranked by median, the\n"
+           "built-in blocking always among them. Each candidate is checked against the scalar\n"
+           "reference first (as gemm checks). The winner is kept only when it beats the\n"
+           "built-in blocking by --min-gain in interleaved rounds, else the default is stored.\n\n"
+           "  --kernel K       a kernel to tune (repeatable; default: every own kernel this\n"
+           "                   machine runs: %s)\n"
+           "  --shapes LIST    comma-separated: 'square' (NN 1024^3 and 2048^3), 'distilbert'\n"
+           "                   (its 12 training GEMM classes), or [XY:]MxNxK[@T] (XY: NN, NT,\n"
+           "                   TN, TT; @T: threads for that shape). Default: square,distilbert.\n"
+           "                   One shape per class: a later shape of a class already listed\n"
+           "                   is left out.\n"
+           "  --seconds S      time budget per kernel, shared by its shapes (default 120; each\n"
+           "                   search stage runs at least two rounds, so large shapes can\n"
+           "                   take longer)\n"
+           "  --threads T      threads of the tuned calls (default: physical cores)\n"
+           "  --min-gain P     percent the winner must beat the default by (default 2)\n"
+           "  --db FILE        the tune file goes beside it (default %s)\n"
+           "  --tune-file F    the tune file itself (default: tune-<fingerprint>.json beside\n"
+           "                   the database; $SPRBENCH_TUNE_FILE sets another)\n"
+           "  --verbose        a line per search stage\n\n"
+           "Entries of other kernels and classes already in the file are kept. A tune file\n"
+           "that is not this machine's or not valid: one line, exit 2, nothing written.\n"
+           "SB_GEMM_KC/MC/NC override every blocking, so tune refuses to run with them set.\n"
+           "Exit status: 0 ok, 1 a kernel failed, 2 bad input, 3 no kernel can run here.\n",
+           "avx2-f32, avx2-int8, avx512-f32, avx512-bf16, vnni-int8, amx-bf16, amx-int8",
+           sb_default_db());
+}
+
+static int add_shape(tshape *s, int *n, tshape x)
+{
+    if (*n >= MAX_SHAPES) return -1;
+    int cls = sb_shape_class(x.ta, x.tb, x.m, x.n, x.k);
+    for (int i = 0; i < *n; i++)
+        if (sb_shape_class(s[i].ta, s[i].tb, s[i].m, s[i].n, s[i].k) == cls) return 0;
+    s[(*n)++] = x;
+    return 0;
+}
+
+static int parse_shapes(const char *list, tshape *s, int *n, sb_err *e)
+{
+    char buf[2048];
+    if (strlen(list) >= sizeof buf) return sb_errf(e, SB_EUSAGE, "--shapes: too long");
+    snprintf(buf, sizeof buf, "%s", list);
+    if (sb_check_list(buf, "--shapes", e)) return SB_EUSAGE;
+    for (char *save = NULL, *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(it, "square") || !strcmp(it, "distilbert")) {
+            const tshape *src = it[0] == 's' ? g_square : g_distilbert;
+            size_t cnt = it[0] == 's' ? sizeof g_square / sizeof *g_square
+                                      : sizeof g_distilbert / sizeof *g_distilbert;
+            for (size_t i = 0; i < cnt; i++)
+                if (add_shape(s, n, src[i])) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
+            continue;
+        }
+        tshape x = {'N', 'N', 0, 0, 0, 0};
+        char *p = it, *at = strchr(it, '@');
+        if (strlen(p) > 3 && p[2] == ':') {
+            if (!strchr("NT", p[0]) || !strchr("NT", p[1]))
+                return sb_errf(e, SB_EUSAGE, "--shapes: '%s': transposes are NN, NT, TN or TT", it);
+            x.ta = p[0];
+            x.tb = p[1];
+            p += 3;
+        }
+        if (at) {
+            long t;
+            *at = '\0';
+            if (sb_parse_long(at + 1, 1, 4096, "--shapes thread count", &t, e)) return SB_EUSAGE;
+            x.threads = (int)t;
+        }
+        if (sb_parse_shape(p, SB_MAX_DIM, &x.m, &x.n, &x.k, e)) return SB_EUSAGE;
+        if (add_shape(s, n, x)) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
+    }
+    return SB_OK;
+}
+
+static void print_note(void *ctx, const char *line)
+{
+    (void)ctx;
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
+int sb_cmd_tune(int argc, char **argv)
+{
+    static const struct option opts[] = {{"kernel", required_argument, 0, 'K'},
+                                         {"shapes", required_argument, 0, 'S'},
+                                         {"seconds", required_argument, 0, 's'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"min-gain", required_argument, 0, 'g'},
+                                         {"db", required_argument, 0, 'd'},
+                                         {"tune-file", required_argument, 0, 'f'},
+                                         {"verbose", no_argument, 0, 'v'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *kernels[MAX_KERNELS], *shapes = "square,distilbert", *db = NULL, *file = NULL;
+    int nk = 0, threads = 0, verbose = 0, c;
+    double seconds = 120, min_gain = 2;
+    long v;
+    sb_err e = {0};
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+        switch (c) {
+        case 'K':
+            if (nk == MAX_KERNELS) return sb_cli_usage_error("tune", "--kernel: too many");
+            kernels[nk++] = optarg;
+            break;
+        case 'S': shapes = optarg; break;
+        case 's':
+            if (sb_parse_double(optarg, 0.001, 86400, "--seconds", &seconds, &e))
+                return sb_cli_report("tune", &e);
+            break;
+        case 't':
+            if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e))
+                return sb_cli_report("tune", &e);
+            threads = (int)v;
+            break;
+        case 'g':
+            if (sb_parse_double(optarg, 0, 50, "--min-gain", &min_gain, &e))
+                return sb_cli_report("tune", &e);
+            break;
+        case 'd': db = optarg; break;
+        case 'f': file = optarg; break;
+        case 'v': verbose = 1; break;
+        case 'h': tune_help(); return 0;
+        default:
+            return sb_cli_usage_error("tune", "unknown or incomplete option '%s' (see --help)",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return sb_cli_usage_error("tune", "unexpected argument '%s'", argv[optind]);
+    tshape sh[MAX_SHAPES];
+    int ns = 0;
+    if (parse_shapes(shapes, sh, &ns, &e)) return sb_cli_report("tune", &e);
+    for (int i = 0; i < nk; i++) {
+        const sb_kernel *k = sb_kernel_find(kernels[i]);
+        if (!k)
+            return sb_cli_usage_error("tune", "unknown kernel '%s' (known: %s)", kernels[i],
+                                      sb_kernel_names());
+        sb_gemm_desc d1 = {.transa = 'N', .transb = 'N', .m = 1, .n = 1, .k = 1};
+        sb_blocking b;
+        if (!sb_kernel_blocking(k, &d1, &b))
+            return sb_cli_usage_error("tune",
+                                      "%s does not run through the project's GEMM driver: "
+                                      "nothing to tune",
+                                      kernels[i]);
+    }
+    for (const char *const *var =
+             (const char *const[]){"SB_GEMM_KC", "SB_GEMM_MC", "SB_GEMM_NC", NULL};
+         *var; var++) {
+        const char *val = getenv(*var);
+        if (val && *val)
+            return sb_cli_usage_error("tune",
+                                      "%s is set: it overrides every blocking, so nothing could "
+                                      "be tuned (unset it)",
+                                      *var);
+    }
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    if (!si) return sb_cli_usage_error("tune", "cannot read this machine's fingerprint");
+    char path[1024];
+    if (file) {
+        if (sb_cli_check_path("--tune-file", file, &e)) return sb_cli_report("tune", &e);
+        snprintf(path, sizeof path, "%s", file);
+    } else if (db) {
+        if (sb_cli_check_path("--db", db, &e) ||
+            sb_tune_path(db, si->fingerprint, path, sizeof path, &e))
+            return sb_cli_report("tune", &e);
+    } else if (sb_tuning_path(NULL, path, sizeof path, &e)) {
+        return sb_cli_report("tune", &e);
+    }
+    sb_tune_table tbl;
+    int exists;
+    if (sb_tune_load(path, si->fingerprint, &tbl, &exists, &e)) return sb_cli_report("tune", &e);
+    snprintf(tbl.fingerprint, sizeof tbl.fingerprint, "%s", si->fingerprint);
+    snprintf(tbl.cpu, sizeof tbl.cpu, "%s", sb_cpu_get()->brand);
+    if (sb_cli_make_parent_dir(path) != 0 || sb_cli_check_out_file("--tune-file", path, &e)) {
+        if (!e.code) sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", path);
+        sb_tune_free(&tbl);
+        return sb_cli_report("tune", &e);
+    }
+    if (threads <= 0) threads = si->cores > 0 ? si->cores : 1;
+    if (nk == 0)
+        for (int i = 0; i < sb_kernel_count() && nk < MAX_KERNELS; i++) {
+            const sb_kernel *k = sb_kernel_at(i);
+            sb_gemm_desc d1 = {.transa = 'N', .transb = 'N', .m = 1, .n = 1, .k = 1};
+            sb_blocking b;
+            char why[256];
+            if (sb_kernel_blocking(k, &d1, &b) && k->probe(why, sizeof why))
+                kernels[nk++] = k->name;
+        }
+    printf("tuning %d kernel(s) x %d shape class(es), %.0f s per kernel, %d thread(s); file %s\n",
+           nk, ns, seconds, threads, path);
+    int failed = 0, ran = 0;
+    for (int i = 0; i < nk; i++) {
+        for (int s = 0; s < ns; s++) {
+            int t = sh[s].threads ? sh[s].threads : threads;
+            omp_set_num_threads(t);
+            sb_tune_config cfg = {.kernel = kernels[i],
+                                  .transa = sh[s].ta,
+                                  .transb = sh[s].tb,
+                                  .m = sh[s].m,
+                                  .n = sh[s].n,
+                                  .k = sh[s].k,
+                                  .threads = t,
+                                  .seconds = seconds / ns,
+                                  .min_gain = min_gain / 100,
+                                  .note = verbose ? print_note : NULL};
+            sb_tune_result r;
+            int cls = sb_shape_class(cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k);
+            char cname[16];
+            sb_shape_class_name(cls, cname, sizeof cname);
+            if (verbose)
+                printf("%s %c%c %dx%dx%d (%s) %d thread(s):\n", kernels[i], cfg.transa, cfg.transb,
+                       cfg.m, cfg.n, cfg.k, cname, t);
+            fflush(stdout);
+            if (sb_tune_run(&cfg, &r, &e)) {
+                sb_tune_free(&tbl);
+                return sb_cli_report("tune", &e);
+            }
+            if (!strcmp(r.status, "skipped")) {
+                fprintf(stderr, "sprbench tune: %s cannot run here: %s\n", kernels[i], r.reason);
+                break;
+            }
+            ran = 1;
+            if (strcmp(r.status, "ok")) {
+                fprintf(stderr, "sprbench tune: %s %s: %s\n", kernels[i], cname, r.reason);
+                failed = 1;
+                continue;
+            }
+            char b[160];
+            sb_blocking_format(r.kept_default ? &r.default_run : &r.best_run, b, sizeof b);
+            printf("%-12s %c%c %5dx%5dx%5d %s %dt  default %7.1f  tuned %7.1f GFLOP/s  %+5.1f%%"
+                   "  %s %s\n",
+                   kernels[i], cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k, cname, t,
+                   r.default_gflops, r.tuned_gflops,
+                   100.0 * (r.tuned_gflops / r.default_gflops - 1),
+                   r.kept_default ? "default" : "tuned", b);
+            fflush(stdout);
+            sb_tune_entry x = {.cls = cls,
+                               .b = r.best,
+                               .transa = cfg.transa,
+                               .transb = cfg.transb,
+                               .m = cfg.m,
+                               .n = cfg.n,
+                               .k = cfg.k,
+                               .threads = t,
+                               .default_gflops = r.default_gflops,
+                               .tuned_gflops = r.tuned_gflops,
+                               .kept_default = r.kept_default};
+            snprintf(x.kernel, sizeof x.kernel, "%s", kernels[i]);
+            time_t now = time(NULL);
+            struct tm tm;
+            gmtime_r(&now, &tm);
+            strftime(x.when, sizeof x.when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+            /* saved after every shape: an interrupted run keeps what it found */
+            if (sb_tune_put(&tbl, &x, &e) || sb_tune_save(path, &tbl, &e)) {
+                sb_tune_free(&tbl);
+                return sb_cli_report("tune", &e);
+            }
+        }
+    }
+    sb_tune_free(&tbl);
+    if (!ran) {
+        fprintf(stderr, "sprbench tune: no kernel to tune could run on this machine\n");
+        return SB_ESKIP;
+    }
+    printf("wrote %s\n", path);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,61 @@
+#include "sb_tuning.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_cli.h"
+#include "sb_sysinfo.h"
+#include "sb_text.h"
+
+int sb_tuning_path(const char *given, char *out, size_t len, sb_err *e)
+{
+    const char *env = getenv("SPRBENCH_TUNE_FILE");
+    const char *p = given && *given ? given : env && *env ? env : NULL;
+    if (p) {
+        if (strlen(p) >= len) return sb_errf(e, SB_EUSAGE, "tune file path too long");
+        snprintf(out, len, "%s", p);
+        return SB_OK;
+    }
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    if (!si) return sb_errf(e, SB_EFAIL, "cannot read this machine's fingerprint");
+    return sb_tune_path(sb_default_db(), si->fingerprint, out, len, e);
+}
+
+void sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuning *t)
+{
+    memset(t, 0, sizeof *t);
+    if (no_tune) {
+        snprintf(t->tuning, sizeof t->tuning, "default (--no-tune)");
+        return;
+    }
+    sb_err e = {0};
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    int exists = 0;
+    int rc = sb_tuning_path(tune_file, t->path, sizeof t->path, &e);
+    if (!rc) rc = sb_tune_load(t->path, si ? si->fingerprint : NULL, &t->table, &exists, &e);
+    if (!rc && exists) rc = sb_tune_apply(&t->table, NULL, &e);
+    if (rc) {
+        char line[sizeof e.msg];
+        snprintf(line, sizeof line, "%s", e.msg);
+        sb_text_one_line(line);
+        fprintf(stderr, "sprbench %s: warning: %s; running with the built-in blocking\n", cmd,
+                line);
+        snprintf(t->tuning, sizeof t->tuning, "default (tune file ignored: %.280s)", line);
+        sb_blocking_clear();
+        sb_tune_free(&t->table);
+        return;
+    }
+    if (!exists || t->table.n == 0) {
+        snprintf(t->tuning, sizeof t->tuning, "default (not tuned)");
+        return;
+    }
+    t->tuned = 1;
+    snprintf(t->tuning, sizeof t->tuning, "tuned");
+}
+
+void sb_tuning_blocking(const sb_tuning *t, const char *kernel, char *buf, size_t len)
+{
+    if (t->tuned) sb_tune_describe(&t->table, kernel, buf, len);
+    if (!t->tuned || !buf[0]) snprintf(buf, len, "default");
+}
+
+void sb_tuning_free(sb_tuning *t) { sb_tune_free(&t->table); }

@@ -1,0 +1,38 @@
+/* sb_tuning: how the commands find and use this machine's tuned blocking
+ * (bench/tune/sb_tune_file). The file: --tune-file when a command is given
+ * one, else $SPRBENCH_TUNE_FILE when set and not empty, else
+ * tune-<fingerprint>.json beside the default database (sb_default_db).
+ *
+ * Workers (gemm, train, infer) use it by default: its entries go into the
+ * driver's table before any GEMM runs, and the result's config records
+ * "tuning" (where the blocking came from) and "blocking" (what ran). A file
+ * that cannot be used (not JSON, a bad entry, another machine's) is one
+ * warning line on stderr and the built-in blocking, so a damaged file never
+ * stops a sweep; `sprbench tune` refuses it (exit 2) instead. */
+#ifndef SB_TUNING_H
+#define SB_TUNING_H
+#include <stddef.h>
+#include "sb_err.h"
+#include "sb_tune_file.h"
+
+/* The tune file path (see above) into out. */
+int sb_tuning_path(const char *given, char *out, size_t len, sb_err *e);
+
+typedef struct sb_tuning {
+    char path[1024];
+    char tuning[320]; /* "tuned", "default (--no-tune)", "default (not tuned)",
+                         "default (tune file ignored: WHY)", "explicit (--blocking)" */
+    int tuned;        /* the table holds this machine's entries */
+    sb_tune_table table;
+} sb_tuning;
+
+/* For a worker: unless no_tune, loads the tune file and puts every entry in
+ * the driver's table. Never fails: a bad file warns on stderr as
+ * "sprbench CMD: warning: ..." and leaves the built-in blocking. */
+void sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuning *t);
+/* What a result's config records as "blocking" for kernel: the tuned
+ * entries ("CLASS:kc=..;CLASS:..."), or "default". */
+void sb_tuning_blocking(const sb_tuning *t, const char *kernel, char *buf, size_t len);
+void sb_tuning_free(sb_tuning *t);
+
+#endif
