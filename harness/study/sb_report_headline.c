@@ -480,18 +480,32 @@ static const sb_pt *fastest(const sb_ptset *s, const char *dtype, const char *sh
     return best;
 }
 
-static void rate_cell(const sb_pt *p, char *buf, size_t cap)
+/* ", 93 % of its avx512 peak" (with a mark when above 100 %: footnoted) */
+static void peak_share(const sb_pt *p, char *buf, size_t cap, int *above)
 {
+    const sb_metric_val *pp = sb_pt_metric(p, "pct_peak");
+    buf[0] = '\0';
+    if (!pp || !(pp->value > 0)) return;
+    const char *u = pp->unit && !strncmp(pp->unit, "% of ", 5) ? pp->unit + 5 : "its peak";
+    int over = pp->value > 100;
+    *above += over;
+    snprintf(buf, cap, ", %.0f %% of %.60s%s", pp->value, u, over ? " (above its peak: see note)" : "");
+}
+
+static void rate_cell(const sb_pt *p, char *buf, size_t cap, int *above)
+{
+    char share[128];
+    peak_share(p, share, sizeof share, above);
     const sb_metric_val *m = rate_of(p);
     if (p->nsamples >= 2) {
         double med = sb_median(p->samples, p->nsamples),
                lo = sb_quantile(p->samples, p->nsamples, 0.9),
                hi = sb_quantile(p->samples, p->nsamples, 0.1);
-        snprintf(buf, cap, "%s %.4g [%.4g, %.4g] %s", p->kernel, m->value,
+        snprintf(buf, cap, "%s %.4g [%.4g, %.4g] %s%s", p->kernel, m->value,
                  lo > 0 ? m->value * med / lo : 0, hi > 0 ? m->value * med / hi : 0,
-                 m->unit ? m->unit : "");
+                 m->unit ? m->unit : "", share);
     } else {
-        snprintf(buf, cap, "%s %.4g %s", p->kernel, m->value, m->unit ? m->unit : "");
+        snprintf(buf, cap, "%s %.4g %s%s", p->kernel, m->value, m->unit ? m->unit : "", share);
     }
 }
 
@@ -533,7 +547,7 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
     char(*buf)[400] = malloc(sizeof *buf * 6 * (size_t)cap);
     if (!buf) return;
     double logsum = 0;
-    int nlog = 0;
+    int nlog = 0, above = 0;
     for (int k = 0; k < NPREC; k++) {
         /* every shape and thread count of this precision that both sides ran */
         for (int i = 0; i < in->bs->n; i++) {
@@ -553,8 +567,8 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
             snprintf(r[0], 400, "%s", g_prec[k]);
             snprintf(r[1], 400, "%s", p->shape);
             snprintf(r[2], 400, "%d", p->threads);
-            rate_cell(p, r[3], 400);
-            rate_cell(q, r[4], 400);
+            rate_cell(p, r[3], 400, &above);
+            rate_cell(q, r[4], 400, &above);
             double sp;
             speed_cell(in, p, q, r[5], 400, &sp);
             if (sp > 0) {
@@ -580,6 +594,14 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
                  " (geometric mean of the speed ratios).",
               rows, w);
     if (cells) s->table(s->ctx, 6, rows, cells);
+    if (above)
+        sink_para(s,
+                  "Note: %d figure(s) above 100 %% of the peak of the path their kernel ran"
+                  " (pct_peak is recomputed on import against the stored peak of that path). A"
+                  " kernel cannot beat its own path's peak: that peak was measured at a busy"
+                  " moment, and is too low. Measure it again on a quiet machine (`sprbench"
+                  " peak`) before reading these shares.",
+                  above);
     free(cells);
     free(buf);
 }
