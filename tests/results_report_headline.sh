@@ -111,6 +111,9 @@ for fp, ua, step in (('aaaa000000000001', 'Zen 4', 2.0), ('bbbb000000000002', 'S
     p['result_json'] = rj
     # a warm-up step, then 8 steady steps around `step`
     p['samples'] = [step * 3] + [step * (1 + 0.01 * (i % 3 - 1)) for i in range(8)]
+    # a stored profile (train --profile): attention takes half the step
+    p['metrics'] += [{'name': 'prof_attention_s', 'value': step / 2, 'unit': 's', 'projected': 0, 'source': None},
+                     {'name': 'prof_ffn_lin1_s', 'value': step / 2, 'unit': 's', 'projected': 0, 'source': None}]
     out['points'].append(p)
 json.dump(out, open('synth.json', 'w'))
 PY
@@ -121,9 +124,23 @@ R=rs/report.md
 expect_grep 'Sapphire Rapids \(candidate\) 1 h 32 min with amx-bf16 \(bf16\), Zen 4 \(baseline\) 6 h 9 min with amx-bf16 \(bf16\): the candidate is 4.00x faster \(98% interval [0-9.]+-[0-9.]+x; significant' $R
 expect_grep 'Like for like: same batch, seq, stride, threads, ranks, data set and tool version' $R
 expect_grep '^SQuAD v1.1 epoch \(projected\) at each side.s best kernel: Sapphire Rapids 1 h 32 min \(amx-bf16\) vs Zen 4 6 h 9 min \(amx-bf16\): the candidate is 4.00x faster$' out
+# two machines' profiles side by side
+expect_grep '^### Where the time goes \(train --profile\)' $R
+expect_grep '^\| attention \| 1 \(50.0 %\) \| 0.25 \(50.0 %\) \| 4.00x faster \|' $R
+expect_grep '^\| total \| 2 \(100.0 %\) \| 0.5 \(100.0 %\) \| 4.00x faster \|' $R
 # a selector that matches no machine of this database, and a record file
 expect_rc 0 "$SPRBENCH" report --db s.db --baseline spr --candidate zen4 --out rs2 --no-plots
 expect_grep 'the candidate is 4.00x slower' out
 expect_rc 2 "$SPRBENCH" report --db s.db --baseline "$zen3" --candidate zen4 --out rs3 --no-plots
 expect_one_error_line 'no machine of this record is in the database'
+
+# ---- --profile is stored with the point (a few tiny-model steps) ----
+expect_rc 0 "$SPRBENCH" sweep --db pf.db --workload train --model tiny --kernels scalar-f32 --threads 1 \
+  --max-steps 2 --profile --no-peak
+n=$(sqlite3 pf.db "SELECT COUNT(*) FROM metric WHERE name LIKE 'prof\_%\_s' ESCAPE '\\' AND value >= 0")
+[ "$n" -ge 8 ] && ok || fail "train --profile stored $n prof_*_s metrics"
+expect_rc 0 "$SPRBENCH" report --db pf.db --baseline 1 --candidate 1 --out rp --no-plots
+expect_grep '^\| qkv linear \| [0-9.e-]+ \([0-9.]+ %\) \|' rp/report.md
+# a model other than distilbert-base is not projected onto SQuAD, and says so
+expect_grep '^Epoch \(each run.s own data set, not SQuAD\) at each side.s best kernel' out
 finish results_report_headline

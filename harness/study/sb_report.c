@@ -1988,6 +1988,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     if (bko.md && bko.html) {
         sb_report_best_kernels(&hin, &bksink, &hl);
         sb_report_generations(&hin, &bksink);
+        sb_report_profiles(&hin, &bksink);
     }
     if (bko.md) fclose(bko.md);
     if (bko.html) fclose(bko.html);

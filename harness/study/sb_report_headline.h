@@ -13,7 +13,8 @@
  *    against the other's, as the study sets Ice Lake's AVX-512 against
  *    Sapphire Rapids' AMX;
  *  - what AMX gives on one machine: its instruction generations side by
- *    side (AVX-512 f32, AVX512-BF16, AMX bf16; VNNI, AMX int8).
+ *    side (AVX-512 f32, AVX512-BF16, AMX bf16; VNNI, AMX int8);
+ *  - where the time goes: two machines' stored profiles side by side.
  * It reads point sets and the store, and writes through a sink: the report
  * owns the page's layout. */
 #ifndef SB_REPORT_HEADLINE_H
@@ -62,5 +63,9 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
 /* "What AMX gives": for each side with more than one instruction generation
  * of a precision, its fastest kernel of each set against the others. */
 void sb_report_generations(const sb_headline_in *in, const sb_rsink *s);
+/* "Where the time goes": the per-layer-kind times `train --profile` and
+ * `infer --profile` store (prof_*_s metrics) of each side's fastest profiled
+ * point, side by side. */
+void sb_report_profiles(const sb_headline_in *in, const sb_rsink *s);
 
 #endif
