@@ -187,14 +187,33 @@ static void t_emit(out *o, table *t)
 
 /* ---- the headline module writes through these (sb_rsink) ---- */
 
-static void sink_heading(void *ctx, int level, const char *text) { heading(ctx, level, text); }
-static void sink_para(void *ctx, const char *text) { para(ctx, "%s", text); }
+typedef struct sinkctx {
+    out *o;
+    struct plots *pl;
+    const char *bname, *cname;
+} sinkctx;
+
+static void sink_heading(void *ctx, int level, const char *text)
+{
+    heading(((sinkctx *)ctx)->o, level, text);
+}
+static void sink_para(void *ctx, const char *text) { para(((sinkctx *)ctx)->o, "%s", text); }
 static void sink_table(void *ctx, int ncols, int nrows, const char *const *cells)
 {
     table t;
     t_init(&t, ncols, cells);
     for (int r = 1; r <= nrows; r++) t_row(&t, cells + (size_t)r * (size_t)ncols);
-    t_emit(ctx, &t);
+    t_emit(((sinkctx *)ctx)->o, &t);
+}
+
+static void plot_pairs(out *o, struct plots *pl, int dots, const char *name, const char *axis,
+                       const char *title, char **labels, const double *const v[6], int n,
+                       const char *bname, const char *cname);
+static void sink_bars(void *ctx, const char *name, const char *title, const char *axis,
+                      char **labels, const double *const v[6], int n)
+{
+    sinkctx *c = ctx;
+    plot_pairs(c->o, c->pl, 0, name, axis, title, labels, v, n, c->bname, c->cname);
 }
 
 /* ---- machines ---- */
@@ -578,12 +597,13 @@ static int ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
 
 /* ---- plots ---- */
 
-typedef struct plots {
+typedef struct plots plots;
+struct plots {
     int enabled, drawn;
     const char *dir;
     const char *templates; /* NULL: the default search (sb_gp_templates_dir) */
     char skipped_why[256];
-} plots;
+};
 
 /* Draws name.png from a script, links it from the Markdown and embeds it in
  * the HTML. */
@@ -623,7 +643,7 @@ static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, 
  * dots set a dot plot of many rows (report-dots.gp: GEMM's every kernel,
  * shape and thread count, one unit per chart), its height growing with the
  * rows. axis names the unit. */
-static void plot_pairs(out *o, plots *pl, int dots, const char *name, const char *axis,
+static void plot_pairs(out *o, struct plots *pl, int dots, const char *name, const char *axis,
                        const char *title, char **labels, const double *const v[6], int n,
                        const char *bname, const char *cname)
 {
@@ -1970,7 +1990,8 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
         o.rev = &rev;
     }
     o.go = &go;
-    sb_rsink sink = {&o, sink_heading, sink_para, sink_table};
+    sinkctx sctx = {&o, &pl, bname, cname};
+    sb_rsink sink = {&sctx, sink_heading, sink_para, sink_table, sink_bars};
     sb_headline_in hin = {db, &bs, &cs, bshort, cshort, &go, ro->study_csv};
     sb_headline_out hl;
     memset(&hl, 0, sizeof hl);
@@ -1983,7 +2004,8 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     bko.md = open_memstream(&bkbuf, &bklen);
     bko.html = open_memstream(&bkhbuf, &bkhlen);
     bko.rows = 0;
-    sb_rsink bksink = {&bko, sink_heading, sink_para, sink_table};
+    sinkctx bkctx = {&bko, &pl, bname, cname};
+    sb_rsink bksink = {&bkctx, sink_heading, sink_para, sink_table, sink_bars};
     hin.bs = &bs;
     if (bko.md && bko.html) {
         sb_report_best_kernels(&hin, &bksink, &hl);

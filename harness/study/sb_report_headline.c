@@ -413,6 +413,12 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
     const char **cells = calloc(5 * (NPREC + 2), sizeof *cells);
     char (*buf)[1200] = calloc(5 * (NPREC + 2), sizeof *buf);
     int rows = 0;
+    /* the same rows as a chart: each side's epoch per precision, the steps'
+     * p10-p90 as error bars */
+    char *blabels[NPREC + 1];
+    double bv[6][NPREC + 1];
+    memset(bv, 0, sizeof bv);
+    double maxep = 0;
     for (int c5 = 0; cells && buf && c5 < 5; c5++) cells[c5] = hdr[c5];
     for (int pass = 0; cells && buf && pass <= NPREC; pass++) {
         int k = pass == 0 ? NPREC : pass - 1;
@@ -435,8 +441,41 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
             snprintf(r[4], sizeof r[4], "-");
         }
         for (int j = 0; j < 5; j++) cells[rows * 5 + j] = r[j];
+        const trun *sd[2] = {x, y};
+        for (int q = 0; q < 2; q++)
+            if (sd[q] && sd[q]->step > 0) {
+                bv[3 * q][rows - 1] = sd[q]->epoch;
+                bv[3 * q + 1][rows - 1] = sd[q]->epoch * sd[q]->step_lo / sd[q]->step;
+                bv[3 * q + 2][rows - 1] = sd[q]->epoch * sd[q]->step_hi / sd[q]->step;
+                if (bv[3 * q + 2][rows - 1] > maxep) maxep = bv[3 * q + 2][rows - 1];
+            }
+        blabels[rows - 1] = NULL;
+        if (asprintf(&blabels[rows - 1], "%s: %s / %s", k == NPREC ? "best" : g_prec[k],
+                     x ? x->p->kernel : "-", y ? y->p->kernel : "-") < 0)
+            blabels[rows - 1] = NULL;
     }
     if (rows) s->table(s->ctx, 5, rows, cells);
+    int labels_ok = 1;
+    for (int i = 0; i < rows; i++) labels_ok &= blabels[i] != NULL;
+    if (rows && s->bars && labels_ok) {
+        /* hours past two, else minutes */
+        double unit = maxep >= 7200 ? 3600 : 60;
+        for (int q = 0; q < 6; q++)
+            for (int i = 0; i < rows; i++) bv[q][i] /= unit;
+        const double *const v6[6] = {bv[0], bv[1], bv[2], bv[3], bv[4], bv[5]};
+        int squad = bb && cb ? bb->projected_squad && cb->projected_squad
+                             : (bb ? bb : cb)->projected_squad;
+        char axis[96];
+        snprintf(axis, sizeof axis, "%s (%s, projected)", squad ? "SQuAD v1.1 epoch" : "epoch",
+                 unit > 60 ? "hours" : "minutes");
+        s->bars(s->ctx, "headline",
+                squad ? "One epoch of SQuAD v1.1 at each machine's best kernel (baseline / candidate"
+                        " kernel; lower is better)"
+                      : "One epoch at each machine's best kernel (each run's own data set; lower is"
+                        " better)",
+                axis, blabels, v6, rows);
+    }
+    for (int i = 0; i < rows; i++) free(blabels[i]);
     free(cells);
     free(buf);
     /* the projection's inputs, for every run the table drew on */

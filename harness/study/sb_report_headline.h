@@ -38,6 +38,10 @@ typedef struct sb_rsink {
     void (*heading)(void *ctx, int level, const char *text);
     void (*para)(void *ctx, const char *text);
     void (*table)(void *ctx, int ncols, int nrows, const char *const *cells);
+    /* clustered bars, baseline and candidate per label: v[0..2] the
+     * baseline's value, p10, p90, v[3..5] the candidate's (NULL: no plots) */
+    void (*bars)(void *ctx, const char *name, const char *title, const char *axis,
+                 char **labels, const double *const v[6], int n);
 } sb_rsink;
 
 typedef struct sb_headline_in {
