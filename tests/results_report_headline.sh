@@ -143,4 +143,17 @@ expect_rc 0 "$SPRBENCH" report --db pf.db --baseline 1 --candidate 1 --out rp --
 expect_grep '^\| qkv linear \| [0-9.e-]+ \([0-9.]+ %\) \|' rp/report.md
 # a model other than distilbert-base is not projected onto SQuAD, and says so
 expect_grep '^Epoch \(each run.s own data set, not SQuAD\) at each side.s best kernel' out
+# a sweep without --label is named after the microarchitecture
+expect_rc 0 "$SPRBENCH" db sweeps --db pf.db
+expect_grep '^ +1 +[0-9a-f]{8} +[a-z0-9-]+-train +train ' out
+
+# ---- inference in the headline: each side's fastest kernel per precision, int8 too ----
+k8=$(first_available vnni-int8 avx2-int8)
+if [ -n "$k8" ]; then
+  expect_rc 0 "$SPRBENCH" sweep --db pf.db --workload infer --model tiny --kernels scalar-f32,$k8 \
+    --threads 1 --requests 8 --batch 4 --no-peak --label inf
+  expect_rc 0 "$SPRBENCH" report --db pf.db --baseline inf --candidate inf --out ri --no-plots
+  expect_grep '^\| f32 \| scalar-f32 [0-9.]+ sequences/s \(batch 4, 1 threads\) \|' ri/report.md
+  expect_grep "^\\| int8 \\| $k8 [0-9.]+ sequences/s \\(batch 4, 1 threads, quant [a-z0-9]+" ri/report.md
+fi
 finish results_report_headline

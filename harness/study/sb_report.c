@@ -2006,7 +2006,6 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     bko.rows = 0;
     sinkctx bkctx = {&bko, &pl, bname, cname};
     sb_rsink bksink = {&bkctx, sink_heading, sink_para, sink_table, sink_bars};
-    hin.bs = &bs;
     if (bko.md && bko.html) {
         sb_report_best_kernels(&hin, &bksink, &hl);
         sb_report_generations(&hin, &bksink);

@@ -297,6 +297,126 @@ static void run_cell(const trun *t, char *buf, size_t cap)
              t->projected_squad ? ", projected" : ", the run's own epoch, projected");
 }
 
+/* ---- inference: each side's fastest kernel per precision ---- */
+
+typedef struct irun {
+    const sb_pt *p;
+    int batch, seq, questions;
+    double sps;
+    char quant[32], attention[16], data[64], version[64];
+} irun;
+
+static void irun_load(const sb_headline_in *in, const sb_pt *p, irun *r)
+{
+    memset(r, 0, sizeof *r);
+    r->p = p;
+    r->batch = shape_int(p->shape, "batch");
+    r->seq = shape_int(p->shape, "seq");
+    r->sps = sb_pt_metric(p, "sequences_per_s")->value;
+    json_t *doc = NULL;
+    sb_err e = {0};
+    if (!sb_db_point_result(in->db, p->id, &doc, &e) && doc) {
+        json_t *c = json_object_get(doc, "config");
+        const char *q = json_string_value(json_object_get(c, "quant")),
+                   *a = json_string_value(json_object_get(c, "attention")),
+                   *d = json_string_value(json_object_get(c, "data"));
+        snprintf(r->quant, sizeof r->quant, "%s", q ? q : "");
+        snprintf(r->attention, sizeof r->attention, "%s", a ? a : "");
+        snprintf(r->data, sizeof r->data, "%s", d ? d : "");
+        if (r->batch < 0) r->batch = (int)json_integer_value(json_object_get(c, "batch"));
+        if (r->seq < 0) r->seq = (int)json_integer_value(json_object_get(c, "seq"));
+    }
+    json_decref(doc);
+    sb_sweep_header h;
+    int found = 0;
+    if (p->sweep_id && !sb_db_sweep_header(in->db, p->sweep_id, &h, &found, &e) && found) {
+        snprintf(r->version, sizeof r->version, "%s", h.tool_version ? h.tool_version : "");
+        sb_sweep_header_free(&h);
+    }
+}
+
+/* the fastest ok inference point of a precision (sequences/s) */
+static const sb_pt *fastest_infer(const sb_ptset *s, const char *dtype)
+{
+    const sb_pt *best = NULL;
+    for (int i = 0; i < s->n; i++) {
+        const sb_pt *p = &s->p[i];
+        const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
+        if (strcmp(p->workload, "infer") || !is_ok(p) || !m || !p->dtype || strcmp(p->dtype, dtype))
+            continue;
+        if (!best || m->value > sb_pt_metric(best, "sequences_per_s")->value) best = p;
+    }
+    return best;
+}
+
+static void infer_headline(const sb_headline_in *in, const sb_rsink *s)
+{
+    static const char *const hdr[] = {"precision", "baseline: best kernel",
+                                      "candidate: best kernel", "candidate vs baseline",
+                                      "not like for like"};
+    const char *cells[5 * (NPREC + 1)];
+    char buf[5 * (NPREC + 1)][600];
+    int rows = 0;
+    for (int j = 0; j < 5; j++) cells[j] = hdr[j];
+    for (int k = 0; k < NPREC; k++) {
+        const sb_pt *pb = fastest_infer(in->bs, g_prec[k]), *pc = fastest_infer(in->cs, g_prec[k]);
+        if (!pb && !pc) continue;
+        irun b, c;
+        if (pb) irun_load(in, pb, &b);
+        if (pc) irun_load(in, pc, &c);
+        rows++;
+        char(*r)[600] = &buf[rows * 5];
+        snprintf(r[0], 600, "%s", g_prec[k]);
+        const irun *sd[2] = {pb ? &b : NULL, pc ? &c : NULL};
+        for (int q = 0; q < 2; q++) {
+            const irun *x = sd[q];
+            if (!x)
+                snprintf(r[1 + q], 600, "not available (no inference point)");
+            else
+                snprintf(r[1 + q], 600, "%s %.*f sequences/s (batch %d, %d threads%s%s%s%s)",
+                         x->p->kernel, x->sps >= 100 ? 0 : 2, x->sps, x->batch, x->p->threads,
+                         x->quant[0] && strcmp(x->quant, "none") ? ", quant " : "",
+                         x->quant[0] && strcmp(x->quant, "none") ? x->quant : "",
+                         x->attention[0] ? ", attention " : "", x->attention);
+        }
+        r[4][0] = '\0';
+        if (pb && pc) {
+            char w[64];
+            speed_words(c.sps / b.sps, w, sizeof w);
+            int min = in->go ? in->go->min_samples : 6;
+            double alpha = in->go ? in->go->alpha : 0.01;
+            if (b.batch == c.batch && pb->nsamples >= min && pc->nsamples >= min) {
+                double pf = sb_mwu_p_greater(pb->samples, pb->nsamples, pc->samples, pc->nsamples),
+                       ps = sb_mwu_p_greater(pc->samples, pc->nsamples, pb->samples, pb->nsamples);
+                snprintf(r[3], 600, "%s (%s)", w,
+                         pf < alpha || ps < alpha ? "significant" : "not significant");
+            } else {
+                snprintf(r[3], 600, "%s (not tested: %s)", w,
+                         b.batch != c.batch ? "batches differ" : "too few samples");
+            }
+            if (b.batch != c.batch) addf(r[4], 600, "batch %d vs %d", c.batch, b.batch);
+            if (b.seq != c.seq) addf(r[4], 600, "seq %d vs %d", c.seq, b.seq);
+            if (pb->threads != pc->threads)
+                addf(r[4], 600, "threads %d vs %d", pc->threads, pb->threads);
+            if (strcmp(b.quant, c.quant)) addf(r[4], 600, "quant %s vs %s", c.quant, b.quant);
+            if (strcmp(b.attention, c.attention))
+                addf(r[4], 600, "attention %s vs %s", c.attention[0] ? c.attention : "f32",
+                     b.attention[0] ? b.attention : "f32");
+            if (strcmp(b.data, c.data)) addf(r[4], 600, "data set %s vs %s", c.data, b.data);
+            if (strcmp(b.version, c.version))
+                addf(r[4], 600, "tool version %s vs %s", c.version, b.version);
+        } else {
+            snprintf(r[3], 600, "-");
+        }
+        if (!r[4][0]) snprintf(r[4], 600, pb && pc ? "none" : "-");
+        for (int j = 0; j < 5; j++) cells[rows * 5 + j] = r[j];
+    }
+    if (!rows) return;
+    sink_para(s, "Inference (SQuAD question answering, forward only) at each machine's fastest"
+                 " kernel per precision, int8 included: sequences/s of the throughput pass.");
+    s->table(s->ctx, 5, rows, cells);
+}
+
 /* The published study, from results/reference/study.csv. */
 static void published(const sb_headline_in *in, const sb_rsink *s)
 {
@@ -339,6 +459,7 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
     if (!b.n && !c.n) {
         sink_para(s, "Neither side ran a DistilBERT training point: no epoch to compare (run"
                      " `scripts/run-sweep` or `sprbench sweep --workload train` on each machine).");
+        infer_headline(in, s);
         published(in, s);
         tside_free(&b);
         tside_free(&c);
@@ -525,6 +646,7 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
     if (irow) s->table(s->ctx, 12, irow, ic);
     free(ic);
     free(ib);
+    infer_headline(in, s);
     published(in, s);
     tside_free(&b);
     tside_free(&c);
