@@ -1657,8 +1657,13 @@ static char *left_out_text(const sb_gate_result *r)
     for (int i = 0; done && why && i < n; i++) {
         const sb_gate_row *w = &r->rows[i];
         int left = !w->base_id || !w->cand_id || !(w->ratio > 0);
-        why[i] = !left ? NULL : !w->base_id ? "candidate only" : !w->cand_id ? "baseline only"
-                                                                             : w->note;
+        /* the gate's row of a point missing in the candidate names no point
+         * on either side: it is the baseline's */
+        int base_only = !w->cand_id && (w->base_id || strstr(w->note, "missing in the candidate"));
+        why[i] = !left        ? NULL
+            : base_only       ? "baseline only"
+            : !w->base_id     ? "candidate only"
+                              : w->note;
         done[i] = !left;
     }
     for (int i = 0; done && why && i < n; i++) {
