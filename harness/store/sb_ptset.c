@@ -372,7 +372,7 @@ static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
         const char *label = (const char *)sqlite3_column_text(st, 1);
         const char *host = (const char *)sqlite3_column_text(st, 2);
         const char *ua = (const char *)sqlite3_column_text(st, 3);
-        snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.100s%s%.60s%s%.100s",
+        snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.100s%s%.40s%s%.80s",
                  (long long)sel->sweep_id, label && *label ? " " : "", label ? label : "",
                  (ua && *ua) || (host && *host) ? " on " : "", ua ? ua : "",
                  ua && *ua && host && *host ? " " : "", host ? host : "");
