@@ -155,5 +155,12 @@ if [ -n "$k8" ]; then
   expect_rc 0 "$SPRBENCH" report --db pf.db --baseline inf --candidate inf --out ri --no-plots
   expect_grep '^\| f32 \| scalar-f32 [0-9.]+ sequences/s \(batch 4, 1 threads\) \|' ri/report.md
   expect_grep "^\\| int8 \\| $k8 [0-9.]+ sequences/s \\(batch 4, 1 threads, quant [a-z0-9]+" ri/report.md
+  # What AMX gives takes inference too (an AMX point made up in a copy), said
+  # once when both sides are one machine
+  cp pf.db amx.db
+  sqlite3 amx.db "UPDATE point SET kernel = 'amx-int8' WHERE workload = 'infer' AND kernel = '$k8'"
+  expect_rc 0 "$SPRBENCH" report --db amx.db --baseline inf --candidate inf --out ra --no-plots
+  expect_grep '^Inference on .*fastest point per generation: .*AMX int8 [0-9.]+ sequences/s \(model=tiny batch=4, t1\)' ra/report.md
+  [ "$(grep -c '^### What AMX gives' ra/report.md)" -eq 1 ] && ok || fail "What AMX gives twice for one machine"
 fi
 finish results_report_headline

@@ -835,7 +835,9 @@ static void generations_side(const sb_headline_in *in, const sb_rsink *s, const 
     /* only a machine that ran AMX and an AVX-512 path */
     if (!kernel_point(set, "gemm", "amx-bf16", NULL, -1) &&
         !kernel_point(set, "gemm", "amx-int8", NULL, -1) &&
-        !kernel_point(set, "train", "amx-bf16", NULL, -1))
+        !kernel_point(set, "train", "amx-bf16", NULL, -1) &&
+        !kernel_point(set, "infer", "amx-bf16", NULL, -1) &&
+        !kernel_point(set, "infer", "amx-int8", NULL, -1))
         return;
     char title[200];
     snprintf(title, sizeof title, "What AMX gives on %s", name);
@@ -907,12 +909,43 @@ static void generations_side(const sb_headline_in *in, const sb_rsink *s, const 
         sink_para(s, "Training on %s, SQuAD v1.1 epoch (projected) per kernel: %s.", name, line);
     }
     tside_free(&t);
+    /* inference: each generation's fastest point, against AVX-512 f32's */
+    char inf[1500] = "";
+    const sb_pt *f32 = NULL;
+    for (int i = 0; i < set->n; i++) {
+        const sb_pt *p = &set->p[i];
+        const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
+        if (!strcmp(p->workload, "infer") && is_ok(p) && m && !strcmp(p->kernel, "avx512-f32") &&
+            (!f32 || m->value > sb_pt_metric(f32, "sequences_per_s")->value))
+            f32 = p;
+    }
+    for (size_t g = 0; g < NGEN; g++) {
+        const sb_pt *best = NULL;
+        for (int i = 0; i < set->n; i++) {
+            const sb_pt *p = &set->p[i];
+            const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
+            if (!strcmp(p->workload, "infer") && is_ok(p) && m &&
+                !strcmp(p->kernel, g_gens[g].kernel) &&
+                (!best || m->value > sb_pt_metric(best, "sequences_per_s")->value))
+                best = p;
+        }
+        if (!best) continue;
+        double v = sb_pt_metric(best, "sequences_per_s")->value;
+        char rel[64] = "";
+        if (f32) snprintf(rel, sizeof rel, ", %.2fx AVX-512 f32",
+                          v / sb_pt_metric(f32, "sequences_per_s")->value);
+        addf(inf, sizeof inf, "%s %.*f sequences/s (%s, t%d)%s", g_gens[g].what, v >= 100 ? 0 : 2,
+             v, best->shape, best->threads, rel);
+    }
+    if (inf[0]) sink_para(s, "Inference on %s, fastest point per generation: %s.", name, inf);
 }
 
 void sb_report_generations(const sb_headline_in *in, const sb_rsink *s)
 {
     generations_side(in, s, in->bs, in->bname);
-    if (in->cs != in->bs) generations_side(in, s, in->cs, in->cname);
+    /* one machine on both sides: said once */
+    int64_t bm = in->bs->n ? in->bs->p[0].machine_id : 0, cm = in->cs->n ? in->cs->p[0].machine_id : 0;
+    if (in->cs != in->bs && !(bm && bm == cm)) generations_side(in, s, in->cs, in->cname);
 }
 
 /* ---- where the time goes: two machines' profiles side by side ---- */
