@@ -193,6 +193,10 @@ int sb_cmd_report(int argc, char **argv)
     printf("wrote %s and %s (%d table rows, %d plots)\n", s.md_path, s.html_path, s.rows,
            s.plots_drawn);
     /* what the reader came for, mismatches and all */
-    if (s.headline[0]) printf("%s\n", s.headline);
+    if (s.headline[0]) {
+        /* machine names are stored text: one inert line on the terminal */
+        char line[sizeof s.headline * 3];
+        printf("%s\n", sb_text_cell(line, sizeof line, s.headline, (int)sizeof s.headline, 0));
+    }
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <jansson.h>
 #include "sb_db_internal.h"
+#include "sb_text.h"
 
 /* ---- point sets ---- */
 
@@ -372,10 +373,14 @@ static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
         const char *label = (const char *)sqlite3_column_text(st, 1);
         const char *host = (const char *)sqlite3_column_text(st, 2);
         const char *ua = (const char *)sqlite3_column_text(st, 3);
-        snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.100s%s%.40s%s%.80s",
-                 (long long)sel->sweep_id, label && *label ? " " : "", label ? label : "",
-                 (ua && *ua) || (host && *host) ? " on " : "", ua ? ua : "",
-                 ua && *ua && host && *host ? " " : "", host ? host : "");
+        if (!label) label = "";
+        if (!host) host = "";
+        if (!ua) ua = "";
+        /* each text cut between characters */
+        snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.*s%s%.*s%s%.*s",
+                 (long long)sel->sweep_id, *label ? " " : "", sb_text_prefix(label, 100), label,
+                 *ua || *host ? " on " : "", sb_text_prefix(ua, 40), ua, *ua && *host ? " " : "",
+                 sb_text_prefix(host, 80), host);
     } else if (step != SQLITE_DONE) {
         rc = sb_db_fail(e, db, "selection");
     }
@@ -397,8 +402,10 @@ static int label_machine(sb_db *db, sb_selection *sel, sb_err *e)
      * machines apart less often than their microarchitecture */
     const char *ua = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 2) : NULL;
     if (step == SQLITE_ROW)
-        snprintf(sel->label, sizeof sel->label, "%.60s%s%.100s (%.64s)", ua ? ua : "",
-                 ua && *ua ? " " : "", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+        snprintf(sel->label, sizeof sel->label, "%.*s%s%.*s (%.64s)",
+                 sb_text_prefix(ua ? ua : "", 60), ua ? ua : "", ua && *ua ? " " : "",
+                 sb_text_prefix((const char *)sqlite3_column_text(st, 0), 100),
+                 (const char *)sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
     else if (step != SQLITE_DONE)
         rc = sb_db_fail(e, db, "selection");
     sqlite3_finalize(st);

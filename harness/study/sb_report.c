@@ -1852,7 +1852,8 @@ static void short_name(out *o, sb_db *db, int64_t machine, const sb_selection *s
 {
     json_t *m = machine ? machine_info(o, db, machine) : NULL;
     const char *ua = json_string_value(json_object_get(m, "microarch"));
-    snprintf(buf, cap, "%.100s", ua && *ua && strcmp(ua, "unknown") ? ua : sel->label);
+    const char *n = ua && *ua && strcmp(ua, "unknown") ? ua : sel->label;
+    snprintf(buf, cap, "%.*s", sb_text_prefix(n, 100), n);
     json_decref(m);
 }
 
@@ -1876,11 +1877,11 @@ static void sweeps_used(out *o, sb_db *db, const sb_ptset *set, char *buf, size_
         sb_err e = {0};
         int rc = id ? sb_db_sweep_header(db, id, &h, &found, &e) : 0;
         if (rc) read_failed(o, rc, &e);
-        int w = snprintf(buf + l, cap - l, "%ssweep %lld%s%.100s%s (sprbench %.60s, %lld point(s))",
-                         l ? ", " : "", (long long)id, found && h.label && *h.label ? " " : "",
-                         found && h.label ? h.label : "", "",
-                         found && h.tool_version && *h.tool_version ? h.tool_version : "?",
-                         (long long)n);
+        const char *lb = found && h.label ? h.label : "",
+                   *tv = found && h.tool_version && *h.tool_version ? h.tool_version : "?";
+        int w = snprintf(buf + l, cap - l, "%ssweep %lld%s%.*s (sprbench %.*s, %lld point(s))",
+                         l ? ", " : "", (long long)id, *lb ? " " : "", sb_text_prefix(lb, 100), lb,
+                         sb_text_prefix(tv, 60), tv, (long long)n);
         if (found) sb_sweep_header_free(&h);
         if (w < 0 || (size_t)w >= cap - l) break;
         l += (size_t)w;

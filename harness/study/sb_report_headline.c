@@ -8,12 +8,15 @@
 #include "sb_query.h"
 #include "sb_scaling.h"
 #include "sb_stats.h"
+#include "sb_text.h"
 
 #ifndef SB_SOURCE_DIR
 #define SB_SOURCE_DIR "."
 #endif
 
 static const char *const g_prec[] = {"f32", "bf16", "int8"};
+/* a stored text cut to n bytes between characters, for "%.*s" */
+#define CUT(s, n) sb_text_prefix((s), (n)), (s)
 #define NPREC 3
 
 /* ---- small text helpers ---- */
@@ -486,10 +489,11 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
             speed_words(ratio, w, sizeof w);
             snprintf(out->line, sizeof out->line,
                      "Epoch (each run's own data set, not SQuAD) at each side's best kernel:"
-                     " %.60s %s (%.60s) vs %.60s %s (%.60s): the candidate is %s%s%s%.1200s",
-                     in->cname, d1, cb->p->kernel, in->bname, d2, bb->p->kernel, w,
+                     " %.*s %s (%.*s) vs %.*s %s (%.*s): the candidate is %s%s%s%.*s",
+                     CUT(in->cname, 60), d1, CUT(cb->p->kernel, 60), CUT(in->bname, 60), d2,
+                     CUT(bb->p->kernel, 60), w,
                      strstr(rt, "too few") ? ", too few samples for a test" : "",
-                     why[0] ? "; not like for like: " : "", why);
+                     why[0] ? "; not like for like: " : "", CUT(why, 1200));
         } else {
         sink_para(s,
                   "DistilBERT-base fine-tuning, one epoch of SQuAD v1.1's train split (%ld,%03ld"
@@ -507,11 +511,12 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
         char w[64];
         speed_words(ratio, w, sizeof w);
         snprintf(out->line, sizeof out->line,
-                 "SQuAD v1.1 epoch (projected) at each side's best kernel: %.60s %s (%.60s) vs %.60s %s"
-                 " (%s): the candidate is %s%s%s%.1200s",
-                 in->cname, d1, cb->p->kernel, in->bname, d2, bb->p->kernel, w,
+                 "SQuAD v1.1 epoch (projected) at each side's best kernel: %.*s %s (%.*s) vs %.*s %s"
+                 " (%.*s): the candidate is %s%s%s%.*s",
+                 CUT(in->cname, 60), d1, CUT(cb->p->kernel, 60), CUT(in->bname, 60), d2,
+                 CUT(bb->p->kernel, 60), w,
                  strstr(rt, "too few") ? ", too few samples for a test" : "",
-                 why[0] ? "; not like for like: " : "", why);
+                 why[0] ? "; not like for like: " : "", CUT(why, 1200));
         }
     } else {
         const trun *one = bb ? bb : cb;
@@ -689,7 +694,8 @@ static void peak_share(const sb_pt *p, char *buf, size_t cap, int *above)
     const char *u = pp->unit && !strncmp(pp->unit, "% of ", 5) ? pp->unit + 5 : "its peak";
     int over = pp->value > 100;
     *above += over;
-    snprintf(buf, cap, ", %.0f %% of %.60s%s", pp->value, u, over ? " (above its peak: see note)" : "");
+    snprintf(buf, cap, ", %.0f %% of %.*s%s", pp->value, CUT(u, 60),
+             over ? " (above its peak: see note)" : "");
 }
 
 static void rate_cell(const sb_pt *p, char *buf, size_t cap, int *above)
