@@ -63,11 +63,12 @@ static const char *const g_gemm_opts[] = {"no-tune", NULL};
 static const char *const g_train_opts[] = {
     "model", "batch",        "seq",         "stride",    "max-steps",    "time-budget", "epochs",
     "vocab", "train",        "dev",         "lr",        "seed",         "dropout",     "eval",
-    "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  "no-tune", NULL};
+    "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  "no-tune",
+    "profile", NULL};
 static const char *const g_infer_opts[] = {
     "model", "batch",     "seq",    "stride", "requests",       "vocab",      "data",        "init",
     "seed",  "synth-dev", "warmup", "quant",  "full-attention", "no-latency", "compare-f32",
-    "attention", "no-tune", NULL};
+    "attention", "no-tune", "profile", NULL};
 static const char *const g_allreduce_opts[] = {"sizes", "iters", "warmup", NULL};
 static const char *const g_stream_opts[] = {"mib", "ntimes", NULL};
 
@@ -172,6 +173,7 @@ static const sb_wopt g_wopts[] = {
     {"data", SB_WOPT_PATH, 0, 0},
     {"full-attention", SB_WOPT_BOOL, 0, 0},
     {"no-latency", SB_WOPT_BOOL, 0, 0},
+    {"profile", SB_WOPT_BOOL, 0, 0},
     {"compare-f32", SB_WOPT_BOOL, 0, 0},
     {"quant", SB_WOPT_QUANT, 0, 0},
     {"attention", SB_WOPT_ATTENTION, 0, 0},

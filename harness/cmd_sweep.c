@@ -1,5 +1,6 @@
 /* sprbench sweep: expand a plan into points, run each as a worker process,
  * store every sample, print a summary (and optionally draw the plots). */
+#include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 #include "sb_cli.h"
 #include "sb_cmds.h"
+#include "sb_cpu.h"
 #include "sb_plan.h"
 #include "sb_plot.h"
 #include "sb_slurm.h"
@@ -64,7 +66,9 @@ static void sweep_help(void)
            "                      0 or none: no projection). Stored as status 'projected' points,\n"
            "                      never as measurements\n"
            "  --db PATH           database (default %s; $SPRBENCH_DB sets another)\n"
-           "  --label TEXT        a name for the sweep\n"
+           "  --label TEXT        a name for the sweep (default: the microarchitecture and\n"
+           "                      workload, e.g. zen4-default-gemm for the default plan,\n"
+           "                      emerald-rapids-train for another)\n"
            "  --plots DIR         draw the sweep's plots into DIR when it ends\n"
            "  --json              the summary as one JSON document on stdout (progress goes\n"
            "                      to stderr): counts, every row of the table, the plots\n"
@@ -131,6 +135,29 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
     if ((rc = sb_slurm_submit(path, job, sizeof job, e))) return rc;
     printf("submitted batch job %s\n", job);
     return SB_OK;
+}
+
+/* A sweep without --label is named after the machine it runs on, which a
+ * cloud guest's host name ("vm") does not tell: "zen4-default-gemm" for the
+ * default plan, "emerald-rapids-train" for another. */
+static void default_label(sb_plan *plan, int default_plan)
+{
+    const sb_cpu *c = sb_cpu_hw();
+    const char *ua = c && c->microarch ? c->microarch : "unknown";
+    char u[64];
+    size_t w = 0;
+    for (const char *s = ua; *s && w + 1 < sizeof u; s++) {
+        if (isalnum((unsigned char)*s))
+            u[w++] = (char)tolower((unsigned char)*s);
+        else if (w && u[w - 1] != '-')
+            u[w++] = '-';
+    }
+    while (w && u[w - 1] == '-') w--;
+    u[w] = '\0';
+    /* "zen-4" reads as people write it: "zen4" */
+    if (!strncmp(u, "zen-", 4)) memmove(u + 3, u + 4, strlen(u + 4) + 1);
+    snprintf(plan->label, sizeof plan->label, "%s-%s%s", w ? u : "unknown",
+             default_plan ? "default-" : "", plan->workload[0] ? plan->workload : "gemm");
 }
 
 int sb_cmd_sweep(int argc, char **argv)
@@ -344,6 +371,7 @@ int sb_cmd_sweep(int argc, char **argv)
                      plan.workload);
         goto fail;
     }
+    if (!resume && !plan.label[0]) default_label(&plan, !plan_file && nkv == 0);
 
     char exe[4096];
     if (sb_cli_self_exe(exe, sizeof exe)) {

@@ -28,6 +28,10 @@ set_tests_properties(results_store PROPERTIES TIMEOUT 300)
 sb_add_script(results_env results_env.sh)
 set_tests_properties(results_env PROPERTIES TIMEOUT 180)
 sb_add_script(results_machines results_machines.sh)
+# the report over the shipped records and a synthetic pair: the headline (SQuAD
+# epoch at each side's best kernel, mismatches named), best kernel per
+# precision, What AMX gives, no gate verdict without --gate, the selectors.
+sb_add_script(results_report_headline results_report_headline.sh)
 sb_add_script(results_gate_noise results_gate_noise.sh)
 # The paired A/B gate at CLI level with fake worker binaries (scripts that
 # sleep a set time), and the verdicts about a point's status.

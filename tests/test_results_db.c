@@ -292,6 +292,20 @@ static void test_report_files(sb_db *db)
     CHECK_EQ_INT(sb_select_resolve(db, "nosuch", &c, &e), SB_EUSAGE);
     CHECK_EQ_INT(sb_select_resolve(db, "2", &c, &e), SB_OK); /* sweep id */
     CHECK(c.sweep_id == 2 && c.machine_id == 2);
+    /* machines as people name them: microarchitecture, CPU model; an
+     * ambiguous name lists what it matched */
+    sb_selection x;
+    static const char *const spr[] = {"sapphire-rapids", "Sapphire Rapids", "SPR", "8480"};
+    for (size_t i = 0; i < sizeof spr / sizeof spr[0]; i++) {
+        CHECK_EQ_INT(sb_select_resolve(db, spr[i], &x, &e), SB_OK);
+        CHECK(x.machine_id == 2 && !x.sweep_id && strstr(x.label, "Sapphire Rapids"));
+    }
+    CHECK_EQ_INT(sb_select_resolve(db, "icelake-server", &x, &e), SB_OK);
+    CHECK(x.machine_id == 1);
+    CHECK_EQ_INT(sb_select_resolve(db, "platinum", &x, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "(CPU model) names 2 machines") && strstr(e.msg, "Ice Lake") &&
+          strstr(e.msg, "Sapphire Rapids"));
+    CHECK_EQ_INT(sb_select_resolve(db, "zen4", &x, &e), SB_EUSAGE);
     char out[128];
     snprintf(out, sizeof out, "%s/report/sub", g_dir);
     sb_report_opts o = {.out_dir = out, .plots = 1, .db_path = "test.db"};

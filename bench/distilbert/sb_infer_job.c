@@ -289,6 +289,13 @@ json_t *sb_infer_result_json(const sb_infer_job *j, const sb_infer_opts *o, int 
         }
     }
     MET("peak_rss_mb", sb_result_peak_rss_mb(), "MiB");
+    /* --profile: where a batch's time goes in the throughput pass, per kind */
+    if (o->profile && j->nbatches > 0)
+        for (int i = 0; i < SB_PROF_N; i++) {
+            char name[64];
+            sb_prof_metric_name(i, name, sizeof name);
+            if (j->m.prof[i] > 0) MET(name, j->m.prof[i] / (double)j->nbatches, "s");
+        }
 #undef MET
     json_object_set_new(doc, "metrics", met);
     json_object_set_new(doc, "units", units);

@@ -1,5 +1,6 @@
 #include "sb_model.h"
 #include "sb_mem.h"
+#include <ctype.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -10,6 +11,14 @@ const char *const sb_prof_names[SB_PROF_N] = {
     "embeddings", "qkv linear", "attention",        "out linear",   "layernorm", "ffn lin1",
     "gelu",       "ffn lin2",   "dropout+residual", "qa head+loss", "optimizer",
 };
+
+void sb_prof_metric_name(int i, char *buf, size_t cap)
+{
+    size_t w = (size_t)snprintf(buf, cap, "prof_");
+    for (const char *s = sb_prof_names[i]; *s && w + 3 < cap; s++)
+        buf[w++] = isalnum((unsigned char)*s) ? *s : '_';
+    snprintf(buf + w, cap - w, "_s");
+}
 
 void sb_model_config_base(sb_model_config *c)
 {

@@ -87,6 +87,9 @@ enum {
     SB_PROF_N
 };
 extern const char *const sb_prof_names[SB_PROF_N];
+/* The metric a result stores kind i under: "prof_qkv_linear_s" (seconds per
+ * training step, or per inference batch). */
+void sb_prof_metric_name(int i, char *buf, size_t cap);
 /* Training FLOPs per token of each profile kind (the matrix products; 0 for
  * element-wise kinds); they add up to sb_model_flops_per_token. */
 void sb_model_prof_flops(const sb_model_config *c, int S, double f[SB_PROF_N]);

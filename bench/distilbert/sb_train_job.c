@@ -407,6 +407,14 @@ json_t *sb_train_result_json(sb_train_job *j, const sb_train_opts *o, int argc, 
         MET("em", j->em, "%");
         MET("f1", j->f1, "%");
     }
+    /* --profile: where a step's time goes, per layer kind (seconds per step,
+     * so that runs of different lengths and machines compare) */
+    if (o->profile && j->m.prof_steps > 0)
+        for (int i = 0; i < SB_PROF_N; i++) {
+            char name[64];
+            sb_prof_metric_name(i, name, sizeof name);
+            MET(name, j->m.prof[i] / (double)j->m.prof_steps, "s");
+        }
 #undef MET
     json_object_set_new(doc, "metrics", met);
     json_object_set_new(doc, "units", units);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_db_internal.h"
+#include "sb_gemm_bench.h"
+#include "sb_kernel.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
 #include "sb_stats.h"
@@ -992,13 +994,114 @@ out:
     return rc;
 }
 
+/* The instruction path a GEMM point's kernel ran, as `sprbench gemm` names it
+ * now: what the point recorded (peak_path), else what the vendor library said
+ * it dispatched (impl: "brg:avx512_core_amx_bf16" ran AMX, not the dtype's
+ * AVX-512 path), else the kernel's own; the scalar reference is measured
+ * against the plain f32 peak where one is stored. */
+static const char *ran_path(sb_db *db, int64_t machine, const char *kernel, json_t *res)
+{
+    const char *pp = json_string_value(json_object_get(res, "peak_path"));
+    if (pp && *pp) return pp;
+    const sb_kernel *k = sb_kernel_find(kernel);
+    if (!k) return NULL;
+    /* only a vendor's impl names an ISA ("avxvnni:vpdpbusd" of our own
+     * kernel names its instructions) */
+    const char *impl = strncmp(kernel, "onednn", 6) ? NULL
+                                                    : json_string_value(json_object_get(res, "impl"));
+    const char *path = sb_gemm_peak_path(k, impl && *impl ? impl : NULL);
+    if (!strcmp(path, "scalar"))
+        return sb_db_peak_per_core(db, machine, "f32") > 0 ? "f32" : "avx2_f32";
+    return path;
+}
+
+/* pct_peak of the GEMM points an import added, recomputed against the peak
+ * stored for the path each kernel ran (an older sprbench measured against
+ * another path): a figure above 100 % of its own path's peak is then a
+ * finding about that peak, not an artefact. Without a stored peak of that
+ * path the record's figure stays as recorded; one that agrees already is not
+ * touched (an export imported again is the same, bit for bit). */
+static int repeak_imported(sb_db *db, int64_t after_id, sb_err *e)
+{
+    sqlite3_stmt *sel = NULL, *del = NULL, *ins = NULL;
+    int rc;
+    if ((rc = sb_db_prepare(db, "pct_peak",
+                            "SELECT p.id, p.machine_id, p.kernel, p.threads, p.result_json, g.value,"
+                            " c.value, COALESCE(c.unit, '')"
+                            " FROM point p JOIN metric g ON g.point_id = p.id"
+                            " AND g.name IN ('gflops', 'gops')"
+                            " LEFT JOIN metric c ON c.point_id = p.id AND c.name = 'pct_peak'"
+                            " WHERE p.id > ? AND p.workload = 'gemm' AND p.status = 'ok'"
+                            " AND p.machine_id IS NOT NULL",
+                            &sel, e)) ||
+        (rc = sb_db_prepare(db, "pct_peak",
+                            "DELETE FROM metric WHERE point_id = ? AND name = 'pct_peak'", &del,
+                            e)) ||
+        (rc = sb_db_prepare(db, "pct_peak",
+                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+                            " VALUES (?, 'pct_peak', ?, ?, 0, ?)",
+                            &ins, e)))
+        goto out;
+    sqlite3_bind_int64(sel, 1, after_id);
+    int step;
+    while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(sel, 0), mid = sqlite3_column_int64(sel, 1);
+        const char *kernel = (const char *)sqlite3_column_text(sel, 2);
+        int threads = sqlite3_column_int(sel, 3);
+        const char *rj = (const char *)sqlite3_column_text(sel, 4);
+        double gf = sqlite3_column_double(sel, 5);
+        json_t *res = rj ? json_loads(rj, 0, NULL) : NULL;
+        const char *path = kernel ? ran_path(db, mid, kernel, res) : NULL;
+        double peak = path ? sb_db_peak_per_core(db, mid, path) : 0;
+        char unit[96], src[160];
+        snprintf(unit, sizeof unit, "%% of %.60s peak", path ? path : "?");
+        snprintf(src, sizeof src, "recomputed on import against the stored %.60s peak x %d threads",
+                 path ? path : "?", threads > 0 ? threads : 1);
+        json_decref(res);
+        if (!(peak > 0) || !(gf > 0)) continue;
+        double pct = 100.0 * gf / (peak * (threads > 0 ? threads : 1));
+        int had = sqlite3_column_type(sel, 6) != SQLITE_NULL;
+        double old = sqlite3_column_double(sel, 6);
+        /* a point the record gave no share keeps none: recomputed, not invented */
+        if (!had || (fabs(old - pct) <= 1e-9 * fabs(pct) &&
+                     !strcmp((const char *)sqlite3_column_text(sel, 7), unit)))
+            continue;
+        sqlite3_bind_int64(del, 1, pid);
+        if ((rc = step_done(db, del, e, "pct_peak"))) goto out;
+        sqlite3_bind_int64(ins, 1, pid);
+        sqlite3_bind_double(ins, 2, pct);
+        sqlite3_bind_text(ins, 3, unit, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 4, src, -1, SQLITE_TRANSIENT);
+        if ((rc = step_done(db, ins, e, "pct_peak"))) goto out;
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "pct_peak");
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(del);
+    sqlite3_finalize(ins);
+    return rc;
+}
+
+static int64_t max_point_id(sb_db *db)
+{
+    sqlite3_stmt *st;
+    int64_t id = 0;
+    if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT COALESCE(MAX(id), 0) FROM point", -1, &st,
+                           NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return id;
+}
+
 int sb_import_doc(sb_db *db, json_t *doc, const char *name, sb_import_stats *st, sb_err *e)
 {
     sb_import_stats local = {0};
     int rc = validate(doc, name, e);
     if (rc) return rc;
     if ((rc = sb_db_begin(db, e))) return rc;
-    if ((rc = write_doc(db, doc, &local, e))) {
+    int64_t before = max_point_id(db);
+    if ((rc = write_doc(db, doc, &local, e)) || (rc = repeak_imported(db, before, e))) {
         sb_db_rollback(db);
         return rc;
     }

@@ -43,11 +43,18 @@ int sb_listing_info(sb_db *db, const char *path, FILE *f, sb_err *e)
     static const char *const tables[] = {"machine", "sweep", "point", "sample", "metric"};
     const long rows[] = {c.machines, c.sweeps, c.points, c.samples, c.metrics};
     for (int i = 0; i < 5; i++) fprintf(f, "%-10s %ld rows\n", tables[i], rows[i]);
-    fprintf(f, "\nmachines:\n%-18s %-16s %-10s %6s %7s  %s\n", "fingerprint", "hostname",
+    /* the microarchitecture is what tells cloud guests (all "vm") apart and
+     * what --baseline/--candidate take: never cut */
+    int wu = 9, wh = 8;
+    for (int i = 0; i < n; i++) {
+        wu = widen(wu, m[i].microarch);
+        wh = widen(wh, m[i].hostname);
+    }
+    fprintf(f, "\nmachines:\n%-18s %-*s %-*s %6s %7s  %s\n", "fingerprint", wh, "hostname", wu,
             "microarch", "cores", "points", "cpu");
     for (int i = 0; i < n; i++)
         fprintf(f, "%s %s %s %6d %7ld  %s\n", text_cell(m[i].fingerprint, 18, 1),
-                text_cell(m[i].hostname, 16, 1), text_cell(m[i].microarch, 10, 1), m[i].cores,
+                text_cell(m[i].hostname, wh, 1), text_cell(m[i].microarch, wu, 1), m[i].cores,
                 m[i].points, text_cell(m[i].cpu_model, 120, 0));
     sb_machine_rows_free(m, n);
     return SB_OK;
@@ -79,6 +86,9 @@ int sb_listing_sweeps_json(sb_db *db, FILE *f, sb_err *e)
         json_object_set_new(o, "label", sb_text_json(s->label));
         json_object_set_new(o, "workload", sb_text_json(s->workload));
         json_object_set_new(o, "hostname", sb_text_json(s->hostname));
+        json_object_set_new(o, "microarch", sb_text_json(s->microarch));
+        json_object_set_new(o, "cpu_model", sb_text_json(s->cpu_model));
+        json_object_set_new(o, "tool_version", sb_text_json(s->tool_version));
         json_object_set_new(o, "status", sb_text_json(s->status));
         json_object_set_new(o, "started", sb_text_json(s->started));
         json_object_set_new(o, "points", json_integer(s->points));
@@ -101,21 +111,25 @@ int sb_listing_sweeps(sb_db *db, FILE *f, sb_err *e)
     int n;
     int rc = sb_db_sweeps(db, &v, &n, e);
     if (rc) return rc;
-    int wl = 5, ww = 8, wh = 4, ws = 6;
+    int wl = 5, ww = 8, wh = 4, ws = 6, wu = 9, wv = 7;
     for (int i = 0; i < n; i++) {
+        wu = widen(wu, v[i].microarch);
+        wv = widen(wv, v[i].tool_version);
         wl = widen(wl, v[i].label);
         ww = widen(ww, v[i].workload);
         wh = widen(wh, v[i].hostname);
         ws = widen(ws, v[i].status);
     }
-    fprintf(f, "%5s  %-8s  %-*s  %-*s  %-*s  %-*s  %-20s  %s\n", "id", "uuid", wl, "label", ww,
-            "workload", wh, "host", ws, "status", "started", "points (ok/skipped/other)");
+    fprintf(f, "%5s  %-8s  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %-20s  %s\n", "id", "uuid", wl,
+            "label", ww, "workload", wu, "microarch", wh, "host", wv, "version", ws, "status",
+            "started", "points (ok/skipped/other)");
     for (int i = 0; i < n; i++) {
         const sb_sweep_row *s = &v[i];
         /* the uuid's first 8 hex digits: a prefix --sweep accepts, not cut text */
-        fprintf(f, "%5lld  %-8.8s  %s  %s  %s  %s  %s  %d (%d/%d/%d)", (long long)s->id, s->uuid,
-                text_cell(s->label, wl, 1), text_cell(s->workload, ww, 1),
-                text_cell(s->hostname, wh, 1), text_cell(s->status, ws, 1),
+        fprintf(f, "%5lld  %-8.8s  %s  %s  %s  %s  %s  %s  %s  %d (%d/%d/%d)", (long long)s->id,
+                s->uuid, text_cell(s->label, wl, 1), text_cell(s->workload, ww, 1),
+                text_cell(s->microarch, wu, 1), text_cell(s->hostname, wh, 1),
+                text_cell(s->tool_version, wv, 1), text_cell(s->status, ws, 1),
                 text_cell(s->started, 20, 1), s->points, s->ok, s->skipped,
                 s->points - s->ok - s->skipped);
         if (s->held)

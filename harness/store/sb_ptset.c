@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <jansson.h>
 #include "sb_db_internal.h"
 #include "sb_workload.h"
+#include "sb_text.h"
 
 /* ---- point sets ---- */
 
@@ -440,7 +444,7 @@ static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "selection",
                            "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
-                           " COALESCE(m.hostname, '') FROM sweep s"
+                           " COALESCE(m.hostname, ''), COALESCE(m.microarch, '') FROM sweep s"
                            " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
                            &st, e);
     if (rc) return rc;
@@ -450,9 +454,15 @@ static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
         sel->machine_id = sqlite3_column_int64(st, 0);
         const char *label = (const char *)sqlite3_column_text(st, 1);
         const char *host = (const char *)sqlite3_column_text(st, 2);
-        snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.100s%s%.100s",
-                 (long long)sel->sweep_id, label && *label ? " " : "", label ? label : "",
-                 host && *host ? " on " : "", host ? host : "");
+        const char *ua = (const char *)sqlite3_column_text(st, 3);
+        if (!label) label = "";
+        if (!host) host = "";
+        if (!ua) ua = "";
+        /* each text cut between characters */
+        snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.*s%s%.*s%s%.*s",
+                 (long long)sel->sweep_id, *label ? " " : "", sb_text_prefix(label, 100), label,
+                 *ua || *host ? " on " : "", sb_text_prefix(ua, 40), ua, *ua && *host ? " " : "",
+                 sb_text_prefix(host, 80), host);
     } else if (step != SQLITE_DONE) {
         rc = sb_db_fail(e, db, "selection");
     }
@@ -464,18 +474,136 @@ static int label_machine(sb_db *db, sb_selection *sel, sb_err *e)
 {
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "selection",
-                           "SELECT COALESCE(hostname, ''), fingerprint FROM machine WHERE id = ?",
+                           "SELECT COALESCE(hostname, ''), fingerprint, COALESCE(microarch, '')"
+                           " FROM machine WHERE id = ?",
                            &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sel->machine_id);
     int step = sqlite3_step(st);
+    /* "Zen 4 vm (6299f44b6ad52317)": host names of cloud guests ("vm") tell
+     * machines apart less often than their microarchitecture */
+    const char *ua = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 2) : NULL;
     if (step == SQLITE_ROW)
-        snprintf(sel->label, sizeof sel->label, "%.100s (%.64s)", sqlite3_column_text(st, 0),
-                 sqlite3_column_text(st, 1));
+        snprintf(sel->label, sizeof sel->label, "%.*s%s%.*s (%.64s)",
+                 sb_text_prefix(ua ? ua : "", 60), ua ? ua : "", ua && *ua ? " " : "",
+                 sb_text_prefix((const char *)sqlite3_column_text(st, 0), 100),
+                 (const char *)sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
     else if (step != SQLITE_DONE)
         rc = sb_db_fail(e, db, "selection");
     sqlite3_finalize(st);
     return rc;
+}
+
+/* A machine as a selector can name it beyond its fingerprint. */
+typedef struct mrow {
+    int64_t id;
+    char fp[80], host[128], cpu[160], ua[80];
+} mrow;
+
+static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
+{
+    sqlite3_stmt *st;
+    *v = NULL;
+    *n = 0;
+    int rc = sb_db_prepare(db, "lookup",
+                           "SELECT id, fingerprint, COALESCE(hostname, ''), COALESCE(cpu_model, ''),"
+                           " COALESCE(microarch, '') FROM machine ORDER BY id",
+                           &st, e);
+    if (rc) return rc;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        mrow *nv = realloc(*v, sizeof **v * (size_t)(*n + 1));
+        if (!nv) {
+            sqlite3_finalize(st);
+            return sb_errf(e, SB_EFAIL, "out of memory");
+        }
+        *v = nv;
+        mrow *m = &nv[(*n)++];
+        m->id = sqlite3_column_int64(st, 0);
+        snprintf(m->fp, sizeof m->fp, "%s", (const char *)sqlite3_column_text(st, 1));
+        snprintf(m->host, sizeof m->host, "%s", (const char *)sqlite3_column_text(st, 2));
+        snprintf(m->cpu, sizeof m->cpu, "%s", (const char *)sqlite3_column_text(st, 3));
+        snprintf(m->ua, sizeof m->ua, "%s", (const char *)sqlite3_column_text(st, 4));
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "lookup");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* "Zen 4", "zen4", "ZEN-4" and "zen_4" are one name: letters and digits only,
+ * lower case. */
+static void squash(const char *s, char *buf, size_t cap)
+{
+    size_t w = 0;
+    for (; *s && w + 1 < cap; s++)
+        if (isalnum((unsigned char)*s)) buf[w++] = (char)tolower((unsigned char)*s);
+    buf[w] = '\0';
+}
+
+/* A microarchitecture as people write it: "zen4", "emerald-rapids",
+ * "sapphire-rapids", "icelake-server" (the CPUID table calls the server part
+ * plain "Ice Lake"), or the usual short names. */
+static int uarch_is(const char *spec, const char *ua)
+{
+    static const char *const alias[][2] = {
+        {"icelakeserver", "icelake"}, {"icx", "icelake"},       {"spr", "sapphirerapids"},
+        {"emr", "emeraldrapids"},     {"icelakeclient", "icelakeclient"},
+    };
+    char a[96], b[96];
+    squash(spec, a, sizeof a);
+    squash(ua, b, sizeof b);
+    if (!*a || !*b) return 0;
+    if (!strcmp(a, b)) return 1;
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (!strcmp(a, alias[i][0]) && !strcmp(b, alias[i][1])) return 1;
+    return 0;
+}
+
+static int contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (!n) return 0;
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n)) return 1;
+    return 0;
+}
+
+/* A record (`db export` file) names its machines by fingerprint. */
+static int record_fingerprints(const char *path, char fps[][80], int cap, int *n)
+{
+    *n = 0;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    json_t *doc = json_load_file(path, 0, NULL);
+    json_t *ms = json_object_get(doc, "machines");
+    size_t i;
+    json_t *m;
+    json_array_foreach(ms, i, m)
+    {
+        const char *fp = json_string_value(json_object_get(m, "fingerprint"));
+        if (fp && *n < cap) snprintf(fps[(*n)++], 80, "%s", fp);
+    }
+    json_decref(doc);
+    return *n > 0;
+}
+
+/* SB_EUSAGE naming every machine a selector matched, so that the next try
+ * can be exact. */
+static int ambiguous(const char *spec, const char *how, const mrow *v, const int *hit, int nv,
+                     int n, sb_err *e)
+{
+    char list[700] = "";
+    size_t l = 0;
+    for (int i = 0; i < nv && l + 1 < sizeof list; i++) {
+        if (!hit[i]) continue;
+        int w = snprintf(list + l, sizeof list - l, "%s%.16s (%.40s, %.60s, host %.40s)",
+                         l ? "; " : "", v[i].fp, v[i].ua[0] ? v[i].ua : "?",
+                         v[i].cpu[0] ? v[i].cpu : "?", v[i].host);
+        if (w < 0) break;
+        l += (size_t)w < sizeof list - l ? (size_t)w : sizeof list - l - 1;
+    }
+    return sb_errf(e, SB_EUSAGE, "'%.64s' (%s) names %d machines: %s; give a fingerprint", spec,
+                   how, n, list);
 }
 
 int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
@@ -494,19 +622,65 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
         (rc = match(db, "SELECT id FROM machine WHERE substr(fingerprint, 1, length(?1)) = ?1",
                     spec, 0, &n, &id, e)))
         return rc;
-    if (n == 0 &&
-        (rc = match(db, "SELECT id FROM machine WHERE hostname = ?1", spec, 0, &n, &id, e)))
-        return rc;
-    if (n > 1)
-        return sb_errf(e, SB_EUSAGE, "'%s' names %d machines: give the fingerprint", spec, n);
-    if (n == 0) {
-        if ((rc = sweep_by_label(db, spec, &sel->sweep_id, &found, e))) return rc;
-        if (found) return label_sweep(db, sel, e);
-        return sb_errf(e, SB_EUSAGE,
-                       "'%s' is neither a sweep (id, uuid or label) nor a machine"
-                       " in the database (see sprbench db sweeps, db info)",
-                       spec);
+    if (n == 1) {
+        sel->machine_id = id;
+        return label_machine(db, sel, e);
     }
-    sel->machine_id = id;
-    return label_machine(db, sel, e);
+    /* then by what a person calls a machine: its host name, its
+     * microarchitecture ("zen4", "emerald-rapids"), a sweep label, a
+     * substring of its CPU model, the record (export file) it came from */
+    mrow *v;
+    int nv;
+    if ((rc = machines_all(db, &v, &nv, e))) return rc;
+    int *hit = calloc((size_t)nv + 1, sizeof *hit);
+    if (!hit) {
+        free(v);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    const char *how = NULL;
+    char fps[16][80];
+    int nfp = 0;
+    for (int pass = 0; pass < 4 && !how; pass++) {
+        if (pass == 2) { /* an exact sweep label before the looser matches */
+            if ((rc = sweep_by_label(db, spec, &sel->sweep_id, &found, e)) || found) {
+                free(v);
+                free(hit);
+                return rc ? rc : label_sweep(db, sel, e);
+            }
+        }
+        if (pass == 3 && !record_fingerprints(spec, fps, 16, &nfp)) break;
+        n = 0;
+        for (int i = 0; i < nv; i++) {
+            hit[i] = pass == 0   ? !strcmp(v[i].host, spec)
+                : pass == 1      ? uarch_is(spec, v[i].ua)
+                : pass == 2      ? strlen(spec) >= 3 && contains_ci(v[i].cpu, spec)
+                                 : 0;
+            for (int k = 0; pass == 3 && k < nfp; k++) hit[i] |= !strcmp(v[i].fp, fps[k]);
+            n += hit[i];
+        }
+        if (n)
+            how = pass == 0 ? "host name"
+                : pass == 1 ? "microarchitecture"
+                : pass == 2 ? "CPU model"
+                            : "record file";
+    }
+    if (n > 1) {
+        rc = ambiguous(spec, how, v, hit, nv, n, e);
+    } else if (n == 1) {
+        for (int i = 0; i < nv; i++)
+            if (hit[i]) sel->machine_id = v[i].id;
+        rc = label_machine(db, sel, e);
+    } else if (nfp) {
+        rc = sb_errf(e, SB_EUSAGE, "%.200s: no machine of this record is in the database (import"
+                     " it with sprbench db import)", spec);
+    } else {
+        rc = sb_errf(e, SB_EUSAGE,
+                     "'%s' is neither a sweep (id, uuid or label) nor a machine (fingerprint,"
+                     " host name, microarchitecture, CPU model or record file) in the database"
+                     " (see sprbench db sweeps, db info)",
+                     spec);
+    }
+    free(v);
+    free(hit);
+    return rc;
 }

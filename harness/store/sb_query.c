@@ -177,6 +177,9 @@ void sb_sweep_rows_free(sb_sweep_row *v, int n)
         free(v[i].status);
         free(v[i].started);
         free(v[i].holder_host);
+        free(v[i].microarch);
+        free(v[i].cpu_model);
+        free(v[i].tool_version);
     }
     free(v);
 }
@@ -194,7 +197,8 @@ int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id),"
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
-        " s.holder_pid, COALESCE(s.holder_host, '')"
+        " s.holder_pid, COALESCE(s.holder_host, ''),"
+        " COALESCE(m.microarch, ''), COALESCE(m.cpu_model, ''), COALESCE(s.tool_version, '')"
         " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
         &st, e);
     if (rc) return rc;
@@ -216,6 +220,9 @@ int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
         s->held = sqlite3_column_type(st, 10) != SQLITE_NULL;
         s->holder_pid = s->held ? (long long)sqlite3_column_int64(st, 10) : 0;
         s->holder_host = text_dup(st, 11, &oom);
+        s->microarch = text_dup(st, 12, &oom);
+        s->cpu_model = text_dup(st, 13, &oom);
+        s->tool_version = text_dup(st, 14, &oom);
         if (oom) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             break;

@@ -50,6 +50,7 @@ typedef struct sb_sweep_row {
     int held;                /* a process holds it (sb_db_sweep_claim): */
     long long holder_pid;    /*   which, */
     char *holder_host;       /*   and where */
+    char *microarch, *cpu_model, *tool_version; /* its machine's, and the sprbench that ran it */
 } sb_sweep_row;
 /* Every sweep, by id. */
 int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e);

@@ -1,5 +1,6 @@
 #include "sb_result.h"
 #include "sb_report.h"
+#include "sb_report_headline.h"
 #include "sb_text.h"
 #include "sb_workload.h"
 #include <errno.h>
@@ -182,6 +183,37 @@ static void t_emit(out *o, table *t)
     for (int i = 0; i < (t->nrows + 1) * t->ncols; i++) free(t->cells[i]);
     free(t->cells);
     t->cells = NULL;
+}
+
+/* ---- the headline module writes through these (sb_rsink) ---- */
+
+typedef struct sinkctx {
+    out *o;
+    struct plots *pl;
+    const char *bname, *cname;
+} sinkctx;
+
+static void sink_heading(void *ctx, int level, const char *text)
+{
+    heading(((sinkctx *)ctx)->o, level, text);
+}
+static void sink_para(void *ctx, const char *text) { para(((sinkctx *)ctx)->o, "%s", text); }
+static void sink_table(void *ctx, int ncols, int nrows, const char *const *cells)
+{
+    table t;
+    t_init(&t, ncols, cells);
+    for (int r = 1; r <= nrows; r++) t_row(&t, cells + (size_t)r * (size_t)ncols);
+    t_emit(((sinkctx *)ctx)->o, &t);
+}
+
+static void plot_pairs(out *o, struct plots *pl, int dots, const char *name, const char *axis,
+                       const char *title, char **labels, const double *const v[6], int n,
+                       const char *bname, const char *cname);
+static void sink_bars(void *ctx, const char *name, const char *title, const char *axis,
+                      char **labels, const double *const v[6], int n)
+{
+    sinkctx *c = ctx;
+    plot_pairs(c->o, c->pl, 0, name, axis, title, labels, v, n, c->bname, c->cname);
 }
 
 /* ---- machines ---- */
@@ -423,7 +455,7 @@ static void ratio_str(double num, double den, char *buf, size_t cap)
 /* What the gate's test said of one pair of points: SIG_SLOWER / SIG_FASTER
  * (beyond the tolerance and significant, as a gate FAIL), SIG_NOT (tested,
  * not significant or within tolerance), SIG_UNTESTED (too few samples). */
-enum { SIG_UNTESTED = 0, SIG_NOT, SIG_SLOWER, SIG_FASTER };
+enum { SIG_UNTESTED = 0, SIG_NOT, SIG_SLOWER, SIG_FASTER, SIG_NOISY };
 /* The same from the test run both ways (fwd: baseline -> candidate, rev:
  * the sides swapped) over whatever samples it was given. */
 static int sig_in(const sb_gate_result *fwd, const sb_gate_result *rev, const sb_pt *b,
@@ -434,6 +466,9 @@ static int sig_in(const sb_gate_result *fwd, const sb_gate_result *rev, const sb
     if (!b || !c || !fwd || !rev) return SIG_UNTESTED;
     for (int i = 0; i < fwd->n; i++) {
         const sb_gate_row *w = &fwd->rows[i];
+        /* the gate's "noisy": two regimes on a side, flagged, not judged */
+        if (w->base_id == b->id && w->cand_id == c->id && !strncmp(w->note, "noisy", 5))
+            return SIG_NOISY;
         if (w->base_id != b->id || w->cand_id != c->id || w->p < 0) continue;
         *p = w->p;
         if (w->verdict == SB_FAIL) return SIG_SLOWER;
@@ -465,6 +500,8 @@ static void sig_words(const char *ratio, int s, double p, char *buf, size_t cap)
         snprintf(buf, cap, "%s (significant, p=%.2g)", ratio, p);
     else if (s == SIG_NOT)
         snprintf(buf, cap, "%s (not significant)", ratio);
+    else if (s == SIG_NOISY)
+        snprintf(buf, cap, "%s (noisy: a side's samples form two groups, not judged)", ratio);
     else
         snprintf(buf, cap, "%s (not tested: too few samples)", ratio);
 }
@@ -560,12 +597,13 @@ static int ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
 
 /* ---- plots ---- */
 
-typedef struct plots {
+typedef struct plots plots;
+struct plots {
     int enabled, drawn;
     const char *dir;
     const char *templates; /* NULL: the default search (sb_gp_templates_dir) */
     char skipped_why[256];
-} plots;
+};
 
 /* Draws name.png from a script, links it from the Markdown and embeds it in
  * the HTML. */
@@ -605,7 +643,7 @@ static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, 
  * dots set a dot plot of many rows (report-dots.gp: GEMM's every kernel,
  * shape and thread count, one unit per chart), its height growing with the
  * rows. axis names the unit. */
-static void plot_pairs(out *o, plots *pl, int dots, const char *name, const char *axis,
+static void plot_pairs(out *o, struct plots *pl, int dots, const char *name, const char *axis,
                        const char *title, char **labels, const double *const v[6], int n,
                        const char *bname, const char *cname)
 {
@@ -937,14 +975,16 @@ static void render_train(section_ctx *ctx, const pair *pv, int n)
         char words[64], x[32], y[32];
         speed_words(headline, words, sizeof words);
         para(o,
-             "Headline: epoch time %s s on the baseline (%s) against %s s on the candidate"
+             "Same-name view, each run's own data set (not SQuAD: the headline above projects"
+             " that): best epoch time %s s on the baseline (%s) against %s s on the candidate"
              " (%s): the candidate trains an epoch %s%s.",
              num(mb->value, x, sizeof x), best[0]->kernel, num(mc->value, y, sizeof y),
              best[1]->kernel, words,
              mb->projected || mc->projected ? " (projected epoch times: see Projected figures)"
                                             : "");
     } else {
-        para(o, "Headline epoch-time ratio: not available (an epoch time is missing on %s).",
+        para(o, "Epoch-time ratio of the runs' own data sets: not available (an epoch time is"
+                " missing on %s).",
              best[0]       ? "the candidate"
                  : best[1] ? "the baseline"
                            : "both sides");
@@ -994,7 +1034,7 @@ static void render_train(section_ctx *ctx, const pair *pv, int n)
     plot_pairs(o, pl, 0, "train", "median tokens/s", "Training throughput per kernel", br.labels,
                (const double *const *)br.v, br.n, bname, cname);
     bars_free(&br);
-    ctx->sum->headline_ratio = headline;
+    (void)headline;
 }
 
 /* ---- inference ---- */
@@ -1617,8 +1657,13 @@ static char *left_out_text(const sb_gate_result *r)
     for (int i = 0; done && why && i < n; i++) {
         const sb_gate_row *w = &r->rows[i];
         int left = !w->base_id || !w->cand_id || !(w->ratio > 0);
-        why[i] = !left ? NULL : !w->base_id ? "candidate only" : !w->cand_id ? "baseline only"
-                                                                             : w->note;
+        /* the gate's row of a point missing in the candidate names no point
+         * on either side: it is the baseline's */
+        int base_only = !w->cand_id && (w->base_id || strstr(w->note, "missing in the candidate"));
+        why[i] = !left        ? NULL
+            : base_only       ? "baseline only"
+            : !w->base_id     ? "candidate only"
+                              : w->note;
         done[i] = !left;
     }
     for (int i = 0; done && why && i < n; i++) {
@@ -1655,7 +1700,8 @@ static char *left_out_text(const sb_gate_result *r)
  * what the gate's test says of it; and a warning when the comparison
  * cannot say anything about machines. */
 static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const sb_selection *csel,
-                            const sb_ptset *bs, const sb_ptset *cs, const sb_gate_opts *go)
+                            const sb_ptset *bs, const sb_ptset *cs, const sb_gate_opts *go,
+                            int gate, const sb_headline_out *hl)
 {
     heading(o, 2, "Summary");
     int64_t bm = machine_of(bsel, bs), cm = machine_of(csel, cs);
@@ -1674,6 +1720,15 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
              "Warning: both sides ran on the same machine: the differences below are between"
              " runs (software, settings, noise), not between machines.");
     (void)db;
+    if (hl->best_n) {
+        char words[64];
+        speed_words(hl->best_gmean, words, sizeof words);
+        para(o,
+             "At each machine's best kernel per precision (its own or oneDNN's, over the %d"
+             " GEMM precision, shape and thread rows both sides ran: see Best kernel per"
+             " precision), the candidate is %s (geometric mean of the speed ratios).",
+             hl->best_n, words);
+    }
     if (!o->fwd || !o->rev) return;
     /* The mean is over every pair both sides ran (a ratio of medians);
      * significance needs enough samples. Every point left out of either is
@@ -1706,6 +1761,8 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
             nfew++;
             continue;
         }
+        /* the gate's "noisy" is flagged, not judged: counted apart below */
+        if (!strncmp(w->note, "noisy", 5)) continue;
         tested++;
         if (w->verdict == SB_FAIL) slower++;
         for (int j = 0; j < o->rev->n; j++) {
@@ -1730,27 +1787,47 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
             snprintf(wlist + l, sizeof wlist - l, "%s%d %s", k ? ", " : "", wln[k], wl[k]);
         }
         para(o,
-             "Over the %d point(s) both sides ran (%s), the candidate is %s (geometric mean of"
-             " the per-point speed ratios; the points range from %s to %s).",
+             "Same-name view: over the %d point(s) both sides ran with the same kernel (%s),"
+             " the candidate is %s (geometric mean of the per-point speed ratios; the points"
+             " range from %s to %s).",
              ran, wlist, words, los, his);
         para(o,
              "Significant by the gate's test (one-sided Mann-Whitney U on the raw samples,"
              " p < %g, and beyond the %.0f%% tolerance), over the %d point(s) with at least %d"
-             " samples a side: %d faster on the candidate, %d slower, %d not significant.",
+             " samples a side and not noisy: %d faster on the candidate, %d slower, %d not"
+             " significant.",
              go->alpha, go->tolerance * 100, tested, go->min_samples, faster, slower,
              tested - faster - slower);
-        para(o,
-             "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine): %s"
-             " (%d PASS, %d WARN, %d FAIL, %d SKIP).",
-             sb_verdict_name(sb_gate_overall(o->fwd)), o->fwd->count[SB_PASS],
-             o->fwd->count[SB_WARN], o->fwd->count[SB_FAIL], o->fwd->count[SB_SKIP]);
+        /* the gate's own tag: two regimes on a side, flagged, not judged */
+        int noisy = 0;
+        for (int i = 0; i < o->fwd->n; i++) noisy += !strncmp(o->fwd->rows[i].note, "noisy", 5);
+        if (noisy)
+            para(o,
+                 "Noisy (the gate's tag): %d point(s) whose samples form two groups on a side,"
+                 " flagged and not judged; their ratios say \"noisy\" in the tables.",
+                 noisy);
+        if (gate)
+            para(o,
+                 "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine):"
+                 " %s (%d PASS, %d WARN, %d FAIL, %d SKIP).",
+                 sb_verdict_name(sb_gate_overall(o->fwd)), o->fwd->count[SB_PASS],
+                 o->fwd->count[SB_WARN], o->fwd->count[SB_FAIL], o->fwd->count[SB_SKIP]);
+        else if (bm != cm)
+            para(o,
+                 "Two machines compared: differences and their significance, not a regression"
+                 " gate's PASS/FAIL (`report --gate` adds the verdict `sprbench gate"
+                 " --cross-machine` gives).");
+        else
+            para(o, "No gate verdict (`report --gate` adds it).");
         if (nfew)
             para(o,
                  "In the mean but not tested (fewer than %d samples on a side): %d point(s): %s.",
                  go->min_samples, nfew, few ? few : "?");
         if (nout)
-            para(o, "Left out of the mean (not run ok by both sides): %d point(s): %s.", nout,
-                 out_mean ? out_mean : "?");
+            para(o,
+                 "Left out of the same-name mean (not run ok by both sides; a kernel one side"
+                 " lacks still counts in the best-kernel comparison): %d point(s): %s.",
+                 nout, out_mean ? out_mean : "?");
     }
     free(few);
     free(out_mean);
@@ -1766,6 +1843,49 @@ static void side_name(out *o, sb_db *db, const char *side, int64_t machine, char
     else
         snprintf(buf, cap, "%s", side);
     json_decref(m);
+}
+
+/* What a reader calls a side: its machine's microarchitecture ("Zen 4"),
+ * else the selection's label. */
+static void short_name(out *o, sb_db *db, int64_t machine, const sb_selection *sel, char *buf,
+                       size_t cap)
+{
+    json_t *m = machine ? machine_info(o, db, machine) : NULL;
+    const char *ua = json_string_value(json_object_get(m, "microarch"));
+    const char *n = ua && *ua && strcmp(ua, "unknown") ? ua : sel->label;
+    snprintf(buf, cap, "%.*s", sb_text_prefix(n, 100), n);
+    json_decref(m);
+}
+
+/* "sweep 5 'zen4 default sweep' (sprbench fbdc5c1, 89 points)": which
+ * sweeps a side's points come from, so that a machine-level report never
+ * takes one silently. */
+static void sweeps_used(out *o, sb_db *db, const sb_ptset *set, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    size_t l = 0;
+    for (int i = 0; i < set->n; i++) {
+        int64_t id = set->p[i].sweep_id, seen = 0, n = 0;
+        for (int j = 0; j < set->n; j++) {
+            if (set->p[j].sweep_id != id) continue;
+            if (j < i) seen = 1;
+            n++;
+        }
+        if (seen) continue;
+        sb_sweep_header h;
+        int found = 0;
+        sb_err e = {0};
+        int rc = id ? sb_db_sweep_header(db, id, &h, &found, &e) : 0;
+        if (rc) read_failed(o, rc, &e);
+        const char *lb = found && h.label ? h.label : "",
+                   *tv = found && h.tool_version && *h.tool_version ? h.tool_version : "?";
+        int w = snprintf(buf + l, cap - l, "%ssweep %lld%s%.*s (sprbench %.*s, %lld point(s))",
+                         l ? ", " : "", (long long)id, *lb ? " " : "", sb_text_prefix(lb, 100), lb,
+                         sb_text_prefix(tv, 60), tv, (long long)n);
+        if (found) sb_sweep_header_free(&h);
+        if (w < 0 || (size_t)w >= cap - l) break;
+        l += (size_t)w;
+    }
 }
 
 /* The library creates the whole path it is given; `sprbench report --out`
@@ -1829,9 +1949,14 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     plots pl = {ro->plots && sb_gnuplot_available(), 0, ro->out_dir, ro->templates, ""};
     if (ro->plots && !pl.enabled)
         snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
-    char title[800];
+    char title[800], bshort[128], cshort[128];
+    short_name(&o, db, machine_of(bsel, &bs), bsel, bshort, sizeof bshort);
+    short_name(&o, db, machine_of(csel, &cs), csel, cshort, sizeof cshort);
     if (ro->title) /* cut between characters (the CLI checked it is UTF-8) */
         snprintf(title, sizeof title, "%.*s", sb_text_prefix(ro->title, 700), ro->title);
+    else if (strcmp(bshort, cshort))
+        snprintf(title, sizeof title, "sprbench report: %s (candidate) vs %s (baseline)", cshort,
+                 bshort);
     else
         snprintf(title, sizeof title, "sprbench report: %.300s vs %.300s", csel->label,
                  bsel->label);
@@ -1846,6 +1971,11 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
          " sprbench %s.",
          bsel->label, bs.n, csel->label, cs.n, ro->db_path ? ro->db_path : "?", now,
          ro->tool_version ? ro->tool_version : "unknown");
+    char bsw[1500], csw[1500];
+    sweeps_used(&o, db, &bs, bsw, sizeof bsw);
+    sweeps_used(&o, db, &cs, csw, sizeof csw);
+    para(&o, "Sweeps used (the newest point of each configuration): baseline %s; candidate %s.",
+         bsw[0] ? bsw : "none", csw[0] ? csw : "none");
     para(&o,
          "Every figure is a median with the p10-p90 range of its raw samples in brackets;"
          " computed (not measured) figures say \"projected\".");
@@ -1866,7 +1996,37 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
         o.rev = &rev;
     }
     o.go = &go;
-    section_summary(&o, db, bsel, csel, &bs, &cs, &go);
+    sinkctx sctx = {&o, &pl, bname, cname};
+    sb_rsink sink = {&sctx, sink_heading, sink_para, sink_table, sink_bars};
+    sb_headline_in hin = {db, &bs, &cs, bshort, cshort, &go, ro->study_csv};
+    sb_headline_out hl;
+    memset(&hl, 0, sizeof hl);
+    sb_report_headline(&hin, &sink, &hl);
+    /* the best-kernel figures go into the summary: computed first, drawn
+     * after it into a buffer of their own */
+    char *bkbuf = NULL, *bkhbuf = NULL;
+    size_t bklen = 0, bkhlen = 0;
+    out bko = o;
+    bko.md = open_memstream(&bkbuf, &bklen);
+    bko.html = open_memstream(&bkhbuf, &bkhlen);
+    bko.rows = 0;
+    sinkctx bkctx = {&bko, &pl, bname, cname};
+    sb_rsink bksink = {&bkctx, sink_heading, sink_para, sink_table, sink_bars};
+    if (bko.md && bko.html) {
+        sb_report_best_kernels(&hin, &bksink, &hl);
+        sb_report_generations(&hin, &bksink);
+        sb_report_profiles(&hin, &bksink);
+    }
+    if (bko.md) fclose(bko.md);
+    if (bko.html) fclose(bko.html);
+    o.rows += bko.rows;
+    sum->headline_ratio = hl.ratio;
+    snprintf(sum->headline, sizeof sum->headline, "%s", hl.line);
+    section_summary(&o, db, bsel, csel, &bs, &cs, &go, ro->gate, &hl);
+    if (bkbuf) fwrite(bkbuf, 1, bklen, o.md);
+    if (bkhbuf) fwrite(bkhbuf, 1, bkhlen, o.html);
+    free(bkbuf);
+    free(bkhbuf);
     section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline", "candidate");
     section_env(&o, db, &bs, &cs);
     /* The opening above stays three calls: the summary reads the gate's

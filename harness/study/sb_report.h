@@ -1,6 +1,8 @@
 /* sb_report: the two-machine (or two-sweep) comparison report. Owns the
  * layout of the Markdown file and of the self-contained HTML file (plots
- * embedded as data: URIs): an opening summary that runs the gate's test
+ * embedded as data: URIs): the sweeps each side used, the headline (each
+ * machine's SQuAD epoch at its best kernel per precision, sb_report_headline),
+ * an opening summary that runs the gate's test
  * (sb_gate_compare, both ways) and warns when both sides are one sweep or
  * one machine, every ratio in one wording ("1.40x faster") with the test's
  * word on it, machines side by side, peaks per ISA, GEMM
@@ -25,14 +27,19 @@ typedef struct sb_report_opts {
     const char *db_path;      /* named in the report */
     const char *tool_version; /* the sprbench that wrote it (NULL: "unknown") */
     const char *templates;    /* gnuplot templates (NULL: $SPRBENCH_PLOTS, plots/, installed) */
+    int gate;                 /* say the gate's verdict (a comparison of two machines is not
+                                 a regression gate: without it, differences and significance) */
+    const char *study_csv;    /* the study's published figures (NULL: the source tree's) */
 } sb_report_opts;
 
 typedef struct sb_report_summary {
     char md_path[4096], html_path[4096];
     int plots_drawn;
     int rows;              /* table rows written (all sections) */
-    double headline_ratio; /* baseline/candidate best epoch time (above 1: the candidate
-                                trains faster); 0 when none */
+    double headline_ratio; /* baseline/candidate SQuAD v1.1 epoch (projected) at each
+                                side's best kernel (above 1: the candidate trains faster);
+                                0 when none */
+    char headline[2048];   /* the headline in one line, mismatches named; "" when none */
 } sb_report_summary;
 
 int sb_report_write(sb_db *db, const sb_selection *baseline, const sb_selection *candidate,
