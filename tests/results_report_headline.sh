@@ -163,4 +163,17 @@ if [ -n "$k8" ]; then
   expect_grep '^Inference on .*fastest point per generation: .*AMX int8 [0-9.]+ sequences/s \(model=tiny batch=4, t1\)' ra/report.md
   [ "$(grep -c '^### What AMX gives' ra/report.md)" -eq 1 ] && ok || fail "What AMX gives twice for one machine"
 fi
+# two guests of one CPU model, one with AMX exposed and one without: the
+# ambiguous microarchitecture lists them with their AMX state, and the record
+# files pick each; same batch (8) on both sides, the headline names AMX's bf16
+emr_amx=$(ls "$M"/emr-xeon-amx-b8-*.json 2>/dev/null | head -1)
+emr_noamx=$(ls "$M"/emr-xeon-noamx-*.json 2>/dev/null | head -1)
+if [ -n "$emr_amx" ] && [ -n "$emr_noamx" ]; then
+  expect_rc 0 "$SPRBENCH" db import --db emr2.db "$emr_amx" "$emr_noamx"
+  expect_rc 2 "$SPRBENCH" report --db emr2.db --baseline emerald-rapids --candidate EMR --out x2 --no-plots
+  expect_one_error_line "'emerald-rapids' \(microarchitecture\) names 2 machines: [0-9a-f]+ \(Emerald Rapids, .*, AMX, host vm\); [0-9a-f]+ \(Emerald Rapids, .*, no AMX, host vm\)"
+  expect_rc 0 "$SPRBENCH" report --db emr2.db --baseline "$emr_noamx" --candidate "$emr_amx" --out re --no-plots
+  expect_grep '^\| bf16 \| [0-9]+ h [0-9]+ min \(avx512-bf16, bf16, projected\) \| [0-9]+ h [0-9]+ min \(amx-bf16, bf16, projected\) \| [0-9.]+x faster' re/report.md
+  if grep -q '^Not like for like:.*batch' re/report.md; then fail "batch 8 on both sides named as a mismatch"; else ok; fi
+fi
 finish results_report_headline

@@ -498,6 +498,7 @@ static int label_machine(sb_db *db, sb_selection *sel, sb_err *e)
 typedef struct mrow {
     int64_t id;
     char fp[80], host[128], cpu[160], ua[80];
+    int amx; /* 1 AMX the OS granted, 0 none, -1 not recorded */
 } mrow;
 
 static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
@@ -507,7 +508,8 @@ static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
     *n = 0;
     int rc = sb_db_prepare(db, "lookup",
                            "SELECT id, fingerprint, COALESCE(hostname, ''), COALESCE(cpu_model, ''),"
-                           " COALESCE(microarch, '') FROM machine ORDER BY id",
+                           " COALESCE(microarch, ''), COALESCE(amx_os_permitted, -1)"
+                           " FROM machine ORDER BY id",
                            &st, e);
     if (rc) return rc;
     int step;
@@ -524,6 +526,7 @@ static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
         snprintf(m->host, sizeof m->host, "%s", (const char *)sqlite3_column_text(st, 2));
         snprintf(m->cpu, sizeof m->cpu, "%s", (const char *)sqlite3_column_text(st, 3));
         snprintf(m->ua, sizeof m->ua, "%s", (const char *)sqlite3_column_text(st, 4));
+        m->amx = sqlite3_column_int(st, 5);
     }
     if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "lookup");
     sqlite3_finalize(st);
@@ -596,9 +599,15 @@ static int ambiguous(const char *spec, const char *how, const mrow *v, const int
     size_t l = 0;
     for (int i = 0; i < nv && l + 1 < sizeof list; i++) {
         if (!hit[i]) continue;
-        int w = snprintf(list + l, sizeof list - l, "%s%.16s (%.40s, %.60s, host %.40s)",
+        /* two guests of one CPU model can differ in what the hypervisor
+         * exposes: AMX tells an Emerald Rapids with it from one without */
+        int w = snprintf(list + l, sizeof list - l, "%s%.16s (%.40s, %.60s%s, host %.40s)",
                          l ? "; " : "", v[i].fp, v[i].ua[0] ? v[i].ua : "?",
-                         v[i].cpu[0] ? v[i].cpu : "?", v[i].host);
+                         v[i].cpu[0] ? v[i].cpu : "?",
+                         v[i].amx == 1   ? ", AMX"
+                         : v[i].amx == 0 ? ", no AMX"
+                                         : "",
+                         v[i].host);
         if (w < 0) break;
         l += (size_t)w < sizeof list - l ? (size_t)w : sizeof list - l - 1;
     }
