@@ -127,6 +127,17 @@ json.dump(d, open("badwl.json", "w"))
 EOF
 expect_rc 2 "$SPRBENCH" db import --db big.db big.json
 expect_one_error_line 'ppn x nodes is 1099511627776 ranks, more than 1048576'
+# db export --csv to stdout (where a runner reads it): the stored text keeps
+# its line breaks inside quoted cells, but no line starts a workflow command,
+# no "##[" and no ESC/BEL is left
+expect_rc 0 "$SPRBENCH" db export --csv --db t.db --out -
+python3 - "$T/out" <<'EOF' && ok || fail "db export --csv to stdout carries an obeyable line"
+import re, sys
+text = open(sys.argv[1], encoding='utf-8', errors='replace').read()
+bad = [l for l in text.split('\n') if re.match(r'\s*::', l) or '##[' in l]
+assert len(text.splitlines()) > 2, 'no points in the CSV'
+sys.exit(1 if bad or '\x1b' in text or '\x07' in text else 0)
+EOF
 # the import names every workload the table knows (it named four, stale)
 expect_rc 2 "$SPRBENCH" db import --db bad.db badwl.json
 expect_one_error_line "workload: 'nosuch' is not one of gemm, train, .*infer.*stream"

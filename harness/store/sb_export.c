@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "sb_db_internal.h"
 #include "sb_gemm_bench.h"
+#include "sb_text.h"
 #include "sb_kernel.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
@@ -1170,9 +1171,8 @@ int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e)
 
 /* ---- CSV ---- */
 
-static void csv_text(FILE *f, const char *s)
+static void csv_text_raw(FILE *f, const char *s)
 {
-    if (!s) s = "";
     /* A cell a spreadsheet would run as a formula gets a leading quote. */
     int formula = strchr("=+-@\t\r", s[0]) != NULL && s[0];
     int quote = formula || strpbrk(s, ",\"\n\r") != NULL || (s[0] == ' ');
@@ -1187,6 +1187,25 @@ static void csv_text(FILE *f, const char *s)
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+/* A CSV often goes to stdout, where a CI runner reads it: stored text keeps
+ * its line breaks and tabs (quoted, as CSV allows) but no other control
+ * character (an ESC would drive the reader's terminal), and its workflow
+ * commands are defused (sb_text_defuse), as every other output shows them. */
+static void csv_text(FILE *f, const char *s)
+{
+    if (!s) s = "";
+    char *c = strdup(s);
+    if (!c) {
+        csv_text_raw(f, "?");
+        return;
+    }
+    for (unsigned char *p = (unsigned char *)c; *p; p++)
+        if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f) *p = '?';
+    sb_text_defuse(c);
+    csv_text_raw(f, c);
+    free(c);
 }
 
 static int cmp_cstr(const void *a, const void *b)
