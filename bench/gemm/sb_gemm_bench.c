@@ -7,16 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "sb_progress.h"
 #include "sb_stats.h"
 
 #define CHECK_ROWS 48
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* A deterministic small-integer stream: values in [lo, hi]. */
 static uint32_t lcg(uint32_t *s)
@@ -130,9 +124,9 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     sb_err ke = {0};
     int krc = SB_OK;
     if (cfg->prepack) {
-        double tp = now_s();
+        double tp = sb_now();
         krc = k->pack_b(&d, B, &pb, &ke);
-        res->pack_s = now_s() - tp;
+        res->pack_s = sb_now() - tp;
     }
     if (!krc) krc = call_kernel(k, &d, A, B, C, pb, &ke);
     if (krc) {
@@ -177,9 +171,9 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     }
 
     /* Warm-up (also sizes the repetition count). */
-    double t0 = now_s();
+    double t0 = sb_now();
     krc = call_kernel(k, &d, A, B, C, pb, &ke);
-    double once = now_s() - t0;
+    double once = sb_now() - t0;
     int reps = cfg->reps;
     double min_s = cfg->min_seconds > 0 ? cfg->min_seconds : 1.0;
     if (reps <= 0) {
@@ -193,9 +187,9 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
         goto out;
     }
     for (int i = 0; i < reps && !krc; i++) {
-        t0 = now_s();
+        t0 = sb_now();
         krc = call_kernel(k, &d, A, B, C, pb, &ke);
-        res->samples[res->nsamples++] = now_s() - t0;
+        res->samples[res->nsamples++] = sb_now() - t0;
     }
     if (krc) {
         set_reason(res, "failed", "kernel error: %.400s", ke.msg);

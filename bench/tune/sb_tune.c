@@ -6,18 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "sb_progress.h"
 #include "sb_stats.h"
 
 #define CHECK_ROWS 16
 #define MAX_CANDS 24
 #define MAX_ROUNDS 60
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint32_t lcg(uint32_t *s)
 {
@@ -204,15 +198,15 @@ static int measure(tctx *t, cand *cs, int n, double budget, sb_err *e)
     }
     for (int i = 0; i < n; i++)
         if (cs[i].ok) cs[i].nt = 0; /* each stage ranks on its own rounds */
-    double t0 = now_s();
+    double t0 = sb_now();
     for (int round = 0; round < MAX_ROUNDS; round++) {
-        if (round >= 2 && now_s() - t0 >= budget) break;
+        if (round >= 2 && sb_now() - t0 >= budget) break;
         for (int j = 0; j < n; j++) {
             cand *cd = &cs[(j + round) % n];
             if (!cd->ok) continue;
-            double s = now_s();
+            double s = sb_now();
             if (call(t->x, &cd->b, e)) return -2;
-            cd->t[cd->nt++] = now_s() - s;
+            cd->t[cd->nt++] = sb_now() - s;
         }
     }
     int best = -1;
@@ -338,14 +332,14 @@ int sb_tune_run(const sb_tune_config *c, sb_tune_result *r, sb_err *e)
     /* final: the winner against the default in interleaved pairs */
     double td[MAX_ROUNDS * 2], tw[MAX_ROUNDS * 2];
     int wins = 0, rounds = 0;
-    double t0 = now_s();
+    double t0 = sb_now();
     for (; rounds < MAX_ROUNDS * 2; rounds++) {
-        if (rounds >= 5 && now_s() - t0 >= budget * 0.2) break;
+        if (rounds >= 5 && sb_now() - t0 >= budget * 0.2) break;
         for (int h = 0; h < 2; h++) {
             int is_win = (rounds + h) % 2;
-            double s = now_s();
+            double s = sb_now();
             if (call(&x, is_win ? &win.b : &zero, &ke)) goto fail;
-            (is_win ? tw : td)[rounds] = now_s() - s;
+            (is_win ? tw : td)[rounds] = sb_now() - s;
         }
         wins += tw[rounds] < td[rounds];
     }
