@@ -403,6 +403,20 @@ static void repeak(sb_db *db, int64_t machine, const point_row *row, json_t *doc
 
 /* Runs one point to its end and stores what happened. Returns SB_EFAIL only
  * when the store failed; the point's own failure is data. */
+/* The point is about to run argv: its command stored, its status running,
+ * and its workers' OpenMP team sized to the point's threads. */
+static int mark_running(sb_db *db, const point_row *row, char *const *argv, sb_err *e)
+{
+    char *cmd = sb_argv_render(argv);
+    int rc = sb_db_point_set_command(db, row->id, cmd, e);
+    free(cmd);
+    if (rc || (rc = sb_db_point_set_status(db, row->id, "running", "", e))) return rc;
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", row->threads);
+    setenv("OMP_NUM_THREADS", threads, 1);
+    return SB_OK;
+}
+
 static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_row *row,
                      const char *self, const char *tmpdir, double peak, double timeout,
                      char *summary, size_t sumcap, const char **status_out, sb_err *e)
@@ -438,13 +452,7 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
         snprintf(reason, sizeof reason, "cannot build command: %.*s", sb_text_prefix(pe.msg, 400),
                  pe.msg);
     } else {
-        char *cmd = sb_argv_render(argv);
-        rc = sb_db_point_set_command(db, row->id, cmd, e);
-        free(cmd);
-        if (rc || (rc = sb_db_point_set_status(db, row->id, "running", "", e))) goto out;
-        char threads[16];
-        snprintf(threads, sizeof threads, "%d", row->threads);
-        setenv("OMP_NUM_THREADS", threads, 1);
+        if ((rc = mark_running(db, row, argv, e))) goto out;
         sb_run_result r;
         if (sb_launch_run(argv, NULL, timeout, outlog, errlog, &r, &pe)) {
             snprintf(reason, sizeof reason, "%.*s", sb_text_prefix(pe.msg, 500), pe.msg);
@@ -735,15 +743,7 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
             goto store_status;
         }
     }
-    {
-        char *cmd = sb_argv_render(sr[1].argv);
-        rc = sb_db_point_set_command(db, row->id, cmd, e);
-        free(cmd);
-        if (rc || (rc = sb_db_point_set_status(db, row->id, "running", "", e))) goto out;
-    }
-    char threads[16];
-    snprintf(threads, sizeof threads, "%d", row->threads);
-    setenv("OMP_NUM_THREADS", threads, 1);
+    if ((rc = mark_running(db, row, sr[1].argv, e))) goto out;
     cpu_set_t cx, cy, mine;
     sb_pair_mode mode = po->mode;
     if (mode == SB_PAIR_DUET &&
