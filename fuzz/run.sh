@@ -45,7 +45,7 @@ for h in $HARNESSES; do
     # the plan reader checks allreduce sizes with the worker's own parser (MPI's headers)
     plan)     results_libs; SRC=("$ROOT"/harness/run/sb_plan.c -I"$ROOT"/bench/allreduce $(pkg-config --cflags ompi-c))
               LIBS=("${RES_LIBS[@]}" $(pkg-config --libs ompi-c)) ;;
-    gnuplot)  SRC=("$ROOT"/harness/study/sb_gnuplot.c "$ROOT"/bench/sb_text.c "$ROOT"/bench/sb_io.c "$ROOT"/kernels/sb_err.c)
+    gnuplot)  SRC=("$ROOT"/harness/study/sb_gnuplot.c "$ROOT"/harness/study/sb_gnuplot_tmpl.c "$ROOT"/bench/sb_text.c "$ROOT"/bench/sb_io.c "$ROOT"/kernels/sb_err.c)
               LIBS=($(pkg-config --cflags --libs jansson libutf8proc) -lm) ;;
     *) echo "fuzz/run.sh: unknown harness '$h'" >&2; exit 2 ;;
     esac

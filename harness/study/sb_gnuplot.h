@@ -93,7 +93,10 @@ int sb_gp_write_script(const sb_gp *g, int width, int height, const char *path, 
  * values of a figure (titles, labels, numbers, the plot clauses) are never
  * template text: each placeholder is filled through this writer, text as a
  * whole literal, numbers as numbers, clauses as fragments this writer
- * built, and only where the template's grammar puts that kind of value. */
+ * built, and only where the template's grammar puts that kind of value.
+ * The scanner and checker of that language are sb_gnuplot_tmpl.c's (with
+ * sb_gp_templates_dir and sb_gp_template_load); the filling is the
+ * writer's own (sb_gnuplot.c). */
 
 typedef enum { SB_GPV_TEXT, SB_GPV_LINES, SB_GPV_FORMAT, SB_GPV_NUM, SB_GPV_CLAUSE } sb_gpv_kind;
 typedef struct sb_gp_var {

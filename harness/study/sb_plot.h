@@ -12,6 +12,7 @@
  * (its data as a table). */
 #ifndef SB_PLOT_H
 #define SB_PLOT_H
+#include <stddef.h>
 #include <stdint.h>
 #include "sb_err.h"
 #include "sb_gnuplot.h"
@@ -40,8 +41,11 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e);
 
 /* Draws history-<key>: the key's metric over every sweep of the machine
  * that ran o->sweep_id (the newest when 0), oldest first. SB_EUSAGE when the
- * key has no value in any sweep. */
-int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e);
+ * key has no value in any sweep. note (notecap bytes) receives "" or one
+ * line for the user, whatever the return: which configuration was drawn
+ * when sweeps with another one were left out. */
+int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, char *note, size_t notecap,
+                    sb_err *e);
 
 /* ---- the report's charts (templates report-bars.gp, report-dots.gp,
  * report-scaling.gp) ---- */
