@@ -14,11 +14,6 @@
 #include "sb_query.h"
 #include "sb_stats.h"
 
-const char *sb_verdict_name(sb_verdict v)
-{
-    return v == SB_FAIL ? "FAIL" : v == SB_WARN ? "WARN" : v == SB_SKIP ? "SKIP" : "PASS";
-}
-
 /* ---- statistics ---- */
 
 static int cmp_double(const void *a, const void *b)
@@ -220,54 +215,6 @@ int sb_metric_lower_is_better(const char *name)
 #undef ENDS
 }
 
-/* ---- rows ---- */
-
-void sb_gate_result_free(sb_gate_result *r)
-{
-    free(r->rows);
-    free(r->ignored_labels);
-    memset(r, 0, sizeof *r);
-}
-
-static sb_gate_row *add_row(sb_gate_result *r, sb_verdict v, const sb_pt *p, const char *metric)
-{
-    if (r->n == r->cap) {
-        int cap = r->cap ? 2 * r->cap : 32;
-        sb_gate_row *nr = realloc(r->rows, sizeof *nr * (size_t)cap);
-        if (!nr) return NULL;
-        r->rows = nr;
-        r->cap = cap;
-    }
-    sb_gate_row *row = &r->rows[r->n++];
-    memset(row, 0, sizeof *row);
-    row->verdict = v;
-    row->p = -1;
-    r->count[v]++;
-    snprintf(row->metric, sizeof row->metric, "%s", metric);
-    if (p) {
-        snprintf(row->workload, sizeof row->workload, "%s", p->workload);
-        sb_pt_label(p, row->label, sizeof row->label);
-        snprintf(row->machine, sizeof row->machine, "%s", p->fingerprint);
-    }
-    return row;
-}
-
-static void set_verdict(sb_gate_result *r, sb_gate_row *row, sb_verdict v)
-{
-    r->count[row->verdict]--;
-    row->verdict = v;
-    r->count[v]++;
-}
-
-static void notef(sb_gate_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void notef(sb_gate_row *row, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(row->note, sizeof row->note, fmt, ap);
-    va_end(ap);
-}
-
 /* Values of a metric per repetition, as "cost" (larger = worse): seconds as
  * they are; another metric scaled by each sample's share of the median
  * (the metric was computed from the median), a rate inverted. Appends. */
@@ -307,21 +254,21 @@ static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, i
 }
 
 /* Groups: indexes of points per key, sorted by key. */
-typedef struct group {
+typedef struct sb_gate_group {
     char *key;
     int idx;
-} group;
+} sb_gate_group;
 
 static int cmp_group(const void *a, const void *b)
 {
-    const group *x = a, *y = b;
+    const sb_gate_group *x = a, *y = b;
     int c = strcmp(x->key, y->key);
     return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static group *make_groups(const sb_ptset *s, int with_machine)
+static sb_gate_group *sb_gate_groups_make(const sb_ptset *s, int with_machine)
 {
-    group *g = calloc((size_t)s->n + 1, sizeof *g);
+    sb_gate_group *g = calloc((size_t)s->n + 1, sizeof *g);
     if (!g) return NULL;
     for (int i = 0; i < s->n; i++) {
         g[i].idx = i;
@@ -336,14 +283,14 @@ static group *make_groups(const sb_ptset *s, int with_machine)
     return g;
 }
 
-static void free_groups(group *g, int n)
+static void sb_gate_groups_free(sb_gate_group *g, int n)
 {
     for (int i = 0; g && i < n; i++) free(g[i].key);
     free(g);
 }
 
 /* [*first, *end) of the run with `key`, or *first = -1 */
-static void find_group(const group *g, int n, const char *key, int *first, int *end)
+static void sb_gate_group_find(const sb_gate_group *g, int n, const char *key, int *first, int *end)
 {
     int lo = 0, hi = n;
     while (lo < hi) {
@@ -359,7 +306,8 @@ static void find_group(const group *g, int n, const char *key, int *first, int *
 }
 
 /* The representative point of a run: newest ok, else newest. */
-static const sb_pt *pick(const sb_ptset *s, const group *g, int first, int end)
+static const sb_pt *sb_gate_group_pick(const sb_ptset *s, const sb_gate_group *g, int first,
+                                       int end)
 {
     const sb_pt *best = NULL;
     for (int i = first; i < end; i++) {
@@ -369,36 +317,38 @@ static const sb_pt *pick(const sb_ptset *s, const group *g, int first, int end)
     return best ? best : &s->p[g[end - 1].idx];
 }
 
-static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, const sb_ptset *cs,
-                        const group *cg, int c0, int c1, const char *metric, int first_metric,
-                        const sb_gate_opts *o, sb_gate_result *r)
+static void sb_gate_compare_one(const sb_ptset *bs, const sb_gate_group *bg, int b0, int b1,
+                                const sb_ptset *cs, const sb_gate_group *cg, int c0, int c1,
+                                const char *metric, int first_metric, const sb_gate_opts *o,
+                                sb_gate_result *r)
 {
-    const sb_pt *bp = pick(bs, bg, b0, b1), *cp = pick(cs, cg, c0, c1);
+    const sb_pt *bp = sb_gate_group_pick(bs, bg, b0, b1), *cp = sb_gate_group_pick(cs, cg, c0, c1);
     int bok = !strcmp(bp->status, "ok"), cok = !strcmp(cp->status, "ok");
     if (!bok || !cok) {
         /* one row about the status, whatever metrics were asked for */
         if (!first_metric) return;
-        sb_gate_row *row = add_row(r, SB_PASS, cp, "status");
+        sb_gate_row *row = sb_gate_add_row(r, SB_PASS, cp, "status");
         if (!row) return;
         row->base_id = bp->id;
         row->cand_id = cp->id;
         const char *why = cp->reason[0] ? cp->reason : "no reason given";
         if (!strcmp(cp->status, "skipped")) {
             /* nothing ran here: a machine without the ISA, on either side */
-            set_verdict(r, row, SB_SKIP);
-            notef(row, "skipped: %.400s", why);
+            sb_gate_set_verdict(r, row, SB_SKIP);
+            sb_gate_notef(row, "skipped: %.400s", why);
         } else if (!cok && strcmp(cp->status, "pending") && strcmp(cp->status, "running")) {
             /* failed, crashed or timed out: a regression whatever the
              * baseline did (a crash that was there before is still a crash) */
-            set_verdict(r, row, SB_FAIL);
-            notef(row, "candidate %s: %.400s%s", cp->status, why,
-                  bok ? "" : " (the baseline did not run ok either)");
+            sb_gate_set_verdict(r, row, SB_FAIL);
+            sb_gate_notef(row, "candidate %s: %.400s%s", cp->status, why,
+                          bok ? "" : " (the baseline did not run ok either)");
         } else if (!cok) {
-            set_verdict(r, row, SB_WARN);
-            notef(row, "candidate %s: its sweep did not finish this point", cp->status);
+            sb_gate_set_verdict(r, row, SB_WARN);
+            sb_gate_notef(row, "candidate %s: its sweep did not finish this point", cp->status);
         } else {
-            set_verdict(r, row, SB_WARN);
-            notef(row, "baseline %s (%.300s): nothing to compare with", bp->status, bp->reason);
+            sb_gate_set_verdict(r, row, SB_WARN);
+            sb_gate_notef(row, "baseline %s (%.300s): nothing to compare with", bp->status,
+                          bp->reason);
         }
         return;
     }
@@ -428,7 +378,7 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
         free(cv);
         return;
     }
-    sb_gate_row *row = add_row(r, SB_PASS, cp, metric);
+    sb_gate_row *row = sb_gate_add_row(r, SB_PASS, cp, metric);
     if (!row) goto out;
     row->base_id = bp->id;
     row->cand_id = cp->id;
@@ -437,8 +387,8 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
     row->nb = nb;
     row->nc = nc;
     if (!have_b || !have_c) {
-        set_verdict(r, row, SB_WARN);
-        notef(row, "metric %s only in the %s", metric, have_b ? "baseline" : "candidate");
+        sb_gate_set_verdict(r, row, SB_WARN);
+        sb_gate_notef(row, "metric %s only in the %s", metric, have_b ? "baseline" : "candidate");
         goto out;
     }
     row->base = bshown / nbs;
@@ -449,8 +399,8 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
                        0x5eed + (uint64_t)nb * 131 + (uint64_t)nc, &row->lo, &row->hi);
     double limit = 1 + o->tolerance;
     if (nb < o->min_samples || nc < o->min_samples) {
-        set_verdict(r, row, SB_WARN);
-        notef(row, "too few samples (%d vs %d; need %d per side)", nb, nc, o->min_samples);
+        sb_gate_set_verdict(r, row, SB_WARN);
+        sb_gate_notef(row, "too few samples (%d vs %d; need %d per side)", nb, nc, o->min_samples);
         goto out;
     }
     /* two regimes in one side's samples (a neighbour came and went, the
@@ -462,9 +412,10 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
     int bb = !o->pool && sb_samples_bimodal(bv, nb, &lo_m, &hi_m);
     if (bb || (!o->pool && sb_samples_bimodal(cv, nc, &lo_m, &hi_m))) {
         row->p = sb_mwu_p_greater(cv, nc, bv, nb);
-        set_verdict(r, row, SB_WARN);
-        notef(row, "noisy: the %s's samples form two groups (around %.4g and %.4g), not judged",
-              bb ? "baseline" : "candidate", lo_m, hi_m);
+        sb_gate_set_verdict(r, row, SB_WARN);
+        sb_gate_notef(row,
+                      "noisy: the %s's samples form two groups (around %.4g and %.4g), not judged",
+                      bb ? "baseline" : "candidate", lo_m, hi_m);
         goto out;
     }
     /* Two conditions: the median is beyond the tolerance, and the candidate
@@ -482,22 +433,23 @@ static void compare_one(const sb_ptset *bs, const group *bg, int b0, int b1, con
     for (int i = 0; rounds && i < nrb; i++) bmax = i ? fmax(bmax, rb[i]) : rb[i];
     for (int i = 0; rounds && i < nrc; i++) cmin = i ? fmin(cmin, rc[i]) : rc[i];
     if (row->ratio > limit && significant && rounds && cmin <= bmax) {
-        set_verdict(r, row, SB_WARN);
-        notef(row,
-              "%.1f%% slower (tolerance %.1f%%), but its rounds overlap the baseline's"
-              " (%d vs %d rounds): within this machine's run-to-run noise",
-              pct, o->tolerance * 100, nrc, nrb);
+        sb_gate_set_verdict(r, row, SB_WARN);
+        sb_gate_notef(row,
+                      "%.1f%% slower (tolerance %.1f%%), but its rounds overlap the baseline's"
+                      " (%d vs %d rounds): within this machine's run-to-run noise",
+                      pct, o->tolerance * 100, nrc, nrb);
     } else if (row->ratio > limit && significant) {
-        set_verdict(r, row, SB_FAIL);
-        notef(row, "%.1f%% slower (tolerance %.1f%%), significant%s", pct, o->tolerance * 100,
-              rounds ? ", in every round" : "");
+        sb_gate_set_verdict(r, row, SB_FAIL);
+        sb_gate_notef(row, "%.1f%% slower (tolerance %.1f%%), significant%s", pct,
+                      o->tolerance * 100, rounds ? ", in every round" : "");
     } else if (row->ratio > limit) {
-        set_verdict(r, row, SB_WARN);
-        notef(row, "%.1f%% slower (tolerance %.1f%%) but not significant", pct, o->tolerance * 100);
+        sb_gate_set_verdict(r, row, SB_WARN);
+        sb_gate_notef(row, "%.1f%% slower (tolerance %.1f%%) but not significant", pct,
+                      o->tolerance * 100);
     } else if (row->ratio < 1 - o->tolerance) {
-        notef(row, "%.1f%% faster", -pct);
+        sb_gate_notef(row, "%.1f%% faster", -pct);
     } else {
-        notef(row, "within tolerance (%+.1f%%)", pct);
+        sb_gate_notef(row, "within tolerance (%+.1f%%)", pct);
     }
 out:
     free(bv);
@@ -560,7 +512,7 @@ int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base, cons
     return SB_OK;
 }
 
-static int has_machine(const sb_ptset *s, const char *fp)
+static int sb_gate_has_machine(const sb_ptset *s, const char *fp)
 {
     for (int i = 0; i < s->n; i++)
         if (!strcmp(s->p[i].fingerprint, fp)) return 1;
@@ -570,7 +522,7 @@ static int has_machine(const sb_ptset *s, const char *fp)
 /* The measured points of a set, as a shallow view (free only view->p): the
  * scaling model's points (status 'projected') ran nothing, so they are
  * never a baseline, a candidate or a missing point. */
-static int measured_view(const sb_ptset *in, sb_ptset *view, sb_err *e)
+static int sb_gate_measured_view(const sb_ptset *in, sb_ptset *view, sb_err *e)
 {
     view->n = 0;
     view->p = malloc(sizeof *view->p * (size_t)(in->n + 1));
@@ -588,8 +540,8 @@ int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_op
 {
     sb_ptset bv = {0}, cv = {0};
     memset(r, 0, sizeof *r);
-    int rc = measured_view(base, &bv, e);
-    if (!rc) rc = measured_view(cand, &cv, e);
+    int rc = sb_gate_measured_view(base, &bv, e);
+    if (!rc) rc = sb_gate_measured_view(cand, &cv, e);
     if (!rc) rc = gate_compare(&bv, &cv, o, r, e);
     free(bv.p);
     free(cv.p);
@@ -604,8 +556,9 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
     static const char *const dflt[] = {"seconds", NULL};
     const char *const *metrics = o->metrics && o->metrics[0] ? o->metrics : dflt;
     int with_machine = !o->cross_machine;
-    group *bg = make_groups(base, with_machine), *cg = make_groups(cand, with_machine);
-    group *bg_any = make_groups(base, 0);
+    sb_gate_group *bg = sb_gate_groups_make(base, with_machine),
+                  *cg = sb_gate_groups_make(cand, with_machine);
+    sb_gate_group *bg_any = sb_gate_groups_make(base, 0);
     int rc = SB_OK;
     if (!bg || !cg || !bg_any) {
         rc = sb_errf(e, SB_EFAIL, "out of memory");
@@ -615,14 +568,14 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
         const char *metric = metrics[mi];
         for (int b = 0; b < base->n;) {
             int b0, b1, c0, c1;
-            find_group(bg, base->n, bg[b].key, &b0, &b1);
-            find_group(cg, cand->n, bg[b].key, &c0, &c1);
-            const sb_pt *bp = pick(base, bg, b0, b1);
+            sb_gate_group_find(bg, base->n, bg[b].key, &b0, &b1);
+            sb_gate_group_find(cg, cand->n, bg[b].key, &c0, &c1);
+            const sb_pt *bp = sb_gate_group_pick(base, bg, b0, b1);
             if (c0 >= 0) {
-                compare_one(base, bg, b0, b1, cand, cg, c0, c1, metric, mi == 0, o, r);
-            } else if (mi == 0 && (!with_machine || has_machine(cand, bp->fingerprint))) {
-                sb_gate_row *row = add_row(r, SB_WARN, bp, metric);
-                if (row) notef(row, "point missing in the candidate");
+                sb_gate_compare_one(base, bg, b0, b1, cand, cg, c0, c1, metric, mi == 0, o, r);
+            } else if (mi == 0 && (!with_machine || sb_gate_has_machine(cand, bp->fingerprint))) {
+                sb_gate_row *row = sb_gate_add_row(r, SB_WARN, bp, metric);
+                if (row) sb_gate_notef(row, "point missing in the candidate");
             } else if (mi == 0) {
                 /* a baseline kept for several runners: other machines are not
                  * this gate's; counted and named */
@@ -641,39 +594,40 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
         if (mi) continue;
         for (int c = 0; c < cand->n;) {
             int c0, c1, b0, b1;
-            find_group(cg, cand->n, cg[c].key, &c0, &c1);
-            find_group(bg, base->n, cg[c].key, &b0, &b1);
+            sb_gate_group_find(cg, cand->n, cg[c].key, &c0, &c1);
+            sb_gate_group_find(bg, base->n, cg[c].key, &b0, &b1);
             if (b0 < 0) {
-                const sb_pt *cp = pick(cand, cg, c0, c1);
+                const sb_pt *cp = sb_gate_group_pick(cand, cg, c0, c1);
                 char *k = sb_pt_key(cp, 0);
                 int fb0 = -1, fb1;
-                if (k && with_machine && !has_machine(base, cp->fingerprint))
-                    find_group(bg_any, base->n, k, &fb0, &fb1);
+                if (k && with_machine && !sb_gate_has_machine(base, cp->fingerprint))
+                    sb_gate_group_find(bg_any, base->n, k, &fb0, &fb1);
                 free(k);
                 /* a point that failed, crashed or timed out is a FAIL on its
                  * own: no baseline is needed to know that it did not run */
                 int broke = strcmp(cp->status, "ok") && strcmp(cp->status, "skipped") &&
                     strcmp(cp->status, "pending") && strcmp(cp->status, "running");
-                sb_gate_row *row = add_row(r, fb0 >= 0 || broke ? SB_FAIL : SB_WARN, cp,
-                                           broke ? "status" : metric);
+                sb_gate_row *row = sb_gate_add_row(r, fb0 >= 0 || broke ? SB_FAIL : SB_WARN, cp,
+                                                   broke ? "status" : metric);
                 if (row && broke)
-                    notef(row, "candidate %s: %.400s (point not in the baseline)", cp->status,
-                          cp->reason[0] ? cp->reason : "no reason given");
+                    sb_gate_notef(row, "candidate %s: %.400s (point not in the baseline)",
+                                  cp->status, cp->reason[0] ? cp->reason : "no reason given");
                 else if (row && fb0 >= 0)
-                    notef(row,
-                          "machine mismatch: the baseline has this point only from %s, never"
-                          " from this machine (--cross-machine compares anyway)",
-                          base->p[bg_any[fb0].idx].fingerprint);
+                    sb_gate_notef(
+                        row,
+                        "machine mismatch: the baseline has this point only from %s, never"
+                        " from this machine (--cross-machine compares anyway)",
+                        base->p[bg_any[fb0].idx].fingerprint);
                 else if (row)
-                    notef(row, "point not in the baseline (new)");
+                    sb_gate_notef(row, "point not in the baseline (new)");
             }
             c = c1;
         }
     }
 out:
-    free_groups(bg, base->n);
-    free_groups(cg, cand->n);
-    free_groups(bg_any, base->n);
+    sb_gate_groups_free(bg, base->n);
+    sb_gate_groups_free(cg, cand->n);
+    sb_gate_groups_free(bg_any, base->n);
     return rc;
 }
 
@@ -684,16 +638,16 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
     memset(r, 0, sizeof *r);
     r->conf = 1 - 2 * o->alpha;
     sb_ptset cv = {0};
-    int rc = measured_view(cand, &cv, e);
-    group *cg = rc ? NULL : make_groups(&cv, 1);
+    int rc = sb_gate_measured_view(cand, &cv, e);
+    sb_gate_group *cg = rc ? NULL : sb_gate_groups_make(&cv, 1);
     if (!rc && !cg) rc = sb_errf(e, SB_EFAIL, "out of memory");
     for (int c = 0; !rc && c < cv.n;) {
         int c0, c1;
-        find_group(cg, cv.n, cg[c].key, &c0, &c1);
+        sb_gate_group_find(cg, cv.n, cg[c].key, &c0, &c1);
         c = c1;
-        const sb_pt *cp = pick(&cv, cg, c0, c1);
+        const sb_pt *cp = sb_gate_group_pick(&cv, cg, c0, c1);
         int ok = !strcmp(cp->status, "ok");
-        sb_gate_row *row = add_row(r, SB_PASS, cp, ok ? "seconds" : "status");
+        sb_gate_row *row = sb_gate_add_row(r, SB_PASS, cp, ok ? "seconds" : "status");
         if (!row) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             break;
@@ -701,22 +655,23 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
         row->cand_id = cp->id;
         const char *why = cp->reason[0] ? cp->reason : "no reason given";
         if (!strcmp(cp->status, "skipped")) {
-            set_verdict(r, row, SB_SKIP);
-            notef(row, "skipped: %.400s", why);
+            sb_gate_set_verdict(r, row, SB_SKIP);
+            sb_gate_notef(row, "skipped: %.400s", why);
             continue;
         }
         if (!ok) {
             int unfinished = !strcmp(cp->status, "pending") || !strcmp(cp->status, "running");
-            set_verdict(r, row, unfinished ? SB_WARN : SB_FAIL);
+            sb_gate_set_verdict(r, row, unfinished ? SB_WARN : SB_FAIL);
             if (unfinished)
-                notef(row, "candidate %s: its sweep did not finish this point", cp->status);
+                sb_gate_notef(row, "candidate %s: its sweep did not finish this point", cp->status);
             else
-                notef(row, "%s: %.400s", cp->status, why);
+                sb_gate_notef(row, "%s: %.400s", cp->status, why);
             continue;
         }
         if (!cp->npaired) {
-            set_verdict(r, row, SB_WARN);
-            notef(row, "not measured in pairs (sweep --pair-baseline B --pair-candidate C)");
+            sb_gate_set_verdict(r, row, SB_WARN);
+            sb_gate_notef(row,
+                          "not measured in pairs (sweep --pair-baseline B --pair-candidate C)");
             continue;
         }
         sb_paired_stats st;
@@ -746,20 +701,21 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
         const char *mode = cp->pair_mode ? cp->pair_mode : "?";
         switch (st.outcome) {
         case SB_PAIRED_FAIL:
-            set_verdict(r, row, SB_FAIL);
-            notef(row, "%.1f%% slower over %d %s pairs (tolerance %.1f%%, Wilcoxon p %.2g); %s",
-                  pct, st.npairs, mode, o->tolerance * 100, st.p_slower, noise);
+            sb_gate_set_verdict(r, row, SB_FAIL);
+            sb_gate_notef(row,
+                          "%.1f%% slower over %d %s pairs (tolerance %.1f%%, Wilcoxon p %.2g); %s",
+                          pct, st.npairs, mode, o->tolerance * 100, st.p_slower, noise);
             break;
         case SB_PAIRED_PASS:
-            notef(row, "%+.1f%% over %d %s pairs, within the tolerance %.1f%% (p %.2g); %s", pct,
-                  st.npairs, mode, o->tolerance * 100, st.p_within, noise);
+            sb_gate_notef(row, "%+.1f%% over %d %s pairs, within the tolerance %.1f%% (p %.2g); %s",
+                          pct, st.npairs, mode, o->tolerance * 100, st.p_within, noise);
             break;
         case SB_PAIRED_NOISY:
-            set_verdict(r, row, SB_WARN);
-            notef(row,
-                  "noisy: the %d pair ratios form two groups (around %.3f and %.3f), not"
-                  " judged; %s",
-                  st.npairs, st.low, st.high, noise);
+            sb_gate_set_verdict(r, row, SB_WARN);
+            sb_gate_notef(row,
+                          "noisy: the %d pair ratios form two groups (around %.3f and %.3f), not"
+                          " judged; %s",
+                          st.npairs, st.low, st.high, noise);
             break;
         default: {
             /* the smallest one-sided p of n pairs is 2^-n (exact test) */
@@ -771,15 +727,16 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
                          o->alpha, need);
             else if (st.npairs < o->min_pairs)
                 snprintf(few, sizeof few, ", fewer than --min-pairs");
-            set_verdict(r, row, SB_WARN);
-            notef(row,
-                  "UNSURE after %d %s pairs: %+.1f%%, neither beyond nor within the tolerance"
-                  " %.1f%% (p %.2g / %.2g)%s; measure more pairs; %s",
-                  st.npairs, mode, pct, o->tolerance * 100, st.p_slower, st.p_within, few, noise);
+            sb_gate_set_verdict(r, row, SB_WARN);
+            sb_gate_notef(
+                row,
+                "UNSURE after %d %s pairs: %+.1f%%, neither beyond nor within the tolerance"
+                " %.1f%% (p %.2g / %.2g)%s; measure more pairs; %s",
+                st.npairs, mode, pct, o->tolerance * 100, st.p_slower, st.p_within, few, noise);
         }
         }
     }
-    free_groups(cg, cv.n);
+    sb_gate_groups_free(cg, cv.n);
     free(cv.p);
     return rc;
 }
@@ -976,7 +933,7 @@ int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand
 {
     sb_ptset cv = {0};
     memset(r, 0, sizeof *r);
-    int rc = measured_view(cand, &cv, e);
+    int rc = sb_gate_measured_view(cand, &cv, e);
     if (!rc) rc = gate_references(refs, nrefs, &cv, o, r, e);
     free(cv.p);
     return rc;
@@ -998,11 +955,11 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
         for (int k = 0; k < nrefs && !covered; k++)
             covered = machine_matches(refs[k].machine, cand->p[i].fingerprint);
         if (!covered) {
-            sb_gate_row *row = add_row(r, SB_FAIL, NULL, "-");
+            sb_gate_row *row = sb_gate_add_row(r, SB_FAIL, NULL, "-");
             if (!row) return sb_errf(e, SB_EFAIL, "out of memory");
             snprintf(row->machine, sizeof row->machine, "%s", cand->p[i].fingerprint);
             snprintf(row->label, sizeof row->label, "machine %s", cand->p[i].fingerprint);
-            notef(row, "machine mismatch: no reference is for this machine");
+            sb_gate_notef(row, "machine mismatch: no reference is for this machine");
         }
     }
     for (int k = 0; k < nrefs; k++) {
@@ -1014,30 +971,31 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
             machine_present = 1;
             if (!ref_matches_config(rf, p)) continue;
             matched = 1;
-            sb_gate_row *row = add_row(r, SB_PASS, p, rf->metric);
+            sb_gate_row *row = sb_gate_add_row(r, SB_PASS, p, rf->metric);
             if (!row) return sb_errf(e, SB_EFAIL, "out of memory");
             row->base = rf->value;
             row->lo = rf->lower;
             row->hi = rf->upper;
             if (strcmp(p->status, "ok")) {
-                set_verdict(r, row, SB_FAIL);
-                notef(row, "point %s: %.400s", p->status, p->reason);
+                sb_gate_set_verdict(r, row, SB_FAIL);
+                sb_gate_notef(row, "point %s: %.400s", p->status, p->reason);
                 continue;
             }
             double v;
             const char *unit = "s";
             if (!strcmp(rf->metric, "seconds")) {
                 if (!p->nsamples) {
-                    set_verdict(r, row, SB_WARN);
-                    notef(row, "no samples");
+                    sb_gate_set_verdict(r, row, SB_WARN);
+                    sb_gate_notef(row, "no samples");
                     continue;
                 }
                 v = sb_median(p->samples, p->nsamples);
             } else {
                 const sb_metric_val *m = sb_pt_metric(p, rf->metric);
                 if (!m) {
-                    set_verdict(r, row, SB_WARN);
-                    notef(row, "point has no metric %s (reference line %d)", rf->metric, rf->line);
+                    sb_gate_set_verdict(r, row, SB_WARN);
+                    sb_gate_notef(row, "point has no metric %s (reference line %d)", rf->metric,
+                                  rf->line);
                     continue;
                 }
                 v = m->value;
@@ -1049,20 +1007,22 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
             snprintf(row->unit, sizeof row->unit, "%s", rf->unit[0] ? rf->unit : unit);
             double dev = v / rf->value - 1;
             if (rf->unit[0] && unit[0] && strcmp(rf->unit, unit)) {
-                set_verdict(r, row, SB_WARN);
-                notef(row, "unit mismatch: reference in %s, measured in %s", rf->unit, unit);
+                sb_gate_set_verdict(r, row, SB_WARN);
+                sb_gate_notef(row, "unit mismatch: reference in %s, measured in %s", rf->unit,
+                              unit);
             } else if ((!isnan(rf->lower) && dev < rf->lower) ||
                        (!isnan(rf->upper) && dev > rf->upper)) {
-                set_verdict(r, row, SB_FAIL);
-                notef(row, "%+.1f%% from the reference, outside [%s%.1f%%, %s%.1f%%] (line %d)",
-                      dev * 100, "", isnan(rf->lower) ? -INFINITY : rf->lower * 100, "+",
-                      isnan(rf->upper) ? INFINITY : rf->upper * 100, rf->line);
+                sb_gate_set_verdict(r, row, SB_FAIL);
+                sb_gate_notef(row,
+                              "%+.1f%% from the reference, outside [%s%.1f%%, %s%.1f%%] (line %d)",
+                              dev * 100, "", isnan(rf->lower) ? -INFINITY : rf->lower * 100, "+",
+                              isnan(rf->upper) ? INFINITY : rf->upper * 100, rf->line);
             } else {
-                notef(row, "%+.1f%% from the reference (line %d)", dev * 100, rf->line);
+                sb_gate_notef(row, "%+.1f%% from the reference (line %d)", dev * 100, rf->line);
             }
         }
         if (!matched && machine_present) {
-            sb_gate_row *row = add_row(r, SB_WARN, NULL, rf->metric);
+            sb_gate_row *row = sb_gate_add_row(r, SB_WARN, NULL, rf->metric);
             if (!row) return sb_errf(e, SB_EFAIL, "out of memory");
             snprintf(row->workload, sizeof row->workload, "%s", rf->workload);
             snprintf(row->label, sizeof row->label, "%s %s t%s", rf->kernel, rf->shape,
@@ -1073,7 +1033,8 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
             }
             snprintf(row->machine, sizeof row->machine, "%s", rf->machine);
             row->base = rf->value;
-            notef(row, "point missing: no candidate point matches reference line %d", rf->line);
+            sb_gate_notef(row, "point missing: no candidate point matches reference line %d",
+                          rf->line);
         }
     }
     return SB_OK;
@@ -1113,11 +1074,6 @@ void sb_gate_print(const sb_gate_result *r, FILE *f)
     fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL, %d SKIP: %s\n", r->n,
             r->count[SB_PASS], r->count[SB_WARN], r->count[SB_FAIL], r->count[SB_SKIP],
             sb_verdict_name(sb_gate_overall(r)));
-}
-
-sb_verdict sb_gate_overall(const sb_gate_result *r)
-{
-    return r->count[SB_FAIL] ? SB_FAIL : r->count[SB_WARN] ? SB_WARN : SB_PASS;
 }
 
 /* Stored text (a label, a host name, a reason) may hold invalid UTF-8, and
