@@ -28,6 +28,7 @@
 #include "sb_err.h"
 #include "sb_db.h"
 #include "sb_ptset.h"
+#include "sb_gate_render.h"
 #include "sb_gate_result.h"
 #include "sb_gate_stats.h"
 
@@ -87,21 +88,5 @@ typedef struct sb_gate_last_pass {
 int sb_gate_find_last_pass(sb_db *db, const sb_ptset *base, const sb_ptset *cand,
                            const sb_gate_row *row, const sb_gate_opts *o, sb_gate_last_pass *lp,
                            sb_err *e);
-
-/* The verdict table (human) and a one-line summary. */
-void sb_gate_print(const sb_gate_result *r, FILE *f);
-/* The verdicts as JSON: counts and one object per row (cost_ratio is
- * candidate cost / baseline cost as in the table; null where a row has
- * none). Caller json_decref()s; NULL when memory runs out. */
-json_t *sb_gate_json(const sb_gate_result *r);
-/* JUnit XML: one testcase per row; FAIL is a failure, WARN a skipped case
- * with its reason; a row's env difference goes into its output. Written
- * atomically. */
-int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e);
-/* For GitHub Actions: one ::error (FAIL) or ::warning (WARN) workflow
- * command per row to annot (NULL: none), and a Markdown table of the rows
- * that did not pass appended to the file `summary` ($GITHUB_STEP_SUMMARY;
- * NULL or "": none). */
-int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb_err *e);
 
 #endif
