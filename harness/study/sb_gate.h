@@ -29,6 +29,7 @@
 #include "sb_db.h"
 #include "sb_ptset.h"
 #include "sb_gate_history.h"
+#include "sb_gate_refs.h"
 #include "sb_gate_render.h"
 #include "sb_gate_result.h"
 #include "sb_gate_stats.h"
@@ -57,22 +58,5 @@ int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_op
  * or timed out is a FAIL naming the binary, a skipped one a SKIP, an ok
  * point without pairs a WARN. */
 int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
-
-/* ReFrame-style absolute references, one per line:
- *   MACHINE WORKLOAD KERNEL SHAPE THREADS[:RANKS] METRIC VALUE LOWER UPPER [UNIT]
- * MACHINE is a fingerprint (or a prefix of >= 4 digits) or '*'; SHAPE and
- * THREADS may be '*'; LOWER/UPPER are "-5%", "+10%", fractions ("-0.05") or
- * "null" (unbounded); '#' starts a comment. Bad lines are SB_EUSAGE naming
- * FILE:LINE. */
-typedef struct sb_reference {
-    char machine[80], workload[64], kernel[128], shape[128], metric[64], unit[64];
-    int threads, ranks;         /* -1 = any */
-    double value, lower, upper; /* bounds as fractions; NAN = unbounded */
-    int line;
-} sb_reference;
-int sb_gate_parse_references(const char *text, const char *name, sb_reference **refs, int *n,
-                             sb_err *e);
-int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
-                       const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
 
 #endif
