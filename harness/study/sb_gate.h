@@ -29,6 +29,7 @@
 #include "sb_db.h"
 #include "sb_ptset.h"
 #include "sb_gate_history.h"
+#include "sb_gate_paired.h"
 #include "sb_gate_refs.h"
 #include "sb_gate_render.h"
 #include "sb_gate_result.h"
@@ -47,16 +48,5 @@ int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base, cons
 /* Compares every configuration of base with the candidate's. */
 int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
                     sb_gate_result *r, sb_err *e);
-
-/* The paired A/B mode (`gate --paired`): each configuration's newest point
- * of cand that was measured in pairs (`sweep --pair-baseline B
- * --pair-candidate C`) is judged on its own pairs (sb_paired): PASS, FAIL,
- * UNSURE (a WARN: neither beyond nor within the tolerance after the pairs
- * the sweep ran; measure more) or NOISY (a WARN: the pair ratios form two
- * groups, flagged, not judged). Every row's note gives the pairs, the mode
- * and the A/A spread (the noise of that run). A point that failed, crashed
- * or timed out is a FAIL naming the binary, a skipped one a SKIP, an ok
- * point without pairs a WARN. */
-int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
 
 #endif
