@@ -1,9 +1,20 @@
-/* sb_gate: deciding whether a candidate run is slower than a baseline. Owns
- * the statistics (one-sided Mann-Whitney U with exact small-sample p values
- * and tie-corrected normal approximation, bootstrap interval of a median
- * ratio), the matching of points between two point sets (same machine,
- * workload, kernel, dtype, shape, config, threads, ranks), the ReFrame-style
- * references file, the verdict table and its JUnit XML.
+/* sb_gate: deciding whether a candidate run is slower than a baseline. The
+ * driver: checks the metrics asked for and compares every configuration of
+ * two point sets (same machine, workload, kernel, dtype, shape, config,
+ * threads, ranks), row by row. This header is the gate's whole interface;
+ * each concern has its own file:
+ *   sb_gate_result   verdicts, options, rows and the result
+ *   sb_gate_stats    Mann-Whitney U (exact small-sample p values, tie-
+ *                    corrected normal approximation), bootstrap interval of
+ *                    a median ratio, two-regime check
+ *   sb_gate_match    groups of points per configuration, the measured view
+ *   sb_gate_verdict  one configuration and metric: costs and the verdict
+ *                    (and sb_metric_lower_is_better, a metric's direction)
+ *   sb_gate_paired   `--paired`: the candidate's own pairs
+ *   sb_gate_refs     `--references`: the ReFrame-style references file
+ *   sb_gate_history  `--history`: the last sweep that passed
+ *   sb_gate_render   the table, JSON, JUnit XML, GitHub annotations
+ *
  *
  * Verdicts, per matched point (samples are seconds per repetition: lower is
  * better; a rate metric such as gflops is turned into its cost 1/value):
@@ -25,18 +36,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "sb_err.h"
 #include "sb_db.h"
-#include "sb_ptset.h"
+#include "sb_err.h"
 #include "sb_gate_history.h"
 #include "sb_gate_paired.h"
 #include "sb_gate_refs.h"
 #include "sb_gate_render.h"
 #include "sb_gate_result.h"
 #include "sb_gate_stats.h"
-
-/* 1 when smaller values of the metric are better (seconds, latencies). */
-int sb_metric_lower_is_better(const char *name);
+#include "sb_gate_verdict.h"
+#include "sb_ptset.h"
 
 /* Every metric asked for must be one the points hold ("seconds", the raw
  * samples, always is): a typo such as "gflop" would compare nothing and
