@@ -57,6 +57,34 @@ static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, i
     return 1;
 }
 
+/* The row about the status when a side did not run ok (bok, cok: whether
+ * each side's point did). */
+static void status_row(sb_gate_result *r, const sb_pt *bp, const sb_pt *cp, int bok, int cok)
+{
+    sb_gate_row *row = sb_gate_add_row(r, SB_PASS, cp, "status");
+    if (!row) return;
+    row->base_id = bp->id;
+    row->cand_id = cp->id;
+    const char *why = cp->reason[0] ? cp->reason : "no reason given";
+    if (!strcmp(cp->status, "skipped")) {
+        /* nothing ran here: a machine without the ISA, on either side */
+        sb_gate_set_verdict(r, row, SB_SKIP);
+        sb_gate_notef(row, "skipped: %.400s", why);
+    } else if (!cok && strcmp(cp->status, "pending") && strcmp(cp->status, "running")) {
+        /* failed, crashed or timed out: a regression whatever the
+         * baseline did (a crash that was there before is still a crash) */
+        sb_gate_set_verdict(r, row, SB_FAIL);
+        sb_gate_notef(row, "candidate %s: %.400s%s", cp->status, why,
+                      bok ? "" : " (the baseline did not run ok either)");
+    } else if (!cok) {
+        sb_gate_set_verdict(r, row, SB_WARN);
+        sb_gate_notef(row, "candidate %s: its sweep did not finish this point", cp->status);
+    } else {
+        sb_gate_set_verdict(r, row, SB_WARN);
+        sb_gate_notef(row, "baseline %s (%.300s): nothing to compare with", bp->status, bp->reason);
+    }
+}
+
 void sb_gate_compare_one(const sb_ptset *bs, const sb_gate_group *bg, int b0, int b1,
                          const sb_ptset *cs, const sb_gate_group *cg, int c0, int c1,
                          const char *metric, int first_metric, const sb_gate_opts *o,
@@ -66,30 +94,7 @@ void sb_gate_compare_one(const sb_ptset *bs, const sb_gate_group *bg, int b0, in
     int bok = !strcmp(bp->status, "ok"), cok = !strcmp(cp->status, "ok");
     if (!bok || !cok) {
         /* one row about the status, whatever metrics were asked for */
-        if (!first_metric) return;
-        sb_gate_row *row = sb_gate_add_row(r, SB_PASS, cp, "status");
-        if (!row) return;
-        row->base_id = bp->id;
-        row->cand_id = cp->id;
-        const char *why = cp->reason[0] ? cp->reason : "no reason given";
-        if (!strcmp(cp->status, "skipped")) {
-            /* nothing ran here: a machine without the ISA, on either side */
-            sb_gate_set_verdict(r, row, SB_SKIP);
-            sb_gate_notef(row, "skipped: %.400s", why);
-        } else if (!cok && strcmp(cp->status, "pending") && strcmp(cp->status, "running")) {
-            /* failed, crashed or timed out: a regression whatever the
-             * baseline did (a crash that was there before is still a crash) */
-            sb_gate_set_verdict(r, row, SB_FAIL);
-            sb_gate_notef(row, "candidate %s: %.400s%s", cp->status, why,
-                          bok ? "" : " (the baseline did not run ok either)");
-        } else if (!cok) {
-            sb_gate_set_verdict(r, row, SB_WARN);
-            sb_gate_notef(row, "candidate %s: its sweep did not finish this point", cp->status);
-        } else {
-            sb_gate_set_verdict(r, row, SB_WARN);
-            sb_gate_notef(row, "baseline %s (%.300s): nothing to compare with", bp->status,
-                          bp->reason);
-        }
+        if (first_metric) status_row(r, bp, cp, bok, cok);
         return;
     }
     double *bv = NULL, *cv = NULL, bshown = 0, cshown = 0;
