@@ -14,7 +14,8 @@
  *   sb_gate_refs     `--references`: the ReFrame-style references file
  *   sb_gate_history  `--history`: the last sweep that passed
  *   sb_gate_render   the table, JSON, JUnit XML, GitHub annotations
- *
+ * and, for the command only, sb_gate_side (the sides it reads) and
+ * sb_gate_out (what it writes around the table).
  *
  * Verdicts, per matched point (samples are seconds per repetition: lower is
  * better; a rate metric such as gflops is turned into its cost 1/value):
