@@ -93,7 +93,36 @@ static void gate_help(void)
            sb_default_db());
 }
 
-int sb_cmd_gate(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct gate_args {
+    const char *baseline, *candidate, *dbpath, *refs_path, *junit;
+    const char *metrics[MAX_METRICS + 1];
+    int nmetrics, as_json, history;
+    sb_gate_opts o;
+} gate_args;
+
+/* --tolerance: "5%" or a fraction below 1. -1 when set, else the exit status. */
+static int parse_tolerance(const char *arg, sb_gate_opts *o, sb_err *e)
+{
+    size_t n = strlen(arg);
+    char buf[64];
+    int pct = n > 0 && n < sizeof buf && arg[n - 1] == '%';
+    snprintf(buf, sizeof buf, "%.*s", pct ? (int)n - 1 : (int)n, arg);
+    double v;
+    if (sb_parse_double(buf, 0, pct ? 1000 : 0.9999, "--tolerance", &v, e)) {
+        if (!pct)
+            return sb_cli_usage_error("gate",
+                                      "--tolerance: '%s' is not a percentage"
+                                      " (5%%) or a fraction below 1 (0.05)",
+                                      arg);
+        return sb_cli_report("gate", e);
+    }
+    o->tolerance = pct ? v / 100 : v;
+    return -1;
+}
+
+/* The options into a. -1 to go on, else the exit status (--help: 0). */
+static int parse_options(int argc, char **argv, gate_args *a)
 {
     static const struct option opts[] = {{"baseline", required_argument, 0, 'b'},
                                          {"candidate", required_argument, 0, 'c'},
@@ -113,72 +142,55 @@ int sb_cmd_gate(int argc, char **argv)
                                          {"min-pairs", required_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *baseline = NULL, *candidate = NULL, *dbpath = sb_default_db(), *refs_path = NULL,
-               *junit = NULL;
-    const char *metrics[MAX_METRICS + 1] = {0};
-    int nmetrics = 0, c, as_json = 0, history = 0;
-    sb_gate_opts o = SB_GATE_OPTS_INIT;
+    sb_gate_opts *o = &a->o;
     sb_err e = {0};
     long lv;
+    int c, rc;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'b': baseline = optarg; break;
-        case 'c': candidate = optarg; break;
-        case 'd': dbpath = optarg; break;
-        case 'r': refs_path = optarg; break;
-        case 'j': junit = optarg; break;
-        case 'P': o.pool = 1; break;
-        case 'X': o.cross_machine = 1; break;
-        case 'J': as_json = 1; break;
-        case 'H': history = 1; break;
-        case 'Q': o.paired = 1; break;
+        case 'b': a->baseline = optarg; break;
+        case 'c': a->candidate = optarg; break;
+        case 'd': a->dbpath = optarg; break;
+        case 'r': a->refs_path = optarg; break;
+        case 'j': a->junit = optarg; break;
+        case 'P': o->pool = 1; break;
+        case 'X': o->cross_machine = 1; break;
+        case 'J': a->as_json = 1; break;
+        case 'H': a->history = 1; break;
+        case 'Q': o->paired = 1; break;
         case 'N':
             if (sb_parse_long(optarg, 2, 100000, "--min-pairs", &lv, &e))
                 return sb_cli_report("gate", &e);
-            o.min_pairs = (int)lv;
+            o->min_pairs = (int)lv;
             break;
-        case 't': {
-            size_t n = strlen(optarg);
-            char buf[64];
-            int pct = n > 0 && n < sizeof buf && optarg[n - 1] == '%';
-            snprintf(buf, sizeof buf, "%.*s", pct ? (int)n - 1 : (int)n, optarg);
-            double v;
-            if (sb_parse_double(buf, 0, pct ? 1000 : 0.9999, "--tolerance", &v, &e)) {
-                if (!pct)
-                    return sb_cli_usage_error("gate",
-                                              "--tolerance: '%s' is not a percentage"
-                                              " (5%%) or a fraction below 1 (0.05)",
-                                              optarg);
-                return sb_cli_report("gate", &e);
-            }
-            o.tolerance = pct ? v / 100 : v;
+        case 't':
+            if ((rc = parse_tolerance(optarg, o, &e)) >= 0) return rc;
             break;
-        }
         case 'a':
-            if (sb_parse_double(optarg, 1e-9, 0.5, "--alpha", &o.alpha, &e))
+            if (sb_parse_double(optarg, 1e-9, 0.5, "--alpha", &o->alpha, &e))
                 return sb_cli_report("gate", &e);
             break;
         case 'n':
             if (sb_parse_long(optarg, 2, 100000, "--min-samples", &lv, &e))
                 return sb_cli_report("gate", &e);
-            o.min_samples = (int)lv;
+            o->min_samples = (int)lv;
             break;
         case 'M':
             if (!strcmp(optarg, "mwu"))
-                o.method = SB_GATE_MWU;
+                o->method = SB_GATE_MWU;
             else if (!strcmp(optarg, "bootstrap"))
-                o.method = SB_GATE_BOOTSTRAP;
+                o->method = SB_GATE_BOOTSTRAP;
             else
                 return sb_cli_usage_error("gate", "--method: '%s' is not mwu or bootstrap", optarg);
             break;
         case 'm':
-            if (nmetrics == MAX_METRICS)
+            if (a->nmetrics == MAX_METRICS)
                 return sb_cli_usage_error("gate", "--metric: at most %d", MAX_METRICS);
             if (!*optarg || strlen(optarg) > 63)
                 return sb_cli_usage_error("gate", "--metric: bad name '%s'", optarg);
-            metrics[nmetrics++] = optarg;
+            a->metrics[a->nmetrics++] = optarg;
             break;
         case 'h': gate_help(); return 0;
         default:
@@ -187,65 +199,92 @@ int sb_cmd_gate(int argc, char **argv)
         }
     }
     if (optind < argc) return sb_cli_usage_error("gate", "unexpected argument '%s'", argv[optind]);
-    if (!candidate) return sb_cli_usage_error("gate", "--candidate RUN is required (see --help)");
-    if (o.paired && (baseline || refs_path || o.pool || nmetrics || history))
+    return -1;
+}
+
+/* What goes together and what is needed, and the paths, before anything is
+ * read. -1 to go on, else the exit status. */
+static int check_args(gate_args *a)
+{
+    const sb_gate_opts *o = &a->o;
+    sb_err e = {0};
+    if (!a->candidate)
+        return sb_cli_usage_error("gate", "--candidate RUN is required (see --help)");
+    if (o->paired && (a->baseline || a->refs_path || o->pool || a->nmetrics || a->history))
         return sb_cli_usage_error("gate", "--paired judges the candidate's own pairs: not with %s",
-                                  baseline        ? "--baseline"
-                                      : refs_path ? "--references"
-                                      : o.pool    ? "--pool"
-                                      : nmetrics  ? "--metric"
-                                                  : "--history");
-    if (!baseline && !refs_path && !o.paired)
+                                  a->baseline        ? "--baseline"
+                                      : a->refs_path ? "--references"
+                                      : o->pool      ? "--pool"
+                                      : a->nmetrics  ? "--metric"
+                                                     : "--history");
+    if (!a->baseline && !a->refs_path && !o->paired)
         return sb_cli_usage_error(
             "gate", "give --baseline REF, --references FILE or --paired (see --help)");
-    if (baseline && refs_path)
+    if (a->baseline && a->refs_path)
         return sb_cli_usage_error("gate", "--baseline and --references are two modes: give one");
-    if (history && !baseline) return sb_cli_usage_error("gate", "--history goes with --baseline");
-    if (history && as_json)
+    if (a->history && !a->baseline)
+        return sb_cli_usage_error("gate", "--history goes with --baseline");
+    if (a->history && a->as_json)
         return sb_cli_usage_error("gate", "--history prints lines: give it without --json");
-    o.metrics = metrics;
+    a->o.metrics = a->metrics;
     /* before anything is read: empty names, and where the JUnit file goes */
-    if ((baseline && sb_cli_check_path("--baseline", baseline, &e)) ||
-        sb_cli_check_path("--candidate", candidate, &e) || sb_cli_check_path("--db", dbpath, &e) ||
-        (refs_path && sb_cli_check_path("--references", refs_path, &e)) ||
-        (junit && sb_cli_check_out_file("--junit", junit, &e)))
+    if ((a->baseline && sb_cli_check_path("--baseline", a->baseline, &e)) ||
+        sb_cli_check_path("--candidate", a->candidate, &e) ||
+        sb_cli_check_path("--db", a->dbpath, &e) ||
+        (a->refs_path && sb_cli_check_path("--references", a->refs_path, &e)) ||
+        (a->junit && sb_cli_check_out_file("--junit", a->junit, &e)))
         return sb_cli_report("gate", &e);
+    return -1;
+}
 
-    sb_reference *refs = NULL;
-    int nrefs = 0, rc;
-    if (refs_path) {
-        char *text;
-        size_t len;
-        if ((rc = sb_read_text_max(refs_path, REFERENCES_MAX, "references file", &text, &len, &e)))
-            return sb_cli_report("gate", &e);
-        rc = sb_gate_parse_references(text, refs_path, &refs, &nrefs, &e);
-        free(text);
-        if (rc) return sb_cli_report("gate", &e);
-    }
+/* The references file into *refs. -1 when read (or not asked for), else the
+ * exit status. */
+static int read_references(const char *refs_path, sb_reference **refs, int *nrefs)
+{
+    sb_err e = {0};
+    char *text;
+    size_t len;
+    if (!refs_path) return -1;
+    if (sb_read_text_max(refs_path, REFERENCES_MAX, "references file", &text, &len, &e))
+        return sb_cli_report("gate", &e);
+    int rc = sb_gate_parse_references(text, refs_path, refs, nrefs, &e);
+    free(text);
+    if (rc) return sb_cli_report("gate", &e);
+    return -1;
+}
+
+/* Gates what a names and writes the verdicts: 0 no FAIL, 1 a FAIL, 2 bad
+ * input or an output that could not be written. */
+static int gate_run(const gate_args *a, const sb_reference *refs, int nrefs)
+{
+    const sb_gate_opts *o = &a->o;
+    const char *baseline = a->baseline, *candidate = a->candidate, *dbpath = a->dbpath;
+    sb_err e = {0};
+    int rc;
     sb_db *shared = NULL;
     sb_gate_side base = {0}, cand = {0};
     sb_gate_result res = {0};
     if ((baseline && (rc = sb_gate_side_load(baseline, dbpath, &shared, &base, &e))) ||
         (rc = sb_gate_side_load(candidate, dbpath, &shared, &cand, &e)) ||
-        (rc = sb_gate_sides_check(baseline ? &base : NULL, &cand, &o, &e)))
+        (rc = sb_gate_sides_check(baseline ? &base : NULL, &cand, o, &e)))
         goto out;
-    if (nmetrics &&
-        (rc = sb_gate_check_metrics(metrics, baseline ? &base.set : NULL, &cand.set, &e)))
+    if (a->nmetrics &&
+        (rc = sb_gate_check_metrics(a->metrics, baseline ? &base.set : NULL, &cand.set, &e)))
         goto out;
-    rc = o.paired ? sb_gate_paired(&cand.set, &o, &res, &e)
-        : refs    ? sb_gate_references(refs, nrefs, &cand.set, &o, &res, &e)
-                  : sb_gate_compare(&base.set, &cand.set, &o, &res, &e);
+    rc = o->paired ? sb_gate_paired(&cand.set, o, &res, &e)
+        : refs     ? sb_gate_references(refs, nrefs, &cand.set, o, &res, &e)
+                   : sb_gate_compare(&base.set, &cand.set, o, &res, &e);
     if (rc) goto out;
     /* NULL: gated against base; paired: nothing else to compare environments with */
-    const char *against = refs ? refs_path : o.paired ? "the pairs" : NULL;
+    const char *against = refs ? a->refs_path : o->paired ? "the pairs" : NULL;
     /* what a database stored is shown, never obeyed, on every output below */
     sb_gate_result_inert(&res, baseline ? &base : NULL, &cand);
-    if (as_json) {
-        if ((rc = sb_gate_write_json(&res, &base, &cand, against, &o, stdout, &e))) goto out_write;
+    if (a->as_json) {
+        if ((rc = sb_gate_write_json(&res, &base, &cand, against, o, stdout, &e))) goto out_write;
     } else {
-        sb_gate_write_text(&res, &base, &cand, against, &o, stdout);
-        if (history && res.count[SB_FAIL] &&
-            (rc = sb_gate_write_history(&res, &base, &cand, &o, candidate, dbpath, shared, stdout,
+        sb_gate_write_text(&res, &base, &cand, against, o, stdout);
+        if (a->history && res.count[SB_FAIL] &&
+            (rc = sb_gate_write_history(&res, &base, &cand, o, candidate, dbpath, shared, stdout,
                                         &e)))
             goto out;
     }
@@ -255,7 +294,7 @@ int sb_cmd_gate(int argc, char **argv)
         rc = sb_errf(&e, SB_EUSAGE, "cannot write the verdict to stdout");
         goto out;
     }
-    if (junit && (rc = sb_gate_junit(&res, junit, &e))) goto out_write;
+    if (a->junit && (rc = sb_gate_junit(&res, a->junit, &e))) goto out_write;
     /* in GitHub Actions: annotations (on stderr, which the runner reads as
      * well, so that --json stays one document) and the step summary */
     const char *gha = getenv("GITHUB_ACTIONS");
@@ -272,7 +311,20 @@ out:
     sb_gate_side_free(&base);
     sb_gate_side_free(&cand);
     sb_db_close(shared);
-    free(refs);
     if (rc && e.msg[0]) return sb_cli_report("gate", &e);
+    return rc;
+}
+
+int sb_cmd_gate(int argc, char **argv)
+{
+    gate_args a = {.dbpath = sb_default_db(), .o = SB_GATE_OPTS_INIT};
+    int rc = parse_options(argc, argv, &a);
+    if (rc < 0) rc = check_args(&a);
+    if (rc >= 0) return rc;
+    sb_reference *refs = NULL;
+    int nrefs = 0;
+    if ((rc = read_references(a.refs_path, &refs, &nrefs)) >= 0) return rc;
+    rc = gate_run(&a, refs, nrefs);
+    free(refs);
     return rc;
 }

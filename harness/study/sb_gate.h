@@ -1,9 +1,21 @@
-/* sb_gate: deciding whether a candidate run is slower than a baseline. Owns
- * the statistics (one-sided Mann-Whitney U with exact small-sample p values
- * and tie-corrected normal approximation, bootstrap interval of a median
- * ratio), the matching of points between two point sets (same machine,
- * workload, kernel, dtype, shape, config, threads, ranks), the ReFrame-style
- * references file, the verdict table and its JUnit XML.
+/* sb_gate: deciding whether a candidate run is slower than a baseline. The
+ * driver: checks the metrics asked for and compares every configuration of
+ * two point sets (same machine, workload, kernel, dtype, shape, config,
+ * threads, ranks), row by row. This header is the gate's whole interface;
+ * each concern has its own file:
+ *   sb_gate_result   verdicts, options, rows and the result
+ *   sb_gate_stats    Mann-Whitney U (exact small-sample p values, tie-
+ *                    corrected normal approximation), bootstrap interval of
+ *                    a median ratio, two-regime check
+ *   sb_gate_match    groups of points per configuration, the measured view
+ *   sb_gate_verdict  one configuration and metric: costs and the verdict
+ *                    (and sb_metric_lower_is_better, a metric's direction)
+ *   sb_gate_paired   `--paired`: the candidate's own pairs
+ *   sb_gate_refs     `--references`: the ReFrame-style references file
+ *   sb_gate_history  `--history`: the last sweep that passed
+ *   sb_gate_render   the table, JSON, JUnit XML, GitHub annotations
+ * and, for the command only, sb_gate_side (the sides it reads) and
+ * sb_gate_out (what it writes around the table).
  *
  * Verdicts, per matched point (samples are seconds per repetition: lower is
  * better; a rate metric such as gflops is turned into its cost 1/value):
@@ -25,86 +37,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "sb_err.h"
 #include "sb_db.h"
+#include "sb_err.h"
+#include "sb_gate_history.h"
+#include "sb_gate_paired.h"
+#include "sb_gate_refs.h"
+#include "sb_gate_render.h"
+#include "sb_gate_result.h"
+#include "sb_gate_stats.h"
+#include "sb_gate_verdict.h"
 #include "sb_ptset.h"
-
-/* SKIP: the candidate was skipped for a reason of the machine (an ISA it
- * lacks), as the baseline may have been: nothing ran, nothing regressed. */
-typedef enum { SB_PASS = 0, SB_WARN = 1, SB_FAIL = 2, SB_SKIP = 3 } sb_verdict;
-#define SB_NVERDICTS 4
-const char *sb_verdict_name(sb_verdict v);
-
-/* One-sided p value of H1 "x tends to be larger than y". Exact (no ties,
- * nx, ny <= 30) or normal with tie and continuity correction. */
-double sb_mwu_p_greater(const double *x, int nx, const double *y, int ny);
-/* Percentile bootstrap of median(x)/median(y): [lo, hi] holds the central
- * `conf` share of `iters` resamples (deterministic for a seed). Each side is
- * sorted once; a resample's median is then drawn in O(1) from the
- * distribution of the median of n draws (sb_bootstrap_median). */
-void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double conf, int iters,
-                        uint64_t seed, double *lo, double *hi);
-/* The median of one bootstrap resample (n draws with replacement) of
- * sorted[0..n), drawn from its exact distribution without drawing the n
- * values; *state is the generator's (xorshift64, never 0). */
-double sb_bootstrap_median(const double *sorted, int n, uint64_t *state);
-/* 1 when x[0..n) (n >= 6) falls into two groups, each of at least a fifth of
- * the samples, split by a gap wider than 10 % of the median and wider than
- * either group's own range: two regimes, not one noisy figure. *low and
- * *high (may be NULL) get each group's middle value. */
-int sb_samples_bimodal(const double *x, int n, double *low, double *high);
-/* 1 when smaller values of the metric are better (seconds, latencies). */
-int sb_metric_lower_is_better(const char *name);
-
-enum { SB_GATE_MWU = 0, SB_GATE_BOOTSTRAP = 1 };
-
-typedef struct sb_gate_opts {
-    double tolerance;           /* 0.05 for 5 % */
-    double alpha;               /* 0.01 */
-    int min_samples;            /* per side, 6 */
-    int method;                 /* SB_GATE_MWU or SB_GATE_BOOTSTRAP */
-    int pool;                   /* pool the samples of every ok point of a configuration */
-    int cross_machine;          /* match points whatever machine they ran on */
-    const char *const *metrics; /* NULL-terminated; NULL or empty: "seconds" */
-    int paired;                 /* sb_gate_paired: judge the candidate's own pairs */
-    int min_pairs;              /* paired: fewer pairs is UNSURE (WARN) */
-} sb_gate_opts;
-#define SB_GATE_OPTS_INIT                                                  \
-    {                                                                      \
-        .tolerance = 0.05, .alpha = 0.01, .min_samples = 6, .min_pairs = 6 \
-    }
-
-typedef struct sb_gate_row {
-    sb_verdict verdict;
-    char workload[64], label[320], metric[64], unit[64];
-    char machine[80];
-    double base, cand; /* medians (or the reference value) */
-    double ratio;      /* candidate cost / baseline cost; 0 when none */
-    double lo, hi;     /* bootstrap interval of the ratio; 0 when none */
-    double p;          /* -1 when no test ran */
-    int nb, nc;
-    char note[512];
-    int64_t base_id, cand_id; /* the points compared (0: none on that side) */
-    char env[512];            /* how their recorded environments differ ("": same,
-                                or not compared); the caller fills it (sb_envdiff) */
-    int pairs;                /* paired: the pairs judged (0: not a paired row) */
-    double aa;                /* paired: the A/A spread, median |A2/A1 - 1| */
-    char outcome[8];          /* paired: PASS, FAIL, UNSURE or NOISY */
-} sb_gate_row;
-
-typedef struct sb_gate_result {
-    sb_gate_row *rows;
-    int n, cap;
-    int count[SB_NVERDICTS];     /* per verdict */
-    int ignored;                 /* baseline points of machines the candidate never ran on */
-    char (*ignored_labels)[400]; /* each of them: "point on MACHINE" */
-    double conf;                 /* of the bootstrap intervals: 1 - 2 alpha (one-sided 1 - alpha) */
-} sb_gate_result;
-
-void sb_gate_result_free(sb_gate_result *r);
-/* The gate's answer: FAIL if any row failed, else WARN if any warned, else
- * PASS (skips alone pass). */
-sb_verdict sb_gate_overall(const sb_gate_result *r);
 
 /* Every metric asked for must be one the points hold ("seconds", the raw
  * samples, always is): a typo such as "gflop" would compare nothing and
@@ -116,64 +58,5 @@ int sb_gate_check_metrics(const char *const *metrics, const sb_ptset *base, cons
 /* Compares every configuration of base with the candidate's. */
 int sb_gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gate_opts *o,
                     sb_gate_result *r, sb_err *e);
-
-/* The paired A/B mode (`gate --paired`): each configuration's newest point
- * of cand that was measured in pairs (`sweep --pair-baseline B
- * --pair-candidate C`) is judged on its own pairs (sb_paired): PASS, FAIL,
- * UNSURE (a WARN: neither beyond nor within the tolerance after the pairs
- * the sweep ran; measure more) or NOISY (a WARN: the pair ratios form two
- * groups, flagged, not judged). Every row's note gives the pairs, the mode
- * and the A/A spread (the noise of that run). A point that failed, crashed
- * or timed out is a FAIL naming the binary, a skipped one a SKIP, an ok
- * point without pairs a WARN. */
-int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
-
-/* ReFrame-style absolute references, one per line:
- *   MACHINE WORKLOAD KERNEL SHAPE THREADS[:RANKS] METRIC VALUE LOWER UPPER [UNIT]
- * MACHINE is a fingerprint (or a prefix of >= 4 digits) or '*'; SHAPE and
- * THREADS may be '*'; LOWER/UPPER are "-5%", "+10%", fractions ("-0.05") or
- * "null" (unbounded); '#' starts a comment. Bad lines are SB_EUSAGE naming
- * FILE:LINE. */
-typedef struct sb_reference {
-    char machine[80], workload[64], kernel[128], shape[128], metric[64], unit[64];
-    int threads, ranks;         /* -1 = any */
-    double value, lower, upper; /* bounds as fractions; NAN = unbounded */
-    int line;
-} sb_reference;
-int sb_gate_parse_references(const char *text, const char *name, sb_reference **refs, int *n,
-                             sb_err *e);
-int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
-                       const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
-
-/* Where a FAIL started (`gate --history`): the newest sweep before the
- * candidate's, on the candidate point's machine, whose point of the same
- * key passes (every metric PASS) against the same baseline point under the
- * same options. *found = 0 when none did; else its sweep id, tool version
- * and start, and (next_*) the sweep after it, the first that did not pass. */
-typedef struct sb_gate_last_pass {
-    int found;
-    int64_t sweep_id, next_sweep_id;
-    char version[128], started[32], next_version[128], next_started[32];
-    int checked; /* earlier sweeps looked at */
-} sb_gate_last_pass;
-int sb_gate_find_last_pass(sb_db *db, const sb_ptset *base, const sb_ptset *cand,
-                           const sb_gate_row *row, const sb_gate_opts *o, sb_gate_last_pass *lp,
-                           sb_err *e);
-
-/* The verdict table (human) and a one-line summary. */
-void sb_gate_print(const sb_gate_result *r, FILE *f);
-/* The verdicts as JSON: counts and one object per row (cost_ratio is
- * candidate cost / baseline cost as in the table; null where a row has
- * none). Caller json_decref()s; NULL when memory runs out. */
-json_t *sb_gate_json(const sb_gate_result *r);
-/* JUnit XML: one testcase per row; FAIL is a failure, WARN a skipped case
- * with its reason; a row's env difference goes into its output. Written
- * atomically. */
-int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e);
-/* For GitHub Actions: one ::error (FAIL) or ::warning (WARN) workflow
- * command per row to annot (NULL: none), and a Markdown table of the rows
- * that did not pass appended to the file `summary` ($GITHUB_STEP_SUMMARY;
- * NULL or "": none). */
-int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb_err *e);
 
 #endif
