@@ -137,8 +137,7 @@ int sb_cmd_peak(int argc, char **argv)
     for (int i = 0; i < SB_PEAK_NPATHS; i++) {
         if (!want[i]) continue;
         const char *path = sb_peak_paths[i], *metric = sb_peak_metrics[i];
-        const char *unit = sb_metric_unit(metric, 0); /* the metric table's: GFLOP/s, GOP/s */
-        if (!unit) unit = "GFLOP/s"; /* every peak metric has its row (test_results_metric) */
+        const char *unit = sb_metric_unit(metric, 0); /* GFLOP/s, GOP/s: sb_metric.def */
         char why[512] = "";
         double one = 0, all = 0;
         if (sb_peak_measure(path, 1, seconds, &one, why, sizeof why) ||
