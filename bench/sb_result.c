@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "sb_io.h"
+#include "sb_metric.h"
 #include "sb_text.h"
 
 json_t *sb_result_new(const sb_result_head *h)
@@ -23,12 +24,33 @@ json_t *sb_result_new(const sb_result_head *h)
     json_object_set_new(doc, "samples", json_array());
     json_object_set_new(doc, "metrics", json_object());
     json_object_set_new(doc, "units", json_object());
+    json_object_set_new(doc, "better", json_object());
     return doc;
+}
+
+void sb_result_better(json_t *doc)
+{
+    json_t *metrics = json_object_get(doc, "metrics"), *units = json_object_get(doc, "units");
+    json_t *better = json_object_get(doc, "better");
+    if (!json_is_object(metrics)) return;
+    if (!json_is_object(better)) {
+        better = json_object();
+        json_object_set_new(doc, "better", better);
+    }
+    json_object_clear(better);
+    const char *name;
+    json_t *v;
+    json_object_foreach(metrics, name, v)
+    {
+        const char *unit = json_string_value(json_object_get(units, name));
+        json_object_set_new(better, name, json_string(sb_metric_better(name, unit)));
+    }
 }
 
 void sb_result_seal(json_t *doc, int argc, char *const argv[], const char *const *env_set,
                     const char *fingerprint)
 {
+    sb_result_better(doc);
     sb_env_record(doc, sb_env_json_effective(env_set));
     char **rv = calloc((size_t)(argc > 0 ? argc : 0) + 2, sizeof *rv);
     char *repro = NULL;
@@ -87,8 +109,9 @@ double sb_result_peak_rss_mb(void)
     return ru.ru_maxrss / 1024.0; /* kB on Linux */
 }
 
-int sb_result_write(const char *path, const json_t *doc, sb_err *e)
+int sb_result_write(const char *path, json_t *doc, sb_err *e)
 {
+    sb_result_better(doc); /* metrics a worker added after sealing (train, infer) */
     return sb_json_write_atomic(path, doc, e);
 }
 

@@ -1,7 +1,8 @@
 /* sb_result: the result document, one writer for every worker (gemm, peak,
  * train, predict, allreduce, model). A worker fills the head (what ran, on
  * how many threads and ranks, with which status), adds its own config,
- * samples, metrics and units, then seals the document: the command that
+ * samples, metrics and units, then seals the document (the direction of
+ * each metric, "better", comes from the metric table, sb_metric): the command that
  * repeats it, the environment that changes results, the machine's
  * fingerprint. The sweep ingests what this writes (harness/store), so every
  * document has the same keys in the same order.
@@ -26,11 +27,17 @@ typedef struct sb_result_head {
     const char *reason; /* NULL: "" */
 } sb_result_head;
 
-/* A new document: the head's fields, then an empty config, samples, metrics
- * and units for the worker to fill. NULL when out of memory. */
+/* A new document: the head's fields, then an empty config, samples, metrics,
+ * units and better for the worker to fill. NULL when out of memory. */
 json_t *sb_result_new(const sb_result_head *h);
 
-/* Seals a document. repro: "sprbench" followed by argv[0..argc) (the
+/* Fills doc's "better" (beside "units"): for each metric in "metrics",
+ * "higher" or "lower" (is better), from the metric table (sb_metric) or, for
+ * a metric it does not know, from its unit. sb_result_seal and
+ * sb_result_write call it, so a worker never states a direction itself. */
+void sb_result_better(json_t *doc);
+
+/* Seals a document (its "better" filled, sb_result_better). repro: "sprbench" followed by argv[0..argc) (the
  * worker's command as it ran, or the canonical command a worker builds from
  * its config), shell-quoted by sb_argv_render. env_set: "NAME=value" the run
  * put in force itself (NULL-terminated, or NULL), recorded over the process
@@ -58,8 +65,9 @@ void sb_result_metric(json_t *metrics, json_t *units, const char *name, double v
 /* This process's peak resident memory so far, MiB (the peak_rss_mb metric). */
 double sb_result_peak_rss_mb(void);
 
-/* Writes the document atomically (nothing half-written; see sb_out). */
-int sb_result_write(const char *path, const json_t *doc, sb_err *e);
+/* Writes the document atomically (nothing half-written; see sb_out), its
+ * "better" filled first (sb_result_better). */
+int sb_result_write(const char *path, json_t *doc, sb_err *e);
 
 /* The environment that changes results, as every result document records
  * it: the variables of sb_env_scope() (OMP_*, KMP_*, GOMP_*, ONEDNN_*,

@@ -10,6 +10,7 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
+#include "sb_metric.h"
 #include "sb_peak.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
@@ -136,7 +137,7 @@ int sb_cmd_peak(int argc, char **argv)
     for (int i = 0; i < SB_PEAK_NPATHS; i++) {
         if (!want[i]) continue;
         const char *path = sb_peak_paths[i], *metric = sb_peak_metrics[i];
-        const char *unit = strstr(metric, "gops") ? "GOP/s" : "GFLOP/s";
+        const char *unit = sb_metric_unit(metric, 0); /* GFLOP/s, GOP/s: sb_metric.def */
         char why[512] = "";
         double one = 0, all = 0;
         if (sb_peak_measure(path, 1, seconds, &one, why, sizeof why) ||

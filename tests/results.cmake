@@ -4,6 +4,15 @@
 sb_add_unit(test_results_gate test_results_gate.c)
 sb_add_unit(test_results_db test_results_db.c)
 sb_add_unit(test_results_paired test_results_paired.c)
+# The metric table (bench/sb_metric.def): every row a unit, a direction and a
+# role, families resolve, unknown metrics follow their unit, the result
+# document's "better"; and every metric each worker writes is in the table,
+# its "better" the table's (tiny runs of every worker).
+sb_add_unit(test_results_metric test_results_metric.c)
+sb_add_script(results_metric_cli results_metric_cli.sh)
+set_tests_properties(results_metric_cli PROPERTIES TIMEOUT 300)
+set_property(TEST results_metric_cli APPEND PROPERTY ENVIRONMENT
+  "SB_METRIC_CHECK=$<TARGET_FILE:test_results_metric>")
 sb_add_script(results_cli results_cli.sh)
 set_tests_properties(results_cli PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 sb_add_script(results_ci_gate results_ci_gate.sh)

@@ -2,20 +2,26 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_metric.h"
 #include "sb_ptset.h"
 #include "sb_query.h"
 #include "sb_stats.h"
 #include "sb_text.h"
 
+/* The buffers of one printf's table cells, on the caller's stack: each
+ * cell() takes the next slot, so that a printf can take several. */
+typedef struct cells {
+    char b[8][1024];
+    int next;
+} cells;
+
 /* A text as a table cell: one line, `width` terminal columns (padded when
- * pad), controls as '?', invalid UTF-8 as U+FFFD, cut between characters.
- * Each call has its own buffer slot so that a printf can take several. */
-static const char *text_cell(const char *s, int width, int pad)
+ * pad), controls as '?', invalid UTF-8 as U+FFFD, cut between characters;
+ * in the next of c's buffers (a printf's cells, at most 8, then reused). */
+static const char *cell(cells *c, const char *s, int width, int pad)
 {
-    static char bufs[8][1024];
-    static int next;
-    char *b = bufs[next++ % 8];
-    return sb_text_cell(b, sizeof bufs[0], s, width, pad);
+    char *b = c->b[c->next++ % 8];
+    return sb_text_cell(b, sizeof c->b[0], s, width, pad);
 }
 
 /* A column wide enough for its header and every value in it (terminal
@@ -31,11 +37,12 @@ static int widen(int w, const char *s)
 
 int sb_listing_info(sb_db *db, const char *path, FILE *f, sb_err *e)
 {
+    cells tc = {.next = 0};
     sb_db_counts c;
     sb_machine_row *m;
     int n, rc;
     if ((rc = sb_db_count_rows(db, &c, e)) || (rc = sb_db_machines(db, &m, &n, e))) return rc;
-    fprintf(f, "database   %s\nschema     %d%s\n", text_cell(path, 200, 0),
+    fprintf(f, "database   %s\nschema     %d%s\n", cell(&tc, path, 200, 0),
             sb_db_schema_version(db),
             sb_db_schema_version(db) < SB_DB_SCHEMA_VERSION ? " (older: read as is, upgraded by"
                                                               " the next command that writes)"
@@ -53,9 +60,9 @@ int sb_listing_info(sb_db *db, const char *path, FILE *f, sb_err *e)
     fprintf(f, "\nmachines:\n%-18s %-*s %-*s %6s %7s  %s\n", "fingerprint", wh, "hostname", wu,
             "microarch", "cores", "points", "cpu");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%s %s %s %6d %7ld  %s\n", text_cell(m[i].fingerprint, 18, 1),
-                text_cell(m[i].hostname, wh, 1), text_cell(m[i].microarch, wu, 1), m[i].cores,
-                m[i].points, text_cell(m[i].cpu_model, 120, 0));
+        fprintf(f, "%s %s %s %6d %7ld  %s\n", cell(&tc, m[i].fingerprint, 18, 1),
+                cell(&tc, m[i].hostname, wh, 1), cell(&tc, m[i].microarch, wu, 1), m[i].cores,
+                m[i].points, cell(&tc, m[i].cpu_model, 120, 0));
     sb_machine_rows_free(m, n);
     return SB_OK;
 }
@@ -107,6 +114,7 @@ int sb_listing_sweeps_json(sb_db *db, FILE *f, sb_err *e)
 
 int sb_listing_sweeps(sb_db *db, FILE *f, sb_err *e)
 {
+    cells tc = {.next = 0};
     sb_sweep_row *v;
     int n;
     int rc = sb_db_sweeps(db, &v, &n, e);
@@ -127,27 +135,29 @@ int sb_listing_sweeps(sb_db *db, FILE *f, sb_err *e)
         const sb_sweep_row *s = &v[i];
         /* the uuid's first 8 hex digits: a prefix --sweep accepts, not cut text */
         fprintf(f, "%5lld  %-8.8s  %s  %s  %s  %s  %s  %s  %s  %d (%d/%d/%d)", (long long)s->id,
-                s->uuid, text_cell(s->label, wl, 1), text_cell(s->workload, ww, 1),
-                text_cell(s->microarch, wu, 1), text_cell(s->hostname, wh, 1),
-                text_cell(s->tool_version, wv, 1), text_cell(s->status, ws, 1),
-                text_cell(s->started, 20, 1), s->points, s->ok, s->skipped,
+                s->uuid, cell(&tc, s->label, wl, 1), cell(&tc, s->workload, ww, 1),
+                cell(&tc, s->microarch, wu, 1), cell(&tc, s->hostname, wh, 1),
+                cell(&tc, s->tool_version, wv, 1), cell(&tc, s->status, ws, 1),
+                cell(&tc, s->started, 20, 1), s->points, s->ok, s->skipped,
                 s->points - s->ok - s->skipped);
         if (s->held)
             fprintf(f, "  run by process %lld on %s", s->holder_pid,
-                    text_cell(s->holder_host, 200, 0));
+                    cell(&tc, s->holder_host, 200, 0));
         fputc('\n', f);
     }
     sb_sweep_rows_free(v, n);
     return SB_OK;
 }
 
-/* The metric worth one glance per workload. */
+/* The metric worth one glance: the point's first headline in the metric
+ * table's order (gflops, tokens_per_s, triad_gbps, epoch_seconds), else its
+ * first metric. */
 static const sb_metric_val *main_metric(const sb_pt *p)
 {
-    static const char *const pref[] = {"gflops",     "gops",      "tokens_per_s", "epoch_seconds",
-                                       "busbw_gbps", "busbw_gbs", "algbw_gbps",   NULL};
-    for (int i = 0; pref[i]; i++) {
-        const sb_metric_val *m = sb_pt_metric(p, pref[i]);
+    for (int i = 0; i < sb_metric_count(); i++) {
+        const sb_metric_info *mi = sb_metric_at(i);
+        if (mi->role != SB_MROLE_HEADLINE || mi->star != SB_MSTAR_NONE) continue;
+        const sb_metric_val *m = sb_pt_metric(p, mi->name);
         if (m) return m;
     }
     return p->nmetrics ? &p->metrics[0] : NULL;
@@ -205,6 +215,7 @@ int sb_listing_points_json(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
 
 int sb_listing_points(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
 {
+    cells tc = {.next = 0};
     sb_ptset set;
     int rc = sb_ptset_load(db, 0, sweep_id, &set, e);
     if (rc) return rc;
@@ -238,10 +249,10 @@ int sb_listing_points(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
             snprintf(what, sizeof what, "%s=%.4g%s%s%s", m->name, m->value, m->unit[0] ? " " : "",
                      m->unit, m->projected ? " (projected)" : "");
         fprintf(f, "%6lld  %s  %s  %s  %s  %3d  %5d  %s  %3d  %-30s  %s\n", (long long)p->id,
-                text_cell(p->workload, ww, 1), text_cell(p->kernel, wk, 1),
-                text_cell(p->dtype, wd, 1), text_cell(p->shape, wsh, 1), p->threads,
-                p->ppn * p->nodes, text_cell(p->status, ws, 1), p->nsamples, spread,
-                text_cell(reason ? reason : what, 400, 0));
+                cell(&tc, p->workload, ww, 1), cell(&tc, p->kernel, wk, 1),
+                cell(&tc, p->dtype, wd, 1), cell(&tc, p->shape, wsh, 1), p->threads,
+                p->ppn * p->nodes, cell(&tc, p->status, ws, 1), p->nsamples, spread,
+                cell(&tc, reason ? reason : what, 400, 0));
     }
     sb_ptset_free(&set);
     return SB_OK;
@@ -260,6 +271,7 @@ static void print_stream(FILE *f, const char *name, const char *text, long long 
 
 int sb_listing_log(sb_db *db, const char *spec, FILE *f, sb_err *e)
 {
+    cells tc = {.next = 0};
     int64_t id = 0;
     int rc = sb_point_resolve(db, spec, &id, e);
     if (rc) return rc;
@@ -268,8 +280,8 @@ int sb_listing_log(sb_db *db, const char *spec, FILE *f, sb_err *e)
     if ((rc = sb_db_point_brief(db, id, &b, &known, e))) return rc;
     if (known)
         fprintf(f, "point %lld of sweep %lld: %s %s %s threads %d, status %s\n", (long long)id,
-                (long long)b.sweep_id, text_cell(b.workload, 16, 0), text_cell(b.kernel, 64, 0),
-                text_cell(b.shape, 64, 0), b.threads, text_cell(b.status, 16, 0));
+                (long long)b.sweep_id, cell(&tc, b.workload, 16, 0), cell(&tc, b.kernel, 64, 0),
+                cell(&tc, b.shape, 64, 0), b.threads, cell(&tc, b.status, 16, 0));
     sb_point_brief_free(&b);
     sb_point_log log;
     int found;
@@ -288,10 +300,11 @@ int sb_listing_log(sb_db *db, const char *spec, FILE *f, sb_err *e)
 
 void sb_listing_import_stats(FILE *f, const char *what, const sb_import_stats *s)
 {
+    cells tc = {.next = 0};
     fprintf(f,
             "%s: %ld point(s) added (%ld sample(s), %ld metric(s)), %ld already present;"
             " %ld sweep(s), %ld machine(s) added",
-            text_cell(what, 300, 0), s->points_added, s->samples_added, s->metrics_added,
+            cell(&tc, what, 300, 0), s->points_added, s->samples_added, s->metrics_added,
             s->points_present, s->sweeps_added, s->machines_added);
     if (s->points_updated) fprintf(f, "; %ld unfinished point(s) completed", s->points_updated);
     fprintf(f, "\n");

@@ -1,0 +1,73 @@
+/* sb_metric: what each metric a worker writes is, as data (sb_metric.def):
+ * its unit, its direction (higher or lower is better) and its role. The
+ * result document's "better" (sb_result), the listing's main metric
+ * (store/sb_listing) and the gate's, plot's and report's directions read it
+ * here instead of guessing from a name.
+ *
+ *   const sb_metric_info *m = sb_metric_info("busbw_gbs_1048576");
+ *   // m->name "busbw_gbs_*", m->unit "GB/s", m->lower 0, m->role SB_MROLE_RATE
+ *   sb_metric_lower("median_s", NULL);      // 1: the table
+ *   sb_metric_lower("my_new_metric", "ms"); // 1: not in the table, a time unit
+ */
+#ifndef SB_METRIC_H
+#define SB_METRIC_H
+
+typedef enum sb_metric_role {
+    SB_MROLE_HEADLINE, /* the workload's one figure (listing, report) */
+    SB_MROLE_RATE,     /* another throughput */
+    SB_MROLE_LATENCY,  /* a time per request or message */
+    SB_MROLE_TIME,     /* a time per repetition, step or batch */
+    SB_MROLE_ACCURACY, /* what the model got right (em, f1, loss) */
+    SB_MROLE_ERROR,    /* a numerical error against the reference */
+    SB_MROLE_MEMORY,   /* memory held */
+    SB_MROLE_COUNT,    /* steps, volumes per step */
+    SB_MROLE_PEAK,     /* the machine's peak per instruction path */
+    SB_MROLE_MODEL,    /* the scaling model's projections */
+    SB_MROLE_INFO      /* recorded for the reader (a clock, a bound, a flag) */
+} sb_metric_role;
+
+typedef enum sb_metric_star {
+    SB_MSTAR_NONE,  /* an exact name */
+    SB_MSTAR_BYTES, /* a message size in bytes, or "grad" */
+    SB_MSTAR_NODES, /* a node count */
+    SB_MSTAR_PATH,  /* a peak path (kernels/sb_isa.def) */
+    SB_MSTAR_WORD   /* a lower-case word (a profile kind: "qkv_linear") */
+} sb_metric_star;
+
+typedef struct sb_metric_info {
+    const char *name;      /* exact, or a family with one '*' ("busbw_gbs_*") */
+    const char *unit;      /* "" for a pure number */
+    const char *int8_unit; /* where an int8 kernel ran; NULL: unit */
+    int lower;             /* 1: lower is better */
+    sb_metric_role role;
+    sb_metric_star star; /* what the '*' stands for */
+} sb_metric_info;
+
+/* The row of a metric name (an exact row first, then the families), NULL
+ * when the table does not know it. */
+const sb_metric_info *sb_metric_info_of(const char *name);
+
+/* Whether lower is better: the table's answer; for a metric the table does
+ * not know, the stored unit's (s, ms, us, ns: lower; anything else, or no
+ * unit: higher). Never guessed from the name. */
+int sb_metric_lower(const char *name, const char *unit);
+
+/* "higher" or "lower", as the result document's "better" says it. */
+const char *sb_metric_better(const char *name, const char *unit);
+
+/* The unit the table gives a metric (int8: an int8 kernel ran), NULL when it
+ * gives none (unknown, or a pure number). */
+const char *sb_metric_unit(const char *name, int int8);
+
+/* Whether a unit is a time (s, ms, us, ns). */
+int sb_metric_unit_is_time(const char *unit);
+
+/* The rows, in the table's order (headlines first, as a listing prefers
+ * them). */
+int sb_metric_count(void);
+const sb_metric_info *sb_metric_at(int i);
+
+/* The role's name ("headline", "latency", ...). */
+const char *sb_metric_role_name(sb_metric_role r);
+
+#endif
