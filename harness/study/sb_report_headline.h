@@ -23,6 +23,7 @@
 #include "sb_db.h"
 #include "sb_gate.h"
 #include "sb_ptset.h"
+#include "sb_report_out.h"
 
 /* SQuAD v1.1 train-v1.1.json through run_qa.py's windowing at max_seq_length
  * 384 and doc_stride 128 with the bert-base-uncased vocabulary: 88,524
@@ -31,31 +32,18 @@
 #define SB_SQUAD_V11_TRAIN_FEATURES 88524L
 #define SB_SQUAD_V11_TRAIN_QUESTIONS 87599L
 
-/* Where the blocks go: a heading, a paragraph, a table (cells row-major,
- * row 0 the header). */
-typedef struct sb_rsink {
-    void *ctx;
-    void (*heading)(void *ctx, int level, const char *text);
-    void (*para)(void *ctx, const char *text);
-    void (*table)(void *ctx, int ncols, int nrows, const char *const *cells);
-    /* clustered bars, baseline and candidate per label: v[0..2] the
-     * baseline's value, p10, p90, v[3..5] the candidate's (NULL: no plots) */
-    void (*bars)(void *ctx, const char *name, const char *title, const char *axis,
-                 char **labels, const double *const v[6], int n);
-} sb_rsink;
-
 typedef struct sb_headline_in {
     sb_db *db;
-    const sb_ptset *bs, *cs; /* the latest point per configuration, each side */
+    const sb_ptset *bs, *cs;   /* the latest point per configuration, each side */
     const char *bname, *cname; /* "Zen 4", "Emerald Rapids" */
     const sb_gate_opts *go;
     const char *study_csv; /* the published figures (NULL: the source tree's) */
 } sb_headline_in;
 
 typedef struct sb_headline_out {
-    char line[2048]; /* the CLI's closing line; "" when no side trained */
-    double ratio;    /* baseline/candidate SQuAD epoch at each side's best kernel; 0 none */
-    int best_rows;   /* rows of the best-kernel-per-precision GEMM table */
+    char line[2048];   /* the CLI's closing line; "" when no side trained */
+    double ratio;      /* baseline/candidate SQuAD epoch at each side's best kernel; 0 none */
+    int best_rows;     /* rows of the best-kernel-per-precision GEMM table */
     double best_gmean; /* geometric mean of their speed ratios (candidate vs baseline); 0 none */
     int best_n;
 } sb_headline_out;

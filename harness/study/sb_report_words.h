@@ -1,0 +1,35 @@
+/* sb_report_words: one wording for every figure and ratio of the report.
+ * Numbers (4 significant digits, whole numbers in full), a median with its
+ * p10-p90 spread or its sample count and the projected mark with its note
+ * number, "not available (why)", a speed ratio in words ("1.40x faster",
+ * "same (1.00x)"), and the gate's test on a pair in words ("significant,
+ * p=0.003", "not significant", "noisy", "not tested"). Shared by the
+ * report's files (study/sb_report*). */
+#ifndef SB_REPORT_WORDS_H
+#define SB_REPORT_WORDS_H
+#include <stddef.h>
+#include "sb_gate.h"
+#include "sb_ptset.h"
+#include "sb_report_out.h"
+
+/* What the gate's test said of one pair of points: SB_RP_SIG_SLOWER / SB_RP_SIG_FASTER
+ * (beyond the tolerance and significant, as a gate FAIL), SIG_NOT (tested,
+ * not significant or within tolerance), SIG_UNTESTED (too few samples). */
+enum { SB_RP_SIG_UNTESTED = 0, SB_RP_SIG_NOT, SB_RP_SIG_SLOWER, SB_RP_SIG_FASTER, SB_RP_SIG_NOISY };
+
+const char *sb_rp_num(double v, char *buf, size_t cap);
+int sb_rp_proj_note(sb_rp_out *o, const char *src);
+void sb_rp_with_spread(sb_rp_out *o, const sb_pt *p, const sb_metric_val *m, char *buf, size_t cap);
+void sb_rp_not_available(const sb_pt *p, char *buf, size_t cap);
+void sb_rp_speed_words(double speed, char *buf, size_t cap);
+void sb_rp_ratio_str(double num, double den, char *buf, size_t cap);
+int sb_rp_sig_in(const sb_gate_result *fwd, const sb_gate_result *rev, const sb_pt *b,
+                 const sb_pt *c, double *p);
+int sb_rp_sig_of(const sb_rp_out *o, const sb_pt *b, const sb_pt *c, double *p);
+void sb_rp_sig_words(const char *ratio, int s, double p, char *buf, size_t cap);
+void sb_rp_ratio_sig(const sb_rp_out *o, const sb_pt *b, const sb_pt *c, double num, double den,
+                     char *buf, size_t cap);
+void sb_rp_rate_cells(sb_rp_out *o, const sb_pt *b, const sb_pt *c, const sb_metric_val **mb,
+                      const sb_metric_val **mc, char *vb, char *vc, char *r);
+
+#endif
