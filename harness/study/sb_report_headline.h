@@ -50,14 +50,5 @@ typedef struct sb_headline_out {
 
 /* The "Headline" section. */
 void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline_out *out);
-/* The "Best kernel per precision" GEMM section (fills best_* of out). */
-void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_headline_out *out);
-/* "What AMX gives": for each side with more than one instruction generation
- * of a precision, its fastest kernel of each set against the others. */
-void sb_report_generations(const sb_headline_in *in, const sb_rsink *s);
-/* "Where the time goes": the per-layer-kind times `train --profile` and
- * `infer --profile` store (prof_*_s metrics) of each side's fastest profiled
- * point, side by side. */
-void sb_report_profiles(const sb_headline_in *in, const sb_rsink *s);
 
 #endif

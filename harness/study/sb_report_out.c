@@ -278,3 +278,14 @@ sb_rsink sb_rp_sink(sb_rp_sinkctx *c)
     sb_rsink s = {c, sink_heading, sink_para, sink_table, sink_bars};
     return s;
 }
+
+void sb_rp_sink_para(const sb_rsink *s, const char *fmt, ...)
+{
+    char *buf = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&buf, fmt, ap);
+    va_end(ap);
+    if (n >= 0) s->para(s->ctx, buf);
+    free(buf);
+}

@@ -86,4 +86,7 @@ void sb_rp_bars_set(sb_rp_bars *br, const char *label, const double v[6]);
 /* A sink that writes into c->o (plots into c->pl, legends c->bname, c->cname). */
 sb_rsink sb_rp_sink(sb_rp_sinkctx *c);
 
+/* A paragraph through a sink, printf-style. */
+void sb_rp_sink_para(const sb_rsink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

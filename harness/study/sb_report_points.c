@@ -1,4 +1,5 @@
 #include "sb_report_points.h"
+#include <stdlib.h>
 #include <string.h>
 #include "sb_gate.h"
 #include "sb_stats.h"
@@ -55,6 +56,16 @@ int sb_rp_any_point(const sb_pt *p)
     return 1;
 }
 
+/* The headline's: a point that ran ok (its status set), an ok single-process
+ * GEMM point with a rate and a dtype. */
+int sb_rp_is_ok(const sb_pt *p) { return p->status && !strcmp(p->status, "ok"); }
+
+int sb_rp_gemm_ok(const sb_pt *p)
+{
+    return !strcmp(p->workload, "gemm") && sb_rp_is_ok(p) && sb_rp_gemm_rate(p) && p->dtype &&
+        p->ppn * p->nodes <= 1;
+}
+
 /* ---- a point's metrics ---- */
 
 const sb_metric_val *sb_rp_rate_metric(const sb_pt *p)
@@ -89,4 +100,23 @@ int sb_rp_spread_of(const sb_pt *p, const sb_metric_val *m, double *lo, double *
         *hi = m->value * med / p10;
     }
     return 1;
+}
+
+/* the GEMM rate the headline's tables show: GFLOP/s, else GOP/s */
+const sb_metric_val *sb_rp_gemm_rate(const sb_pt *p)
+{
+    const sb_metric_val *m = sb_pt_metric(p, "gflops");
+    return m ? m : sb_pt_metric(p, "gops");
+}
+
+/* "batch=4" out of "model=distilbert-base batch=4 seq=384"; -1 when absent */
+int sb_rp_shape_int(const char *shape, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = shape; p && *p;) {
+        if (!strncmp(p, key, kl) && p[kl] == '=') return atoi(p + kl + 1);
+        p = strchr(p, ' ');
+        if (p) p++;
+    }
+    return -1;
 }

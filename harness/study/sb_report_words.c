@@ -1,5 +1,6 @@
 #include "sb_report_words.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "sb_report_points.h"
@@ -157,4 +158,51 @@ void sb_rp_rate_cells(sb_rp_out *o, const sb_pt *b, const sb_pt *c, const sb_met
     else
         sb_rp_not_available(c, vc, 700);
     sb_rp_ratio_sig(o, b, c, *mc ? (*mc)->value : 0, *mb ? (*mb)->value : 0, r, 96);
+}
+
+/* ---- the headline's words ---- */
+
+/* appends to a "; "-separated list */
+void sb_rp_addf(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t l = strlen(buf);
+    if (l + 3 >= cap) return;
+    if (l) {
+        memcpy(buf + l, "; ", 3);
+        l += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + l, cap - l, fmt, ap);
+    va_end(ap);
+}
+
+/* "26 min", "3 h 30 min", "7 min 30 s", "41 s" */
+const char *sb_rp_dur(double s, char *buf, size_t cap)
+{
+    if (!(s > 0)) {
+        snprintf(buf, cap, "-");
+        return buf;
+    }
+    long t = lround(s);
+    if (t >= 3600) {
+        long m = lround(s / 60); /* to the minute */
+        snprintf(buf, cap, m % 60 ? "%ld h %ld min" : "%ld h", m / 60, m % 60);
+    } else if (t >= 60)
+        snprintf(buf, cap, t % 60 ? "%ld min %ld s" : "%ld min", t / 60, t % 60);
+    else
+        snprintf(buf, cap, "%.3g s", s);
+    return buf;
+}
+
+/* The headline's speed words: sb_rp_speed_words without "same" (1.003
+ * reads "1.00x faster"). */
+void sb_rp_speed_words_hl(double speed, char *buf, size_t cap)
+{
+    if (!(speed > 0))
+        snprintf(buf, cap, "-");
+    else if (speed >= 1)
+        snprintf(buf, cap, "%.2fx faster", speed);
+    else
+        snprintf(buf, cap, "%.2fx slower", 1 / speed);
 }

@@ -11,6 +11,7 @@
 #include "sb_gate.h"
 #include "sb_ptset.h"
 #include "sb_report_out.h"
+#include "sb_text.h"
 
 /* What the gate's test said of one pair of points: SB_RP_SIG_SLOWER / SB_RP_SIG_FASTER
  * (beyond the tolerance and significant, as a gate FAIL), SIG_NOT (tested,
@@ -31,5 +32,15 @@ void sb_rp_ratio_sig(const sb_rp_out *o, const sb_pt *b, const sb_pt *c, double 
                      char *buf, size_t cap);
 void sb_rp_rate_cells(sb_rp_out *o, const sb_pt *b, const sb_pt *c, const sb_metric_val **mb,
                       const sb_metric_val **mc, char *vb, char *vc, char *r);
+
+/* The headline's: appends to a "; "-separated list; a duration in words
+ * ("26 min", "3 h 30 min", "41 s"; "-" when none); a speed ratio in words
+ * without "same". */
+void sb_rp_addf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *sb_rp_dur(double s, char *buf, size_t cap);
+void sb_rp_speed_words_hl(double speed, char *buf, size_t cap);
+
+/* a stored text cut to n bytes between characters, for "%.*s" */
+#define SB_RP_CUT(s, n) sb_text_prefix((s), (n)), (s)
 
 #endif
