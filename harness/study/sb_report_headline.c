@@ -172,96 +172,95 @@ static void published(const sb_headline_in *in, const sb_rsink *s)
                         sb_rp_dur(spr4, c, sizeof c), sb_rp_dur(ideal4, d, sizeof d));
 }
 
-void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline_out *out)
+/* Both sides trained: the epochs at each side's best kernel, their ratio
+ * and every difference between the runs, said in a paragraph and in the
+ * CLI's closing line. */
+static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_rp_tside *b,
+                          const sb_rp_tside *c, const sb_rp_trun *bb, const sb_rp_trun *cb,
+                          sb_headline_out *out)
 {
-    sb_rp_tside b, c;
-    sb_rp_tside_load(in, in->bs, &b);
-    sb_rp_tside_load(in, in->cs, &c);
-    s->heading(s->ctx, 2, "Headline: an epoch of SQuAD v1.1 fine-tuning");
-    if (!b.n && !c.n) {
-        sb_rp_sink_para(
-            s,
-            "Neither side ran a DistilBERT training point: no epoch to compare (run"
-            " `scripts/run-sweep` or `sprbench sweep --workload train` on each machine).");
-        infer_headline(in, s);
-        published(in, s);
-        sb_rp_tside_free(&b);
-        sb_rp_tside_free(&c);
-        return;
-    }
-    char d1[32], d2[32], why[1200], rt[400], bc[160], cc[160];
-    const sb_rp_trun *bb = b.best[SB_RP_NPREC] >= 0 ? &b.r[b.best[SB_RP_NPREC]] : NULL,
-                     *cb = c.best[SB_RP_NPREC] >= 0 ? &c.r[c.best[SB_RP_NPREC]] : NULL;
-    if (bb && cb) {
-        double ratio;
-        sb_rp_ratio_text(in, bb, cb, rt, sizeof rt, &ratio);
-        sb_rp_mismatches(bb, cb, &b, &c, why, sizeof why);
-        out->ratio = ratio;
-        if (!bb->projected_squad || !cb->projected_squad) {
-            sb_rp_sink_para(
-                s,
-                "Training epoch at each machine's best kernel, on each run's own data set"
-                " (not projected onto SQuAD v1.1: that needs distilbert-base at seq 384 /"
-                " stride 128 on both sides): %s (candidate) %s with %s (%s), %s"
-                " (baseline) %s with %s (%s): the candidate is %s. %s%s.",
-                in->cname, sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype,
-                in->bname, sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype, rt,
-                why[0] ? "Not like for like: " : "Like for like", why);
-            char w[64];
-            sb_rp_speed_words_hl(ratio, w, sizeof w);
-            snprintf(out->line, sizeof out->line,
-                     "Epoch (each run's own data set, not SQuAD) at each side's best kernel:"
-                     " %.*s %s (%.*s) vs %.*s %s (%.*s): the candidate is %s%s%s%.*s",
-                     SB_RP_CUT(in->cname, 60), d1, SB_RP_CUT(cb->p->kernel, 60),
-                     SB_RP_CUT(in->bname, 60), d2, SB_RP_CUT(bb->p->kernel, 60), w,
-                     strstr(rt, "too few") ? ", too few samples for a test" : "",
-                     why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200));
-        } else {
-            sb_rp_sink_para(
-                s,
-                "DistilBERT-base fine-tuning, one epoch of SQuAD v1.1's train split (%ld,%03ld"
-                " features at seq 384 / stride 128, as run_qa.py makes them from %ld,%03ld"
-                " questions), projected from the measured step times, at each machine's best"
-                " kernel: %s (candidate) %s with %s (%s), %s (baseline) %s with %s (%s): the"
-                " candidate is %s. %s%s.",
-                SB_SQUAD_V11_TRAIN_FEATURES / 1000, SB_SQUAD_V11_TRAIN_FEATURES % 1000,
-                SB_SQUAD_V11_TRAIN_QUESTIONS / 1000, SB_SQUAD_V11_TRAIN_QUESTIONS % 1000, in->cname,
-                sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype, in->bname,
-                sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype, rt,
-                why[0] ? "Not like for like: "
-                       : "Like for like: same batch, seq, stride,"
-                         " threads, ranks, data set and tool version",
-                why);
-            char w[64];
-            sb_rp_speed_words_hl(ratio, w, sizeof w);
-            snprintf(
-                out->line, sizeof out->line,
-                "SQuAD v1.1 epoch (projected) at each side's best kernel: %.*s %s (%.*s) vs %.*s %s"
-                " (%.*s): the candidate is %s%s%s%.*s",
-                SB_RP_CUT(in->cname, 60), d1, SB_RP_CUT(cb->p->kernel, 60),
-                SB_RP_CUT(in->bname, 60), d2, SB_RP_CUT(bb->p->kernel, 60), w,
-                strstr(rt, "too few") ? ", too few samples for a test" : "",
-                why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200));
-        }
-    } else {
-        const sb_rp_trun *one = bb ? bb : cb;
-        sb_rp_sink_para(
-            s,
-            "Only the %s trained: %s %s with %s (%s) for one epoch of SQuAD v1.1%s. The"
-            " %s has no training point: no ratio (run a training sweep on it at the same"
-            " batch, e.g. `scripts/run-sweep`).",
-            bb ? "baseline" : "candidate", bb ? in->bname : in->cname,
-            sb_rp_dur(one->epoch, d1, sizeof d1), one->p->kernel, one->p->dtype,
-            one->projected_squad ? " (projected from its step times)" : " (its own data set)",
-            bb ? "candidate" : "baseline");
+    char d1[32], d2[32], why[1200], rt[400];
+    double ratio;
+    sb_rp_ratio_text(in, bb, cb, rt, sizeof rt, &ratio);
+    sb_rp_mismatches(bb, cb, b, c, why, sizeof why);
+    out->ratio = ratio;
+    if (!bb->projected_squad || !cb->projected_squad) {
+        sb_rp_sink_para(s,
+                        "Training epoch at each machine's best kernel, on each run's own data set"
+                        " (not projected onto SQuAD v1.1: that needs distilbert-base at seq 384 /"
+                        " stride 128 on both sides): %s (candidate) %s with %s (%s), %s"
+                        " (baseline) %s with %s (%s): the candidate is %s. %s%s.",
+                        in->cname, sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype,
+                        in->bname, sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype,
+                        rt, why[0] ? "Not like for like: " : "Like for like", why);
+        char w[64];
+        sb_rp_speed_words_hl(ratio, w, sizeof w);
         snprintf(out->line, sizeof out->line,
-                 "SQuAD v1.1 epoch (projected): %s %s (%s); the %s did not train, no ratio",
-                 bb ? in->bname : in->cname, d1, one->p->kernel, bb ? "candidate" : "baseline");
+                 "Epoch (each run's own data set, not SQuAD) at each side's best kernel:"
+                 " %.*s %s (%.*s) vs %.*s %s (%.*s): the candidate is %s%s%s%.*s",
+                 SB_RP_CUT(in->cname, 60), d1, SB_RP_CUT(cb->p->kernel, 60),
+                 SB_RP_CUT(in->bname, 60), d2, SB_RP_CUT(bb->p->kernel, 60), w,
+                 strstr(rt, "too few") ? ", too few samples for a test" : "",
+                 why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200));
+    } else {
+        sb_rp_sink_para(
+            s,
+            "DistilBERT-base fine-tuning, one epoch of SQuAD v1.1's train split (%ld,%03ld"
+            " features at seq 384 / stride 128, as run_qa.py makes them from %ld,%03ld"
+            " questions), projected from the measured step times, at each machine's best"
+            " kernel: %s (candidate) %s with %s (%s), %s (baseline) %s with %s (%s): the"
+            " candidate is %s. %s%s.",
+            SB_SQUAD_V11_TRAIN_FEATURES / 1000, SB_SQUAD_V11_TRAIN_FEATURES % 1000,
+            SB_SQUAD_V11_TRAIN_QUESTIONS / 1000, SB_SQUAD_V11_TRAIN_QUESTIONS % 1000, in->cname,
+            sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype, in->bname,
+            sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype, rt,
+            why[0] ? "Not like for like: "
+                   : "Like for like: same batch, seq, stride,"
+                     " threads, ranks, data set and tool version",
+            why);
+        char w[64];
+        sb_rp_speed_words_hl(ratio, w, sizeof w);
+        snprintf(
+            out->line, sizeof out->line,
+            "SQuAD v1.1 epoch (projected) at each side's best kernel: %.*s %s (%.*s) vs %.*s %s"
+            " (%.*s): the candidate is %s%s%s%.*s",
+            SB_RP_CUT(in->cname, 60), d1, SB_RP_CUT(cb->p->kernel, 60), SB_RP_CUT(in->bname, 60),
+            d2, SB_RP_CUT(bb->p->kernel, 60), w,
+            strstr(rt, "too few") ? ", too few samples for a test" : "",
+            why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200));
     }
+}
+
+/* One side trained: its epoch, and no ratio. */
+static void headline_one(const sb_headline_in *in, const sb_rsink *s, const sb_rp_trun *bb,
+                         const sb_rp_trun *cb, sb_headline_out *out)
+{
+    char d1[32];
+    const sb_rp_trun *one = bb ? bb : cb;
+    sb_rp_sink_para(s,
+                    "Only the %s trained: %s %s with %s (%s) for one epoch of SQuAD v1.1%s. The"
+                    " %s has no training point: no ratio (run a training sweep on it at the same"
+                    " batch, e.g. `scripts/run-sweep`).",
+                    bb ? "baseline" : "candidate", bb ? in->bname : in->cname,
+                    sb_rp_dur(one->epoch, d1, sizeof d1), one->p->kernel, one->p->dtype,
+                    one->projected_squad ? " (projected from its step times)"
+                                         : " (its own data set)",
+                    bb ? "candidate" : "baseline");
+    snprintf(out->line, sizeof out->line,
+             "SQuAD v1.1 epoch (projected): %s %s (%s); the %s did not train, no ratio",
+             bb ? in->bname : in->cname, d1, one->p->kernel, bb ? "candidate" : "baseline");
+}
+
+/* Per precision (and the best of any), each side's best kernel of it with
+ * its epoch, the ratio and the differences; the same rows as a chart. */
+static void precision_table(const sb_headline_in *in, const sb_rsink *s, const sb_rp_tside *b,
+                            const sb_rp_tside *c, const sb_rp_trun *bb, const sb_rp_trun *cb)
+{
     /* per precision: each side's best kernel of it */
     static const char *const hdr[] = {"precision", "baseline: best kernel, SQuAD epoch",
                                       "candidate: best kernel, SQuAD epoch",
                                       "candidate vs baseline", "not like for like"};
+    char bc[160], cc[160];
     const char **cells = calloc(5 * (SB_RP_NPREC + 2), sizeof *cells);
     char(*buf)[1200] = calloc(5 * (SB_RP_NPREC + 2), sizeof *buf);
     int rows = 0;
@@ -274,8 +273,8 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
     for (int c5 = 0; cells && buf && c5 < 5; c5++) cells[c5] = hdr[c5];
     for (int pass = 0; cells && buf && pass <= SB_RP_NPREC; pass++) {
         int k = pass == 0 ? SB_RP_NPREC : pass - 1;
-        const sb_rp_trun *x = b.best[k] >= 0 ? &b.r[b.best[k]] : NULL,
-                         *y = c.best[k] >= 0 ? &c.r[c.best[k]] : NULL;
+        const sb_rp_trun *x = b->best[k] >= 0 ? &b->r[b->best[k]] : NULL,
+                         *y = c->best[k] >= 0 ? &c->r[c->best[k]] : NULL;
         if (!x && !y) continue;
         rows++;
         char(*r)[1200] = &buf[rows * 5];
@@ -287,7 +286,7 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
         double ratio = 0;
         if (x && y) {
             sb_rp_ratio_text(in, x, y, r[3], sizeof r[3], &ratio);
-            sb_rp_mismatches(x, y, &b, &c, r[4], sizeof r[4]);
+            sb_rp_mismatches(x, y, b, c, r[4], sizeof r[4]);
         } else {
             snprintf(r[3], sizeof r[3], "-");
             snprintf(r[4], sizeof r[4], "-");
@@ -331,6 +330,12 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
     for (int i = 0; i < rows; i++) free(blabels[i]);
     free(cells);
     free(buf);
+}
+
+/* The projection's inputs, one row per run the tables drew on. */
+static void inputs_table(const sb_headline_in *in, const sb_rsink *s, const sb_rp_tside *b,
+                         const sb_rp_tside *c)
+{
     /* the projection's inputs, for every run the table drew on */
     static const char *const ih[] = {"side",
                                      "kernel",
@@ -344,13 +349,14 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
                                      "SQuAD epoch (projected)",
                                      "run's own data set, epoch",
                                      "tool version"};
-    int ni = b.n + c.n;
+    char d1[32], d2[32];
+    int ni = b->n + c->n;
     const char **ic = calloc((size_t)12 * (ni + 1), sizeof *ic);
     char(*ib)[200] = calloc((size_t)12 * (ni + 1), sizeof *ib);
     int irow = 0;
     for (int j = 0; ic && ib && j < 12; j++) ic[j] = ih[j];
     for (int side = 0; ic && ib && side < 2; side++) {
-        const sb_rp_tside *ts = side ? &c : &b;
+        const sb_rp_tside *ts = side ? c : b;
         for (int i = 0; i < ts->n; i++) {
             const sb_rp_trun *t = &ts->r[i];
             char(*r)[200] = &ib[(++irow) * 12];
@@ -389,6 +395,33 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
     if (irow) s->table(s->ctx, 12, irow, ic);
     free(ic);
     free(ib);
+}
+
+void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline_out *out)
+{
+    sb_rp_tside b, c;
+    sb_rp_tside_load(in, in->bs, &b);
+    sb_rp_tside_load(in, in->cs, &c);
+    s->heading(s->ctx, 2, "Headline: an epoch of SQuAD v1.1 fine-tuning");
+    if (!b.n && !c.n) {
+        sb_rp_sink_para(
+            s,
+            "Neither side ran a DistilBERT training point: no epoch to compare (run"
+            " `scripts/run-sweep` or `sprbench sweep --workload train` on each machine).");
+        infer_headline(in, s);
+        published(in, s);
+        sb_rp_tside_free(&b);
+        sb_rp_tside_free(&c);
+        return;
+    }
+    const sb_rp_trun *bb = b.best[SB_RP_NPREC] >= 0 ? &b.r[b.best[SB_RP_NPREC]] : NULL,
+                     *cb = c.best[SB_RP_NPREC] >= 0 ? &c.r[c.best[SB_RP_NPREC]] : NULL;
+    if (bb && cb)
+        headline_both(in, s, &b, &c, bb, cb, out);
+    else
+        headline_one(in, s, bb, cb, out);
+    precision_table(in, s, &b, &c, bb, cb);
+    inputs_table(in, s, &b, &c);
     infer_headline(in, s);
     published(in, s);
     sb_rp_tside_free(&b);
