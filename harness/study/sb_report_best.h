@@ -12,4 +12,5 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
 /* "What AMX gives": for each side with more than one instruction generation
  * of a precision, its fastest kernel of each set against the others. */
 void sb_report_generations(const sb_headline_in *in, const sb_rsink *s);
+
 #endif

@@ -1,22 +1,17 @@
-/* sb_report_headline: what a reader of a two-machine report came for, and
- * the comparisons the study makes. Owns
- *  - the headline: each side's DistilBERT fine-tuning epoch at its best
- *    kernel per precision (and overall), projected onto SQuAD v1.1's train
- *    split as run_qa.py makes it (88,524 features at seq 384 / stride 128)
- *    from the measured step times, with the projection's inputs, the ratio
- *    with its interval or "too few samples", and every difference between
- *    the two runs named (batch, seq, stride, threads, ranks, data set,
- *    precision, tool version, a noisy host), beside the study's published
- *    figures (other hardware, labelled so);
- *  - best kernel per precision: for each precision, GEMM shape and thread
- *    count, each side's fastest kernel (its own or a vendor's, named) set
- *    against the other's, as the study sets Ice Lake's AVX-512 against
- *    Sapphire Rapids' AMX;
- *  - what AMX gives on one machine: its instruction generations side by
- *    side (AVX-512 f32, AVX512-BF16, AMX bf16; VNNI, AMX int8);
- *  - where the time goes: two machines' stored profiles side by side.
- * It reads point sets and the store, and writes through a sink: the report
- * owns the page's layout. */
+/* sb_report_headline: what a reader of a two-machine report came for: each
+ * side's DistilBERT fine-tuning epoch at its best kernel per precision
+ * (and overall), projected onto SQuAD v1.1's train split as run_qa.py
+ * makes it (88,524 features at seq 384 / stride 128) from the measured
+ * step times, with the projection's inputs, the ratio with its interval or
+ * "too few samples", and every difference between the two runs named
+ * (batch, seq, stride, threads, ranks, data set, precision, tool version,
+ * a noisy host); inference at each side's fastest kernel per precision;
+ * beside the study's published figures (other hardware, labelled so).
+ * The comparisons the study makes next are sb_report_best's (best kernel
+ * per precision, what AMX gives) and sb_report_profile's (where the time
+ * goes); the training runs all of them read, sb_report_trun's. They read
+ * point sets and the store, and write through a sink (sb_rsink,
+ * sb_report_out): the report owns the page's layout. */
 #ifndef SB_REPORT_HEADLINE_H
 #define SB_REPORT_HEADLINE_H
 #include <stddef.h>

@@ -29,16 +29,15 @@ typedef struct sb_rp_out {
     char **srcs;
     int nsrc;
 } sb_rp_out;
+
+/* A table being filled: sb_rp_t_init, sb_rp_t_row per row, sb_rp_t_emit. */
 typedef struct sb_rp_table {
     int ncols, nrows, cap;
     char **cells; /* (nrows + 1) * ncols, row 0 = header */
 } sb_rp_table;
-/* What the headline module (sb_rsink) writes through. */
-typedef struct sb_rp_sinkctx {
-    sb_rp_out *o;
-    struct sb_rp_plots *pl;
-    const char *bname, *cname;
-} sb_rp_sinkctx;
+
+/* The plots of a report: drawn into dir when enabled, counted; the last
+ * reason one was not. */
 typedef struct sb_rp_plots sb_rp_plots;
 struct sb_rp_plots {
     int enabled, drawn;
@@ -47,12 +46,20 @@ struct sb_rp_plots {
     char skipped_why[256];
 };
 
+/* What the headline's sink (sb_rsink, below) writes through. */
+typedef struct sb_rp_sinkctx {
+    sb_rp_out *o;
+    sb_rp_plots *pl;
+    const char *bname, *cname;
+} sb_rp_sinkctx;
+
 /* What a bar chart draws: a label and, per side, value, p10 and p90. */
 typedef struct sb_rp_bars {
     char **labels;
     double *v[6];
     int n, cap;
 } sb_rp_bars;
+
 /* Where the blocks go: a heading, a paragraph, a table (cells row-major,
  * row 0 the header). */
 typedef struct sb_rsink {
@@ -66,18 +73,26 @@ typedef struct sb_rsink {
                  const double *const v[6], int n);
 } sb_rsink;
 
-/* The first failed read of the store (see sb_rp_out.rc). */
+/* Keeps the first failed read of the store (see sb_rp_out.rc). */
 void sb_rp_read_failed(sb_rp_out *o, int rc, const sb_err *e);
+/* A heading, a paragraph (printf-style, any length) and a table, to both
+ * streams; sb_rp_t_emit writes the table, counts its rows and frees it. */
 void sb_rp_heading(sb_rp_out *o, int level, const char *text);
 void sb_rp_para(sb_rp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_rp_t_init(sb_rp_table *t, int ncols, const char *const *header);
 void sb_rp_t_row(sb_rp_table *t, const char *const *cells);
 void sb_rp_t_emit(sb_rp_out *o, sb_rp_table *t);
+/* Draws name.png from a script, links it from the Markdown and embeds it
+ * in the HTML. */
 void sb_rp_plot_emit(sb_rp_out *o, sb_rp_plots *pl, const char *name, const sb_gp *script, int w,
                      int h, const char *caption);
+/* Baseline and candidate per label with p10-p90 error bars: clustered bars
+ * or, with dots, a dot plot of many rows (v as in sb_rsink.bars). */
 void sb_rp_plot_pairs(sb_rp_out *o, sb_rp_plots *pl, int dots, const char *name, const char *axis,
                       const char *title, char **labels, const double *const v[6], int n,
                       const char *bname, const char *cname);
+/* A chart's bars: room for cap, one per label with each side's metric and
+ * its spread (add) or with the values given (set). */
 void sb_rp_bars_init(sb_rp_bars *br, int cap);
 void sb_rp_bars_add(sb_rp_bars *br, const char *label, const sb_pt *b, const sb_metric_val *mb,
                     const sb_pt *c, const sb_metric_val *mc);

@@ -35,13 +35,19 @@ typedef struct sb_rp_tside {
     int noisy, tested;         /* points whose samples form two groups, of those with enough */
 } sb_rp_tside;
 
+/* A training point read for the headline; a side's runs with an epoch and
+ * its best per precision (tside_free frees them). */
 void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t);
 void sb_rp_tside_load(const sb_headline_in *in, const sb_ptset *set, sb_rp_tside *s);
 void sb_rp_tside_free(sb_rp_tside *s);
+/* Every way two runs differ that bears on their ratio, "; "-separated. */
 void sb_rp_mismatches(const sb_rp_trun *b, const sb_rp_trun *c, const sb_rp_tside *bs,
                       const sb_rp_tside *cs, char *buf, size_t cap);
+/* "2.46x faster (99% interval 2.1-2.8x; significant ...)" or "... (too few
+ * samples ...)"; *ratio the baseline's epoch over the candidate's. */
 void sb_rp_ratio_text(const sb_headline_in *in, const sb_rp_trun *b, const sb_rp_trun *c, char *buf,
                       size_t cap, double *ratio);
+/* "26 min (amx-bf16, bf16, projected)" */
 void sb_rp_run_cell(const sb_rp_trun *t, char *buf, size_t cap);
 
 #endif
