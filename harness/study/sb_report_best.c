@@ -209,8 +209,7 @@ static void generations_side(const sb_headline_in *in, const sb_rsink *s, const 
     char(*buf)[160] = calloc((size_t)ncols * (size_t)cap, sizeof *buf);
     for (int i = 0; buf && i < set->n; i++) {
         const sb_pt *p = &set->p[i];
-        if (strcmp(p->workload, "gemm") || !sb_rp_is_ok(p) || strcmp(p->kernel, "amx-bf16"))
-            continue;
+        if (!sb_rp_is_gemm(p) || !sb_rp_is_ok(p) || strcmp(p->kernel, "amx-bf16")) continue;
         if (rows + 2 > cap) {
             cap *= 2;
             char(*nb)[160] = realloc(buf, sizeof *buf * (size_t)ncols * (size_t)cap);
@@ -271,8 +270,7 @@ static void generations_side(const sb_headline_in *in, const sb_rsink *s, const 
     for (int i = 0; i < set->n; i++) {
         const sb_pt *p = &set->p[i];
         const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
-        if (!strcmp(p->workload, "infer") && sb_rp_is_ok(p) && m &&
-            !strcmp(p->kernel, "avx512-f32") &&
+        if (sb_rp_is_infer(p) && sb_rp_is_ok(p) && m && !strcmp(p->kernel, "avx512-f32") &&
             (!f32 || m->value > sb_pt_metric(f32, "sequences_per_s")->value))
             f32 = p;
     }
@@ -281,8 +279,7 @@ static void generations_side(const sb_headline_in *in, const sb_rsink *s, const 
         for (int i = 0; i < set->n; i++) {
             const sb_pt *p = &set->p[i];
             const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
-            if (!strcmp(p->workload, "infer") && sb_rp_is_ok(p) && m &&
-                !strcmp(p->kernel, g_gens[g].kernel) &&
+            if (sb_rp_is_infer(p) && sb_rp_is_ok(p) && m && !strcmp(p->kernel, g_gens[g].kernel) &&
                 (!best || m->value > sb_pt_metric(best, "sequences_per_s")->value))
                 best = p;
         }

@@ -12,27 +12,19 @@ int sb_rp_is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status
 
 int sb_rp_ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
 
-int sb_rp_is_gemm1(const sb_pt *p)
-{
-    return !strcmp(p->workload, "gemm") && p->ppn * p->nodes == 1;
-}
-
-int sb_rp_is_train1(const sb_pt *p)
-{
-    return !strcmp(p->workload, "train") && p->ppn * p->nodes == 1;
-}
-
-int sb_rp_is_infer1(const sb_pt *p)
-{
-    return !strcmp(p->workload, "infer") && p->ppn * p->nodes == 1;
-}
-
+/* a point of a named workload (see sb_report_points.h) */
+int sb_rp_is_gemm(const sb_pt *p) { return !strcmp(p->workload, "gemm"); }
+int sb_rp_is_train(const sb_pt *p) { return !strcmp(p->workload, "train"); }
+int sb_rp_is_infer(const sb_pt *p) { return !strcmp(p->workload, "infer"); }
 int sb_rp_is_peak(const sb_pt *p) { return !strcmp(p->workload, "peak"); }
 
-int sb_rp_is_scaling(const sb_pt *p)
-{
-    return p->ppn * p->nodes > 1 && strcmp(p->workload, "peak");
-}
+int sb_rp_is_gemm1(const sb_pt *p) { return sb_rp_is_gemm(p) && p->ppn * p->nodes == 1; }
+
+int sb_rp_is_train1(const sb_pt *p) { return sb_rp_is_train(p) && p->ppn * p->nodes == 1; }
+
+int sb_rp_is_infer1(const sb_pt *p) { return sb_rp_is_infer(p) && p->ppn * p->nodes == 1; }
+
+int sb_rp_is_scaling(const sb_pt *p) { return p->ppn * p->nodes > 1 && !sb_rp_is_peak(p); }
 
 /* A workload (bench/sb_workload) with a headline metric and no section of
  * its own: a new workload is in the report from its first point. */
@@ -62,7 +54,7 @@ int sb_rp_is_ok(const sb_pt *p) { return p->status && !strcmp(p->status, "ok"); 
 
 int sb_rp_gemm_ok(const sb_pt *p)
 {
-    return !strcmp(p->workload, "gemm") && sb_rp_is_ok(p) && sb_rp_gemm_rate(p) && p->dtype &&
+    return sb_rp_is_gemm(p) && sb_rp_is_ok(p) && sb_rp_gemm_rate(p) && p->dtype &&
         p->ppn * p->nodes <= 1;
 }
 

@@ -15,6 +15,12 @@
  * headline metric and no section of its own, a point with a projected
  * figure, any point. */
 int sb_rp_is_model_point(const sb_pt *p);
+/* a point of GEMM, training, inference or peak, whatever its ranks: the
+ * report's only comparisons of a workload's name (kernel_point and
+ * profile_table take one as an argument) */
+int sb_rp_is_gemm(const sb_pt *p);
+int sb_rp_is_train(const sb_pt *p);
+int sb_rp_is_infer(const sb_pt *p);
 int sb_rp_ok(const sb_pt *p);
 int sb_rp_is_gemm1(const sb_pt *p);
 int sb_rp_is_train1(const sb_pt *p);

@@ -26,8 +26,7 @@ static const sb_pt *fewest_ranks(const sb_ptset *s, const char *fam)
     const sb_pt *r = NULL;
     for (int i = 0; i < s->n; i++) {
         const sb_pt *p = &s->p[i];
-        if (!sb_rp_ok(p) || sb_rp_is_model_point(p) || !sb_rp_rate_metric(p) ||
-            !strcmp(p->workload, "peak"))
+        if (!sb_rp_ok(p) || sb_rp_is_model_point(p) || !sb_rp_rate_metric(p) || sb_rp_is_peak(p))
             continue;
         if (r && p->ppn * p->nodes >= r->ppn * r->nodes) continue;
         char *k = family_key(p);
