@@ -108,6 +108,52 @@ static void agreement_cell(const sb_pt *p, char *buf, size_t cap)
     else
         sb_rp_not_available(p, buf, cap);
 }
+
+/* "Inference accuracy": one row per kernel and configuration (threads
+ * change no answer), from its point at the fewest threads. */
+static void infer_accuracy(sb_rp_out *o, const sb_rp_pair *pv, int n)
+{
+    sb_rp_heading(o, 3, "Inference accuracy");
+    sb_rp_para(o,
+               "Exact match and F1 (%%) of each kernel's answers, and the share of its answers"
+               " identical to the f32 path's on the same checkpoint (--compare-f32), from its point"
+               " at the fewest threads; \"EM: candidate - baseline\" is in points.");
+    const char *ahdr[] = {"kernel",
+                          "dtype",
+                          "config",
+                          "baseline EM / F1",
+                          "candidate EM / F1",
+                          "EM: candidate - baseline",
+                          "baseline identical to f32",
+                          "candidate identical to f32"};
+    sb_rp_table t;
+    sb_rp_t_init(&t, 8, ahdr);
+    for (int i = 0; i < n; i++) {
+        const sb_pt *any = pv[i].b ? pv[i].b : pv[i].c;
+        int first = 1;
+        for (int j = 0; j < n && first; j++) {
+            const sb_pt *q = pv[j].b ? pv[j].b : pv[j].c;
+            if (j != i && !strcmp(q->kernel, any->kernel) && !strcmp(q->shape, any->shape) &&
+                !strcmp(q->config, any->config) &&
+                (q->threads < any->threads || (q->threads == any->threads && j < i)))
+                first = 0;
+        }
+        if (!first) continue;
+        char a[4][600], d[64] = "-", cfg[400];
+        accuracy_cell(pv[i].b, a[0], sizeof a[0]);
+        accuracy_cell(pv[i].c, a[1], sizeof a[1]);
+        agreement_cell(pv[i].b, a[2], sizeof a[2]);
+        agreement_cell(pv[i].c, a[3], sizeof a[3]);
+        const sb_metric_val *eb = sb_rp_ok(pv[i].b) ? sb_pt_metric(pv[i].b, "em") : NULL,
+                            *ec = sb_rp_ok(pv[i].c) ? sb_pt_metric(pv[i].c, "em") : NULL;
+        if (eb && ec) snprintf(d, sizeof d, "%+.2f points", ec->value - eb->value);
+        infer_config(any, cfg, sizeof cfg);
+        const char *cells[] = {any->kernel, any->dtype, cfg, a[0], a[1], d, a[2], a[3]};
+        sb_rp_t_row(&t, cells);
+    }
+    sb_rp_t_emit(o, &t);
+}
+
 void sb_rp_render_infer(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
 {
     sb_rp_out *o = ctx->o;
@@ -207,43 +253,5 @@ void sb_rp_render_infer(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
     sb_rp_bars_free(&thr);
     sb_rp_bars_free(&lat);
 
-    /* accuracy: one row per kernel and configuration (threads change no answer) */
-    sb_rp_heading(o, 3, "Inference accuracy");
-    sb_rp_para(o,
-               "Exact match and F1 (%%) of each kernel's answers, and the share of its answers"
-               " identical to the f32 path's on the same checkpoint (--compare-f32), from its point"
-               " at the fewest threads; \"EM: candidate - baseline\" is in points.");
-    const char *ahdr[] = {"kernel",
-                          "dtype",
-                          "config",
-                          "baseline EM / F1",
-                          "candidate EM / F1",
-                          "EM: candidate - baseline",
-                          "baseline identical to f32",
-                          "candidate identical to f32"};
-    sb_rp_t_init(&t, 8, ahdr);
-    for (int i = 0; i < n; i++) {
-        const sb_pt *any = pv[i].b ? pv[i].b : pv[i].c;
-        int first = 1;
-        for (int j = 0; j < n && first; j++) {
-            const sb_pt *q = pv[j].b ? pv[j].b : pv[j].c;
-            if (j != i && !strcmp(q->kernel, any->kernel) && !strcmp(q->shape, any->shape) &&
-                !strcmp(q->config, any->config) &&
-                (q->threads < any->threads || (q->threads == any->threads && j < i)))
-                first = 0;
-        }
-        if (!first) continue;
-        char a[4][600], d[64] = "-", cfg[400];
-        accuracy_cell(pv[i].b, a[0], sizeof a[0]);
-        accuracy_cell(pv[i].c, a[1], sizeof a[1]);
-        agreement_cell(pv[i].b, a[2], sizeof a[2]);
-        agreement_cell(pv[i].c, a[3], sizeof a[3]);
-        const sb_metric_val *eb = sb_rp_ok(pv[i].b) ? sb_pt_metric(pv[i].b, "em") : NULL,
-                            *ec = sb_rp_ok(pv[i].c) ? sb_pt_metric(pv[i].c, "em") : NULL;
-        if (eb && ec) snprintf(d, sizeof d, "%+.2f points", ec->value - eb->value);
-        infer_config(any, cfg, sizeof cfg);
-        const char *cells[] = {any->kernel, any->dtype, cfg, a[0], a[1], d, a[2], a[3]};
-        sb_rp_t_row(&t, cells);
-    }
-    sb_rp_t_emit(o, &t);
+    infer_accuracy(o, pv, n);
 }

@@ -36,6 +36,40 @@ static const sb_pt *fewest_ranks(const sb_ptset *s, const char *fam)
     return r;
 }
 
+/* A family's chart (scalingN.png): each side's rate against ranks, and its
+ * ideal, its base value times the growth in ranks, dashed. */
+static void scaling_chart(sb_rp_out *o, sb_rp_plots *pl, int f, const char *title,
+                          const char *ylabel, const double *xs, const double *yb, const double *yc,
+                          int np, const sb_pt *rb, const sb_pt *rc, const char *bname,
+                          const char *cname)
+{
+    /* each side's ideal: its base value times the growth in ranks */
+    const sb_metric_val *m0b = rb ? sb_rp_rate_metric(rb) : NULL,
+                        *m0c = rc ? sb_rp_rate_metric(rc) : NULL;
+    int r0b = rb ? rb->ppn * rb->nodes : 1, r0c = rc ? rc->ppn * rc->nodes : 1;
+    double *ib = calloc((size_t)np, sizeof *ib), *ic = calloc((size_t)np, sizeof *ic);
+    for (int i = 0; ib && ic && i < np; i++) {
+        ib[i] = m0b && xs[i] >= r0b ? m0b->value * xs[i] / r0b : NAN;
+        ic[i] = m0c && xs[i] >= r0c ? m0c->value * xs[i] / r0c : NAN;
+    }
+    /* the styling is plots/report-scaling.gp's (restyled with --templates) */
+    sb_err ge = {0};
+    sb_gp *g = ib && ic ? sb_plot_report_scaling(pl->templates, title, ylabel, xs, np, bname, yb,
+                                                 ib, cname, yc, ic, &ge)
+                        : NULL;
+    free(ib);
+    free(ic);
+    if (!g) {
+        snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s",
+                 ge.msg[0] ? ge.msg : "out of memory");
+        return;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "scaling%d", f + 1);
+    sb_rp_plot_emit(o, pl, name, g, 900, 520, title);
+    sb_gp_free(g);
+}
+
 /* "1.85 (46%)": speedup over the side's base and efficiency, speedup per
  * added rank. */
 static void speedup_cells(const sb_metric_val *m, int ranks, const sb_pt *base, char *sp,
@@ -155,33 +189,8 @@ void sb_rp_render_scaling(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
                 xs[j] = xs[j - 1], yb[j] = yb[j - 1], yc[j] = yc[j - 1];
                 xs[j - 1] = t0, yb[j - 1] = t1, yc[j - 1] = t2;
             }
-        if (pl->enabled && np > 1) {
-            /* each side's ideal: its base value times the growth in ranks */
-            const sb_metric_val *m0b = rb ? sb_rp_rate_metric(rb) : NULL,
-                                *m0c = rc ? sb_rp_rate_metric(rc) : NULL;
-            int r0b = rb ? rb->ppn * rb->nodes : 1, r0c = rc ? rc->ppn * rc->nodes : 1;
-            double *ib = calloc((size_t)np, sizeof *ib), *ic = calloc((size_t)np, sizeof *ic);
-            for (int i = 0; ib && ic && i < np; i++) {
-                ib[i] = m0b && xs[i] >= r0b ? m0b->value * xs[i] / r0b : NAN;
-                ic[i] = m0c && xs[i] >= r0c ? m0c->value * xs[i] / r0c : NAN;
-            }
-            /* the styling is plots/report-scaling.gp's (restyled with --templates) */
-            sb_err ge = {0};
-            sb_gp *g = ib && ic ? sb_plot_report_scaling(pl->templates, title, ylabel, xs, np,
-                                                         bname, yb, ib, cname, yc, ic, &ge)
-                                : NULL;
-            free(ib);
-            free(ic);
-            if (!g) {
-                snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s",
-                         ge.msg[0] ? ge.msg : "out of memory");
-                continue;
-            }
-            char name[32];
-            snprintf(name, sizeof name, "scaling%d", f + 1);
-            sb_rp_plot_emit(o, pl, name, g, 900, 520, title);
-            sb_gp_free(g);
-        }
+        if (pl->enabled && np > 1)
+            scaling_chart(o, pl, f, title, ylabel, xs, yb, yc, np, rb, rc, bname, cname);
     }
     for (int f = 0; f < nf; f++) free(fams[f]);
     free(fams);
