@@ -1,222 +1,30 @@
-#include "sb_result.h"
 #include "sb_report.h"
-#include "sb_report_headline.h"
-#include "sb_text.h"
-#include "sb_workload.h"
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-#include "sb_envdiff.h"
 #include "sb_gate.h"
 #include "sb_gnuplot.h"
-#include "sb_plot.h"
 #include "sb_io.h"
-#include "sb_ptset.h"
 #include "sb_query.h"
-#include "sb_stats.h"
-
-#define MAX_PLOT_BARS 48
-#define MAX_PLOT_DOTS 240
-/* A 1000x520 PNG of bars is tens of KiB; 32 MiB bounds what embedding one
- * in the HTML can cost whatever stands at its path. */
-#define PLOT_IMAGE_MAX (32 * SB_MIB)
-
-static size_t cnt(int n) { return n > 0 ? (size_t)n : 1; }
-
-char *sb_base64(const unsigned char *d, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc(4 * ((n + 2) / 3) + 1), *w = out;
-    if (!out) return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
-            (i + 2 < n ? d[i + 2] : 0);
-        *w++ = tab[v >> 18 & 63];
-        *w++ = tab[v >> 12 & 63];
-        *w++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
-        *w++ = i + 2 < n ? tab[v & 63] : '=';
-    }
-    *w = '\0';
-    return out;
-}
-
-/* ---- output: every block goes to the Markdown and the HTML stream ---- */
-
-typedef struct out {
-    FILE *md, *html;
-    int rows;
-    /* the first read of the store that failed: the sections go on (each
-     * says "not available" where its data is missing), and the report
-     * then fails with it rather than pass for a complete one */
-    int rc;
-    sb_err err;
-    /* the gate's test, run both ways: fwd says where the candidate is
-     * significantly slower, rev (sides swapped) where it is faster */
-    const sb_gate_result *fwd, *rev;
-    const sb_gate_opts *go; /* its options, for tests the report runs on other samples */
-    /* each distinct provenance of a projected figure, said once (P1, P2, ...) */
-    char **srcs;
-    int nsrc;
-} out;
-
-/* Keeps the first store failure of a section (see out.rc). */
-static void read_failed(out *o, int rc, const sb_err *e)
-{
-    if (!o->rc) {
-        o->rc = rc;
-        o->err = *e;
-    }
-}
-
-static void md_esc(FILE *f, const char *s) { sb_text_md(f, s, 0); }
-
-static void heading(out *o, int level, const char *text)
-{
-    fprintf(o->md, "\n%.*s ", level, "######");
-    md_esc(o->md, text);
-    fputs("\n\n", o->md);
-    fprintf(o->html, "<h%d>", level);
-    sb_text_html(o->html, text);
-    fprintf(o->html, "</h%d>\n", level);
-}
-
-static void para(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void para(out *o, const char *fmt, ...)
-{
-    char *buf = NULL; /* any length: a paragraph may name every point left out */
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&buf, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    md_esc(o->md, buf);
-    fputs("\n\n", o->md);
-    fputs("<p>", o->html);
-    sb_text_html(o->html, buf);
-    fputs("</p>\n", o->html);
-    free(buf);
-}
-
-typedef struct table {
-    int ncols, nrows, cap;
-    char **cells; /* (nrows + 1) * ncols, row 0 = header */
-} table;
-
-static void t_init(table *t, int ncols, const char *const *header)
-{
-    memset(t, 0, sizeof *t);
-    t->ncols = ncols;
-    t->cap = 16;
-    t->cells = calloc((size_t)t->cap * (size_t)ncols, sizeof *t->cells);
-    for (int c = 0; t->cells && c < ncols; c++) t->cells[c] = strdup(header[c]);
-}
-
-static void t_row(table *t, const char *const *cells)
-{
-    if (!t->cells) return;
-    if (t->nrows + 2 > t->cap) {
-        int cap = t->cap * 2;
-        char **nc = realloc(t->cells, sizeof *nc * (size_t)cap * (size_t)t->ncols);
-        if (!nc) return;
-        t->cells = nc;
-        t->cap = cap;
-    }
-    t->nrows++;
-    for (int c = 0; c < t->ncols; c++)
-        t->cells[t->nrows * t->ncols + c] = strdup(cells[c] ? cells[c] : "");
-}
-
-static void t_emit(out *o, table *t)
-{
-    if (!t->cells) return;
-    for (int r = 0; r <= t->nrows; r++) {
-        fputc('|', o->md);
-        for (int c = 0; c < t->ncols; c++) {
-            fputc(' ', o->md);
-            md_esc(o->md, t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "");
-            fputs(" |", o->md);
-        }
-        fputc('\n', o->md);
-        if (r == 0) {
-            fputc('|', o->md);
-            for (int c = 0; c < t->ncols; c++) fputs(c ? "---:|" : "---|", o->md);
-            fputc('\n', o->md);
-        }
-    }
-    fputc('\n', o->md);
-    fputs("<table>\n", o->html);
-    for (int r = 0; r <= t->nrows; r++) {
-        /* a row the reader must see: a crash or failure (a gate FAIL), a
-         * significant slowdown, a significant speed-up */
-        const char *rowclass = "";
-        for (int c = 0; r && c < t->ncols; c++) {
-            const char *cell = t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "";
-            if (strstr(cell, "(failed") || strstr(cell, "(timeout") || !strncmp(cell, "FAIL", 4))
-                rowclass = " class=\"fail\"";
-            else if (!rowclass[0] && strstr(cell, "slower (significant"))
-                rowclass = " class=\"slower\"";
-            else if (!rowclass[0] && strstr(cell, "faster (significant"))
-                rowclass = " class=\"faster\"";
-        }
-        fprintf(o->html, "<tr%s>", rowclass);
-        for (int c = 0; c < t->ncols; c++) {
-            const char *cell = t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "";
-            /* not run here (skipped, absent) is grey; a failure is the row's red */
-            int na = strstr(cell, "not available") != NULL,
-                proj = strstr(cell, "projected") != NULL;
-            fprintf(o->html, "<%s%s>", r ? "td" : "th",
-                    na         ? " class=\"na\""
-                        : proj ? " class=\"proj\""
-                               : "");
-            sb_text_html(o->html, cell);
-            fprintf(o->html, "</%s>", r ? "td" : "th");
-        }
-        fputs("</tr>\n", o->html);
-    }
-    fputs("</table>\n", o->html);
-    o->rows += t->nrows;
-    for (int i = 0; i < (t->nrows + 1) * t->ncols; i++) free(t->cells[i]);
-    free(t->cells);
-    t->cells = NULL;
-}
-
-/* ---- the headline module writes through these (sb_rsink) ---- */
-
-typedef struct sinkctx {
-    out *o;
-    struct plots *pl;
-    const char *bname, *cname;
-} sinkctx;
-
-static void sink_heading(void *ctx, int level, const char *text)
-{
-    heading(((sinkctx *)ctx)->o, level, text);
-}
-static void sink_para(void *ctx, const char *text) { para(((sinkctx *)ctx)->o, "%s", text); }
-static void sink_table(void *ctx, int ncols, int nrows, const char *const *cells)
-{
-    table t;
-    t_init(&t, ncols, cells);
-    for (int r = 1; r <= nrows; r++) t_row(&t, cells + (size_t)r * (size_t)ncols);
-    t_emit(((sinkctx *)ctx)->o, &t);
-}
-
-static void plot_pairs(out *o, struct plots *pl, int dots, const char *name, const char *axis,
-                       const char *title, char **labels, const double *const v[6], int n,
-                       const char *bname, const char *cname);
-static void sink_bars(void *ctx, const char *name, const char *title, const char *axis,
-                      char **labels, const double *const v[6], int n)
-{
-    sinkctx *c = ctx;
-    plot_pairs(c->o, c->pl, 0, name, axis, title, labels, v, n, c->bname, c->cname);
-}
-
-/* ---- machines ---- */
+#include "sb_report_best.h"
+#include "sb_report_gemm.h"
+#include "sb_report_headline.h"
+#include "sb_report_infer.h"
+#include "sb_report_int.h"
+#include "sb_report_machines.h"
+#include "sb_report_other.h"
+#include "sb_report_out.h"
+#include "sb_report_peaks.h"
+#include "sb_report_points.h"
+#include "sb_report_profile.h"
+#include "sb_report_scaling.h"
+#include "sb_report_train.h"
+#include "sb_report_words.h"
+#include "sb_text.h"
 
 static int machine_of(const sb_selection *sel, const sb_ptset *set)
 {
@@ -224,314 +32,13 @@ static int machine_of(const sb_selection *sel, const sb_ptset *set)
     return set->n ? (int)set->p[0].machine_id : 0;
 }
 
-/* A machine's stored description, with its ISA flags and CPU frequency
- * governor taken out of their JSON texts; NULL when not recorded. */
-static json_t *machine_info(out *o, sb_db *db, int64_t id)
-{
-    json_t *info;
-    sb_err e = {0};
-    int rc = sb_db_machine_info(db, id, &info, &e);
-    if (rc) {
-        read_failed(o, rc, &e);
-        return NULL;
-    }
-    if (info) {
-        /* the ISA flags and the governor live in JSON texts */
-        const char *isa = json_string_value(json_object_get(info, "isa"));
-        json_t *isa_j = isa ? json_loads(isa, 0, NULL) : NULL;
-        json_object_set_new(info, "isa_flags", isa_j ? isa_j : json_object());
-        const char *all = json_string_value(json_object_get(info, "info_json"));
-        json_t *all_j = all ? json_loads(all, 0, NULL) : NULL;
-        json_t *gov = json_object_get(all_j, "governor");
-        json_object_set_new(info, "governor",
-                            json_string(json_is_string(gov) ? json_string_value(gov) : ""));
-        json_decref(all_j);
-    }
-    return info;
-}
-
-static void mval(json_t *m, const char *key, char *buf, size_t cap)
-{
-    json_t *v = json_object_get(m, key);
-    if (json_is_string(v))
-        snprintf(buf, cap, "%s", json_string_value(v)[0] ? json_string_value(v) : "-");
-    else if (json_is_integer(v))
-        snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
-    else
-        snprintf(buf, cap, "unknown");
-}
-
-static void bytes_str(json_t *m, const char *key, char *buf, size_t cap)
-{
-    json_t *v = json_object_get(m, key);
-    double b = json_is_integer(v) ? (double)json_integer_value(v) : 0;
-    if (b <= 0)
-        snprintf(buf, cap, "unknown");
-    else if (b >= 1 << 30)
-        snprintf(buf, cap, "%.1f GiB", b / (1 << 30));
-    else if (b >= 1 << 20)
-        snprintf(buf, cap, "%.1f MiB", b / (1 << 20));
-    else
-        snprintf(buf, cap, "%.0f KiB", b / 1024);
-}
-
-static const char *flag(json_t *m, const char *key)
-{
-    json_t *v = json_object_get(json_object_get(m, "isa_flags"), key);
-    return json_is_true(v) ? "yes" : json_is_false(v) ? "no" : "unknown";
-}
-
-static void section_machines(out *o, sb_db *db, int64_t bid, int64_t cid, const char *bname,
-                             const char *cname)
-{
-    heading(o, 2, "Machines");
-    json_t *m[2] = {machine_info(o, db, bid), machine_info(o, db, cid)};
-    const char *hdr[] = {"", bname, cname};
-    table t;
-    t_init(&t, 3, hdr);
-    static const struct {
-        const char *label, *key;
-        int kind;
-    } rows[] = {
-        {"CPU", "cpu_model", 0},
-        {"vendor", "vendor", 0},
-        {"microarchitecture", "microarch", 0},
-        {"family / model / stepping", NULL, 3},
-        {"sockets", "packages", 0},
-        {"cores", "cores", 0},
-        {"hardware threads", "pus", 0},
-        {"NUMA nodes", "numa_nodes", 0},
-        {"L2 per core", "l2_bytes", 1},
-        {"L3 per instance", "l3_bytes", 1},
-        {"memory", "mem_bytes", 1},
-        {"AVX-512F", "avx512f", 2},
-        {"AVX512_VNNI", "avx512_vnni", 2},
-        {"AVX512_BF16", "avx512_bf16", 2},
-        {"AMX tiles (CPU)", "amx_tile", 2},
-        {"AMX-BF16 / AMX-INT8", NULL, 4},
-        {"AMX granted by the OS", NULL, 5},
-        {"OS kernel", "kernel", 0},
-        {"CPU frequency governor", "governor", 0},
-        {"hostname", "hostname", 0},
-        {"fingerprint", "fingerprint", 0},
-    };
-    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-        char v[2][512];
-        for (int s = 0; s < 2; s++) {
-            if (!m[s]) {
-                snprintf(v[s], sizeof v[s], "not available (machine not recorded)");
-                continue;
-            }
-            switch (rows[r].kind) {
-            case 0: mval(m[s], rows[r].key, v[s], sizeof v[s]); break;
-            case 1: bytes_str(m[s], rows[r].key, v[s], sizeof v[s]); break;
-            case 2: snprintf(v[s], sizeof v[s], "%s", flag(m[s], rows[r].key)); break;
-            case 3: {
-                char a[32], b[32], c[32];
-                mval(m[s], "family", a, sizeof a);
-                mval(m[s], "model", b, sizeof b);
-                mval(m[s], "stepping", c, sizeof c);
-                snprintf(v[s], sizeof v[s], "%s / %s / %s", a, b, c);
-                break;
-            }
-            case 4:
-                snprintf(v[s], sizeof v[s], "%s / %s", flag(m[s], "amx_bf16"),
-                         flag(m[s], "amx_int8"));
-                break;
-            default: {
-                json_t *p = json_object_get(m[s], "amx_os_permitted");
-                const char *why = json_string_value(json_object_get(m[s], "amx_reason"));
-                int yes = json_is_integer(p) && json_integer_value(p);
-                snprintf(v[s], sizeof v[s], "%s%s%.400s%s", yes ? "yes" : "no",
-                         !yes && why && *why ? " (" : "", !yes && why ? why : "",
-                         !yes && why && *why ? ")" : "");
-            }
-            }
-        }
-        const char *cells[] = {rows[r].label, v[0], v[1]};
-        t_row(&t, cells);
-    }
-    t_emit(o, &t);
-    json_decref(m[0]);
-    json_decref(m[1]);
-}
-
-/* ---- figures ---- */
-
-/* 4 significant digits, but whole numbers up to 1e9 in full (40000, not 4e+04). */
-static const char *num(double v, char *buf, size_t cap)
-{
-    if (fabs(v) >= 1000 && fabs(v) < 1e9)
-        snprintf(buf, cap, "%.0f", v);
-    else
-        snprintf(buf, cap, "%.4g", v);
-    return buf;
-}
-
-/* The metric at the p10 and p90 samples (the metric is computed from the
- * median): 1 when the point has the samples for it, else lo = hi = value. */
-static int spread_of(const sb_pt *p, const sb_metric_val *m, double *lo, double *hi)
-{
-    *lo = *hi = m->value;
-    if (p->nsamples < 2) return 0;
-    double med = sb_median(p->samples, p->nsamples);
-    double p10 = sb_quantile(p->samples, p->nsamples, 0.1);
-    double p90 = sb_quantile(p->samples, p->nsamples, 0.9);
-    if (!(med > 0 && p10 > 0)) return 0;
-    if (sb_metric_lower_is_better(m->name)) {
-        *lo = m->value * p10 / med;
-        *hi = m->value * p90 / med;
-    } else {
-        *lo = m->value * med / p90;
-        *hi = m->value * med / p10;
-    }
-    return 1;
-}
-
-/* The number of a projection's provenance note (P1, P2, ...): the long text
- * is said once, under "Projected figures", and cells only point at it. */
-static int proj_note(out *o, const char *src)
-{
-    const char *s = src && *src ? src : "(not recorded)";
-    for (int i = 0; i < o->nsrc; i++)
-        if (!strcmp(o->srcs[i], s)) return i + 1;
-    char **n = realloc(o->srcs, sizeof *n * (size_t)(o->nsrc + 1));
-    if (!n) return 0;
-    o->srcs = n;
-    n[o->nsrc] = strdup(s);
-    return n[o->nsrc] ? ++o->nsrc : 0;
-}
-
-/* "123.4 [118.0, 125.1]": the metric (computed from the median) and the same
- * metric at the p10 and p90 samples. */
-static void with_spread(out *o, const sb_pt *p, const sb_metric_val *m, char *buf, size_t cap)
-{
-    char proj[64] = "";
-    if (m->projected) snprintf(proj, sizeof proj, " (projected, P%d)", proj_note(o, m->source));
-    double a, b;
-    if (spread_of(p, m, &a, &b)) {
-        char x[32], y[32], z[32];
-        snprintf(buf, cap, "%s [%s, %s]%s", num(m->value, x, sizeof x), num(a, y, sizeof y),
-                 num(b, z, sizeof z), proj);
-        return;
-    }
-    char x[32];
-    snprintf(buf, cap, "%s [%d sample%s]%s", num(m->value, x, sizeof x), p->nsamples,
-             p->nsamples == 1 ? "" : "s", proj);
-}
-
-static void not_available(const sb_pt *p, char *buf, size_t cap)
-{
-    if (!p)
-        snprintf(buf, cap, "not available (not run)");
-    else if (strcmp(p->status, "ok"))
-        snprintf(buf, cap, "not available (%s%s%.400s)", p->status, p->reason[0] ? ": " : "",
-                 p->reason);
-    else
-        snprintf(buf, cap, "not available (no such metric)");
-}
-
-/* One wording for every ratio in the report: how much faster or slower the
- * candidate is, from a speed ratio (candidate speed / baseline speed: a
- * rate over a rate, or baseline time over candidate time), never a bare
- * number whose direction the reader has to work out. */
-static void speed_words(double speed, char *buf, size_t cap)
-{
-    if (!(speed > 0))
-        snprintf(buf, cap, "-");
-    else if (speed >= 0.995 && speed < 1.005)
-        snprintf(buf, cap, "same (1.00x)");
-    else if (speed >= 1)
-        snprintf(buf, cap, "%.2fx faster", speed);
-    else
-        snprintf(buf, cap, "%.2fx slower", 1 / speed);
-}
-
-static void ratio_str(double num, double den, char *buf, size_t cap)
-{
-    speed_words(num > 0 && den > 0 ? num / den : 0, buf, cap);
-}
-
-/* What the gate's test said of one pair of points: SIG_SLOWER / SIG_FASTER
- * (beyond the tolerance and significant, as a gate FAIL), SIG_NOT (tested,
- * not significant or within tolerance), SIG_UNTESTED (too few samples). */
-enum { SIG_UNTESTED = 0, SIG_NOT, SIG_SLOWER, SIG_FASTER, SIG_NOISY };
-/* The same from the test run both ways (fwd: baseline -> candidate, rev:
- * the sides swapped) over whatever samples it was given. */
-static int sig_in(const sb_gate_result *fwd, const sb_gate_result *rev, const sb_pt *b,
-                  const sb_pt *c, double *p)
-{
-    int tested = 0;
-    *p = -1;
-    if (!b || !c || !fwd || !rev) return SIG_UNTESTED;
-    for (int i = 0; i < fwd->n; i++) {
-        const sb_gate_row *w = &fwd->rows[i];
-        /* the gate's "noisy": two regimes on a side, flagged, not judged */
-        if (w->base_id == b->id && w->cand_id == c->id && !strncmp(w->note, "noisy", 5))
-            return SIG_NOISY;
-        if (w->base_id != b->id || w->cand_id != c->id || w->p < 0) continue;
-        *p = w->p;
-        if (w->verdict == SB_FAIL) return SIG_SLOWER;
-        tested = 1;
-    }
-    for (int i = 0; i < rev->n; i++) {
-        const sb_gate_row *w = &rev->rows[i];
-        if (w->base_id != c->id || w->cand_id != b->id || w->p < 0) continue;
-        if (w->verdict == SB_FAIL) {
-            *p = w->p;
-            return SIG_FASTER;
-        }
-        tested = 1;
-    }
-    return tested ? SIG_NOT : SIG_UNTESTED;
-}
-
-static int sig_of(const out *o, const sb_pt *b, const sb_pt *c, double *p)
-{
-    return sig_in(o->fwd, o->rev, b, c, p);
-}
-
-/* "1.40x faster (significant, p=0.003)": a ratio's words and the test's. */
-static void sig_words(const char *ratio, int s, double p, char *buf, size_t cap)
-{
-    if (!strcmp(ratio, "-"))
-        snprintf(buf, cap, "-");
-    else if (s == SIG_SLOWER || s == SIG_FASTER)
-        snprintf(buf, cap, "%s (significant, p=%.2g)", ratio, p);
-    else if (s == SIG_NOT)
-        snprintf(buf, cap, "%s (not significant)", ratio);
-    else if (s == SIG_NOISY)
-        snprintf(buf, cap, "%s (noisy: a side's samples form two groups, not judged)", ratio);
-    else
-        snprintf(buf, cap, "%s (not tested: too few samples)", ratio);
-}
-
-/* The ratio of a pair with what the gate's test says of it, so that a
- * noisy ratio never reads as a finding. */
-static void ratio_sig(const out *o, const sb_pt *b, const sb_pt *c, double num, double den,
-                      char *buf, size_t cap)
-{
-    char r[32];
-    double p;
-    ratio_str(num, den, r, sizeof r);
-    int s = sig_of(o, b, c, &p);
-    sig_words(r, s, p, buf, cap);
-}
-
-/* Points of one section, matched across the two sides by configuration. */
-typedef struct pair {
-    const sb_pt *b, *c;
-} pair;
-
-static int is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status, "projected"); }
-
 /* models: take the scaling model's points too (they ran nothing: only
  * "Projected figures" shows them, every other section leaves them out). */
-static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), int models,
-                    pair **pairs)
+int sb_rp_pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), int models,
+                   sb_rp_pair **pairs)
 {
     int n = 0, cap = bs->n + cs->n + 1;
-    pair *v = calloc((size_t)cap, sizeof *v);
+    sb_rp_pair *v = calloc((size_t)cap, sizeof *v);
     char **keys = calloc((size_t)cap, sizeof *keys);
     if (!v || !keys) {
         free(v);
@@ -543,7 +50,7 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
         const sb_ptset *s = side ? cs : bs;
         for (int i = 0; i < s->n; i++) {
             const sb_pt *p = &s->p[i];
-            if ((!models && is_model_point(p)) || !want(p)) continue;
+            if ((!models && sb_rp_is_model_point(p)) || !want(p)) continue;
             char *k = sb_pt_key(p, 0);
             if (!k) continue;
             int j = 0;
@@ -565,164 +72,12 @@ static int pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb
     return n;
 }
 
-static int is_gemm1(const sb_pt *p)
-{
-    return !strcmp(p->workload, "gemm") && p->ppn * p->nodes == 1;
-}
-static int is_train1(const sb_pt *p)
-{
-    return !strcmp(p->workload, "train") && p->ppn * p->nodes == 1;
-}
-static int is_peak(const sb_pt *p) { return !strcmp(p->workload, "peak"); }
-static int is_scaling(const sb_pt *p)
-{
-    return p->ppn * p->nodes > 1 && strcmp(p->workload, "peak");
-}
-
-static const sb_metric_val *rate_metric(const sb_pt *p)
-{
-    if (!p) return NULL;
-    static const char *const pref[] = {"gflops",    "gops",       "tokens_per_s",  "busbw_gbps",
-                                       "busbw_gbs", "algbw_gbps", "samples_per_s", NULL};
-    for (int i = 0; pref[i]; i++) {
-        const sb_metric_val *m = sb_pt_metric(p, pref[i]);
-        if (m) return m;
-    }
-    /* a workload without one of those: its row's headline (STREAM's triad) */
-    const sb_workload *w = sb_workload_find(p->workload);
-    return w && w->metric ? sb_pt_metric(p, w->metric) : NULL;
-}
-
-static int ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
-
-/* ---- plots ---- */
-
-typedef struct plots plots;
-struct plots {
-    int enabled, drawn;
-    const char *dir;
-    const char *templates; /* NULL: the default search (sb_gp_templates_dir) */
-    char skipped_why[256];
-};
-
-/* Draws name.png from a script, links it from the Markdown and embeds it in
- * the HTML. */
-static void plot_emit(out *o, plots *pl, const char *name, const sb_gp *script, int w, int h,
-                      const char *caption)
-{
-    if (!pl->enabled) return;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.png", pl->dir, name);
-    sb_err e = {0};
-    if (sb_gnuplot_render(script, "png", w, h, path, &e)) {
-        snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s", e.msg);
-        return;
-    }
-    char *data;
-    size_t len;
-    if (sb_read_file_max(path, PLOT_IMAGE_MAX, "plot image", &data, &len, &e)) return;
-    char *b64 = sb_base64((unsigned char *)data, len);
-    free(data);
-    if (!b64) return;
-    /* the caption holds database text: escaped, and ] cannot end the alt text */
-    fputs("![", o->md);
-    sb_text_md(o->md, caption, 1); /* every [ and ]: the alt text ends at ours */
-    fprintf(o->md, "](%s.png)\n\n", name);
-    fputs("<figure><img alt=\"", o->html);
-    sb_text_html(o->html, caption);
-    fprintf(o->html, "\" src=\"data:image/png;base64,%s\"><figcaption>", b64);
-    sb_text_html(o->html, caption);
-    fputs("</figcaption></figure>\n", o->html);
-    free(b64);
-    pl->drawn++;
-}
-
-/* Baseline and candidate per label, each with an error bar from its p10 to
- * its p90 (lo = hi = value where a point has too few samples for a spread):
- * clustered bars (plots/report-bars.gp, restyled with --templates), or with
- * dots set a dot plot of many rows (report-dots.gp: GEMM's every kernel,
- * shape and thread count, one unit per chart), its height growing with the
- * rows. axis names the unit. */
-static void plot_pairs(out *o, struct plots *pl, int dots, const char *name, const char *axis,
-                       const char *title, char **labels, const double *const v[6], int n,
-                       const char *bname, const char *cname)
-{
-    if (!pl->enabled || n == 0) return;
-    if (n > (dots ? MAX_PLOT_DOTS : MAX_PLOT_BARS)) n = dots ? MAX_PLOT_DOTS : MAX_PLOT_BARS;
-    sb_err e = {0};
-    sb_gp *(*make)(const char *, const char *, const char *, char *const *, int, const char *,
-                   const double *, const double *, const double *, const char *, const double *,
-                   const double *, const double *, sb_err *) = dots ? sb_plot_report_dots
-                                                                    : sb_plot_report_bars;
-    sb_gp *g = make(pl->templates, title, axis, labels, n, bname, v[0], v[1], v[2], cname, v[3],
-                    v[4], v[5], &e);
-    if (!g) {
-        snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s", e.msg);
-        return;
-    }
-    plot_emit(o, pl, name, g, 1000, dots ? 140 + 17 * n : 520, title);
-    sb_gp_free(g);
-}
-
-/* What a bar chart draws: a label and, per side, value, p10 and p90. */
-typedef struct bars {
-    char **labels;
-    double *v[6];
-    int n, cap;
-} bars;
-
-static void bars_init(bars *br, int cap)
-{
-    memset(br, 0, sizeof *br);
-    br->cap = cap > 0 ? cap : 1;
-    br->labels = calloc((size_t)br->cap, sizeof *br->labels);
-    for (int k = 0; k < 6; k++) br->v[k] = calloc((size_t)br->cap, sizeof *br->v[k]);
-}
-
-static void bars_add(bars *br, const char *label, const sb_pt *b, const sb_metric_val *mb,
-                     const sb_pt *c, const sb_metric_val *mc)
-{
-    if (br->n == br->cap || !br->labels) return;
-    for (int k = 0; k < 6; k++)
-        if (!br->v[k]) return;
-    int i = br->n++;
-    br->labels[i] = strdup(label);
-    const sb_pt *ps[2] = {b, c};
-    const sb_metric_val *ms[2] = {mb, mc};
-    for (int s = 0; s < 2; s++) {
-        if (ms[s]) {
-            br->v[3 * s][i] = ms[s]->value;
-            spread_of(ps[s], ms[s], &br->v[3 * s + 1][i], &br->v[3 * s + 2][i]);
-        }
-    }
-}
-
-static void bars_free(bars *br)
-{
-    for (int i = 0; br->labels && i < br->n; i++) free(br->labels[i]);
-    free(br->labels);
-    for (int k = 0; k < 6; k++) free(br->v[k]);
-}
-
-/* ---- sections ---- */
-
-/* What every comparison section may read: each takes what it needs, so
- * that all of them share one signature and sb_report_write is one loop. */
-typedef struct section_ctx {
-    out *o;
-    plots *pl;
-    sb_db *db; /* for what the point set does not hold (a result's extras) */
-    const sb_ptset *bs, *cs;
-    const char *bname, *cname; /* plot legends: the side and its machine */
-    sb_report_summary *sum;    /* training leaves its headline ratio here */
-} section_ctx;
-
 /* A comparison section as one row: its heading, the points it compares
  * (paired across the sides by configuration), what it says when neither
  * side has any, and how it shows the pairs. A section that reads the sets
  * another way (the newest peak of a side, every projected figure) still
  * gets its heading and its empty case from the row. */
-typedef struct report_section {
+typedef struct sb_rp_section {
     const char *workload; /* the workload it is the section of (NULL: of none) */
     const char *title;
     int (*want)(const sb_pt *p);
@@ -730,915 +85,69 @@ typedef struct report_section {
     /* said under the heading when no point is wanted; NULL: the section,
      * heading and all, is left out then */
     const char *none;
-    void (*render)(section_ctx *ctx, const pair *pv, int n); /* called with n > 0 */
-} report_section;
+    void (*render)(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n); /* called with n > 0 */
+} sb_rp_section;
 
 /* A row's heading and its points paired across the sides; none: the row
- * says so (or nothing at all, see report_section.none), *pv is NULL and 0
+ * says so (or nothing at all, see sb_rp_section.none), *pv is NULL and 0
  * is returned. The caller frees *pv. */
-static int section_pairs(out *o, const report_section *s, const sb_ptset *bs, const sb_ptset *cs,
-                         pair **pv)
+static int section_pairs(sb_rp_out *o, const sb_rp_section *s, const sb_ptset *bs,
+                         const sb_ptset *cs, sb_rp_pair **pv)
 {
-    int n = pairs_of(bs, cs, s->want, s->models, pv);
+    int n = sb_rp_pairs_of(bs, cs, s->want, s->models, pv);
     if (n == 0) {
         free(*pv);
         *pv = NULL;
     }
-    if (n || s->none) heading(o, 2, s->title);
-    if (n == 0 && s->none) para(o, "%s", s->none);
+    if (n || s->none) sb_rp_heading(o, 2, s->title);
+    if (n == 0 && s->none) sb_rp_para(o, "%s", s->none);
     return n;
-}
-
-/* The newest peak point of a side (ok if any): machines differ in cores, so
- * peaks are compared whatever their thread counts. */
-static const sb_pt *newest_peak(const sb_ptset *s)
-{
-    const sb_pt *best = NULL;
-    for (int i = 0; i < s->n; i++) {
-        const sb_pt *p = &s->p[i];
-        if (!is_peak(p)) continue;
-        if (!best || ok(p) || !ok(best)) best = p;
-    }
-    return best;
-}
-
-/* The reasons `sprbench peak` gave for the paths it could not run. */
-static json_t *peak_skipped(out *o, sb_db *db, const sb_pt *p)
-{
-    json_t *sk = NULL, *doc = NULL;
-    sb_err e = {0};
-    int rc = p ? sb_db_point_result(db, p->id, &doc, &e) : SB_OK;
-    if (rc) read_failed(o, rc, &e);
-    sk = json_incref(json_object_get(doc, "skipped"));
-    json_decref(doc);
-    if (!json_is_object(sk)) {
-        json_decref(sk);
-        sk = json_object();
-    }
-    return sk;
-}
-
-static void add_name(char ***names, int *n, const char *name)
-{
-    for (int i = 0; i < *n; i++)
-        if (!strcmp((*names)[i], name)) return;
-    char **nn = realloc(*names, sizeof *nn * (size_t)(*n + 1));
-    if (!nn) return;
-    *names = nn;
-    nn[(*n)++] = strdup(name);
-}
-
-static void peak_cell(const sb_pt *p, const sb_metric_val *m, json_t *skipped, const char *name,
-                      char *buf, size_t cap)
-{
-    if (m) {
-        char x[32];
-        snprintf(buf, cap, "%s (one timed run%s)", num(m->value, x, sizeof x),
-                 strstr(name, "_1t") ? ", one core" : "");
-        return;
-    }
-    char base[128];
-    snprintf(base, sizeof base, "%s", name);
-    char *t = strstr(base, "_1t");
-    if (t && !t[3]) *t = '\0';
-    const char *why = json_string_value(json_object_get(skipped, base));
-    if (p && why)
-        snprintf(buf, cap, "not available (%.500s)", why);
-    else
-        not_available(p, buf, cap);
-}
-
-/* Not the pairs: a side's newest peak, whatever its thread count (the row's
- * predicate only says whether either side measured one). */
-static void render_peaks(section_ctx *ctx, const pair *pv, int np)
-{
-    (void)pv;
-    (void)np;
-    out *o = ctx->o;
-    sb_db *db = ctx->db;
-    const sb_pt *b = newest_peak(ctx->bs), *c = newest_peak(ctx->cs);
-    para(o,
-         "Measured by sprbench peak (all cores, and _1t on one core); a peak is the"
-         " rate of one timed run of a register-only loop, so it has no spread.");
-    json_t *sk[2] = {peak_skipped(o, db, b), peak_skipped(o, db, c)};
-    char **names = NULL;
-    int n = 0;
-    const sb_pt *sides[2] = {b, c};
-    for (int s = 0; s < 2; s++) {
-        for (int k = 0; sides[s] && k < sides[s]->nmetrics; k++)
-            add_name(&names, &n, sides[s]->metrics[k].name);
-        const char *key;
-        json_t *v;
-        json_object_foreach(sk[s], key, v)
-        {
-            char one[160];
-            add_name(&names, &n, key);
-            snprintf(one, sizeof one, "%.120s_1t", key);
-            add_name(&names, &n, one);
-        }
-    }
-    const char *hdr[] = {"metric", "baseline", "candidate", "candidate/baseline"};
-    table t;
-    t_init(&t, 4, hdr);
-    for (int i = 0; i < n; i++) {
-        const sb_metric_val *mb = ok(b) ? sb_pt_metric(b, names[i]) : NULL;
-        const sb_metric_val *mc = ok(c) ? sb_pt_metric(c, names[i]) : NULL;
-        char vb[700], vc[700], r[32], metric[200];
-        peak_cell(b, mb, sk[0], names[i], vb, sizeof vb);
-        peak_cell(c, mc, sk[1], names[i], vc, sizeof vc);
-        ratio_str(mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
-        const sb_metric_val *any = mb ? mb : mc;
-        snprintf(metric, sizeof metric, "%.120s%s%.60s%s", names[i],
-                 any && any->unit[0] ? " (" : "", any ? any->unit : "",
-                 any && any->unit[0] ? ")" : "");
-        const char *cells[] = {metric, vb, vc, r};
-        t_row(&t, cells);
-        free(names[i]);
-    }
-    free(names);
-    if (n == 0) {
-        char vb[600], vc[600];
-        not_available(b, vb, sizeof vb);
-        not_available(c, vc, sizeof vc);
-        const char *cells[] = {"-", vb, vc, "-"};
-        t_row(&t, cells);
-    }
-    t_emit(o, &t);
-    /* all cores below one core: the machine was busy while it measured */
-    for (int s = 0; s < 2; s++) {
-        const sb_pt *p = sides[s];
-        for (int k = 0; ok(p) && k < p->nmetrics; k++) {
-            char one[160];
-            snprintf(one, sizeof one, "%.120s_1t", p->metrics[k].name);
-            const sb_metric_val *m1 = sb_pt_metric(p, one);
-            if (m1 && p->metrics[k].value < m1->value)
-                para(o,
-                     "Warning: on the %s, %s on all cores (%.4g) is below one core (%.4g): the"
-                     " machine was busy while its peak was measured, and every %%peak taken"
-                     " against it is suspect.",
-                     s ? "candidate" : "baseline", p->metrics[k].name, p->metrics[k].value,
-                     m1->value);
-        }
-    }
-    json_decref(sk[0]);
-    json_decref(sk[1]);
-}
-
-/* A pair's rate cells: each side's rate metric with its spread (or why it
- * has none) into vb and vc (700 bytes), the ratio and its significance into
- * r (96 bytes). */
-static void rate_cells(out *o, const sb_pt *b, const sb_pt *c, const sb_metric_val **mb,
-                       const sb_metric_val **mc, char *vb, char *vc, char *r)
-{
-    *mb = ok(b) ? rate_metric(b) : NULL;
-    *mc = ok(c) ? rate_metric(c) : NULL;
-    if (*mb)
-        with_spread(o, b, *mb, vb, 700);
-    else
-        not_available(b, vb, 700);
-    if (*mc)
-        with_spread(o, c, *mc, vc, 700);
-    else
-        not_available(c, vc, 700);
-    ratio_sig(o, b, c, *mc ? (*mc)->value : 0, *mb ? (*mb)->value : 0, r, 96);
-}
-
-static void render_gemm(section_ctx *ctx, const pair *pv, int n)
-{
-    out *o = ctx->o;
-    plots *pl = ctx->pl;
-    const char *bname = ctx->bname, *cname = ctx->cname;
-    para(o,
-         "Median throughput with the p10-p90 range of the repetitions in brackets;"
-         " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
-         " whether the gate's test finds the difference significant. The charts show every"
-         " row, one chart per unit (GFLOP/s; GOP/s for int8), on a log axis with p10-p90"
-         " error bars.");
-    const char *hdr[] = {"kernel", "dtype",    "shape",     "threads",
-                         "unit",   "baseline", "candidate", "candidate vs baseline"};
-    table t;
-    t_init(&t, 8, hdr);
-    /* the charts: every row, one chart per unit (GFLOP/s, GOP/s) */
-    bars br[2];
-    bars_init(&br[0], n);
-    bars_init(&br[1], n);
-    for (int i = 0; i < n; i++) {
-        const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
-        const sb_metric_val *mb, *mc;
-        char vb[700], vc[700], r[96], thr[16];
-        rate_cells(o, b, c, &mb, &mc, vb, vc, r);
-        const sb_metric_val *um = mb ? mb : mc;
-        const char *u = um && um->unit[0] ? um->unit : "-";
-        snprintf(thr, sizeof thr, "%d", any->threads);
-        const char *cells[] = {any->kernel, any->dtype, any->shape, thr, u, vb, vc, r};
-        t_row(&t, cells);
-        if (mb || mc) {
-            char l[320];
-            snprintf(l, sizeof l, "%s %s t%d", any->kernel, any->shape, any->threads);
-            bars_add(&br[!strcmp(u, "GOP/s")], l, b, mb, c, mc);
-        }
-    }
-    t_emit(o, &t);
-    plot_pairs(o, pl, 1, "gemm", "median GFLOP/s (log scale; p10-p90 bars)",
-               "GEMM throughput, f32 and bf16 kernels", br[0].labels,
-               (const double *const *)br[0].v, br[0].n, bname, cname);
-    plot_pairs(o, pl, 1, "gemm-int8", "median GOP/s (log scale; p10-p90 bars)",
-               "GEMM throughput, int8 kernels", br[1].labels, (const double *const *)br[1].v,
-               br[1].n, bname, cname);
-    bars_free(&br[0]);
-    bars_free(&br[1]);
-}
-
-/* Leaves the headline epoch-time ratio in the summary: 0 when a side has no
- * epoch time (and, not rendered at all, when neither side trained). */
-static void render_train(section_ctx *ctx, const pair *pv, int n)
-{
-    out *o = ctx->o;
-    plots *pl = ctx->pl;
-    const char *bname = ctx->bname, *cname = ctx->cname;
-    /* the headline: each machine's best epoch time, whatever kernel gave it */
-    const sb_pt *best[2] = {NULL, NULL};
-    for (int i = 0; i < n; i++) {
-        const sb_pt *sides[2] = {pv[i].b, pv[i].c};
-        for (int s = 0; s < 2; s++) {
-            const sb_metric_val *m = ok(sides[s]) ? sb_pt_metric(sides[s], "epoch_seconds") : NULL;
-            if (m && m->value > 0 &&
-                (!best[s] || m->value < sb_pt_metric(best[s], "epoch_seconds")->value))
-                best[s] = sides[s];
-        }
-    }
-    double headline = 0;
-    if (best[0] && best[1]) {
-        const sb_metric_val *mb = sb_pt_metric(best[0], "epoch_seconds"),
-                            *mc = sb_pt_metric(best[1], "epoch_seconds");
-        headline = mb->value / mc->value;
-        char words[64], x[32], y[32];
-        speed_words(headline, words, sizeof words);
-        para(o,
-             "Same-name view, each run's own data set (not SQuAD: the headline above projects"
-             " that): best epoch time %s s on the baseline (%s) against %s s on the candidate"
-             " (%s): the candidate trains an epoch %s%s.",
-             num(mb->value, x, sizeof x), best[0]->kernel, num(mc->value, y, sizeof y),
-             best[1]->kernel, words,
-             mb->projected || mc->projected ? " (projected epoch times: see Projected figures)"
-                                            : "");
-    } else {
-        para(o, "Epoch-time ratio of the runs' own data sets: not available (an epoch time is"
-                " missing on %s).",
-             best[0]       ? "the candidate"
-                 : best[1] ? "the baseline"
-                           : "both sides");
-    }
-    const char *hdr[] = {"kernel",
-                         "dtype",
-                         "config",
-                         "threads",
-                         "baseline (tokens/s)",
-                         "candidate (tokens/s)",
-                         "tokens/s: candidate vs baseline",
-                         "baseline epoch (s)",
-                         "candidate epoch (s)",
-                         "epoch time: candidate vs baseline"};
-    table t;
-    t_init(&t, 10, hdr);
-    bars br;
-    bars_init(&br, n);
-    for (int i = 0; i < n; i++) {
-        const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
-        const sb_metric_val *tb = ok(b) ? sb_pt_metric(b, "tokens_per_s") : NULL;
-        const sb_metric_val *tc = ok(c) ? sb_pt_metric(c, "tokens_per_s") : NULL;
-        const sb_metric_val *eb = ok(b) ? sb_pt_metric(b, "epoch_seconds") : NULL;
-        const sb_metric_val *ec = ok(c) ? sb_pt_metric(c, "epoch_seconds") : NULL;
-        char v[4][700], r1[96], r2[32], thr[16];
-        const sb_metric_val *ms[4] = {tb, tc, eb, ec};
-        const sb_pt *ps[4] = {b, c, b, c};
-        for (int k = 0; k < 4; k++) {
-            if (ms[k])
-                with_spread(o, ps[k], ms[k], v[k], sizeof v[k]);
-            else
-                not_available(ps[k], v[k], sizeof v[k]);
-        }
-        ratio_sig(o, b, c, tc ? tc->value : 0, tb ? tb->value : 0, r1, sizeof r1);
-        ratio_str(eb ? eb->value : 0, ec ? ec->value : 0, r2, sizeof r2);
-        snprintf(thr, sizeof thr, "%d", any->threads);
-        const char *cfg = any->shape[0] ? any->shape : any->config;
-        const char *cells[] = {any->kernel, any->dtype, cfg, thr, v[0], v[1], r1, v[2], v[3], r2};
-        t_row(&t, cells);
-        if (tb || tc) {
-            char l[320];
-            snprintf(l, sizeof l, "%s t%d", any->kernel, any->threads);
-            bars_add(&br, l, b, tb, c, tc);
-        }
-    }
-    t_emit(o, &t);
-    plot_pairs(o, pl, 0, "train", "median tokens/s", "Training throughput per kernel", br.labels,
-               (const double *const *)br.v, br.n, bname, cname);
-    bars_free(&br);
-    (void)headline;
-}
-
-/* ---- inference ---- */
-
-static int is_infer1(const sb_pt *p)
-{
-    return !strcmp(p->workload, "infer") && p->ppn * p->nodes == 1;
-}
-
-/* An inference point's configuration as a table shows it: its series key
- * (model, batch, seq) and, for int8, its activation quantisation (and its
- * attention's, when the sweep set it). */
-static void infer_config(const sb_pt *p, char *buf, size_t cap)
-{
-    json_t *cfg = json_loads(p->config, 0, NULL);
-    const char *q = json_string_value(json_object_get(cfg, "quant"));
-    const char *a = json_string_value(json_object_get(cfg, "attention"));
-    snprintf(buf, cap, "%.300s%s%.20s%s%.20s", p->shape[0] ? p->shape : "-", q ? " quant=" : "",
-             q ? q : "", a ? " attention=" : "", a ? a : "");
-    json_decref(cfg);
-}
-
-/* A point's per-question latencies at batch 1 (its result's
- * latency_samples, seconds); NULL when it has none. */
-static double *latency_samples(out *o, sb_db *db, const sb_pt *p, int *n)
-{
-    *n = 0;
-    json_t *doc = NULL;
-    sb_err e = {0};
-    int rc = sb_db_point_result(db, p->id, &doc, &e);
-    if (rc) read_failed(o, rc, &e);
-    json_t *ls = json_object_get(doc, "latency_samples");
-    size_t len = json_is_array(ls) ? json_array_size(ls) : 0;
-    double *v = len ? malloc(sizeof *v * len) : NULL;
-    for (size_t i = 0; v && i < len; i++) {
-        json_t *x = json_array_get(ls, i);
-        if (!json_is_number(x)) continue;
-        v[(*n)++] = json_number_value(x);
-    }
-    json_decref(doc);
-    return v;
-}
-
-/* The latency ratio of a pair in the report's words, with the gate's own
- * test (sb_gate_compare both ways, the report's options) run on the two
- * points' per-question latencies instead of their timed batches. */
-static void latency_sig(out *o, sb_db *db, const sb_pt *b, const sb_pt *c, const sb_metric_val *mb,
-                        const sb_metric_val *mc, char *buf, size_t cap)
-{
-    char r[32];
-    /* lower is better: the candidate's speed is the baseline's time over its own */
-    ratio_str(mb ? mb->value : 0, mc ? mc->value : 0, r, sizeof r);
-    int s = SIG_UNTESTED;
-    double p = -1;
-    if (mb && mc && o->go) {
-        sb_pt bl = *b, cl = *c;
-        bl.samples = latency_samples(o, db, b, &bl.nsamples);
-        cl.samples = latency_samples(o, db, c, &cl.nsamples);
-        sb_ptset bset = {&bl, 1}, cset = {&cl, 1};
-        sb_gate_result fwd = {0}, rev = {0};
-        sb_err e = {0};
-        if (bl.samples && cl.samples && !sb_gate_compare(&bset, &cset, o->go, &fwd, &e) &&
-            !sb_gate_compare(&cset, &bset, o->go, &rev, &e))
-            s = sig_in(&fwd, &rev, b, c, &p);
-        sb_gate_result_free(&fwd);
-        sb_gate_result_free(&rev);
-        free(bl.samples);
-        free(cl.samples);
-    }
-    sig_words(r, s, p, buf, cap);
-}
-
-static void latency_cell(const sb_pt *p, const sb_metric_val *m, char *buf, size_t cap)
-{
-    if (!m) {
-        not_available(p, buf, cap);
-        return;
-    }
-    const sb_metric_val *p99 = sb_pt_metric(p, "latency_p99_ms");
-    char x[32], y[32];
-    snprintf(buf, cap, "%s (p99 %s)", num(m->value, x, sizeof x),
-             p99 ? num(p99->value, y, sizeof y) : "-");
-}
-
-static void accuracy_cell(const sb_pt *p, char *buf, size_t cap)
-{
-    const sb_metric_val *em = ok(p) ? sb_pt_metric(p, "em") : NULL,
-                        *f1 = ok(p) ? sb_pt_metric(p, "f1") : NULL;
-    if (!em && !f1) {
-        if (ok(p))
-            snprintf(buf, cap, "not available (no answers in the data)");
-        else
-            not_available(p, buf, cap);
-        return;
-    }
-    snprintf(buf, cap, "%.2f / %.2f", em ? em->value : NAN, f1 ? f1->value : NAN);
-}
-
-static void agreement_cell(const sb_pt *p, char *buf, size_t cap)
-{
-    const sb_metric_val *a = ok(p) ? sb_pt_metric(p, "f32_agreement_pct") : NULL;
-    if (a)
-        snprintf(buf, cap, "%.2f %%", a->value);
-    else if (ok(p))
-        snprintf(buf, cap, "not available (run without --compare-f32)");
-    else
-        not_available(p, buf, cap);
-}
-
-/* One bar of a chart with its values given (not a spread of the samples). */
-static void bars_set(bars *br, const char *label, const double v[6])
-{
-    if (br->n == br->cap || !br->labels) return;
-    for (int k = 0; k < 6; k++)
-        if (!br->v[k]) return;
-    br->labels[br->n] = strdup(label);
-    for (int k = 0; k < 6; k++) br->v[k][br->n] = v[k] > 0 ? v[k] : 0;
-    br->n++;
-}
-
-static void render_infer(section_ctx *ctx, const pair *pv, int n)
-{
-    out *o = ctx->o;
-    plots *pl = ctx->pl;
-    sb_db *db = ctx->db;
-    const char *bname = ctx->bname, *cname = ctx->cname;
-    para(o,
-         "Per kernel, configuration (model, batch, seq; int8: how activations are quantised)"
-         " and threads: sequences/s at the point's batch, the median with the p10-p90 range of"
-         " its timed batches in brackets, and latency per question at batch 1 (measured on the"
-         " smallest batch's point of a sweep), p50 with the p99. \"candidate vs baseline\" says "
-         "how much"
-         " faster or slower the candidate is and what the gate's test says of it: on the timed"
-         " batches for throughput, on the questions' latencies for latency.");
-    const char *hdr[] = {"kernel",
-                         "dtype",
-                         "config",
-                         "threads",
-                         "baseline (sequences/s)",
-                         "candidate (sequences/s)",
-                         "sequences/s: candidate vs baseline",
-                         "baseline latency p50 ms (p99)",
-                         "candidate latency p50 ms (p99)",
-                         "p50 latency: candidate vs baseline"};
-    table t;
-    t_init(&t, 10, hdr);
-    bars thr, lat;
-    bars_init(&thr, n);
-    bars_init(&lat, n);
-    for (int i = 0; i < n; i++) {
-        const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
-        const sb_metric_val *sb = ok(b) ? sb_pt_metric(b, "sequences_per_s") : NULL,
-                            *sc = ok(c) ? sb_pt_metric(c, "sequences_per_s") : NULL,
-                            *lb = ok(b) ? sb_pt_metric(b, "latency_p50_ms") : NULL,
-                            *lc = ok(c) ? sb_pt_metric(c, "latency_p50_ms") : NULL;
-        char v[4][700], r1[96], r2[96], thr_s[16], cfg[400];
-        if (sb)
-            with_spread(o, b, sb, v[0], sizeof v[0]);
-        else
-            not_available(b, v[0], sizeof v[0]);
-        if (sc)
-            with_spread(o, c, sc, v[1], sizeof v[1]);
-        else
-            not_available(c, v[1], sizeof v[1]);
-        latency_cell(b, lb, v[2], sizeof v[2]);
-        latency_cell(c, lc, v[3], sizeof v[3]);
-        ratio_sig(o, b, c, sc ? sc->value : 0, sb ? sb->value : 0, r1, sizeof r1);
-        latency_sig(o, db, b, c, lb, lc, r2, sizeof r2);
-        snprintf(thr_s, sizeof thr_s, "%d", any->threads);
-        infer_config(any, cfg, sizeof cfg);
-        const char *cells[] = {any->kernel, any->dtype, cfg, thr_s, v[0], v[1], r1, v[2], v[3], r2};
-        t_row(&t, cells);
-        /* the charts: each kernel and configuration at its most threads
-         * (throughput), each kernel at its most threads and smallest
-         * batch, the first such row (latency, the same at any batch) */
-        int top = 1, first_lat = 1;
-        for (int j = 0; j < n && top; j++) {
-            const sb_pt *q = pv[j].b ? pv[j].b : pv[j].c;
-            if (!strcmp(q->kernel, any->kernel) && !strcmp(q->shape, any->shape) &&
-                !strcmp(q->config, any->config) && q->threads > any->threads)
-                top = 0;
-        }
-        for (int j = 0; j < n && first_lat; j++) {
-            const sb_pt *q = pv[j].b ? pv[j].b : pv[j].c;
-            if (j != i && !strcmp(q->kernel, any->kernel) && !strcmp(q->config, any->config) &&
-                (q->threads > any->threads || (q->threads == any->threads && j < i)))
-                first_lat = 0;
-        }
-        char l[400];
-        if (top && (sb || sc)) {
-            /* short: the model and seq are the table's; a chart names what varies */
-            char batch[16] = "", quant[16] = "";
-            sb_db_shape_value(any->shape, "batch", batch, sizeof batch);
-            const char *qs = strstr(cfg, " quant=tensor");
-            if (qs) snprintf(quant, sizeof quant, " tensor");
-            snprintf(l, sizeof l, "%.120s%s%.15s%s t%d", any->kernel, batch[0] ? " b" : "", batch,
-                     quant, any->threads);
-            bars_add(&thr, l, b, sb, c, sc);
-        }
-        if (first_lat && (lb || lc)) {
-            const sb_metric_val *pb = ok(b) ? sb_pt_metric(b, "latency_p99_ms") : NULL,
-                                *pc = ok(c) ? sb_pt_metric(c, "latency_p99_ms") : NULL;
-            double vals[6] = {lb ? lb->value : 0, lb ? lb->value : 0, pb ? pb->value : 0,
-                              lc ? lc->value : 0, lc ? lc->value : 0, pc ? pc->value : 0};
-            snprintf(l, sizeof l, "%s t%d", any->kernel, any->threads);
-            bars_set(&lat, l, vals);
-        }
-    }
-    t_emit(o, &t);
-    plot_pairs(o, pl, 0, "infer", "median sequences/s",
-               "Inference throughput per kernel and configuration", thr.labels,
-               (const double *const *)thr.v, thr.n, bname, cname);
-    plot_pairs(o, pl, 0, "infer-latency", "ms per question at batch 1: p50, bar up to p99",
-               "Inference latency per kernel", lat.labels, (const double *const *)lat.v, lat.n,
-               bname, cname);
-    bars_free(&thr);
-    bars_free(&lat);
-
-    /* accuracy: one row per kernel and configuration (threads change no answer) */
-    heading(o, 3, "Inference accuracy");
-    para(o,
-         "Exact match and F1 (%%) of each kernel's answers, and the share of its answers"
-         " identical to the f32 path's on the same checkpoint (--compare-f32), from its point"
-         " at the fewest threads; \"EM: candidate - baseline\" is in points.");
-    const char *ahdr[] = {"kernel",
-                          "dtype",
-                          "config",
-                          "baseline EM / F1",
-                          "candidate EM / F1",
-                          "EM: candidate - baseline",
-                          "baseline identical to f32",
-                          "candidate identical to f32"};
-    t_init(&t, 8, ahdr);
-    for (int i = 0; i < n; i++) {
-        const sb_pt *any = pv[i].b ? pv[i].b : pv[i].c;
-        int first = 1;
-        for (int j = 0; j < n && first; j++) {
-            const sb_pt *q = pv[j].b ? pv[j].b : pv[j].c;
-            if (j != i && !strcmp(q->kernel, any->kernel) && !strcmp(q->shape, any->shape) &&
-                !strcmp(q->config, any->config) &&
-                (q->threads < any->threads || (q->threads == any->threads && j < i)))
-                first = 0;
-        }
-        if (!first) continue;
-        char a[4][600], d[64] = "-", cfg[400];
-        accuracy_cell(pv[i].b, a[0], sizeof a[0]);
-        accuracy_cell(pv[i].c, a[1], sizeof a[1]);
-        agreement_cell(pv[i].b, a[2], sizeof a[2]);
-        agreement_cell(pv[i].c, a[3], sizeof a[3]);
-        const sb_metric_val *eb = ok(pv[i].b) ? sb_pt_metric(pv[i].b, "em") : NULL,
-                            *ec = ok(pv[i].c) ? sb_pt_metric(pv[i].c, "em") : NULL;
-        if (eb && ec) snprintf(d, sizeof d, "%+.2f points", ec->value - eb->value);
-        infer_config(any, cfg, sizeof cfg);
-        const char *cells[] = {any->kernel, any->dtype, cfg, a[0], a[1], d, a[2], a[3]};
-        t_row(&t, cells);
-    }
-    t_emit(o, &t);
-}
-
-/* Same configuration but for the ranks: the scaling family of a point. */
-static char *family_key(const sb_pt *p)
-{
-    sb_pt q = *p;
-    q.ppn = q.nodes = 1;
-    q.fingerprint = (char *)"";
-    return sb_pt_key(&q, 0);
-}
-
-/* A side's base of a scaling family: its ok point with the fewest ranks
- * that has a rate (one rank when it ran one; 2 when the sweep's smallest
- * ppn is 2), so that speedups exist at any ppn. */
-static const sb_pt *fewest_ranks(const sb_ptset *s, const char *fam)
-{
-    const sb_pt *r = NULL;
-    for (int i = 0; i < s->n; i++) {
-        const sb_pt *p = &s->p[i];
-        if (!ok(p) || is_model_point(p) || !rate_metric(p) || !strcmp(p->workload, "peak"))
-            continue;
-        if (r && p->ppn * p->nodes >= r->ppn * r->nodes) continue;
-        char *k = family_key(p);
-        if (k && !strcmp(k, fam)) r = p;
-        free(k);
-    }
-    return r;
-}
-
-/* "1.85 (46%)": speedup over the side's base and efficiency, speedup per
- * added rank. */
-static void speedup_cells(const sb_metric_val *m, int ranks, const sb_pt *base, char *sp,
-                          size_t spcap, char *ef, size_t efcap)
-{
-    const sb_metric_val *m0 = base ? rate_metric(base) : NULL;
-    snprintf(sp, spcap, "-");
-    snprintf(ef, efcap, "-");
-    if (!m || !m0 || !(m0->value > 0)) return;
-    int r0 = base->ppn * base->nodes;
-    double speed = m->value / m0->value;
-    snprintf(sp, spcap, "%.2f", speed);
-    snprintf(ef, efcap, "%.0f%%", 100 * speed / ((double)ranks / r0));
-}
-
-static void render_scaling(section_ctx *ctx, const pair *pv, int n)
-{
-    out *o = ctx->o;
-    plots *pl = ctx->pl;
-    const sb_ptset *bs = ctx->bs, *cs = ctx->cs;
-    const char *bname = ctx->bname, *cname = ctx->cname;
-    para(o,
-         "Speedup is against the same configuration on the fewest ranks that side ran"
-         " (one rank where it ran one), on the same machine; efficiency is the speedup"
-         " divided by the growth in ranks. The charts draw each side's ideal (linear from"
-         " its fewest ranks) dashed.");
-    char **fams = calloc(cnt(n), sizeof *fams);
-    int nf = 0;
-    for (int i = 0; fams && i < n; i++) {
-        char *k = family_key(pv[i].b ? pv[i].b : pv[i].c);
-        int j = 0;
-        while (k && j < nf && strcmp(fams[j], k)) j++;
-        if (k && j == nf)
-            fams[nf++] = k;
-        else
-            free(k);
-    }
-    for (int f = 0; f < nf; f++) {
-        const sb_pt *rb = fewest_ranks(bs, fams[f]), *rc = fewest_ranks(cs, fams[f]);
-        const sb_pt *b1 = rb && rb->ppn * rb->nodes == 1 ? rb : NULL;
-        const sb_pt *c1 = rc && rc->ppn * rc->nodes == 1 ? rc : NULL;
-        const sb_pt *first = NULL;
-        const sb_metric_val *unitm = NULL;
-        table t;
-        const char *hdr[] = {"ranks",      "nodes x ppn",          "unit",      "baseline",
-                             "speedup",    "efficiency",           "candidate", "speedup",
-                             "efficiency", "candidate vs baseline"};
-        t_init(&t, 10, hdr);
-        double xs[64], yb[64], yc[64];
-        int np = 0;
-        /* rows: the one-rank points (not multi-rank, so not among the pairs),
-         * then every multi-rank point of the family */
-        for (int i = -1; i < n; i++) {
-            const sb_pt *b, *c, *any;
-            if (i < 0) {
-                if (!b1 && !c1) continue;
-                b = b1;
-                c = c1;
-            } else {
-                b = pv[i].b;
-                c = pv[i].c;
-                char *k = family_key(b ? b : c);
-                int mine = k && !strcmp(k, fams[f]);
-                free(k);
-                if (!mine) continue;
-            }
-            any = b ? b : c;
-            if (i >= 0 && !first) first = any;
-            int ranks = any->ppn * any->nodes;
-            const sb_metric_val *mb = ok(b) ? rate_metric(b) : NULL,
-                                *mc = ok(c) ? rate_metric(c) : NULL;
-            if (!unitm) unitm = mb ? mb : mc;
-            char vb[700], vc[700], r[96], rk[16], nx[32], sb_[32], eb[32], sc[32], ec[32];
-            if (mb)
-                with_spread(o, b, mb, vb, sizeof vb);
-            else
-                not_available(b, vb, sizeof vb);
-            if (mc)
-                with_spread(o, c, mc, vc, sizeof vc);
-            else
-                not_available(c, vc, sizeof vc);
-            speedup_cells(mb, ranks, rb, sb_, sizeof sb_, eb, sizeof eb);
-            speedup_cells(mc, ranks, rc, sc, sizeof sc, ec, sizeof ec);
-            ratio_sig(o, b, c, mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
-            snprintf(rk, sizeof rk, "%d", ranks);
-            snprintf(nx, sizeof nx, "%dx%d", any->nodes, any->ppn);
-            const sb_metric_val *um = mb ? mb : mc;
-            const char *cells[] = {rk, nx, um && um->unit[0] ? um->unit : "-", vb, sb_, eb, vc, sc,
-                                   ec, r};
-            t_row(&t, cells);
-            if (np < 64) {
-                xs[np] = ranks;
-                yb[np] = mb ? mb->value : 0;
-                yc[np] = mc ? mc->value : 0;
-                np++;
-            }
-        }
-        if (!first) {
-            for (int i = 0; i < (t.nrows + 1) * t.ncols; i++) free(t.cells[i]);
-            free(t.cells);
-            continue;
-        }
-        char title[400], label[320], ylabel[200];
-        sb_pt one = *first;
-        one.ppn = one.nodes = 1; /* the family, not its first member */
-        sb_pt_label(&one, label, sizeof label);
-        snprintf(title, sizeof title, "%s %.300s", first->workload, label);
-        snprintf(ylabel, sizeof ylabel, "%.60s%s%.60s%s", unitm ? unitm->name : "throughput",
-                 unitm && unitm->unit[0] ? " (" : "", unitm ? unitm->unit : "",
-                 unitm && unitm->unit[0] ? ")" : "");
-        heading(o, 3, title);
-        t_emit(o, &t);
-        /* ranks ascending, so that the lines join neighbours */
-        for (int i = 1; i < np; i++)
-            for (int j = i; j > 0 && xs[j - 1] > xs[j]; j--) {
-                double t0 = xs[j], t1 = yb[j], t2 = yc[j];
-                xs[j] = xs[j - 1], yb[j] = yb[j - 1], yc[j] = yc[j - 1];
-                xs[j - 1] = t0, yb[j - 1] = t1, yc[j - 1] = t2;
-            }
-        if (pl->enabled && np > 1) {
-            /* each side's ideal: its base value times the growth in ranks */
-            const sb_metric_val *m0b = rb ? rate_metric(rb) : NULL,
-                                *m0c = rc ? rate_metric(rc) : NULL;
-            int r0b = rb ? rb->ppn * rb->nodes : 1, r0c = rc ? rc->ppn * rc->nodes : 1;
-            double *ib = calloc((size_t)np, sizeof *ib), *ic = calloc((size_t)np, sizeof *ic);
-            for (int i = 0; ib && ic && i < np; i++) {
-                ib[i] = m0b && xs[i] >= r0b ? m0b->value * xs[i] / r0b : NAN;
-                ic[i] = m0c && xs[i] >= r0c ? m0c->value * xs[i] / r0c : NAN;
-            }
-            /* the styling is plots/report-scaling.gp's (restyled with --templates) */
-            sb_err ge = {0};
-            sb_gp *g = ib && ic ? sb_plot_report_scaling(pl->templates, title, ylabel, xs, np,
-                                                         bname, yb, ib, cname, yc, ic, &ge)
-                                : NULL;
-            free(ib);
-            free(ic);
-            if (!g) {
-                snprintf(pl->skipped_why, sizeof pl->skipped_why, "%.200s",
-                         ge.msg[0] ? ge.msg : "out of memory");
-                continue;
-            }
-            char name[32];
-            snprintf(name, sizeof name, "scaling%d", f + 1);
-            plot_emit(o, pl, name, g, 900, 520, title);
-            sb_gp_free(g);
-        }
-    }
-    for (int f = 0; f < nf; f++) free(fams[f]);
-    free(fams);
-}
-
-static int has_projected(const sb_pt *p)
-{
-    for (int k = 0; k < p->nmetrics; k++)
-        if (p->metrics[k].projected) return 1;
-    return 0;
-}
-
-/* Not the pairs: each side's projected figures in turn, the scaling model's
- * points among them (the row's predicate only says whether there are any). */
-static void render_projected(section_ctx *ctx, const pair *pv, int np)
-{
-    (void)pv;
-    (void)np;
-    out *o = ctx->o;
-    const sb_ptset *bs = ctx->bs, *cs = ctx->cs;
-    table t;
-    const char *hdr[] = {"side", "point", "metric", "value", "how (note)"};
-    t_init(&t, 5, hdr);
-    for (int s = 0; s < 2; s++) {
-        const sb_ptset *set = s ? cs : bs;
-        for (int i = 0; i < set->n; i++) {
-            const sb_pt *p = &set->p[i];
-            for (int k = 0; k < p->nmetrics; k++) {
-                if (!p->metrics[k].projected) continue;
-                char label[360], v[128], x[32];
-                sb_pt_label(p, label, 320);
-                if (is_model_point(p))
-                    snprintf(label + strlen(label), sizeof label - strlen(label),
-                             " (scaling model, not measured)");
-                snprintf(v, sizeof v, "%s %.64s", num(p->metrics[k].value, x, sizeof x),
-                         p->metrics[k].unit);
-                char note[32];
-                snprintf(note, sizeof note, "projected, P%d", proj_note(o, p->metrics[k].source));
-                const char *cells[] = {s ? "candidate" : "baseline", label, p->metrics[k].name, v,
-                                       note};
-                t_row(&t, cells);
-            }
-        }
-    }
-    para(o,
-         "These figures were computed, not measured (marked \"projected\" in the tables"
-         " above); each note below says once how its figures were computed.");
-    t_emit(o, &t);
-    for (int i = 0; i < o->nsrc; i++) para(o, "P%d: projected from %s", i + 1, o->srcs[i]);
 }
 
 /* The comparison sections in the report's order. Projected figures comes
  * last: it lists the provenance notes the tables above it numbered. */
-static int is_other1(const sb_pt *p);
-
-/* One row per point pair: the workload's headline metric, both sides. */
-static void render_other(section_ctx *ctx, const pair *pv, int n)
-{
-    out *o = ctx->o;
-    para(o, "Median of each workload's headline metric with the p10-p90 range of the"
-            " repetitions in brackets.");
-    const char *hdr[] = {"workload", "kernel",   "configuration", "threads",
-                         "unit",     "baseline", "candidate",     "candidate vs baseline"};
-    table t;
-    t_init(&t, 8, hdr);
-    for (int i = 0; i < n; i++) {
-        const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
-        const sb_metric_val *mb, *mc;
-        char vb[700], vc[700], r[96], thr[16];
-        rate_cells(o, b, c, &mb, &mc, vb, vc, r);
-        const sb_metric_val *um = mb ? mb : mc;
-        snprintf(thr, sizeof thr, "%d", any->threads);
-        const sb_workload *w = sb_workload_find(any->workload);
-        const char *cells[] = {w ? w->title : any->workload, any->kernel, any->shape, thr,
-                               um && um->unit[0] ? um->unit : "-", vb, vc, r};
-        t_row(&t, cells);
-    }
-    t_emit(o, &t);
-}
-
-static const report_section g_sections[] = {
+static const sb_rp_section g_sections[] = {
     {.workload = "train",
      .title = "Training (DistilBERT SQuAD fine-tuning)",
-     .want = is_train1,
+     .want = sb_rp_is_train1,
      .none = "No single-process training points on either side.",
-     .render = render_train},
+     .render = sb_rp_render_train},
     {.workload = "infer",
      .title = "Inference (DistilBERT SQuAD question answering)",
-     .want = is_infer1,
+     .want = sb_rp_is_infer1,
      .none = "No single-process inference points on either side.",
-     .render = render_infer},
+     .render = sb_rp_render_infer},
     {.workload = "peak",
      .title = "Peaks per instruction set",
-     .want = is_peak,
+     .want = sb_rp_is_peak,
      .none = "No peak measurements (sprbench peak) on either side.",
-     .render = render_peaks},
+     .render = sb_rp_render_peaks},
     {.workload = "gemm",
      .title = "GEMM throughput per kernel and shape",
-     .want = is_gemm1,
+     .want = sb_rp_is_gemm1,
      .none = "No single-process GEMM points on either side.",
-     .render = render_gemm},
+     .render = sb_rp_render_gemm},
     {.title = "Scaling (ranks = nodes x processes per node)",
-     .want = is_scaling,
+     .want = sb_rp_is_scaling,
      .none = "No multi-rank points on either side.",
-     .render = render_scaling},
+     .render = sb_rp_render_scaling},
     /* every workload without a section of its own, by its headline metric;
      * silent when there are none */
-    {.title = "Other workloads, by their headline metric", .want = is_other1,
-     .render = render_other},
+    {.title = "Other workloads, by their headline metric",
+     .want = sb_rp_is_other1,
+     .render = sb_rp_render_other},
     /* silent when there are none: a report of measurements only has no such heading */
-    {.title = "Projected figures", .want = has_projected, .models = 1, .render = render_projected},
+    {.title = "Projected figures",
+     .want = sb_rp_has_projected,
+     .models = 1,
+     .render = sb_rp_render_projected},
 };
 
-/* A workload (bench/sb_workload) with a headline metric and no section of
- * its own: a new workload is in the report from its first point. */
-static int is_other1(const sb_pt *p)
+int sb_rp_has_section(const char *workload)
 {
-    const sb_workload *w = sb_workload_find(p->workload);
-    if (!w || !w->metric || p->ppn * p->nodes != 1) return 0;
     for (size_t i = 0; i < sizeof g_sections / sizeof g_sections[0]; i++)
-        if (g_sections[i].workload && !strcmp(g_sections[i].workload, p->workload)) return 0;
-    return 1;
-}
-
-static int any_point(const sb_pt *p)
-{
-    (void)p;
-    return 1;
-}
-
-/* Which of the variables that change results (OMP_*, ONEDNN_*, LD_PRELOAD,
- * ...) the two sides' runs differed in, as recorded in each result: one
- * line per distinct difference over the matched point pairs. */
-static void section_env(out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs)
-{
-    heading(o, 2, "Environment");
-    sb_envmap bm = {0}, cm = {0};
-    sb_err e = {0};
-    if (sb_envmap_load(db, bs, &bm, &e) || sb_envmap_load(db, cs, &cm, &e)) {
-        para(o, "The recorded environments could not be read: %s.", e.msg);
-        sb_envmap_free(&bm);
-        return;
-    }
-    pair *pr = NULL;
-    int n = pairs_of(bs, cs, any_point, 0, &pr);
-    sb_envdiffs d = {0};
-    for (int i = 0; i < n; i++) {
-        /* a point that did not run ok (a crash) recorded no environment */
-        if (!ok(pr[i].b) || !ok(pr[i].c)) continue;
-        char label[320];
-        sb_pt_label(pr[i].c, label, sizeof label);
-        sb_envdiffs_add(&d, pr[i].b->id, sb_envmap_get(&bm, pr[i].b->id), pr[i].c->id,
-                        sb_envmap_get(&cm, pr[i].c->id), label);
-    }
-    free(pr);
-    if (!d.pairs) {
-        para(o, "No point ran on both sides: no environments to compare.");
-    } else if (!sb_envdiffs_nlines(&d)) {
-        para(o,
-             "Both sides ran every one of the %d matched point(s) with the same recorded"
-             " environment variables (%s).",
-             d.pairs, sb_env_scope());
-    } else {
-        for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {
-            char line[1400];
-            sb_envdiffs_line(&d, i, line, sizeof line);
-            para(o, "%s.", line);
-        }
-    }
-    sb_envdiffs_free(&d);
-    sb_envmap_free(&bm);
-    sb_envmap_free(&cm);
+        if (g_sections[i].workload && !strcmp(g_sections[i].workload, workload)) return 1;
+    return 0;
 }
 
 /* The points the mean leaves out, named by reason: "16 point(s) skipped:
@@ -1660,10 +169,10 @@ static char *left_out_text(const sb_gate_result *r)
         /* the gate's row of a point missing in the candidate names no point
          * on either side: it is the baseline's */
         int base_only = !w->cand_id && (w->base_id || strstr(w->note, "missing in the candidate"));
-        why[i] = !left        ? NULL
-            : base_only       ? "baseline only"
-            : !w->base_id     ? "candidate only"
-                              : w->note;
+        why[i] = !left    ? NULL
+            : base_only   ? "baseline only"
+            : !w->base_id ? "candidate only"
+                          : w->note;
         done[i] = !left;
     }
     for (int i = 0; done && why && i < n; i++) {
@@ -1699,35 +208,35 @@ static char *left_out_text(const sb_gate_result *r)
 /* The opening: which side is faster, by how much, over which points, and
  * what the gate's test says of it; and a warning when the comparison
  * cannot say anything about machines. */
-static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const sb_selection *csel,
-                            const sb_ptset *bs, const sb_ptset *cs, const sb_gate_opts *go,
-                            int gate, const sb_headline_out *hl)
+static void section_summary(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
+                            const sb_selection *csel, const sb_ptset *bs, const sb_ptset *cs,
+                            const sb_gate_opts *go, int gate, const sb_headline_out *hl)
 {
-    heading(o, 2, "Summary");
+    sb_rp_heading(o, 2, "Summary");
     int64_t bm = machine_of(bsel, bs), cm = machine_of(csel, cs);
     if (bsel->sweep_id && bsel->sweep_id == csel->sweep_id)
-        para(o,
-             "Warning: both sides are the same sweep (%s): every point is compared with"
-             " itself, so every ratio is 1 and nothing here is a finding.",
-             bsel->label);
+        sb_rp_para(o,
+                   "Warning: both sides are the same sweep (%s): every point is compared with"
+                   " itself, so every ratio is 1 and nothing here is a finding.",
+                   bsel->label);
     else if (!bsel->sweep_id && !csel->sweep_id && bm == cm)
-        para(o,
-             "Warning: both sides are the same machine (%s): every point is compared with"
-             " itself, so every ratio is 1 and nothing here is a finding.",
-             bsel->label);
+        sb_rp_para(o,
+                   "Warning: both sides are the same machine (%s): every point is compared with"
+                   " itself, so every ratio is 1 and nothing here is a finding.",
+                   bsel->label);
     else if (bm && bm == cm)
-        para(o,
-             "Warning: both sides ran on the same machine: the differences below are between"
-             " runs (software, settings, noise), not between machines.");
+        sb_rp_para(o,
+                   "Warning: both sides ran on the same machine: the differences below are between"
+                   " runs (software, settings, noise), not between machines.");
     (void)db;
     if (hl->best_n) {
         char words[64];
-        speed_words(hl->best_gmean, words, sizeof words);
-        para(o,
-             "At each machine's best kernel per precision (its own or oneDNN's, over the %d"
-             " GEMM precision, shape and thread rows both sides ran: see Best kernel per"
-             " precision), the candidate is %s (geometric mean of the speed ratios).",
-             hl->best_n, words);
+        sb_rp_speed_words(hl->best_gmean, words, sizeof words);
+        sb_rp_para(o,
+                   "At each machine's best kernel per precision (its own or oneDNN's, over the %d"
+                   " GEMM precision, shape and thread rows both sides ran: see Best kernel per"
+                   " precision), the candidate is %s (geometric mean of the speed ratios).",
+                   hl->best_n, words);
     }
     if (!o->fwd || !o->rev) return;
     /* The mean is over every pair both sides ran (a ratio of medians);
@@ -1774,68 +283,72 @@ static void section_summary(out *o, sb_db *db, const sb_selection *bsel, const s
     }
     if (ff) fclose(ff);
     if (!ran) {
-        para(o, "No point was run by both sides: nothing to compare (%d point(s) left out: %s).",
-             nout, out_mean ? out_mean : "?");
+        sb_rp_para(o,
+                   "No point was run by both sides: nothing to compare (%d point(s) left out: %s).",
+                   nout, out_mean ? out_mean : "?");
     } else {
         double gm = exp(logsum / ran);
         char words[64], wlist[600] = "", los[64], his[64];
-        speed_words(gm, words, sizeof words);
-        speed_words(lo, los, sizeof los);
-        speed_words(hi, his, sizeof his);
+        sb_rp_speed_words(gm, words, sizeof words);
+        sb_rp_speed_words(lo, los, sizeof los);
+        sb_rp_speed_words(hi, his, sizeof his);
         for (int k = 0; k < nwl; k++) {
             size_t l = strlen(wlist);
             snprintf(wlist + l, sizeof wlist - l, "%s%d %s", k ? ", " : "", wln[k], wl[k]);
         }
-        para(o,
-             "Same-name view: over the %d point(s) both sides ran with the same kernel (%s),"
-             " the candidate is %s (geometric mean of the per-point speed ratios; the points"
-             " range from %s to %s).",
-             ran, wlist, words, los, his);
-        para(o,
-             "Significant by the gate's test (one-sided Mann-Whitney U on the raw samples,"
-             " p < %g, and beyond the %.0f%% tolerance), over the %d point(s) with at least %d"
-             " samples a side and not noisy: %d faster on the candidate, %d slower, %d not"
-             " significant.",
-             go->alpha, go->tolerance * 100, tested, go->min_samples, faster, slower,
-             tested - faster - slower);
+        sb_rp_para(o,
+                   "Same-name view: over the %d point(s) both sides ran with the same kernel (%s),"
+                   " the candidate is %s (geometric mean of the per-point speed ratios; the points"
+                   " range from %s to %s).",
+                   ran, wlist, words, los, his);
+        sb_rp_para(
+            o,
+            "Significant by the gate's test (one-sided Mann-Whitney U on the raw samples,"
+            " p < %g, and beyond the %.0f%% tolerance), over the %d point(s) with at least %d"
+            " samples a side and not noisy: %d faster on the candidate, %d slower, %d not"
+            " significant.",
+            go->alpha, go->tolerance * 100, tested, go->min_samples, faster, slower,
+            tested - faster - slower);
         /* the gate's own tag: two regimes on a side, flagged, not judged */
         int noisy = 0;
         for (int i = 0; i < o->fwd->n; i++) noisy += !strncmp(o->fwd->rows[i].note, "noisy", 5);
         if (noisy)
-            para(o,
-                 "Noisy (the gate's tag): %d point(s) whose samples form two groups on a side,"
-                 " flagged and not judged; their ratios say \"noisy\" in the tables.",
-                 noisy);
+            sb_rp_para(
+                o,
+                "Noisy (the gate's tag): %d point(s) whose samples form two groups on a side,"
+                " flagged and not judged; their ratios say \"noisy\" in the tables.",
+                noisy);
         if (gate)
-            para(o,
-                 "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine):"
-                 " %s (%d PASS, %d WARN, %d FAIL, %d SKIP).",
-                 sb_verdict_name(sb_gate_overall(o->fwd)), o->fwd->count[SB_PASS],
-                 o->fwd->count[SB_WARN], o->fwd->count[SB_FAIL], o->fwd->count[SB_SKIP]);
+            sb_rp_para(o,
+                       "Gate verdict (as sprbench gate --baseline B --candidate C --cross-machine):"
+                       " %s (%d PASS, %d WARN, %d FAIL, %d SKIP).",
+                       sb_verdict_name(sb_gate_overall(o->fwd)), o->fwd->count[SB_PASS],
+                       o->fwd->count[SB_WARN], o->fwd->count[SB_FAIL], o->fwd->count[SB_SKIP]);
         else if (bm != cm)
-            para(o,
-                 "Two machines compared: differences and their significance, not a regression"
-                 " gate's PASS/FAIL (`report --gate` adds the verdict `sprbench gate"
-                 " --cross-machine` gives).");
+            sb_rp_para(o,
+                       "Two machines compared: differences and their significance, not a regression"
+                       " gate's PASS/FAIL (`report --gate` adds the verdict `sprbench gate"
+                       " --cross-machine` gives).");
         else
-            para(o, "No gate verdict (`report --gate` adds it).");
+            sb_rp_para(o, "No gate verdict (`report --gate` adds it).");
         if (nfew)
-            para(o,
-                 "In the mean but not tested (fewer than %d samples on a side): %d point(s): %s.",
-                 go->min_samples, nfew, few ? few : "?");
+            sb_rp_para(
+                o, "In the mean but not tested (fewer than %d samples on a side): %d point(s): %s.",
+                go->min_samples, nfew, few ? few : "?");
         if (nout)
-            para(o,
-                 "Left out of the same-name mean (not run ok by both sides; a kernel one side"
-                 " lacks still counts in the best-kernel comparison): %d point(s): %s.",
-                 nout, out_mean ? out_mean : "?");
+            sb_rp_para(o,
+                       "Left out of the same-name mean (not run ok by both sides; a kernel one side"
+                       " lacks still counts in the best-kernel comparison): %d point(s): %s.",
+                       nout, out_mean ? out_mean : "?");
     }
     free(few);
     free(out_mean);
 }
 
-static void side_name(out *o, sb_db *db, const char *side, int64_t machine, char *buf, size_t cap)
+static void side_name(sb_rp_out *o, sb_db *db, const char *side, int64_t machine, char *buf,
+                      size_t cap)
 {
-    json_t *m = machine_info(o, db, machine);
+    json_t *m = sb_rp_machine_info(o, db, machine);
     const char *ua = json_string_value(json_object_get(m, "microarch"));
     const char *host = json_string_value(json_object_get(m, "hostname"));
     if (m && ua && host)
@@ -1847,10 +360,10 @@ static void side_name(out *o, sb_db *db, const char *side, int64_t machine, char
 
 /* What a reader calls a side: its machine's microarchitecture ("Zen 4"),
  * else the selection's label. */
-static void short_name(out *o, sb_db *db, int64_t machine, const sb_selection *sel, char *buf,
+static void short_name(sb_rp_out *o, sb_db *db, int64_t machine, const sb_selection *sel, char *buf,
                        size_t cap)
 {
-    json_t *m = machine ? machine_info(o, db, machine) : NULL;
+    json_t *m = machine ? sb_rp_machine_info(o, db, machine) : NULL;
     const char *ua = json_string_value(json_object_get(m, "microarch"));
     const char *n = ua && *ua && strcmp(ua, "unknown") ? ua : sel->label;
     snprintf(buf, cap, "%.*s", sb_text_prefix(n, 100), n);
@@ -1860,7 +373,7 @@ static void short_name(out *o, sb_db *db, int64_t machine, const sb_selection *s
 /* "sweep 5 'zen4 default sweep' (sprbench fbdc5c1, 89 points)": which
  * sweeps a side's points come from, so that a machine-level report never
  * takes one silently. */
-static void sweeps_used(out *o, sb_db *db, const sb_ptset *set, char *buf, size_t cap)
+static void sweeps_used(sb_rp_out *o, sb_db *db, const sb_ptset *set, char *buf, size_t cap)
 {
     buf[0] = '\0';
     size_t l = 0;
@@ -1876,7 +389,7 @@ static void sweeps_used(out *o, sb_db *db, const sb_ptset *set, char *buf, size_
         int found = 0;
         sb_err e = {0};
         int rc = id ? sb_db_sweep_header(db, id, &h, &found, &e) : 0;
-        if (rc) read_failed(o, rc, &e);
+        if (rc) sb_rp_read_failed(o, rc, &e);
         const char *lb = found && h.label ? h.label : "",
                    *tv = found && h.tool_version && *h.tool_version ? h.tool_version : "?";
         int w = snprintf(buf + l, cap - l, "%ssweep %lld%s%.*s (sprbench %.*s, %lld point(s))",
@@ -1920,6 +433,88 @@ static const char *g_css =
     "tr.faster td{background:#efe}"
     "figure{margin:1em 0}img{max-width:100%}";
 
+/* The page's head and opening: the title (given, else the sides' machines,
+ * else their labels), the sides, the database and the tool, and the sweeps
+ * each side's points come from; bshort and cshort (cap bytes) receive what
+ * a reader calls each side. */
+static void page_opening(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
+                         const sb_selection *csel, const sb_ptset *bs, const sb_ptset *cs,
+                         const sb_report_opts *ro, char *bshort, char *cshort, size_t cap)
+{
+    char title[800];
+    short_name(o, db, machine_of(bsel, bs), bsel, bshort, cap);
+    short_name(o, db, machine_of(csel, cs), csel, cshort, cap);
+    if (ro->title) /* cut between characters (the CLI checked it is UTF-8) */
+        snprintf(title, sizeof title, "%.*s", sb_text_prefix(ro->title, 700), ro->title);
+    else if (strcmp(bshort, cshort))
+        snprintf(title, sizeof title, "sprbench report: %s (candidate) vs %s (baseline)", cshort,
+                 bshort);
+    else
+        snprintf(title, sizeof title, "sprbench report: %.300s vs %.300s", csel->label,
+                 bsel->label);
+    char now[32];
+    sb_db_now_iso(now);
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", o->html);
+    sb_text_html(o->html, title);
+    fprintf(o->html, "</title><style>%s</style></head><body>\n", g_css);
+    sb_rp_heading(o, 1, title);
+    sb_rp_para(o,
+               "Baseline: %s (%d points). Candidate: %s (%d points). Database %s, generated %s by"
+               " sprbench %s.",
+               bsel->label, bs->n, csel->label, cs->n, ro->db_path ? ro->db_path : "?", now,
+               ro->tool_version ? ro->tool_version : "unknown");
+    char bsw[1500], csw[1500];
+    sweeps_used(o, db, bs, bsw, sizeof bsw);
+    sweeps_used(o, db, cs, csw, sizeof csw);
+    sb_rp_para(o,
+               "Sweeps used (the newest point of each configuration): baseline %s; candidate %s.",
+               bsw[0] ? bsw : "none", csw[0] ? csw : "none");
+    sb_rp_para(o,
+               "Every figure is a median with the p10-p90 range of its raw samples in brackets;"
+               " computed (not measured) figures say \"projected\".");
+}
+
+/* The headline, then the summary, then the best kernel per precision, what
+ * AMX gives and where the time goes: the summary opens with the best-kernel
+ * figures, so those are computed first into a buffer of their own and
+ * written after it. Leaves the headline's ratio and line in sum. */
+static void headline_and_summary(sb_rp_out *o, sb_rp_plots *pl, const sb_headline_in *hin,
+                                 const sb_selection *bsel, const sb_selection *csel,
+                                 const char *bname, const char *cname, int gate,
+                                 sb_report_summary *sum)
+{
+    sb_rp_sinkctx sctx = {o, pl, bname, cname};
+    sb_rsink sink = sb_rp_sink(&sctx);
+    sb_headline_out hl;
+    memset(&hl, 0, sizeof hl);
+    sb_report_headline(hin, &sink, &hl);
+    /* the best-kernel figures go into the summary: computed first, drawn
+     * after it into a buffer of their own */
+    char *bkbuf = NULL, *bkhbuf = NULL;
+    size_t bklen = 0, bkhlen = 0;
+    sb_rp_out bko = *o;
+    bko.md = open_memstream(&bkbuf, &bklen);
+    bko.html = open_memstream(&bkhbuf, &bkhlen);
+    bko.rows = 0;
+    sb_rp_sinkctx bkctx = {&bko, pl, bname, cname};
+    sb_rsink bksink = sb_rp_sink(&bkctx);
+    if (bko.md && bko.html) {
+        sb_report_best_kernels(hin, &bksink, &hl);
+        sb_report_generations(hin, &bksink);
+        sb_report_profiles(hin, &bksink);
+    }
+    if (bko.md) fclose(bko.md);
+    if (bko.html) fclose(bko.html);
+    o->rows += bko.rows;
+    sum->headline_ratio = hl.ratio;
+    snprintf(sum->headline, sizeof sum->headline, "%s", hl.line);
+    section_summary(o, hin->db, bsel, csel, hin->bs, hin->cs, hin->go, gate, &hl);
+    if (bkbuf) fwrite(bkbuf, 1, bklen, o->md);
+    if (bkhbuf) fwrite(bkhbuf, 1, bkhlen, o->html);
+    free(bkbuf);
+    free(bkhbuf);
+}
+
 int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *csel,
                     const sb_report_opts *ro, sb_report_summary *sum, sb_err *e)
 {
@@ -1936,7 +531,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     sb_ptset_latest(&cs);
     char *mdbuf = NULL, *htbuf = NULL;
     size_t mdlen = 0, htlen = 0;
-    out o = {.md = open_memstream(&mdbuf, &mdlen), .html = open_memstream(&htbuf, &htlen)};
+    sb_rp_out o = {.md = open_memstream(&mdbuf, &mdlen), .html = open_memstream(&htbuf, &htlen)};
     if (!o.md || !o.html) {
         if (o.md) fclose(o.md);
         if (o.html) fclose(o.html);
@@ -1946,39 +541,11 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
         sb_ptset_free(&cs);
         return sb_errf(e, SB_EFAIL, "out of memory");
     }
-    plots pl = {ro->plots && sb_gnuplot_available(), 0, ro->out_dir, ro->templates, ""};
+    sb_rp_plots pl = {ro->plots && sb_gnuplot_available(), 0, ro->out_dir, ro->templates, ""};
     if (ro->plots && !pl.enabled)
         snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
-    char title[800], bshort[128], cshort[128];
-    short_name(&o, db, machine_of(bsel, &bs), bsel, bshort, sizeof bshort);
-    short_name(&o, db, machine_of(csel, &cs), csel, cshort, sizeof cshort);
-    if (ro->title) /* cut between characters (the CLI checked it is UTF-8) */
-        snprintf(title, sizeof title, "%.*s", sb_text_prefix(ro->title, 700), ro->title);
-    else if (strcmp(bshort, cshort))
-        snprintf(title, sizeof title, "sprbench report: %s (candidate) vs %s (baseline)", cshort,
-                 bshort);
-    else
-        snprintf(title, sizeof title, "sprbench report: %.300s vs %.300s", csel->label,
-                 bsel->label);
-    char now[32];
-    sb_db_now_iso(now);
-    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", o.html);
-    sb_text_html(o.html, title);
-    fprintf(o.html, "</title><style>%s</style></head><body>\n", g_css);
-    heading(&o, 1, title);
-    para(&o,
-         "Baseline: %s (%d points). Candidate: %s (%d points). Database %s, generated %s by"
-         " sprbench %s.",
-         bsel->label, bs.n, csel->label, cs.n, ro->db_path ? ro->db_path : "?", now,
-         ro->tool_version ? ro->tool_version : "unknown");
-    char bsw[1500], csw[1500];
-    sweeps_used(&o, db, &bs, bsw, sizeof bsw);
-    sweeps_used(&o, db, &cs, csw, sizeof csw);
-    para(&o, "Sweeps used (the newest point of each configuration): baseline %s; candidate %s.",
-         bsw[0] ? bsw : "none", csw[0] ? csw : "none");
-    para(&o,
-         "Every figure is a median with the p10-p90 range of its raw samples in brackets;"
-         " computed (not measured) figures say \"projected\".");
+    char bshort[128], cshort[128];
+    page_opening(&o, db, bsel, csel, &bs, &cs, ro, bshort, cshort, sizeof bshort);
     /* tables say baseline/candidate; plot legends also name the machines */
     char bname[200], cname[200];
     side_name(&o, db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);
@@ -1990,58 +557,31 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     sb_gate_result fwd = {0}, rev = {0};
     sb_err ge = {0};
     if (sb_gate_compare(&bs, &cs, &go, &fwd, &ge) || sb_gate_compare(&cs, &bs, &go, &rev, &ge)) {
-        para(&o, "The significance test could not run: %s.", ge.msg);
+        sb_rp_para(&o, "The significance test could not run: %s.", ge.msg);
     } else {
         o.fwd = &fwd;
         o.rev = &rev;
     }
     o.go = &go;
-    sinkctx sctx = {&o, &pl, bname, cname};
-    sb_rsink sink = {&sctx, sink_heading, sink_para, sink_table, sink_bars};
     sb_headline_in hin = {db, &bs, &cs, bshort, cshort, &go, ro->study_csv};
-    sb_headline_out hl;
-    memset(&hl, 0, sizeof hl);
-    sb_report_headline(&hin, &sink, &hl);
-    /* the best-kernel figures go into the summary: computed first, drawn
-     * after it into a buffer of their own */
-    char *bkbuf = NULL, *bkhbuf = NULL;
-    size_t bklen = 0, bkhlen = 0;
-    out bko = o;
-    bko.md = open_memstream(&bkbuf, &bklen);
-    bko.html = open_memstream(&bkhbuf, &bkhlen);
-    bko.rows = 0;
-    sinkctx bkctx = {&bko, &pl, bname, cname};
-    sb_rsink bksink = {&bkctx, sink_heading, sink_para, sink_table, sink_bars};
-    if (bko.md && bko.html) {
-        sb_report_best_kernels(&hin, &bksink, &hl);
-        sb_report_generations(&hin, &bksink);
-        sb_report_profiles(&hin, &bksink);
-    }
-    if (bko.md) fclose(bko.md);
-    if (bko.html) fclose(bko.html);
-    o.rows += bko.rows;
-    sum->headline_ratio = hl.ratio;
-    snprintf(sum->headline, sizeof sum->headline, "%s", hl.line);
-    section_summary(&o, db, bsel, csel, &bs, &cs, &go, ro->gate, &hl);
-    if (bkbuf) fwrite(bkbuf, 1, bklen, o.md);
-    if (bkhbuf) fwrite(bkhbuf, 1, bkhlen, o.html);
-    free(bkbuf);
-    free(bkhbuf);
-    section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline", "candidate");
-    section_env(&o, db, &bs, &cs);
+    headline_and_summary(&o, &pl, &hin, bsel, csel, bname, cname, ro->gate, sum);
+    sb_rp_section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline",
+                           "candidate");
+    sb_rp_section_env(&o, db, &bs, &cs);
     /* The opening above stays three calls: the summary reads the gate's
      * result, the machines the selections, and the environment says its own
      * empty case (no pair that ran ok on both sides) after reading the store;
      * none is a heading over paired points. */
-    section_ctx sc = {&o, &pl, db, &bs, &cs, bname, cname, sum};
+    sb_rp_ctx sc = {&o, &pl, db, &bs, &cs, bname, cname, sum};
     for (size_t i = 0; i < sizeof g_sections / sizeof g_sections[0]; i++) {
-        const report_section *s = &g_sections[i];
-        pair *pv;
+        const sb_rp_section *s = &g_sections[i];
+        sb_rp_pair *pv;
         int n = section_pairs(&o, s, &bs, &cs, &pv);
         if (n) s->render(&sc, pv, n);
         free(pv);
     }
-    if (ro->plots && pl.skipped_why[0]) para(&o, "Some plots were not drawn: %s.", pl.skipped_why);
+    if (ro->plots && pl.skipped_why[0])
+        sb_rp_para(&o, "Some plots were not drawn: %s.", pl.skipped_why);
     fputs("</body></html>\n", o.html);
     fclose(o.md);
     fclose(o.html);

@@ -1,28 +1,24 @@
-/* sb_report_headline: what a reader of a two-machine report came for, and
- * the comparisons the study makes. Owns
- *  - the headline: each side's DistilBERT fine-tuning epoch at its best
- *    kernel per precision (and overall), projected onto SQuAD v1.1's train
- *    split as run_qa.py makes it (88,524 features at seq 384 / stride 128)
- *    from the measured step times, with the projection's inputs, the ratio
- *    with its interval or "too few samples", and every difference between
- *    the two runs named (batch, seq, stride, threads, ranks, data set,
- *    precision, tool version, a noisy host), beside the study's published
- *    figures (other hardware, labelled so);
- *  - best kernel per precision: for each precision, GEMM shape and thread
- *    count, each side's fastest kernel (its own or a vendor's, named) set
- *    against the other's, as the study sets Ice Lake's AVX-512 against
- *    Sapphire Rapids' AMX;
- *  - what AMX gives on one machine: its instruction generations side by
- *    side (AVX-512 f32, AVX512-BF16, AMX bf16; VNNI, AMX int8);
- *  - where the time goes: two machines' stored profiles side by side.
- * It reads point sets and the store, and writes through a sink: the report
- * owns the page's layout. */
+/* sb_report_headline: what a reader of a two-machine report came for: each
+ * side's DistilBERT fine-tuning epoch at its best kernel per precision
+ * (and overall), projected onto SQuAD v1.1's train split as run_qa.py
+ * makes it (88,524 features at seq 384 / stride 128) from the measured
+ * step times, with the projection's inputs, the ratio with its interval or
+ * "too few samples", and every difference between the two runs named
+ * (batch, seq, stride, threads, ranks, data set, precision, tool version,
+ * a noisy host); inference at each side's fastest kernel per precision;
+ * beside the study's published figures (other hardware, labelled so).
+ * The comparisons the study makes next are sb_report_best's (best kernel
+ * per precision, what AMX gives) and sb_report_profile's (where the time
+ * goes); the training runs all of them read, sb_report_trun's. They read
+ * point sets and the store, and write through a sink (sb_rsink,
+ * sb_report_out): the report owns the page's layout. */
 #ifndef SB_REPORT_HEADLINE_H
 #define SB_REPORT_HEADLINE_H
 #include <stddef.h>
 #include "sb_db.h"
 #include "sb_gate.h"
 #include "sb_ptset.h"
+#include "sb_report_out.h"
 
 /* SQuAD v1.1 train-v1.1.json through run_qa.py's windowing at max_seq_length
  * 384 and doc_stride 128 with the bert-base-uncased vocabulary: 88,524
@@ -31,45 +27,23 @@
 #define SB_SQUAD_V11_TRAIN_FEATURES 88524L
 #define SB_SQUAD_V11_TRAIN_QUESTIONS 87599L
 
-/* Where the blocks go: a heading, a paragraph, a table (cells row-major,
- * row 0 the header). */
-typedef struct sb_rsink {
-    void *ctx;
-    void (*heading)(void *ctx, int level, const char *text);
-    void (*para)(void *ctx, const char *text);
-    void (*table)(void *ctx, int ncols, int nrows, const char *const *cells);
-    /* clustered bars, baseline and candidate per label: v[0..2] the
-     * baseline's value, p10, p90, v[3..5] the candidate's (NULL: no plots) */
-    void (*bars)(void *ctx, const char *name, const char *title, const char *axis,
-                 char **labels, const double *const v[6], int n);
-} sb_rsink;
-
 typedef struct sb_headline_in {
     sb_db *db;
-    const sb_ptset *bs, *cs; /* the latest point per configuration, each side */
+    const sb_ptset *bs, *cs;   /* the latest point per configuration, each side */
     const char *bname, *cname; /* "Zen 4", "Emerald Rapids" */
     const sb_gate_opts *go;
     const char *study_csv; /* the published figures (NULL: the source tree's) */
 } sb_headline_in;
 
 typedef struct sb_headline_out {
-    char line[2048]; /* the CLI's closing line; "" when no side trained */
-    double ratio;    /* baseline/candidate SQuAD epoch at each side's best kernel; 0 none */
-    int best_rows;   /* rows of the best-kernel-per-precision GEMM table */
+    char line[2048];   /* the CLI's closing line; "" when no side trained */
+    double ratio;      /* baseline/candidate SQuAD epoch at each side's best kernel; 0 none */
+    int best_rows;     /* rows of the best-kernel-per-precision GEMM table */
     double best_gmean; /* geometric mean of their speed ratios (candidate vs baseline); 0 none */
     int best_n;
 } sb_headline_out;
 
 /* The "Headline" section. */
 void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline_out *out);
-/* The "Best kernel per precision" GEMM section (fills best_* of out). */
-void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_headline_out *out);
-/* "What AMX gives": for each side with more than one instruction generation
- * of a precision, its fastest kernel of each set against the others. */
-void sb_report_generations(const sb_headline_in *in, const sb_rsink *s);
-/* "Where the time goes": the per-layer-kind times `train --profile` and
- * `infer --profile` store (prof_*_s metrics) of each side's fastest profiled
- * point, side by side. */
-void sb_report_profiles(const sb_headline_in *in, const sb_rsink *s);
 
 #endif

@@ -1,0 +1,53 @@
+#include "sb_report_gemm.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sb_report_points.h"
+#include "sb_report_words.h"
+
+void sb_rp_render_gemm(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
+{
+    sb_rp_out *o = ctx->o;
+    sb_rp_plots *pl = ctx->pl;
+    const char *bname = ctx->bname, *cname = ctx->cname;
+    sb_rp_para(o,
+               "Median throughput with the p10-p90 range of the repetitions in brackets;"
+               " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
+               " whether the gate's test finds the difference significant. The charts show every"
+               " row, one chart per unit (GFLOP/s; GOP/s for int8), on a log axis with p10-p90"
+               " error bars.");
+    const char *hdr[] = {"kernel", "dtype",    "shape",     "threads",
+                         "unit",   "baseline", "candidate", "candidate vs baseline"};
+    sb_rp_table t;
+    sb_rp_t_init(&t, 8, hdr);
+    /* the charts: every row, one chart per unit (GFLOP/s, GOP/s) */
+    sb_rp_bars br[2];
+    sb_rp_bars_init(&br[0], n);
+    sb_rp_bars_init(&br[1], n);
+    for (int i = 0; i < n; i++) {
+        const sb_pt *b = pv[i].b, *c = pv[i].c, *any = b ? b : c;
+        const sb_metric_val *mb, *mc;
+        char vb[700], vc[700], r[96], thr[16];
+        sb_rp_rate_cells(o, b, c, &mb, &mc, vb, vc, r);
+        const sb_metric_val *um = mb ? mb : mc;
+        const char *u = um && um->unit[0] ? um->unit : "-";
+        snprintf(thr, sizeof thr, "%d", any->threads);
+        const char *cells[] = {any->kernel, any->dtype, any->shape, thr, u, vb, vc, r};
+        sb_rp_t_row(&t, cells);
+        if (mb || mc) {
+            char l[320];
+            snprintf(l, sizeof l, "%s %s t%d", any->kernel, any->shape, any->threads);
+            sb_rp_bars_add(&br[!strcmp(u, "GOP/s")], l, b, mb, c, mc);
+        }
+    }
+    sb_rp_t_emit(o, &t);
+    sb_rp_plot_pairs(o, pl, 1, "gemm", "median GFLOP/s (log scale; p10-p90 bars)",
+                     "GEMM throughput, f32 and bf16 kernels", br[0].labels,
+                     (const double *const *)br[0].v, br[0].n, bname, cname);
+    sb_rp_plot_pairs(o, pl, 1, "gemm-int8", "median GOP/s (log scale; p10-p90 bars)",
+                     "GEMM throughput, int8 kernels", br[1].labels, (const double *const *)br[1].v,
+                     br[1].n, bname, cname);
+    sb_rp_bars_free(&br[0]);
+    sb_rp_bars_free(&br[1]);
+}

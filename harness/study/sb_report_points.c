@@ -1,0 +1,114 @@
+#include "sb_report_points.h"
+#include <stdlib.h>
+#include <string.h>
+#include "sb_gate.h"
+#include "sb_stats.h"
+#include "sb_workload.h"
+
+/* ---- which points a section takes (the predicates of g_sections) ---- */
+
+/* a point of the scaling model: it ran nothing */
+int sb_rp_is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status, "projected"); }
+
+int sb_rp_ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
+
+/* a point of a named workload (see sb_report_points.h) */
+int sb_rp_is_gemm(const sb_pt *p) { return !strcmp(p->workload, "gemm"); }
+int sb_rp_is_train(const sb_pt *p) { return !strcmp(p->workload, "train"); }
+int sb_rp_is_infer(const sb_pt *p) { return !strcmp(p->workload, "infer"); }
+int sb_rp_is_peak(const sb_pt *p) { return !strcmp(p->workload, "peak"); }
+
+int sb_rp_is_gemm1(const sb_pt *p) { return sb_rp_is_gemm(p) && p->ppn * p->nodes == 1; }
+
+int sb_rp_is_train1(const sb_pt *p) { return sb_rp_is_train(p) && p->ppn * p->nodes == 1; }
+
+int sb_rp_is_infer1(const sb_pt *p) { return sb_rp_is_infer(p) && p->ppn * p->nodes == 1; }
+
+int sb_rp_is_scaling(const sb_pt *p) { return p->ppn * p->nodes > 1 && !sb_rp_is_peak(p); }
+
+/* A workload (bench/sb_workload) with a headline metric and no section of
+ * its own: a new workload is in the report from its first point. */
+int sb_rp_is_other1(const sb_pt *p)
+{
+    const sb_workload *w = sb_workload_find(p->workload);
+    if (!w || !w->metric || p->ppn * p->nodes != 1) return 0;
+    return !sb_rp_has_section(p->workload);
+}
+
+int sb_rp_has_projected(const sb_pt *p)
+{
+    for (int k = 0; k < p->nmetrics; k++)
+        if (p->metrics[k].projected) return 1;
+    return 0;
+}
+
+int sb_rp_any_point(const sb_pt *p)
+{
+    (void)p;
+    return 1;
+}
+
+/* The headline's: a point that ran ok (its status set), an ok single-process
+ * GEMM point with a rate and a dtype. */
+int sb_rp_is_ok(const sb_pt *p) { return p->status && !strcmp(p->status, "ok"); }
+
+int sb_rp_gemm_ok(const sb_pt *p)
+{
+    return sb_rp_is_gemm(p) && sb_rp_is_ok(p) && sb_rp_gemm_rate(p) && p->dtype &&
+        p->ppn * p->nodes <= 1;
+}
+
+/* ---- a point's metrics ---- */
+
+const sb_metric_val *sb_rp_rate_metric(const sb_pt *p)
+{
+    if (!p) return NULL;
+    static const char *const pref[] = {"gflops",    "gops",       "tokens_per_s",  "busbw_gbps",
+                                       "busbw_gbs", "algbw_gbps", "samples_per_s", NULL};
+    for (int i = 0; pref[i]; i++) {
+        const sb_metric_val *m = sb_pt_metric(p, pref[i]);
+        if (m) return m;
+    }
+    /* a workload without one of those: its row's headline (STREAM's triad) */
+    const sb_workload *w = sb_workload_find(p->workload);
+    return w && w->metric ? sb_pt_metric(p, w->metric) : NULL;
+}
+
+/* The metric at the p10 and p90 samples (the metric is computed from the
+ * median): 1 when the point has the samples for it, else lo = hi = value. */
+int sb_rp_spread_of(const sb_pt *p, const sb_metric_val *m, double *lo, double *hi)
+{
+    *lo = *hi = m->value;
+    if (p->nsamples < 2) return 0;
+    double med = sb_median(p->samples, p->nsamples);
+    double p10 = sb_quantile(p->samples, p->nsamples, 0.1);
+    double p90 = sb_quantile(p->samples, p->nsamples, 0.9);
+    if (!(med > 0 && p10 > 0)) return 0;
+    if (sb_metric_lower_is_better(m->name)) {
+        *lo = m->value * p10 / med;
+        *hi = m->value * p90 / med;
+    } else {
+        *lo = m->value * med / p90;
+        *hi = m->value * med / p10;
+    }
+    return 1;
+}
+
+/* the GEMM rate the headline's tables show: GFLOP/s, else GOP/s */
+const sb_metric_val *sb_rp_gemm_rate(const sb_pt *p)
+{
+    const sb_metric_val *m = sb_pt_metric(p, "gflops");
+    return m ? m : sb_pt_metric(p, "gops");
+}
+
+/* "batch=4" out of "model=distilbert-base batch=4 seq=384"; -1 when absent */
+int sb_rp_shape_int(const char *shape, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = shape; p && *p;) {
+        if (!strncmp(p, key, kl) && p[kl] == '=') return atoi(p + kl + 1);
+        p = strchr(p, ' ');
+        if (p) p++;
+    }
+    return -1;
+}
