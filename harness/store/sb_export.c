@@ -7,8 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_db_internal.h"
-#include "sb_gemm_bench.h"
-#include "sb_text.h"
+#include "sb_peak_path.h"
 #include "sb_kernel.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
@@ -1010,7 +1009,7 @@ static const char *ran_path(sb_db *db, int64_t machine, const char *kernel, json
      * kernel names its instructions) */
     const char *impl = strncmp(kernel, "onednn", 6) ? NULL
                                                     : json_string_value(json_object_get(res, "impl"));
-    const char *path = sb_gemm_peak_path(k, impl && *impl ? impl : NULL);
+    const char *path = sb_peak_path_ran(k, impl && *impl ? impl : NULL);
     if (!strcmp(path, "scalar"))
         return sb_db_peak_per_core(db, machine, "f32") > 0 ? "f32" : "avx2_f32";
     return path;
