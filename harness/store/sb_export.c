@@ -153,12 +153,265 @@ static void append_cols(char *sql, size_t cap, const char *prefix, const column 
     }
 }
 
+/* One row of st as an object of cols (column i of st is cols[i]), appended
+ * to arr (and in *row when row is not NULL). */
+static int row_object(sqlite3_stmt *st, const column *cols, int n, json_t *arr, json_t **row,
+                      long *fixed, sb_err *e)
+{
+    json_t *o = json_object();
+    json_array_append_new(arr, o);
+    if (row) *row = o;
+    int rc = SB_OK;
+    for (int i = 0; i < n && !rc; i++)
+        rc = put(o, cols[i].name, column_json(st, i, cols[i].type, fixed), e);
+    return rc;
+}
+
+/* machines: those the selected sweeps or points refer to (all when whole) */
+static int export_machines(sb_db *db, int64_t sweep_id, json_t *machines, long *fixed, sb_err *e)
+{
+    char sql[2048];
+    sqlite3_stmt *st = NULL;
+    int rc, step;
+    strcpy(sql, "SELECT ");
+    append_cols(sql, sizeof sql, "", g_machine_cols, NCOLS(g_machine_cols));
+    strcat(sql,
+           " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
+           " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = row_object(st, g_machine_cols, NCOLS(g_machine_cols), machines, NULL, fixed, e)))
+            goto out;
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading machines");
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int export_sweeps(sb_db *db, int64_t sweep_id, json_t *sweeps, long *fixed, sb_err *e)
+{
+    char sql[2048];
+    sqlite3_stmt *st = NULL;
+    int rc, step;
+    strcpy(sql, "SELECT ");
+    append_cols(sql, sizeof sql, "s.", g_sweep_cols, NCOLS(g_sweep_cols));
+    strcat(sql,
+           ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
+           " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        json_t *s;
+        if ((rc = row_object(st, g_sweep_cols, NCOLS(g_sweep_cols), sweeps, &s, fixed, e)) ||
+            (rc = put(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T', fixed), e)))
+            goto out;
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading sweeps");
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* What a point carries besides its columns, each read by point id. */
+typedef struct point_reads {
+    sqlite3_stmt *samples, *pairing, *paired, *metrics, *log;
+} point_reads;
+
+static int point_reads_prepare(sb_db *db, point_reads *r, sb_err *e)
+{
+    int rc;
+    if ((rc = sb_db_prepare(db, "prepare",
+                            "SELECT seconds FROM sample WHERE point_id = ?"
+                            " AND (side IS NULL OR side = 1) ORDER BY rep",
+                            &r->samples, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT mode, baseline, candidate FROM point_pairing"
+                            " WHERE point_id = ?",
+                            &r->pairing, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
+                            " AND side IS NOT NULL ORDER BY rep",
+                            &r->paired, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT name, value, unit, projected, source FROM metric"
+                            " WHERE point_id = ? ORDER BY name",
+                            &r->metrics, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
+                            " WHERE point_id = ?",
+                            &r->log, e)))
+        return rc;
+    return SB_OK;
+}
+
+static void point_reads_finalize(point_reads *r)
+{
+    sqlite3_finalize(r->samples);
+    sqlite3_finalize(r->metrics);
+    sqlite3_finalize(r->log);
+    sqlite3_finalize(r->pairing);
+    sqlite3_finalize(r->paired);
+}
+
+/* The point's samples (the plain ones, or a paired point's candidate side). */
+static int export_samples(sb_db *db, sqlite3_stmt *ss, int64_t pid, json_t *samples, sb_err *e)
+{
+    int rc = SB_OK, step;
+    sqlite3_bind_int64(ss, 1, pid);
+    while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
+        json_t *x = json_real(sqlite3_column_double(ss, 0));
+        if (!x || json_array_append_new(samples, x)) {
+            rc = sb_errf(e, SB_EFAIL,
+                         "point %lld: a sample is not a finite number: it cannot"
+                         " be exported",
+                         (long long)pid);
+            break;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
+    sqlite3_reset(ss);
+    return rc;
+}
+
+static int export_metrics(sb_db *db, sqlite3_stmt *sm, int64_t pid, json_t *metrics, long *fixed,
+                          sb_err *e)
+{
+    int rc = SB_OK, step = SQLITE_DONE;
+    sqlite3_bind_int64(sm, 1, pid);
+    while (!rc && (step = sqlite3_step(sm)) == SQLITE_ROW) {
+        json_t *m = json_object();
+        json_array_append_new(metrics, m);
+        if (!(rc = put(m, "name", column_json(sm, 0, 'T', fixed), e)) &&
+            !(rc = put(m, "value", json_real(sqlite3_column_double(sm, 1)), e)) &&
+            !(rc = put(m, "unit", column_json(sm, 2, 'T', fixed), e)) &&
+            !(rc = put(m, "projected", json_integer(sqlite3_column_int(sm, 3)), e)))
+            rc = put(m, "source", column_json(sm, 4, 'T', fixed), e);
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading metrics");
+    sqlite3_reset(sm);
+    return rc;
+}
+
+/* The worker's output, when one is stored. */
+static int export_log(sb_db *db, sqlite3_stmt *sl, int64_t pid, json_t *p, long *fixed, sb_err *e)
+{
+    int rc = SB_OK, step;
+    sqlite3_bind_int64(sl, 1, pid);
+    if ((step = sqlite3_step(sl)) == SQLITE_ROW) {
+        json_t *lg = json_object();
+        json_object_set_new(p, "log", lg);
+        if ((rc = put(lg, "stdout", column_json(sl, 0, 'T', fixed), e)) ||
+            (rc = put(lg, "stdout_bytes", json_integer(sqlite3_column_int64(sl, 1)), e)) ||
+            (rc = put(lg, "stderr", column_json(sl, 2, 'T', fixed), e)) ||
+            (rc = put(lg, "stderr_bytes", json_integer(sqlite3_column_int64(sl, 3)), e)))
+            return rc;
+    } else if (step != SQLITE_DONE) {
+        return sb_db_fail(e, db, "reading worker output");
+    }
+    sqlite3_reset(sl);
+    return SB_OK;
+}
+
+/* A paired point: its two binaries and every sample of both, tagged. */
+static int export_pairing(sb_db *db, const point_reads *r, int64_t pid, json_t *p, long *fixed,
+                          sb_err *e)
+{
+    sqlite3_stmt *sp = r->pairing, *spp = r->paired;
+    int rc = SB_OK, step;
+    sqlite3_bind_int64(sp, 1, pid);
+    if ((step = sqlite3_step(sp)) == SQLITE_ROW) {
+        json_t *pr = json_object(), *all = json_array(), *side = json_array(), *pair = json_array();
+        json_object_set_new(p, "pairing", pr);
+        if ((rc = put(pr, "mode", column_json(sp, 0, 'T', fixed), e)) ||
+            (rc = put(pr, "baseline", column_json(sp, 1, 'T', fixed), e)) ||
+            (rc = put(pr, "candidate", column_json(sp, 2, 'T', fixed), e)) ||
+            (rc = put(pr, "samples", all, e)) || (rc = put(pr, "side", side, e)) ||
+            (rc = put(pr, "pair", pair, e)))
+            return rc;
+        sqlite3_bind_int64(spp, 1, pid);
+        while ((step = sqlite3_step(spp)) == SQLITE_ROW) {
+            json_t *x = json_real(sqlite3_column_double(spp, 0));
+            if (!x || json_array_append_new(all, x) ||
+                json_array_append_new(side, json_integer(sqlite3_column_int(spp, 1))) ||
+                json_array_append_new(pair, json_integer(sqlite3_column_int(spp, 2)))) {
+                rc = sb_errf(e, SB_EFAIL, "point %lld: a paired sample cannot be exported",
+                             (long long)pid);
+                break;
+            }
+        }
+        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading paired samples");
+        sqlite3_reset(spp);
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading pairing");
+    }
+    sqlite3_reset(sp);
+    return rc;
+}
+
+/* One point row of st (id, sweep uuid, machine fingerprint, then
+ * g_point_cols), with its samples, metrics, log and pairing. */
+static int export_point(sb_db *db, sqlite3_stmt *st, const point_reads *r, json_t *points,
+                        long *fixed, sb_err *e)
+{
+    int64_t pid = sqlite3_column_int64(st, 0);
+    int rc;
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+        return sb_errf(e, SB_EFAIL,
+                       "point %lld belongs to no sweep in the database: it cannot"
+                       " be exported",
+                       (long long)pid);
+    json_t *p = json_object();
+    json_array_append_new(points, p);
+    if ((rc = put(p, "uuid", column_json(st, 3, 'T', fixed), e)) ||
+        (rc = put(p, "sweep", column_json(st, 1, 'T', fixed), e)) ||
+        (rc = put(p, "machine", column_json(st, 2, 'T', fixed), e)))
+        return rc;
+    for (int i = 1; i < NCOLS(g_point_cols) && !rc; i++)
+        rc = put(p, g_point_cols[i].name, column_json(st, 3 + i, g_point_cols[i].type, fixed), e);
+    if (rc) return rc;
+    json_t *samples = json_array(), *metrics = json_array();
+    json_object_set_new(p, "samples", samples);
+    json_object_set_new(p, "metrics", metrics);
+    if ((rc = export_samples(db, r->samples, pid, samples, e)) ||
+        (rc = export_metrics(db, r->metrics, pid, metrics, fixed, e)) ||
+        (rc = export_log(db, r->log, pid, p, fixed, e)) ||
+        (rc = export_pairing(db, r, pid, p, fixed, e)))
+        return rc;
+    return SB_OK;
+}
+
+static int export_points(sb_db *db, int64_t sweep_id, json_t *points, long *fixed, sb_err *e)
+{
+    char sql[2048];
+    sqlite3_stmt *st = NULL;
+    point_reads r = {0};
+    int rc, step;
+    /* LEFT JOIN: a point whose sweep is gone is named in an error, never
+     * left out of the export without a word */
+    strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
+    append_cols(sql, sizeof sql, "p.", g_point_cols, NCOLS(g_point_cols));
+    strcat(sql,
+           " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+           " LEFT JOIN machine m ON m.id = p.machine_id"
+           " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e)) || (rc = point_reads_prepare(db, &r, e)))
+        goto out;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = export_point(db, st, &r, points, fixed, e))) goto out;
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
+out:
+    sqlite3_finalize(st);
+    point_reads_finalize(&r);
+    return rc;
+}
+
 int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_err *e)
 {
     *out = NULL;
     long fixed = 0;
-    char sql[2048];
-    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL, *sl = NULL, *sp = NULL, *spp = NULL;
     json_t *doc = json_object(), *machines = json_array(), *sweeps = json_array(),
            *points = json_array();
     char now[32];
@@ -170,188 +423,10 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
     json_object_set_new(doc, "machines", machines);
     json_object_set_new(doc, "sweeps", sweeps);
     json_object_set_new(doc, "points", points);
-    int rc = SB_OK, step;
-
-    /* machines: those the selected sweeps or points refer to (all when whole) */
-    strcpy(sql, "SELECT ");
-    append_cols(sql, sizeof sql, "", g_machine_cols, NCOLS(g_machine_cols));
-    strcat(sql,
-           " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
-           " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        json_t *m = json_object();
-        json_array_append_new(machines, m);
-        for (int i = 0; i < NCOLS(g_machine_cols) && !rc; i++)
-            rc = put(m, g_machine_cols[i].name, column_json(st, i, g_machine_cols[i].type, &fixed),
-                     e);
-        if (rc) goto out;
-    }
-    if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading machines");
-        goto out;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-
-    strcpy(sql, "SELECT ");
-    append_cols(sql, sizeof sql, "s.", g_sweep_cols, NCOLS(g_sweep_cols));
-    strcat(sql,
-           ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
-           " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        json_t *s = json_object();
-        json_array_append_new(sweeps, s);
-        for (int i = 0; i < NCOLS(g_sweep_cols) && !rc; i++)
-            rc = put(s, g_sweep_cols[i].name, column_json(st, i, g_sweep_cols[i].type, &fixed), e);
-        if (rc || (rc = put(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T', &fixed), e)))
-            goto out;
-    }
-    if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading sweeps");
-        goto out;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-
-    /* LEFT JOIN: a point whose sweep is gone is named in an error, never
-     * left out of the export without a word */
-    strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
-    append_cols(sql, sizeof sql, "p.", g_point_cols, NCOLS(g_point_cols));
-    strcat(sql,
-           " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
-           " LEFT JOIN machine m ON m.id = p.machine_id"
-           " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
-    if ((rc = sb_db_prepare(db, "prepare",
-                            "SELECT seconds FROM sample WHERE point_id = ?"
-                            " AND (side IS NULL OR side = 1) ORDER BY rep",
-                            &ss, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "SELECT mode, baseline, candidate FROM point_pairing"
-                            " WHERE point_id = ?",
-                            &sp, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
-                            " AND side IS NOT NULL ORDER BY rep",
-                            &spp, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "SELECT name, value, unit, projected, source FROM metric"
-                            " WHERE point_id = ? ORDER BY name",
-                            &sm, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
-                            " WHERE point_id = ?",
-                            &sl, e)))
-        goto out;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t pid = sqlite3_column_int64(st, 0);
-        if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
-            rc = sb_errf(e, SB_EFAIL,
-                         "point %lld belongs to no sweep in the database: it cannot"
-                         " be exported",
-                         (long long)pid);
-            goto out;
-        }
-        json_t *p = json_object();
-        json_array_append_new(points, p);
-        if ((rc = put(p, "uuid", column_json(st, 3, 'T', &fixed), e)) ||
-            (rc = put(p, "sweep", column_json(st, 1, 'T', &fixed), e)) ||
-            (rc = put(p, "machine", column_json(st, 2, 'T', &fixed), e)))
-            goto out;
-        for (int i = 1; i < NCOLS(g_point_cols) && !rc; i++)
-            rc = put(p, g_point_cols[i].name, column_json(st, 3 + i, g_point_cols[i].type, &fixed),
-                     e);
-        if (rc) goto out;
-        json_t *samples = json_array(), *metrics = json_array();
-        json_object_set_new(p, "samples", samples);
-        json_object_set_new(p, "metrics", metrics);
-        sqlite3_bind_int64(ss, 1, pid);
-        while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
-            json_t *x = json_real(sqlite3_column_double(ss, 0));
-            if (!x || json_array_append_new(samples, x)) {
-                rc = sb_errf(e, SB_EFAIL,
-                             "point %lld: a sample is not a finite number: it cannot"
-                             " be exported",
-                             (long long)pid);
-                break;
-            }
-        }
-        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
-        sqlite3_reset(ss);
-        if (rc) goto out;
-        sqlite3_bind_int64(sm, 1, pid);
-        while (!rc && (step = sqlite3_step(sm)) == SQLITE_ROW) {
-            json_t *m = json_object();
-            json_array_append_new(metrics, m);
-            if (!(rc = put(m, "name", column_json(sm, 0, 'T', &fixed), e)) &&
-                !(rc = put(m, "value", json_real(sqlite3_column_double(sm, 1)), e)) &&
-                !(rc = put(m, "unit", column_json(sm, 2, 'T', &fixed), e)) &&
-                !(rc = put(m, "projected", json_integer(sqlite3_column_int(sm, 3)), e)))
-                rc = put(m, "source", column_json(sm, 4, 'T', &fixed), e);
-        }
-        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading metrics");
-        sqlite3_reset(sm);
-        if (rc) goto out;
-        sqlite3_bind_int64(sl, 1, pid);
-        if ((step = sqlite3_step(sl)) == SQLITE_ROW) {
-            json_t *lg = json_object();
-            json_object_set_new(p, "log", lg);
-            if ((rc = put(lg, "stdout", column_json(sl, 0, 'T', &fixed), e)) ||
-                (rc = put(lg, "stdout_bytes", json_integer(sqlite3_column_int64(sl, 1)), e)) ||
-                (rc = put(lg, "stderr", column_json(sl, 2, 'T', &fixed), e)) ||
-                (rc = put(lg, "stderr_bytes", json_integer(sqlite3_column_int64(sl, 3)), e)))
-                goto out;
-        } else if (step != SQLITE_DONE) {
-            rc = sb_db_fail(e, db, "reading worker output");
-            goto out;
-        }
-        sqlite3_reset(sl);
-        /* a paired point: its two binaries and every sample of both, tagged */
-        sqlite3_bind_int64(sp, 1, pid);
-        if ((step = sqlite3_step(sp)) == SQLITE_ROW) {
-            json_t *pr = json_object(), *all = json_array(), *side = json_array(),
-                   *pair = json_array();
-            json_object_set_new(p, "pairing", pr);
-            if ((rc = put(pr, "mode", column_json(sp, 0, 'T', &fixed), e)) ||
-                (rc = put(pr, "baseline", column_json(sp, 1, 'T', &fixed), e)) ||
-                (rc = put(pr, "candidate", column_json(sp, 2, 'T', &fixed), e)) ||
-                (rc = put(pr, "samples", all, e)) || (rc = put(pr, "side", side, e)) ||
-                (rc = put(pr, "pair", pair, e)))
-                goto out;
-            sqlite3_bind_int64(spp, 1, pid);
-            while ((step = sqlite3_step(spp)) == SQLITE_ROW) {
-                json_t *x = json_real(sqlite3_column_double(spp, 0));
-                if (!x || json_array_append_new(all, x) ||
-                    json_array_append_new(side, json_integer(sqlite3_column_int(spp, 1))) ||
-                    json_array_append_new(pair, json_integer(sqlite3_column_int(spp, 2)))) {
-                    rc = sb_errf(e, SB_EFAIL, "point %lld: a paired sample cannot be exported",
-                                 (long long)pid);
-                    break;
-                }
-            }
-            if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading paired samples");
-            sqlite3_reset(spp);
-        } else if (step != SQLITE_DONE) {
-            rc = sb_db_fail(e, db, "reading pairing");
-        }
-        sqlite3_reset(sp);
-        if (rc) goto out;
-        sqlite3_reset(sl);
-    }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
-out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(ss);
-    sqlite3_finalize(sm);
-    sqlite3_finalize(sl);
-    sqlite3_finalize(sp);
-    sqlite3_finalize(spp);
-    if (rc) {
+    int rc;
+    if ((rc = export_machines(db, sweep_id, machines, &fixed, e)) ||
+        (rc = export_sweeps(db, sweep_id, sweeps, &fixed, e)) ||
+        (rc = export_points(db, sweep_id, points, &fixed, e))) {
         json_decref(doc);
         return rc;
     }
@@ -518,7 +593,10 @@ static int check_log(json_t *lg, const char *name, const char *where, sb_err *e)
     return SB_OK;
 }
 
-static int validate(json_t *doc, const char *name, sb_err *e)
+/* The head of an export: its format, a version this sprbench reads, and the
+ * three arrays. */
+static int validate_head(json_t *doc, const char *name, json_t **machines, json_t **sweeps,
+                         json_t **points, sb_err *e)
 {
     if (!json_is_object(doc)) return sb_errf(e, SB_EUSAGE, "%s: not a JSON object", name);
     const char *fmt = str_or_null(doc, "format");
@@ -530,15 +608,20 @@ static int validate(json_t *doc, const char *name, sb_err *e)
         json_integer_value(ver) > SB_EXPORT_VERSION)
         return sb_errf(e, SB_EUSAGE, "%s: unsupported export version (this sprbench reads 1 to %d)",
                        name, SB_EXPORT_VERSION);
-    json_t *machines, *sweeps, *points;
     int rc;
-    if ((rc = array_field(doc, "machines", name, &machines, e)) ||
-        (rc = array_field(doc, "sweeps", name, &sweeps, e)) ||
-        (rc = array_field(doc, "points", name, &points, e)))
+    if ((rc = array_field(doc, "machines", name, machines, e)) ||
+        (rc = array_field(doc, "sweeps", name, sweeps, e)) ||
+        (rc = array_field(doc, "points", name, points, e)))
         return rc;
+    return SB_OK;
+}
+
+static int validate_machines(json_t *machines, const char *name, sb_err *e)
+{
     char where[64];
     size_t i, j;
-    json_t *o, *v;
+    json_t *o;
+    int rc;
     json_array_foreach(machines, i, o)
     {
         snprintf(where, sizeof where, "machines[%zu]", i);
@@ -556,7 +639,28 @@ static int validate(json_t *doc, const char *name, sb_err *e)
                 return sb_errf(e, SB_EUSAGE, "%s: %s: fingerprint %s listed twice", name, where,
                                fp);
     }
+    return SB_OK;
+}
+
+/* A sweep's or a point's "machine": absent, null or a listed fingerprint. */
+static int check_machine_ref(json_t *o, json_t *machines, const char *name, const char *where,
+                             sb_err *e)
+{
+    json_t *m = json_object_get(o, "machine");
+    if (m && !json_is_null(m) &&
+        (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m))))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines", name,
+                       where);
+    return SB_OK;
+}
+
+static int validate_sweeps(json_t *sweeps, json_t *machines, const char *name, sb_err *e)
+{
     static const char *const sweep_extra[] = {"machine", NULL};
+    char where[64];
+    size_t i, j;
+    json_t *o;
+    int rc;
     json_array_foreach(sweeps, i, o)
     {
         snprintf(where, sizeof where, "sweeps[%zu]", i);
@@ -572,11 +676,7 @@ static int validate(json_t *doc, const char *name, sb_err *e)
         for (j = 0; j < i; j++)
             if (!strcmp(uuid, str_or_null(json_array_get(sweeps, j), "uuid")))
                 return sb_errf(e, SB_EUSAGE, "%s: %s: uuid %s listed twice", name, where, uuid);
-        json_t *m = json_object_get(o, "machine");
-        if (m && !json_is_null(m) &&
-            (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m))))
-            return sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines",
-                           name, where);
+        if ((rc = check_machine_ref(o, machines, name, where, e))) return rc;
         const char *wl = str_or_null(o, "workload"), *ss = str_or_null(o, "status");
         char q[256];
         if (wl && !sb_db_workload_known(wl))
@@ -588,159 +688,160 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "%s: %s.status: '%s' is not running, done or interrupted",
                            name, where, QUOTE(q, ss));
     }
+    return SB_OK;
+}
+
+/* A point's words: status, workload, ranks, dtype, shape. */
+static int check_point_words(json_t *o, const char *name, const char *where, sb_err *e)
+{
+    const char *status = str_or_null(o, "status");
+    char q[256];
+    if (!status || !sb_db_point_status_known(status))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.status: %s%s%s is not one of pending, running, ok,"
+                       " skipped, failed, timeout, interrupted, projected",
+                       name, where, status ? "'" : "", status ? QUOTE(q, status) : "missing",
+                       status ? "'" : "");
+    const char *wl = str_or_null(o, "workload");
+    if (!wl || !sb_db_workload_known(wl)) {
+        char known[256]; /* the workload table's names, never a list kept by hand */
+        sb_db_workload_names(known, sizeof known);
+        return sb_errf(e, SB_EUSAGE, "%s: %s.workload: %s%s%s is not one of %s", name, where,
+                       wl ? "'" : "", wl ? QUOTE(q, wl) : "missing", wl ? "'" : "", known);
+    }
+    /* each of ppn and nodes has its range; their product is the ranks,
+     * which every reader multiplies in an int */
+    json_t *jp = json_object_get(o, "ppn"), *jn = json_object_get(o, "nodes");
+    long long ranks = (json_is_integer(jp) ? json_integer_value(jp) : 1) *
+                      (json_is_integer(jn) ? json_integer_value(jn) : 1);
+    if (ranks > SB_DB_MAX_RANKS)
+        return sb_errf(e, SB_EUSAGE, "%s: %s: ppn x nodes is %lld ranks, more than %d", name, where,
+                       ranks, SB_DB_MAX_RANKS);
+    const char *dt = str_or_null(o, "dtype"), *shape = str_or_null(o, "shape");
+    if (dt && dt[0] && !is_token(dt, SB_DB_MAX_WORD))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.dtype: '%s' is not a dtype word", name, where,
+                       QUOTE(q, dt));
+    if (shape && !sb_db_shape_valid(shape))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.shape: '%s' is neither MxNxK[:NN|NT|TN|TT]"
+                       "[+prepack] nor key=value pairs",
+                       name, where, QUOTE(q, shape));
+    return SB_OK;
+}
+
+/* A point's raw samples: seconds in range; a measured point has some. */
+static int check_point_samples(json_t *o, const char *name, const char *where, sb_err *e)
+{
+    size_t j;
+    json_t *v;
+    json_t *samples = json_object_get(o, "samples");
+    if (samples && !json_is_array(samples))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.samples: must be an array", name, where);
+    json_array_foreach(samples, j, v)
+    {
+        double x = json_number_value(v);
+        if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS)
+            return sb_errf(e, SB_EUSAGE, "%s: %s.samples[%zu]: not a number of seconds in [0, %g]",
+                           name, where, j, MAX_SAMPLE_SECONDS);
+    }
+    /* a measured point is its raw samples (the peak probe reports rates
+     * only; projected points were never run) */
+    if (!strcmp(str_or_null(o, "status"), "ok") && strcmp(str_or_null(o, "workload"), "peak") &&
+        json_array_size(samples) == 0)
+        return sb_errf(e, SB_EUSAGE, "%s: %s: status ok without samples", name, where);
+    return SB_OK;
+}
+
+/* One metric of a point's list (j its index): name, value, unit, source,
+ * projected, and a name not listed before it. */
+static int check_metric(json_t *metrics, size_t j, const char *name, const char *where, sb_err *e)
+{
+    json_t *v = json_array_get(metrics, j);
+    json_t *val = json_object_get(v, "value"), *proj = json_object_get(v, "projected");
+    const char *mn = str_or_null(v, "name");
+    json_t *unit = json_object_get(v, "unit"), *src = json_object_get(v, "source");
+    if (!json_is_object(v) || !mn || !is_token(mn, 128))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.metrics[%zu].name: missing or not [A-Za-z0-9_.:-]{1,128}", name,
+                       where, j);
+    if (!json_is_number(val) || !isfinite(json_number_value(val)) ||
+        fabs(json_number_value(val)) > MAX_METRIC_ABS)
+        return sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu].value: not a finite number", name, where,
+                       j);
+    if ((proj && !json_is_null(proj) && !json_is_boolean(proj) &&
+         !(json_is_integer(proj) &&
+           (json_integer_value(proj) == 0 || json_integer_value(proj) == 1))) ||
+        (unit && !json_is_null(unit) &&
+         (!json_is_string(unit) ||
+          sb_text_checkn(json_string_value(unit), json_string_length(unit), 64, "", NULL))) ||
+        (src && !json_is_null(src) &&
+         (!json_is_string(src) ||
+          sb_text_checkn(json_string_value(src), json_string_length(src), SB_DB_MAX_REASON, "",
+                         NULL))))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.metrics[%zu]: unit/source must be short strings"
+                       " and projected 0, 1 or a boolean",
+                       name, where, j);
+    for (size_t k = 0; k < j; k++)
+        if (!strcmp(mn, str_or_null(json_array_get(metrics, k), "name")))
+            return sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu]: metric '%s' listed twice", name,
+                           where, j, mn);
+    return SB_OK;
+}
+
+/* points[i]: its columns and words, the sweep and machine it names, its
+ * samples, log, pairing and metrics. */
+static int validate_point(json_t *o, const char *where, json_t *sweeps, json_t *machines,
+                          const char *name, sb_err *e)
+{
     static const char *const point_extra[] = {"sweep", "machine", "samples", "metrics",
                                               "log",   "pairing", NULL};
+    int rc;
+    if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
+    if ((rc = check_known_keys(o, g_point_cols, NCOLS(g_point_cols), point_extra, name, where,
+                               e)) ||
+        (rc = check_cols(o, g_point_cols, NCOLS(g_point_cols), name, where, e)))
+        return rc;
+    const char *uuid = str_or_null(o, "uuid");
+    if (!uuid || !is_uuid(uuid))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.uuid: missing or not 32 lowercase hex digits", name,
+                       where);
+    if ((rc = check_point_words(o, name, where, e))) return rc;
+    const char *sw = str_or_null(o, "sweep");
+    if (!sw || !listed(sweeps, "uuid", sw))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.sweep: not a sweep uuid listed in sweeps", name,
+                       where);
+    if ((rc = check_machine_ref(o, machines, name, where, e)) ||
+        (rc = check_point_samples(o, name, where, e)) ||
+        (rc = check_log(json_object_get(o, "log"), name, where, e)))
+        return rc;
+    char pwhere[300];
+    snprintf(pwhere, sizeof pwhere, "%s: %s.pairing", name, where);
+    if ((rc = sb_db_check_pairing(json_object_get(o, "pairing"), pwhere, e))) return rc;
+    json_t *metrics = json_object_get(o, "metrics");
+    if (metrics && !json_is_array(metrics))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
+    for (size_t j = 0; j < json_array_size(metrics); j++)
+        if ((rc = check_metric(metrics, j, name, where, e))) return rc;
+    return SB_OK;
+}
+
+static int validate_points(json_t *points, json_t *sweeps, json_t *machines, const char *name,
+                           sb_err *e)
+{
     /* uuids are checked for duplicates through a sorted copy: documents can hold
      * many points and a quadratic scan would let an import stall. */
     const char **uuids = calloc(json_array_size(points) + 1, sizeof *uuids);
     if (!uuids) return sb_errf(e, SB_EFAIL, "out of memory");
-    rc = SB_OK;
+    int rc = SB_OK;
+    char where[64];
+    size_t i;
+    json_t *o;
     json_array_foreach(points, i, o)
     {
         snprintf(where, sizeof where, "points[%zu]", i);
-        if (!json_is_object(o)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
-            break;
-        }
-        if ((rc = check_known_keys(o, g_point_cols, NCOLS(g_point_cols), point_extra, name, where,
-                                   e)) ||
-            (rc = check_cols(o, g_point_cols, NCOLS(g_point_cols), name, where, e)))
-            break;
-        const char *uuid = str_or_null(o, "uuid");
-        if (!uuid || !is_uuid(uuid)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.uuid: missing or not 32 lowercase hex digits", name,
-                         where);
-            break;
-        }
-        uuids[i] = uuid;
-        const char *status = str_or_null(o, "status");
-        char q[256];
-        if (!status || !sb_db_point_status_known(status)) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         "%s: %s.status: %s%s%s is not one of pending, running, ok,"
-                         " skipped, failed, timeout, interrupted, projected",
-                         name, where, status ? "'" : "", status ? QUOTE(q, status) : "missing",
-                         status ? "'" : "");
-            break;
-        }
-        const char *wl = str_or_null(o, "workload");
-        if (!wl || !sb_db_workload_known(wl)) {
-            char known[256]; /* the workload table's names, never a list kept by hand */
-            sb_db_workload_names(known, sizeof known);
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.workload: %s%s%s is not one of %s", name, where,
-                         wl ? "'" : "", wl ? QUOTE(q, wl) : "missing", wl ? "'" : "", known);
-            break;
-        }
-        /* each of ppn and nodes has its range; their product is the ranks,
-         * which every reader multiplies in an int */
-        json_t *jp = json_object_get(o, "ppn"), *jn = json_object_get(o, "nodes");
-        long long ranks = (json_is_integer(jp) ? json_integer_value(jp) : 1) *
-                          (json_is_integer(jn) ? json_integer_value(jn) : 1);
-        if (ranks > SB_DB_MAX_RANKS) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s: ppn x nodes is %lld ranks, more than %d", name,
-                         where, ranks, SB_DB_MAX_RANKS);
-            break;
-        }
-        const char *dt = str_or_null(o, "dtype"), *shape = str_or_null(o, "shape");
-        if (dt && dt[0] && !is_token(dt, SB_DB_MAX_WORD)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.dtype: '%s' is not a dtype word", name, where,
-                         QUOTE(q, dt));
-            break;
-        }
-        if (shape && !sb_db_shape_valid(shape)) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         "%s: %s.shape: '%s' is neither MxNxK[:NN|NT|TN|TT]"
-                         "[+prepack] nor key=value pairs",
-                         name, where, QUOTE(q, shape));
-            break;
-        }
-        const char *sw = str_or_null(o, "sweep");
-        if (!sw || !listed(sweeps, "uuid", sw)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.sweep: not a sweep uuid listed in sweeps", name,
-                         where);
-            break;
-        }
-        json_t *m = json_object_get(o, "machine");
-        if (m && !json_is_null(m) &&
-            (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m)))) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines", name,
-                         where);
-            break;
-        }
-        json_t *samples = json_object_get(o, "samples");
-        if (samples && !json_is_array(samples)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.samples: must be an array", name, where);
-            break;
-        }
-        json_array_foreach(samples, j, v)
-        {
-            double x = json_number_value(v);
-            if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS) {
-                rc = sb_errf(e, SB_EUSAGE,
-                             "%s: %s.samples[%zu]: not a number of seconds in [0, %g]", name, where,
-                             j, MAX_SAMPLE_SECONDS);
-                break;
-            }
-        }
-        if (rc) break;
-        /* a measured point is its raw samples (the peak probe reports rates
-         * only; projected points were never run) */
-        if (!strcmp(status, "ok") && strcmp(wl, "peak") && json_array_size(samples) == 0) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s: status ok without samples", name, where);
-            break;
-        }
-        if ((rc = check_log(json_object_get(o, "log"), name, where, e))) break;
-        char pwhere[300];
-        snprintf(pwhere, sizeof pwhere, "%s: %s.pairing", name, where);
-        if ((rc = sb_db_check_pairing(json_object_get(o, "pairing"), pwhere, e))) break;
-        json_t *metrics = json_object_get(o, "metrics");
-        if (metrics && !json_is_array(metrics)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
-            break;
-        }
-        json_array_foreach(metrics, j, v)
-        {
-            json_t *val = json_object_get(v, "value"), *proj = json_object_get(v, "projected");
-            const char *mn = str_or_null(v, "name");
-            json_t *unit = json_object_get(v, "unit"), *src = json_object_get(v, "source");
-            if (!json_is_object(v) || !mn || !is_token(mn, 128)) {
-                rc = sb_errf(e, SB_EUSAGE,
-                             "%s: %s.metrics[%zu].name: missing or not [A-Za-z0-9_.:-]{1,128}",
-                             name, where, j);
-                break;
-            }
-            if (!json_is_number(val) || !isfinite(json_number_value(val)) ||
-                fabs(json_number_value(val)) > MAX_METRIC_ABS) {
-                rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu].value: not a finite number", name,
-                             where, j);
-                break;
-            }
-            if ((proj && !json_is_null(proj) && !json_is_boolean(proj) &&
-                 !(json_is_integer(proj) &&
-                   (json_integer_value(proj) == 0 || json_integer_value(proj) == 1))) ||
-                (unit && !json_is_null(unit) &&
-                 (!json_is_string(unit) ||
-                  sb_text_checkn(json_string_value(unit), json_string_length(unit), 64, "",
-                                 NULL))) ||
-                (src && !json_is_null(src) &&
-                 (!json_is_string(src) ||
-                  sb_text_checkn(json_string_value(src), json_string_length(src), SB_DB_MAX_REASON,
-                                 "", NULL)))) {
-                rc = sb_errf(e, SB_EUSAGE,
-                             "%s: %s.metrics[%zu]: unit/source must be short strings"
-                             " and projected 0, 1 or a boolean",
-                             name, where, j);
-                break;
-            }
-            for (size_t k = 0; k < j; k++)
-                if (!strcmp(mn, str_or_null(json_array_get(metrics, k), "name"))) {
-                    rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu]: metric '%s' listed twice",
-                                 name, where, j, mn);
-                    break;
-                }
-            if (rc) break;
-        }
-        if (rc) break;
+        if ((rc = validate_point(o, where, sweeps, machines, name, e))) break;
+        uuids[i] = str_or_null(o, "uuid");
     }
     if (!rc) {
         size_t n = json_array_size(points);
@@ -753,6 +854,18 @@ static int validate(json_t *doc, const char *name, sb_err *e)
     }
     free(uuids);
     return rc;
+}
+
+static int validate(json_t *doc, const char *name, sb_err *e)
+{
+    json_t *machines = NULL, *sweeps = NULL, *points = NULL;
+    int rc;
+    if ((rc = validate_head(doc, name, &machines, &sweeps, &points, e)) ||
+        (rc = validate_machines(machines, name, e)) ||
+        (rc = validate_sweeps(sweeps, machines, name, e)) ||
+        (rc = validate_points(points, sweeps, machines, name, e)))
+        return rc;
+    return SB_OK;
 }
 
 /* ---- import: writing ---- */
