@@ -941,169 +941,238 @@ static int unfinished(const char *status)
         !strcmp(status, "interrupted");
 }
 
+/* An import's statements and what it has mapped so far: fingerprint and
+ * sweep uuid to the row here. */
+typedef struct writer {
+    sb_db *db;
+    sb_import_stats *st;
+    fp_map *mmap, *smap;
+    size_t nm, ns;
+    sqlite3_stmt *find_m, *find_s, *find_p, *ins_m, *ins_s, *ins_p, *ins_sample, *ins_pairing,
+        *ins_metric, *status_p, *del_p, *ins_log;
+} writer;
+
+static int writer_prepare(writer *w, sb_err *e)
+{
+    sb_db *db = w->db;
+    char sql[2048];
+    int rc;
+    if ((rc = sb_db_prepare(db, "prepare", "SELECT id FROM machine WHERE fingerprint = ?",
+                            &w->find_m, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM sweep WHERE uuid = ?", &w->find_s, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM point WHERE uuid = ?", &w->find_p, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT status FROM point WHERE id = ?", &w->status_p,
+                            e)) ||
+        (rc = sb_db_prepare(db, "prepare", "DELETE FROM point WHERE id = ?", &w->del_p, e)))
+        return rc;
+    insert_sql(sql, sizeof sql, "machine", g_machine_cols, NCOLS(g_machine_cols), "", 0);
+    if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_m, e))) return rc;
+    insert_sql(sql, sizeof sql, "sweep", g_sweep_cols, NCOLS(g_sweep_cols), ", machine_id", 1);
+    if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_s, e))) return rc;
+    insert_sql(sql, sizeof sql, "point", g_point_cols, NCOLS(g_point_cols),
+               ", sweep_id, machine_id", 2);
+    if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_p, e))) return rc;
+    if ((rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO sample (point_id, rep, seconds, side, pair)"
+                            " VALUES (?,?,?,?,?)",
+                            &w->ins_sample, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
+                            " VALUES (?,?,?,?)",
+                            &w->ins_pairing, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+                            " VALUES (?,?,?,?,?,?)",
+                            &w->ins_metric, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
+                            " stderr, stderr_bytes) VALUES (?,?,?,?,?)",
+                            &w->ins_log, e)))
+        return rc;
+    return SB_OK;
+}
+
+static void writer_finalize(writer *w)
+{
+    sqlite3_finalize(w->find_m);
+    sqlite3_finalize(w->find_s);
+    sqlite3_finalize(w->find_p);
+    sqlite3_finalize(w->ins_m);
+    sqlite3_finalize(w->ins_s);
+    sqlite3_finalize(w->ins_p);
+    sqlite3_finalize(w->ins_sample);
+    sqlite3_finalize(w->ins_pairing);
+    sqlite3_finalize(w->ins_metric);
+    sqlite3_finalize(w->status_p);
+    sqlite3_finalize(w->del_p);
+    sqlite3_finalize(w->ins_log);
+    free(w->mmap);
+    free(w->smap);
+}
+
+/* Each machine: the row of that fingerprint here, else a new one. */
+static int write_machines(writer *w, json_t *machines, sb_err *e)
+{
+    size_t i;
+    json_t *o;
+    int rc;
+    json_array_foreach(machines, i, o)
+    {
+        const char *fp = str_or_null(o, "fingerprint");
+        if ((rc = lookup_id(w->db, w->find_m, fp, &w->mmap[i].id, e))) return rc;
+        w->mmap[i].fp = fp;
+        if (w->mmap[i].id) continue;
+        for (int c = 0; c < NCOLS(g_machine_cols); c++)
+            bind_json(w->ins_m, c + 1, json_object_get(o, g_machine_cols[c].name));
+        if ((rc = step_done(w->db, w->ins_m, e, "machine insert"))) return rc;
+        w->mmap[i].id = sqlite3_last_insert_rowid(sb_db_handle(w->db));
+        w->st->machines_added++;
+    }
+    return SB_OK;
+}
+
+/* Each sweep: the row of that uuid here, else a new one on its machine. */
+static int write_sweeps(writer *w, json_t *sweeps, sb_err *e)
+{
+    size_t i;
+    json_t *o;
+    int rc;
+    json_array_foreach(sweeps, i, o)
+    {
+        const char *uuid = str_or_null(o, "uuid");
+        if ((rc = lookup_id(w->db, w->find_s, uuid, &w->smap[i].id, e))) return rc;
+        w->smap[i].fp = uuid;
+        if (w->smap[i].id) continue;
+        for (int c = 0; c < NCOLS(g_sweep_cols); c++)
+            bind_json(w->ins_s, c + 1, json_object_get(o, g_sweep_cols[c].name));
+        int64_t mid = map_find(w->mmap, w->nm, str_or_null(o, "machine"));
+        if (mid) sqlite3_bind_int64(w->ins_s, NCOLS(g_sweep_cols) + 1, mid);
+        if ((rc = step_done(w->db, w->ins_s, e, "sweep insert"))) return rc;
+        w->smap[i].id = sqlite3_last_insert_rowid(sb_db_handle(w->db));
+        w->st->sweeps_added++;
+    }
+    return SB_OK;
+}
+
+/* Whether point o is to be written: a new uuid is (*skip 0); one present
+ * here is kept (*skip 1) unless the copy here is unfinished and o is not,
+ * and then the one here is deleted for o to replace it. */
+static int point_take(writer *w, json_t *o, int *skip, sb_err *e)
+{
+    int64_t pid;
+    int rc;
+    *skip = 0;
+    if ((rc = lookup_id(w->db, w->find_p, str_or_null(o, "uuid"), &pid, e))) return rc;
+    if (!pid) {
+        w->st->points_added++;
+        return SB_OK;
+    }
+    /* The same point finished since the copy here was made (a resumed
+     * sweep exported again): the finished one replaces the unfinished. */
+    int here_open = 0;
+    sqlite3_bind_int64(w->status_p, 1, pid);
+    int step = sqlite3_step(w->status_p);
+    if (step == SQLITE_ROW)
+        here_open = unfinished((const char *)sqlite3_column_text(w->status_p, 0));
+    sqlite3_reset(w->status_p);
+    if (step != SQLITE_ROW && step != SQLITE_DONE) return sb_db_fail(e, w->db, "point lookup");
+    if (!here_open || unfinished(str_or_null(o, "status"))) {
+        w->st->points_present++;
+        *skip = 1;
+        return SB_OK;
+    }
+    sqlite3_bind_int64(w->del_p, 1, pid);
+    if ((rc = step_done(w->db, w->del_p, e, "point replace"))) return rc;
+    w->st->points_updated++;
+    return SB_OK;
+}
+
+/* Point o's metrics and worker output, under row pid. */
+static int write_point_metrics_log(writer *w, json_t *o, int64_t pid, sb_err *e)
+{
+    size_t j;
+    json_t *v;
+    int rc;
+    json_array_foreach(json_object_get(o, "metrics"), j, v)
+    {
+        json_t *proj = json_object_get(v, "projected");
+        sqlite3_bind_int64(w->ins_metric, 1, pid);
+        bind_json(w->ins_metric, 2, json_object_get(v, "name"));
+        sqlite3_bind_double(w->ins_metric, 3, json_number_value(json_object_get(v, "value")));
+        bind_json(w->ins_metric, 4, json_object_get(v, "unit"));
+        sqlite3_bind_int(w->ins_metric, 5,
+                         json_is_true(proj) || (json_is_integer(proj) && json_integer_value(proj)));
+        bind_json(w->ins_metric, 6, json_object_get(v, "source"));
+        if ((rc = step_done(w->db, w->ins_metric, e, "metric insert"))) return rc;
+        w->st->metrics_added++;
+    }
+    json_t *lg = json_object_get(o, "log");
+    if (json_is_object(lg)) {
+        sqlite3_bind_int64(w->ins_log, 1, pid);
+        bind_json(w->ins_log, 2, json_object_get(lg, "stdout"));
+        bind_json(w->ins_log, 3, json_object_get(lg, "stdout_bytes"));
+        bind_json(w->ins_log, 4, json_object_get(lg, "stderr"));
+        bind_json(w->ins_log, 5, json_object_get(lg, "stderr_bytes"));
+        if ((rc = step_done(w->db, w->ins_log, e, "point log insert"))) return rc;
+    }
+    return SB_OK;
+}
+
+/* Point o (unless present here already): its row on its sweep and machine,
+ * samples, pairing, metrics and worker output. */
+static int write_point(writer *w, json_t *o, sb_err *e)
+{
+    int skip, rc;
+    if ((rc = point_take(w, o, &skip, e)) || skip) return rc;
+    for (int c = 0; c < NCOLS(g_point_cols); c++)
+        bind_json(w->ins_p, c + 1, json_object_get(o, g_point_cols[c].name));
+    sqlite3_bind_int64(w->ins_p, NCOLS(g_point_cols) + 1,
+                       map_find(w->smap, w->ns, str_or_null(o, "sweep")));
+    int64_t mid = map_find(w->mmap, w->nm, str_or_null(o, "machine"));
+    if (mid) sqlite3_bind_int64(w->ins_p, NCOLS(g_point_cols) + 2, mid);
+    if ((rc = step_done(w->db, w->ins_p, e, "point insert"))) return rc;
+    int64_t pid = sqlite3_last_insert_rowid(sb_db_handle(w->db));
+    json_t *pairing = json_object_get(o, "pairing");
+    if ((rc = sb_db_insert_samples(w->db, w->ins_sample, pid, json_object_get(o, "samples"),
+                                   pairing, e)))
+        return rc;
+    w->st->samples_added += (long)json_array_size(pairing ? json_object_get(pairing, "samples")
+                                                          : json_object_get(o, "samples"));
+    if (pairing) {
+        sqlite3_bind_int64(w->ins_pairing, 1, pid);
+        bind_json(w->ins_pairing, 2, json_object_get(pairing, "mode"));
+        bind_json(w->ins_pairing, 3, json_object_get(pairing, "baseline"));
+        bind_json(w->ins_pairing, 4, json_object_get(pairing, "candidate"));
+        if ((rc = step_done(w->db, w->ins_pairing, e, "pairing insert"))) return rc;
+    }
+    return write_point_metrics_log(w, o, pid, e);
+}
+
 static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
 {
     json_t *machines = json_object_get(doc, "machines"), *sweeps = json_object_get(doc, "sweeps"),
            *points = json_object_get(doc, "points");
-    size_t nm = json_array_size(machines), ns = json_array_size(sweeps);
-    fp_map *mmap = calloc(nm + 1, sizeof *mmap), *smap = calloc(ns + 1, sizeof *smap);
-    sqlite3_stmt *find_m = NULL, *find_s = NULL, *find_p = NULL, *ins_m = NULL, *ins_s = NULL,
-                 *ins_p = NULL, *ins_sample = NULL, *ins_pairing = NULL, *ins_metric = NULL,
-                 *status_p = NULL, *del_p = NULL, *ins_log = NULL;
-    char sql[2048];
+    writer w = {.db = db, .st = st};
+    w.nm = json_array_size(machines);
+    w.ns = json_array_size(sweeps);
+    w.mmap = calloc(w.nm + 1, sizeof *w.mmap);
+    w.smap = calloc(w.ns + 1, sizeof *w.smap);
     int rc = SB_OK;
-    if (!mmap || !smap) {
+    if (!w.mmap || !w.smap) {
         rc = sb_errf(e, SB_EFAIL, "out of memory");
         goto out;
     }
-    if ((rc = sb_db_prepare(db, "prepare", "SELECT id FROM machine WHERE fingerprint = ?", &find_m,
-                            e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM sweep WHERE uuid = ?", &find_s, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM point WHERE uuid = ?", &find_p, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT status FROM point WHERE id = ?", &status_p,
-                            e)) ||
-        (rc = sb_db_prepare(db, "prepare", "DELETE FROM point WHERE id = ?", &del_p, e)))
+    if ((rc = writer_prepare(&w, e)) || (rc = write_machines(&w, machines, e)) ||
+        (rc = write_sweeps(&w, sweeps, e)))
         goto out;
-    insert_sql(sql, sizeof sql, "machine", g_machine_cols, NCOLS(g_machine_cols), "", 0);
-    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_m, e))) goto out;
-    insert_sql(sql, sizeof sql, "sweep", g_sweep_cols, NCOLS(g_sweep_cols), ", machine_id", 1);
-    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_s, e))) goto out;
-    insert_sql(sql, sizeof sql, "point", g_point_cols, NCOLS(g_point_cols),
-               ", sweep_id, machine_id", 2);
-    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_p, e))) goto out;
-    if ((rc = sb_db_prepare(db, "prepare",
-                            "INSERT INTO sample (point_id, rep, seconds, side, pair)"
-                            " VALUES (?,?,?,?,?)",
-                            &ins_sample, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
-                            " VALUES (?,?,?,?)",
-                            &ins_pairing, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                            " VALUES (?,?,?,?,?,?)",
-                            &ins_metric, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
-                            " stderr, stderr_bytes) VALUES (?,?,?,?,?)",
-                            &ins_log, e)))
-        goto out;
-
-    size_t i, j;
-    json_t *o, *v;
-    json_array_foreach(machines, i, o)
-    {
-        const char *fp = str_or_null(o, "fingerprint");
-        if ((rc = lookup_id(db, find_m, fp, &mmap[i].id, e))) goto out;
-        mmap[i].fp = fp;
-        if (mmap[i].id) continue;
-        for (int c = 0; c < NCOLS(g_machine_cols); c++)
-            bind_json(ins_m, c + 1, json_object_get(o, g_machine_cols[c].name));
-        if ((rc = step_done(db, ins_m, e, "machine insert"))) goto out;
-        mmap[i].id = sqlite3_last_insert_rowid(sb_db_handle(db));
-        st->machines_added++;
-    }
-    json_array_foreach(sweeps, i, o)
-    {
-        const char *uuid = str_or_null(o, "uuid");
-        if ((rc = lookup_id(db, find_s, uuid, &smap[i].id, e))) goto out;
-        smap[i].fp = uuid;
-        if (smap[i].id) continue;
-        for (int c = 0; c < NCOLS(g_sweep_cols); c++)
-            bind_json(ins_s, c + 1, json_object_get(o, g_sweep_cols[c].name));
-        int64_t mid = map_find(mmap, nm, str_or_null(o, "machine"));
-        if (mid) sqlite3_bind_int64(ins_s, NCOLS(g_sweep_cols) + 1, mid);
-        if ((rc = step_done(db, ins_s, e, "sweep insert"))) goto out;
-        smap[i].id = sqlite3_last_insert_rowid(sb_db_handle(db));
-        st->sweeps_added++;
-    }
+    size_t i;
+    json_t *o;
     json_array_foreach(points, i, o)
     {
-        int64_t pid;
-        if ((rc = lookup_id(db, find_p, str_or_null(o, "uuid"), &pid, e))) goto out;
-        if (pid) {
-            /* The same point finished since the copy here was made (a resumed
-             * sweep exported again): the finished one replaces the unfinished. */
-            int here_open = 0;
-            sqlite3_bind_int64(status_p, 1, pid);
-            int step = sqlite3_step(status_p);
-            if (step == SQLITE_ROW)
-                here_open = unfinished((const char *)sqlite3_column_text(status_p, 0));
-            sqlite3_reset(status_p);
-            if (step != SQLITE_ROW && step != SQLITE_DONE) {
-                rc = sb_db_fail(e, db, "point lookup");
-                goto out;
-            }
-            if (!here_open || unfinished(str_or_null(o, "status"))) {
-                st->points_present++;
-                continue;
-            }
-            sqlite3_bind_int64(del_p, 1, pid);
-            if ((rc = step_done(db, del_p, e, "point replace"))) goto out;
-            st->points_updated++;
-        } else {
-            st->points_added++;
-        }
-        for (int c = 0; c < NCOLS(g_point_cols); c++)
-            bind_json(ins_p, c + 1, json_object_get(o, g_point_cols[c].name));
-        sqlite3_bind_int64(ins_p, NCOLS(g_point_cols) + 1,
-                           map_find(smap, ns, str_or_null(o, "sweep")));
-        int64_t mid = map_find(mmap, nm, str_or_null(o, "machine"));
-        if (mid) sqlite3_bind_int64(ins_p, NCOLS(g_point_cols) + 2, mid);
-        if ((rc = step_done(db, ins_p, e, "point insert"))) goto out;
-        pid = sqlite3_last_insert_rowid(sb_db_handle(db));
-        json_t *pairing = json_object_get(o, "pairing");
-        if ((rc = sb_db_insert_samples(db, ins_sample, pid, json_object_get(o, "samples"), pairing,
-                                       e)))
-            goto out;
-        st->samples_added += (long)json_array_size(pairing ? json_object_get(pairing, "samples")
-                                                           : json_object_get(o, "samples"));
-        if (pairing) {
-            sqlite3_bind_int64(ins_pairing, 1, pid);
-            bind_json(ins_pairing, 2, json_object_get(pairing, "mode"));
-            bind_json(ins_pairing, 3, json_object_get(pairing, "baseline"));
-            bind_json(ins_pairing, 4, json_object_get(pairing, "candidate"));
-            if ((rc = step_done(db, ins_pairing, e, "pairing insert"))) goto out;
-        }
-        json_array_foreach(json_object_get(o, "metrics"), j, v)
-        {
-            json_t *proj = json_object_get(v, "projected");
-            sqlite3_bind_int64(ins_metric, 1, pid);
-            bind_json(ins_metric, 2, json_object_get(v, "name"));
-            sqlite3_bind_double(ins_metric, 3, json_number_value(json_object_get(v, "value")));
-            bind_json(ins_metric, 4, json_object_get(v, "unit"));
-            sqlite3_bind_int(ins_metric, 5,
-                             json_is_true(proj) ||
-                                 (json_is_integer(proj) && json_integer_value(proj)));
-            bind_json(ins_metric, 6, json_object_get(v, "source"));
-            if ((rc = step_done(db, ins_metric, e, "metric insert"))) goto out;
-            st->metrics_added++;
-        }
-        json_t *lg = json_object_get(o, "log");
-        if (json_is_object(lg)) {
-            sqlite3_bind_int64(ins_log, 1, pid);
-            bind_json(ins_log, 2, json_object_get(lg, "stdout"));
-            bind_json(ins_log, 3, json_object_get(lg, "stdout_bytes"));
-            bind_json(ins_log, 4, json_object_get(lg, "stderr"));
-            bind_json(ins_log, 5, json_object_get(lg, "stderr_bytes"));
-            if ((rc = step_done(db, ins_log, e, "point log insert"))) goto out;
-        }
+        if ((rc = write_point(&w, o, e))) goto out;
     }
 out:
-    sqlite3_finalize(find_m);
-    sqlite3_finalize(find_s);
-    sqlite3_finalize(find_p);
-    sqlite3_finalize(ins_m);
-    sqlite3_finalize(ins_s);
-    sqlite3_finalize(ins_p);
-    sqlite3_finalize(ins_sample);
-    sqlite3_finalize(ins_pairing);
-    sqlite3_finalize(ins_metric);
-    sqlite3_finalize(status_p);
-    sqlite3_finalize(del_p);
-    sqlite3_finalize(ins_log);
-    free(mmap);
-    free(smap);
+    writer_finalize(&w);
     return rc;
 }
 
