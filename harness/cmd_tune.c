@@ -125,7 +125,15 @@ static void print_note(void *ctx, const char *line)
     fflush(stdout);
 }
 
-int sb_cmd_tune(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct tune_opts {
+    const char *kernels[MAX_KERNELS], *shapes, *db, *file;
+    int nk, threads, verbose;
+    double seconds, min_gain;
+} tune_opts;
+
+/* Parses argv into *o. -1 to go on, else the exit status (--help: 0). */
+static int tune_parse(int argc, char **argv, tune_opts *o)
 {
     static const struct option opts[] = {{"kernel", required_argument, 0, 'K'},
                                          {"shapes", required_argument, 0, 'S'},
@@ -137,36 +145,38 @@ int sb_cmd_tune(int argc, char **argv)
                                          {"verbose", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *kernels[MAX_KERNELS], *shapes = "square,distilbert", *db = NULL, *file = NULL;
-    int nk = 0, threads = 0, verbose = 0, c;
-    double seconds = 120, min_gain = 2;
+    int c;
     long v;
     sb_err e = {0};
+    memset(o, 0, sizeof *o);
+    o->shapes = "square,distilbert";
+    o->seconds = 120;
+    o->min_gain = 2;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
         switch (c) {
         case 'K':
-            if (nk == MAX_KERNELS) return sb_cli_usage_error("tune", "--kernel: too many");
-            kernels[nk++] = optarg;
+            if (o->nk == MAX_KERNELS) return sb_cli_usage_error("tune", "--kernel: too many");
+            o->kernels[o->nk++] = optarg;
             break;
-        case 'S': shapes = optarg; break;
+        case 'S': o->shapes = optarg; break;
         case 's':
-            if (sb_parse_double(optarg, 0.001, 86400, "--seconds", &seconds, &e))
+            if (sb_parse_double(optarg, 0.001, 86400, "--seconds", &o->seconds, &e))
                 return sb_cli_report("tune", &e);
             break;
         case 't':
             if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e))
                 return sb_cli_report("tune", &e);
-            threads = (int)v;
+            o->threads = (int)v;
             break;
         case 'g':
-            if (sb_parse_double(optarg, 0, 50, "--min-gain", &min_gain, &e))
+            if (sb_parse_double(optarg, 0, 50, "--min-gain", &o->min_gain, &e))
                 return sb_cli_report("tune", &e);
             break;
-        case 'd': db = optarg; break;
-        case 'f': file = optarg; break;
-        case 'v': verbose = 1; break;
+        case 'd': o->db = optarg; break;
+        case 'f': o->file = optarg; break;
+        case 'v': o->verbose = 1; break;
         case 'h': tune_help(); return 0;
         default:
             return sb_cli_usage_error("tune", "unknown or incomplete option '%s' (see --help)",
@@ -174,21 +184,33 @@ int sb_cmd_tune(int argc, char **argv)
         }
     }
     if (optind < argc) return sb_cli_usage_error("tune", "unexpected argument '%s'", argv[optind]);
-    tshape sh[MAX_SHAPES];
-    int ns = 0;
-    if (parse_shapes(shapes, sh, &ns, &e)) return sb_cli_report("tune", &e);
-    for (int i = 0; i < nk; i++) {
-        const sb_kernel *k = sb_kernel_find(kernels[i]);
+    return -1;
+}
+
+/* Whether kernel k runs through the project's GEMM driver (has a blocking). */
+static int tunable(const sb_kernel *k)
+{
+    sb_gemm_desc d1 = {.transa = 'N', .transb = 'N', .m = 1, .n = 1, .k = 1};
+    sb_blocking b;
+    return sb_kernel_blocking(k, &d1, &b);
+}
+
+/* The checks before any work: the shapes (into sh, *ns), the kernels named,
+ * no SB_GEMM_KC/MC/NC. -1 to go on, else the exit status. */
+static int tune_check(const tune_opts *o, tshape *sh, int *ns)
+{
+    sb_err e = {0};
+    if (parse_shapes(o->shapes, sh, ns, &e)) return sb_cli_report("tune", &e);
+    for (int i = 0; i < o->nk; i++) {
+        const sb_kernel *k = sb_kernel_find(o->kernels[i]);
         if (!k)
-            return sb_cli_usage_error("tune", "unknown kernel '%s' (known: %s)", kernels[i],
+            return sb_cli_usage_error("tune", "unknown kernel '%s' (known: %s)", o->kernels[i],
                                       sb_kernel_names());
-        sb_gemm_desc d1 = {.transa = 'N', .transb = 'N', .m = 1, .n = 1, .k = 1};
-        sb_blocking b;
-        if (!sb_kernel_blocking(k, &d1, &b))
+        if (!tunable(k))
             return sb_cli_usage_error("tune",
                                       "%s does not run through the project's GEMM driver: "
                                       "nothing to tune",
-                                      kernels[i]);
+                                      o->kernels[i]);
     }
     for (const char *const *var =
              (const char *const[]){"SB_GEMM_KC", "SB_GEMM_MC", "SB_GEMM_NC", NULL};
@@ -200,19 +222,116 @@ int sb_cmd_tune(int argc, char **argv)
                                       "be tuned (unset it)",
                                       *var);
     }
+    return -1;
+}
+
+/* The tune file: --tune-file, else beside --db, else the default's. */
+static int tune_file_path(const tune_opts *o, const sb_sysinfo *si, char *path, size_t cap,
+                          sb_err *e)
+{
+    int rc;
+    if (o->file) {
+        if ((rc = sb_cli_check_path("--tune-file", o->file, e))) return rc;
+        snprintf(path, cap, "%s", o->file);
+        return SB_OK;
+    }
+    if (o->db) {
+        if ((rc = sb_cli_check_path("--db", o->db, e))) return rc;
+        return sb_tune_path(o->db, si->fingerprint, path, cap, e);
+    }
+    return sb_tuning_path(NULL, path, cap, e);
+}
+
+/* The tuned blocking of one kernel and shape class, into the table and the
+ * file (saved after every shape: an interrupted run keeps what it found). */
+static int tune_store(sb_tune_table *tbl, const char *path, const sb_tune_config *cfg, int cls,
+                      const sb_tune_result *r, sb_err *e)
+{
+    sb_tune_entry x = {.cls = cls,
+                       .b = r->best,
+                       .transa = cfg->transa,
+                       .transb = cfg->transb,
+                       .m = cfg->m,
+                       .n = cfg->n,
+                       .k = cfg->k,
+                       .threads = cfg->threads,
+                       .default_gflops = r->default_gflops,
+                       .tuned_gflops = r->tuned_gflops,
+                       .kept_default = r->kept_default};
+    snprintf(x.kernel, sizeof x.kernel, "%s", cfg->kernel);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(x.when, sizeof x.when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    int rc;
+    if ((rc = sb_tune_put(tbl, &x, e))) return rc;
+    return sb_tune_save(path, tbl, e);
+}
+
+enum { TUNED, TUNE_SKIPPED, TUNE_FAILED };
+
+/* Tunes kernel on shape s (of ns sharing the kernel's budget): its line,
+ * its entry stored. *outcome TUNED, TUNE_SKIPPED (the kernel cannot run
+ * here: its line on stderr) or TUNE_FAILED; SB_OK unless the work or the
+ * file failed (e says why). */
+static int tune_shape(const tune_opts *o, const char *kernel, const tshape *s, int ns,
+                      sb_tune_table *tbl, const char *path, int *outcome, sb_err *e)
+{
+    int t = s->threads ? s->threads : o->threads;
+    omp_set_num_threads(t);
+    sb_tune_config cfg = {.kernel = kernel,
+                          .transa = s->ta,
+                          .transb = s->tb,
+                          .m = s->m,
+                          .n = s->n,
+                          .k = s->k,
+                          .threads = t,
+                          .seconds = o->seconds / ns,
+                          .min_gain = o->min_gain / 100,
+                          .note = o->verbose ? print_note : NULL};
+    sb_tune_result r;
+    int cls = sb_shape_class(cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k);
+    char cname[16];
+    sb_shape_class_name(cls, cname, sizeof cname);
+    if (o->verbose)
+        printf("%s %c%c %dx%dx%d (%s) %d thread(s):\n", kernel, cfg.transa, cfg.transb, cfg.m,
+               cfg.n, cfg.k, cname, t);
+    fflush(stdout);
+    int rc;
+    if ((rc = sb_tune_run(&cfg, &r, e))) return rc;
+    if (!strcmp(r.status, "skipped")) {
+        fprintf(stderr, "sprbench tune: %s cannot run here: %s\n", kernel, r.reason);
+        *outcome = TUNE_SKIPPED;
+        return SB_OK;
+    }
+    if (strcmp(r.status, "ok")) {
+        fprintf(stderr, "sprbench tune: %s %s: %s\n", kernel, cname, r.reason);
+        *outcome = TUNE_FAILED;
+        return SB_OK;
+    }
+    char b[160];
+    sb_blocking_format(r.kept_default ? &r.default_run : &r.best_run, b, sizeof b);
+    printf("%-12s %c%c %5dx%5dx%5d %s %dt  default %7.1f  tuned %7.1f GFLOP/s  %+5.1f%%"
+           "  %s %s\n",
+           kernel, cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k, cname, t, r.default_gflops,
+           r.tuned_gflops, 100.0 * (r.tuned_gflops / r.default_gflops - 1),
+           r.kept_default ? "default" : "tuned", b);
+    fflush(stdout);
+    *outcome = TUNED;
+    return tune_store(tbl, path, &cfg, cls, &r, e);
+}
+
+int sb_cmd_tune(int argc, char **argv)
+{
+    tune_opts o;
+    tshape sh[MAX_SHAPES];
+    int ns = 0, rc;
+    sb_err e = {0};
+    if ((rc = tune_parse(argc, argv, &o)) >= 0 || (rc = tune_check(&o, sh, &ns)) >= 0) return rc;
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (!si) return sb_cli_usage_error("tune", "cannot read this machine's fingerprint");
     char path[1024];
-    if (file) {
-        if (sb_cli_check_path("--tune-file", file, &e)) return sb_cli_report("tune", &e);
-        snprintf(path, sizeof path, "%s", file);
-    } else if (db) {
-        if (sb_cli_check_path("--db", db, &e) ||
-            sb_tune_path(db, si->fingerprint, path, sizeof path, &e))
-            return sb_cli_report("tune", &e);
-    } else if (sb_tuning_path(NULL, path, sizeof path, &e)) {
-        return sb_cli_report("tune", &e);
-    }
+    if (tune_file_path(&o, si, path, sizeof path, &e)) return sb_cli_report("tune", &e);
     sb_tune_table tbl;
     int exists;
     if (sb_tune_load(path, si->fingerprint, &tbl, &exists, &e)) return sb_cli_report("tune", &e);
@@ -223,85 +342,26 @@ int sb_cmd_tune(int argc, char **argv)
         sb_tune_free(&tbl);
         return sb_cli_report("tune", &e);
     }
-    if (threads <= 0) threads = si->cores > 0 ? si->cores : 1;
-    if (nk == 0)
-        for (int i = 0; i < sb_kernel_count() && nk < MAX_KERNELS; i++) {
+    if (o.threads <= 0) o.threads = si->cores > 0 ? si->cores : 1;
+    if (o.nk == 0)
+        for (int i = 0; i < sb_kernel_count() && o.nk < MAX_KERNELS; i++) {
             const sb_kernel *k = sb_kernel_at(i);
-            sb_gemm_desc d1 = {.transa = 'N', .transb = 'N', .m = 1, .n = 1, .k = 1};
-            sb_blocking b;
             char why[256];
-            if (sb_kernel_blocking(k, &d1, &b) && k->probe(why, sizeof why))
-                kernels[nk++] = k->name;
+            if (tunable(k) && k->probe(why, sizeof why)) o.kernels[o.nk++] = k->name;
         }
     printf("tuning %d kernel(s) x %d shape class(es), %.0f s per kernel, %d thread(s); file %s\n",
-           nk, ns, seconds, threads, path);
+           o.nk, ns, o.seconds, o.threads, path);
     int failed = 0, ran = 0;
-    for (int i = 0; i < nk; i++) {
+    for (int i = 0; i < o.nk; i++) {
         for (int s = 0; s < ns; s++) {
-            int t = sh[s].threads ? sh[s].threads : threads;
-            omp_set_num_threads(t);
-            sb_tune_config cfg = {.kernel = kernels[i],
-                                  .transa = sh[s].ta,
-                                  .transb = sh[s].tb,
-                                  .m = sh[s].m,
-                                  .n = sh[s].n,
-                                  .k = sh[s].k,
-                                  .threads = t,
-                                  .seconds = seconds / ns,
-                                  .min_gain = min_gain / 100,
-                                  .note = verbose ? print_note : NULL};
-            sb_tune_result r;
-            int cls = sb_shape_class(cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k);
-            char cname[16];
-            sb_shape_class_name(cls, cname, sizeof cname);
-            if (verbose)
-                printf("%s %c%c %dx%dx%d (%s) %d thread(s):\n", kernels[i], cfg.transa, cfg.transb,
-                       cfg.m, cfg.n, cfg.k, cname, t);
-            fflush(stdout);
-            if (sb_tune_run(&cfg, &r, &e)) {
+            int outcome;
+            if (tune_shape(&o, o.kernels[i], &sh[s], ns, &tbl, path, &outcome, &e)) {
                 sb_tune_free(&tbl);
                 return sb_cli_report("tune", &e);
             }
-            if (!strcmp(r.status, "skipped")) {
-                fprintf(stderr, "sprbench tune: %s cannot run here: %s\n", kernels[i], r.reason);
-                break;
-            }
+            if (outcome == TUNE_SKIPPED) break;
             ran = 1;
-            if (strcmp(r.status, "ok")) {
-                fprintf(stderr, "sprbench tune: %s %s: %s\n", kernels[i], cname, r.reason);
-                failed = 1;
-                continue;
-            }
-            char b[160];
-            sb_blocking_format(r.kept_default ? &r.default_run : &r.best_run, b, sizeof b);
-            printf("%-12s %c%c %5dx%5dx%5d %s %dt  default %7.1f  tuned %7.1f GFLOP/s  %+5.1f%%"
-                   "  %s %s\n",
-                   kernels[i], cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k, cname, t,
-                   r.default_gflops, r.tuned_gflops,
-                   100.0 * (r.tuned_gflops / r.default_gflops - 1),
-                   r.kept_default ? "default" : "tuned", b);
-            fflush(stdout);
-            sb_tune_entry x = {.cls = cls,
-                               .b = r.best,
-                               .transa = cfg.transa,
-                               .transb = cfg.transb,
-                               .m = cfg.m,
-                               .n = cfg.n,
-                               .k = cfg.k,
-                               .threads = t,
-                               .default_gflops = r.default_gflops,
-                               .tuned_gflops = r.tuned_gflops,
-                               .kept_default = r.kept_default};
-            snprintf(x.kernel, sizeof x.kernel, "%s", kernels[i]);
-            time_t now = time(NULL);
-            struct tm tm;
-            gmtime_r(&now, &tm);
-            strftime(x.when, sizeof x.when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-            /* saved after every shape: an interrupted run keeps what it found */
-            if (sb_tune_put(&tbl, &x, &e) || sb_tune_save(path, &tbl, &e)) {
-                sb_tune_free(&tbl);
-                return sb_cli_report("tune", &e);
-            }
+            failed |= outcome == TUNE_FAILED;
         }
     }
     sb_tune_free(&tbl);

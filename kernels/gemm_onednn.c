@@ -65,8 +65,8 @@ static int isa_rank(const char *name)
 
 static int forced_rank(void)
 {
-    if (sb_kernel_forced_off("AVX2")) return isa_rank("SSE41");
-    if (sb_kernel_forced_off("AVX512")) return isa_rank("AVX2");
+    if (sb_cpu_forced_off("AVX2")) return isa_rank("SSE41");
+    if (sb_cpu_forced_off("AVX512")) return isa_rank("AVX2");
     return -1;
 }
 
@@ -362,7 +362,7 @@ out:
 
 static int probe_common(const char *what, int need, const char *flag_why, char *why, size_t n)
 {
-    if (sb_kernel_forced_off("ONEDNN")) {
+    if (sb_cpu_forced_off("ONEDNN")) {
         snprintf(why, n, "oneDNN forced off for a test (SB_FORCE_NO_ONEDNN)");
         return 0;
     }
@@ -387,11 +387,11 @@ static int probe_avx512_dt(const char *what, const char *dt, char *why, size_t n
 {
     const sb_cpu *c = sb_cpu_get();
     char flag_why[160];
-    int forced = sb_kernel_forced_off("AVX512") || sb_kernel_forced_off("AVX2");
+    int forced = sb_cpu_forced_off("AVX512") || sb_cpu_forced_off("AVX2");
     if (forced)
         snprintf(flag_why, sizeof flag_why,
                  "oneDNN's %s matmul needs AVX-512, forced off for a test (%s)", dt,
-                 sb_kernel_forced_off("AVX512") ? "SB_FORCE_NO_AVX512" : "SB_FORCE_NO_AVX2");
+                 sb_cpu_forced_off("AVX512") ? "SB_FORCE_NO_AVX512" : "SB_FORCE_NO_AVX2");
     else
         snprintf(flag_why, sizeof flag_why,
                  "oneDNN's %s matmul needs AVX-512 (avx512_core) enabled by the OS", dt);

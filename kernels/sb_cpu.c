@@ -1,5 +1,4 @@
 #include "sb_cpu.h"
-#include "sb_kernel.h"
 #include <cpuid.h>
 #include <errno.h>
 #include <pthread.h>
@@ -129,15 +128,6 @@ static void cache_detect(sb_cpu *cpu, unsigned max_leaf)
     if (max_leaf >= 4) cache_leaf(cpu, 4);
 }
 
-/* Declared in sb_kernel.h: the probes' view of the same variables. */
-int sb_kernel_forced_off(const char *flag)
-{
-    char name[64] = "SB_FORCE_NO_";
-    strncat(name, flag, sizeof name - strlen(name) - 1);
-    const char *v = getenv(name);
-    return v && v[0] && strcmp(v, "0") != 0;
-}
-
 void sb_cpu_detect(sb_cpu *c)
 {
     unsigned r[4];
@@ -205,7 +195,7 @@ static const char *const g_force_flags[] = {"AVX2",     "AVX512", "AVX512_BF16",
                                             "AVX_VNNI", "AMX",    "ONEDNN"};
 #define NFORCE (sizeof g_force_flags / sizeof g_force_flags[0])
 
-static int force_set(const char *flag)
+int sb_cpu_forced_off(const char *flag)
 {
     char name[64];
     snprintf(name, sizeof name, "SB_FORCE_NO_%s", flag);
@@ -228,7 +218,7 @@ void sb_cpu_apply_forces(sb_cpu *c)
     size_t off = 0;
     c->forced[0] = '\0';
     for (size_t i = 0; i < NFORCE; i++) {
-        if (!force_set(g_force_flags[i])) continue;
+        if (!sb_cpu_forced_off(g_force_flags[i])) continue;
         const char *f = g_force_flags[i];
         if (!strcmp(f, "AVX2")) {
             c->avx2 = c->fma = c->avx_vnni = 0;

@@ -49,6 +49,11 @@ int sb_cpu_vector_level(void);
 /* Applies the SB_FORCE_NO_* variables of the environment to c (sb_cpu_get's step). */
 void sb_cpu_apply_forces(sb_cpu *c);
 
+/* Test hook: a probe answers "no" when SB_FORCE_NO_<FLAG> is set to a
+ * non-empty value other than "0", e.g. SB_FORCE_NO_AVX2 (and everything above
+ * it), SB_FORCE_NO_AVX512, SB_FORCE_NO_AVX512_BF16, SB_FORCE_NO_AVX512_VNNI,
+ * SB_FORCE_NO_AMX, SB_FORCE_NO_ONEDNN. 1 when that variable is set so. */
+int sb_cpu_forced_off(const char *flag);
 /* The SB_FORCE_NO_<FLAG> variables, one per flag a test can turn off:
  * AVX2 (and everything above it), AVX512 (and AVX512_BF16/VNNI, AMX),
  * AVX512_BF16, AVX512_VNNI, AVX_VNNI, AMX, ONEDNN. A value is "", "0" (off)

@@ -1,6 +1,5 @@
 #include "sb_isa.h"
 #include "sb_cpu.h"
-#include "sb_kernel.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +9,7 @@
 static int probe_avx2(char *why, size_t n)
 {
     const sb_cpu *c = sb_cpu_get();
-    if (sb_kernel_forced_off("AVX2")) {
+    if (sb_cpu_forced_off("AVX2")) {
         snprintf(why, n, "AVX2 forced off for a test (SB_FORCE_NO_AVX2)");
         return 0;
     }
@@ -32,9 +31,9 @@ static int probe_avx2(char *why, size_t n)
 static int probe_avx512(char *why, size_t n)
 {
     const sb_cpu *c = sb_cpu_get();
-    if (sb_kernel_forced_off("AVX512") || sb_kernel_forced_off("AVX2")) {
+    if (sb_cpu_forced_off("AVX512") || sb_cpu_forced_off("AVX2")) {
         snprintf(why, n, "AVX-512 forced off for a test (%s)",
-                 sb_kernel_forced_off("AVX512") ? "SB_FORCE_NO_AVX512" : "SB_FORCE_NO_AVX2");
+                 sb_cpu_forced_off("AVX512") ? "SB_FORCE_NO_AVX512" : "SB_FORCE_NO_AVX2");
         return 0;
     }
     if (!(c->avx512f && c->avx512bw && c->avx512vl && c->avx512dq && c->fma && c->avx2)) {
@@ -54,7 +53,7 @@ static int probe_avx512(char *why, size_t n)
 static int probe_avx512_ext(int has, const char *name, const char *where, char *why, size_t n)
 {
     if (!probe_avx512(why, n)) return 0;
-    if (sb_kernel_forced_off(name)) {
+    if (sb_cpu_forced_off(name)) {
         snprintf(why, n, "%s forced off for a test (SB_FORCE_NO_%s)", name, name);
         return 0;
     }
@@ -83,7 +82,7 @@ static int probe_amx(int int8, char *why, size_t n)
 {
     static const char *const vars[] = {"AMX", "AVX512", "AVX2"};
     for (int i = 0; i < 3; i++)
-        if (sb_kernel_forced_off(vars[i])) {
+        if (sb_cpu_forced_off(vars[i])) {
             snprintf(why, n, "AMX forced off for a test (SB_FORCE_NO_%s)", vars[i]);
             return 0;
         }

@@ -166,12 +166,6 @@ int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e);
  * one that does not run through the driver (scalar-f32, oneDNN). */
 int sb_kernel_blocking(const sb_kernel *k, const sb_gemm_desc *d, sb_blocking *out);
 
-/* Test hook: a probe answers "no" when SB_FORCE_NO_<FLAG> is set to a
- * non-empty value other than "0", e.g. SB_FORCE_NO_AVX2 (and everything above
- * it), SB_FORCE_NO_AVX512, SB_FORCE_NO_AVX512_BF16, SB_FORCE_NO_AVX512_VNNI,
- * SB_FORCE_NO_AMX, SB_FORCE_NO_ONEDNN. */
-int sb_kernel_forced_off(const char *flag);
-
 /* The registered kernels (sb_kernels.def), sb_kernel_<id>. */
 #define SB_KERNEL_OWN(id, ...) extern const sb_kernel sb_kernel_##id;
 #define SB_KERNEL_LIB(id) extern const sb_kernel sb_kernel_##id;

@@ -515,9 +515,9 @@ static void test_skip_paths(void)
     /* "0" and "" do not force anything off */
     force_on("SB_FORCE_NO_AVX2");
     setenv("SB_FORCE_NO_AVX2", "0", 1);
-    CHECK(!sb_kernel_forced_off("AVX2"));
+    CHECK(!sb_cpu_forced_off("AVX2"));
     setenv("SB_FORCE_NO_AVX2", "", 1);
-    CHECK(!sb_kernel_forced_off("AVX2"));
+    CHECK(!sb_cpu_forced_off("AVX2"));
     force_restore("SB_FORCE_NO_AVX2");
 }
 

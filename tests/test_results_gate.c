@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "sb_gate.h"
 #include "sb_gate_side.h"
-#include "sb_gemm_bench.h"
+#include "sb_peak_path.h"
 #include "sb_io.h"
 #include "sb_report.h"
 #include "sb_stats.h"
@@ -385,13 +385,13 @@ static void test_peak_paths(void)
         {0, "gemm:jit (max isa sse41)", "sse41"}};
     const sb_kernel *ks[3] = {f32, bf16, i8};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *got = sb_gemm_peak_path(ks[cases[i].k], cases[i].impl);
+        const char *got = sb_peak_path_ran(ks[cases[i].k], cases[i].impl);
         CHECKF(!strcmp(got, cases[i].want), "%s on %s: %s, expected %s", ks[cases[i].k]->name,
                cases[i].impl, got, cases[i].want);
     }
     /* no implementation named: the kernel's own path */
-    CHECK(!strcmp(sb_gemm_peak_path(amx, NULL), amx->isa));
-    CHECK(!strcmp(sb_gemm_peak_path(f32, "ref:any"), f32->isa));
+    CHECK(!strcmp(sb_peak_path_ran(amx, NULL), amx->isa));
+    CHECK(!strcmp(sb_peak_path_ran(f32, "ref:any"), f32->isa));
 }
 
 static void test_references(void)

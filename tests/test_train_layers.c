@@ -490,6 +490,17 @@ static void test_dispatch(void)
         printf("sb_layers_set_level does not clamp FAIL\n");
         g_fail = 1;
     }
+    /* the kernel both jobs take when none is named: an f32 one this machine
+     * runs, never one a forced-off ISA needs */
+    const sb_kernel *dk = sb_layers_default_kernel();
+    char why[256];
+    printf("default kernel %s\n", dk ? dk->name : "(none)");
+    if (!dk || dk->dtype != SB_DT_F32 || !dk->probe(why, sizeof why) ||
+        (sb_cpu_forced_off("AVX512") && !strcmp(dk->name, "avx512-f32")) ||
+        (sb_cpu_forced_off("AVX2") && !strncmp(dk->name, "avx2", 4))) {
+        printf("sb_layers_default_kernel chose a kernel that cannot run here FAIL\n");
+        g_fail = 1;
+    }
 }
 
 /* Every path of level lvl against the scalar one on the same inputs: dropout

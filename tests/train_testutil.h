@@ -37,8 +37,8 @@ static inline int expected_level(void)
     if (c.avx2 && c.fma && c.os_avx) want = SB_LAYERS_AVX2;
     if (c.avx512f && c.avx512dq && c.avx512bw && c.avx512vl && c.os_avx512 && c.fma)
         want = SB_LAYERS_AVX512;
-    if (sb_kernel_forced_off("AVX2")) want = SB_LAYERS_SCALAR;
-    if (sb_kernel_forced_off("AVX512") && want > SB_LAYERS_AVX2) want = SB_LAYERS_AVX2;
+    if (sb_cpu_forced_off("AVX2")) want = SB_LAYERS_SCALAR;
+    if (sb_cpu_forced_off("AVX512") && want > SB_LAYERS_AVX2) want = SB_LAYERS_AVX2;
     return want;
 }
 

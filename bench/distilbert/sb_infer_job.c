@@ -9,7 +9,6 @@
 #include "sb_result.h"
 #include "sb_squad_synth.h"
 #include "sb_stats.h"
-#include "sb_train_job.h"
 
 /* Logits of every feature in batches of `batch`, each batch timed. */
 static int run_batches(sb_model *m, const sb_features *f, int batch, float *st, float *en,
@@ -126,7 +125,7 @@ int sb_infer_job_run(sb_infer_job *j, const sb_infer_opts *o, sb_err *e)
     j->qmode = SB_QUANT_PER_ROW;
     if (o->quant) sb_quant_mode_parse(o->quant, &j->qmode);
     /* The kernel: unknown is bad usage, one this machine cannot run a skip. */
-    const sb_kernel *k = o->kernel ? sb_kernel_find(o->kernel) : sb_train_default_kernel();
+    const sb_kernel *k = o->kernel ? sb_kernel_find(o->kernel) : sb_layers_default_kernel();
     if (!k)
         return sb_errf(e, SB_EUSAGE, "unknown kernel '%s' (known: %s)", o->kernel,
                        sb_kernel_names());
@@ -200,7 +199,7 @@ int sb_infer_job_run(sb_infer_job *j, const sb_infer_opts *o, sb_err *e)
     if (j->answers) sb_squad_score(&j->set, &j->preds, &j->em, &j->f1, NULL);
     if (o->compare_f32) {
         const sb_kernel *k32 = k->dtype == SB_DT_F32 ? k : sb_infer_attn_kernel(k);
-        if (k32 && k32->dtype != SB_DT_F32) k32 = sb_train_default_kernel();
+        if (k32 && k32->dtype != SB_DT_F32) k32 = sb_layers_default_kernel();
         j->k32 = k32;
         if ((rc = sb_infer_attach(m, k32, SB_QUANT_PER_ROW, &j->inf, e))) return rc;
         rc = predict_all(m, &j->set, f, batch, NULL, NULL, &j->preds32, e);

@@ -40,6 +40,19 @@ int sb_layers_level(void)
     return g_level;
 }
 
+const sb_kernel *sb_layers_default_kernel(void)
+{
+    /* Fastest first: our AVX-512 kernel, then our AVX2 one (at or above oneDNN
+     * held to AVX2), oneDNN, and the scalar reference, which runs anywhere. */
+    static const char *const prefs[] = {"avx512-f32", "avx2-f32", "onednn-f32", "scalar-f32"};
+    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
+        const sb_kernel *k = sb_kernel_find(prefs[i]);
+        char why[256];
+        if (k && k->probe(why, sizeof why)) return k;
+    }
+    return sb_kernel_find("scalar-f32");
+}
+
 const char *sb_layers_level_name(int level)
 {
     switch (level) {

@@ -63,6 +63,11 @@ const char *sb_layers_isa(void);
 /* The name of a level; "?" for anything else. */
 const char *sb_layers_level_name(int level);
 
+/* The kernel an sb_lctx takes when none is named (training and inference):
+ * the fastest f32 one this machine runs (avx512-f32, avx2-f32, oneDNN, the
+ * scalar reference). */
+const sb_kernel *sb_layers_default_kernel(void);
+
 /* C[m,n] = alpha * op(A) op(B) + beta * C through the context's kernel. */
 int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alpha, const float *A,
               int lda, const float *B, int ldb, float beta, float *C, int ldc, int threads,

@@ -62,22 +62,9 @@ int sb_train_opts_check(const sb_train_opts *o, sb_err *e)
     return SB_OK;
 }
 
-const sb_kernel *sb_train_default_kernel(void)
-{
-    /* Fastest first: our AVX-512 kernel, then our AVX2 one (at or above oneDNN
-     * held to AVX2), oneDNN, and the scalar reference, which runs anywhere. */
-    static const char *const prefs[] = {"avx512-f32", "avx2-f32", "onednn-f32", "scalar-f32"};
-    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
-        const sb_kernel *k = sb_kernel_find(prefs[i]);
-        char why[256];
-        if (k && k->probe(why, sizeof why)) return k;
-    }
-    return sb_kernel_find("scalar-f32");
-}
-
 int sb_train_pick_kernel(const char *name, const sb_kernel **out, sb_err *e)
 {
-    const sb_kernel *k = name ? sb_kernel_find(name) : sb_train_default_kernel();
+    const sb_kernel *k = name ? sb_kernel_find(name) : sb_layers_default_kernel();
     if (!k)
         return sb_errf(e, SB_EUSAGE, "unknown kernel '%s' (known: %s)", name, sb_kernel_names());
     if (k->dtype == SB_DT_INT8 || !k->gemm_f32)

@@ -56,9 +56,6 @@ void sb_train_opts_defaults(sb_train_opts *o);
 /* Checks that need no files: SB_EUSAGE naming the option. */
 int sb_train_opts_check(const sb_train_opts *o, sb_err *e);
 
-/* The fastest f32 kernel this machine runs (avx512-f32, avx2-f32, oneDNN,
- * the scalar reference). */
-const sb_kernel *sb_train_default_kernel(void);
 /* name (NULL: the default) as a training kernel: SB_EUSAGE for an unknown
  * or int8 one, SB_ESKIP with the reason when this machine cannot run it. */
 int sb_train_pick_kernel(const char *name, const sb_kernel **out, sb_err *e);

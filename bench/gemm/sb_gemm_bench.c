@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "sb_peak_path.h"
 #include "sb_progress.h"
 #include "sb_stats.h"
 
@@ -207,7 +208,7 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     res->status = "ok";
     if (k->impl && k->impl()) snprintf(res->impl, sizeof res->impl, "%s", k->impl());
     snprintf(res->peak_path, sizeof res->peak_path, "%s",
-             sb_gemm_peak_path(k, res->impl[0] ? res->impl : NULL));
+             sb_peak_path_ran(k, res->impl[0] ? res->impl : NULL));
 out:
     sb_packed_b_free(pb);
     free(A);
@@ -216,26 +217,6 @@ out:
     free(ref);
     free(refi);
     return SB_OK;
-}
-
-const char *sb_gemm_peak_path(const sb_kernel *k, const char *impl)
-{
-    /* the ISA a vendor kernel names: "brg:avx512_core_amx", or for an
-     * implementation that names none, "gemm:jit (max isa avx2)" */
-    const char *isa = impl ? strstr(impl, "max isa ") : NULL;
-    isa = isa ? isa + 8 : impl;
-    if (!isa || !*isa) return k->isa;
-    int bf16 = k->dtype == SB_DT_BF16, int8 = k->dtype == SB_DT_INT8;
-    if (strstr(isa, "amx")) return bf16 ? "amx_bf16" : int8 ? "amx_int8" : "f32";
-    if (strstr(isa, "avx512_core_bf16") || strstr(isa, "avx512_core_fp16") || strstr(isa, "avx10"))
-        return bf16 ? "bf16" : int8 ? "int8" : "f32";
-    if (strstr(isa, "avx512_core_vnni")) return int8 ? "int8" : "f32";
-    /* AVX-512 without the dtype's instructions: bf16 converted to f32 FMAs;
-     * int8 without VNNI: no peak of its own, the kernel's stays */
-    if (strstr(isa, "avx512_core")) return int8 ? k->isa : "f32";
-    if (strstr(isa, "avx2_vnni") || strstr(isa, "avx2")) return int8 ? "avx2_int8" : "avx2_f32";
-    if (strstr(isa, "sse41") || strstr(isa, "avx")) return "sse41"; /* no peak measured */
-    return k->isa;
 }
 
 void sb_gemm_result_free(sb_gemm_result *res)

@@ -50,9 +50,4 @@ void sb_gemm_result_free(sb_gemm_result *res);
  * samples, metrics, units), for the caller to seal. */
 json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res);
 
-/* The instruction path (a peak name: f32, bf16, amx_bf16, avx2_f32, ...) a
- * kernel really ran: its own, or for a vendor kernel that reports its
- * implementation (oneDNN's "brg:avx512_core_amx"), the ISA named there. */
-const char *sb_gemm_peak_path(const sb_kernel *k, const char *impl);
-
 #endif

@@ -7,8 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_db_internal.h"
-#include "sb_gemm_bench.h"
-#include "sb_text.h"
+#include "sb_peak_path.h"
 #include "sb_kernel.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
@@ -154,12 +153,265 @@ static void append_cols(char *sql, size_t cap, const char *prefix, const column 
     }
 }
 
+/* One row of st as an object of cols (column i of st is cols[i]), appended
+ * to arr (and in *row when row is not NULL). */
+static int row_object(sqlite3_stmt *st, const column *cols, int n, json_t *arr, json_t **row,
+                      long *fixed, sb_err *e)
+{
+    json_t *o = json_object();
+    json_array_append_new(arr, o);
+    if (row) *row = o;
+    int rc = SB_OK;
+    for (int i = 0; i < n && !rc; i++)
+        rc = put(o, cols[i].name, column_json(st, i, cols[i].type, fixed), e);
+    return rc;
+}
+
+/* machines: those the selected sweeps or points refer to (all when whole) */
+static int export_machines(sb_db *db, int64_t sweep_id, json_t *machines, long *fixed, sb_err *e)
+{
+    char sql[2048];
+    sqlite3_stmt *st = NULL;
+    int rc, step;
+    strcpy(sql, "SELECT ");
+    append_cols(sql, sizeof sql, "", g_machine_cols, NCOLS(g_machine_cols));
+    strcat(sql,
+           " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
+           " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = row_object(st, g_machine_cols, NCOLS(g_machine_cols), machines, NULL, fixed, e)))
+            goto out;
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading machines");
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int export_sweeps(sb_db *db, int64_t sweep_id, json_t *sweeps, long *fixed, sb_err *e)
+{
+    char sql[2048];
+    sqlite3_stmt *st = NULL;
+    int rc, step;
+    strcpy(sql, "SELECT ");
+    append_cols(sql, sizeof sql, "s.", g_sweep_cols, NCOLS(g_sweep_cols));
+    strcat(sql,
+           ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
+           " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        json_t *s;
+        if ((rc = row_object(st, g_sweep_cols, NCOLS(g_sweep_cols), sweeps, &s, fixed, e)) ||
+            (rc = put(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T', fixed), e)))
+            goto out;
+    }
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading sweeps");
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* What a point carries besides its columns, each read by point id. */
+typedef struct point_reads {
+    sqlite3_stmt *samples, *pairing, *paired, *metrics, *log;
+} point_reads;
+
+static int point_reads_prepare(sb_db *db, point_reads *r, sb_err *e)
+{
+    int rc;
+    if ((rc = sb_db_prepare(db, "prepare",
+                            "SELECT seconds FROM sample WHERE point_id = ?"
+                            " AND (side IS NULL OR side = 1) ORDER BY rep",
+                            &r->samples, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT mode, baseline, candidate FROM point_pairing"
+                            " WHERE point_id = ?",
+                            &r->pairing, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
+                            " AND side IS NOT NULL ORDER BY rep",
+                            &r->paired, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT name, value, unit, projected, source FROM metric"
+                            " WHERE point_id = ? ORDER BY name",
+                            &r->metrics, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
+                            " WHERE point_id = ?",
+                            &r->log, e)))
+        return rc;
+    return SB_OK;
+}
+
+static void point_reads_finalize(point_reads *r)
+{
+    sqlite3_finalize(r->samples);
+    sqlite3_finalize(r->metrics);
+    sqlite3_finalize(r->log);
+    sqlite3_finalize(r->pairing);
+    sqlite3_finalize(r->paired);
+}
+
+/* The point's samples (the plain ones, or a paired point's candidate side). */
+static int export_samples(sb_db *db, sqlite3_stmt *ss, int64_t pid, json_t *samples, sb_err *e)
+{
+    int rc = SB_OK, step;
+    sqlite3_bind_int64(ss, 1, pid);
+    while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
+        json_t *x = json_real(sqlite3_column_double(ss, 0));
+        if (!x || json_array_append_new(samples, x)) {
+            rc = sb_errf(e, SB_EFAIL,
+                         "point %lld: a sample is not a finite number: it cannot"
+                         " be exported",
+                         (long long)pid);
+            break;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
+    sqlite3_reset(ss);
+    return rc;
+}
+
+static int export_metrics(sb_db *db, sqlite3_stmt *sm, int64_t pid, json_t *metrics, long *fixed,
+                          sb_err *e)
+{
+    int rc = SB_OK, step = SQLITE_DONE;
+    sqlite3_bind_int64(sm, 1, pid);
+    while (!rc && (step = sqlite3_step(sm)) == SQLITE_ROW) {
+        json_t *m = json_object();
+        json_array_append_new(metrics, m);
+        if (!(rc = put(m, "name", column_json(sm, 0, 'T', fixed), e)) &&
+            !(rc = put(m, "value", json_real(sqlite3_column_double(sm, 1)), e)) &&
+            !(rc = put(m, "unit", column_json(sm, 2, 'T', fixed), e)) &&
+            !(rc = put(m, "projected", json_integer(sqlite3_column_int(sm, 3)), e)))
+            rc = put(m, "source", column_json(sm, 4, 'T', fixed), e);
+    }
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading metrics");
+    sqlite3_reset(sm);
+    return rc;
+}
+
+/* The worker's output, when one is stored. */
+static int export_log(sb_db *db, sqlite3_stmt *sl, int64_t pid, json_t *p, long *fixed, sb_err *e)
+{
+    int rc = SB_OK, step;
+    sqlite3_bind_int64(sl, 1, pid);
+    if ((step = sqlite3_step(sl)) == SQLITE_ROW) {
+        json_t *lg = json_object();
+        json_object_set_new(p, "log", lg);
+        if ((rc = put(lg, "stdout", column_json(sl, 0, 'T', fixed), e)) ||
+            (rc = put(lg, "stdout_bytes", json_integer(sqlite3_column_int64(sl, 1)), e)) ||
+            (rc = put(lg, "stderr", column_json(sl, 2, 'T', fixed), e)) ||
+            (rc = put(lg, "stderr_bytes", json_integer(sqlite3_column_int64(sl, 3)), e)))
+            return rc;
+    } else if (step != SQLITE_DONE) {
+        return sb_db_fail(e, db, "reading worker output");
+    }
+    sqlite3_reset(sl);
+    return SB_OK;
+}
+
+/* A paired point: its two binaries and every sample of both, tagged. */
+static int export_pairing(sb_db *db, const point_reads *r, int64_t pid, json_t *p, long *fixed,
+                          sb_err *e)
+{
+    sqlite3_stmt *sp = r->pairing, *spp = r->paired;
+    int rc = SB_OK, step;
+    sqlite3_bind_int64(sp, 1, pid);
+    if ((step = sqlite3_step(sp)) == SQLITE_ROW) {
+        json_t *pr = json_object(), *all = json_array(), *side = json_array(), *pair = json_array();
+        json_object_set_new(p, "pairing", pr);
+        if ((rc = put(pr, "mode", column_json(sp, 0, 'T', fixed), e)) ||
+            (rc = put(pr, "baseline", column_json(sp, 1, 'T', fixed), e)) ||
+            (rc = put(pr, "candidate", column_json(sp, 2, 'T', fixed), e)) ||
+            (rc = put(pr, "samples", all, e)) || (rc = put(pr, "side", side, e)) ||
+            (rc = put(pr, "pair", pair, e)))
+            return rc;
+        sqlite3_bind_int64(spp, 1, pid);
+        while ((step = sqlite3_step(spp)) == SQLITE_ROW) {
+            json_t *x = json_real(sqlite3_column_double(spp, 0));
+            if (!x || json_array_append_new(all, x) ||
+                json_array_append_new(side, json_integer(sqlite3_column_int(spp, 1))) ||
+                json_array_append_new(pair, json_integer(sqlite3_column_int(spp, 2)))) {
+                rc = sb_errf(e, SB_EFAIL, "point %lld: a paired sample cannot be exported",
+                             (long long)pid);
+                break;
+            }
+        }
+        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading paired samples");
+        sqlite3_reset(spp);
+    } else if (step != SQLITE_DONE) {
+        rc = sb_db_fail(e, db, "reading pairing");
+    }
+    sqlite3_reset(sp);
+    return rc;
+}
+
+/* One point row of st (id, sweep uuid, machine fingerprint, then
+ * g_point_cols), with its samples, metrics, log and pairing. */
+static int export_point(sb_db *db, sqlite3_stmt *st, const point_reads *r, json_t *points,
+                        long *fixed, sb_err *e)
+{
+    int64_t pid = sqlite3_column_int64(st, 0);
+    int rc;
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+        return sb_errf(e, SB_EFAIL,
+                       "point %lld belongs to no sweep in the database: it cannot"
+                       " be exported",
+                       (long long)pid);
+    json_t *p = json_object();
+    json_array_append_new(points, p);
+    if ((rc = put(p, "uuid", column_json(st, 3, 'T', fixed), e)) ||
+        (rc = put(p, "sweep", column_json(st, 1, 'T', fixed), e)) ||
+        (rc = put(p, "machine", column_json(st, 2, 'T', fixed), e)))
+        return rc;
+    for (int i = 1; i < NCOLS(g_point_cols) && !rc; i++)
+        rc = put(p, g_point_cols[i].name, column_json(st, 3 + i, g_point_cols[i].type, fixed), e);
+    if (rc) return rc;
+    json_t *samples = json_array(), *metrics = json_array();
+    json_object_set_new(p, "samples", samples);
+    json_object_set_new(p, "metrics", metrics);
+    if ((rc = export_samples(db, r->samples, pid, samples, e)) ||
+        (rc = export_metrics(db, r->metrics, pid, metrics, fixed, e)) ||
+        (rc = export_log(db, r->log, pid, p, fixed, e)) ||
+        (rc = export_pairing(db, r, pid, p, fixed, e)))
+        return rc;
+    return SB_OK;
+}
+
+static int export_points(sb_db *db, int64_t sweep_id, json_t *points, long *fixed, sb_err *e)
+{
+    char sql[2048];
+    sqlite3_stmt *st = NULL;
+    point_reads r = {0};
+    int rc, step;
+    /* LEFT JOIN: a point whose sweep is gone is named in an error, never
+     * left out of the export without a word */
+    strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
+    append_cols(sql, sizeof sql, "p.", g_point_cols, NCOLS(g_point_cols));
+    strcat(sql,
+           " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+           " LEFT JOIN machine m ON m.id = p.machine_id"
+           " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
+    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e)) || (rc = point_reads_prepare(db, &r, e)))
+        goto out;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = export_point(db, st, &r, points, fixed, e))) goto out;
+    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
+out:
+    sqlite3_finalize(st);
+    point_reads_finalize(&r);
+    return rc;
+}
+
 int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_err *e)
 {
     *out = NULL;
     long fixed = 0;
-    char sql[2048];
-    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL, *sl = NULL, *sp = NULL, *spp = NULL;
     json_t *doc = json_object(), *machines = json_array(), *sweeps = json_array(),
            *points = json_array();
     char now[32];
@@ -171,188 +423,10 @@ int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **out, long *repaired, sb_
     json_object_set_new(doc, "machines", machines);
     json_object_set_new(doc, "sweeps", sweeps);
     json_object_set_new(doc, "points", points);
-    int rc = SB_OK, step;
-
-    /* machines: those the selected sweeps or points refer to (all when whole) */
-    strcpy(sql, "SELECT ");
-    append_cols(sql, sizeof sql, "", g_machine_cols, NCOLS(g_machine_cols));
-    strcat(sql,
-           " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
-           " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        json_t *m = json_object();
-        json_array_append_new(machines, m);
-        for (int i = 0; i < NCOLS(g_machine_cols) && !rc; i++)
-            rc = put(m, g_machine_cols[i].name, column_json(st, i, g_machine_cols[i].type, &fixed),
-                     e);
-        if (rc) goto out;
-    }
-    if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading machines");
-        goto out;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-
-    strcpy(sql, "SELECT ");
-    append_cols(sql, sizeof sql, "s.", g_sweep_cols, NCOLS(g_sweep_cols));
-    strcat(sql,
-           ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
-           " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        json_t *s = json_object();
-        json_array_append_new(sweeps, s);
-        for (int i = 0; i < NCOLS(g_sweep_cols) && !rc; i++)
-            rc = put(s, g_sweep_cols[i].name, column_json(st, i, g_sweep_cols[i].type, &fixed), e);
-        if (rc || (rc = put(s, "machine", column_json(st, NCOLS(g_sweep_cols), 'T', &fixed), e)))
-            goto out;
-    }
-    if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading sweeps");
-        goto out;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-
-    /* LEFT JOIN: a point whose sweep is gone is named in an error, never
-     * left out of the export without a word */
-    strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
-    append_cols(sql, sizeof sql, "p.", g_point_cols, NCOLS(g_point_cols));
-    strcat(sql,
-           " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
-           " LEFT JOIN machine m ON m.id = p.machine_id"
-           " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) goto out;
-    if ((rc = sb_db_prepare(db, "prepare",
-                            "SELECT seconds FROM sample WHERE point_id = ?"
-                            " AND (side IS NULL OR side = 1) ORDER BY rep",
-                            &ss, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "SELECT mode, baseline, candidate FROM point_pairing"
-                            " WHERE point_id = ?",
-                            &sp, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
-                            " AND side IS NOT NULL ORDER BY rep",
-                            &spp, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "SELECT name, value, unit, projected, source FROM metric"
-                            " WHERE point_id = ? ORDER BY name",
-                            &sm, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
-                            " WHERE point_id = ?",
-                            &sl, e)))
-        goto out;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t pid = sqlite3_column_int64(st, 0);
-        if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
-            rc = sb_errf(e, SB_EFAIL,
-                         "point %lld belongs to no sweep in the database: it cannot"
-                         " be exported",
-                         (long long)pid);
-            goto out;
-        }
-        json_t *p = json_object();
-        json_array_append_new(points, p);
-        if ((rc = put(p, "uuid", column_json(st, 3, 'T', &fixed), e)) ||
-            (rc = put(p, "sweep", column_json(st, 1, 'T', &fixed), e)) ||
-            (rc = put(p, "machine", column_json(st, 2, 'T', &fixed), e)))
-            goto out;
-        for (int i = 1; i < NCOLS(g_point_cols) && !rc; i++)
-            rc = put(p, g_point_cols[i].name, column_json(st, 3 + i, g_point_cols[i].type, &fixed),
-                     e);
-        if (rc) goto out;
-        json_t *samples = json_array(), *metrics = json_array();
-        json_object_set_new(p, "samples", samples);
-        json_object_set_new(p, "metrics", metrics);
-        sqlite3_bind_int64(ss, 1, pid);
-        while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
-            json_t *x = json_real(sqlite3_column_double(ss, 0));
-            if (!x || json_array_append_new(samples, x)) {
-                rc = sb_errf(e, SB_EFAIL,
-                             "point %lld: a sample is not a finite number: it cannot"
-                             " be exported",
-                             (long long)pid);
-                break;
-            }
-        }
-        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
-        sqlite3_reset(ss);
-        if (rc) goto out;
-        sqlite3_bind_int64(sm, 1, pid);
-        while (!rc && (step = sqlite3_step(sm)) == SQLITE_ROW) {
-            json_t *m = json_object();
-            json_array_append_new(metrics, m);
-            if (!(rc = put(m, "name", column_json(sm, 0, 'T', &fixed), e)) &&
-                !(rc = put(m, "value", json_real(sqlite3_column_double(sm, 1)), e)) &&
-                !(rc = put(m, "unit", column_json(sm, 2, 'T', &fixed), e)) &&
-                !(rc = put(m, "projected", json_integer(sqlite3_column_int(sm, 3)), e)))
-                rc = put(m, "source", column_json(sm, 4, 'T', &fixed), e);
-        }
-        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading metrics");
-        sqlite3_reset(sm);
-        if (rc) goto out;
-        sqlite3_bind_int64(sl, 1, pid);
-        if ((step = sqlite3_step(sl)) == SQLITE_ROW) {
-            json_t *lg = json_object();
-            json_object_set_new(p, "log", lg);
-            if ((rc = put(lg, "stdout", column_json(sl, 0, 'T', &fixed), e)) ||
-                (rc = put(lg, "stdout_bytes", json_integer(sqlite3_column_int64(sl, 1)), e)) ||
-                (rc = put(lg, "stderr", column_json(sl, 2, 'T', &fixed), e)) ||
-                (rc = put(lg, "stderr_bytes", json_integer(sqlite3_column_int64(sl, 3)), e)))
-                goto out;
-        } else if (step != SQLITE_DONE) {
-            rc = sb_db_fail(e, db, "reading worker output");
-            goto out;
-        }
-        sqlite3_reset(sl);
-        /* a paired point: its two binaries and every sample of both, tagged */
-        sqlite3_bind_int64(sp, 1, pid);
-        if ((step = sqlite3_step(sp)) == SQLITE_ROW) {
-            json_t *pr = json_object(), *all = json_array(), *side = json_array(),
-                   *pair = json_array();
-            json_object_set_new(p, "pairing", pr);
-            if ((rc = put(pr, "mode", column_json(sp, 0, 'T', &fixed), e)) ||
-                (rc = put(pr, "baseline", column_json(sp, 1, 'T', &fixed), e)) ||
-                (rc = put(pr, "candidate", column_json(sp, 2, 'T', &fixed), e)) ||
-                (rc = put(pr, "samples", all, e)) || (rc = put(pr, "side", side, e)) ||
-                (rc = put(pr, "pair", pair, e)))
-                goto out;
-            sqlite3_bind_int64(spp, 1, pid);
-            while ((step = sqlite3_step(spp)) == SQLITE_ROW) {
-                json_t *x = json_real(sqlite3_column_double(spp, 0));
-                if (!x || json_array_append_new(all, x) ||
-                    json_array_append_new(side, json_integer(sqlite3_column_int(spp, 1))) ||
-                    json_array_append_new(pair, json_integer(sqlite3_column_int(spp, 2)))) {
-                    rc = sb_errf(e, SB_EFAIL, "point %lld: a paired sample cannot be exported",
-                                 (long long)pid);
-                    break;
-                }
-            }
-            if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading paired samples");
-            sqlite3_reset(spp);
-        } else if (step != SQLITE_DONE) {
-            rc = sb_db_fail(e, db, "reading pairing");
-        }
-        sqlite3_reset(sp);
-        if (rc) goto out;
-        sqlite3_reset(sl);
-    }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
-out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(ss);
-    sqlite3_finalize(sm);
-    sqlite3_finalize(sl);
-    sqlite3_finalize(sp);
-    sqlite3_finalize(spp);
-    if (rc) {
+    int rc;
+    if ((rc = export_machines(db, sweep_id, machines, &fixed, e)) ||
+        (rc = export_sweeps(db, sweep_id, sweeps, &fixed, e)) ||
+        (rc = export_points(db, sweep_id, points, &fixed, e))) {
         json_decref(doc);
         return rc;
     }
@@ -519,7 +593,10 @@ static int check_log(json_t *lg, const char *name, const char *where, sb_err *e)
     return SB_OK;
 }
 
-static int validate(json_t *doc, const char *name, sb_err *e)
+/* The head of an export: its format, a version this sprbench reads, and the
+ * three arrays. */
+static int validate_head(json_t *doc, const char *name, json_t **machines, json_t **sweeps,
+                         json_t **points, sb_err *e)
 {
     if (!json_is_object(doc)) return sb_errf(e, SB_EUSAGE, "%s: not a JSON object", name);
     const char *fmt = str_or_null(doc, "format");
@@ -531,15 +608,20 @@ static int validate(json_t *doc, const char *name, sb_err *e)
         json_integer_value(ver) > SB_EXPORT_VERSION)
         return sb_errf(e, SB_EUSAGE, "%s: unsupported export version (this sprbench reads 1 to %d)",
                        name, SB_EXPORT_VERSION);
-    json_t *machines, *sweeps, *points;
     int rc;
-    if ((rc = array_field(doc, "machines", name, &machines, e)) ||
-        (rc = array_field(doc, "sweeps", name, &sweeps, e)) ||
-        (rc = array_field(doc, "points", name, &points, e)))
+    if ((rc = array_field(doc, "machines", name, machines, e)) ||
+        (rc = array_field(doc, "sweeps", name, sweeps, e)) ||
+        (rc = array_field(doc, "points", name, points, e)))
         return rc;
+    return SB_OK;
+}
+
+static int validate_machines(json_t *machines, const char *name, sb_err *e)
+{
     char where[64];
     size_t i, j;
-    json_t *o, *v;
+    json_t *o;
+    int rc;
     json_array_foreach(machines, i, o)
     {
         snprintf(where, sizeof where, "machines[%zu]", i);
@@ -557,7 +639,28 @@ static int validate(json_t *doc, const char *name, sb_err *e)
                 return sb_errf(e, SB_EUSAGE, "%s: %s: fingerprint %s listed twice", name, where,
                                fp);
     }
+    return SB_OK;
+}
+
+/* A sweep's or a point's "machine": absent, null or a listed fingerprint. */
+static int check_machine_ref(json_t *o, json_t *machines, const char *name, const char *where,
+                             sb_err *e)
+{
+    json_t *m = json_object_get(o, "machine");
+    if (m && !json_is_null(m) &&
+        (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m))))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines", name,
+                       where);
+    return SB_OK;
+}
+
+static int validate_sweeps(json_t *sweeps, json_t *machines, const char *name, sb_err *e)
+{
     static const char *const sweep_extra[] = {"machine", NULL};
+    char where[64];
+    size_t i, j;
+    json_t *o;
+    int rc;
     json_array_foreach(sweeps, i, o)
     {
         snprintf(where, sizeof where, "sweeps[%zu]", i);
@@ -573,11 +676,7 @@ static int validate(json_t *doc, const char *name, sb_err *e)
         for (j = 0; j < i; j++)
             if (!strcmp(uuid, str_or_null(json_array_get(sweeps, j), "uuid")))
                 return sb_errf(e, SB_EUSAGE, "%s: %s: uuid %s listed twice", name, where, uuid);
-        json_t *m = json_object_get(o, "machine");
-        if (m && !json_is_null(m) &&
-            (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m))))
-            return sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines",
-                           name, where);
+        if ((rc = check_machine_ref(o, machines, name, where, e))) return rc;
         const char *wl = str_or_null(o, "workload"), *ss = str_or_null(o, "status");
         char q[256];
         if (wl && !sb_db_workload_known(wl))
@@ -589,159 +688,160 @@ static int validate(json_t *doc, const char *name, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "%s: %s.status: '%s' is not running, done or interrupted",
                            name, where, QUOTE(q, ss));
     }
+    return SB_OK;
+}
+
+/* A point's words: status, workload, ranks, dtype, shape. */
+static int check_point_words(json_t *o, const char *name, const char *where, sb_err *e)
+{
+    const char *status = str_or_null(o, "status");
+    char q[256];
+    if (!status || !sb_db_point_status_known(status))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.status: %s%s%s is not one of pending, running, ok,"
+                       " skipped, failed, timeout, interrupted, projected",
+                       name, where, status ? "'" : "", status ? QUOTE(q, status) : "missing",
+                       status ? "'" : "");
+    const char *wl = str_or_null(o, "workload");
+    if (!wl || !sb_db_workload_known(wl)) {
+        char known[256]; /* the workload table's names, never a list kept by hand */
+        sb_db_workload_names(known, sizeof known);
+        return sb_errf(e, SB_EUSAGE, "%s: %s.workload: %s%s%s is not one of %s", name, where,
+                       wl ? "'" : "", wl ? QUOTE(q, wl) : "missing", wl ? "'" : "", known);
+    }
+    /* each of ppn and nodes has its range; their product is the ranks,
+     * which every reader multiplies in an int */
+    json_t *jp = json_object_get(o, "ppn"), *jn = json_object_get(o, "nodes");
+    long long ranks = (json_is_integer(jp) ? json_integer_value(jp) : 1) *
+                      (json_is_integer(jn) ? json_integer_value(jn) : 1);
+    if (ranks > SB_DB_MAX_RANKS)
+        return sb_errf(e, SB_EUSAGE, "%s: %s: ppn x nodes is %lld ranks, more than %d", name, where,
+                       ranks, SB_DB_MAX_RANKS);
+    const char *dt = str_or_null(o, "dtype"), *shape = str_or_null(o, "shape");
+    if (dt && dt[0] && !is_token(dt, SB_DB_MAX_WORD))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.dtype: '%s' is not a dtype word", name, where,
+                       QUOTE(q, dt));
+    if (shape && !sb_db_shape_valid(shape))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.shape: '%s' is neither MxNxK[:NN|NT|TN|TT]"
+                       "[+prepack] nor key=value pairs",
+                       name, where, QUOTE(q, shape));
+    return SB_OK;
+}
+
+/* A point's raw samples: seconds in range; a measured point has some. */
+static int check_point_samples(json_t *o, const char *name, const char *where, sb_err *e)
+{
+    size_t j;
+    json_t *v;
+    json_t *samples = json_object_get(o, "samples");
+    if (samples && !json_is_array(samples))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.samples: must be an array", name, where);
+    json_array_foreach(samples, j, v)
+    {
+        double x = json_number_value(v);
+        if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS)
+            return sb_errf(e, SB_EUSAGE, "%s: %s.samples[%zu]: not a number of seconds in [0, %g]",
+                           name, where, j, MAX_SAMPLE_SECONDS);
+    }
+    /* a measured point is its raw samples (the peak probe reports rates
+     * only; projected points were never run) */
+    if (!strcmp(str_or_null(o, "status"), "ok") && strcmp(str_or_null(o, "workload"), "peak") &&
+        json_array_size(samples) == 0)
+        return sb_errf(e, SB_EUSAGE, "%s: %s: status ok without samples", name, where);
+    return SB_OK;
+}
+
+/* One metric of a point's list (j its index): name, value, unit, source,
+ * projected, and a name not listed before it. */
+static int check_metric(json_t *metrics, size_t j, const char *name, const char *where, sb_err *e)
+{
+    json_t *v = json_array_get(metrics, j);
+    json_t *val = json_object_get(v, "value"), *proj = json_object_get(v, "projected");
+    const char *mn = str_or_null(v, "name");
+    json_t *unit = json_object_get(v, "unit"), *src = json_object_get(v, "source");
+    if (!json_is_object(v) || !mn || !is_token(mn, 128))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.metrics[%zu].name: missing or not [A-Za-z0-9_.:-]{1,128}", name,
+                       where, j);
+    if (!json_is_number(val) || !isfinite(json_number_value(val)) ||
+        fabs(json_number_value(val)) > MAX_METRIC_ABS)
+        return sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu].value: not a finite number", name, where,
+                       j);
+    if ((proj && !json_is_null(proj) && !json_is_boolean(proj) &&
+         !(json_is_integer(proj) &&
+           (json_integer_value(proj) == 0 || json_integer_value(proj) == 1))) ||
+        (unit && !json_is_null(unit) &&
+         (!json_is_string(unit) ||
+          sb_text_checkn(json_string_value(unit), json_string_length(unit), 64, "", NULL))) ||
+        (src && !json_is_null(src) &&
+         (!json_is_string(src) ||
+          sb_text_checkn(json_string_value(src), json_string_length(src), SB_DB_MAX_REASON, "",
+                         NULL))))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.metrics[%zu]: unit/source must be short strings"
+                       " and projected 0, 1 or a boolean",
+                       name, where, j);
+    for (size_t k = 0; k < j; k++)
+        if (!strcmp(mn, str_or_null(json_array_get(metrics, k), "name")))
+            return sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu]: metric '%s' listed twice", name,
+                           where, j, mn);
+    return SB_OK;
+}
+
+/* points[i]: its columns and words, the sweep and machine it names, its
+ * samples, log, pairing and metrics. */
+static int validate_point(json_t *o, const char *where, json_t *sweeps, json_t *machines,
+                          const char *name, sb_err *e)
+{
     static const char *const point_extra[] = {"sweep", "machine", "samples", "metrics",
                                               "log",   "pairing", NULL};
+    int rc;
+    if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
+    if ((rc = check_known_keys(o, g_point_cols, NCOLS(g_point_cols), point_extra, name, where,
+                               e)) ||
+        (rc = check_cols(o, g_point_cols, NCOLS(g_point_cols), name, where, e)))
+        return rc;
+    const char *uuid = str_or_null(o, "uuid");
+    if (!uuid || !is_uuid(uuid))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.uuid: missing or not 32 lowercase hex digits", name,
+                       where);
+    if ((rc = check_point_words(o, name, where, e))) return rc;
+    const char *sw = str_or_null(o, "sweep");
+    if (!sw || !listed(sweeps, "uuid", sw))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.sweep: not a sweep uuid listed in sweeps", name,
+                       where);
+    if ((rc = check_machine_ref(o, machines, name, where, e)) ||
+        (rc = check_point_samples(o, name, where, e)) ||
+        (rc = check_log(json_object_get(o, "log"), name, where, e)))
+        return rc;
+    char pwhere[300];
+    snprintf(pwhere, sizeof pwhere, "%s: %s.pairing", name, where);
+    if ((rc = sb_db_check_pairing(json_object_get(o, "pairing"), pwhere, e))) return rc;
+    json_t *metrics = json_object_get(o, "metrics");
+    if (metrics && !json_is_array(metrics))
+        return sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
+    for (size_t j = 0; j < json_array_size(metrics); j++)
+        if ((rc = check_metric(metrics, j, name, where, e))) return rc;
+    return SB_OK;
+}
+
+static int validate_points(json_t *points, json_t *sweeps, json_t *machines, const char *name,
+                           sb_err *e)
+{
     /* uuids are checked for duplicates through a sorted copy: documents can hold
      * many points and a quadratic scan would let an import stall. */
     const char **uuids = calloc(json_array_size(points) + 1, sizeof *uuids);
     if (!uuids) return sb_errf(e, SB_EFAIL, "out of memory");
-    rc = SB_OK;
+    int rc = SB_OK;
+    char where[64];
+    size_t i;
+    json_t *o;
     json_array_foreach(points, i, o)
     {
         snprintf(where, sizeof where, "points[%zu]", i);
-        if (!json_is_object(o)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
-            break;
-        }
-        if ((rc = check_known_keys(o, g_point_cols, NCOLS(g_point_cols), point_extra, name, where,
-                                   e)) ||
-            (rc = check_cols(o, g_point_cols, NCOLS(g_point_cols), name, where, e)))
-            break;
-        const char *uuid = str_or_null(o, "uuid");
-        if (!uuid || !is_uuid(uuid)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.uuid: missing or not 32 lowercase hex digits", name,
-                         where);
-            break;
-        }
-        uuids[i] = uuid;
-        const char *status = str_or_null(o, "status");
-        char q[256];
-        if (!status || !sb_db_point_status_known(status)) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         "%s: %s.status: %s%s%s is not one of pending, running, ok,"
-                         " skipped, failed, timeout, interrupted, projected",
-                         name, where, status ? "'" : "", status ? QUOTE(q, status) : "missing",
-                         status ? "'" : "");
-            break;
-        }
-        const char *wl = str_or_null(o, "workload");
-        if (!wl || !sb_db_workload_known(wl)) {
-            char known[256]; /* the workload table's names, never a list kept by hand */
-            sb_db_workload_names(known, sizeof known);
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.workload: %s%s%s is not one of %s", name, where,
-                         wl ? "'" : "", wl ? QUOTE(q, wl) : "missing", wl ? "'" : "", known);
-            break;
-        }
-        /* each of ppn and nodes has its range; their product is the ranks,
-         * which every reader multiplies in an int */
-        json_t *jp = json_object_get(o, "ppn"), *jn = json_object_get(o, "nodes");
-        long long ranks = (json_is_integer(jp) ? json_integer_value(jp) : 1) *
-                          (json_is_integer(jn) ? json_integer_value(jn) : 1);
-        if (ranks > SB_DB_MAX_RANKS) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s: ppn x nodes is %lld ranks, more than %d", name,
-                         where, ranks, SB_DB_MAX_RANKS);
-            break;
-        }
-        const char *dt = str_or_null(o, "dtype"), *shape = str_or_null(o, "shape");
-        if (dt && dt[0] && !is_token(dt, SB_DB_MAX_WORD)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.dtype: '%s' is not a dtype word", name, where,
-                         QUOTE(q, dt));
-            break;
-        }
-        if (shape && !sb_db_shape_valid(shape)) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         "%s: %s.shape: '%s' is neither MxNxK[:NN|NT|TN|TT]"
-                         "[+prepack] nor key=value pairs",
-                         name, where, QUOTE(q, shape));
-            break;
-        }
-        const char *sw = str_or_null(o, "sweep");
-        if (!sw || !listed(sweeps, "uuid", sw)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.sweep: not a sweep uuid listed in sweeps", name,
-                         where);
-            break;
-        }
-        json_t *m = json_object_get(o, "machine");
-        if (m && !json_is_null(m) &&
-            (!json_is_string(m) || !listed(machines, "fingerprint", json_string_value(m)))) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.machine: not a fingerprint listed in machines", name,
-                         where);
-            break;
-        }
-        json_t *samples = json_object_get(o, "samples");
-        if (samples && !json_is_array(samples)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.samples: must be an array", name, where);
-            break;
-        }
-        json_array_foreach(samples, j, v)
-        {
-            double x = json_number_value(v);
-            if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS) {
-                rc = sb_errf(e, SB_EUSAGE,
-                             "%s: %s.samples[%zu]: not a number of seconds in [0, %g]", name, where,
-                             j, MAX_SAMPLE_SECONDS);
-                break;
-            }
-        }
-        if (rc) break;
-        /* a measured point is its raw samples (the peak probe reports rates
-         * only; projected points were never run) */
-        if (!strcmp(status, "ok") && strcmp(wl, "peak") && json_array_size(samples) == 0) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s: status ok without samples", name, where);
-            break;
-        }
-        if ((rc = check_log(json_object_get(o, "log"), name, where, e))) break;
-        char pwhere[300];
-        snprintf(pwhere, sizeof pwhere, "%s: %s.pairing", name, where);
-        if ((rc = sb_db_check_pairing(json_object_get(o, "pairing"), pwhere, e))) break;
-        json_t *metrics = json_object_get(o, "metrics");
-        if (metrics && !json_is_array(metrics)) {
-            rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
-            break;
-        }
-        json_array_foreach(metrics, j, v)
-        {
-            json_t *val = json_object_get(v, "value"), *proj = json_object_get(v, "projected");
-            const char *mn = str_or_null(v, "name");
-            json_t *unit = json_object_get(v, "unit"), *src = json_object_get(v, "source");
-            if (!json_is_object(v) || !mn || !is_token(mn, 128)) {
-                rc = sb_errf(e, SB_EUSAGE,
-                             "%s: %s.metrics[%zu].name: missing or not [A-Za-z0-9_.:-]{1,128}",
-                             name, where, j);
-                break;
-            }
-            if (!json_is_number(val) || !isfinite(json_number_value(val)) ||
-                fabs(json_number_value(val)) > MAX_METRIC_ABS) {
-                rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu].value: not a finite number", name,
-                             where, j);
-                break;
-            }
-            if ((proj && !json_is_null(proj) && !json_is_boolean(proj) &&
-                 !(json_is_integer(proj) &&
-                   (json_integer_value(proj) == 0 || json_integer_value(proj) == 1))) ||
-                (unit && !json_is_null(unit) &&
-                 (!json_is_string(unit) ||
-                  sb_text_checkn(json_string_value(unit), json_string_length(unit), 64, "",
-                                 NULL))) ||
-                (src && !json_is_null(src) &&
-                 (!json_is_string(src) ||
-                  sb_text_checkn(json_string_value(src), json_string_length(src), SB_DB_MAX_REASON,
-                                 "", NULL)))) {
-                rc = sb_errf(e, SB_EUSAGE,
-                             "%s: %s.metrics[%zu]: unit/source must be short strings"
-                             " and projected 0, 1 or a boolean",
-                             name, where, j);
-                break;
-            }
-            for (size_t k = 0; k < j; k++)
-                if (!strcmp(mn, str_or_null(json_array_get(metrics, k), "name"))) {
-                    rc = sb_errf(e, SB_EUSAGE, "%s: %s.metrics[%zu]: metric '%s' listed twice",
-                                 name, where, j, mn);
-                    break;
-                }
-            if (rc) break;
-        }
-        if (rc) break;
+        if ((rc = validate_point(o, where, sweeps, machines, name, e))) break;
+        uuids[i] = str_or_null(o, "uuid");
     }
     if (!rc) {
         size_t n = json_array_size(points);
@@ -754,6 +854,18 @@ static int validate(json_t *doc, const char *name, sb_err *e)
     }
     free(uuids);
     return rc;
+}
+
+static int validate(json_t *doc, const char *name, sb_err *e)
+{
+    json_t *machines = NULL, *sweeps = NULL, *points = NULL;
+    int rc;
+    if ((rc = validate_head(doc, name, &machines, &sweeps, &points, e)) ||
+        (rc = validate_machines(machines, name, e)) ||
+        (rc = validate_sweeps(sweeps, machines, name, e)) ||
+        (rc = validate_points(points, sweeps, machines, name, e)))
+        return rc;
+    return SB_OK;
 }
 
 /* ---- import: writing ---- */
@@ -829,169 +941,238 @@ static int unfinished(const char *status)
         !strcmp(status, "interrupted");
 }
 
+/* An import's statements and what it has mapped so far: fingerprint and
+ * sweep uuid to the row here. */
+typedef struct writer {
+    sb_db *db;
+    sb_import_stats *st;
+    fp_map *mmap, *smap;
+    size_t nm, ns;
+    sqlite3_stmt *find_m, *find_s, *find_p, *ins_m, *ins_s, *ins_p, *ins_sample, *ins_pairing,
+        *ins_metric, *status_p, *del_p, *ins_log;
+} writer;
+
+static int writer_prepare(writer *w, sb_err *e)
+{
+    sb_db *db = w->db;
+    char sql[2048];
+    int rc;
+    if ((rc = sb_db_prepare(db, "prepare", "SELECT id FROM machine WHERE fingerprint = ?",
+                            &w->find_m, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM sweep WHERE uuid = ?", &w->find_s, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM point WHERE uuid = ?", &w->find_p, e)) ||
+        (rc = sb_db_prepare(db, "prepare", "SELECT status FROM point WHERE id = ?", &w->status_p,
+                            e)) ||
+        (rc = sb_db_prepare(db, "prepare", "DELETE FROM point WHERE id = ?", &w->del_p, e)))
+        return rc;
+    insert_sql(sql, sizeof sql, "machine", g_machine_cols, NCOLS(g_machine_cols), "", 0);
+    if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_m, e))) return rc;
+    insert_sql(sql, sizeof sql, "sweep", g_sweep_cols, NCOLS(g_sweep_cols), ", machine_id", 1);
+    if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_s, e))) return rc;
+    insert_sql(sql, sizeof sql, "point", g_point_cols, NCOLS(g_point_cols),
+               ", sweep_id, machine_id", 2);
+    if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_p, e))) return rc;
+    if ((rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO sample (point_id, rep, seconds, side, pair)"
+                            " VALUES (?,?,?,?,?)",
+                            &w->ins_sample, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
+                            " VALUES (?,?,?,?)",
+                            &w->ins_pairing, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+                            " VALUES (?,?,?,?,?,?)",
+                            &w->ins_metric, e)) ||
+        (rc = sb_db_prepare(db, "prepare",
+                            "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
+                            " stderr, stderr_bytes) VALUES (?,?,?,?,?)",
+                            &w->ins_log, e)))
+        return rc;
+    return SB_OK;
+}
+
+static void writer_finalize(writer *w)
+{
+    sqlite3_finalize(w->find_m);
+    sqlite3_finalize(w->find_s);
+    sqlite3_finalize(w->find_p);
+    sqlite3_finalize(w->ins_m);
+    sqlite3_finalize(w->ins_s);
+    sqlite3_finalize(w->ins_p);
+    sqlite3_finalize(w->ins_sample);
+    sqlite3_finalize(w->ins_pairing);
+    sqlite3_finalize(w->ins_metric);
+    sqlite3_finalize(w->status_p);
+    sqlite3_finalize(w->del_p);
+    sqlite3_finalize(w->ins_log);
+    free(w->mmap);
+    free(w->smap);
+}
+
+/* Each machine: the row of that fingerprint here, else a new one. */
+static int write_machines(writer *w, json_t *machines, sb_err *e)
+{
+    size_t i;
+    json_t *o;
+    int rc;
+    json_array_foreach(machines, i, o)
+    {
+        const char *fp = str_or_null(o, "fingerprint");
+        if ((rc = lookup_id(w->db, w->find_m, fp, &w->mmap[i].id, e))) return rc;
+        w->mmap[i].fp = fp;
+        if (w->mmap[i].id) continue;
+        for (int c = 0; c < NCOLS(g_machine_cols); c++)
+            bind_json(w->ins_m, c + 1, json_object_get(o, g_machine_cols[c].name));
+        if ((rc = step_done(w->db, w->ins_m, e, "machine insert"))) return rc;
+        w->mmap[i].id = sqlite3_last_insert_rowid(sb_db_handle(w->db));
+        w->st->machines_added++;
+    }
+    return SB_OK;
+}
+
+/* Each sweep: the row of that uuid here, else a new one on its machine. */
+static int write_sweeps(writer *w, json_t *sweeps, sb_err *e)
+{
+    size_t i;
+    json_t *o;
+    int rc;
+    json_array_foreach(sweeps, i, o)
+    {
+        const char *uuid = str_or_null(o, "uuid");
+        if ((rc = lookup_id(w->db, w->find_s, uuid, &w->smap[i].id, e))) return rc;
+        w->smap[i].fp = uuid;
+        if (w->smap[i].id) continue;
+        for (int c = 0; c < NCOLS(g_sweep_cols); c++)
+            bind_json(w->ins_s, c + 1, json_object_get(o, g_sweep_cols[c].name));
+        int64_t mid = map_find(w->mmap, w->nm, str_or_null(o, "machine"));
+        if (mid) sqlite3_bind_int64(w->ins_s, NCOLS(g_sweep_cols) + 1, mid);
+        if ((rc = step_done(w->db, w->ins_s, e, "sweep insert"))) return rc;
+        w->smap[i].id = sqlite3_last_insert_rowid(sb_db_handle(w->db));
+        w->st->sweeps_added++;
+    }
+    return SB_OK;
+}
+
+/* Whether point o is to be written: a new uuid is (*skip 0); one present
+ * here is kept (*skip 1) unless the copy here is unfinished and o is not,
+ * and then the one here is deleted for o to replace it. */
+static int point_take(writer *w, json_t *o, int *skip, sb_err *e)
+{
+    int64_t pid;
+    int rc;
+    *skip = 0;
+    if ((rc = lookup_id(w->db, w->find_p, str_or_null(o, "uuid"), &pid, e))) return rc;
+    if (!pid) {
+        w->st->points_added++;
+        return SB_OK;
+    }
+    /* The same point finished since the copy here was made (a resumed
+     * sweep exported again): the finished one replaces the unfinished. */
+    int here_open = 0;
+    sqlite3_bind_int64(w->status_p, 1, pid);
+    int step = sqlite3_step(w->status_p);
+    if (step == SQLITE_ROW)
+        here_open = unfinished((const char *)sqlite3_column_text(w->status_p, 0));
+    sqlite3_reset(w->status_p);
+    if (step != SQLITE_ROW && step != SQLITE_DONE) return sb_db_fail(e, w->db, "point lookup");
+    if (!here_open || unfinished(str_or_null(o, "status"))) {
+        w->st->points_present++;
+        *skip = 1;
+        return SB_OK;
+    }
+    sqlite3_bind_int64(w->del_p, 1, pid);
+    if ((rc = step_done(w->db, w->del_p, e, "point replace"))) return rc;
+    w->st->points_updated++;
+    return SB_OK;
+}
+
+/* Point o's metrics and worker output, under row pid. */
+static int write_point_metrics_log(writer *w, json_t *o, int64_t pid, sb_err *e)
+{
+    size_t j;
+    json_t *v;
+    int rc;
+    json_array_foreach(json_object_get(o, "metrics"), j, v)
+    {
+        json_t *proj = json_object_get(v, "projected");
+        sqlite3_bind_int64(w->ins_metric, 1, pid);
+        bind_json(w->ins_metric, 2, json_object_get(v, "name"));
+        sqlite3_bind_double(w->ins_metric, 3, json_number_value(json_object_get(v, "value")));
+        bind_json(w->ins_metric, 4, json_object_get(v, "unit"));
+        sqlite3_bind_int(w->ins_metric, 5,
+                         json_is_true(proj) || (json_is_integer(proj) && json_integer_value(proj)));
+        bind_json(w->ins_metric, 6, json_object_get(v, "source"));
+        if ((rc = step_done(w->db, w->ins_metric, e, "metric insert"))) return rc;
+        w->st->metrics_added++;
+    }
+    json_t *lg = json_object_get(o, "log");
+    if (json_is_object(lg)) {
+        sqlite3_bind_int64(w->ins_log, 1, pid);
+        bind_json(w->ins_log, 2, json_object_get(lg, "stdout"));
+        bind_json(w->ins_log, 3, json_object_get(lg, "stdout_bytes"));
+        bind_json(w->ins_log, 4, json_object_get(lg, "stderr"));
+        bind_json(w->ins_log, 5, json_object_get(lg, "stderr_bytes"));
+        if ((rc = step_done(w->db, w->ins_log, e, "point log insert"))) return rc;
+    }
+    return SB_OK;
+}
+
+/* Point o (unless present here already): its row on its sweep and machine,
+ * samples, pairing, metrics and worker output. */
+static int write_point(writer *w, json_t *o, sb_err *e)
+{
+    int skip, rc;
+    if ((rc = point_take(w, o, &skip, e)) || skip) return rc;
+    for (int c = 0; c < NCOLS(g_point_cols); c++)
+        bind_json(w->ins_p, c + 1, json_object_get(o, g_point_cols[c].name));
+    sqlite3_bind_int64(w->ins_p, NCOLS(g_point_cols) + 1,
+                       map_find(w->smap, w->ns, str_or_null(o, "sweep")));
+    int64_t mid = map_find(w->mmap, w->nm, str_or_null(o, "machine"));
+    if (mid) sqlite3_bind_int64(w->ins_p, NCOLS(g_point_cols) + 2, mid);
+    if ((rc = step_done(w->db, w->ins_p, e, "point insert"))) return rc;
+    int64_t pid = sqlite3_last_insert_rowid(sb_db_handle(w->db));
+    json_t *pairing = json_object_get(o, "pairing");
+    if ((rc = sb_db_insert_samples(w->db, w->ins_sample, pid, json_object_get(o, "samples"),
+                                   pairing, e)))
+        return rc;
+    w->st->samples_added += (long)json_array_size(pairing ? json_object_get(pairing, "samples")
+                                                          : json_object_get(o, "samples"));
+    if (pairing) {
+        sqlite3_bind_int64(w->ins_pairing, 1, pid);
+        bind_json(w->ins_pairing, 2, json_object_get(pairing, "mode"));
+        bind_json(w->ins_pairing, 3, json_object_get(pairing, "baseline"));
+        bind_json(w->ins_pairing, 4, json_object_get(pairing, "candidate"));
+        if ((rc = step_done(w->db, w->ins_pairing, e, "pairing insert"))) return rc;
+    }
+    return write_point_metrics_log(w, o, pid, e);
+}
+
 static int write_doc(sb_db *db, json_t *doc, sb_import_stats *st, sb_err *e)
 {
     json_t *machines = json_object_get(doc, "machines"), *sweeps = json_object_get(doc, "sweeps"),
            *points = json_object_get(doc, "points");
-    size_t nm = json_array_size(machines), ns = json_array_size(sweeps);
-    fp_map *mmap = calloc(nm + 1, sizeof *mmap), *smap = calloc(ns + 1, sizeof *smap);
-    sqlite3_stmt *find_m = NULL, *find_s = NULL, *find_p = NULL, *ins_m = NULL, *ins_s = NULL,
-                 *ins_p = NULL, *ins_sample = NULL, *ins_pairing = NULL, *ins_metric = NULL,
-                 *status_p = NULL, *del_p = NULL, *ins_log = NULL;
-    char sql[2048];
+    writer w = {.db = db, .st = st};
+    w.nm = json_array_size(machines);
+    w.ns = json_array_size(sweeps);
+    w.mmap = calloc(w.nm + 1, sizeof *w.mmap);
+    w.smap = calloc(w.ns + 1, sizeof *w.smap);
     int rc = SB_OK;
-    if (!mmap || !smap) {
+    if (!w.mmap || !w.smap) {
         rc = sb_errf(e, SB_EFAIL, "out of memory");
         goto out;
     }
-    if ((rc = sb_db_prepare(db, "prepare", "SELECT id FROM machine WHERE fingerprint = ?", &find_m,
-                            e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM sweep WHERE uuid = ?", &find_s, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT id FROM point WHERE uuid = ?", &find_p, e)) ||
-        (rc = sb_db_prepare(db, "prepare", "SELECT status FROM point WHERE id = ?", &status_p,
-                            e)) ||
-        (rc = sb_db_prepare(db, "prepare", "DELETE FROM point WHERE id = ?", &del_p, e)))
+    if ((rc = writer_prepare(&w, e)) || (rc = write_machines(&w, machines, e)) ||
+        (rc = write_sweeps(&w, sweeps, e)))
         goto out;
-    insert_sql(sql, sizeof sql, "machine", g_machine_cols, NCOLS(g_machine_cols), "", 0);
-    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_m, e))) goto out;
-    insert_sql(sql, sizeof sql, "sweep", g_sweep_cols, NCOLS(g_sweep_cols), ", machine_id", 1);
-    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_s, e))) goto out;
-    insert_sql(sql, sizeof sql, "point", g_point_cols, NCOLS(g_point_cols),
-               ", sweep_id, machine_id", 2);
-    if ((rc = sb_db_prepare(db, "prepare", sql, &ins_p, e))) goto out;
-    if ((rc = sb_db_prepare(db, "prepare",
-                            "INSERT INTO sample (point_id, rep, seconds, side, pair)"
-                            " VALUES (?,?,?,?,?)",
-                            &ins_sample, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
-                            " VALUES (?,?,?,?)",
-                            &ins_pairing, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                            " VALUES (?,?,?,?,?,?)",
-                            &ins_metric, e)) ||
-        (rc = sb_db_prepare(db, "prepare",
-                            "INSERT OR REPLACE INTO point_log (point_id, stdout, stdout_bytes,"
-                            " stderr, stderr_bytes) VALUES (?,?,?,?,?)",
-                            &ins_log, e)))
-        goto out;
-
-    size_t i, j;
-    json_t *o, *v;
-    json_array_foreach(machines, i, o)
-    {
-        const char *fp = str_or_null(o, "fingerprint");
-        if ((rc = lookup_id(db, find_m, fp, &mmap[i].id, e))) goto out;
-        mmap[i].fp = fp;
-        if (mmap[i].id) continue;
-        for (int c = 0; c < NCOLS(g_machine_cols); c++)
-            bind_json(ins_m, c + 1, json_object_get(o, g_machine_cols[c].name));
-        if ((rc = step_done(db, ins_m, e, "machine insert"))) goto out;
-        mmap[i].id = sqlite3_last_insert_rowid(sb_db_handle(db));
-        st->machines_added++;
-    }
-    json_array_foreach(sweeps, i, o)
-    {
-        const char *uuid = str_or_null(o, "uuid");
-        if ((rc = lookup_id(db, find_s, uuid, &smap[i].id, e))) goto out;
-        smap[i].fp = uuid;
-        if (smap[i].id) continue;
-        for (int c = 0; c < NCOLS(g_sweep_cols); c++)
-            bind_json(ins_s, c + 1, json_object_get(o, g_sweep_cols[c].name));
-        int64_t mid = map_find(mmap, nm, str_or_null(o, "machine"));
-        if (mid) sqlite3_bind_int64(ins_s, NCOLS(g_sweep_cols) + 1, mid);
-        if ((rc = step_done(db, ins_s, e, "sweep insert"))) goto out;
-        smap[i].id = sqlite3_last_insert_rowid(sb_db_handle(db));
-        st->sweeps_added++;
-    }
+    size_t i;
+    json_t *o;
     json_array_foreach(points, i, o)
     {
-        int64_t pid;
-        if ((rc = lookup_id(db, find_p, str_or_null(o, "uuid"), &pid, e))) goto out;
-        if (pid) {
-            /* The same point finished since the copy here was made (a resumed
-             * sweep exported again): the finished one replaces the unfinished. */
-            int here_open = 0;
-            sqlite3_bind_int64(status_p, 1, pid);
-            int step = sqlite3_step(status_p);
-            if (step == SQLITE_ROW)
-                here_open = unfinished((const char *)sqlite3_column_text(status_p, 0));
-            sqlite3_reset(status_p);
-            if (step != SQLITE_ROW && step != SQLITE_DONE) {
-                rc = sb_db_fail(e, db, "point lookup");
-                goto out;
-            }
-            if (!here_open || unfinished(str_or_null(o, "status"))) {
-                st->points_present++;
-                continue;
-            }
-            sqlite3_bind_int64(del_p, 1, pid);
-            if ((rc = step_done(db, del_p, e, "point replace"))) goto out;
-            st->points_updated++;
-        } else {
-            st->points_added++;
-        }
-        for (int c = 0; c < NCOLS(g_point_cols); c++)
-            bind_json(ins_p, c + 1, json_object_get(o, g_point_cols[c].name));
-        sqlite3_bind_int64(ins_p, NCOLS(g_point_cols) + 1,
-                           map_find(smap, ns, str_or_null(o, "sweep")));
-        int64_t mid = map_find(mmap, nm, str_or_null(o, "machine"));
-        if (mid) sqlite3_bind_int64(ins_p, NCOLS(g_point_cols) + 2, mid);
-        if ((rc = step_done(db, ins_p, e, "point insert"))) goto out;
-        pid = sqlite3_last_insert_rowid(sb_db_handle(db));
-        json_t *pairing = json_object_get(o, "pairing");
-        if ((rc = sb_db_insert_samples(db, ins_sample, pid, json_object_get(o, "samples"), pairing,
-                                       e)))
-            goto out;
-        st->samples_added += (long)json_array_size(pairing ? json_object_get(pairing, "samples")
-                                                           : json_object_get(o, "samples"));
-        if (pairing) {
-            sqlite3_bind_int64(ins_pairing, 1, pid);
-            bind_json(ins_pairing, 2, json_object_get(pairing, "mode"));
-            bind_json(ins_pairing, 3, json_object_get(pairing, "baseline"));
-            bind_json(ins_pairing, 4, json_object_get(pairing, "candidate"));
-            if ((rc = step_done(db, ins_pairing, e, "pairing insert"))) goto out;
-        }
-        json_array_foreach(json_object_get(o, "metrics"), j, v)
-        {
-            json_t *proj = json_object_get(v, "projected");
-            sqlite3_bind_int64(ins_metric, 1, pid);
-            bind_json(ins_metric, 2, json_object_get(v, "name"));
-            sqlite3_bind_double(ins_metric, 3, json_number_value(json_object_get(v, "value")));
-            bind_json(ins_metric, 4, json_object_get(v, "unit"));
-            sqlite3_bind_int(ins_metric, 5,
-                             json_is_true(proj) ||
-                                 (json_is_integer(proj) && json_integer_value(proj)));
-            bind_json(ins_metric, 6, json_object_get(v, "source"));
-            if ((rc = step_done(db, ins_metric, e, "metric insert"))) goto out;
-            st->metrics_added++;
-        }
-        json_t *lg = json_object_get(o, "log");
-        if (json_is_object(lg)) {
-            sqlite3_bind_int64(ins_log, 1, pid);
-            bind_json(ins_log, 2, json_object_get(lg, "stdout"));
-            bind_json(ins_log, 3, json_object_get(lg, "stdout_bytes"));
-            bind_json(ins_log, 4, json_object_get(lg, "stderr"));
-            bind_json(ins_log, 5, json_object_get(lg, "stderr_bytes"));
-            if ((rc = step_done(db, ins_log, e, "point log insert"))) goto out;
-        }
+        if ((rc = write_point(&w, o, e))) goto out;
     }
 out:
-    sqlite3_finalize(find_m);
-    sqlite3_finalize(find_s);
-    sqlite3_finalize(find_p);
-    sqlite3_finalize(ins_m);
-    sqlite3_finalize(ins_s);
-    sqlite3_finalize(ins_p);
-    sqlite3_finalize(ins_sample);
-    sqlite3_finalize(ins_pairing);
-    sqlite3_finalize(ins_metric);
-    sqlite3_finalize(status_p);
-    sqlite3_finalize(del_p);
-    sqlite3_finalize(ins_log);
-    free(mmap);
-    free(smap);
+    writer_finalize(&w);
     return rc;
 }
 
@@ -1010,7 +1191,7 @@ static const char *ran_path(sb_db *db, int64_t machine, const char *kernel, json
      * kernel names its instructions) */
     const char *impl = strncmp(kernel, "onednn", 6) ? NULL
                                                     : json_string_value(json_object_get(res, "impl"));
-    const char *path = sb_gemm_peak_path(k, impl && *impl ? impl : NULL);
+    const char *path = sb_peak_path_ran(k, impl && *impl ? impl : NULL);
     if (!strcmp(path, "scalar"))
         return sb_db_peak_per_core(db, machine, "f32") > 0 ? "f32" : "avx2_f32";
     return path;
