@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "sb_allreduce.h"
 #include "sb_progress.h"
 #include "sb_db.h"
 #include "sb_io.h"
