@@ -157,7 +157,8 @@ static void default_label(sb_plan *plan, int default_plan)
     /* "zen-4" reads as people write it: "zen4" */
     if (!strncmp(u, "zen-", 4)) memmove(u + 3, u + 4, strlen(u + 4) + 1);
     snprintf(plan->label, sizeof plan->label, "%s-%s%s", w ? u : "unknown",
-             default_plan ? "default-" : "", plan->workload[0] ? plan->workload : "gemm");
+             default_plan ? "default-" : "",
+             (plan->wl ? plan->wl : sb_workload_default())->name);
 }
 
 int sb_cmd_sweep(int argc, char **argv)
@@ -366,9 +367,9 @@ int sb_cmd_sweep(int argc, char **argv)
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (!resume && (rc = sb_plan_finish(&plan, si ? si->cores : 1, &e))) goto fail;
     if (!resume && !dry && (rc = sb_plan_check_inputs(&plan, &e))) goto fail;
-    if (pair.baseline && !sb_workload_has(plan.workload, SB_WL_SHAPES)) {
+    if (pair.baseline && !sb_wl_is(plan.wl, SB_WL_SHAPES)) {
         rc = sb_errf(&e, SB_EUSAGE, "--pair-baseline: paired runs are for GEMM sweeps, not %s",
-                     plan.workload);
+                     plan.wl ? plan.wl->name : "");
         goto fail;
     }
     if (!resume && !plan.label[0]) default_label(&plan, !plan_file && nkv == 0);

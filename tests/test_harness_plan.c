@@ -200,7 +200,7 @@ static void test_defaults(void)
     sb_err e = {0};
     sb_plan_init(&p);
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
-    CHECK(!strcmp(p.workload, "gemm"));
+    CHECK(p.wl && !strcmp(p.wl->name, "gemm") && p.wl == sb_workload_find("gemm"));
     CHECK_EQ_INT(p.nthreads, 2);
     CHECK_EQ_INT(p.nshapes, 4);
     CHECK(p.nkernels >= 1);

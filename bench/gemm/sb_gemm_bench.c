@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "sb_parse.h"
 #include "sb_progress.h"
 #include "sb_stats.h"
 
@@ -215,6 +216,41 @@ out:
     free(C);
     free(ref);
     free(refi);
+    return SB_OK;
+}
+
+int sb_gemm_shape_parse(const char *s, sb_gemm_config *cfg, sb_err *e)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return sb_errf(e, SB_EUSAGE, "--shape: '%.60s...' is not MxNxK[:TT][+prepack]", s);
+    snprintf(buf, sizeof buf, "%s", s);
+    char *plus = strchr(buf, '+'), *colon = strchr(buf, ':');
+    int prepack = 0;
+    if (plus) {
+        if (strcmp(plus, "+prepack"))
+            return sb_errf(e, SB_EUSAGE, "--shape: '%s' is not MxNxK[:TT][+prepack]", s);
+        *plus = '\0';
+        prepack = 1;
+    }
+    char ta = 'N', tb = 'N';
+    if (colon) {
+        *colon = '\0';
+        const char *tr = colon + 1;
+        if (strlen(tr) != 2 || !strchr("NT", tr[0]) || !strchr("NT", tr[1]))
+            return sb_errf(e, SB_EUSAGE, "--shape: '%s' is not a transpose (NN, NT, TN, TT)", tr);
+        ta = tr[0];
+        tb = tr[1];
+    }
+    int m, n, k;
+    int rc = sb_parse_shape(buf, SB_GEMM_MAX_DIM, &m, &n, &k, e);
+    if (rc) return rc;
+    cfg->m = m;
+    cfg->n = n;
+    cfg->k = k;
+    cfg->transa = ta;
+    cfg->transb = tb;
+    if (prepack) cfg->prepack = 1;
     return SB_OK;
 }
 

@@ -103,7 +103,7 @@ static void shape_key(const sb_plan *p, const sb_plan_shape *s, char *buf, size_
  * sizes), so plots, reports, gate and resume group like with like. */
 static void config_key(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     const char *const *keys = w ? w->series : (const char *const[]){NULL};
     size_t off = 0;
     buf[0] = '\0';
@@ -135,7 +135,7 @@ static const char *plan_opt(const sb_plan *p, const char *key)
 static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
     const sb_kernel *k = sb_kernel_find(pt->kernel);
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     if (w && w->int8_opt && k && k->dtype == SB_DT_INT8) {
         const char *q = plan_opt(p, w->int8_opt);
         const char *x = w->int8_extra ? plan_opt(p, w->int8_extra) : NULL;
@@ -149,81 +149,63 @@ static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, s
         snprintf(buf, cap, "{}");
 }
 
-/* The worker's own argv (what runs on every rank). */
+static void av_push_cb(void *ctx, const char *arg) { av_push(ctx, arg); }
+
+static int truthy(const char *v) { return !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"); }
+
+/* The worker's own argv (what runs on every rank), from its row alone: the
+ * command of its name, --kernel, the point's axis value as the row writes
+ * it (--m .. --trans, --batch), the plan's GEMM-only timing values (the
+ * plan refuses them for other rows), the workload's options, --threads. */
 static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *self,
                         const char *result, double peak, argvec *a)
 {
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     unsigned flags = w ? w->flags : 0;
     av_push(a, self);
-    if (flags & SB_WL_SHAPES) {
-        av_push(a, "gemm");
+    av_push(a, w ? w->name : "");
+    if (flags & SB_WL_KERNEL) {
         av_push(a, "--kernel");
         av_push(a, pt->kernel);
-        av_push(a, "--m");
-        av_pushf(a, "%d", pt->shape->m);
-        av_push(a, "--n");
-        av_pushf(a, "%d", pt->shape->n);
-        av_push(a, "--k");
-        av_pushf(a, "%d", pt->shape->k);
-        av_push(a, "--trans");
-        av_pushf(a, "%c%c", pt->shape->transa, pt->shape->transb);
-        if (p->reps) {
-            av_push(a, "--reps");
-            av_pushf(a, "%d", p->reps);
+    }
+    char axis[64];
+    sb_plan_point_axis(pt, axis, sizeof axis);
+    if (axis[0] && w && w->axis_argv) w->axis_argv(axis, av_push_cb, a);
+    if (p->reps) {
+        av_push(a, "--reps");
+        av_pushf(a, "%d", p->reps);
+    }
+    if (p->min_seconds > 0) {
+        av_push(a, "--min-seconds");
+        av_pushf(a, "%g", p->min_seconds);
+    }
+    if (peak > 0) {
+        av_push(a, "--peak-gflops");
+        av_pushf(a, "%.3f", peak);
+    }
+    if (p->prepack) av_push(a, "--prepack");
+    const sb_kernel *k = sb_kernel_find(pt->kernel);
+    for (int i = 0; i < p->nopts; i++) {
+        if (w && w->int8_extra && !strcmp(p->opt_keys[i], w->int8_extra) &&
+            !(k && k->dtype == SB_DT_INT8))
+            continue; /* an int8-only option: not for this point's kernel */
+        /* flags without a value in the worker's CLI: there when on */
+        const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
+        if (o && o->kind == SB_WOPT_BOOL) {
+            if (truthy(p->opt_values[i])) av_pushf(a, "--%s", p->opt_keys[i]);
+            continue;
         }
-        if (p->min_seconds > 0) {
-            av_push(a, "--min-seconds");
-            av_pushf(a, "%g", p->min_seconds);
-        }
-        if (peak > 0) {
-            av_push(a, "--peak-gflops");
-            av_pushf(a, "%.3f", peak);
-        }
-        if (p->prepack) av_push(a, "--prepack");
-        /* the gemm workload's own flags (sb_workload's rows) */
-        for (int i = 0; i < p->nopts; i++) {
-            const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
-            if (o && o->kind == SB_WOPT_BOOL &&
-                (!strcmp(p->opt_values[i], "1") || !strcmp(p->opt_values[i], "yes") ||
-                 !strcmp(p->opt_values[i], "true")))
-                av_pushf(a, "--%s", p->opt_keys[i]);
-        }
-    } else {
-        av_push(a, p->workload);
-        if (flags & SB_WL_KERNEL) {
-            av_push(a, "--kernel");
-            av_push(a, pt->kernel);
-        }
-        if (pt->batch > 0) {
-            av_push(a, "--batch");
-            av_pushf(a, "%d", pt->batch);
-        }
-        const sb_kernel *k = sb_kernel_find(pt->kernel);
-        for (int i = 0; i < p->nopts; i++) {
-            if (w && w->int8_extra && !strcmp(p->opt_keys[i], w->int8_extra) &&
-                !(k && k->dtype == SB_DT_INT8))
-                continue; /* an int8-only option: not for this point's kernel */
-            av_pushf(a, "--%s", p->opt_keys[i]);
-            /* flags without a value in the worker's CLI */
-            const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
-            if (o && o->kind == SB_WOPT_BOOL) {
-                if (strcmp(p->opt_values[i], "1") && strcmp(p->opt_values[i], "yes") &&
-                    strcmp(p->opt_values[i], "true"))
-                    free(a->v[--a->n]), a->v[a->n] = NULL;
-                continue;
-            }
-            av_push(a, p->opt_values[i]);
-        }
-        /* latency is measured at batch 1 whatever the point's batch: once per
-         * kernel x threads, on the smallest batch's point */
-        if ((flags & SB_WL_LATENCY) && p->nbatches > 1) {
-            int minb = p->batches[0], have = 0;
-            for (int i = 1; i < p->nbatches; i++)
-                if (p->batches[i] < minb) minb = p->batches[i];
-            for (int i = 0; i < a->n; i++) have |= !strcmp(a->v[i], "--no-latency");
-            if (pt->batch != minb && !have) av_push(a, "--no-latency");
-        }
+        av_pushf(a, "--%s", p->opt_keys[i]);
+        av_push(a, p->opt_values[i]);
+    }
+    /* latency is measured at batch 1 whatever the point's batch: once per
+     * kernel x threads, on the smallest batch's point */
+    if ((flags & SB_WL_LATENCY) && p->nbatches > 1) {
+        int minb = p->batches[0], have = 0;
+        for (int i = 1; i < p->nbatches; i++)
+            if (p->batches[i] < minb) minb = p->batches[i];
+        for (int i = 0; i < a->n; i++) have |= !strcmp(a->v[i], "--no-latency");
+        if (pt->batch != minb && !have) av_push(a, "--no-latency");
     }
     if (flags & SB_WL_THREADS) {
         av_push(a, "--threads");
@@ -328,6 +310,17 @@ static int parse_shape_key(const char *key, sb_plan_shape *s)
     return 0;
 }
 
+/* A stored point as the plan's point: its shape (the row's SB_WL_SHAPES
+ * axis, from its shape column), or its batch (a value of its series key). */
+static void row_point(const point_row *row, sb_plan_point *pt, sb_plan_shape *shape)
+{
+    *pt = (sb_plan_point){row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
+    if (sb_wl_is(row->wl, SB_WL_SHAPES) && row->shape[0] && parse_shape_key(row->shape, shape) == 0)
+        pt->shape = shape;
+    char batch[16];
+    if (sb_db_shape_value(row->shape, "batch", batch, sizeof batch)) pt->batch = atoi(batch);
+}
+
 /* The worker's result document: far larger than any real one, small enough to parse. */
 #define RESULT_MAX (64 * SB_MIB)
 
@@ -383,7 +376,7 @@ static void repeak(sb_db *db, int64_t machine, const point_row *row, json_t *doc
     const sb_kernel *k = sb_kernel_find(row->kernel);
     json_t *metrics = json_object_get(doc, "metrics"), *units = json_object_get(doc, "units");
     double gf = json_number_value(json_object_get(metrics, "gflops"));
-    if (!k || !sb_workload_has(row->workload, SB_WL_PEAK) || !json_is_object(metrics) ||
+    if (!k || !sb_wl_is(row->wl, SB_WL_PEAK) || !json_is_object(metrics) ||
         !(gf > 0))
         return;
     const char *ran = json_string_value(json_object_get(doc, "peak_path"));
@@ -421,13 +414,8 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
                      char *summary, size_t sumcap, const char **status_out, sb_err *e)
 {
     sb_plan_shape shape;
-    sb_plan_point pt = {row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
-    if (sb_workload_has(row->workload, SB_WL_SHAPES) && row->shape[0] &&
-        parse_shape_key(row->shape, &shape) == 0)
-        pt.shape = &shape;
-    /* a training or inference point's batch is in its series key */
-    char batch[16];
-    if (sb_db_shape_value(row->shape, "batch", batch, sizeof batch)) pt.batch = atoi(batch);
+    sb_plan_point pt;
+    row_point(row, &pt, &shape);
     char result[4096], outlog[4096], errlog[4096];
     snprintf(result, sizeof result, "%s/point-%d.json", tmpdir, row->seq);
     snprintf(outlog, sizeof outlog, "%s/point-%d.out", tmpdir, row->seq);
@@ -438,13 +426,13 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
     const char *status = "failed";
     char reason[600] = "";
     int rc = SB_OK;
-    sb_plan peak_plan;
+    sb_plan probe_plan;
     const sb_plan *use = p;
-    if (!strcmp(row->workload, "peak")) {
-        /* The peak probe is a point of its own, ahead of the GEMM points. */
-        sb_plan_init(&peak_plan);
-        snprintf(peak_plan.workload, sizeof peak_plan.workload, "peak");
-        use = &peak_plan;
+    if (sb_wl_is(row->wl, SB_WL_PROBE)) {
+        /* A probe (the peak) is a point of its own, ahead of the plan's. */
+        sb_plan_init(&probe_plan);
+        probe_plan.wl = row->wl;
+        use = &probe_plan;
     }
     int ran = 0;
     if (point_argv(use, &pt, self, result, peak, tmpdir, row->seq, &argv, &pe)) {
@@ -509,9 +497,8 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
                         ? "ok"
                         : json_string_value(json_object_get(doc, "status"));
                     const char *why = json_string_value(json_object_get(doc, "reason"));
-                    const sb_workload *w = sb_workload_find(row->workload);
-                    if (!strcmp(status, "ok") && w)
-                        sb_workload_describe(w, doc, summary, sumcap);
+                    if (!strcmp(status, "ok") && row->wl)
+                        sb_workload_describe(row->wl, doc, summary, sumcap);
                     if (!summary[0])
                         snprintf(summary, sumcap, "%.*s", sb_text_prefix(why ? why : "", 200),
                                  why ? why : "");
@@ -713,8 +700,8 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
                             char *summary, size_t sumcap, const char **status_out, sb_err *e)
 {
     sb_plan_shape shape;
-    sb_plan_point pt = {row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
-    if (row->shape[0] && parse_shape_key(row->shape, &shape) == 0) pt.shape = &shape;
+    sb_plan_point pt;
+    row_point(row, &pt, &shape);
     /* each run is `reps` repetitions, exactly */
     sb_plan run_plan = *p;
     run_plan.reps = po->reps;
@@ -922,11 +909,7 @@ out:
     return rc;
 }
 
-static double default_timeout(const char *workload)
-{
-    const sb_workload *w = sb_workload_find(workload);
-    return w ? w->timeout_s : 1800.0;
-}
+static double default_timeout(const sb_workload *w) { return w ? w->timeout_s : 1800.0; }
 
 /* Before anything is written: the hostfile parses, holds enough hosts, and
  * every host a point will use answers through the launcher's agent (the one
@@ -966,7 +949,8 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
 {
     int seq = 0, rc;
     /* a machine without AVX-512 never stores the f32 path's peak: AVX2's counts */
-    int want_peak = !no_peak && sb_workload_has(p->workload, SB_WL_PEAK) &&
+    const sb_workload *probe = sb_workload_probe();
+    int want_peak = !no_peak && probe && sb_wl_is(p->wl, SB_WL_PEAK) &&
         sb_db_peak_per_core(db, machine, "f32") <= 0 &&
         sb_db_peak_per_core(db, machine, "avx2_f32") <= 0;
     if (want_peak) {
@@ -974,8 +958,8 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
         for (int i = 0; i < p->nthreads; i++)
             if (p->threads[i] > maxt) maxt = p->threads[i];
         sb_point_desc d = {.seq = seq++,
-                           .workload = "peak",
-                           .kernel = "peak",
+                           .workload = probe->name,
+                           .kernel = probe->name,
                            .dtype = "",
                            .shape = "",
                            .config = "{}",
@@ -997,7 +981,7 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
         point_config(p, &pt, config, sizeof config);
         const sb_kernel *k = sb_kernel_find(pt.kernel);
         sb_point_desc d = {.seq = seq++,
-                           .workload = p->workload,
+                           .workload = p->wl->name,
                            .kernel = pt.kernel,
                            .dtype = k ? sb_dtype_name(k->dtype) : "",
                            .shape = shape,
@@ -1021,7 +1005,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 
     if (o->dry_run) {
         int n = sb_plan_npoints(p);
-        fprintf(f, "# %d point(s), workload %s", n, p->workload);
+        fprintf(f, "# %d point(s), workload %s", n, p->wl->name);
         for (int i = 0; i < p->nbatches; i++)
             fprintf(f, "%s%d", i ? "," : ", batch ", p->batches[i]);
         fprintf(f, "\n");
@@ -1124,7 +1108,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
             free(plan_text);
             goto done;
         }
-        rc = sb_db_sweep_create(db, p->label[0] ? p->label : NULL, p->workload, plan_text, machine,
+        rc = sb_db_sweep_create(db, p->label[0] ? p->label : NULL, p->wl->name, plan_text, machine,
                                 &sweep, e);
         free(plan_text);
         if (rc || (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e)) ||
@@ -1164,7 +1148,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
     sb_launch_cancel = &g_interrupted;
-    double timeout = p->point_timeout > 0 ? p->point_timeout : default_timeout(p->workload);
+    double timeout = p->point_timeout > 0 ? p->point_timeout : default_timeout(p->wl);
     fprintf(f, "sweep %lld: %d point(s) to run, database %s\n", (long long)sweep, nrows,
             o->db_path);
     fflush(f);
@@ -1174,11 +1158,11 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         point_row *r = &rows[i];
         double peak = 0;
         const sb_kernel *k = sb_kernel_find(r->kernel);
-        if (k && sb_workload_has(r->workload, SB_WL_PEAK)) peak = kernel_peak(db, machine, k);
+        if (k && sb_wl_is(r->wl, SB_WL_PEAK)) peak = kernel_peak(db, machine, k);
         char summary[400] = "";
         const char *status = "failed";
         double t0 = sb_now();
-        if (o->pair.baseline && strcmp(r->workload, "peak"))
+        if (o->pair.baseline && !sb_wl_is(r->wl, SB_WL_PROBE))
             rc = run_point_paired(db, machine, p, r, &o->pair, dir, peak, timeout, summary,
                                   sizeof summary, &status, e);
         else
@@ -1213,7 +1197,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sigaction(SIGHUP, &old_hup, NULL);
     free(rows);
     remove_tmpdir(dir);
-    if (!rc && !g_interrupted && sb_workload_has(p->workload, SB_WL_PROJECT) && !p->project_off)
+    if (!rc && !g_interrupted && sb_wl_is(p->wl, SB_WL_PROJECT) && !p->project_off)
         rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
                               &out->projected_series, e);
     if (!rc) {

@@ -1195,8 +1195,8 @@ static int check_result(json_t *result, const char *workload, sb_err *e)
                            MAX_SAMPLE_SECONDS);
     }
     /* a measured point is its raw samples: "ok" without them would be a
-     * figure nothing backs (the peak probe reports rates only) */
-    if (!strcmp(status, "ok") && strcmp(workload ? workload : "", "peak") &&
+     * figure nothing backs (a probe, the peak, reports rates only) */
+    if (!strcmp(status, "ok") && !sb_wl_is(sb_workload_find(workload), SB_WL_PROBE) &&
         json_array_size(samples) == 0)
         return sb_errf(e, SB_EUSAGE, "result has status ok but no samples");
     const char *name;
