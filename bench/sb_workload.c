@@ -193,10 +193,10 @@ int sb_wl_is(const sb_workload *w, unsigned flags) { return w && (w->flags & fla
 /* the first row: a plan without `workload` is a GEMM sweep */
 const sb_workload *sb_workload_default(void) { return &g_workloads[0]; }
 
-const sb_workload *sb_workload_probe(void)
+const sb_workload *sb_workload_flagged(unsigned flags)
 {
     for (int i = 0; i < NWORKLOADS; i++)
-        if (g_workloads[i].flags & SB_WL_PROBE) return &g_workloads[i];
+        if (sb_wl_is(&g_workloads[i], flags)) return &g_workloads[i];
     return NULL;
 }
 

@@ -79,9 +79,10 @@ int sb_workload_has(const char *name, unsigned flags);
 int sb_wl_is(const sb_workload *w, unsigned flags);
 /* The workload of a plan that names none (GEMM). */
 const sb_workload *sb_workload_default(void);
-/* The probe a workload's points are measured against (SB_WL_PEAK: the peak
- * probe, the row flagged SB_WL_PROBE); NULL: none. */
-const sb_workload *sb_workload_probe(void);
+/* The first row with every flag in `flags`: SB_WL_PROBE, the probe the
+ * sweep puts ahead of SB_WL_PEAK points; SB_WL_PROJECT, the workload the
+ * scaling model projects. NULL: none. */
+const sb_workload *sb_workload_flagged(unsigned flags);
 /* "gemm, train, infer, allreduce, stream": the names a plan may give. */
 void sb_workload_plan_names(char *buf, size_t cap);
 /* The result's one-line description (the row's describe, or its headline). */

@@ -479,8 +479,8 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     /* a default batch is part of its points' names (infer): unsaid, the worker's default */
     if (!p->nbatches && w->default_batch) p->batches[p->nbatches++] = w->default_batch;
     if ((p->nproject_nodes || p->project_off) && !(w->flags & SB_WL_PROJECT))
-        return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s",
-                       w->name);
+        return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload %s, not %s",
+                       sb_workload_flagged(SB_WL_PROJECT)->name, w->name);
     int maxn, maxp, maxt;
     sb_plan_max_dims(p, &maxn, &maxp, &maxt);
     if ((w->flags & SB_WL_ONE_RANK) && (maxn > 1 || maxp > 1))

@@ -949,7 +949,7 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
 {
     int seq = 0, rc;
     /* a machine without AVX-512 never stores the f32 path's peak: AVX2's counts */
-    const sb_workload *probe = sb_workload_probe();
+    const sb_workload *probe = sb_workload_flagged(SB_WL_PROBE);
     int want_peak = !no_peak && probe && sb_wl_is(p->wl, SB_WL_PEAK) &&
         sb_db_peak_per_core(db, machine, "f32") <= 0 &&
         sb_db_peak_per_core(db, machine, "avx2_f32") <= 0;
@@ -1005,7 +1005,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 
     if (o->dry_run) {
         int n = sb_plan_npoints(p);
-        fprintf(f, "# %d point(s), workload %s", n, p->wl->name);
+        fprintf(f, "# %d point(s), workload %s", n, p->wl ? p->wl->name : "");
         for (int i = 0; i < p->nbatches; i++)
             fprintf(f, "%s%d", i ? "," : ", batch ", p->batches[i]);
         fprintf(f, "\n");
