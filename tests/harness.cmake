@@ -6,6 +6,8 @@ sb_add_script(harness_sweep_e2e harness_sweep_e2e.sh)
 sb_add_script(harness_sweep_robust harness_sweep_robust.sh)
 sb_add_script(harness_sweep_owned harness_sweep_owned.sh)
 sb_add_script(harness_ignored_opts harness_ignored_opts.sh)
+# the GEMM worker's --shape, the word a sweep names its points by
+sb_add_script(harness_gemm_shape harness_gemm_shape.sh)
 set_tests_properties(harness_sweep_owned PROPERTIES TIMEOUT 120)
 sb_add_script(harness_plot_scaling harness_plot_scaling.sh)
 # a workload added through the workload table alone (STREAM)

@@ -243,8 +243,9 @@ int sb_gemm_shape_parse(const char *s, sb_gemm_config *cfg, sb_err *e)
         tb = tr[1];
     }
     int m, n, k;
-    int rc = sb_parse_shape(buf, SB_GEMM_MAX_DIM, &m, &n, &k, e);
-    if (rc) return rc;
+    sb_err pe = {0};
+    if (sb_parse_shape(buf, SB_GEMM_MAX_DIM, &m, &n, &k, &pe))
+        return sb_errf(e, SB_EUSAGE, "--%s", pe.msg); /* "--shape: ..." */
     cfg->m = m;
     cfg->n = n;
     cfg->k = k;
