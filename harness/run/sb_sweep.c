@@ -693,6 +693,150 @@ static sb_paired_outcome judge_so_far(json_t *all, json_t *sides, json_t *pairs,
     return out;
 }
 
+/* One paired point's runs: its two sides, the samples so far (all with
+ * their side and pair; the candidate's alone in cand), the candidate's
+ * last document, and which side broke the point (1 baseline, 2 candidate). */
+typedef struct paired_run {
+    const sb_pair_opts *po;
+    side_run sr[2];
+    sb_pair_mode mode;
+    cpu_set_t cx, cy, mine; /* duet: the two sides' CPUs; this thread's own */
+    json_t *all, *sides, *pairs, *cand;
+    json_t *last;
+    int broke;
+} paired_run;
+
+/* duet: both at once, the CPUs swapped between the quad's two pairs */
+static void quad_duet(paired_run *c, int q)
+{
+    side_run *sr = c->sr;
+    for (int half = 0; half < 2 && !c->broke; half++) {
+        sr[0].cpus = half ? &c->cy : &c->cx;
+        sr[1].cpus = half ? &c->cx : &c->cy;
+        pthread_t th;
+        int threaded = pthread_create(&th, NULL, run_side_thread, &sr[0]) == 0;
+        if (!threaded) run_side(&sr[0]);
+        run_side(&sr[1]);
+        if (threaded) pthread_join(th, NULL);
+        /* this thread is the sweep's own: back to every CPU it had */
+        pthread_setaffinity_np(pthread_self(), sizeof c->mine, &c->mine);
+        for (int s = 0; s < 2 && !c->broke; s++)
+            if (strcmp(sr[s].status, "ok")) c->broke = s + 1;
+        if (c->broke) {
+            /* the broken side's document (a skip) is read below */
+            json_decref(sr[2 - c->broke].doc);
+            sr[2 - c->broke].doc = NULL;
+            break;
+        }
+        for (int s = 0; s < 2; s++)
+            keep_samples(sr[s].doc, s, 2 * q + half, c->all, c->sides, c->pairs, c->cand);
+        json_decref(c->last);
+        c->last = sr[1].doc;
+        json_decref(sr[0].doc);
+        sr[0].doc = sr[1].doc = NULL;
+    }
+}
+
+/* A B B A, or A A B B shuffled: a side's first run in the quad is in pair
+ * 2q, its second in pair 2q+1 */
+static void quad_order(paired_run *c, int q, unsigned *seed)
+{
+    int order[4] = {0, 1, 1, 0};
+    if (c->mode == SB_PAIR_RANDOM)
+        for (int i = 3; i > 0; i--) {
+            int j = (int)(pair_rand(seed) % (unsigned)(i + 1)), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    int seen[2] = {0, 0};
+    for (int slot = 0; slot < 4 && !c->broke && !g_interrupted; slot++) {
+        int s = order[slot];
+        side_run *sr = &c->sr[s];
+        sr->cpus = NULL;
+        run_side(sr);
+        if (strcmp(sr->status, "ok")) {
+            c->broke = s + 1;
+            break;
+        }
+        keep_samples(sr->doc, s, 2 * q + seen[s]++, c->all, c->sides, c->pairs, c->cand);
+        if (s == 1) {
+            json_decref(c->last);
+            c->last = sr->doc;
+        } else {
+            json_decref(sr->doc);
+        }
+        sr->doc = NULL;
+    }
+}
+
+/* Quads until the pairs decide (after min_pairs), max_pairs, a side
+ * breaks, or SIGINT. */
+static void run_quads(paired_run *c, int seq)
+{
+    const sb_pair_opts *po = c->po;
+    unsigned seed = po->seed + (unsigned)seq * 7919u;
+    sb_paired_stats st;
+    for (int q = 0; 2 * q < po->max_pairs && !c->broke && !g_interrupted; q++) {
+        if (c->mode == SB_PAIR_DUET)
+            quad_duet(c, q);
+        else
+            quad_order(c, q, &seed);
+        if (c->broke || g_interrupted) break;
+        if (2 * (q + 1) >= po->min_pairs) {
+            sb_paired_outcome verdict = judge_so_far(c->all, c->sides, c->pairs, po, &st);
+            if (verdict == SB_PAIRED_PASS || verdict == SB_PAIRED_FAIL) break;
+        }
+    }
+}
+
+/* After the quads: a broken side decides the status and reason (a skip
+ * is the machine's when the baseline skips before anything ran; a
+ * candidate that skips what the baseline ran fails), as does SIGINT;
+ * c->last is then the document to store (NULL: none). */
+static void settle_broken(paired_run *c, const char *const bins[2], const char **status,
+                          char *reason, size_t cap)
+{
+    side_run *sr = c->sr;
+    if (c->broke == 2 && !strcmp(sr[1].status, "skipped") && json_array_size(c->all) == 0) {
+        /* the candidate went first (random order) and skipped: the point is
+         * the machine's skip only if the baseline skips it too */
+        sr[0].cpus = NULL;
+        run_side(&sr[0]);
+        if (!strcmp(sr[0].status, "skipped")) {
+            json_decref(sr[1].doc);
+            sr[1].doc = NULL;
+            c->broke = 1;
+        } else {
+            json_decref(sr[0].doc);
+            sr[0].doc = NULL;
+        }
+    }
+    if (c->broke) {
+        side_run *b = &sr[c->broke - 1];
+        *status = b->status;
+        if (!strcmp(*status, "skipped") && b->doc && c->broke == 1 &&
+            json_array_size(c->all) == 0) {
+            /* the machine cannot run it: stored as the worker said */
+            json_decref(c->last);
+            c->last = b->doc;
+            b->doc = NULL;
+        } else {
+            json_decref(b->doc);
+            b->doc = NULL;
+            if (!strcmp(*status, "skipped")) *status = "failed";
+            snprintf(reason, cap, "%s binary %.200s: %.400s",
+                     c->broke == 1 ? "baseline" : "candidate", bins[c->broke - 1], b->why);
+            json_decref(c->last);
+            c->last = NULL;
+        }
+    } else if (g_interrupted) {
+        *status = "interrupted";
+        snprintf(reason, cap, "interrupted by SIGINT");
+        json_decref(c->last);
+        c->last = NULL;
+    }
+}
+
 /* Runs one GEMM point as pairs of the two binaries and stores it (see
  * sb_pair_opts). Returns SB_EFAIL only when the store failed. */
 static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const point_row *row,
@@ -706,10 +850,12 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
     sb_plan run_plan = *p;
     run_plan.reps = po->reps;
     run_plan.min_seconds = 0;
-    const char *bins[2] = {po->baseline, po->candidate};
+    const char *const bins[2] = {po->baseline, po->candidate};
     int keep_side = 1; /* whose worker output the point keeps */
-    side_run sr[2];
-    memset(sr, 0, sizeof sr);
+    paired_run c;
+    memset(&c, 0, sizeof c);
+    c.po = po;
+    side_run *sr = c.sr;
     sb_err pe = {0};
     int rc = SB_OK;
     const char *status = "failed";
@@ -730,127 +876,21 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
         }
     }
     if ((rc = mark_running(db, row, sr[1].argv, e))) goto out;
-    cpu_set_t cx, cy, mine;
-    sb_pair_mode mode = po->mode;
-    if (mode == SB_PAIR_DUET &&
-        (sched_getaffinity(0, sizeof mine, &mine) || !duet_cpus(row->threads, &cx, &cy)))
-        mode = SB_PAIR_ABBA;
-    json_t *all = json_array(), *sides = json_array(), *pairs = json_array(), *cand = json_array();
-    json_t *last = NULL; /* the candidate's last document: its metrics and fields */
-    unsigned seed = po->seed + (unsigned)row->seq * 7919u;
-    int npairs = 0, broke = 0;
-    sb_paired_stats st;
-    sb_paired_outcome verdict = SB_PAIRED_UNSURE;
-    for (int q = 0; 2 * q < po->max_pairs && !broke && !g_interrupted; q++) {
-        if (mode == SB_PAIR_DUET) {
-            /* both at once, the CPUs swapped between the quad's two pairs */
-            for (int half = 0; half < 2 && !broke; half++) {
-                sr[0].cpus = half ? &cy : &cx;
-                sr[1].cpus = half ? &cx : &cy;
-                pthread_t th;
-                int threaded = pthread_create(&th, NULL, run_side_thread, &sr[0]) == 0;
-                if (!threaded) run_side(&sr[0]);
-                run_side(&sr[1]);
-                if (threaded) pthread_join(th, NULL);
-                /* this thread is the sweep's own: back to every CPU it had */
-                pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
-                for (int s = 0; s < 2 && !broke; s++)
-                    if (strcmp(sr[s].status, "ok")) broke = s + 1;
-                if (broke) {
-                    /* the broken side's document (a skip) is read below */
-                    json_decref(sr[2 - broke].doc);
-                    sr[2 - broke].doc = NULL;
-                    break;
-                }
-                for (int s = 0; s < 2; s++)
-                    keep_samples(sr[s].doc, s, 2 * q + half, all, sides, pairs, cand);
-                json_decref(last);
-                last = sr[1].doc;
-                json_decref(sr[0].doc);
-                sr[0].doc = sr[1].doc = NULL;
-            }
-        } else {
-            /* A B B A, or A A B B shuffled: a side's first run in the quad
-             * is in pair 2q, its second in pair 2q+1 */
-            int order[4] = {0, 1, 1, 0};
-            if (mode == SB_PAIR_RANDOM)
-                for (int i = 3; i > 0; i--) {
-                    int j = (int)(pair_rand(&seed) % (unsigned)(i + 1)), t = order[i];
-                    order[i] = order[j];
-                    order[j] = t;
-                }
-            int seen[2] = {0, 0};
-            for (int slot = 0; slot < 4 && !broke && !g_interrupted; slot++) {
-                int s = order[slot];
-                sr[s].cpus = NULL;
-                run_side(&sr[s]);
-                if (strcmp(sr[s].status, "ok")) {
-                    broke = s + 1;
-                    break;
-                }
-                keep_samples(sr[s].doc, s, 2 * q + seen[s]++, all, sides, pairs, cand);
-                if (s == 1) {
-                    json_decref(last);
-                    last = sr[s].doc;
-                } else {
-                    json_decref(sr[s].doc);
-                }
-                sr[s].doc = NULL;
-            }
-        }
-        if (broke || g_interrupted) break;
-        npairs = 2 * (q + 1);
-        if (npairs >= po->min_pairs) {
-            verdict = judge_so_far(all, sides, pairs, po, &st);
-            if (verdict == SB_PAIRED_PASS || verdict == SB_PAIRED_FAIL) break;
-        }
-    }
-    if (broke == 2 && !strcmp(sr[1].status, "skipped") && json_array_size(all) == 0) {
-        /* the candidate went first (random order) and skipped: the point is
-         * the machine's skip only if the baseline skips it too */
-        sr[0].cpus = NULL;
-        run_side(&sr[0]);
-        if (!strcmp(sr[0].status, "skipped")) {
-            json_decref(sr[1].doc);
-            sr[1].doc = NULL;
-            broke = 1;
-        } else {
-            json_decref(sr[0].doc);
-            sr[0].doc = NULL;
-        }
-    }
-    if (broke) keep_side = broke - 1; /* its output explains it */
-    if (broke) {
-        side_run *b = &sr[broke - 1];
-        status = b->status;
-        /* a skip is the machine's (an ISA it lacks) when the baseline skips
-         * before anything ran; a candidate that skips what the baseline ran
-         * fails */
-        if (!strcmp(status, "skipped") && b->doc && broke == 1 && json_array_size(all) == 0) {
-            /* the machine cannot run it: stored as the worker said */
-            json_decref(last);
-            last = b->doc;
-            b->doc = NULL;
-        } else {
-            json_decref(b->doc);
-            b->doc = NULL;
-            if (!strcmp(status, "skipped")) status = "failed";
-            snprintf(reason, sizeof reason, "%s binary %.200s: %.400s",
-                     broke == 1 ? "baseline" : "candidate", bins[broke - 1], b->why);
-            json_decref(last);
-            last = NULL;
-        }
-    } else if (g_interrupted) {
-        status = "interrupted";
-        snprintf(reason, sizeof reason, "interrupted by SIGINT");
-        json_decref(last);
-        last = NULL;
-    }
+    c.mode = po->mode;
+    if (c.mode == SB_PAIR_DUET && (sched_getaffinity(0, sizeof c.mine, &c.mine) ||
+                                   !duet_cpus(row->threads, &c.cx, &c.cy)))
+        c.mode = SB_PAIR_ABBA;
+    c.all = json_array(), c.sides = json_array(), c.pairs = json_array(), c.cand = json_array();
+    run_quads(&c, row->seq);
+    settle_broken(&c, bins, &status, reason, sizeof reason);
+    if (c.broke) keep_side = c.broke - 1; /* its output explains it */
+    json_t *last = c.last;
+    c.last = NULL;
     if (last && !strcmp(json_string_value(json_object_get(last, "status")), "ok")) {
-        json_object_set(last, "samples", cand);
-        json_t *pr = json_pack("{s:s,s:s,s:s,s:O,s:O,s:O}", "mode", sb_pair_mode_name(mode),
-                               "baseline", po->baseline, "candidate", po->candidate, "samples", all,
-                               "side", sides, "pair", pairs);
+        json_object_set(last, "samples", c.cand);
+        json_t *pr = json_pack("{s:s,s:s,s:s,s:O,s:O,s:O}", "mode", sb_pair_mode_name(c.mode),
+                               "baseline", po->baseline, "candidate", po->candidate, "samples",
+                               c.all, "side", c.sides, "pair", c.pairs);
         json_object_set_new(last, "pairing", pr);
         if (!json_object_get(last, "workload"))
             json_object_set_new(last, "workload", json_string(row->workload));
@@ -871,9 +911,10 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
             status = !strcmp(json_string_value(json_object_get(last, "status")), "ok") ? "ok"
                                                                                        : "skipped";
             if (!strcmp(status, "ok")) {
-                judge_so_far(all, sides, pairs, po, &st);
+                sb_paired_stats st;
+                judge_so_far(c.all, c.sides, c.pairs, po, &st);
                 snprintf(summary, sumcap, "%s after %d pair(s) (%s): ratio %.3f, A/A %.1f%%",
-                         sb_paired_outcome_name(st.outcome), st.npairs, sb_pair_mode_name(mode),
+                         sb_paired_outcome_name(st.outcome), st.npairs, sb_pair_mode_name(c.mode),
                          st.ratio, 100 * st.aa);
             } else {
                 const char *why = json_string_value(json_object_get(last, "reason"));
@@ -886,7 +927,7 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
         }
         json_decref(last);
     }
-    json_decref(all), json_decref(sides), json_decref(pairs), json_decref(cand);
+    json_decref(c.all), json_decref(c.sides), json_decref(c.pairs), json_decref(c.cand);
 store_status:
     if ((rc = sb_db_point_set_status(db, row->id, status, reason, e))) goto out;
     *status_out = !strcmp(status, "interrupted") ? "interrupted"
@@ -895,7 +936,7 @@ store_status:
     snprintf(summary, sumcap, "%.*s", sb_text_prefix(reason, 300), reason);
     goto out;
 free_arrays:
-    json_decref(all), json_decref(sides), json_decref(pairs), json_decref(cand);
+    json_decref(c.all), json_decref(c.sides), json_decref(c.pairs), json_decref(c.cand);
 out:
     if (!rc && access(sr[keep_side].outlog, F_OK) == 0)
         rc = keep_output(db, row->id, sr[keep_side].outlog, sr[keep_side].errlog, e);
@@ -995,139 +1036,141 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
     return SB_OK;
 }
 
-int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
+/* --dry-run: the points and their exact commands (both binaries' for a
+ * paired sweep, each run R repetitions); nothing is touched. */
+static int dry_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 {
-    memset(out, 0, sizeof *out);
-    sb_plan resumed;
-    sb_plan_init(&resumed);
     const sb_plan *p = o->plan;
     FILE *f = o->out ? o->out : stdout;
-
-    if (o->dry_run) {
-        int n = sb_plan_npoints(p);
-        fprintf(f, "# %d point(s), workload %s", n, p->wl ? p->wl->name : "");
-        for (int i = 0; i < p->nbatches; i++)
-            fprintf(f, "%s%d", i ? "," : ", batch ", p->batches[i]);
-        fprintf(f, "\n");
-        for (int i = 0; i < n; i++) {
-            sb_plan_point pt;
-            sb_plan_point_at(p, i, &pt);
-            /* a paired sweep: both binaries' commands, each run R repetitions */
-            sb_plan run_plan = *p;
-            if (o->pair.baseline) run_plan.reps = o->pair.reps, run_plan.min_seconds = 0;
-            for (int s = 0; s < (o->pair.baseline ? 2 : 1); s++) {
-                const char *bin = !o->pair.baseline ? o->self_exe
-                    : s                             ? o->pair.candidate
-                                                    : o->pair.baseline;
-                char **argv = NULL;
-                int rc = point_argv(&run_plan, &pt, bin, "RESULT.json", 0, "/tmp", i + 1, &argv, e);
-                if (rc) return rc;
-                char *cmd = sb_argv_render(argv);
-                fprintf(f, "%s%s\n",
-                        !o->pair.baseline ? ""
-                            : s           ? "candidate: "
-                                          : "baseline:  ",
-                        cmd);
-                free(cmd);
-                sb_argv_free(argv);
-            }
+    int n = sb_plan_npoints(p);
+    fprintf(f, "# %d point(s), workload %s", n, p->wl ? p->wl->name : "");
+    for (int i = 0; i < p->nbatches; i++) fprintf(f, "%s%d", i ? "," : ", batch ", p->batches[i]);
+    fprintf(f, "\n");
+    for (int i = 0; i < n; i++) {
+        sb_plan_point pt;
+        sb_plan_point_at(p, i, &pt);
+        sb_plan run_plan = *p;
+        if (o->pair.baseline) run_plan.reps = o->pair.reps, run_plan.min_seconds = 0;
+        for (int s = 0; s < (o->pair.baseline ? 2 : 1); s++) {
+            const char *bin = !o->pair.baseline ? o->self_exe
+                : s                             ? o->pair.candidate
+                                                : o->pair.baseline;
+            char **argv = NULL;
+            int rc = point_argv(&run_plan, &pt, bin, "RESULT.json", 0, "/tmp", i + 1, &argv, e);
+            if (rc) return rc;
+            char *cmd = sb_argv_render(argv);
+            fprintf(f, "%s%s\n",
+                    !o->pair.baseline ? ""
+                        : s           ? "candidate: "
+                                      : "baseline:  ",
+                    cmd);
+            free(cmd);
+            sb_argv_free(argv);
         }
-        out->points = n;
-        return SB_OK;
     }
+    out->points = n;
+    return SB_OK;
+}
 
-    int rc = o->resume_id > 0 ? SB_OK : preflight_hosts(p, e);
-    if (!rc && o->resume_id <= 0) rc = sb_slurm_plan_preflight(p, e);
-    if (rc) return rc;
-    sb_db *db = NULL;
-    int64_t sweep = o->resume_id;
-    int claimed = 0;
-    if (sweep > 0) {
-        /* a resume reads a database that must exist: none is created */
-        struct stat dst;
-        if (stat(o->db_path, &dst) != 0)
-            return sb_errf(e, SB_EUSAGE, "%s: no such database (nothing to resume)", o->db_path);
-    } else {
-        /* refused before the database is opened, so nothing is written */
-        char *plan_text = sb_plan_render(p);
-        rc = sb_db_check_sweep_text(p->label[0] ? p->label : NULL, plan_text, e);
-        free(plan_text);
-        if (rc) return rc;
-    }
-    if ((rc = sb_db_open(o->db_path, &db, e))) return rc;
+/* A resumed sweep: its stored plan read back and finished (*p points at
+ * it), checked for Slurm, and claimed (*claimed once the claim is held). */
+static int resume_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, sb_plan *resumed,
+                        const sb_plan **p, int *claimed, sb_err *e)
+{
     const sb_sysinfo *si = sb_sysinfo_cached();
-    json_t *info = NULL;
-    int64_t machine = 0;
+    char *plan_text = NULL;
+    int found = 0, rc;
+    if ((rc = sb_db_sweep_plan(db, sweep, &plan_text, &found, e))) return rc;
+    if (!plan_text)
+        return sb_errf(e, SB_EUSAGE,
+                       found ? "%s: sweep %lld has no stored plan to resume"
+                             : "%s: no sweep %lld to resume",
+                       o->db_path, (long long)sweep);
+    rc = sb_plan_parse(resumed, plan_text, "stored plan", e);
+    free(plan_text);
+    if (rc || (rc = sb_plan_finish(resumed, si ? si->cores : 1, e))) return rc;
+    *p = resumed;
+    if ((rc = sb_slurm_plan_preflight(*p, e))) return rc;
+    /* one run of a sweep at a time: a second resume is refused here,
+     * naming the holder, before it runs anything */
+    if ((rc = sb_db_sweep_claim(db, sweep, e))) return rc;
+    *claimed = 1;
+    return SB_OK;
+}
 
-    if (sweep > 0) {
-        char *plan_text = NULL;
-        int found = 0;
-        if ((rc = sb_db_sweep_plan(db, sweep, &plan_text, &found, e))) goto done;
-        if (!plan_text) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         found ? "%s: sweep %lld has no stored plan to resume"
-                               : "%s: no sweep %lld to resume",
-                         o->db_path, (long long)sweep);
-            goto done;
-        }
-        rc = sb_plan_parse(&resumed, plan_text, "stored plan", e);
-        free(plan_text);
-        if (rc || (rc = sb_plan_finish(&resumed, si ? si->cores : 1, e))) goto done;
-        p = &resumed;
-        if ((rc = sb_slurm_plan_preflight(p, e))) goto done;
-        /* one run of a sweep at a time: a second resume is refused here,
-         * naming the holder, before it runs anything */
-        if ((rc = sb_db_sweep_claim(db, sweep, e))) goto done;
-        claimed = 1;
+/* What a resume adds once the machine is known: points that were never
+ * stored (the transaction that adds them failed: a full disk) are derived
+ * again from the stored plan, so that a resume does not call a sweep done
+ * with nothing run; the sweep reopened. */
+static int reopen_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb_plan *p,
+                        int64_t machine, sb_err *e)
+{
+    FILE *f = o->out ? o->out : stdout;
+    int stored = 0, rc;
+    if ((rc = sb_db_sweep_point_count(db, sweep, &stored, e))) return rc;
+    if ((rc = sb_db_begin(db, e))) return rc;
+    if ((!stored && (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e))) ||
+        (rc = sb_db_sweep_reopen(db, sweep, e))) {
+        sb_db_rollback(db);
+        return rc;
     }
-    info = si ? sb_sysinfo_json(si) : NULL;
-    if (info && (rc = sb_db_machine_upsert(db, info, &machine, e))) goto done;
+    if ((rc = sb_db_commit(db, e))) return rc;
+    if (!stored)
+        fprintf(f, "sweep %lld: its points were never stored; derived again from its plan\n",
+                (long long)sweep);
+    return SB_OK;
+}
 
-    if (sweep > 0) {
-        /* Points that were never stored (the transaction that adds them
-         * failed: a full disk) are derived again from the stored plan, so
-         * that a resume does not call a sweep done with nothing run. */
-        int stored = 0;
-        if ((rc = sb_db_sweep_point_count(db, sweep, &stored, e))) goto done;
-        if ((rc = sb_db_begin(db, e))) goto done;
-        if ((!stored && (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e))) ||
-            (rc = sb_db_sweep_reopen(db, sweep, e))) {
-            sb_db_rollback(db);
-            goto done;
-        }
-        if ((rc = sb_db_commit(db, e))) goto done;
-        if (!stored)
-            fprintf(f, "sweep %lld: its points were never stored; derived again from its plan\n",
-                    (long long)sweep);
-    } else {
-        /* the sweep, all its points (pending: a resume knows what is left)
-         * and this process's claim on it, in one transaction: a sweep is
-         * never stored without its points */
-        char *plan_text = sb_plan_render(p);
-        if ((rc = sb_db_begin(db, e))) {
-            free(plan_text);
-            goto done;
-        }
-        rc = sb_db_sweep_create(db, p->label[0] ? p->label : NULL, p->wl->name, plan_text, machine,
-                                &sweep, e);
+/* A new sweep: the sweep, all its points (pending: a resume knows what is
+ * left) and this process's claim on it, in one transaction, so a sweep is
+ * never stored without its points. *sweep 0 when it was not stored. */
+static int create_sweep(const sb_sweep_opts *o, sb_db *db, const sb_plan *p, int64_t machine,
+                        int64_t *sweep, sb_err *e)
+{
+    char *plan_text = sb_plan_render(p);
+    int rc = sb_db_begin(db, e);
+    if (rc) {
         free(plan_text);
-        if (rc || (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e)) ||
-            (rc = sb_db_sweep_claim(db, sweep, e))) {
-            sb_db_rollback(db);
-            sweep = 0;
-            goto done;
-        }
-        if ((rc = sb_db_commit(db, e))) {
-            sweep = 0;
-            goto done;
-        }
-        claimed = 1;
+        return rc;
     }
-    out->sweep_id = sweep;
+    rc = sb_db_sweep_create(db, p->label[0] ? p->label : NULL, p->wl->name, plan_text, machine,
+                            sweep, e);
+    free(plan_text);
+    if (rc || (rc = add_plan_points(db, *sweep, p, machine, o->no_peak, e)) ||
+        (rc = sb_db_sweep_claim(db, *sweep, e))) {
+        sb_db_rollback(db);
+        *sweep = 0;
+        return rc;
+    }
+    if ((rc = sb_db_commit(db, e))) *sweep = 0;
+    return rc;
+}
 
+static void count_status(sb_sweep_outcome *out, const char *status)
+{
+    if (!strcmp(status, "ok"))
+        out->ok++;
+    else if (!strcmp(status, "skipped"))
+        out->skipped++;
+    else if (!strcmp(status, "timeout"))
+        out->timeout++;
+    else if (!strcmp(status, "interrupted"))
+        out->interrupted++;
+    else
+        out->failed++;
+    out->points++;
+}
+
+/* Runs the sweep's unfinished points in order, each stored as it ends, a
+ * progress line each, in the sweep's own temporary directory; SIGINT,
+ * SIGTERM and SIGHUP stop it between points (g_interrupted). */
+static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb_plan *p,
+                      int64_t machine, sb_sweep_outcome *out, sb_err *e)
+{
+    FILE *f = o->out ? o->out : stdout;
     point_row *rows = NULL;
-    int nrows = 0;
-    if ((rc = sb_db_sweep_unfinished(db, sweep, &rows, &nrows, e))) goto done;
+    int nrows = 0, rc;
+    if ((rc = sb_db_sweep_unfinished(db, sweep, &rows, &nrows, e))) return rc;
     char tmpdir[] = "/tmp/sprbench-sweep-XXXXXX";
     const char *tmpbase = getenv("TMPDIR");
     char tmpl[4096];
@@ -1136,8 +1179,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     if (!dir) dir = mkdtemp(tmpdir);
     if (!dir) {
         free(rows);
-        rc = sb_errf(e, SB_EFAIL, "cannot make a temporary directory: %s", strerror(errno));
-        goto done;
+        return sb_errf(e, SB_EFAIL, "cannot make a temporary directory: %s", strerror(errno));
     }
     g_interrupted = 0;
     /* a hang-up (the terminal or the ssh session closed) ends a sweep as
@@ -1169,17 +1211,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
             rc = run_point(db, machine, p, r, o->self_exe, dir, peak, timeout, summary,
                            sizeof summary, &status, e);
         if (rc) break;
-        if (!strcmp(status, "ok"))
-            out->ok++;
-        else if (!strcmp(status, "skipped"))
-            out->skipped++;
-        else if (!strcmp(status, "timeout"))
-            out->timeout++;
-        else if (!strcmp(status, "interrupted"))
-            out->interrupted++;
-        else
-            out->failed++;
-        out->points++;
+        count_status(out, status);
         sb_progress_end(&bar);
         char shown[1300]; /* a worker's words, shown on one line */
         char wl[100], kern[200], shape[200]; /* a resumed sweep's come from the database */
@@ -1197,7 +1229,52 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sigaction(SIGHUP, &old_hup, NULL);
     free(rows);
     remove_tmpdir(dir);
-    if (!rc && !g_interrupted && sb_wl_is(p->wl, SB_WL_PROJECT) && !p->project_off)
+    return rc;
+}
+
+int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (o->dry_run) return dry_run(o, out, e);
+    sb_plan resumed;
+    sb_plan_init(&resumed);
+    const sb_plan *p = o->plan;
+    FILE *f = o->out ? o->out : stdout;
+
+    int rc = o->resume_id > 0 ? SB_OK : preflight_hosts(p, e);
+    if (!rc && o->resume_id <= 0) rc = sb_slurm_plan_preflight(p, e);
+    if (rc) return rc;
+    sb_db *db = NULL;
+    int64_t sweep = o->resume_id;
+    int claimed = 0;
+    if (sweep > 0) {
+        /* a resume reads a database that must exist: none is created */
+        struct stat dst;
+        if (stat(o->db_path, &dst) != 0)
+            return sb_errf(e, SB_EUSAGE, "%s: no such database (nothing to resume)", o->db_path);
+    } else {
+        /* refused before the database is opened, so nothing is written */
+        char *plan_text = sb_plan_render(p);
+        rc = sb_db_check_sweep_text(p->label[0] ? p->label : NULL, plan_text, e);
+        free(plan_text);
+        if (rc) return rc;
+    }
+    if ((rc = sb_db_open(o->db_path, &db, e))) return rc;
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    json_t *info = NULL;
+    int64_t machine = 0;
+    if (sweep > 0 && (rc = resume_sweep(o, db, sweep, &resumed, &p, &claimed, e)))
+        goto done;
+    info = si ? sb_sysinfo_json(si) : NULL;
+    if (info && (rc = sb_db_machine_upsert(db, info, &machine, e))) goto done;
+    if (sweep > 0)
+        rc = reopen_sweep(o, db, sweep, p, machine, e);
+    else if (!(rc = create_sweep(o, db, p, machine, &sweep, e)))
+        claimed = 1;
+    if (rc) goto done;
+    out->sweep_id = sweep;
+    if ((rc = run_points(o, db, sweep, p, machine, out, e))) goto done;
+    if (!g_interrupted && sb_wl_is(p->wl, SB_WL_PROJECT) && !p->project_off)
         rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
                               &out->projected_series, e);
     if (!rc) {
