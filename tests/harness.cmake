@@ -1,6 +1,8 @@
 # The foundation: plan, database, and the CLI end to end (info, gemm, sweep, plot).
 sb_add_unit(test_harness_plan test_harness_plan.c)
 sb_add_unit(test_harness_db test_harness_db.c)
+# the contract every workload row keeps (a command, ranges, plans that round-trip)
+sb_add_unit(test_harness_workload test_harness_workload.c)
 sb_add_script(harness_cli harness_cli.sh)
 sb_add_script(harness_sweep_e2e harness_sweep_e2e.sh)
 sb_add_script(harness_sweep_robust harness_sweep_robust.sh)
