@@ -67,6 +67,22 @@ static int call_kernel(const sb_kernel *k, const sb_gemm_desc *d, const void *A,
     return k->gemm_f32(d, A, B, C, ke);
 }
 
+/* Small integers, the same for every run (a fixed seed). */
+static void fill_inputs(int is_int8, const shape_info *s, void *A, void *B)
+{
+    uint32_t seed = 12345;
+    if (is_int8) {
+        uint8_t *a = A;
+        int8_t *b = B;
+        for (size_t i = 0; i < s->a_elems; i++) a[i] = (uint8_t)(lcg(&seed) % 5);
+        for (size_t i = 0; i < s->b_elems; i++) b[i] = (int8_t)((int)(lcg(&seed) % 9) - 4);
+    } else {
+        float *a = A, *b = B;
+        for (size_t i = 0; i < s->a_elems; i++) a[i] = (float)((int)(lcg(&seed) % 7) - 3);
+        for (size_t i = 0; i < s->b_elems; i++) b[i] = (float)((int)(lcg(&seed) % 7) - 3);
+    }
+}
+
 int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
 {
     memset(res, 0, sizeof *res);
@@ -109,17 +125,7 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
         free(refi);
         return sb_errf(e, SB_EFAIL, "out of memory for %dx%dx%d", cfg->m, cfg->n, cfg->k);
     }
-    uint32_t seed = 12345;
-    if (is_int8) {
-        uint8_t *a = A;
-        int8_t *b = B;
-        for (size_t i = 0; i < s.a_elems; i++) a[i] = (uint8_t)(lcg(&seed) % 5);
-        for (size_t i = 0; i < s.b_elems; i++) b[i] = (int8_t)((int)(lcg(&seed) % 9) - 4);
-    } else {
-        float *a = A, *b = B;
-        for (size_t i = 0; i < s.a_elems; i++) a[i] = (float)((int)(lcg(&seed) % 7) - 3);
-        for (size_t i = 0; i < s.b_elems; i++) b[i] = (float)((int)(lcg(&seed) % 7) - 3);
-    }
+    fill_inputs(is_int8, &s, A, B);
     memset(C, 0, s.c_elems * 4);
 
     sb_err ke = {0};
