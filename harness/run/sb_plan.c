@@ -478,9 +478,10 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "option 'batch' does not apply to workload %s", w->name);
     /* a default batch is part of its points' names (infer): unsaid, the worker's default */
     if (!p->nbatches && w->default_batch) p->batches[p->nbatches++] = w->default_batch;
+    const sb_workload *projected = sb_workload_flagged(SB_WL_PROJECT);
     if ((p->nproject_nodes || p->project_off) && !(w->flags & SB_WL_PROJECT))
         return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload %s, not %s",
-                       sb_workload_flagged(SB_WL_PROJECT)->name, w->name);
+                       projected ? projected->name : "(none)", w->name);
     int maxn, maxp, maxt;
     sb_plan_max_dims(p, &maxn, &maxp, &maxt);
     if ((w->flags & SB_WL_ONE_RANK) && (maxn > 1 || maxp > 1))
