@@ -22,6 +22,15 @@
 #include <stddef.h>
 #include "sb_err.h"
 
+/* The message the trainer all-reduces every step, the model's gradient.
+ * Parameters of distilbert-base-uncased with the SQuAD span head:
+ * embeddings (vocab + positions) x dim + LayerNorm, layers x (4 attention
+ * projections + LayerNorm + FFN dim->ffn->dim + LayerNorm), qa_outputs dim->2.
+ * (30522, 768, 6, 3072, 512) -> 66,364,418. */
+size_t sb_distilbert_param_count(long vocab, long dim, long layers, long ffn, long max_pos);
+/* 66,364,418 x 4 bytes = 265,457,672 (the default configuration). */
+size_t sb_distilbert_grad_bytes(void);
+
 typedef struct sb_ab_fit {
     double alpha_s;         /* per-hop latency, seconds */
     double beta_s_per_byte; /* per-byte cost of the bus, seconds (1 / bus bandwidth) */

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sb_allreduce.h"
 #include "sb_io.h"
 #include "sb_result.h"
 

@@ -1,7 +1,12 @@
 #include "sb_workload.h"
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include "sb_allreduce.h"
+#include "sb_gemm_bench.h"
+#include "sb_model.h"
 #include "sb_parse.h"
+#include "sb_quant.h"
 
 /* ---- what each worker prints into the sweep's progress line ---- */
 
@@ -57,6 +62,64 @@ static void describe_peak(const json_t *doc, char *buf, size_t cap)
                  : "");
 }
 
+/* ---- the list axes: one value, the worker's flags ---- */
+
+/* "MxNxK:TT" -> --m M --n N --k K --trans TT (the flags `sprbench gemm`
+ * always took; it takes --shape MxNxK:TT as well) */
+static void shape_argv(const char *value, sb_wl_push push, void *ctx)
+{
+    sb_gemm_config c = {0};
+    sb_err e = {0};
+    char buf[4][16];
+    if (sb_gemm_shape_parse(value, &c, &e)) return; /* the sweep wrote it: never */
+    snprintf(buf[0], sizeof buf[0], "%d", c.m);
+    snprintf(buf[1], sizeof buf[1], "%d", c.n);
+    snprintf(buf[2], sizeof buf[2], "%d", c.k);
+    snprintf(buf[3], sizeof buf[3], "%c%c", c.transa, c.transb);
+    const char *flag[4] = {"--m", "--n", "--k", "--trans"};
+    for (int i = 0; i < 4; i++) {
+        push(ctx, flag[i]);
+        push(ctx, buf[i]);
+    }
+}
+
+static void batch_argv(const char *value, sb_wl_push push, void *ctx)
+{
+    push(ctx, "--batch");
+    push(ctx, value);
+}
+
+/* ---- each workload's checks of a plan's options together ---- */
+
+static const char *opt_of(const char *const *keys, const char *const *values, int n,
+                          const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(keys[i], key)) return values[i];
+    return NULL;
+}
+
+/* the model's windows: what `train` and `infer` refuse */
+static int check_model(const char *const *keys, const char *const *values, int n, sb_err *e)
+{
+    const char *seq = opt_of(keys, values, n, "seq"), *stride = opt_of(keys, values, n, "stride");
+    if (seq && stride && atol(stride) >= atol(seq) / 2)
+        return sb_errf(e, SB_EUSAGE, "stride %s must be below half of seq %s", stride, seq);
+    return SB_OK;
+}
+
+static int check_train(const char *const *keys, const char *const *values, int n, sb_err *e)
+{
+    const char *data = NULL;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(keys[i], "train") || !strcmp(keys[i], "dev")) data = keys[i];
+    if (opt_of(keys, values, n, "max-steps") && opt_of(keys, values, n, "time-budget"))
+        return sb_errf(e, SB_EUSAGE, "max-steps and time-budget exclude each other");
+    if (data && !opt_of(keys, values, n, "vocab"))
+        return sb_errf(e, SB_EUSAGE, "%s needs vocab (the checkpoint's vocab.txt)", data);
+    return check_model(keys, values, n, e);
+}
+
 /* ---- the rows ---- */
 
 static const char *const g_gemm_opts[] = {"no-tune", NULL};
@@ -82,23 +145,26 @@ static const sb_workload g_workloads[] = {
     {"gemm", "GEMM", SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_SHAPES | SB_WL_THREADS |
          SB_WL_PEAK,
      g_gemm_opts, g_gemm_opts, 0, 1800.0, "gflops", "GFLOP/s", "GFLOP/s (GOP/s for int8)", NULL,
-     NULL, describe_gemm, NULL, NULL},
+     NULL, describe_gemm, NULL, NULL, .axis = "shape", .axis_argv = shape_argv},
     {"train", "DistilBERT SQuAD training",
      SB_WL_PLAN | SB_WL_KERNEL | SB_WL_BATCH | SB_WL_THREADS | SB_WL_PROJECT, g_train_opts,
-     g_model_series, 0, DAY, "tokens_per_s", "tokens/s", NULL, NULL, NULL, describe_train, NULL, NULL},
+     g_model_series, 0, DAY, "tokens_per_s", "tokens/s", NULL, NULL, NULL, describe_train, NULL, NULL,
+     .axis = "batch", .axis_argv = batch_argv, .check = check_train},
     {"infer", "SQuAD inference",
      SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_BATCH | SB_WL_THREADS | SB_WL_LATENCY,
      g_infer_opts, g_model_series, 32, DAY, "sequences_per_s", "sequences/s", NULL, "quant", "row",
-     describe_infer, "attention", "f32"},
+     describe_infer, "attention", "f32", .axis = "batch", .axis_argv = batch_argv,
+     .check = check_model},
     /* no headline: its metrics are per message size (busbw_gbs_<bytes>) */
     {"allreduce", "MPI_Allreduce", SB_WL_PLAN, g_allreduce_opts, g_allreduce_series, 0, 1800.0,
-     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     /* memory bandwidth (bench/stream): the roofline's other axis */
     {"stream", "STREAM memory bandwidth", SB_WL_PLAN | SB_WL_THREADS | SB_WL_ONE_RANK,
-     g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL, NULL, NULL},
-    /* the machine's peak FLOP/s, a point the sweep puts ahead of GEMM points */
-    {"peak", "Peak FLOP/s", 0, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL, NULL, NULL,
-     describe_peak, NULL, NULL},
+     g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL, NULL, NULL},
+    /* the machine's peak FLOP/s, a probe the sweep puts ahead of GEMM points */
+    {"peak", "Peak FLOP/s", SB_WL_PROBE, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL,
+     NULL, NULL, describe_peak, NULL, NULL, NULL, NULL, NULL},
 };
 #define NWORKLOADS ((int)(sizeof g_workloads / sizeof g_workloads[0]))
 
@@ -120,6 +186,18 @@ int sb_workload_has(const char *name, unsigned flags)
 {
     const sb_workload *w = sb_workload_find(name);
     return w && (w->flags & flags) == flags;
+}
+
+int sb_wl_is(const sb_workload *w, unsigned flags) { return w && (w->flags & flags) == flags; }
+
+/* the first row: a plan without `workload` is a GEMM sweep */
+const sb_workload *sb_workload_default(void) { return &g_workloads[0]; }
+
+const sb_workload *sb_workload_flagged(unsigned flags)
+{
+    for (int i = 0; i < NWORKLOADS; i++)
+        if (sb_wl_is(&g_workloads[i], flags)) return &g_workloads[i];
+    return NULL;
 }
 
 void sb_workload_plan_names(char *buf, size_t cap)
@@ -144,42 +222,74 @@ void sb_workload_describe(const sb_workload *w, const json_t *doc, char *buf, si
 
 /* ---- worker options and their ranges ---- */
 
+/* the values only a workload's own parser knows (bench/<workload>) */
+static int check_model_spec(const char *value, sb_err *e)
+{
+    sb_model_config mc;
+    return sb_model_config_parse(value, &mc, e);
+}
+
+static int check_quant(const char *value, sb_err *e)
+{
+    if (sb_quant_mode_parse(value, &(sb_quant_mode){0}))
+        return sb_errf(e, SB_EUSAGE, "quant '%.40s' is not row, tensor, row7 or tensor7", value);
+    return SB_OK;
+}
+
+static int check_attention(const char *value, sb_err *e)
+{
+    if (strcmp(value, "f32") && strcmp(value, "int8"))
+        return sb_errf(e, SB_EUSAGE, "attention '%.40s' is not f32 or int8", value);
+    return SB_OK;
+}
+
+static int check_sizes(const char *value, sb_err *e)
+{
+    size_t *sizes = NULL;
+    int n = 0;
+    /* the worker merges overlapping ranges itself; a size written twice is a typo */
+    int rc = sb_check_list(value, "sizes", e);
+    if (!rc) rc = sb_allreduce_parse_sizes(value, &sizes, &n, e);
+    free(sizes);
+    return rc;
+}
+
 static const sb_wopt g_wopts[] = {
-    {"batch", SB_WOPT_LONG, 1, 65536},
-    {"seq", SB_WOPT_LONG, 8, 65536},
-    {"stride", SB_WOPT_LONG, 0, 65536},
-    {"epochs", SB_WOPT_LONG, 1, 1000},
-    {"max-steps", SB_WOPT_LONG, 1, 100000000},
-    {"time-budget", SB_WOPT_DOUBLE, 0.001, 1e7},
-    {"seed", SB_WOPT_LONG, 0, 0x7fffffff},
-    {"dropout", SB_WOPT_DOUBLE, 0, 0.99},
-    {"lr", SB_WOPT_DOUBLE, 0, 10},
-    {"synth-train", SB_WOPT_LONG, 1, 10000000},
-    {"synth-dev", SB_WOPT_LONG, 1, 10000000},
-    {"warmup-steps", SB_WOPT_LONG, 0, 100000000},
-    {"comm-threads", SB_WOPT_LONG, 0, 16},
-    {"eval", SB_WOPT_BOOL, 0, 0},
-    {"no-overlap", SB_WOPT_BOOL, 0, 0},
-    {"no-tune", SB_WOPT_BOOL, 0, 0},
-    {"vocab", SB_WOPT_PATH, 0, 0},
-    {"train", SB_WOPT_PATH, 0, 0},
-    {"dev", SB_WOPT_PATH, 0, 0},
-    {"init", SB_WOPT_PATH, 0, 0},
-    {"model", SB_WOPT_MODEL, 0, 0},
-    {"iters", SB_WOPT_LONG, 1, 1000000},
-    {"warmup", SB_WOPT_LONG, 0, 1000000},
-    {"sizes", SB_WOPT_SIZES, 0, 0},
-    {"requests", SB_WOPT_LONG, 1, 100000000},
-    {"data", SB_WOPT_PATH, 0, 0},
-    {"full-attention", SB_WOPT_BOOL, 0, 0},
-    {"no-latency", SB_WOPT_BOOL, 0, 0},
-    {"profile", SB_WOPT_BOOL, 0, 0},
-    {"compare-f32", SB_WOPT_BOOL, 0, 0},
-    {"quant", SB_WOPT_QUANT, 0, 0},
-    {"attention", SB_WOPT_ATTENTION, 0, 0},
-    {"threads", SB_WOPT_LONG, 1, 4096},
-    {"mib", SB_WOPT_LONG, 1, 1 << 20},
-    {"ntimes", SB_WOPT_LONG, 2, 200},
+    {"batch", SB_WOPT_LONG, 1, 65536, NULL},
+    {"seq", SB_WOPT_LONG, 8, 65536, NULL},
+    {"stride", SB_WOPT_LONG, 0, 65536, NULL},
+    {"epochs", SB_WOPT_LONG, 1, 1000, NULL},
+    {"max-steps", SB_WOPT_LONG, 1, 100000000, NULL},
+    {"time-budget", SB_WOPT_DOUBLE, 0.001, 1e7, NULL},
+    {"seed", SB_WOPT_LONG, 0, 0x7fffffff, NULL},
+    {"dropout", SB_WOPT_DOUBLE, 0, 0.99, NULL},
+    {"lr", SB_WOPT_DOUBLE, 0, 10, NULL},
+    {"synth-train", SB_WOPT_LONG, 1, 10000000, NULL},
+    {"synth-dev", SB_WOPT_LONG, 1, 10000000, NULL},
+    {"warmup-steps", SB_WOPT_LONG, 0, 100000000, NULL},
+    {"comm-threads", SB_WOPT_LONG, 0, 16, NULL},
+    {"eval", SB_WOPT_BOOL, 0, 0, NULL},
+    {"no-overlap", SB_WOPT_BOOL, 0, 0, NULL},
+    {"no-tune", SB_WOPT_BOOL, 0, 0, NULL},
+    {"vocab", SB_WOPT_PATH, 0, 0, NULL},
+    {"train", SB_WOPT_PATH, 0, 0, NULL},
+    {"dev", SB_WOPT_PATH, 0, 0, NULL},
+    {"init", SB_WOPT_PATH, 0, 0, NULL},
+    {"model", SB_WOPT_MODEL, 0, 0, check_model_spec},
+    {"iters", SB_WOPT_LONG, 1, 1000000, NULL},
+    {"warmup", SB_WOPT_LONG, 0, 1000000, NULL},
+    {"sizes", SB_WOPT_SIZES, 0, 0, check_sizes},
+    {"requests", SB_WOPT_LONG, 1, 100000000, NULL},
+    {"data", SB_WOPT_PATH, 0, 0, NULL},
+    {"full-attention", SB_WOPT_BOOL, 0, 0, NULL},
+    {"no-latency", SB_WOPT_BOOL, 0, 0, NULL},
+    {"profile", SB_WOPT_BOOL, 0, 0, NULL},
+    {"compare-f32", SB_WOPT_BOOL, 0, 0, NULL},
+    {"quant", SB_WOPT_QUANT, 0, 0, check_quant},
+    {"attention", SB_WOPT_ATTENTION, 0, 0, check_attention},
+    {"threads", SB_WOPT_LONG, 1, 4096, NULL},
+    {"mib", SB_WOPT_LONG, 1, 1 << 20, NULL},
+    {"ntimes", SB_WOPT_LONG, 2, 200, NULL},
 };
 
 const sb_wopt *sb_wopt_find(const char *key)

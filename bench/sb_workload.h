@@ -26,7 +26,12 @@ enum {
     SB_WL_PROJECT = 1 << 7, /* the scaling model projects node counts at the sweep's end */
     SB_WL_LATENCY = 1 << 8, /* latency at batch 1, once per kernel x threads (smallest batch) */
     SB_WL_ONE_RANK = 1 << 9, /* one process measures it: ppn and nodes stay 1 */
+    SB_WL_PROBE = 1 << 10,   /* probes the machine (peak): a point the sweep adds, no plan
+                              * of its own, rates without samples, never paired */
 };
+
+/* Appends one word to a worker's argv (the sweep's, run/sb_sweep). */
+typedef void (*sb_wl_push)(void *ctx, const char *arg);
 
 typedef struct sb_workload {
     const char *name;          /* the plan's and the store's name: "gemm" */
@@ -50,6 +55,18 @@ typedef struct sb_workload {
      * NULL: none. */
     const char *int8_extra;
     const char *int8_extra_default;
+    /* The list axis a point is one value of, by its key: "shape" (GEMM:
+     * the point's shape, MxNxK:TT) or "batch" (train, infer: a value of the
+     * point's series key); NULL: none. axis_argv turns one value into the
+     * worker's flags ("8" -> --batch 8), so the sweep writes every worker's
+     * argv from the row alone. */
+    const char *axis;
+    void (*axis_argv)(const char *value, sb_wl_push push, void *ctx);
+    /* The workload's own checks of a plan's options taken together (what
+     * its worker would refuse: max-steps with time-budget, a stride not
+     * below half the seq), made before any point runs; keys[i] = values[i],
+     * n of them. SB_EUSAGE saying why; NULL: none. */
+    int (*check)(const char *const *keys, const char *const *values, int n, sb_err *e);
 } sb_workload;
 
 int sb_workload_count(void);
@@ -58,6 +75,14 @@ const sb_workload *sb_workload_at(int i);
 const sb_workload *sb_workload_find(const char *name);
 /* 1 when the named workload (any, unknown: 0) has every flag in `flags`. */
 int sb_workload_has(const char *name, unsigned flags);
+/* 1 when w (NULL: 0) has every flag in `flags`. */
+int sb_wl_is(const sb_workload *w, unsigned flags);
+/* The workload of a plan that names none (GEMM). */
+const sb_workload *sb_workload_default(void);
+/* The first row with every flag in `flags`: SB_WL_PROBE, the probe the
+ * sweep puts ahead of SB_WL_PEAK points; SB_WL_PROJECT, the workload the
+ * scaling model projects. NULL: none. */
+const sb_workload *sb_workload_flagged(unsigned flags);
 /* "gemm, train, infer, allreduce, stream": the names a plan may give. */
 void sb_workload_plan_names(char *buf, size_t cap);
 /* The result's one-line description (the row's describe, or its headline). */
@@ -78,6 +103,10 @@ typedef struct sb_wopt {
     const char *key;
     sb_wopt_kind kind;
     double min, max;
+    /* the value's own check, the worker's parser (MODEL, SIZES, QUANT,
+     * ATTENTION: bench/<workload>'s); SB_EUSAGE saying why, its message
+     * starting with the key where the parser's does */
+    int (*check)(const char *value, sb_err *e);
 } sb_wopt;
 /* NULL when no worker takes that key. */
 const sb_wopt *sb_wopt_find(const char *key);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_allreduce_job.h"
+#include "sb_scaling.h"
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_opts.h"

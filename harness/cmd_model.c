@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "sb_cli.h"
-#include "sb_allreduce.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
 #include "sb_opts.h"

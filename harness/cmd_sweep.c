@@ -157,66 +157,136 @@ static void default_label(sb_plan *plan, int default_plan)
     /* "zen-4" reads as people write it: "zen4" */
     if (!strncmp(u, "zen-", 4)) memmove(u + 3, u + 4, strlen(u + 4) + 1);
     snprintf(plan->label, sizeof plan->label, "%s-%s%s", w ? u : "unknown",
-             default_plan ? "default-" : "", plan->workload[0] ? plan->workload : "gemm");
+             default_plan ? "default-" : "",
+             (plan->wl ? plan->wl : sb_workload_default())->name);
 }
 
-int sb_cmd_sweep(int argc, char **argv)
-{
-    enum {
-        OPT_PLAN = 1000,
-        OPT_DB,
-        OPT_DRY,
-        OPT_RESUME,
-        OPT_PLOTS,
-        OPT_NOPEAK,
-        OPT_SBATCH,
-        OPT_SUBMIT,
-        OPT_JSON,
-        OPT_PAIR_BASE,
-        OPT_PAIR_CAND,
-        OPT_PAIR_MODE,
-        OPT_PAIRS,
-        OPT_PAIR_REPS,
-        OPT_PAIR_TOL,
-        OPT_PAIR_SEED,
-        OPT_KEY
-    };
-    const char *all_keys[SB_PLAN_CLI_KEYS];
-    int nvalue = 0, nall = sb_plan_cli_keys(all_keys, &nvalue);
-    struct option opts[SB_PLAN_CLI_KEYS + 24];
-    int no = 0;
-    for (int i = 0; i < nall; i++)
-        opts[no++] = (struct option){all_keys[i], i < nvalue ? required_argument : no_argument, 0,
-                                     OPT_KEY + i};
-    opts[no++] = (struct option){"plan", required_argument, 0, OPT_PLAN};
-    opts[no++] = (struct option){"db", required_argument, 0, OPT_DB};
-    opts[no++] = (struct option){"dry-run", no_argument, 0, OPT_DRY};
-    opts[no++] = (struct option){"resume", required_argument, 0, OPT_RESUME};
-    opts[no++] = (struct option){"plots", required_argument, 0, OPT_PLOTS};
-    opts[no++] = (struct option){"no-peak", no_argument, 0, OPT_NOPEAK};
-    opts[no++] = (struct option){"sbatch", required_argument, 0, OPT_SBATCH};
-    opts[no++] = (struct option){"submit", no_argument, 0, OPT_SUBMIT};
-    opts[no++] = (struct option){"json", no_argument, 0, OPT_JSON};
-    opts[no++] = (struct option){"pair-baseline", required_argument, 0, OPT_PAIR_BASE};
-    opts[no++] = (struct option){"pair-candidate", required_argument, 0, OPT_PAIR_CAND};
-    opts[no++] = (struct option){"pair-mode", required_argument, 0, OPT_PAIR_MODE};
-    opts[no++] = (struct option){"pairs", required_argument, 0, OPT_PAIRS};
-    opts[no++] = (struct option){"pair-reps", required_argument, 0, OPT_PAIR_REPS};
-    opts[no++] = (struct option){"pair-tolerance", required_argument, 0, OPT_PAIR_TOL};
-    opts[no++] = (struct option){"pair-seed", required_argument, 0, OPT_PAIR_SEED};
-    opts[no++] = (struct option){"help", no_argument, 0, 'h'};
-    opts[no++] = (struct option){0, 0, 0, 0};
+enum {
+    OPT_PLAN = 1000,
+    OPT_DB,
+    OPT_DRY,
+    OPT_RESUME,
+    OPT_PLOTS,
+    OPT_NOPEAK,
+    OPT_SBATCH,
+    OPT_SUBMIT,
+    OPT_JSON,
+    OPT_PAIR_BASE,
+    OPT_PAIR_CAND,
+    OPT_PAIR_MODE,
+    OPT_PAIRS,
+    OPT_PAIR_REPS,
+    OPT_PAIR_TOL,
+    OPT_PAIR_SEED,
+    OPT_KEY
+};
 
-    const char *plan_file = NULL, *db_path = sb_default_db(), *plots = NULL, *sbatch = NULL;
-    int dry = 0, no_peak = 0, submit = 0, as_json = 0, c;
+/* What the command line asked for: the plan's keys (as flags) apart. */
+typedef struct sweep_args {
+    const char *plan_file, *db_path, *plots, *sbatch;
+    int dry, no_peak, submit, as_json;
     /* argv words that are --sbatch/--submit: the batch script's sweep leaves them out */
-    char batch_skip[512] = {0};
-    if (argc >= (int)sizeof batch_skip) return sb_cli_usage_error("sweep", "too many arguments");
-    long resume = 0;
-    sb_pair_opts pair = SB_PAIR_OPTS_INIT;
-    int pair_opts = 0;
+    char batch_skip[512];
+    long resume;
+    sb_pair_opts pair;
+    int pair_opts; /* a --pair-* option besides the two binaries */
     const char *keys[128], *values[128];
-    int nkv = 0;
+    int nkv;
+} sweep_args;
+
+/* The getopt table: every plan key sprbench sweep takes as --key (the
+ * first nvalue with a value), then the sweep's own options. */
+static int sweep_options(struct option *opts, const char **all_keys, int *nvalue)
+{
+    int nall = sb_plan_cli_keys(all_keys, nvalue), no = 0;
+    for (int i = 0; i < nall; i++)
+        opts[no++] = (struct option){all_keys[i], i < *nvalue ? required_argument : no_argument, 0,
+                                     OPT_KEY + i};
+    static const struct option own[] = {
+        {"plan", required_argument, 0, OPT_PLAN},
+        {"db", required_argument, 0, OPT_DB},
+        {"dry-run", no_argument, 0, OPT_DRY},
+        {"resume", required_argument, 0, OPT_RESUME},
+        {"plots", required_argument, 0, OPT_PLOTS},
+        {"no-peak", no_argument, 0, OPT_NOPEAK},
+        {"sbatch", required_argument, 0, OPT_SBATCH},
+        {"submit", no_argument, 0, OPT_SUBMIT},
+        {"json", no_argument, 0, OPT_JSON},
+        {"pair-baseline", required_argument, 0, OPT_PAIR_BASE},
+        {"pair-candidate", required_argument, 0, OPT_PAIR_CAND},
+        {"pair-mode", required_argument, 0, OPT_PAIR_MODE},
+        {"pairs", required_argument, 0, OPT_PAIRS},
+        {"pair-reps", required_argument, 0, OPT_PAIR_REPS},
+        {"pair-tolerance", required_argument, 0, OPT_PAIR_TOL},
+        {"pair-seed", required_argument, 0, OPT_PAIR_SEED},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) opts[no++] = own[i];
+    return nall;
+}
+
+/* One of the paired runs' options (--pair-mode, --pairs, ...) into pair. */
+static int pair_opt(int c, const char *arg, sb_pair_opts *pair, sb_err *e)
+{
+    long v;
+    switch (c) {
+    case OPT_PAIR_MODE:
+        if (!strcmp(arg, "abba"))
+            pair->mode = SB_PAIR_ABBA;
+        else if (!strcmp(arg, "random"))
+            pair->mode = SB_PAIR_RANDOM;
+        else if (!strcmp(arg, "duet"))
+            pair->mode = SB_PAIR_DUET;
+        else
+            return sb_errf(e, SB_EUSAGE, "--pair-mode: '%s' is not abba, random or duet", arg);
+        return SB_OK;
+    case OPT_PAIRS: {
+        char lo[32];
+        const char *colon = strchr(arg, ':');
+        snprintf(lo, sizeof lo, "%.*s", colon ? (int)(colon - arg) : 31, arg);
+        long b;
+        if (sb_parse_long(lo, 2, 10000, "--pairs", &v, e) ||
+            sb_parse_long(colon ? colon + 1 : lo, 2, 10000, "--pairs", &b, e))
+            return SB_EUSAGE;
+        if (b < v) return sb_errf(e, SB_EUSAGE, "--pairs: MAX %ld is below MIN %ld", b, v);
+        pair->min_pairs = (int)v;
+        pair->max_pairs = (int)b;
+        return SB_OK;
+    }
+    case OPT_PAIR_REPS:
+        if (sb_parse_long(arg, 1, 1000, "--pair-reps", &v, e)) return SB_EUSAGE;
+        pair->reps = (int)v;
+        return SB_OK;
+    case OPT_PAIR_TOL: {
+        char buf[64];
+        size_t n = strlen(arg);
+        int pct = n > 0 && n < sizeof buf && arg[n - 1] == '%';
+        snprintf(buf, sizeof buf, "%.*s", pct ? (int)n - 1 : (int)n, arg);
+        double d;
+        if (sb_parse_double(buf, 0, pct ? 1000 : 10, "--pair-tolerance", &d, e)) return SB_EUSAGE;
+        pair->tolerance = pct ? d / 100 : d;
+        return SB_OK;
+    }
+    default: /* OPT_PAIR_SEED */
+        if (sb_parse_long(arg, 0, 0x7fffffff, "--pair-seed", &v, e)) return SB_EUSAGE;
+        pair->seed = (unsigned)v;
+        return SB_OK;
+    }
+}
+
+/* The command line into a. -1: go on; else the command's exit code
+ * (--help 0, a usage error reported). */
+static int sweep_parse(int argc, char **argv, sweep_args *a)
+{
+    const char *all_keys[SB_PLAN_CLI_KEYS];
+    struct option opts[SB_PLAN_CLI_KEYS + 24];
+    int nvalue = 0, c;
+    sweep_options(opts, all_keys, &nvalue);
+    memset(a, 0, sizeof *a);
+    a->db_path = sb_default_db();
+    a->pair = (sb_pair_opts)SB_PAIR_OPTS_INIT;
+    if (argc >= (int)sizeof a->batch_skip)
+        return sb_cli_usage_error("sweep", "too many arguments");
     sb_err e = {0};
     optind = 1;
     opterr = 0;
@@ -224,91 +294,44 @@ int sb_cmd_sweep(int argc, char **argv)
         const char *key = c >= OPT_KEY ? all_keys[c - OPT_KEY] : NULL;
         if (key) {
             /* the same flag twice: the last would silently win */
-            for (int i = 0; i < nkv; i++)
-                if (!strcmp(keys[i], key))
+            for (int i = 0; i < a->nkv; i++)
+                if (!strcmp(a->keys[i], key))
                     return sb_cli_usage_error("sweep", "--%s given twice", key);
-            if (nkv == 128) return sb_cli_usage_error("sweep", "too many options");
-            keys[nkv] = key;
-            values[nkv++] = c - OPT_KEY < nvalue ? optarg : "1";
+            if (a->nkv == 128) return sb_cli_usage_error("sweep", "too many options");
+            a->keys[a->nkv] = key;
+            a->values[a->nkv++] = c - OPT_KEY < nvalue ? optarg : "1";
             continue;
         }
         switch (c) {
-        case OPT_PLAN: plan_file = optarg; break;
-        case OPT_DB: db_path = optarg; break;
-        case OPT_DRY: dry = 1; break;
-        case OPT_PLOTS: plots = optarg; break;
-        case OPT_NOPEAK: no_peak = 1; break;
-        case OPT_JSON: as_json = 1; break;
+        case OPT_PLAN: a->plan_file = optarg; break;
+        case OPT_DB: a->db_path = optarg; break;
+        case OPT_DRY: a->dry = 1; break;
+        case OPT_PLOTS: a->plots = optarg; break;
+        case OPT_NOPEAK: a->no_peak = 1; break;
+        case OPT_JSON: a->as_json = 1; break;
         case OPT_SBATCH:
-            sbatch = optarg;
-            batch_skip[optind - 1] = 1;
-            if (optarg == argv[optind - 1] && optind >= 2) batch_skip[optind - 2] = 1;
+            a->sbatch = optarg;
+            a->batch_skip[optind - 1] = 1;
+            if (optarg == argv[optind - 1] && optind >= 2) a->batch_skip[optind - 2] = 1;
             break;
         case OPT_SUBMIT:
-            submit = 1;
-            batch_skip[optind - 1] = 1;
+            a->submit = 1;
+            a->batch_skip[optind - 1] = 1;
             break;
         case OPT_RESUME:
-            if (sb_parse_long(optarg, 1, 1L << 40, "--resume", &resume, &e))
+            if (sb_parse_long(optarg, 1, 1L << 40, "--resume", &a->resume, &e))
                 return sb_cli_report("sweep", &e);
             break;
-        case OPT_PAIR_BASE: pair.baseline = optarg; break;
-        case OPT_PAIR_CAND: pair.candidate = optarg; break;
+        case OPT_PAIR_BASE: a->pair.baseline = optarg; break;
+        case OPT_PAIR_CAND: a->pair.candidate = optarg; break;
         case OPT_PAIR_MODE:
-            pair_opts = 1;
-            if (!strcmp(optarg, "abba"))
-                pair.mode = SB_PAIR_ABBA;
-            else if (!strcmp(optarg, "random"))
-                pair.mode = SB_PAIR_RANDOM;
-            else if (!strcmp(optarg, "duet"))
-                pair.mode = SB_PAIR_DUET;
-            else
-                return sb_cli_usage_error("sweep", "--pair-mode: '%s' is not abba, random or duet",
-                                          optarg);
+        case OPT_PAIRS:
+        case OPT_PAIR_REPS:
+        case OPT_PAIR_TOL:
+        case OPT_PAIR_SEED:
+            a->pair_opts = 1;
+            if (pair_opt(c, optarg, &a->pair, &e)) return sb_cli_report("sweep", &e);
             break;
-        case OPT_PAIRS: {
-            pair_opts = 1;
-            char lo[32];
-            const char *colon = strchr(optarg, ':');
-            snprintf(lo, sizeof lo, "%.*s", colon ? (int)(colon - optarg) : 31, optarg);
-            long a, b;
-            if (sb_parse_long(lo, 2, 10000, "--pairs", &a, &e) ||
-                sb_parse_long(colon ? colon + 1 : lo, 2, 10000, "--pairs", &b, &e))
-                return sb_cli_report("sweep", &e);
-            if (b < a)
-                return sb_cli_usage_error("sweep", "--pairs: MAX %ld is below MIN %ld", b, a);
-            pair.min_pairs = (int)a;
-            pair.max_pairs = (int)b;
-            break;
-        }
-        case OPT_PAIR_REPS: {
-            pair_opts = 1;
-            long v;
-            if (sb_parse_long(optarg, 1, 1000, "--pair-reps", &v, &e))
-                return sb_cli_report("sweep", &e);
-            pair.reps = (int)v;
-            break;
-        }
-        case OPT_PAIR_TOL: {
-            pair_opts = 1;
-            char buf[64];
-            size_t n = strlen(optarg);
-            int pct = n > 0 && n < sizeof buf && optarg[n - 1] == '%';
-            snprintf(buf, sizeof buf, "%.*s", pct ? (int)n - 1 : (int)n, optarg);
-            double v;
-            if (sb_parse_double(buf, 0, pct ? 1000 : 10, "--pair-tolerance", &v, &e))
-                return sb_cli_report("sweep", &e);
-            pair.tolerance = pct ? v / 100 : v;
-            break;
-        }
-        case OPT_PAIR_SEED: {
-            pair_opts = 1;
-            long v;
-            if (sb_parse_long(optarg, 0, 0x7fffffff, "--pair-seed", &v, &e))
-                return sb_cli_report("sweep", &e);
-            pair.seed = (unsigned)v;
-            break;
-        }
         case 'h': sweep_help(); return 0;
         default:
             return sb_cli_usage_error("sweep", "unknown or incomplete option '%s' (see --help)",
@@ -316,117 +339,84 @@ int sb_cmd_sweep(int argc, char **argv)
         }
     }
     if (optind < argc) return sb_cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
-    if (resume && (plan_file || nkv))
-        return sb_cli_usage_error("sweep", "--resume takes the stored plan; give no plan options");
-    if (submit && !sbatch) return sb_cli_usage_error("sweep", "--submit needs --sbatch FILE");
-    if (!pair.baseline != !pair.candidate)
-        return sb_cli_usage_error("sweep", "--pair-baseline and --pair-candidate go together");
-    if (pair_opts && !pair.baseline)
-        return sb_cli_usage_error("sweep",
-                                  "--pair-* options need --pair-baseline and --pair-candidate");
-    if (pair.baseline && (resume || sbatch))
-        return sb_cli_usage_error("sweep", "a paired sweep runs here and now: not with %s",
-                                  resume ? "--resume" : "--sbatch");
-    for (int s = 0; pair.baseline && s < 2; s++) {
-        const char *bin = s ? pair.candidate : pair.baseline;
+    return -1;
+}
+
+/* The options that go together or exclude each other, and every path a
+ * typo could break, checked before the first point runs: a sweep may take
+ * hours, and its plots or database are its last step. */
+static int sweep_check(const sweep_args *a, sb_err *e)
+{
+    const sb_pair_opts *pair = &a->pair;
+    if (a->resume && (a->plan_file || a->nkv))
+        return sb_errf(e, SB_EUSAGE, "--resume takes the stored plan; give no plan options");
+    if (a->submit && !a->sbatch) return sb_errf(e, SB_EUSAGE, "--submit needs --sbatch FILE");
+    if (!pair->baseline != !pair->candidate)
+        return sb_errf(e, SB_EUSAGE, "--pair-baseline and --pair-candidate go together");
+    if (a->pair_opts && !pair->baseline)
+        return sb_errf(e, SB_EUSAGE, "--pair-* options need --pair-baseline and --pair-candidate");
+    if (pair->baseline && (a->resume || a->sbatch))
+        return sb_errf(e, SB_EUSAGE, "a paired sweep runs here and now: not with %s",
+                       a->resume ? "--resume" : "--sbatch");
+    for (int s = 0; pair->baseline && s < 2; s++) {
+        const char *bin = s ? pair->candidate : pair->baseline;
         /* a bare name is found on PATH when it runs; a path must be there now */
         if (strchr(bin, '/') && access(bin, X_OK))
-            return sb_cli_usage_error("sweep", "--pair-%s: '%s' is not an executable file",
-                                      s ? "candidate" : "baseline", bin);
+            return sb_errf(e, SB_EUSAGE, "--pair-%s: '%s' is not an executable file",
+                           s ? "candidate" : "baseline", bin);
     }
-    if (as_json && (dry || sbatch))
-        return sb_cli_usage_error("sweep",
-                                  "--json is the summary of a sweep that runs: not with %s",
-                                  dry ? "--dry-run" : "--sbatch");
-    if (sbatch && (resume || dry))
-        return sb_cli_usage_error("sweep", "--sbatch writes a new sweep's batch script: give no %s",
-                                  resume ? "--resume (resume inside an allocation instead)"
-                                         : "--dry-run");
-    if (sbatch && sb_cli_check_out_file("--sbatch", sbatch, &e)) return sb_cli_report("sweep", &e);
-    /* Everything a typo could break is checked before the first point runs:
-     * a sweep may take hours, and its plots or database are its last step. */
-    if ((plan_file && sb_cli_check_path("--plan", plan_file, &e)) ||
-        sb_cli_check_path("--db", db_path, &e) ||
-        (plots && sb_cli_check_path("--plots", plots, &e)) ||
-        (!dry && plots && sb_cli_check_out_dir("--plots", plots, 1, &e)) ||
-        (!dry && db_path != sb_default_db() && sb_cli_check_out_file("--db", db_path, &e)))
-        return sb_cli_report("sweep", &e);
+    if (a->as_json && (a->dry || a->sbatch))
+        return sb_errf(e, SB_EUSAGE, "--json is the summary of a sweep that runs: not with %s",
+                       a->dry ? "--dry-run" : "--sbatch");
+    if (a->sbatch && (a->resume || a->dry))
+        return sb_errf(e, SB_EUSAGE, "--sbatch writes a new sweep's batch script: give no %s",
+                       a->resume ? "--resume (resume inside an allocation instead)"
+                                 : "--dry-run");
+    if (a->sbatch && sb_cli_check_out_file("--sbatch", a->sbatch, e)) return e->code;
+    const char *db = a->db_path, *plots = a->plots;
+    if ((a->plan_file && sb_cli_check_path("--plan", a->plan_file, e)) ||
+        sb_cli_check_path("--db", db, e) || (plots && sb_cli_check_path("--plots", plots, e)) ||
+        (!a->dry && plots && sb_cli_check_out_dir("--plots", plots, 1, e)) ||
+        (!a->dry && db != sb_default_db() && sb_cli_check_out_file("--db", db, e)))
+        return e->code ? e->code : SB_EUSAGE;
+    return SB_OK;
+}
 
-    sb_plan plan;
-    sb_plan_init(&plan);
-    int rc = SB_OK;
-    if (plan_file && (rc = sb_plan_read_file(&plan, plan_file, &e))) goto fail;
-    for (int i = 0; i < nkv; i++) {
+/* The plan: the file's, the flags over it, the launcher, the defaults of
+ * this machine and the label; its inputs checked where it will run here.
+ * *user_launcher: the plan named its launcher. */
+static int sweep_plan(const sweep_args *a, sb_plan *plan, int *user_launcher, sb_err *e)
+{
+    int rc;
+    if (a->plan_file && (rc = sb_plan_read_file(plan, a->plan_file, e))) return rc;
+    for (int i = 0; i < a->nkv; i++) {
         char where[80];
-        snprintf(where, sizeof where, "--%s", keys[i]);
-        if ((rc = sb_plan_set(&plan, keys[i], values[i], where, &e))) goto fail;
+        snprintf(where, sizeof where, "--%s", a->keys[i]);
+        if ((rc = sb_plan_set(plan, a->keys[i], a->values[i], where, e))) return rc;
     }
-    int user_launcher = plan.launcher != NULL;
-    if (!resume && (rc = sb_slurm_plan_launcher(&plan, sbatch != NULL, &e))) goto fail;
+    *user_launcher = plan->launcher != NULL;
+    if (!a->resume && (rc = sb_slurm_plan_launcher(plan, a->sbatch != NULL, e))) return rc;
     const sb_sysinfo *si = sb_sysinfo_cached();
-    if (!resume && (rc = sb_plan_finish(&plan, si ? si->cores : 1, &e))) goto fail;
-    if (!resume && !dry && (rc = sb_plan_check_inputs(&plan, &e))) goto fail;
-    if (pair.baseline && !sb_workload_has(plan.workload, SB_WL_SHAPES)) {
-        rc = sb_errf(&e, SB_EUSAGE, "--pair-baseline: paired runs are for GEMM sweeps, not %s",
-                     plan.workload);
-        goto fail;
-    }
-    if (!resume && !plan.label[0]) default_label(&plan, !plan_file && nkv == 0);
+    if (!a->resume && (rc = sb_plan_finish(plan, si ? si->cores : 1, e))) return rc;
+    if (!a->resume && !a->dry && (rc = sb_plan_check_inputs(plan, e))) return rc;
+    /* the paired runs' worker is the row's with a shape axis (GEMM's) */
+    if (a->pair.baseline && !sb_wl_is(plan->wl, SB_WL_SHAPES))
+        return sb_errf(e, SB_EUSAGE, "--pair-baseline: paired runs are for GEMM sweeps, not %s",
+                       plan->wl ? plan->wl->name : "");
+    if (!a->resume && !plan->label[0]) default_label(plan, !a->plan_file && a->nkv == 0);
+    return SB_OK;
+}
 
-    char exe[4096];
-    if (sb_cli_self_exe(exe, sizeof exe)) {
-        rc = sb_errf(&e, SB_EFAIL, "cannot find the sprbench binary (/proc/self/exe)");
-        goto fail;
-    }
-    if (sbatch) {
-        rc = write_batch(&plan, sbatch, submit, exe, argc, argv, batch_skip, !user_launcher, &e);
-        sb_plan_free(&plan);
-        return rc ? sb_cli_report("sweep", &e) : 0;
-    }
-    /* a resume creates nothing: its database must exist already */
-    if (!dry && !resume && db_path == sb_default_db() && sb_cli_make_parent_dir(db_path)) {
-        rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", db_path);
-        goto fail;
-    }
-    /* the points' workers use the tuned blocking beside this database (sb_tuning) */
-    const char *tf = getenv("SPRBENCH_TUNE_FILE");
-    const sb_sysinfo *tsi = sb_sysinfo_cached();
-    char tpath[1024];
-    sb_err te = {0};
-    if ((!tf || !*tf) && tsi && !sb_tune_path(db_path, tsi->fingerprint, tpath, sizeof tpath, &te))
-        setenv("SPRBENCH_TUNE_FILE", tpath, 1);
-    sb_sweep_opts o = {.db_path = db_path,
-                       .plan = &plan,
-                       .resume_id = resume,
-                       .dry_run = dry,
-                       .no_peak = no_peak,
-                       .self_exe = exe,
-                       .out = as_json ? stderr : stdout,
-                       .pair = pair};
-    sb_sweep_outcome out;
-    rc = sb_sweep_run(&o, &out, &e);
-    if (dry) {
-        sb_plan_free(&plan);
-        return rc ? sb_cli_report("sweep", &e) : 0;
-    }
-    json_t *doc = NULL;
-    if (out.sweep_id > 0) {
-        sb_err se = {0};
-        sb_sweep_show(db_path, &out, stdout, as_json ? &doc : NULL, &se);
-        if (se.code) sb_cli_report("sweep", &se);
-    }
-    if (rc) {
-        json_decref(doc);
-        goto fail;
-    }
-    if (plots) {
-        sb_plot_opts po = {.db_path = db_path, .sweep_id = out.sweep_id, .out_dir = plots};
+/* After a sweep ran: its plots (with --plots), named in the summary
+ * document (--json) or a line each; the document written last, whole. */
+static int sweep_plots(const sweep_args *a, int64_t sweep_id, json_t *doc, sb_err *e)
+{
+    if (a->plots) {
+        sb_plot_opts po = {.db_path = a->db_path, .sweep_id = sweep_id, .out_dir = a->plots};
         char **files = NULL;
         int nfiles = 0;
-        if ((rc = sb_plot_sweep(&po, &files, &nfiles, &e))) {
-            json_decref(doc);
-            goto fail;
-        }
+        int rc = sb_plot_sweep(&po, &files, &nfiles, e);
+        if (rc) return rc;
         for (int i = 0; i < nfiles; i++) {
             if (doc)
                 json_array_append_new(json_object_get(doc, "plots"), sb_text_json(files[i]));
@@ -439,8 +429,74 @@ int sb_cmd_sweep(int argc, char **argv)
     if (doc) {
         /* one document, written only once everything in it is known */
         if (sb_text_json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0) putchar('\n');
-        json_decref(doc);
     }
+    return SB_OK;
+}
+
+/* The points' workers use the tuned blocking beside this database (sb_tuning). */
+static void sweep_tune_file(const char *db_path)
+{
+    const char *tf = getenv("SPRBENCH_TUNE_FILE");
+    const sb_sysinfo *tsi = sb_sysinfo_cached();
+    char tpath[1024];
+    sb_err te = {0};
+    if ((!tf || !*tf) && tsi && !sb_tune_path(db_path, tsi->fingerprint, tpath, sizeof tpath, &te))
+        setenv("SPRBENCH_TUNE_FILE", tpath, 1);
+}
+
+int sb_cmd_sweep(int argc, char **argv)
+{
+    sweep_args a;
+    int rc = sweep_parse(argc, argv, &a);
+    if (rc >= 0) return rc;
+    sb_err e = {0};
+    if (sweep_check(&a, &e)) return sb_cli_report("sweep", &e);
+
+    sb_plan plan;
+    sb_plan_init(&plan);
+    int user_launcher = 0;
+    if ((rc = sweep_plan(&a, &plan, &user_launcher, &e))) goto fail;
+    char exe[4096];
+    if (sb_cli_self_exe(exe, sizeof exe)) {
+        rc = sb_errf(&e, SB_EFAIL, "cannot find the sprbench binary (/proc/self/exe)");
+        goto fail;
+    }
+    if (a.sbatch) {
+        rc = write_batch(&plan, a.sbatch, a.submit, exe, argc, argv, a.batch_skip, !user_launcher,
+                         &e);
+        sb_plan_free(&plan);
+        return rc ? sb_cli_report("sweep", &e) : 0;
+    }
+    /* a resume creates nothing: its database must exist already */
+    if (!a.dry && !a.resume && a.db_path == sb_default_db() &&
+        sb_cli_make_parent_dir(a.db_path)) {
+        rc = sb_errf(&e, SB_EUSAGE, "%s: cannot create its directory", a.db_path);
+        goto fail;
+    }
+    sweep_tune_file(a.db_path);
+    sb_sweep_opts o = {.db_path = a.db_path,
+                       .plan = &plan,
+                       .resume_id = a.resume,
+                       .dry_run = a.dry,
+                       .no_peak = a.no_peak,
+                       .self_exe = exe,
+                       .out = a.as_json ? stderr : stdout,
+                       .pair = a.pair};
+    sb_sweep_outcome out;
+    rc = sb_sweep_run(&o, &out, &e);
+    if (a.dry) {
+        sb_plan_free(&plan);
+        return rc ? sb_cli_report("sweep", &e) : 0;
+    }
+    json_t *doc = NULL;
+    if (out.sweep_id > 0) {
+        sb_err se = {0};
+        sb_sweep_show(a.db_path, &out, stdout, a.as_json ? &doc : NULL, &se);
+        if (se.code) sb_cli_report("sweep", &se);
+    }
+    if (!rc) rc = sweep_plots(&a, out.sweep_id, doc, &e);
+    json_decref(doc);
+    if (rc) goto fail;
     sb_plan_free(&plan);
     return out.failed || out.timeout || out.interrupted ? 1 : 0;
 fail:

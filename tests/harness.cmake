@@ -1,11 +1,15 @@
 # The foundation: plan, database, and the CLI end to end (info, gemm, sweep, plot).
 sb_add_unit(test_harness_plan test_harness_plan.c)
 sb_add_unit(test_harness_db test_harness_db.c)
+# the contract every workload row keeps (a command, ranges, plans that round-trip)
+sb_add_unit(test_harness_workload test_harness_workload.c)
 sb_add_script(harness_cli harness_cli.sh)
 sb_add_script(harness_sweep_e2e harness_sweep_e2e.sh)
 sb_add_script(harness_sweep_robust harness_sweep_robust.sh)
 sb_add_script(harness_sweep_owned harness_sweep_owned.sh)
 sb_add_script(harness_ignored_opts harness_ignored_opts.sh)
+# the GEMM worker's --shape, the word a sweep names its points by
+sb_add_script(harness_gemm_shape harness_gemm_shape.sh)
 set_tests_properties(harness_sweep_owned PROPERTIES TIMEOUT 120)
 sb_add_script(harness_plot_scaling harness_plot_scaling.sh)
 # a workload added through the workload table alone (STREAM)

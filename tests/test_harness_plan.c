@@ -200,7 +200,7 @@ static void test_defaults(void)
     sb_err e = {0};
     sb_plan_init(&p);
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
-    CHECK(!strcmp(p.workload, "gemm"));
+    CHECK(p.wl && !strcmp(p.wl->name, "gemm") && p.wl == sb_workload_find("gemm"));
     CHECK_EQ_INT(p.nthreads, 2);
     CHECK_EQ_INT(p.nshapes, 4);
     CHECK(p.nkernels >= 1);
@@ -618,6 +618,14 @@ static void test_lists_and_keys(void)
     expect_error("workload = train\ntrain = t.json\n", "train needs vocab");
     expect_error("workload = train\nseq = 64\nstride = 32\n",
                  "stride 32 must be below half of seq 64");
+    /* each row's own (bench/sb_workload's hooks): infer checks the windows too */
+    expect_error("workload = infer\nseq = 64\nstride = 40\n",
+                 "stride 40 must be below half of seq 64");
+    expect_error("workload = infer\nquant = foo\n", "quant 'foo' is not row, tensor");
+    expect_error("workload = infer\nattention = bf16\n", "attention 'bf16' is not f32 or int8");
+    /* another row's options are not its checks: they do not apply */
+    expect_error("workload = gemm\nmax-steps = 5\ntime-budget = 9\n",
+                 "option 'max-steps' does not apply to workload gemm");
 
     /* what is valid still is */
     sb_plan p;

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "sb_allreduce.h"
 #include "sb_io.h"
 #include "sb_scaling.h"
 

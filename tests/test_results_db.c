@@ -664,7 +664,7 @@ static void test_label_attention(void)
     char cfg8[] = "{\"quant\":\"row\",\"attention\":\"int8\"}", cfg[] = "{\"quant\":\"row\"}",
          cfgf[] = "{\"quant\":\"row\",\"attention\":\"f32\"}";
     sb_pt p = {0};
-    p.workload = "infer", p.kernel = "vnni-int8", p.dtype = "int8", p.shape = "batch=8";
+    p.workload = "infer", p.wl = sb_workload_find("infer"), p.kernel = "vnni-int8", p.dtype = "int8", p.shape = "batch=8";
     p.status = "ok", p.fingerprint = "", p.threads = 2, p.ppn = p.nodes = 1;
     char a[320], b[320], c[320];
     p.config = cfg8;
@@ -676,7 +676,7 @@ static void test_label_attention(void)
     CHECK(strstr(a, "attention=int8") != NULL);
     CHECK(strcmp(a, b) != 0);
     CHECK(strcmp(b, c) == 0); /* f32 is the default: the same run as leaving it out */
-    p.workload = "gemm", p.config = cfg8; /* only the workload's own int8 option counts */
+    p.workload = "gemm", p.wl = sb_workload_find("gemm"), p.config = cfg8; /* only the workload's own int8 option counts */
     sb_pt_label(&p, c, sizeof c);
     CHECK(strstr(c, "attention") == NULL);
 }

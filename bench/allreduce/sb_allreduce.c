@@ -5,22 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-size_t sb_distilbert_param_count(long vocab, long dim, long layers, long ffn, long max_pos)
-{
-    size_t d = (size_t)dim, f = (size_t)ffn;
-    size_t emb = ((size_t)vocab + (size_t)max_pos) * d + 2 * d;
-    size_t attn = 4 * (d * d + d);
-    size_t mlp = d * f + f + f * d + d;
-    size_t layer = attn + 2 * d + mlp + 2 * d;
-    size_t head = d * 2 + 2;
-    return emb + (size_t)layers * layer + head;
-}
-
-size_t sb_distilbert_grad_bytes(void)
-{
-    return sb_distilbert_param_count(30522, 768, 6, 3072, 512) * sizeof(float);
-}
+#include "sb_scaling.h"
 
 static int parse_one(const char *s, size_t *out, sb_err *e)
 {

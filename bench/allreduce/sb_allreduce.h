@@ -1,21 +1,13 @@
 /* sb_allreduce: the OSU-style MPI_Allreduce benchmark (float, MPI_SUM) behind
  * `sprbench allreduce`: message-size lists, the timed loop (barrier, warm-up
  * skipped, MPI_Wtime per call, min/avg/max of the per-rank averages) and the
- * bus bandwidth 2(n-1)/n * bytes / time. Also the size of DistilBERT's
- * gradient, the message the trainer all-reduces every step. MPI must be
+ * bus bandwidth 2(n-1)/n * bytes / time ("grad" names the size of
+ * DistilBERT's gradient, sb_scaling's sb_distilbert_grad_bytes). MPI must be
  * initialised by the caller. */
 #ifndef SB_ALLREDUCE_H
 #define SB_ALLREDUCE_H
 #include <stddef.h>
 #include "sb_err.h"
-
-/* Parameters of distilbert-base-uncased with the SQuAD span head:
- * embeddings (vocab + positions) x dim + LayerNorm, layers x (4 attention
- * projections + LayerNorm + FFN dim->ffn->dim + LayerNorm), qa_outputs dim->2.
- * (30522, 768, 6, 3072, 512) -> 66,364,418. */
-size_t sb_distilbert_param_count(long vocab, long dim, long layers, long ffn, long max_pos);
-/* 66,364,418 x 4 bytes = 265,457,672 (the default configuration). */
-size_t sb_distilbert_grad_bytes(void);
 
 /* Parses "4..512M" (powers of two from 4 B to 512 MiB), "1K,64K,265457672",
  * "grad" (the gradient size) or a mix separated by commas. K/M/G are binary.

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_result.h"
+#include "sb_scaling.h"
 
 extern char **environ;
 

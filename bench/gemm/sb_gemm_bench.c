@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "sb_parse.h"
 #include "sb_peak_path.h"
 #include "sb_progress.h"
 #include "sb_stats.h"
@@ -67,6 +68,22 @@ static int call_kernel(const sb_kernel *k, const sb_gemm_desc *d, const void *A,
     return k->gemm_f32(d, A, B, C, ke);
 }
 
+/* Small integers, the same for every run (a fixed seed). */
+static void fill_inputs(int is_int8, const shape_info *s, void *A, void *B)
+{
+    uint32_t seed = 12345;
+    if (is_int8) {
+        uint8_t *a = A;
+        int8_t *b = B;
+        for (size_t i = 0; i < s->a_elems; i++) a[i] = (uint8_t)(lcg(&seed) % 5);
+        for (size_t i = 0; i < s->b_elems; i++) b[i] = (int8_t)((int)(lcg(&seed) % 9) - 4);
+    } else {
+        float *a = A, *b = B;
+        for (size_t i = 0; i < s->a_elems; i++) a[i] = (float)((int)(lcg(&seed) % 7) - 3);
+        for (size_t i = 0; i < s->b_elems; i++) b[i] = (float)((int)(lcg(&seed) % 7) - 3);
+    }
+}
+
 int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
 {
     memset(res, 0, sizeof *res);
@@ -109,17 +126,7 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
         free(refi);
         return sb_errf(e, SB_EFAIL, "out of memory for %dx%dx%d", cfg->m, cfg->n, cfg->k);
     }
-    uint32_t seed = 12345;
-    if (is_int8) {
-        uint8_t *a = A;
-        int8_t *b = B;
-        for (size_t i = 0; i < s.a_elems; i++) a[i] = (uint8_t)(lcg(&seed) % 5);
-        for (size_t i = 0; i < s.b_elems; i++) b[i] = (int8_t)((int)(lcg(&seed) % 9) - 4);
-    } else {
-        float *a = A, *b = B;
-        for (size_t i = 0; i < s.a_elems; i++) a[i] = (float)((int)(lcg(&seed) % 7) - 3);
-        for (size_t i = 0; i < s.b_elems; i++) b[i] = (float)((int)(lcg(&seed) % 7) - 3);
-    }
+    fill_inputs(is_int8, &s, A, B);
     memset(C, 0, s.c_elems * 4);
 
     sb_err ke = {0};
@@ -216,6 +223,42 @@ out:
     free(C);
     free(ref);
     free(refi);
+    return SB_OK;
+}
+
+int sb_gemm_shape_parse(const char *s, sb_gemm_config *cfg, sb_err *e)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return sb_errf(e, SB_EUSAGE, "--shape: '%.60s...' is not MxNxK[:TT][+prepack]", s);
+    snprintf(buf, sizeof buf, "%s", s);
+    char *plus = strchr(buf, '+'), *colon = strchr(buf, ':');
+    int prepack = 0;
+    if (plus) {
+        if (strcmp(plus, "+prepack"))
+            return sb_errf(e, SB_EUSAGE, "--shape: '%s' is not MxNxK[:TT][+prepack]", s);
+        *plus = '\0';
+        prepack = 1;
+    }
+    char ta = 'N', tb = 'N';
+    if (colon) {
+        *colon = '\0';
+        const char *tr = colon + 1;
+        if (strlen(tr) != 2 || !strchr("NT", tr[0]) || !strchr("NT", tr[1]))
+            return sb_errf(e, SB_EUSAGE, "--shape: '%s' is not a transpose (NN, NT, TN, TT)", tr);
+        ta = tr[0];
+        tb = tr[1];
+    }
+    int m, n, k;
+    sb_err pe = {0};
+    if (sb_parse_shape(buf, SB_GEMM_MAX_DIM, &m, &n, &k, &pe))
+        return sb_errf(e, SB_EUSAGE, "--%s", pe.msg); /* "--shape: ..." */
+    cfg->m = m;
+    cfg->n = n;
+    cfg->k = k;
+    cfg->transa = ta;
+    cfg->transb = tb;
+    if (prepack) cfg->prepack = 1;
     return SB_OK;
 }
 

@@ -42,6 +42,13 @@ typedef struct sb_gemm_result {
     char blocking[160]; /* own kernels: the blocking the driver ran (sb_blocking_format) */
 } sb_gemm_result;
 
+/* The largest m, n or k a GEMM point takes. */
+#define SB_GEMM_MAX_DIM 65536
+/* A point's shape as one word, "MxNxK", "MxNxK:TT" or either with
+ * "+prepack" (the sweep's shape strings): sets m, n, k, transa/transb (NN
+ * when not given) and prepack (when given) of cfg. SB_EUSAGE saying why. */
+int sb_gemm_shape_parse(const char *s, sb_gemm_config *cfg, sb_err *e);
+
 /* Runs the point. Returns SB_OK when a result was produced (whatever its
  * status); SB_EUSAGE for a bad configuration (unknown kernel, bad sizes). */
 int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e);

@@ -6,12 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "sb_allreduce.h"
 #include "sb_parse.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
-#include "sb_model.h"
-#include "sb_quant.h"
 #include "sb_db.h"
 #include "sb_text.h"
 #include "sb_workload.h"
@@ -71,30 +68,9 @@ static int check_worker_value(const char *key, const char *value, const char *wh
             return sb_errf(e, SB_EUSAGE, "%s: %s: '%.40s' is not 1/0, yes/no or true/false", where,
                            key, value);
         break;
-    case SB_WOPT_PATH: break; /* not empty: checked for every key */
-    case SB_WOPT_QUANT:       /* infer's int8 activations: what `infer --quant` takes */
-        if (sb_quant_mode_parse(value, &(sb_quant_mode){0}))
-            return sb_errf(e, SB_EUSAGE, "%s: quant '%.40s' is not row, tensor, row7 or tensor7",
-                           where, value);
+    default: /* not empty: checked for every key; the rest by the option's own parser */
+        if (o->check) rc = o->check(value, &pe);
         break;
-    case SB_WOPT_ATTENTION: /* infer's --attention, taken by int8 points only */
-        if (strcmp(value, "f32") && strcmp(value, "int8"))
-            return sb_errf(e, SB_EUSAGE, "%s: attention '%.40s' is not f32 or int8", where, value);
-        break;
-    case SB_WOPT_MODEL: {
-        sb_model_config mc;
-        rc = sb_model_config_parse(value, &mc, &pe);
-        break;
-    }
-    case SB_WOPT_SIZES: {
-        size_t *sizes = NULL;
-        int n = 0;
-        /* the worker merges overlapping ranges itself; a size written twice is a typo */
-        rc = sb_check_list(value, key, &pe);
-        if (!rc) rc = sb_allreduce_parse_sizes(value, &sizes, &n, &pe);
-        free(sizes);
-        break;
-    }
     }
     if (rc) return value_error(e, where, key, pe.msg, "");
     return SB_OK;
@@ -243,12 +219,13 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
         return sb_errf(e, SB_EUSAGE, "%s: '%s' has no value", where, key);
     }
     if (!strcmp(key, "workload")) {
-        if (!sb_workload_has(value, SB_WL_PLAN)) {
+        const sb_workload *w = sb_workload_find(value);
+        if (!sb_wl_is(w, SB_WL_PLAN)) {
             char names[200];
             sb_workload_plan_names(names, sizeof names);
             return sb_errf(e, SB_EUSAGE, "%s: unknown workload '%.60s' (%s)", where, value, names);
         }
-        snprintf(p->workload, sizeof p->workload, "%s", value);
+        p->wl = w;
         return SB_OK;
     }
     if (!strcmp(key, "label")) {
@@ -411,9 +388,8 @@ int sb_plan_read_file(sb_plan *p, const char *path, sb_err *e)
 
 int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
 {
-    if (!p->workload[0]) snprintf(p->workload, sizeof p->workload, "gemm");
-    const sb_workload *w = sb_workload_find(p->workload);
-    if (!w) return sb_errf(e, SB_EFAIL, "no workload '%s'", p->workload);
+    if (!p->wl) p->wl = sb_workload_default();
+    const sb_workload *w = p->wl;
     int gemm = (w->flags & SB_WL_SHAPES) != 0;
     if (!(w->flags & SB_WL_KERNEL) && p->nkernels)
         return sb_errf(e, SB_EUSAGE, "workload %s has no kernels: give no kernels", w->name);
@@ -471,34 +447,15 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
                                " trans)",
                                p->shapes[i].m, p->shapes[i].n, p->shapes[i].k, p->shapes[i].transa,
                                p->shapes[i].transb);
-    const char *seq = NULL, *stride = NULL, *vocab = NULL, *data = NULL;
-    int max_steps = 0, budget = 0;
-    for (int i = 0; i < p->nopts; i++) {
-        const char *k = p->opt_keys[i], *v = p->opt_values[i];
-        if (!strcmp(k, "seq"))
-            seq = v;
-        else if (!strcmp(k, "stride"))
-            stride = v;
-        else if (!strcmp(k, "vocab"))
-            vocab = v;
-        else if (!strcmp(k, "train") || !strcmp(k, "dev"))
-            data = k;
-        else if (!strcmp(k, "max-steps"))
-            max_steps = 1;
-        else if (!strcmp(k, "time-budget"))
-            budget = 1;
-    }
-    /* the worker's own cross-checks, made here so no point fails on them */
-    if (max_steps && budget)
-        return sb_errf(e, SB_EUSAGE, "max-steps and time-budget exclude each other");
-    if (data && !vocab)
-        return sb_errf(e, SB_EUSAGE, "%s needs vocab (the checkpoint's vocab.txt)", data);
-    if (seq && stride && atol(stride) >= atol(seq) / 2)
-        return sb_errf(e, SB_EUSAGE, "stride %s must be below half of seq %s", stride, seq);
+    /* the worker's own cross-checks (its row's), made here so no point fails on them */
+    int rc = w->check ? w->check((const char *const *)p->opt_keys,
+                                 (const char *const *)p->opt_values, p->nopts, e)
+                      : SB_OK;
+    if (rc) return rc;
     for (int i = 0; i < p->nopts; i++) {
         if (!in_list(w->opts, p->opt_keys[i]))
             return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s",
-                           p->opt_keys[i], p->workload);
+                           p->opt_keys[i], w->name);
     }
     /* an int8-only option (infer's attention int8) with no int8 kernel in
      * the plan would reach no point */
@@ -518,12 +475,13 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
                            w->int8_extra, p->opt_values[i]);
     }
     if (p->nbatches && !(w->flags & SB_WL_BATCH))
-        return sb_errf(e, SB_EUSAGE, "option 'batch' does not apply to workload %s", p->workload);
+        return sb_errf(e, SB_EUSAGE, "option 'batch' does not apply to workload %s", w->name);
     /* a default batch is part of its points' names (infer): unsaid, the worker's default */
     if (!p->nbatches && w->default_batch) p->batches[p->nbatches++] = w->default_batch;
+    const sb_workload *projected = sb_workload_flagged(SB_WL_PROJECT);
     if ((p->nproject_nodes || p->project_off) && !(w->flags & SB_WL_PROJECT))
-        return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload train, not %s",
-                       p->workload);
+        return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload %s, not %s",
+                       projected ? projected->name : "(none)", w->name);
     int maxn, maxp, maxt;
     sb_plan_max_dims(p, &maxn, &maxp, &maxt);
     if ((w->flags & SB_WL_ONE_RANK) && (maxn > 1 || maxp > 1))
@@ -587,6 +545,17 @@ void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt)
     pt->kernel = p->kernels[i];
 }
 
+void sb_plan_point_axis(const sb_plan_point *pt, char *buf, size_t cap)
+{
+    if (pt->shape)
+        snprintf(buf, cap, "%dx%dx%d:%c%c", pt->shape->m, pt->shape->n, pt->shape->k,
+                 pt->shape->transa, pt->shape->transb);
+    else if (pt->batch > 0)
+        snprintf(buf, cap, "%d", pt->batch);
+    else if (cap)
+        buf[0] = '\0';
+}
+
 static void append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -620,10 +589,10 @@ char *sb_plan_render(const sb_plan *p)
     size_t cap = 1024, len = 0;
     char *b = malloc(cap);
     b[0] = '\0';
-    append(&b, &len, &cap, "workload = %s\n", p->workload);
+    append(&b, &len, &cap, "workload = %s\n", p->wl ? p->wl->name : sb_workload_default()->name);
     if (p->label[0]) append(&b, &len, &cap, "label = %s\n", p->label);
     /* allreduce has no kernel axis: its placeholder kernel is not a plan value */
-    if (sb_workload_has(p->workload, SB_WL_KERNEL)) {
+    if (sb_wl_is(p->wl, SB_WL_KERNEL)) {
         append(&b, &len, &cap, "kernels = ");
         for (int i = 0; i < p->nkernels; i++)
             append(&b, &len, &cap, "%s%s", i ? "," : "", p->kernels[i]);

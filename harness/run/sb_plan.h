@@ -23,6 +23,7 @@
 #define SB_PLAN_H
 #include <stdio.h>
 #include "sb_err.h"
+#include "sb_workload.h"
 
 #define SB_PLAN_MAX 64
 
@@ -32,7 +33,9 @@ typedef struct sb_plan_shape {
 } sb_plan_shape;
 
 typedef struct sb_plan {
-    char workload[16];       /* gemm, train, allreduce */
+    /* its row (bench/sb_workload), resolved once from `workload = NAME`;
+     * NULL until set (sb_plan_finish: the default, GEMM) */
+    const sb_workload *wl;
     char label[4 * 256 + 1]; /* SB_DB_MAX_NAME characters of up to 4 bytes */
     char *kernels[SB_PLAN_MAX];
     int nkernels;
@@ -111,6 +114,9 @@ typedef struct sb_plan_point {
     int batch;                  /* train and infer: 0 when the plan names none */
     int threads, ppn, nodes;
 } sb_plan_point;
+/* The point's value on its workload's list axis (the row's `axis`):
+ * "MxNxK:TT" (shape), "8" (batch); "" when it has none. */
+void sb_plan_point_axis(const sb_plan_point *pt, char *buf, size_t cap);
 /* The i-th point, in kernel-major order (kernel, batch or shape, nodes, ppn,
  * threads). */
 void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt);

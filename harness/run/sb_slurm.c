@@ -585,7 +585,7 @@ int sb_slurm_plan_batch(const sb_plan *p, const char *path, char *const *argv, s
 {
     int maxn, maxp, maxt;
     sb_plan_max_dims(p, &maxn, &maxp, &maxt);
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     double timeout = p->point_timeout > 0 ? p->point_timeout : w ? w->timeout_s : 1800.0;
     int npoints = sb_plan_npoints(p) + (w && (w->flags & SB_WL_PEAK) ? 1 : 0);
     char cwd[4096];

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "sb_allreduce.h"
 #include "sb_progress.h"
 #include "sb_db.h"
 #include "sb_io.h"
@@ -104,7 +103,7 @@ static void shape_key(const sb_plan *p, const sb_plan_shape *s, char *buf, size_
  * sizes), so plots, reports, gate and resume group like with like. */
 static void config_key(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     const char *const *keys = w ? w->series : (const char *const[]){NULL};
     size_t off = 0;
     buf[0] = '\0';
@@ -136,7 +135,7 @@ static const char *plan_opt(const sb_plan *p, const char *key)
 static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
     const sb_kernel *k = sb_kernel_find(pt->kernel);
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     if (w && w->int8_opt && k && k->dtype == SB_DT_INT8) {
         const char *q = plan_opt(p, w->int8_opt);
         const char *x = w->int8_extra ? plan_opt(p, w->int8_extra) : NULL;
@@ -150,81 +149,63 @@ static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, s
         snprintf(buf, cap, "{}");
 }
 
-/* The worker's own argv (what runs on every rank). */
+static void av_push_cb(void *ctx, const char *arg) { av_push(ctx, arg); }
+
+static int truthy(const char *v) { return !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"); }
+
+/* The worker's own argv (what runs on every rank), from its row alone: the
+ * command of its name, --kernel, the point's axis value as the row writes
+ * it (--m .. --trans, --batch), the plan's GEMM-only timing values (the
+ * plan refuses them for other rows), the workload's options, --threads. */
 static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *self,
                         const char *result, double peak, argvec *a)
 {
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     unsigned flags = w ? w->flags : 0;
     av_push(a, self);
-    if (flags & SB_WL_SHAPES) {
-        av_push(a, "gemm");
+    av_push(a, w ? w->name : "");
+    if (flags & SB_WL_KERNEL) {
         av_push(a, "--kernel");
         av_push(a, pt->kernel);
-        av_push(a, "--m");
-        av_pushf(a, "%d", pt->shape->m);
-        av_push(a, "--n");
-        av_pushf(a, "%d", pt->shape->n);
-        av_push(a, "--k");
-        av_pushf(a, "%d", pt->shape->k);
-        av_push(a, "--trans");
-        av_pushf(a, "%c%c", pt->shape->transa, pt->shape->transb);
-        if (p->reps) {
-            av_push(a, "--reps");
-            av_pushf(a, "%d", p->reps);
+    }
+    char axis[64];
+    sb_plan_point_axis(pt, axis, sizeof axis);
+    if (axis[0] && w && w->axis_argv) w->axis_argv(axis, av_push_cb, a);
+    if (p->reps) {
+        av_push(a, "--reps");
+        av_pushf(a, "%d", p->reps);
+    }
+    if (p->min_seconds > 0) {
+        av_push(a, "--min-seconds");
+        av_pushf(a, "%g", p->min_seconds);
+    }
+    if (peak > 0) {
+        av_push(a, "--peak-gflops");
+        av_pushf(a, "%.3f", peak);
+    }
+    if (p->prepack) av_push(a, "--prepack");
+    const sb_kernel *k = sb_kernel_find(pt->kernel);
+    for (int i = 0; i < p->nopts; i++) {
+        if (w && w->int8_extra && !strcmp(p->opt_keys[i], w->int8_extra) &&
+            !(k && k->dtype == SB_DT_INT8))
+            continue; /* an int8-only option: not for this point's kernel */
+        /* flags without a value in the worker's CLI: there when on */
+        const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
+        if (o && o->kind == SB_WOPT_BOOL) {
+            if (truthy(p->opt_values[i])) av_pushf(a, "--%s", p->opt_keys[i]);
+            continue;
         }
-        if (p->min_seconds > 0) {
-            av_push(a, "--min-seconds");
-            av_pushf(a, "%g", p->min_seconds);
-        }
-        if (peak > 0) {
-            av_push(a, "--peak-gflops");
-            av_pushf(a, "%.3f", peak);
-        }
-        if (p->prepack) av_push(a, "--prepack");
-        /* the gemm workload's own flags (sb_workload's rows) */
-        for (int i = 0; i < p->nopts; i++) {
-            const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
-            if (o && o->kind == SB_WOPT_BOOL &&
-                (!strcmp(p->opt_values[i], "1") || !strcmp(p->opt_values[i], "yes") ||
-                 !strcmp(p->opt_values[i], "true")))
-                av_pushf(a, "--%s", p->opt_keys[i]);
-        }
-    } else {
-        av_push(a, p->workload);
-        if (flags & SB_WL_KERNEL) {
-            av_push(a, "--kernel");
-            av_push(a, pt->kernel);
-        }
-        if (pt->batch > 0) {
-            av_push(a, "--batch");
-            av_pushf(a, "%d", pt->batch);
-        }
-        const sb_kernel *k = sb_kernel_find(pt->kernel);
-        for (int i = 0; i < p->nopts; i++) {
-            if (w && w->int8_extra && !strcmp(p->opt_keys[i], w->int8_extra) &&
-                !(k && k->dtype == SB_DT_INT8))
-                continue; /* an int8-only option: not for this point's kernel */
-            av_pushf(a, "--%s", p->opt_keys[i]);
-            /* flags without a value in the worker's CLI */
-            const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
-            if (o && o->kind == SB_WOPT_BOOL) {
-                if (strcmp(p->opt_values[i], "1") && strcmp(p->opt_values[i], "yes") &&
-                    strcmp(p->opt_values[i], "true"))
-                    free(a->v[--a->n]), a->v[a->n] = NULL;
-                continue;
-            }
-            av_push(a, p->opt_values[i]);
-        }
-        /* latency is measured at batch 1 whatever the point's batch: once per
-         * kernel x threads, on the smallest batch's point */
-        if ((flags & SB_WL_LATENCY) && p->nbatches > 1) {
-            int minb = p->batches[0], have = 0;
-            for (int i = 1; i < p->nbatches; i++)
-                if (p->batches[i] < minb) minb = p->batches[i];
-            for (int i = 0; i < a->n; i++) have |= !strcmp(a->v[i], "--no-latency");
-            if (pt->batch != minb && !have) av_push(a, "--no-latency");
-        }
+        av_pushf(a, "--%s", p->opt_keys[i]);
+        av_push(a, p->opt_values[i]);
+    }
+    /* latency is measured at batch 1 whatever the point's batch: once per
+     * kernel x threads, on the smallest batch's point */
+    if ((flags & SB_WL_LATENCY) && p->nbatches > 1) {
+        int minb = p->batches[0], have = 0;
+        for (int i = 1; i < p->nbatches; i++)
+            if (p->batches[i] < minb) minb = p->batches[i];
+        for (int i = 0; i < a->n; i++) have |= !strcmp(a->v[i], "--no-latency");
+        if (pt->batch != minb && !have) av_push(a, "--no-latency");
     }
     if (flags & SB_WL_THREADS) {
         av_push(a, "--threads");
@@ -329,6 +310,17 @@ static int parse_shape_key(const char *key, sb_plan_shape *s)
     return 0;
 }
 
+/* A stored point as the plan's point: its shape (the row's SB_WL_SHAPES
+ * axis, from its shape column), or its batch (a value of its series key). */
+static void row_point(const point_row *row, sb_plan_point *pt, sb_plan_shape *shape)
+{
+    *pt = (sb_plan_point){row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
+    if (sb_wl_is(row->wl, SB_WL_SHAPES) && row->shape[0] && parse_shape_key(row->shape, shape) == 0)
+        pt->shape = shape;
+    char batch[16];
+    if (sb_db_shape_value(row->shape, "batch", batch, sizeof batch)) pt->batch = atoi(batch);
+}
+
 /* The worker's result document: far larger than any real one, small enough to parse. */
 #define RESULT_MAX (64 * SB_MIB)
 
@@ -384,7 +376,7 @@ static void repeak(sb_db *db, int64_t machine, const point_row *row, json_t *doc
     const sb_kernel *k = sb_kernel_find(row->kernel);
     json_t *metrics = json_object_get(doc, "metrics"), *units = json_object_get(doc, "units");
     double gf = json_number_value(json_object_get(metrics, "gflops"));
-    if (!k || !sb_workload_has(row->workload, SB_WL_PEAK) || !json_is_object(metrics) ||
+    if (!k || !sb_wl_is(row->wl, SB_WL_PEAK) || !json_is_object(metrics) ||
         !(gf > 0))
         return;
     const char *ran = json_string_value(json_object_get(doc, "peak_path"));
@@ -422,13 +414,8 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
                      char *summary, size_t sumcap, const char **status_out, sb_err *e)
 {
     sb_plan_shape shape;
-    sb_plan_point pt = {row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
-    if (sb_workload_has(row->workload, SB_WL_SHAPES) && row->shape[0] &&
-        parse_shape_key(row->shape, &shape) == 0)
-        pt.shape = &shape;
-    /* a training or inference point's batch is in its series key */
-    char batch[16];
-    if (sb_db_shape_value(row->shape, "batch", batch, sizeof batch)) pt.batch = atoi(batch);
+    sb_plan_point pt;
+    row_point(row, &pt, &shape);
     char result[4096], outlog[4096], errlog[4096];
     snprintf(result, sizeof result, "%s/point-%d.json", tmpdir, row->seq);
     snprintf(outlog, sizeof outlog, "%s/point-%d.out", tmpdir, row->seq);
@@ -439,13 +426,13 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
     const char *status = "failed";
     char reason[600] = "";
     int rc = SB_OK;
-    sb_plan peak_plan;
+    sb_plan probe_plan;
     const sb_plan *use = p;
-    if (!strcmp(row->workload, "peak")) {
-        /* The peak probe is a point of its own, ahead of the GEMM points. */
-        sb_plan_init(&peak_plan);
-        snprintf(peak_plan.workload, sizeof peak_plan.workload, "peak");
-        use = &peak_plan;
+    if (sb_wl_is(row->wl, SB_WL_PROBE)) {
+        /* A probe (the peak) is a point of its own, ahead of the plan's. */
+        sb_plan_init(&probe_plan);
+        probe_plan.wl = row->wl;
+        use = &probe_plan;
     }
     int ran = 0;
     if (point_argv(use, &pt, self, result, peak, tmpdir, row->seq, &argv, &pe)) {
@@ -510,9 +497,8 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
                         ? "ok"
                         : json_string_value(json_object_get(doc, "status"));
                     const char *why = json_string_value(json_object_get(doc, "reason"));
-                    const sb_workload *w = sb_workload_find(row->workload);
-                    if (!strcmp(status, "ok") && w)
-                        sb_workload_describe(w, doc, summary, sumcap);
+                    if (!strcmp(status, "ok") && row->wl)
+                        sb_workload_describe(row->wl, doc, summary, sumcap);
                     if (!summary[0])
                         snprintf(summary, sumcap, "%.*s", sb_text_prefix(why ? why : "", 200),
                                  why ? why : "");
@@ -707,6 +693,150 @@ static sb_paired_outcome judge_so_far(json_t *all, json_t *sides, json_t *pairs,
     return out;
 }
 
+/* One paired point's runs: its two sides, the samples so far (all with
+ * their side and pair; the candidate's alone in cand), the candidate's
+ * last document, and which side broke the point (1 baseline, 2 candidate). */
+typedef struct paired_run {
+    const sb_pair_opts *po;
+    side_run sr[2];
+    sb_pair_mode mode;
+    cpu_set_t cx, cy, mine; /* duet: the two sides' CPUs; this thread's own */
+    json_t *all, *sides, *pairs, *cand;
+    json_t *last;
+    int broke;
+} paired_run;
+
+/* duet: both at once, the CPUs swapped between the quad's two pairs */
+static void quad_duet(paired_run *c, int q)
+{
+    side_run *sr = c->sr;
+    for (int half = 0; half < 2 && !c->broke; half++) {
+        sr[0].cpus = half ? &c->cy : &c->cx;
+        sr[1].cpus = half ? &c->cx : &c->cy;
+        pthread_t th;
+        int threaded = pthread_create(&th, NULL, run_side_thread, &sr[0]) == 0;
+        if (!threaded) run_side(&sr[0]);
+        run_side(&sr[1]);
+        if (threaded) pthread_join(th, NULL);
+        /* this thread is the sweep's own: back to every CPU it had */
+        pthread_setaffinity_np(pthread_self(), sizeof c->mine, &c->mine);
+        for (int s = 0; s < 2 && !c->broke; s++)
+            if (strcmp(sr[s].status, "ok")) c->broke = s + 1;
+        if (c->broke) {
+            /* the broken side's document (a skip) is read below */
+            json_decref(sr[2 - c->broke].doc);
+            sr[2 - c->broke].doc = NULL;
+            break;
+        }
+        for (int s = 0; s < 2; s++)
+            keep_samples(sr[s].doc, s, 2 * q + half, c->all, c->sides, c->pairs, c->cand);
+        json_decref(c->last);
+        c->last = sr[1].doc;
+        json_decref(sr[0].doc);
+        sr[0].doc = sr[1].doc = NULL;
+    }
+}
+
+/* A B B A, or A A B B shuffled: a side's first run in the quad is in pair
+ * 2q, its second in pair 2q+1 */
+static void quad_order(paired_run *c, int q, unsigned *seed)
+{
+    int order[4] = {0, 1, 1, 0};
+    if (c->mode == SB_PAIR_RANDOM)
+        for (int i = 3; i > 0; i--) {
+            int j = (int)(pair_rand(seed) % (unsigned)(i + 1)), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    int seen[2] = {0, 0};
+    for (int slot = 0; slot < 4 && !c->broke && !g_interrupted; slot++) {
+        int s = order[slot];
+        side_run *sr = &c->sr[s];
+        sr->cpus = NULL;
+        run_side(sr);
+        if (strcmp(sr->status, "ok")) {
+            c->broke = s + 1;
+            break;
+        }
+        keep_samples(sr->doc, s, 2 * q + seen[s]++, c->all, c->sides, c->pairs, c->cand);
+        if (s == 1) {
+            json_decref(c->last);
+            c->last = sr->doc;
+        } else {
+            json_decref(sr->doc);
+        }
+        sr->doc = NULL;
+    }
+}
+
+/* Quads until the pairs decide (after min_pairs), max_pairs, a side
+ * breaks, or SIGINT. */
+static void run_quads(paired_run *c, int seq)
+{
+    const sb_pair_opts *po = c->po;
+    unsigned seed = po->seed + (unsigned)seq * 7919u;
+    sb_paired_stats st;
+    for (int q = 0; 2 * q < po->max_pairs && !c->broke && !g_interrupted; q++) {
+        if (c->mode == SB_PAIR_DUET)
+            quad_duet(c, q);
+        else
+            quad_order(c, q, &seed);
+        if (c->broke || g_interrupted) break;
+        if (2 * (q + 1) >= po->min_pairs) {
+            sb_paired_outcome verdict = judge_so_far(c->all, c->sides, c->pairs, po, &st);
+            if (verdict == SB_PAIRED_PASS || verdict == SB_PAIRED_FAIL) break;
+        }
+    }
+}
+
+/* After the quads: a broken side decides the status and reason (a skip
+ * is the machine's when the baseline skips before anything ran; a
+ * candidate that skips what the baseline ran fails), as does SIGINT;
+ * c->last is then the document to store (NULL: none). */
+static void settle_broken(paired_run *c, const char *const bins[2], const char **status,
+                          char *reason, size_t cap)
+{
+    side_run *sr = c->sr;
+    if (c->broke == 2 && !strcmp(sr[1].status, "skipped") && json_array_size(c->all) == 0) {
+        /* the candidate went first (random order) and skipped: the point is
+         * the machine's skip only if the baseline skips it too */
+        sr[0].cpus = NULL;
+        run_side(&sr[0]);
+        if (!strcmp(sr[0].status, "skipped")) {
+            json_decref(sr[1].doc);
+            sr[1].doc = NULL;
+            c->broke = 1;
+        } else {
+            json_decref(sr[0].doc);
+            sr[0].doc = NULL;
+        }
+    }
+    if (c->broke) {
+        side_run *b = &sr[c->broke - 1];
+        *status = b->status;
+        if (!strcmp(*status, "skipped") && b->doc && c->broke == 1 &&
+            json_array_size(c->all) == 0) {
+            /* the machine cannot run it: stored as the worker said */
+            json_decref(c->last);
+            c->last = b->doc;
+            b->doc = NULL;
+        } else {
+            json_decref(b->doc);
+            b->doc = NULL;
+            if (!strcmp(*status, "skipped")) *status = "failed";
+            snprintf(reason, cap, "%s binary %.200s: %.400s",
+                     c->broke == 1 ? "baseline" : "candidate", bins[c->broke - 1], b->why);
+            json_decref(c->last);
+            c->last = NULL;
+        }
+    } else if (g_interrupted) {
+        *status = "interrupted";
+        snprintf(reason, cap, "interrupted by SIGINT");
+        json_decref(c->last);
+        c->last = NULL;
+    }
+}
+
 /* Runs one GEMM point as pairs of the two binaries and stores it (see
  * sb_pair_opts). Returns SB_EFAIL only when the store failed. */
 static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const point_row *row,
@@ -714,16 +844,18 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
                             char *summary, size_t sumcap, const char **status_out, sb_err *e)
 {
     sb_plan_shape shape;
-    sb_plan_point pt = {row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
-    if (row->shape[0] && parse_shape_key(row->shape, &shape) == 0) pt.shape = &shape;
+    sb_plan_point pt;
+    row_point(row, &pt, &shape);
     /* each run is `reps` repetitions, exactly */
     sb_plan run_plan = *p;
     run_plan.reps = po->reps;
     run_plan.min_seconds = 0;
-    const char *bins[2] = {po->baseline, po->candidate};
+    const char *const bins[2] = {po->baseline, po->candidate};
     int keep_side = 1; /* whose worker output the point keeps */
-    side_run sr[2];
-    memset(sr, 0, sizeof sr);
+    paired_run c;
+    memset(&c, 0, sizeof c);
+    c.po = po;
+    side_run *sr = c.sr;
     sb_err pe = {0};
     int rc = SB_OK;
     const char *status = "failed";
@@ -744,127 +876,21 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
         }
     }
     if ((rc = mark_running(db, row, sr[1].argv, e))) goto out;
-    cpu_set_t cx, cy, mine;
-    sb_pair_mode mode = po->mode;
-    if (mode == SB_PAIR_DUET &&
-        (sched_getaffinity(0, sizeof mine, &mine) || !duet_cpus(row->threads, &cx, &cy)))
-        mode = SB_PAIR_ABBA;
-    json_t *all = json_array(), *sides = json_array(), *pairs = json_array(), *cand = json_array();
-    json_t *last = NULL; /* the candidate's last document: its metrics and fields */
-    unsigned seed = po->seed + (unsigned)row->seq * 7919u;
-    int npairs = 0, broke = 0;
-    sb_paired_stats st;
-    sb_paired_outcome verdict = SB_PAIRED_UNSURE;
-    for (int q = 0; 2 * q < po->max_pairs && !broke && !g_interrupted; q++) {
-        if (mode == SB_PAIR_DUET) {
-            /* both at once, the CPUs swapped between the quad's two pairs */
-            for (int half = 0; half < 2 && !broke; half++) {
-                sr[0].cpus = half ? &cy : &cx;
-                sr[1].cpus = half ? &cx : &cy;
-                pthread_t th;
-                int threaded = pthread_create(&th, NULL, run_side_thread, &sr[0]) == 0;
-                if (!threaded) run_side(&sr[0]);
-                run_side(&sr[1]);
-                if (threaded) pthread_join(th, NULL);
-                /* this thread is the sweep's own: back to every CPU it had */
-                pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
-                for (int s = 0; s < 2 && !broke; s++)
-                    if (strcmp(sr[s].status, "ok")) broke = s + 1;
-                if (broke) {
-                    /* the broken side's document (a skip) is read below */
-                    json_decref(sr[2 - broke].doc);
-                    sr[2 - broke].doc = NULL;
-                    break;
-                }
-                for (int s = 0; s < 2; s++)
-                    keep_samples(sr[s].doc, s, 2 * q + half, all, sides, pairs, cand);
-                json_decref(last);
-                last = sr[1].doc;
-                json_decref(sr[0].doc);
-                sr[0].doc = sr[1].doc = NULL;
-            }
-        } else {
-            /* A B B A, or A A B B shuffled: a side's first run in the quad
-             * is in pair 2q, its second in pair 2q+1 */
-            int order[4] = {0, 1, 1, 0};
-            if (mode == SB_PAIR_RANDOM)
-                for (int i = 3; i > 0; i--) {
-                    int j = (int)(pair_rand(&seed) % (unsigned)(i + 1)), t = order[i];
-                    order[i] = order[j];
-                    order[j] = t;
-                }
-            int seen[2] = {0, 0};
-            for (int slot = 0; slot < 4 && !broke && !g_interrupted; slot++) {
-                int s = order[slot];
-                sr[s].cpus = NULL;
-                run_side(&sr[s]);
-                if (strcmp(sr[s].status, "ok")) {
-                    broke = s + 1;
-                    break;
-                }
-                keep_samples(sr[s].doc, s, 2 * q + seen[s]++, all, sides, pairs, cand);
-                if (s == 1) {
-                    json_decref(last);
-                    last = sr[s].doc;
-                } else {
-                    json_decref(sr[s].doc);
-                }
-                sr[s].doc = NULL;
-            }
-        }
-        if (broke || g_interrupted) break;
-        npairs = 2 * (q + 1);
-        if (npairs >= po->min_pairs) {
-            verdict = judge_so_far(all, sides, pairs, po, &st);
-            if (verdict == SB_PAIRED_PASS || verdict == SB_PAIRED_FAIL) break;
-        }
-    }
-    if (broke == 2 && !strcmp(sr[1].status, "skipped") && json_array_size(all) == 0) {
-        /* the candidate went first (random order) and skipped: the point is
-         * the machine's skip only if the baseline skips it too */
-        sr[0].cpus = NULL;
-        run_side(&sr[0]);
-        if (!strcmp(sr[0].status, "skipped")) {
-            json_decref(sr[1].doc);
-            sr[1].doc = NULL;
-            broke = 1;
-        } else {
-            json_decref(sr[0].doc);
-            sr[0].doc = NULL;
-        }
-    }
-    if (broke) keep_side = broke - 1; /* its output explains it */
-    if (broke) {
-        side_run *b = &sr[broke - 1];
-        status = b->status;
-        /* a skip is the machine's (an ISA it lacks) when the baseline skips
-         * before anything ran; a candidate that skips what the baseline ran
-         * fails */
-        if (!strcmp(status, "skipped") && b->doc && broke == 1 && json_array_size(all) == 0) {
-            /* the machine cannot run it: stored as the worker said */
-            json_decref(last);
-            last = b->doc;
-            b->doc = NULL;
-        } else {
-            json_decref(b->doc);
-            b->doc = NULL;
-            if (!strcmp(status, "skipped")) status = "failed";
-            snprintf(reason, sizeof reason, "%s binary %.200s: %.400s",
-                     broke == 1 ? "baseline" : "candidate", bins[broke - 1], b->why);
-            json_decref(last);
-            last = NULL;
-        }
-    } else if (g_interrupted) {
-        status = "interrupted";
-        snprintf(reason, sizeof reason, "interrupted by SIGINT");
-        json_decref(last);
-        last = NULL;
-    }
+    c.mode = po->mode;
+    if (c.mode == SB_PAIR_DUET && (sched_getaffinity(0, sizeof c.mine, &c.mine) ||
+                                   !duet_cpus(row->threads, &c.cx, &c.cy)))
+        c.mode = SB_PAIR_ABBA;
+    c.all = json_array(), c.sides = json_array(), c.pairs = json_array(), c.cand = json_array();
+    run_quads(&c, row->seq);
+    settle_broken(&c, bins, &status, reason, sizeof reason);
+    if (c.broke) keep_side = c.broke - 1; /* its output explains it */
+    json_t *last = c.last;
+    c.last = NULL;
     if (last && !strcmp(json_string_value(json_object_get(last, "status")), "ok")) {
-        json_object_set(last, "samples", cand);
-        json_t *pr = json_pack("{s:s,s:s,s:s,s:O,s:O,s:O}", "mode", sb_pair_mode_name(mode),
-                               "baseline", po->baseline, "candidate", po->candidate, "samples", all,
-                               "side", sides, "pair", pairs);
+        json_object_set(last, "samples", c.cand);
+        json_t *pr = json_pack("{s:s,s:s,s:s,s:O,s:O,s:O}", "mode", sb_pair_mode_name(c.mode),
+                               "baseline", po->baseline, "candidate", po->candidate, "samples",
+                               c.all, "side", c.sides, "pair", c.pairs);
         json_object_set_new(last, "pairing", pr);
         if (!json_object_get(last, "workload"))
             json_object_set_new(last, "workload", json_string(row->workload));
@@ -885,9 +911,10 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
             status = !strcmp(json_string_value(json_object_get(last, "status")), "ok") ? "ok"
                                                                                        : "skipped";
             if (!strcmp(status, "ok")) {
-                judge_so_far(all, sides, pairs, po, &st);
+                sb_paired_stats st;
+                judge_so_far(c.all, c.sides, c.pairs, po, &st);
                 snprintf(summary, sumcap, "%s after %d pair(s) (%s): ratio %.3f, A/A %.1f%%",
-                         sb_paired_outcome_name(st.outcome), st.npairs, sb_pair_mode_name(mode),
+                         sb_paired_outcome_name(st.outcome), st.npairs, sb_pair_mode_name(c.mode),
                          st.ratio, 100 * st.aa);
             } else {
                 const char *why = json_string_value(json_object_get(last, "reason"));
@@ -900,7 +927,7 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
         }
         json_decref(last);
     }
-    json_decref(all), json_decref(sides), json_decref(pairs), json_decref(cand);
+    json_decref(c.all), json_decref(c.sides), json_decref(c.pairs), json_decref(c.cand);
 store_status:
     if ((rc = sb_db_point_set_status(db, row->id, status, reason, e))) goto out;
     *status_out = !strcmp(status, "interrupted") ? "interrupted"
@@ -909,7 +936,7 @@ store_status:
     snprintf(summary, sumcap, "%.*s", sb_text_prefix(reason, 300), reason);
     goto out;
 free_arrays:
-    json_decref(all), json_decref(sides), json_decref(pairs), json_decref(cand);
+    json_decref(c.all), json_decref(c.sides), json_decref(c.pairs), json_decref(c.cand);
 out:
     if (!rc && access(sr[keep_side].outlog, F_OK) == 0)
         rc = keep_output(db, row->id, sr[keep_side].outlog, sr[keep_side].errlog, e);
@@ -923,11 +950,7 @@ out:
     return rc;
 }
 
-static double default_timeout(const char *workload)
-{
-    const sb_workload *w = sb_workload_find(workload);
-    return w ? w->timeout_s : 1800.0;
-}
+static double default_timeout(const sb_workload *w) { return w ? w->timeout_s : 1800.0; }
 
 /* Before anything is written: the hostfile parses, holds enough hosts, and
  * every host a point will use answers through the launcher's agent (the one
@@ -967,7 +990,8 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
 {
     int seq = 0, rc;
     /* a machine without AVX-512 never stores the f32 path's peak: AVX2's counts */
-    int want_peak = !no_peak && sb_workload_has(p->workload, SB_WL_PEAK) &&
+    const sb_workload *probe = sb_workload_flagged(SB_WL_PROBE);
+    int want_peak = !no_peak && probe && sb_wl_is(p->wl, SB_WL_PEAK) &&
         sb_db_peak_per_core(db, machine, "f32") <= 0 &&
         sb_db_peak_per_core(db, machine, "avx2_f32") <= 0;
     if (want_peak) {
@@ -975,8 +999,8 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
         for (int i = 0; i < p->nthreads; i++)
             if (p->threads[i] > maxt) maxt = p->threads[i];
         sb_point_desc d = {.seq = seq++,
-                           .workload = "peak",
-                           .kernel = "peak",
+                           .workload = probe->name,
+                           .kernel = probe->name,
                            .dtype = "",
                            .shape = "",
                            .config = "{}",
@@ -998,7 +1022,7 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
         point_config(p, &pt, config, sizeof config);
         const sb_kernel *k = sb_kernel_find(pt.kernel);
         sb_point_desc d = {.seq = seq++,
-                           .workload = p->workload,
+                           .workload = p->wl->name,
                            .kernel = pt.kernel,
                            .dtype = k ? sb_dtype_name(k->dtype) : "",
                            .shape = shape,
@@ -1012,46 +1036,210 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
     return SB_OK;
 }
 
+/* --dry-run: the points and their exact commands (both binaries' for a
+ * paired sweep, each run R repetitions); nothing is touched. */
+static int dry_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
+{
+    const sb_plan *p = o->plan;
+    FILE *f = o->out ? o->out : stdout;
+    int n = sb_plan_npoints(p);
+    fprintf(f, "# %d point(s), workload %s", n, p->wl ? p->wl->name : "");
+    for (int i = 0; i < p->nbatches; i++) fprintf(f, "%s%d", i ? "," : ", batch ", p->batches[i]);
+    fprintf(f, "\n");
+    for (int i = 0; i < n; i++) {
+        sb_plan_point pt;
+        sb_plan_point_at(p, i, &pt);
+        sb_plan run_plan = *p;
+        if (o->pair.baseline) run_plan.reps = o->pair.reps, run_plan.min_seconds = 0;
+        for (int s = 0; s < (o->pair.baseline ? 2 : 1); s++) {
+            const char *bin = !o->pair.baseline ? o->self_exe
+                : s                             ? o->pair.candidate
+                                                : o->pair.baseline;
+            char **argv = NULL;
+            int rc = point_argv(&run_plan, &pt, bin, "RESULT.json", 0, "/tmp", i + 1, &argv, e);
+            if (rc) return rc;
+            char *cmd = sb_argv_render(argv);
+            fprintf(f, "%s%s\n",
+                    !o->pair.baseline ? ""
+                        : s           ? "candidate: "
+                                      : "baseline:  ",
+                    cmd);
+            free(cmd);
+            sb_argv_free(argv);
+        }
+    }
+    out->points = n;
+    return SB_OK;
+}
+
+/* A resumed sweep: its stored plan read back and finished (*p points at
+ * it), checked for Slurm, and claimed (*claimed once the claim is held). */
+static int resume_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, sb_plan *resumed,
+                        const sb_plan **p, int *claimed, sb_err *e)
+{
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    char *plan_text = NULL;
+    int found = 0, rc;
+    if ((rc = sb_db_sweep_plan(db, sweep, &plan_text, &found, e))) return rc;
+    if (!plan_text)
+        return sb_errf(e, SB_EUSAGE,
+                       found ? "%s: sweep %lld has no stored plan to resume"
+                             : "%s: no sweep %lld to resume",
+                       o->db_path, (long long)sweep);
+    rc = sb_plan_parse(resumed, plan_text, "stored plan", e);
+    free(plan_text);
+    if (rc || (rc = sb_plan_finish(resumed, si ? si->cores : 1, e))) return rc;
+    *p = resumed;
+    if ((rc = sb_slurm_plan_preflight(*p, e))) return rc;
+    /* one run of a sweep at a time: a second resume is refused here,
+     * naming the holder, before it runs anything */
+    if ((rc = sb_db_sweep_claim(db, sweep, e))) return rc;
+    *claimed = 1;
+    return SB_OK;
+}
+
+/* What a resume adds once the machine is known: points that were never
+ * stored (the transaction that adds them failed: a full disk) are derived
+ * again from the stored plan, so that a resume does not call a sweep done
+ * with nothing run; the sweep reopened. */
+static int reopen_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb_plan *p,
+                        int64_t machine, sb_err *e)
+{
+    FILE *f = o->out ? o->out : stdout;
+    int stored = 0, rc;
+    if ((rc = sb_db_sweep_point_count(db, sweep, &stored, e))) return rc;
+    if ((rc = sb_db_begin(db, e))) return rc;
+    if ((!stored && (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e))) ||
+        (rc = sb_db_sweep_reopen(db, sweep, e))) {
+        sb_db_rollback(db);
+        return rc;
+    }
+    if ((rc = sb_db_commit(db, e))) return rc;
+    if (!stored)
+        fprintf(f, "sweep %lld: its points were never stored; derived again from its plan\n",
+                (long long)sweep);
+    return SB_OK;
+}
+
+/* A new sweep: the sweep, all its points (pending: a resume knows what is
+ * left) and this process's claim on it, in one transaction, so a sweep is
+ * never stored without its points. *sweep 0 when it was not stored. */
+static int create_sweep(const sb_sweep_opts *o, sb_db *db, const sb_plan *p, int64_t machine,
+                        int64_t *sweep, sb_err *e)
+{
+    char *plan_text = sb_plan_render(p);
+    int rc = sb_db_begin(db, e);
+    if (rc) {
+        free(plan_text);
+        return rc;
+    }
+    rc = sb_db_sweep_create(db, p->label[0] ? p->label : NULL, p->wl->name, plan_text, machine,
+                            sweep, e);
+    free(plan_text);
+    if (rc || (rc = add_plan_points(db, *sweep, p, machine, o->no_peak, e)) ||
+        (rc = sb_db_sweep_claim(db, *sweep, e))) {
+        sb_db_rollback(db);
+        *sweep = 0;
+        return rc;
+    }
+    if ((rc = sb_db_commit(db, e))) *sweep = 0;
+    return rc;
+}
+
+static void count_status(sb_sweep_outcome *out, const char *status)
+{
+    if (!strcmp(status, "ok"))
+        out->ok++;
+    else if (!strcmp(status, "skipped"))
+        out->skipped++;
+    else if (!strcmp(status, "timeout"))
+        out->timeout++;
+    else if (!strcmp(status, "interrupted"))
+        out->interrupted++;
+    else
+        out->failed++;
+    out->points++;
+}
+
+/* Runs the sweep's unfinished points in order, each stored as it ends, a
+ * progress line each, in the sweep's own temporary directory; SIGINT,
+ * SIGTERM and SIGHUP stop it between points (g_interrupted). */
+static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb_plan *p,
+                      int64_t machine, sb_sweep_outcome *out, sb_err *e)
+{
+    FILE *f = o->out ? o->out : stdout;
+    point_row *rows = NULL;
+    int nrows = 0, rc;
+    if ((rc = sb_db_sweep_unfinished(db, sweep, &rows, &nrows, e))) return rc;
+    char tmpdir[] = "/tmp/sprbench-sweep-XXXXXX";
+    const char *tmpbase = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/sprbench-sweep-XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
+    char *dir = mkdtemp(tmpl);
+    if (!dir) dir = mkdtemp(tmpdir);
+    if (!dir) {
+        free(rows);
+        return sb_errf(e, SB_EFAIL, "cannot make a temporary directory: %s", strerror(errno));
+    }
+    g_interrupted = 0;
+    /* a hang-up (the terminal or the ssh session closed) ends a sweep as
+     * SIGTERM does: its worker stopped, its points marked interrupted */
+    struct sigaction sa = {0}, old_int, old_term, old_hup;
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    sb_launch_cancel = &g_interrupted;
+    double timeout = p->point_timeout > 0 ? p->point_timeout : default_timeout(p->wl);
+    fprintf(f, "sweep %lld: %d point(s) to run, database %s\n", (long long)sweep, nrows,
+            o->db_path);
+    fflush(f);
+    sb_progress bar;
+    sb_progress_start(&bar, "sweep", nrows);
+    for (int i = 0; i < nrows && !g_interrupted; i++) {
+        point_row *r = &rows[i];
+        double peak = 0;
+        const sb_kernel *k = sb_kernel_find(r->kernel);
+        if (k && sb_wl_is(r->wl, SB_WL_PEAK)) peak = kernel_peak(db, machine, k);
+        char summary[400] = "";
+        const char *status = "failed";
+        double t0 = sb_now();
+        if (o->pair.baseline && !sb_wl_is(r->wl, SB_WL_PROBE))
+            rc = run_point_paired(db, machine, p, r, &o->pair, dir, peak, timeout, summary,
+                                  sizeof summary, &status, e);
+        else
+            rc = run_point(db, machine, p, r, o->self_exe, dir, peak, timeout, summary,
+                           sizeof summary, &status, e);
+        if (rc) break;
+        count_status(out, status);
+        sb_progress_end(&bar);
+        char shown[1300]; /* a worker's words, shown on one line */
+        char wl[100], kern[200], shape[200]; /* a resumed sweep's come from the database */
+        fprintf(f, "[%d/%d] %s %s %s threads=%d ppn=%d nodes=%d: %s %s (%.1f s)\n", i + 1, nrows,
+                sb_text_inert(wl, sizeof wl, r->workload), sb_text_inert(kern, sizeof kern, r->kernel),
+                sb_text_inert(shape, sizeof shape, r->shape), r->threads, r->ppn, r->nodes,
+                status, sb_text_cell(shown, sizeof shown, summary, 300, 0), sb_now() - t0);
+        fflush(f);
+        sb_progress_update(&bar, i + 1, "");
+    }
+    sb_progress_end(&bar);
+    sb_launch_cancel = NULL;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    free(rows);
+    remove_tmpdir(dir);
+    return rc;
+}
+
 int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 {
     memset(out, 0, sizeof *out);
+    if (o->dry_run) return dry_run(o, out, e);
     sb_plan resumed;
     sb_plan_init(&resumed);
     const sb_plan *p = o->plan;
     FILE *f = o->out ? o->out : stdout;
-
-    if (o->dry_run) {
-        int n = sb_plan_npoints(p);
-        fprintf(f, "# %d point(s), workload %s", n, p->workload);
-        for (int i = 0; i < p->nbatches; i++)
-            fprintf(f, "%s%d", i ? "," : ", batch ", p->batches[i]);
-        fprintf(f, "\n");
-        for (int i = 0; i < n; i++) {
-            sb_plan_point pt;
-            sb_plan_point_at(p, i, &pt);
-            /* a paired sweep: both binaries' commands, each run R repetitions */
-            sb_plan run_plan = *p;
-            if (o->pair.baseline) run_plan.reps = o->pair.reps, run_plan.min_seconds = 0;
-            for (int s = 0; s < (o->pair.baseline ? 2 : 1); s++) {
-                const char *bin = !o->pair.baseline ? o->self_exe
-                    : s                             ? o->pair.candidate
-                                                    : o->pair.baseline;
-                char **argv = NULL;
-                int rc = point_argv(&run_plan, &pt, bin, "RESULT.json", 0, "/tmp", i + 1, &argv, e);
-                if (rc) return rc;
-                char *cmd = sb_argv_render(argv);
-                fprintf(f, "%s%s\n",
-                        !o->pair.baseline ? ""
-                            : s           ? "candidate: "
-                                          : "baseline:  ",
-                        cmd);
-                free(cmd);
-                sb_argv_free(argv);
-            }
-        }
-        out->points = n;
-        return SB_OK;
-    }
 
     int rc = o->resume_id > 0 ? SB_OK : preflight_hosts(p, e);
     if (!rc && o->resume_id <= 0) rc = sb_slurm_plan_preflight(p, e);
@@ -1075,146 +1263,18 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     const sb_sysinfo *si = sb_sysinfo_cached();
     json_t *info = NULL;
     int64_t machine = 0;
-
-    if (sweep > 0) {
-        char *plan_text = NULL;
-        int found = 0;
-        if ((rc = sb_db_sweep_plan(db, sweep, &plan_text, &found, e))) goto done;
-        if (!plan_text) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         found ? "%s: sweep %lld has no stored plan to resume"
-                               : "%s: no sweep %lld to resume",
-                         o->db_path, (long long)sweep);
-            goto done;
-        }
-        rc = sb_plan_parse(&resumed, plan_text, "stored plan", e);
-        free(plan_text);
-        if (rc || (rc = sb_plan_finish(&resumed, si ? si->cores : 1, e))) goto done;
-        p = &resumed;
-        if ((rc = sb_slurm_plan_preflight(p, e))) goto done;
-        /* one run of a sweep at a time: a second resume is refused here,
-         * naming the holder, before it runs anything */
-        if ((rc = sb_db_sweep_claim(db, sweep, e))) goto done;
-        claimed = 1;
-    }
+    if (sweep > 0 && (rc = resume_sweep(o, db, sweep, &resumed, &p, &claimed, e)))
+        goto done;
     info = si ? sb_sysinfo_json(si) : NULL;
     if (info && (rc = sb_db_machine_upsert(db, info, &machine, e))) goto done;
-
-    if (sweep > 0) {
-        /* Points that were never stored (the transaction that adds them
-         * failed: a full disk) are derived again from the stored plan, so
-         * that a resume does not call a sweep done with nothing run. */
-        int stored = 0;
-        if ((rc = sb_db_sweep_point_count(db, sweep, &stored, e))) goto done;
-        if ((rc = sb_db_begin(db, e))) goto done;
-        if ((!stored && (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e))) ||
-            (rc = sb_db_sweep_reopen(db, sweep, e))) {
-            sb_db_rollback(db);
-            goto done;
-        }
-        if ((rc = sb_db_commit(db, e))) goto done;
-        if (!stored)
-            fprintf(f, "sweep %lld: its points were never stored; derived again from its plan\n",
-                    (long long)sweep);
-    } else {
-        /* the sweep, all its points (pending: a resume knows what is left)
-         * and this process's claim on it, in one transaction: a sweep is
-         * never stored without its points */
-        char *plan_text = sb_plan_render(p);
-        if ((rc = sb_db_begin(db, e))) {
-            free(plan_text);
-            goto done;
-        }
-        rc = sb_db_sweep_create(db, p->label[0] ? p->label : NULL, p->workload, plan_text, machine,
-                                &sweep, e);
-        free(plan_text);
-        if (rc || (rc = add_plan_points(db, sweep, p, machine, o->no_peak, e)) ||
-            (rc = sb_db_sweep_claim(db, sweep, e))) {
-            sb_db_rollback(db);
-            sweep = 0;
-            goto done;
-        }
-        if ((rc = sb_db_commit(db, e))) {
-            sweep = 0;
-            goto done;
-        }
+    if (sweep > 0)
+        rc = reopen_sweep(o, db, sweep, p, machine, e);
+    else if (!(rc = create_sweep(o, db, p, machine, &sweep, e)))
         claimed = 1;
-    }
+    if (rc) goto done;
     out->sweep_id = sweep;
-
-    point_row *rows = NULL;
-    int nrows = 0;
-    if ((rc = sb_db_sweep_unfinished(db, sweep, &rows, &nrows, e))) goto done;
-    char tmpdir[] = "/tmp/sprbench-sweep-XXXXXX";
-    const char *tmpbase = getenv("TMPDIR");
-    char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/sprbench-sweep-XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
-    char *dir = mkdtemp(tmpl);
-    if (!dir) dir = mkdtemp(tmpdir);
-    if (!dir) {
-        free(rows);
-        rc = sb_errf(e, SB_EFAIL, "cannot make a temporary directory: %s", strerror(errno));
-        goto done;
-    }
-    g_interrupted = 0;
-    /* a hang-up (the terminal or the ssh session closed) ends a sweep as
-     * SIGTERM does: its worker stopped, its points marked interrupted */
-    struct sigaction sa = {0}, old_int, old_term, old_hup;
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
-    sb_launch_cancel = &g_interrupted;
-    double timeout = p->point_timeout > 0 ? p->point_timeout : default_timeout(p->workload);
-    fprintf(f, "sweep %lld: %d point(s) to run, database %s\n", (long long)sweep, nrows,
-            o->db_path);
-    fflush(f);
-    sb_progress bar;
-    sb_progress_start(&bar, "sweep", nrows);
-    for (int i = 0; i < nrows && !g_interrupted; i++) {
-        point_row *r = &rows[i];
-        double peak = 0;
-        const sb_kernel *k = sb_kernel_find(r->kernel);
-        if (k && sb_workload_has(r->workload, SB_WL_PEAK)) peak = kernel_peak(db, machine, k);
-        char summary[400] = "";
-        const char *status = "failed";
-        double t0 = sb_now();
-        if (o->pair.baseline && strcmp(r->workload, "peak"))
-            rc = run_point_paired(db, machine, p, r, &o->pair, dir, peak, timeout, summary,
-                                  sizeof summary, &status, e);
-        else
-            rc = run_point(db, machine, p, r, o->self_exe, dir, peak, timeout, summary,
-                           sizeof summary, &status, e);
-        if (rc) break;
-        if (!strcmp(status, "ok"))
-            out->ok++;
-        else if (!strcmp(status, "skipped"))
-            out->skipped++;
-        else if (!strcmp(status, "timeout"))
-            out->timeout++;
-        else if (!strcmp(status, "interrupted"))
-            out->interrupted++;
-        else
-            out->failed++;
-        out->points++;
-        sb_progress_end(&bar);
-        char shown[1300]; /* a worker's words, shown on one line */
-        char wl[100], kern[200], shape[200]; /* a resumed sweep's come from the database */
-        fprintf(f, "[%d/%d] %s %s %s threads=%d ppn=%d nodes=%d: %s %s (%.1f s)\n", i + 1, nrows,
-                sb_text_inert(wl, sizeof wl, r->workload), sb_text_inert(kern, sizeof kern, r->kernel),
-                sb_text_inert(shape, sizeof shape, r->shape), r->threads, r->ppn, r->nodes,
-                status, sb_text_cell(shown, sizeof shown, summary, 300, 0), sb_now() - t0);
-        fflush(f);
-        sb_progress_update(&bar, i + 1, "");
-    }
-    sb_progress_end(&bar);
-    sb_launch_cancel = NULL;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
-    free(rows);
-    remove_tmpdir(dir);
-    if (!rc && !g_interrupted && sb_workload_has(p->workload, SB_WL_PROJECT) && !p->project_off)
+    if ((rc = run_points(o, db, sweep, p, machine, out, e))) goto done;
+    if (!g_interrupted && sb_wl_is(p->wl, SB_WL_PROJECT) && !p->project_off)
         rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
                               &out->projected_series, e);
     if (!rc) {

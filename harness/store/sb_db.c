@@ -1195,8 +1195,8 @@ static int check_result(json_t *result, const char *workload, sb_err *e)
                            MAX_SAMPLE_SECONDS);
     }
     /* a measured point is its raw samples: "ok" without them would be a
-     * figure nothing backs (the peak probe reports rates only) */
-    if (!strcmp(status, "ok") && strcmp(workload ? workload : "", "peak") &&
+     * figure nothing backs (a probe, the peak, reports rates only) */
+    if (!strcmp(status, "ok") && !sb_wl_is(sb_workload_find(workload), SB_WL_PROBE) &&
         json_array_size(samples) == 0)
         return sb_errf(e, SB_EUSAGE, "result has status ok but no samples");
     const char *name;
@@ -1613,8 +1613,11 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
     if (rc) return rc;
     int64_t sweep = pr->sweep_id;
     sqlite3_stmt *chk = NULL, *del = NULL, *seq_st = NULL, *ins_p = NULL, *ins_m = NULL;
+    /* the scaling model projects the workload whose row says so (training) */
+    const sb_workload *pw = sb_workload_flagged(SB_WL_PROJECT);
+    const char *pwname = pw ? pw->name : "";
     if (!sweep) {
-        if ((rc = sb_db_sweep_create(db, pr->new_sweep_label, "train", NULL, pr->machine_id, &sweep,
+        if ((rc = sb_db_sweep_create(db, pr->new_sweep_label, pwname, NULL, pr->machine_id, &sweep,
                                      e)) ||
             (rc = sb_db_sweep_finish(db, sweep, "done", e)))
             goto out;
@@ -1631,7 +1634,8 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
                            "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
                            " config, threads, ppn, nodes, status, reason, started, finished,"
                            " machine_id, command)"
-                           " VALUES (?,?,?, 'train', ?,?,?,?,?,?,?, 'projected', ?,?,?,?, NULL)",
+                           " VALUES (?1,?2,?3,?15,?4,?5,?6,?7,?8,?9,?10, 'projected', ?11,?12,?13,?14,"
+                           " NULL)",
                            -1, &ins_p, NULL) ||
         sqlite3_prepare_v2(db->h,
                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
@@ -1687,6 +1691,7 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
         }
         bind_text(ins_p, 12, now);
         bind_text(ins_p, 13, now);
+        bind_text(ins_p, 15, pwname);
         if (pr->machine_id)
             sqlite3_bind_int64(ins_p, 14, pr->machine_id);
         else

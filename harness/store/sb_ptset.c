@@ -197,6 +197,7 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
                 rc = sb_errf(e, SB_EFAIL, "out of memory");
                 goto out;
             }
+        p->wl = sb_workload_find(p->workload);
         p->threads = sqlite3_column_int(st, 12);
         /* read as 64 bits and bounded: ppn x nodes is multiplied in an int
          * everywhere, and a database written by another program may hold
@@ -261,7 +262,7 @@ void sb_pt_label(const sb_pt *p, char *buf, size_t cap)
     /* an int8-only option that changes what ran (infer's attention int8)
      * is part of the configuration's key, so it is part of its name: two
      * rows must not read the same */
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     if (w && w->int8_extra && p->config && p->config[0] == '{' && n >= 0 && (size_t)n < cap) {
         json_t *c = json_loads(p->config, 0, NULL);
         const char *v = json_string_value(json_object_get(c, w->int8_extra));

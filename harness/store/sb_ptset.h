@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "sb_db.h"
 #include "sb_err.h"
+#include "sb_workload.h"
 
 /* ---- selections ---- */
 
@@ -43,6 +44,9 @@ typedef struct sb_pt {
     int64_t id, sweep_id, machine_id;
     char uuid[33], sweep_uuid[33]; /* "" when unknown */
     char *fingerprint, *workload, *kernel, *dtype, *shape, *config, *status, *reason;
+    /* workload's row (bench/sb_workload), resolved once as the point is
+     * loaded; NULL for a name no row has (a database of another version) */
+    const sb_workload *wl;
     int threads, ppn, nodes;
     double *samples; /* seconds per repetition/step, in repetition order */
     int nsamples;

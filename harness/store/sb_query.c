@@ -353,6 +353,7 @@ int sb_db_sweep_unfinished(sb_db *db, int64_t sweep_id, sb_todo_point **v, int *
         r->ppn = sqlite3_column_int(st, 5);
         r->nodes = sqlite3_column_int(st, 6);
         snprintf(r->workload, sizeof r->workload, "%s", workload ? workload : "");
+        r->wl = sb_workload_find(r->workload);
     }
     if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a sweep's points");
     sqlite3_finalize(st);

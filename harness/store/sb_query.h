@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "sb_db.h"
 #include "sb_err.h"
+#include "sb_workload.h"
 
 /* ---- the database as a whole (`db info`) ---- */
 
@@ -87,6 +88,7 @@ typedef struct sb_todo_point {
     int seq;
     char kernel[SB_DB_MAX_NAME * 4 + 1], shape[SB_DB_MAX_SHAPE * 4 + 1];
     char workload[SB_DB_MAX_WORD * 4 + 1];
+    const sb_workload *wl; /* its row, resolved as it is read (NULL: no such workload) */
     int threads, ppn, nodes;
 } sb_todo_point;
 /* The sweep's unfinished points in their order (seq); *v malloc'd (free()),
