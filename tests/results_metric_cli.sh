@@ -59,5 +59,26 @@ expect_grep '"latency_p99_ms": "lower"' "$T/infer.json"
 # gemm --json prints the document with its "better" (sealed, not written)
 expect_rc 0 "$B" gemm --kernel scalar-f32 --m 8 --n 8 --k 8 --reps 3 --json
 expect_grep '"gflops": "higher"' "$T/out"
+# The directions study/ reads are the table's. plot --history: a rate's
+# p10-p90 band is the median's work over the p90 and p10 sample times (STREAM's
+# samples are seconds; the name guess drew triad_gbps's band as a time's).
+if command -v gnuplot >/dev/null; then
+  for s in 1 2; do
+    expect_rc 0 "$B" sweep --workload stream --threads 1 --mib 1 --ntimes 6 --db "$T/s.db"
+  done
+  expect_rc 0 "$B" plot --db "$T/s.db" --history --workload stream --kernel none --threads 1 \
+    --shape mib=1 --out "$T/hist"
+  expect_rc 0 "$B" db points --db "$T/s.db" --sweep 2 --json
+  python3 - "$T/out" "$T"/hist/history-*.gp <<'PY' && ok || fail "triad_gbps band not a rate's"
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+v, med = p["metrics"]["triad_gbps"]["value"], p["median_seconds"]
+lines = open(sys.argv[2]).read().split("$h << EOD\n")[1].split("EOD")[0].split("\n")
+row = [float(x) for x in lines[-2].split()]  # the newest sweep's: i value lo hi sweep
+assert abs(row[1] - v) <= 1e-6 * v, (row, v)
+want_lo, want_hi = v * med / p["p90_seconds"], v * med / p["p10_seconds"]
+assert abs(row[2] - want_lo) <= 1e-6 * v and abs(row[3] - want_hi) <= 1e-6 * v, (row, want_lo, want_hi)
+PY
+fi
 cat "$T"/check.all 2>/dev/null
 finish results_metric_cli

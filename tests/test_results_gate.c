@@ -8,6 +8,7 @@
 #include "sb_gate_side.h"
 #include "sb_peak_path.h"
 #include "sb_io.h"
+#include "sb_metric.h"
 #include "sb_report.h"
 #include "sb_stats.h"
 #include "testutil.h"
@@ -110,12 +111,13 @@ static void test_mwu(void)
     sb_bootstrap_ratio(big1, 40, big2, 40, 0.98, 2000, 1, &l2, &h2);
     CHECK(l == l2 && h == h2); /* deterministic */
 
-    CHECK(sb_metric_lower_is_better("seconds"));
-    CHECK(sb_metric_lower_is_better("epoch_seconds"));
-    CHECK(sb_metric_lower_is_better("median_s"));
-    CHECK(!sb_metric_lower_is_better("gflops"));
-    CHECK(!sb_metric_lower_is_better("tokens_per_s"));
-    CHECK(!sb_metric_lower_is_better("busbw_gbps"));
+    CHECK(sb_metric_lower("seconds", NULL));
+    CHECK(sb_metric_lower("epoch_seconds", NULL));
+    CHECK(sb_metric_lower("median_s", NULL));
+    CHECK(!sb_metric_lower("gflops", NULL));
+    CHECK(!sb_metric_lower("tokens_per_s", NULL));
+    CHECK(!sb_metric_lower("busbw_gbs_1024", "GB/s"));
+    CHECK(sb_metric_lower("lat_us_1024", "us"));
 }
 
 static void test_verdicts(void)
@@ -188,6 +190,25 @@ static void test_verdicts(void)
     CHECK(sc && sc->verdict == SB_FAIL && !strcmp(sc->metric, "gflops"));
     /* gflops is reported as it is, the ratio as cost: 20 % slower */
     CHECK(sc && fabs(sc->ratio - 1.2) < 0.03 && sc->cand < sc->base);
+    sb_gate_result_free(&r);
+    /* a latency (allreduce's lat_us_<bytes>): lower is better by the metric
+     * table (the name guess had it higher, so 20 % more passed) */
+    for (int k = 0; k < 2; k++) {
+        sb_metric_val *m = &(k ? c : b).p[0].metrics[0];
+        free(m->name);
+        free(m->unit);
+        m->name = strdup("lat_us_1024");
+        m->unit = strdup("us");
+        m->value = 1e6 * sb_median((k ? c : b).p[0].samples, (k ? c : b).p[0].nsamples);
+    }
+    static const char *const lat[] = {"lat_us_1024", NULL};
+    o.metrics = lat;
+    CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+    sc = NULL;
+    for (int i = 0; i < r.n; i++)
+        if (strstr(r.rows[i].label, "scalar-f32")) sc = &r.rows[i];
+    CHECK(sc && sc->verdict == SB_FAIL && !strcmp(sc->metric, "lat_us_1024"));
+    CHECK(sc && fabs(sc->ratio - 1.2) < 0.03 && sc->cand > sc->base);
     sb_gate_result_free(&r);
     o.metrics = NULL;
     sb_ptset_free(&c);

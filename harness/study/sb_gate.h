@@ -9,7 +9,6 @@
  *                    a median ratio, two-regime check
  *   sb_gate_match    groups of points per configuration, the measured view
  *   sb_gate_verdict  one configuration and metric: costs and the verdict
- *                    (and sb_metric_lower_is_better, a metric's direction)
  *   sb_gate_paired   `--paired`: the candidate's own pairs
  *   sb_gate_refs     `--references`: the ReFrame-style references file
  *   sb_gate_history  `--history`: the last sweep that passed

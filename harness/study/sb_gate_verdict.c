@@ -3,21 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_gate_stats.h"
+#include "sb_metric.h"
 #include "sb_stats.h"
-
-/* ---- a metric's direction, guessed from its name (issue #36: to become a
- * lookup in a table of metrics) ---- */
-int sb_metric_lower_is_better(const char *name)
-{
-    size_t n = strlen(name);
-    if (strstr(name, "per_s") || strstr(name, "_per_") || strstr(name, "flops") ||
-        strstr(name, "gops") || strstr(name, "bw"))
-        return 0; /* rates: tokens_per_s, gflops, busbw_gbps */
-#define ENDS(s) (n >= strlen(s) && !strcmp(name + n - strlen(s), s))
-    return ENDS("seconds") || ENDS("_s") || ENDS("_ms") || ENDS("_us") || ENDS("_ns") ||
-        strstr(name, "latency") != NULL || strstr(name, "time") != NULL;
-#undef ENDS
-}
 
 /* Values of a metric per repetition, as "cost" (larger = worse): seconds as
  * they are; another metric scaled by each sample's share of the median
@@ -31,7 +18,8 @@ static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, i
     const sb_metric_val *m = seconds ? NULL : sb_pt_metric(p, metric);
     if (!seconds && !m) return 0;
     if (seconds && p->nsamples == 0) return 0; /* e.g. peak points: rates, no repetitions */
-    int lower = seconds || sb_metric_lower_is_better(metric);
+    /* the metric table's direction (a metric it does not know: its unit's) */
+    int lower = seconds || sb_metric_lower(metric, m->unit);
     double med = p->nsamples ? sb_median(p->samples, p->nsamples) : 0;
     int count = p->nsamples > 0 && (seconds || med > 0) ? p->nsamples : (m ? 1 : 0);
     if (*n + count > *cap) {

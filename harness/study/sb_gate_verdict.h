@@ -1,6 +1,6 @@
 /* sb_gate_verdict: the verdict of one configuration and one metric against
- * a baseline (sb_gate_compare's rows). Owns a metric's direction, turning
- * a point's metric into costs per repetition (larger = worse), and the
+ * a baseline (sb_gate_compare's rows). Turns a point's metric into costs
+ * per repetition (the direction from the metric table, bench/sb_metric) (larger = worse), and the
  * arithmetic of the verdict: status rows, too few samples, bimodal sides,
  * the median cost ratio against the tolerance, significance (U test or
  * bootstrap interval) and, with --pool, the rounds. */
@@ -9,11 +9,6 @@
 #include "sb_gate_match.h"
 #include "sb_gate_result.h"
 #include "sb_ptset.h"
-
-/* 1 when smaller values of the metric are better (seconds, latencies).
- * A guess from the metric's name (rates: per_s, flops, gops, bw; times:
- * seconds, _s, _ms, _us, _ns, latency, time). */
-int sb_metric_lower_is_better(const char *name);
 
 /* Judges the baseline run bg[b0, b1) of bs against the candidate run
  * cg[c0, c1) of cs on metric, adding at most one row to r (none when

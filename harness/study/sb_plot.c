@@ -163,6 +163,7 @@ int sb_plot_open_sweep(const sb_plot_opts *o, sb_plot_ctx *c, sb_err *e)
     }
     if (found) {
         snprintf(c->workload, sizeof c->workload, "%s", hd.workload ? hd.workload : "gemm");
+        c->wl = sb_workload_find(c->workload);
         c->machine = hd.machine_id;
         c->cores = hd.cores;
         if (!hd.has_machine) /* e.g. `sprbench model --db`: computed, no machine */

@@ -5,33 +5,26 @@
 #include <string.h>
 #include "sb_db.h"
 #include "sb_gnuplot.h"
+#include "sb_metric.h"
 #include "sb_plot.h"
 #include "sb_plot_int.h"
 #include "sb_query.h"
 #include "sb_stats.h"
 #include "sb_workload.h"
 
-/* ---- the metric guesses ----
- *
- * The two places the plot reads a metric's direction and unit from its
- * name (issue #36: a metric table is to replace them). Nothing else in the
- * plot guesses so, but for the peak lines' label (GOP/s on an int8 path,
- * else GFLOP/s: sb_plot_throughput.c); the per-shape figures take their
- * unit from the workload's row, and sb_plot.c's g_figures picks a
- * workload's own figures by its name. */
+/* ---- a metric's band and unit: the metric table's (bench/sb_metric) ---- */
 
-/* Rates (higher is better) spread as the same work over the p90 and p10
- * sample times; anything else (seconds) scales with the samples. */
-static void spread(const char *metric, double value, const double *xs, int ns, double *lo,
-                   double *hi)
+/* Rates (higher is better: the metric table, or for a metric it does not
+ * know its unit) spread as the same work over the p90 and p10 sample times;
+ * a lower-is-better metric (seconds) scales with the samples. */
+static void spread(const char *metric, const char *unit, double value, const double *xs, int ns,
+                   double *lo, double *hi)
 {
     *lo = *hi = value;
     if (ns < 2) return;
     double med = sb_median(xs, ns);
     if (!(med > 0)) return;
-    int rate = !strcmp(metric, "gflops") || !strcmp(metric, "gops") ||
-        strstr(metric, "per_s") != NULL;
-    if (rate) {
+    if (!sb_metric_lower(metric, unit)) {
         *lo = value * med / sb_quantile(xs, ns, 0.9);
         *hi = value * med / sb_quantile(xs, ns, 0.1);
     } else {
@@ -41,16 +34,11 @@ static void spread(const char *metric, double value, const double *xs, int ns, d
 }
 
 /* The unit the newest point stored with the metric (GB/s for STREAM's
- * triad); a point stored without one: the headline metrics' own (NULL:
- * none known). */
+ * triad); a point stored without one: the metric table's (an int8 kernel's
+ * GOP/s; NULL: none known). */
 static const char *history_unit(const char *metric, const char *kernel, const char *stored)
 {
-    return stored && stored[0]               ? stored
-        : !strcmp(metric, "gflops")          ? (strstr(kernel, "int8") ? "GOP/s" : "GFLOP/s")
-        : !strcmp(metric, "tokens_per_s")    ? "tokens/s"
-        : !strcmp(metric, "sequences_per_s") ? "sequences/s"
-        : strstr(metric, "seconds")          ? "s"
-                                             : NULL;
+    return stored && stored[0] ? stored : sb_metric_unit(metric, strstr(kernel, "int8") != NULL);
 }
 
 /* ---- the history ---- */
@@ -153,7 +141,7 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, char *not
     sb_gp_block_begin(g, "h");
     for (int i = 0; i < n; i++) {
         double lo, hi;
-        spread(metric, h[i].value, h[i].samples, h[i].nsamples, &lo, &hi);
+        spread(metric, h[i].unit, h[i].value, h[i].samples, h[i].nsamples, &lo, &hi);
         double row[5] = {i, h[i].value, lo, hi, (double)h[i].sweep_id};
         sb_gp_block_row(g, row, 5);
     }

@@ -15,6 +15,7 @@
 #include "sb_gnuplot.h"
 #include "sb_plot.h"
 #include "sb_query.h"
+#include "sb_workload.h"
 
 /* The sweep being drawn (sb_plot_open_sweep). */
 typedef struct sb_plot_ctx {
@@ -23,6 +24,7 @@ typedef struct sb_plot_ctx {
     int64_t sweep, machine;
     int cores;
     char machine_text[512], workload[32];
+    const sb_workload *wl; /* the workload's row, resolved once (NULL: unknown) */
     sb_plot_yscale yscale;
     const char *out_dir;
     sb_summary_row *sum; /* every point of the sweep, for what a figure leaves out */

@@ -9,6 +9,8 @@
 #include "sb_db.h"
 #include "sb_gnuplot.h"
 #include "sb_kernel.h"
+#include "sb_metric.h"
+#include "sb_peak.h"
 #include "sb_plot_int.h"
 #include "sb_query.h"
 #include "sb_stats.h"
@@ -25,11 +27,10 @@ typedef struct {
 /* Throughput of one sample: GEMM flops / seconds, or tokens (inference:
  * sequences) / seconds from the point's own median (the rate * the median
  * step or batch seconds). */
-static int load_series(sb_db *db, int64_t sweep, const char *workload, const char *shape,
+static int load_series(sb_db *db, int64_t sweep, const sb_workload *w, const char *shape,
                        series_pt **pts, int *n, char *unit, size_t unitcap, sb_err *e)
 {
     /* the workload's headline metric (none: nothing to draw per shape) */
-    const sb_workload *w = sb_workload_find(workload);
     *pts = NULL;
     *n = 0;
     if (!w || !w->metric) return SB_OK;
@@ -37,7 +38,7 @@ static int load_series(sb_db *db, int64_t sweep, const char *workload, const cha
     snprintf(unit, unitcap, "%s", w->unit);
     sb_series_point *v;
     int nv;
-    int rc = sb_db_metric_series(db, sweep, workload, shape, metric, &v, &nv, e);
+    int rc = sb_db_metric_series(db, sweep, w->name, shape, metric, &v, &nv, e);
     if (rc || nv == 0) return rc;
     *pts = malloc(sizeof **pts * (size_t)nv);
     if (!*pts) {
@@ -177,8 +178,10 @@ static int peak_blocks(sb_gp *g, sb_gp *clause, sb_db *db, int64_t machine, int 
         }
         sb_gp_block_end(g);
         char label[200];
+        int pi = sb_peak_path_index(path);
+        const char *pu = pi >= 0 ? sb_metric_unit(sb_peak_metrics[pi], 0) : NULL;
         snprintf(label, sizeof label, "peak %s, measured: %.4g %s/core", path, peak,
-                 strstr(path, "int8") ? "GOP/s" : "GFLOP/s");
+                 pu ? pu : "GFLOP/s");
         sb_gp_add(clause, ", $pk%d using 1:2 with lines dt 3 lw 2 lc rgb %T title %T", nseen - 1,
                   sb_plot_colour(sb_plot_kernel_slot(pts[i].kernel, unknown, nunknown)), label);
     }
@@ -241,7 +244,7 @@ static int plot_shape(sb_plot_ctx *c, const char *shape_s, const series_pt *pts,
     char unknown[64][160];
     int nunknown = 0;
     sb_plot_slug(shape_s, name, sizeof name);
-    const sb_workload *w = sb_workload_find(c->workload);
+    const sb_workload *w = c->wl;
     snprintf(what, sizeof what, "%s %s", w && w->flags & SB_WL_PLAN ? w->title : c->workload,
              shape_s[0] ? shape_s : "");
     int maxt = 1, mint = 1 << 30;
@@ -350,7 +353,7 @@ int sb_plot_shape(sb_plot_ctx *c, const char *shape, char ***files, int *nfiles,
     series_pt *pts = NULL;
     int n = 0;
     char unit[64];
-    int rc = load_series(c->db, c->sweep, c->workload, shape, &pts, &n, unit, sizeof unit, e);
+    int rc = load_series(c->db, c->sweep, c->wl, shape, &pts, &n, unit, sizeof unit, e);
     if (rc || n == 0) {
         free(pts);
         return rc;

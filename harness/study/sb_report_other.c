@@ -25,7 +25,7 @@ void sb_rp_render_other(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         sb_rp_rate_cells(o, b, c, &mb, &mc, vb, vc, r);
         const sb_metric_val *um = mb ? mb : mc;
         snprintf(thr, sizeof thr, "%d", any->threads);
-        const sb_workload *w = sb_workload_find(any->workload);
+        const sb_workload *w = any->wl;
         const char *cells[] = {w ? w->title : any->workload,       any->kernel, any->shape, thr,
                                um && um->unit[0] ? um->unit : "-", vb,          vc,         r};
         sb_rp_t_row(&t, cells);

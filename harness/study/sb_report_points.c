@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_gate.h"
+#include "sb_metric.h"
 #include "sb_stats.h"
 #include "sb_workload.h"
 
@@ -12,11 +13,16 @@ int sb_rp_is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status
 
 int sb_rp_ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
 
-/* a point of a named workload (see sb_report_points.h) */
-int sb_rp_is_gemm(const sb_pt *p) { return !strcmp(p->workload, "gemm"); }
-int sb_rp_is_train(const sb_pt *p) { return !strcmp(p->workload, "train"); }
-int sb_rp_is_infer(const sb_pt *p) { return !strcmp(p->workload, "infer"); }
-int sb_rp_is_peak(const sb_pt *p) { return !strcmp(p->workload, "peak"); }
+/* A point's kind, by what its workload's row (resolved once, when the
+ * point was loaded: p->wl) declares, never by its name: GEMM shapes, a
+ * training step the scaling model projects onto epochs, an inference with
+ * its latency, the peak probe. A point of a workload this build does not
+ * know has no row and is none of them. */
+static int declares(const sb_pt *p, unsigned flag) { return p->wl && (p->wl->flags & flag); }
+int sb_rp_is_gemm(const sb_pt *p) { return declares(p, SB_WL_SHAPES); }
+int sb_rp_is_train(const sb_pt *p) { return declares(p, SB_WL_PROJECT); }
+int sb_rp_is_infer(const sb_pt *p) { return declares(p, SB_WL_LATENCY); }
+int sb_rp_is_peak(const sb_pt *p) { return declares(p, SB_WL_PROBE); }
 
 int sb_rp_is_gemm1(const sb_pt *p) { return sb_rp_is_gemm(p) && p->ppn * p->nodes == 1; }
 
@@ -30,7 +36,7 @@ int sb_rp_is_scaling(const sb_pt *p) { return p->ppn * p->nodes > 1 && !sb_rp_is
  * its own: a new workload is in the report from its first point. */
 int sb_rp_is_other1(const sb_pt *p)
 {
-    const sb_workload *w = sb_workload_find(p->workload);
+    const sb_workload *w = p->wl;
     if (!w || !w->metric || p->ppn * p->nodes != 1) return 0;
     return !sb_rp_has_section(p->workload);
 }
@@ -60,18 +66,19 @@ int sb_rp_gemm_ok(const sb_pt *p)
 
 /* ---- a point's metrics ---- */
 
+/* The rate a point is compared by: its first higher-is-better headline in
+ * the metric table's order (gflops, tokens_per_s, triad_gbps), else its
+ * workload row's headline. */
 const sb_metric_val *sb_rp_rate_metric(const sb_pt *p)
 {
     if (!p) return NULL;
-    static const char *const pref[] = {"gflops",    "gops",       "tokens_per_s",  "busbw_gbps",
-                                       "busbw_gbs", "algbw_gbps", "samples_per_s", NULL};
-    for (int i = 0; pref[i]; i++) {
-        const sb_metric_val *m = sb_pt_metric(p, pref[i]);
+    for (int i = 0; i < sb_metric_count(); i++) {
+        const sb_metric_info *mi = sb_metric_at(i);
+        if (mi->role != SB_MROLE_HEADLINE || mi->lower || mi->star != SB_MSTAR_NONE) continue;
+        const sb_metric_val *m = sb_pt_metric(p, mi->name);
         if (m) return m;
     }
-    /* a workload without one of those: its row's headline (STREAM's triad) */
-    const sb_workload *w = sb_workload_find(p->workload);
-    return w && w->metric ? sb_pt_metric(p, w->metric) : NULL;
+    return p->wl && p->wl->metric ? sb_pt_metric(p, p->wl->metric) : NULL;
 }
 
 /* The metric at the p10 and p90 samples (the metric is computed from the
@@ -84,7 +91,7 @@ int sb_rp_spread_of(const sb_pt *p, const sb_metric_val *m, double *lo, double *
     double p10 = sb_quantile(p->samples, p->nsamples, 0.1);
     double p90 = sb_quantile(p->samples, p->nsamples, 0.9);
     if (!(med > 0 && p10 > 0)) return 0;
-    if (sb_metric_lower_is_better(m->name)) {
+    if (sb_metric_lower(m->name, m->unit)) {
         *lo = m->value * p10 / med;
         *hi = m->value * p90 / med;
     } else {
