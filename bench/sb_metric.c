@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <string.h>
 #include "sb_peak.h"
+#include "sb_workload.h"
 
 #define HIGHER 0
 #define LOWER 1
@@ -15,9 +16,36 @@ static const sb_metric_info g_metrics[] = {
 #undef LOWER
 #define NMETRICS ((int)(sizeof g_metrics / sizeof g_metrics[0]))
 
-int sb_metric_count(void) { return NMETRICS; }
+/* The table's rows, then each workload row's own (sb_workload.metrics), in
+ * the rows' order: a workload that brings a metric of its own declares it
+ * beside its row, not here. */
+static int own_count(const sb_workload *w)
+{
+    int n = 0;
+    while (w->metrics && w->metrics[n].name) n++;
+    return n;
+}
 
-const sb_metric_info *sb_metric_at(int i) { return i >= 0 && i < NMETRICS ? &g_metrics[i] : NULL; }
+int sb_metric_count(void)
+{
+    int n = NMETRICS;
+    for (int w = 0; w < sb_workload_count(); w++) n += own_count(sb_workload_at(w));
+    return n;
+}
+
+const sb_metric_info *sb_metric_at(int i)
+{
+    if (i < 0) return NULL;
+    if (i < NMETRICS) return &g_metrics[i];
+    i -= NMETRICS;
+    for (int w = 0; w < sb_workload_count(); w++) {
+        const sb_workload *row = sb_workload_at(w);
+        int n = own_count(row);
+        if (i < n) return &row->metrics[i];
+        i -= n;
+    }
+    return NULL;
+}
 
 static int all_digits(const char *s, size_t n)
 {
@@ -60,10 +88,12 @@ static int matches(const sb_metric_info *m, const char *name)
 const sb_metric_info *sb_metric_info_of(const char *name)
 {
     if (!name) return NULL;
+    int n = sb_metric_count();
     for (int pass = 0; pass < 2; pass++) /* exact names first, then the families */
-        for (int i = 0; i < NMETRICS; i++)
-            if ((g_metrics[i].star == SB_MSTAR_NONE) == (pass == 0) && matches(&g_metrics[i], name))
-                return &g_metrics[i];
+        for (int i = 0; i < n; i++) {
+            const sb_metric_info *m = sb_metric_at(i);
+            if ((m->star == SB_MSTAR_NONE) == (pass == 0) && matches(m, name)) return m;
+        }
     return NULL;
 }
 

@@ -62,8 +62,9 @@ const char *sb_metric_unit(const char *name, int int8);
 /* Whether a unit is a time (s, ms, us, ns). */
 int sb_metric_unit_is_time(const char *unit);
 
-/* The rows, in the table's order (headlines first, as a listing prefers
- * them). */
+/* The rows: the table's, in its order (headlines first, as a listing
+ * prefers them), then the metrics workload rows declare as their own
+ * (sb_workload.metrics), row by row. */
 int sb_metric_count(void);
 const sb_metric_info *sb_metric_at(int i);
 

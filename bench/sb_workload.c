@@ -157,14 +157,14 @@ static const sb_workload g_workloads[] = {
      .check = check_model},
     /* no headline: its metrics are per message size (busbw_gbs_<bytes>) */
     {"allreduce", "MPI_Allreduce", SB_WL_PLAN, g_allreduce_opts, g_allreduce_series, 0, 1800.0,
-     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     /* memory bandwidth (bench/stream): the roofline's other axis */
     {"stream", "STREAM memory bandwidth", SB_WL_PLAN | SB_WL_THREADS | SB_WL_ONE_RANK,
      g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL},
+     NULL, NULL, NULL, NULL},
     /* the machine's peak FLOP/s, a probe the sweep puts ahead of GEMM points */
     {"peak", "Peak FLOP/s", SB_WL_PROBE, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL,
-     NULL, NULL, describe_peak, NULL, NULL, NULL, NULL, NULL},
+     NULL, NULL, describe_peak, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 #define NWORKLOADS ((int)(sizeof g_workloads / sizeof g_workloads[0]))
 

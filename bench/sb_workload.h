@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include "sb_err.h"
+#include "sb_metric.h"
 
 enum {
     SB_WL_PLAN = 1 << 0,    /* a sweep plan may name it (the peak probe: the sweep adds it) */
@@ -41,7 +42,7 @@ typedef struct sb_workload {
     const char *const *series; /* of those, the ones that name a point's series (model, seq) */
     int default_batch;         /* batched and none given: the worker's default (0: none) */
     double timeout_s;          /* a point's default timeout */
-    const char *metric;        /* headline metric, higher is better: "gflops" */
+    const char *metric;        /* headline metric: "gflops" (its direction: sb_metric) */
     const char *unit;          /* its unit: "GFLOP/s" */
     const char *int8_unit;     /* the unit where an int8 kernel ran (NULL: unit) */
     const char *int8_opt;      /* an int8 point's config key and its default ("quant", "row") */
@@ -67,6 +68,10 @@ typedef struct sb_workload {
      * below half the seq), made before any point runs; keys[i] = values[i],
      * n of them. SB_EUSAGE saying why; NULL: none. */
     int (*check)(const char *const *keys, const char *const *values, int n, sb_err *e);
+    /* Metrics of this workload's own that bench/sb_metric.def does not
+     * hold (unit, direction, role), ended by a row with a NULL name; the
+     * table's readers find them as its own rows. NULL: none. */
+    const sb_metric_info *metrics;
 } sb_workload;
 
 int sb_workload_count(void);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_db_internal.h"
+#include "sb_metric.h"
 #include "sb_text.h"
 #include "sb_workload.h"
 
@@ -443,6 +444,7 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
         r->has_base = sqlite3_column_type(st, 10) != SQLITE_NULL;
         r->base_value = sqlite3_column_double(st, 10);
         r->base_threads = sqlite3_column_int(st, 11);
+        r->lower = w && w->metric && sb_metric_lower(w->metric, w->unit);
         if (oom) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             break;

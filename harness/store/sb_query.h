@@ -108,6 +108,7 @@ typedef struct sb_summary_row {
     int has_base;      /* the series (kernel, shape, ppn, nodes) has an ok point: */
     double base_value; /*   the value of its fewest threads, */
     int base_threads;  /*   and how many that is */
+    int lower;         /* the headline is lower-is-better (ns a row): speedup is base / value */
 } sb_summary_row;
 /* Ordered by kernel, shape, nodes, ppn, threads. */
 int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n, sb_err *e);

@@ -21,8 +21,26 @@ typedef struct {
     char dtype[16];
     char peak_path[24]; /* the path it ran, where the kernel says ("" = its own) */
     int threads;
-    double median, lo, hi; /* throughput: median and the p10-p90 spread */
+    double median, lo, hi; /* the headline: median and the p10-p90 spread */
+    int lower;             /* lower is better (a time per unit of work) */
 } series_pt;
+
+/* A point's speedup over base (its kernel's fewest-threads median), and
+ * the p10-p90 ends of it: value / base for a rate, base / value for a
+ * headline where lower is better (ns a row), so a faster run is always
+ * above 1. */
+static void speedups(const series_pt *p, double base, double sp[3])
+{
+    if (p->lower) {
+        sp[0] = base / p->median;
+        sp[1] = base / p->hi;
+        sp[2] = base / p->lo;
+    } else {
+        sp[0] = p->median / base;
+        sp[1] = p->lo / base;
+        sp[2] = p->hi / base;
+    }
+}
 
 /* Throughput of one sample: GEMM flops / seconds, or tokens (inference:
  * sequences) / seconds from the point's own median (the rate * the median
@@ -35,6 +53,7 @@ static int load_series(sb_db *db, int64_t sweep, const sb_workload *w, const cha
     *n = 0;
     if (!w || !w->metric) return SB_OK;
     const char *metric = w->metric;
+    int lower = sb_metric_lower(metric, w->unit);
     snprintf(unit, unitcap, "%s", w->unit);
     sb_series_point *v;
     int nv;
@@ -52,14 +71,19 @@ static int load_series(sb_db *db, int64_t sweep, const sb_workload *w, const cha
         snprintf(p->peak_path, sizeof p->peak_path, "%s", v[i].peak_path);
         p->threads = v[i].threads;
         p->median = p->lo = p->hi = v[i].value;
+        p->lower = lower;
         if (!strcmp(v[i].dtype, "int8") && w->int8_unit)
             snprintf(unit, unitcap, "%s", w->int8_unit);
-        /* Spread: the same work over the p90 and p10 sample times. */
+        /* Spread: the same work over the p90 and p10 sample times (a
+         * rate), or the time per unit of work scaled as they are. */
         const double *xs = v[i].samples;
         int ns = v[i].nsamples;
         if (ns > 0) {
             double med = sb_median(xs, ns);
-            if (med > 0) {
+            if (med > 0 && lower) {
+                p->lo = p->median * sb_quantile(xs, ns, 0.1) / med;
+                p->hi = p->median * sb_quantile(xs, ns, 0.9) / med;
+            } else if (med > 0) {
                 double work = p->median * med;
                 p->lo = work / sb_quantile(xs, ns, 0.9);
                 p->hi = work / sb_quantile(xs, ns, 0.1);
@@ -94,7 +118,8 @@ static int datablocks(sb_gp *g, const series_pt *pts, int n, int speedup)
         for (int q = i; q < j; q++) {
             if (speedup) {
                 double ideal = pts[q].threads / base_t;
-                double sp[3] = {pts[q].median / base, pts[q].lo / base, pts[q].hi / base};
+                double sp[3];
+                speedups(&pts[q], base, sp);
                 double row[7] = {pts[q].threads,
                                  sp[0],
                                  sp[1],
@@ -315,8 +340,10 @@ static int plot_shape(sb_plot_ctx *c, const char *shape_s, const series_pt *pts,
     for (int i = 0; i < n; i++) {
         double b = series_base(pts, n, pts[i].kernel);
         if (!(b > 0)) continue;
-        if (pts[i].hi / b > top) top = pts[i].hi / b;
-        if (pts[i].lo / b < bottom) bottom = pts[i].lo / b;
+        double r[3];
+        speedups(&pts[i], b, r);
+        if (r[2] > top) top = r[2];
+        if (r[1] < bottom) bottom = r[1];
     }
     if (maxt > 8)
         sb_gp_add(ya, "set logscale y 2\nset yrange [%g:%g]\n", bottom * 0.8, top * 1.3);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "sb_metric.h"
 #include "sb_report_points.h"
 
 /* 4 significant digits, but whole numbers up to 1e9 in full (40000, not 4e+04). */
@@ -157,7 +158,14 @@ void sb_rp_rate_cells(sb_rp_out *o, const sb_pt *b, const sb_pt *c, const sb_met
         sb_rp_with_spread(o, c, *mc, vc, 700);
     else
         sb_rp_not_available(c, vc, 700);
-    sb_rp_ratio_sig(o, b, c, *mc ? (*mc)->value : 0, *mb ? (*mb)->value : 0, r, 96);
+    /* "faster" is the candidate doing better: a higher rate, or a lower
+     * figure where lower is better (the metric table's word) */
+    double vcand = *mc ? (*mc)->value : 0, vbase = *mb ? (*mb)->value : 0;
+    const sb_metric_val *m = *mc ? *mc : *mb;
+    if (m && sb_metric_lower(m->name, m->unit))
+        sb_rp_ratio_sig(o, b, c, vbase, vcand, r, 96);
+    else
+        sb_rp_ratio_sig(o, b, c, vcand, vbase, r, 96);
 }
 
 /* ---- the headline's words ---- */
