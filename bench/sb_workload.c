@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "sb_allreduce.h"
 #include "sb_gemm_bench.h"
+#include "sb_layernorm_bench.h"
 #include "sb_model.h"
 #include "sb_parse.h"
 #include "sb_quant.h"
@@ -139,6 +140,8 @@ static const char *const g_stream_opts[] = {"mib", "ntimes", NULL};
 static const char *const g_model_series[] = {"model", "batch", "seq", NULL};
 static const char *const g_allreduce_series[] = {"sizes", NULL};
 static const char *const g_stream_series[] = {"mib", NULL};
+static const char *const g_layernorm_opts[] = {"batch", "seq", "dim", "iters", NULL};
+static const char *const g_layernorm_series[] = {"batch", "seq", "dim", NULL};
 
 #define DAY (24 * 3600.0)
 static const sb_workload g_workloads[] = {
@@ -162,6 +165,11 @@ static const sb_workload g_workloads[] = {
     {"stream", "STREAM memory bandwidth", SB_WL_PLAN | SB_WL_THREADS | SB_WL_ONE_RANK,
      g_stream_opts, g_stream_series, 0, 1800.0, "triad_gbps", "GB/s", NULL, NULL, NULL, NULL, NULL, NULL,
      NULL, NULL, NULL, NULL},
+    /* the trainer's LayerNorm per token (bench/layernorm): the worked
+     * example of a list axis and metrics of its own (ns a row, lower) */
+    {"layernorm", "LayerNorm per token", SB_WL_PLAN | SB_WL_BATCH | SB_WL_THREADS | SB_WL_ONE_RANK,
+     g_layernorm_opts, g_layernorm_series, 8, 1800.0, "ns_per_row", "ns/row", NULL, NULL, NULL,
+     NULL, NULL, NULL, .axis = "batch", .axis_argv = batch_argv, .metrics = sb_layernorm_metrics},
     /* the machine's peak FLOP/s, a probe the sweep puts ahead of GEMM points */
     {"peak", "Peak FLOP/s", SB_WL_PROBE, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL,
      NULL, NULL, describe_peak, NULL, NULL, NULL, NULL, NULL, NULL},
@@ -289,6 +297,7 @@ static const sb_wopt g_wopts[] = {
     {"attention", SB_WOPT_ATTENTION, 0, 0, check_attention},
     {"threads", SB_WOPT_LONG, 1, 4096, NULL},
     {"mib", SB_WOPT_LONG, 1, 1 << 20, NULL},
+    {"dim", SB_WOPT_LONG, 8, 65536, NULL},
     {"ntimes", SB_WOPT_LONG, 2, 200, NULL},
 };
 

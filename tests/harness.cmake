@@ -14,6 +14,7 @@ set_tests_properties(harness_sweep_owned PROPERTIES TIMEOUT 120)
 sb_add_script(harness_plot_scaling harness_plot_scaling.sh)
 # a workload added through the workload table alone (STREAM)
 sb_add_script(harness_stream harness_stream.sh)
+sb_add_script(harness_layernorm harness_layernorm.sh)
 # plots/ templates, plots at scale, history (a synthetic 56-thread database)
 sb_add_script(harness_plot_templates harness_plot_templates.sh)
 # it checks what `cmake --install` puts under a prefix

@@ -1,0 +1,41 @@
+/* sb_layernorm_bench: the trainer's own LayerNorm (bench/distilbert's
+ * sb_layernorm_forward, at the AVX-512, AVX2 or scalar level it runs at)
+ * over batch x seq rows of dim floats, as DistilBERT normalises each
+ * token's hidden vector; each repetition timed alone after one warm-up.
+ *
+ * It is the worked example of a workload with a list axis (batch) and
+ * metrics of its own (docs/ARCHITECTURE.md, "Adding a workload"): its
+ * headline is nanoseconds a row, where lower is better, declared here
+ * (sb_layernorm_metrics) beside the row that names it. */
+#ifndef SB_LAYERNORM_BENCH_H
+#define SB_LAYERNORM_BENCH_H
+#include <jansson.h>
+#include "sb_err.h"
+#include "sb_metric.h"
+
+typedef struct sb_layernorm_config {
+    int batch, seq, dim; /* batch x seq rows of dim floats */
+    int iters;           /* timed repetitions, after one warm-up */
+    int threads;
+} sb_layernorm_config;
+
+typedef struct sb_layernorm_result {
+    const char *status; /* "ok", "failed" */
+    char reason[256];
+    double *samples; /* seconds a repetition, iters of them */
+    int nsamples;
+    double ns_per_row, gbps; /* at the median repetition */
+    double max_abs_error;    /* against the same rows in double precision */
+} sb_layernorm_result;
+
+/* Its metrics (unit, direction, role), ended by a NULL name. */
+extern const sb_metric_info sb_layernorm_metrics[];
+
+/* SB_OK with a result (status failed when the output is wrong); SB_EFAIL
+ * when the buffers cannot be allocated. */
+int sb_layernorm_bench_run(const sb_layernorm_config *c, sb_layernorm_result *r, sb_err *e);
+void sb_layernorm_result_free(sb_layernorm_result *r);
+/* The result document (config, samples, metrics) for the caller to seal. */
+json_t *sb_layernorm_result_json(const sb_layernorm_config *c, const sb_layernorm_result *r);
+
+#endif
