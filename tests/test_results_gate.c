@@ -7,6 +7,7 @@
 #include "sb_gate.h"
 #include "sb_gate_side.h"
 #include "sb_peak_path.h"
+#include "sb_plot_int.h"
 #include "sb_io.h"
 #include "sb_metric.h"
 #include "sb_report.h"
@@ -673,6 +674,77 @@ static void test_mwu_ranks(void)
     check_bootstrap_median(1);
 }
 
+/* A metric row's name with its '*' filled by what it stands for. */
+static void metric_name(const sb_metric_info *m, char *buf, size_t cap)
+{
+    static const char *const fill[] = {"", "1024", "4", "f32", "qkv"}; /* by sb_metric_star */
+    const char *star = strchr(m->name, '*');
+    if (!star)
+        snprintf(buf, cap, "%s", m->name);
+    else
+        snprintf(buf, cap, "%.*s%s%s", (int)(star - m->name), m->name, fill[m->star], star + 1);
+}
+
+/* One point of metric `name` (value v, stored unit) over samples x scale. */
+static sb_pt metric_pt(const char *name, const char *unit, double v, double scale, unsigned seed)
+{
+    sb_pt p = make_pt("fp1", "scalar-f32", "ok", 20, 1e-3, scale, seed);
+    free(p.metrics[0].name);
+    free(p.metrics[0].unit);
+    p.metrics[0].name = strdup(name);
+    p.metrics[0].unit = strdup(unit);
+    p.metrics[0].value = v;
+    return p;
+}
+
+/* For every metric of the table (the workload rows' own included), the
+ * gate's direction and the plot's band agree with the table and so with
+ * each other: a candidate 30 % worse by the table's word FAILs `gate
+ * --metric`, 30 % better PASSes, and plot --history's band is a time's
+ * (scaled with the samples) exactly where the table says lower is better. */
+static void test_directions_agree(void)
+{
+    for (int i = 0; i < sb_metric_count(); i++) {
+        const sb_metric_info *m = sb_metric_at(i);
+        char name[128];
+        metric_name(m, name, sizeof name);
+        if (!strcmp(name, "seconds")) continue; /* the raw samples, not a metric */
+        int lower = sb_metric_lower(name, m->unit);
+        for (int worse = 0; worse < 2; worse++) {
+            double f = worse ? 1.3 : 1 / 1.3; /* the candidate's samples: slower or faster */
+            sb_pt pb = metric_pt(name, m->unit, 100, 1.0, 7);
+            sb_pt pc = metric_pt(name, m->unit, lower ? 100 * f : 100 / f, f, 99);
+            sb_ptset b, c;
+            set_of(&b, &pb, 1);
+            set_of(&c, &pc, 1);
+            const char *metrics[] = {name, NULL};
+            sb_gate_opts o = SB_GATE_OPTS_INIT;
+            o.metrics = metrics;
+            sb_gate_result r;
+            sb_err e = {0};
+            CHECK_EQ_INT(sb_gate_compare(&b, &c, &o, &r, &e), SB_OK);
+            sb_verdict want = worse ? SB_FAIL : SB_PASS;
+            CHECKF(r.n == 1 && r.rows[0].verdict == want, "%s (%s is better) %s: gate said %d",
+                   name, lower ? "lower" : "higher", worse ? "30%% worse" : "30%% better",
+                   r.n ? (int)r.rows[0].verdict : -1);
+            sb_gate_result_free(&r);
+            sb_ptset_free(&b);
+            sb_ptset_free(&c);
+        }
+        /* the band over samples skewed upwards: a time's reaches further up */
+        const double xs[] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 3};
+        double lo, hi, p10 = sb_quantile(xs, 10, 0.1), p90 = sb_quantile(xs, 10, 0.9);
+        double med = sb_median(xs, 10);
+        sb_plot_band(name, m->unit, 100, xs, 10, &lo, &hi);
+        if (lower)
+            CHECKF(fabs(lo - 100 * p10 / med) < 1e-9 && fabs(hi - 100 * p90 / med) < 1e-9,
+                   "%s: lower is better, but the band [%g, %g] is a rate's", name, lo, hi);
+        else
+            CHECKF(fabs(lo - 100 * med / p90) < 1e-9 && fabs(hi - 100 * med / p10) < 1e-9,
+                   "%s: higher is better, but the band [%g, %g] is a time's", name, lo, hi);
+    }
+}
+
 int main(void)
 {
     test_sides_check();
@@ -687,5 +759,6 @@ int main(void)
     test_references();
     test_base64();
     test_metric_names();
+    test_directions_agree();
     return test_report("test_results_gate");
 }

@@ -17,8 +17,8 @@
 /* Rates (higher is better: the metric table, or for a metric it does not
  * know its unit) spread as the same work over the p90 and p10 sample times;
  * a lower-is-better metric (seconds) scales with the samples. */
-static void spread(const char *metric, const char *unit, double value, const double *xs, int ns,
-                   double *lo, double *hi)
+void sb_plot_band(const char *metric, const char *unit, double value, const double *xs, int ns,
+                  double *lo, double *hi)
 {
     *lo = *hi = value;
     if (ns < 2) return;
@@ -141,7 +141,7 @@ int sb_plot_history(const sb_plot_opts *o, char ***files, int *nfiles, char *not
     sb_gp_block_begin(g, "h");
     for (int i = 0; i < n; i++) {
         double lo, hi;
-        spread(metric, h[i].unit, h[i].value, h[i].samples, h[i].nsamples, &lo, &hi);
+        sb_plot_band(metric, h[i].unit, h[i].value, h[i].samples, h[i].nsamples, &lo, &hi);
         double row[5] = {i, h[i].value, lo, hi, (double)h[i].sweep_id};
         sb_gp_block_row(g, row, 5);
     }

@@ -31,6 +31,13 @@ typedef struct sb_plot_ctx {
     int nsum;
 } sb_plot_ctx;
 
+/* A point's p10-p90 band of a metric in --history: a rate (higher is
+ * better) spreads as the same work over the p90 and p10 sample times, a
+ * lower-is-better metric scales with the samples; the direction is the
+ * metric table's (sb_metric_lower). Fewer than 2 samples: lo = hi = value. */
+void sb_plot_band(const char *metric, const char *unit, double value, const double *xs, int ns,
+                  double *lo, double *hi);
+
 /* Opens o's sweep read-only (the newest when o->sweep_id is 0), finds the
  * templates and creates o->out_dir. SB_EUSAGE as sb_plot_sweep says. */
 int sb_plot_open_sweep(const sb_plot_opts *o, sb_plot_ctx *c, sb_err *e);
