@@ -60,7 +60,15 @@ done < <(grep -rl '#include "sb_db_internal.h"' kernels bench harness)
 while IFS= read -r hit; do bad "$hit: kernels/ includes a library it must not"; done < \
   <(grep -rlE '#include <(mpi|sqlite3|hwloc|jansson)\.h>' kernels)
 
+# The size limits: no function under harness/ over 150 lines, no file under
+# harness/study/ over 800 (tests/code_limits.py counts them).
+if [ -f tests/code_limits.py ]; then
+  python3 tests/code_limits.py . >/dev/null 2>"${TMPDIR:-/tmp}/limits.$$" || {
+    while IFS= read -r l; do bad "${l#limits: }"; done <"${TMPDIR:-/tmp}/limits.$$"; }
+  rm -f "${TMPDIR:-/tmp}/limits.$$"
+fi
+
 if [ $fail -eq 0 ]; then
-  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules)"
+  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800)"
 fi
 exit $fail

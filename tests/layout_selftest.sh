@@ -9,7 +9,7 @@ fails=0
 fresh() {
   rm -rf "$tmp/t" && mkdir -p "$tmp/t/tests" &&
     cp -r "$src/kernels" "$src/bench" "$src/harness" "$tmp/t/" &&
-    cp "$src/tests/layout.sh" "$tmp/t/tests/"
+    cp "$src/tests/layout.sh" "$src/tests/code_limits.py" "$tmp/t/tests/"
 }
 expect() {   # expect RC WHAT-TO-FIND DESCRIPTION
   local out rc
@@ -41,4 +41,12 @@ fresh; sed -i '1i #include "sb_model.h"' "$tmp/t/harness/study/sb_gate.c"
 expect 1 "study/sb_gate.c:1: includes bench/distilbert/sb_model.h" "study/ reaching into a workload's folder"
 fresh; sed -i '1i #include "sb_allreduce.h"' "$tmp/t/harness/store/sb_db.c"
 expect 1 "store/sb_db.c:1: includes bench/allreduce/sb_allreduce.h" "store/ reaching into a workload's folder"
+fresh; python3 - "$tmp/t/harness/study/sb_gate.c" <<'PY'
+import sys
+p = sys.argv[1]
+open(p, "a").write("int sb_layout_long(void);\nint sb_layout_long(void)\n{\n    int x = 0;\n" + "    x++;\n" * 160 + "    return x;\n}\n")
+PY
+expect 1 "harness/study/sb_gate.c:[0-9]*: a function of 16[0-9] lines (at most 150)" "a harness function over 150 lines"
+fresh; for i in $(seq 1 820); do echo "/* filler */"; done >>"$tmp/t/harness/study/sb_gate.c"
+expect 1 "harness/study/sb_gate.c: [0-9]* lines (a study/ file has at most 800)" "a study/ file over 800 lines"
 [ $fails -eq 0 ]
