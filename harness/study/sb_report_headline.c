@@ -45,12 +45,7 @@ static void irun_load(const sb_headline_in *in, const sb_pt *p, irun *r)
         if (r->seq < 0) r->seq = (int)json_integer_value(json_object_get(c, "seq"));
     }
     json_decref(doc);
-    sb_sweep_header h;
-    int found = 0;
-    if (p->sweep_id && !sb_db_sweep_header(in->db, p->sweep_id, &h, &found, &e) && found) {
-        snprintf(r->version, sizeof r->version, "%s", h.tool_version ? h.tool_version : "");
-        sb_sweep_header_free(&h);
-    }
+    sb_rp_sweep_version(in->db, p->sweep_id, r->version, sizeof r->version);
 }
 
 /* the fastest ok inference point of a precision (sequences/s) */

@@ -9,6 +9,20 @@
 #include "sb_scaling.h"
 #include "sb_stats.h"
 
+/* The tool version a sweep ran ("" when unknown): the headline names a
+ * difference of versions between the runs it compares. */
+void sb_rp_sweep_version(sb_db *db, int64_t sweep_id, char *buf, size_t cap)
+{
+    sb_sweep_header h;
+    int found = 0;
+    sb_err e = {0};
+    buf[0] = '\0';
+    if (sweep_id && !sb_db_sweep_header(db, sweep_id, &h, &found, &e) && found) {
+        snprintf(buf, cap, "%s", h.tool_version ? h.tool_version : "");
+        sb_sweep_header_free(&h);
+    }
+}
+
 const char *const sb_rp_prec[SB_RP_NPREC] = {"f32", "bf16", "int8"};
 
 void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
@@ -38,12 +52,7 @@ void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
             t->seq = (int)json_integer_value(json_object_get(c, "seq"));
     }
     json_decref(doc);
-    sb_sweep_header h;
-    int found = 0;
-    if (p->sweep_id && !sb_db_sweep_header(in->db, p->sweep_id, &h, &found, &e) && found) {
-        snprintf(t->version, sizeof t->version, "%s", h.tool_version ? h.tool_version : "");
-        sb_sweep_header_free(&h);
-    }
+    sb_rp_sweep_version(in->db, p->sweep_id, t->version, sizeof t->version);
     /* the first step pays for warming up: the trainer's own epoch figure
      * leaves it out, and so does this */
     int skip = p->nsamples >= 3 ? 1 : 0;

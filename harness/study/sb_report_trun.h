@@ -50,4 +50,7 @@ void sb_rp_ratio_text(const sb_headline_in *in, const sb_rp_trun *b, const sb_rp
 /* "26 min (amx-bf16, bf16, projected)" */
 void sb_rp_run_cell(const sb_rp_trun *t, char *buf, size_t cap);
 
+/* The tool version sweep_id ran (git describe), "" when unknown. */
+void sb_rp_sweep_version(sb_db *db, int64_t sweep_id, char *buf, size_t cap);
+
 #endif
