@@ -48,7 +48,7 @@ expect_one_error_line "'batch' does not apply"
 expect_rc 2 "$SPRBENCH" sweep --workload stream --mib 0 --db "$DB"
 expect_one_error_line '^sprbench sweep: --mib'
 expect_rc 2 "$SPRBENCH" sweep --workload strem --db "$DB"
-expect_one_error_line 'unknown workload .strem. \(gemm, train, infer, allreduce, stream\)'
+expect_one_error_line 'unknown workload .strem. \(gemm, train, infer, allreduce, stream, layernorm\)'
 [ ! -e "$DB" ] && ok || fail "a refused sweep created the database"
 expect_rc 0 "$SPRBENCH" sweep --workload stream --dry-run --threads 1,2 --mib 8 --ntimes 3 --db "$DB"
 expect_grep 'stream --mib 8 --ntimes 3 --threads 2 --result-file' "$T/out"
