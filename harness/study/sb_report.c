@@ -106,6 +106,9 @@ static int section_pairs(sb_rp_out *o, const sb_rp_section *s, const sb_ptset *b
 
 /* The comparison sections in the report's order. Projected figures comes
  * last: it lists the provenance notes the tables above it numbered. */
+/* defined below, where it reads this table */
+static int is_other1(const sb_pt *p);
+
 static const sb_rp_section g_sections[] = {
     {.workload = "train",
      .title = "Training (DistilBERT SQuAD fine-tuning)",
@@ -134,7 +137,7 @@ static const sb_rp_section g_sections[] = {
     /* every workload without a section of its own, by its headline metric;
      * silent when there are none */
     {.title = "Other workloads, by their headline metric",
-     .want = sb_rp_is_other1,
+     .want = is_other1,
      .render = sb_rp_render_other},
     /* silent when there are none: a report of measurements only has no such heading */
     {.title = "Projected figures",
@@ -143,11 +146,20 @@ static const sb_rp_section g_sections[] = {
      .render = sb_rp_render_projected},
 };
 
-int sb_rp_has_section(const char *workload)
+static int has_section(const char *workload)
 {
     for (size_t i = 0; i < sizeof g_sections / sizeof g_sections[0]; i++)
         if (g_sections[i].workload && !strcmp(g_sections[i].workload, workload)) return 1;
     return 0;
+}
+
+/* A workload (bench/sb_workload) with a headline metric and no section of
+ * its own: a new workload is in the report from its first point. */
+static int is_other1(const sb_pt *p)
+{
+    const sb_workload *w = p->wl;
+    if (!w || !w->metric || p->ppn * p->nodes != 1) return 0;
+    return !has_section(p->workload);
 }
 
 /* The points the mean leaves out, named by reason: "16 point(s) skipped:
@@ -567,7 +579,10 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     headline_and_summary(&o, &pl, &hin, bsel, csel, bname, cname, ro->gate, sum);
     sb_rp_section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline",
                            "candidate");
-    sb_rp_section_env(&o, db, &bs, &cs);
+    sb_rp_pair *every = NULL;
+    int nevery = sb_rp_pairs_of(&bs, &cs, sb_rp_any_point, 0, &every);
+    sb_rp_section_env(&o, db, &bs, &cs, every, nevery);
+    free(every);
     /* The opening above stays three calls: the summary reads the gate's
      * result, the machines the selections, and the environment says its own
      * empty case (no pair that ran ok on both sides) after reading the store;

@@ -148,7 +148,8 @@ void sb_rp_section_machines(sb_rp_out *o, sb_db *db, int64_t bid, int64_t cid, c
 /* Which of the variables that change results (OMP_*, ONEDNN_*, LD_PRELOAD,
  * ...) the two sides' runs differed in, as recorded in each result: one
  * line per distinct difference over the matched point pairs. */
-void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs)
+void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs,
+                       const sb_rp_pair *pr, int n)
 {
     sb_rp_heading(o, 2, "Environment");
     sb_envmap bm = {0}, cm = {0};
@@ -158,8 +159,6 @@ void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_pts
         sb_envmap_free(&bm);
         return;
     }
-    sb_rp_pair *pr = NULL;
-    int n = sb_rp_pairs_of(bs, cs, sb_rp_any_point, 0, &pr);
     sb_envdiffs d = {0};
     for (int i = 0; i < n; i++) {
         /* a point that did not run ok (a crash) recorded no environment */
@@ -169,7 +168,6 @@ void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_pts
         sb_envdiffs_add(&d, pr[i].b->id, sb_envmap_get(&bm, pr[i].b->id), pr[i].c->id,
                         sb_envmap_get(&cm, pr[i].c->id), label);
     }
-    free(pr);
     if (!d.pairs) {
         sb_rp_para(o, "No point ran on both sides: no environments to compare.");
     } else if (!sb_envdiffs_nlines(&d)) {

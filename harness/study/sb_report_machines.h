@@ -15,6 +15,8 @@
 json_t *sb_rp_machine_info(sb_rp_out *o, sb_db *db, int64_t id);
 void sb_rp_section_machines(sb_rp_out *o, sb_db *db, int64_t bid, int64_t cid, const char *bname,
                             const char *cname);
-void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs);
+/* The environment section over the driver's pairs of every point (pr, n). */
+void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs,
+                       const sb_rp_pair *pr, int n);
 
 #endif

@@ -32,14 +32,6 @@ int sb_rp_is_infer1(const sb_pt *p) { return sb_rp_is_infer(p) && p->ppn * p->no
 
 int sb_rp_is_scaling(const sb_pt *p) { return p->ppn * p->nodes > 1 && !sb_rp_is_peak(p); }
 
-/* A workload (bench/sb_workload) with a headline metric and no section of
- * its own: a new workload is in the report from its first point. */
-int sb_rp_is_other1(const sb_pt *p)
-{
-    const sb_workload *w = p->wl;
-    if (!w || !w->metric || p->ppn * p->nodes != 1) return 0;
-    return !sb_rp_has_section(p->workload);
-}
 
 int sb_rp_has_projected(const sb_pt *p)
 {

@@ -27,12 +27,9 @@ int sb_rp_is_train1(const sb_pt *p);
 int sb_rp_is_infer1(const sb_pt *p);
 int sb_rp_is_peak(const sb_pt *p);
 int sb_rp_is_scaling(const sb_pt *p);
-int sb_rp_is_other1(const sb_pt *p);
 int sb_rp_has_projected(const sb_pt *p);
 int sb_rp_any_point(const sb_pt *p);
 
-/* 1 when the sections table (sb_report.c) has a section of that workload's own. */
-int sb_rp_has_section(const char *workload);
 
 /* The rate a table and a chart show of a point: GFLOP/s, GOP/s, tokens/s,
  * bus bandwidth, samples/s, else its workload's headline metric; NULL: none. */
