@@ -3,8 +3,6 @@
 #include <string.h>
 #include <stdlib.h>
 #include "sb_allreduce.h"
-#include "sb_gemm_bench.h"
-#include "sb_layernorm_bench.h"
 #include "sb_model.h"
 #include "sb_parse.h"
 #include "sb_quant.h"
@@ -67,16 +65,21 @@ static void describe_peak(const json_t *doc, char *buf, size_t cap)
 
 /* "MxNxK:TT" -> --m M --n N --k K --trans TT (the flags `sprbench gemm`
  * always took; it takes --shape MxNxK:TT as well) */
+/* "MxNxK:TT" as the plan writes a point's shape (sb_plan_point_axis: the
+ * dimensions checked, the transposes always given) -> --m --n --k --trans */
 static void shape_argv(const char *value, sb_wl_push push, void *ctx)
 {
-    sb_gemm_config c = {0};
+    char dims[64], buf[4][16];
+    const char *colon = strchr(value, ':');
+    int m, n, k;
     sb_err e = {0};
-    char buf[4][16];
-    if (sb_gemm_shape_parse(value, &c, &e)) return; /* the sweep wrote it: never */
-    snprintf(buf[0], sizeof buf[0], "%d", c.m);
-    snprintf(buf[1], sizeof buf[1], "%d", c.n);
-    snprintf(buf[2], sizeof buf[2], "%d", c.k);
-    snprintf(buf[3], sizeof buf[3], "%c%c", c.transa, c.transb);
+    if (!colon || (size_t)(colon - value) >= sizeof dims || strlen(colon + 1) != 2) return;
+    snprintf(dims, sizeof dims, "%.*s", (int)(colon - value), value);
+    if (sb_parse_shape(dims, 1L << 30, &m, &n, &k, &e)) return; /* the plan wrote it: never */
+    snprintf(buf[0], sizeof buf[0], "%d", m);
+    snprintf(buf[1], sizeof buf[1], "%d", n);
+    snprintf(buf[2], sizeof buf[2], "%d", k);
+    snprintf(buf[3], sizeof buf[3], "%s", colon + 1);
     const char *flag[4] = {"--m", "--n", "--k", "--trans"};
     for (int i = 0; i < 4; i++) {
         push(ctx, flag[i]);
@@ -142,6 +145,12 @@ static const char *const g_allreduce_series[] = {"sizes", NULL};
 static const char *const g_stream_series[] = {"mib", NULL};
 static const char *const g_layernorm_opts[] = {"batch", "seq", "dim", "iters", NULL};
 static const char *const g_layernorm_series[] = {"batch", "seq", "dim", NULL};
+/* LayerNorm's metrics, its own (bench/sb_metric.def does not hold them) */
+static const sb_metric_info g_layernorm_metrics[] = {
+    {"ns_per_row", "ns/row", NULL, 1 /* lower is better */, SB_MROLE_HEADLINE, SB_MSTAR_NONE},
+    {"layernorm_gbps", "GB/s", NULL, 0, SB_MROLE_RATE, SB_MSTAR_NONE},
+    {"max_abs_error", "", NULL, 1, SB_MROLE_ERROR, SB_MSTAR_NONE},
+    {NULL, NULL, NULL, 0, SB_MROLE_INFO, SB_MSTAR_NONE}};
 
 #define DAY (24 * 3600.0)
 static const sb_workload g_workloads[] = {
@@ -169,7 +178,7 @@ static const sb_workload g_workloads[] = {
      * example of a list axis and metrics of its own (ns a row, lower) */
     {"layernorm", "LayerNorm per token", SB_WL_PLAN | SB_WL_BATCH | SB_WL_THREADS | SB_WL_ONE_RANK,
      g_layernorm_opts, g_layernorm_series, 8, 1800.0, "ns_per_row", "ns/row", NULL, NULL, NULL,
-     NULL, NULL, NULL, .axis = "batch", .axis_argv = batch_argv, .metrics = sb_layernorm_metrics},
+     NULL, NULL, NULL, .axis = "batch", .axis_argv = batch_argv, .metrics = g_layernorm_metrics},
     /* the machine's peak FLOP/s, a probe the sweep puts ahead of GEMM points */
     {"peak", "Peak FLOP/s", SB_WL_PROBE, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL,
      NULL, NULL, describe_peak, NULL, NULL, NULL, NULL, NULL, NULL},

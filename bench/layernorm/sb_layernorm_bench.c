@@ -10,12 +10,6 @@
 
 #define EPS 1e-12f /* DistilBERT's layer_norm_eps */
 
-const sb_metric_info sb_layernorm_metrics[] = {
-    {"ns_per_row", "ns/row", NULL, 1, SB_MROLE_HEADLINE, SB_MSTAR_NONE},
-    {"layernorm_gbps", "GB/s", NULL, 0, SB_MROLE_RATE, SB_MSTAR_NONE},
-    {"max_abs_error", "", NULL, 1, SB_MROLE_ERROR, SB_MSTAR_NONE},
-    {NULL, NULL, NULL, 0, SB_MROLE_INFO, SB_MSTAR_NONE}};
-
 /* the largest |y - reference| over the rows, the reference in doubles */
 static double max_error(const float *x, const float *g, const float *b, const float *y, long rows,
                         int dim)

@@ -5,13 +5,12 @@
  *
  * It is the worked example of a workload with a list axis (batch) and
  * metrics of its own (docs/ARCHITECTURE.md, "Adding a workload"): its
- * headline is nanoseconds a row, where lower is better, declared here
- * (sb_layernorm_metrics) beside the row that names it. */
+ * headline is nanoseconds a row, where lower is better, declared with its
+ * other metrics beside its row (bench/sb_workload.c). */
 #ifndef SB_LAYERNORM_BENCH_H
 #define SB_LAYERNORM_BENCH_H
 #include <jansson.h>
 #include "sb_err.h"
-#include "sb_metric.h"
 
 typedef struct sb_layernorm_config {
     int batch, seq, dim; /* batch x seq rows of dim floats */
@@ -27,9 +26,6 @@ typedef struct sb_layernorm_result {
     double ns_per_row, gbps; /* at the median repetition */
     double max_abs_error;    /* against the same rows in double precision */
 } sb_layernorm_result;
-
-/* Its metrics (unit, direction, role), ended by a NULL name. */
-extern const sb_metric_info sb_layernorm_metrics[];
 
 /* SB_OK with a result (status failed when the output is wrong); SB_EFAIL
  * when the buffers cannot be allocated. */
