@@ -5,6 +5,7 @@
 #include "sb_allreduce.h"
 #include "sb_model.h"
 #include "sb_parse.h"
+#include "sb_plan_opts.h"
 #include "sb_quant.h"
 
 /* ---- what each worker prints into the sweep's progress line ---- */
@@ -63,10 +64,11 @@ static void describe_peak(const json_t *doc, char *buf, size_t cap)
 
 /* ---- the list axes: one value, the worker's flags ---- */
 
-/* "MxNxK:TT" -> --m M --n N --k K --trans TT (the flags `sprbench gemm`
- * always took; it takes --shape MxNxK:TT as well) */
 /* "MxNxK:TT" as the plan writes a point's shape (sb_plan_point_axis: the
- * dimensions checked, the transposes always given) -> --m --n --k --trans */
+ * dimensions checked, the transposes always given) -> --m M --n N --k K
+ * --trans TT, the flags `sprbench gemm` always took (it takes --shape
+ * MxNxK:TT as well); anything else pushes nothing, and the worker then
+ * refuses the point for want of --m */
 static void shape_argv(const char *value, sb_wl_push push, void *ctx)
 {
     char dims[64], buf[4][16];
@@ -93,36 +95,8 @@ static void batch_argv(const char *value, sb_wl_push push, void *ctx)
     push(ctx, value);
 }
 
-/* ---- each workload's checks of a plan's options together ---- */
-
-static const char *opt_of(const char *const *keys, const char *const *values, int n,
-                          const char *key)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(keys[i], key)) return values[i];
-    return NULL;
-}
-
-/* the model's windows: what `train` and `infer` refuse */
-static int check_model(const char *const *keys, const char *const *values, int n, sb_err *e)
-{
-    const char *seq = opt_of(keys, values, n, "seq"), *stride = opt_of(keys, values, n, "stride");
-    if (seq && stride && atol(stride) >= atol(seq) / 2)
-        return sb_errf(e, SB_EUSAGE, "stride %s must be below half of seq %s", stride, seq);
-    return SB_OK;
-}
-
-static int check_train(const char *const *keys, const char *const *values, int n, sb_err *e)
-{
-    const char *data = NULL;
-    for (int i = 0; i < n; i++)
-        if (!strcmp(keys[i], "train") || !strcmp(keys[i], "dev")) data = keys[i];
-    if (opt_of(keys, values, n, "max-steps") && opt_of(keys, values, n, "time-budget"))
-        return sb_errf(e, SB_EUSAGE, "max-steps and time-budget exclude each other");
-    if (data && !opt_of(keys, values, n, "vocab"))
-        return sb_errf(e, SB_EUSAGE, "%s needs vocab (the checkpoint's vocab.txt)", data);
-    return check_model(keys, values, n, e);
-}
+/* each workload's checks of a plan's options together live in its folder
+ * (bench/distilbert/sb_plan_opts: sb_plan_check_model, sb_plan_check_train) */
 
 /* ---- the rows ---- */
 
@@ -161,12 +135,12 @@ static const sb_workload g_workloads[] = {
     {"train", "DistilBERT SQuAD training",
      SB_WL_PLAN | SB_WL_KERNEL | SB_WL_BATCH | SB_WL_THREADS | SB_WL_PROJECT, g_train_opts,
      g_model_series, 0, DAY, "tokens_per_s", "tokens/s", NULL, NULL, NULL, describe_train, NULL, NULL,
-     .axis = "batch", .axis_argv = batch_argv, .check = check_train},
+     .axis = "batch", .axis_argv = batch_argv, .check = sb_plan_check_train},
     {"infer", "SQuAD inference",
      SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_BATCH | SB_WL_THREADS | SB_WL_LATENCY,
      g_infer_opts, g_model_series, 32, DAY, "sequences_per_s", "sequences/s", NULL, "quant", "row",
      describe_infer, "attention", "f32", .axis = "batch", .axis_argv = batch_argv,
-     .check = check_model},
+     .check = sb_plan_check_model},
     /* no headline: its metrics are per message size (busbw_gbs_<bytes>) */
     {"allreduce", "MPI_Allreduce", SB_WL_PLAN, g_allreduce_opts, g_allreduce_series, 0, 1800.0,
      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
