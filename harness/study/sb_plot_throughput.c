@@ -31,10 +31,10 @@ typedef struct {
  * above 1. */
 static void speedups(const series_pt *p, double base, double sp[3])
 {
-    if (p->lower) {
-        sp[0] = base / p->median;
-        sp[1] = base / p->hi;
-        sp[2] = base / p->lo;
+    if (p->lower) { /* a time of 0 has no speed: no point drawn */
+        sp[0] = p->median > 0 ? base / p->median : NAN;
+        sp[1] = p->hi > 0 ? base / p->hi : NAN;
+        sp[2] = p->lo > 0 ? base / p->lo : NAN;
     } else {
         sp[0] = p->median / base;
         sp[1] = p->lo / base;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_metric.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 #include "sb_plot.h"
@@ -78,9 +79,10 @@ static void speedup_cells(const sb_metric_val *m, int ranks, const sb_pt *base, 
     const sb_metric_val *m0 = base ? sb_rp_rate_metric(base) : NULL;
     snprintf(sp, spcap, "-");
     snprintf(ef, efcap, "-");
-    if (!m || !m0 || !(m0->value > 0)) return;
+    if (!m || !m0 || !(m0->value > 0) || !(m->value > 0)) return;
     int r0 = base->ppn * base->nodes;
-    double speed = m->value / m0->value;
+    /* in the metric's direction: base / value where lower is better */
+    double speed = sb_metric_lower(m->name, m->unit) ? m0->value / m->value : m->value / m0->value;
     snprintf(sp, spcap, "%.2f", speed);
     snprintf(ef, efcap, "%.0f%%", 100 * speed / ((double)ranks / r0));
 }
@@ -153,7 +155,7 @@ void sb_rp_render_scaling(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
                 sb_rp_not_available(c, vc, sizeof vc);
             speedup_cells(mb, ranks, rb, sb_, sizeof sb_, eb, sizeof eb);
             speedup_cells(mc, ranks, rc, sc, sizeof sc, ec, sizeof ec);
-            sb_rp_ratio_sig(o, b, c, mc ? mc->value : 0, mb ? mb->value : 0, r, sizeof r);
+            sb_rp_metric_ratio_sig(o, b, c, mb, mc, r, sizeof r);
             snprintf(rk, sizeof rk, "%d", ranks);
             snprintf(nx, sizeof nx, "%dx%d", any->nodes, any->ppn);
             const sb_metric_val *um = mb ? mb : mc;

@@ -142,6 +142,20 @@ void sb_rp_ratio_sig(const sb_rp_out *o, const sb_pt *b, const sb_pt *c, double 
     sb_rp_sig_words(r, s, p, buf, cap);
 }
 
+/* The ratio of a pair's metric with the test's word: "faster" is the
+ * candidate doing better, a higher rate or a lower figure where lower is
+ * better (the metric table's word). */
+void sb_rp_metric_ratio_sig(const sb_rp_out *o, const sb_pt *b, const sb_pt *c,
+                            const sb_metric_val *mb, const sb_metric_val *mc, char *buf, size_t cap)
+{
+    double vcand = mc ? mc->value : 0, vbase = mb ? mb->value : 0;
+    const sb_metric_val *m = mc ? mc : mb;
+    if (m && sb_metric_lower(m->name, m->unit))
+        sb_rp_ratio_sig(o, b, c, vbase, vcand, buf, cap);
+    else
+        sb_rp_ratio_sig(o, b, c, vcand, vbase, buf, cap);
+}
+
 /* A pair's rate cells: each side's rate metric with its spread (or why it
  * has none) into vb and vc (700 bytes), the ratio and its significance into
  * r (96 bytes). */
@@ -158,14 +172,7 @@ void sb_rp_rate_cells(sb_rp_out *o, const sb_pt *b, const sb_pt *c, const sb_met
         sb_rp_with_spread(o, c, *mc, vc, 700);
     else
         sb_rp_not_available(c, vc, 700);
-    /* "faster" is the candidate doing better: a higher rate, or a lower
-     * figure where lower is better (the metric table's word) */
-    double vcand = *mc ? (*mc)->value : 0, vbase = *mb ? (*mb)->value : 0;
-    const sb_metric_val *m = *mc ? *mc : *mb;
-    if (m && sb_metric_lower(m->name, m->unit))
-        sb_rp_ratio_sig(o, b, c, vbase, vcand, r, 96);
-    else
-        sb_rp_ratio_sig(o, b, c, vcand, vbase, r, 96);
+    sb_rp_metric_ratio_sig(o, b, c, *mb, *mc, r, 96);
 }
 
 /* ---- the headline's words ---- */

@@ -40,6 +40,10 @@ int sb_rp_sig_of(const sb_rp_out *o, const sb_pt *b, const sb_pt *c, double *p);
 void sb_rp_sig_words(const char *ratio, int s, double p, char *buf, size_t cap);
 void sb_rp_ratio_sig(const sb_rp_out *o, const sb_pt *b, const sb_pt *c, double num, double den,
                      char *buf, size_t cap);
+/* The same for a pair's metric values, in the metric's direction (a lower
+ * figure is faster where lower is better). */
+void sb_rp_metric_ratio_sig(const sb_rp_out *o, const sb_pt *b, const sb_pt *c,
+                            const sb_metric_val *mb, const sb_metric_val *mc, char *buf, size_t cap);
 /* A pair's rate cells: each side's sb_rp_rate_metric with its spread or
  * why it has none into vb and vc (700 bytes), the ratio with the gate's
  * word into r (96 bytes). */
