@@ -1542,12 +1542,16 @@ int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb
         " (SELECT value FROM metric WHERE point_id = p.id AND name = 'steps_per_epoch'),"
         " p.result_json"
         " FROM point p JOIN metric ms ON ms.point_id = p.id AND ms.name = 'step_seconds'"
-        " WHERE p.sweep_id = ? AND p.workload = 'train' AND p.status = 'ok'"
+        " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
         " ORDER BY p.kernel, p.shape, p.ppn, p.threads, p.nodes, p.id";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "training points");
     sqlite3_bind_int64(st, 1, sweep_id);
+    /* the workload the scaling model projects (its row's flag, as the
+     * projections it stores) */
+    const sb_workload *pw = sb_workload_flagged(SB_WL_PROJECT);
+    sqlite3_bind_text(st, 2, pw ? pw->name : "", -1, SQLITE_STATIC);
     int cap = 0, rc = SB_OK, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == cap) {

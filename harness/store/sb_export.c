@@ -13,6 +13,7 @@
 #include "sb_ptset.h"
 #include "sb_stats.h"
 #include "sb_text.h"
+#include "sb_workload.h"
 
 /* Plain columns travel verbatim. Each has a type and, for integers, a range,
  * for text a limit in characters (the store's, sb_db.h): anything outside is
@@ -678,12 +679,12 @@ static int validate_sweeps(json_t *sweeps, json_t *machines, const char *name, s
                 return sb_errf(e, SB_EUSAGE, "%s: %s: uuid %s listed twice", name, where, uuid);
         if ((rc = check_machine_ref(o, machines, name, where, e))) return rc;
         const char *wl = str_or_null(o, "workload"), *ss = str_or_null(o, "status");
-        char q[256];
-        if (wl && !sb_db_workload_known(wl))
-            return sb_errf(e, SB_EUSAGE,
-                           "%s: %s.workload: '%s' is not gemm, train, peak or"
-                           " allreduce",
-                           name, where, QUOTE(q, wl));
+        char q[256], known[256];
+        if (wl && !sb_db_workload_known(wl)) {
+            sb_db_workload_names(known, sizeof known);
+            return sb_errf(e, SB_EUSAGE, "%s: %s.workload: '%s' is not one of %s", name, where,
+                           QUOTE(q, wl), known);
+        }
         if (ss && !sb_db_sweep_status_known(ss))
             return sb_errf(e, SB_EUSAGE, "%s: %s.status: '%s' is not running, done or interrupted",
                            name, where, QUOTE(q, ss));
@@ -746,7 +747,8 @@ static int check_point_samples(json_t *o, const char *name, const char *where, s
     }
     /* a measured point is its raw samples (the peak probe reports rates
      * only; projected points were never run) */
-    if (!strcmp(str_or_null(o, "status"), "ok") && strcmp(str_or_null(o, "workload"), "peak") &&
+    if (!strcmp(str_or_null(o, "status"), "ok") &&
+        !sb_wl_is(sb_workload_find(str_or_null(o, "workload")), SB_WL_PROBE) &&
         json_array_size(samples) == 0)
         return sb_errf(e, SB_EUSAGE, "%s: %s: status ok without samples", name, where);
     return SB_OK;
