@@ -63,8 +63,12 @@ int sb_cmd_layernorm(int argc, char **argv)
     }
     if (o.result_file && sb_cli_check_out_file("--result-file", o.result_file, &e))
         return sb_cli_report("layernorm", &e);
-    if (o.batch * o.seq > 1 << 24)
+    if (o.batch * o.seq > SB_LAYERNORM_MAX_ROWS)
         return sb_cli_usage_error("layernorm", "--batch x --seq: %ld rows, over 2^24", o.batch * o.seq);
+    if (o.batch * o.seq * o.dim > SB_LAYERNORM_MAX_FLOATS)
+        return sb_cli_usage_error("layernorm",
+                                  "--batch x --seq x --dim: %ld floats, over 2^28 (1 GiB an array)",
+                                  o.batch * o.seq * o.dim);
     const sb_sysinfo *si = sb_sysinfo_cached();
     sb_layernorm_config c = {(int)o.batch, (int)o.seq, (int)o.dim, (int)o.iters, (int)o.threads};
     if (c.threads <= 0) c.threads = si && si->cores > 0 ? si->cores : 1;

@@ -18,11 +18,15 @@ expect_grep '^layernorm 2 x 16 rows of 64, 1 thread: [0-9.]+ ns/row \(median of 
   && ok || fail "result head: $(json "$T/r.json" 'd["status"], d["workload"], len(d["samples"])')"
 [ "$(json "$T/r.json" 'd["better"]["ns_per_row"], d["better"]["layernorm_gbps"], d["better"]["max_abs_error"]')" = "lower higher lower" ] \
   && ok || fail "directions: $(json "$T/r.json" 'd["better"]')"
-for bad in "--dim 4" "--batch 0" "--iters 0" "--seq x"; do
+for bad in "--dim 4" "--batch 0" "--iters 0" "--seq x" "--batch 4096 --seq 4096" "--batch 4096 --seq 4096 --dim 1024"; do
   # shellcheck disable=SC2086
   expect_rc 2 "$SPRBENCH" layernorm $bad --result-file "$T/bad.json"
   expect_one_error_line '^sprbench layernorm: --'
 done
+# the refusal names the limit, and comes before any memory is taken
+expect_rc 2 "$SPRBENCH" layernorm --batch 1024 --seq 512 --dim 1024
+expect_one_error_line '^sprbench layernorm: --batch x --seq x --dim: 536870912 floats, over 2\^28'
+
 [ ! -e "$T/bad.json" ] && ok || fail "a refused run wrote a result"
 expect_rc 0 "$SPRBENCH" layernorm --help
 expect_grep 'lower is better' "$T/out"

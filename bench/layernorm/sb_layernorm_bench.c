@@ -34,6 +34,9 @@ int sb_layernorm_bench_run(const sb_layernorm_config *c, sb_layernorm_result *r,
 {
     memset(r, 0, sizeof *r);
     long rows = (long)c->batch * c->seq;
+    if (rows > SB_LAYERNORM_MAX_ROWS || rows * c->dim > SB_LAYERNORM_MAX_FLOATS)
+        return sb_errf(e, SB_EUSAGE, "%ld rows of %d floats: over 2^24 rows or 2^28 floats", rows,
+                       c->dim);
     size_t n = (size_t)rows * (size_t)c->dim;
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
     float *g = malloc((size_t)c->dim * sizeof *g), *b = malloc((size_t)c->dim * sizeof *b);

@@ -12,6 +12,10 @@
 #include <jansson.h>
 #include "sb_err.h"
 
+/* At most 2^24 rows and 2^28 floats an array (1 GiB; x and y are two). */
+#define SB_LAYERNORM_MAX_ROWS (1L << 24)
+#define SB_LAYERNORM_MAX_FLOATS (1L << 28)
+
 typedef struct sb_layernorm_config {
     int batch, seq, dim; /* batch x seq rows of dim floats */
     int iters;           /* timed repetitions, after one warm-up */
@@ -27,8 +31,8 @@ typedef struct sb_layernorm_result {
     double max_abs_error;    /* against the same rows in double precision */
 } sb_layernorm_result;
 
-/* SB_OK with a result (status failed when the output is wrong); SB_EFAIL
- * when the buffers cannot be allocated. */
+/* SB_OK with a result (status failed when the output is wrong); SB_EUSAGE
+ * past the limits above; SB_EFAIL when the buffers cannot be allocated. */
 int sb_layernorm_bench_run(const sb_layernorm_config *c, sb_layernorm_result *r, sb_err *e);
 void sb_layernorm_result_free(sb_layernorm_result *r);
 /* The result document (config, samples, metrics) for the caller to seal. */
