@@ -226,7 +226,8 @@ static void footnote(const sb_plot_ctx *c, const char *shape_s, const series_pt 
     for (int i = 0; i < n; i++) {
         if (!(pts[i].lo > 0) || pts[i].hi / pts[i].lo < 1.5) continue;
         int w = snprintf(buf + at, cap - at, "noisy: %s t%d (p10-p90 %.3g-%.3g, %.1fx apart)\n",
-                         pts[i].kernel, pts[i].threads, pts[i].lo, pts[i].hi,
+                         strcmp(pts[i].kernel, "none") ? pts[i].kernel : c->workload,
+                         pts[i].threads, pts[i].lo, pts[i].hi,
                          pts[i].hi / pts[i].lo);
         if (w < 0 || at + (size_t)w >= cap) break;
         at += (size_t)w;
