@@ -109,6 +109,13 @@ int sb_metric_lower(const char *name, const char *unit)
     return m ? m->lower : sb_metric_unit_is_time(unit);
 }
 
+int sb_metric_per_sample(const char *name)
+{
+    const sb_metric_info *m = sb_metric_info_of(name);
+    return !m || m->role == SB_MROLE_HEADLINE || m->role == SB_MROLE_RATE ||
+        m->role == SB_MROLE_TIME || m->role == SB_MROLE_LATENCY;
+}
+
 const char *sb_metric_better(const char *name, const char *unit)
 {
     return sb_metric_lower(name, unit) ? "lower" : "higher";

@@ -52,6 +52,12 @@ const sb_metric_info *sb_metric_info_of(const char *name);
  * unit: higher). Never guessed from the name. */
 int sb_metric_lower(const char *name, const char *unit);
 
+/* Whether a metric is a figure of the point's timed samples (its role is
+ * headline, rate, time or latency; a metric the table does not know is
+ * taken to be one), so that each sample gives a value of it: the gate's
+ * test, a band's p10-p90. An accuracy, an error, a memory figure, a count
+ * or a projection is one value per point, never spread by timing noise. */
+int sb_metric_per_sample(const char *name);
 /* "higher" or "lower", as the result document's "better" says it. */
 const char *sb_metric_better(const char *name, const char *unit);
 

@@ -20,8 +20,11 @@ static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, i
     if (seconds && p->nsamples == 0) return 0; /* e.g. peak points: rates, no repetitions */
     /* the metric table's direction (a metric it does not know: its unit's) */
     int lower = seconds || sb_metric_lower(metric, m->unit);
-    double med = p->nsamples ? sb_median(p->samples, p->nsamples) : 0;
-    int count = p->nsamples > 0 && (seconds || med > 0) ? p->nsamples : (m ? 1 : 0);
+    /* a figure of the samples gives one value a sample; any other (an
+     * accuracy, an error) is the point's one value */
+    int nsamples = seconds || sb_metric_per_sample(metric) ? p->nsamples : 0;
+    double med = nsamples ? sb_median(p->samples, nsamples) : 0;
+    int count = nsamples > 0 && (seconds || med > 0) ? nsamples : (m ? 1 : 0);
     if (*n + count > *cap) {
         *cap = (*n + count) * 2;
         double *nv = realloc(*v, sizeof *nv * (size_t)*cap);
@@ -32,7 +35,7 @@ static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, i
         double val;
         if (seconds)
             val = p->samples[i];
-        else if (p->nsamples > 0 && med > 0)
+        else if (nsamples > 0 && med > 0)
             val = lower ? m->value * p->samples[i] / med
                         : (p->samples[i] > 0 ? m->value * med / p->samples[i] : 0);
         else

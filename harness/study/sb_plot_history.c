@@ -21,7 +21,7 @@ void sb_plot_band(const char *metric, const char *unit, double value, const doub
                   double *lo, double *hi)
 {
     *lo = *hi = value;
-    if (ns < 2) return;
+    if (ns < 2 || !sb_metric_per_sample(metric)) return; /* one value: no band */
     double med = sb_median(xs, ns);
     if (!(med > 0)) return;
     if (!sb_metric_lower(metric, unit)) {

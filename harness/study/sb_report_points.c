@@ -78,7 +78,7 @@ const sb_metric_val *sb_rp_rate_metric(const sb_pt *p)
 int sb_rp_spread_of(const sb_pt *p, const sb_metric_val *m, double *lo, double *hi)
 {
     *lo = *hi = m->value;
-    if (p->nsamples < 2) return 0;
+    if (p->nsamples < 2 || !sb_metric_per_sample(m->name)) return 0;
     double med = sb_median(p->samples, p->nsamples);
     double p10 = sb_quantile(p->samples, p->nsamples, 0.1);
     double p90 = sb_quantile(p->samples, p->nsamples, 0.9);
