@@ -226,6 +226,19 @@ static void stage_note(tctx *t, const char *stage, cand *cs, int n, int best)
          t->x->flops / cs[best].med / 1e9, t->x->flops / cs[0].med / 1e9);
 }
 
+/* One stage: its candidates measured within budget, its line noted, and
+ * its winner's blocking the next stage's start (*cur). The winner's index,
+ * or -1 (e set). */
+static int run_stage(tctx *t, cand *cs, int n, double budget, const char *stage, sb_blocking *cur,
+                     sb_err *e)
+{
+    int best = measure(t, cs, n, budget, e);
+    if (best < 0) return -1;
+    stage_note(t, stage, cs, n, best);
+    *cur = cs[best].b;
+    return best;
+}
+
 int sb_tune_run(const sb_tune_config *c, sb_tune_result *r, sb_err *e)
 {
     memset(r, 0, sizeof *r);
@@ -272,10 +285,8 @@ int sb_tune_run(const sb_tune_config *c, sb_tune_result *r, sb_err *e)
             b.mc = def.mc * mcf[j][0] / mcf[j][1];
             add(&x, cs, &n, b);
         }
-    best = measure(&t, cs, n, budget * 0.35, &ke);
-    if (best < 0) goto fail;
-    stage_note(&t, "k x m blocks", cs, n, best);
-    sb_blocking cur = cs[best].b;
+    sb_blocking cur;
+    if ((best = run_stage(&t, cs, n, budget * 0.35, "k x m blocks", &cur, &ke)) < 0) goto fail;
 
     /* 2: loop order and the A prefetch */
     n = 0;
@@ -288,10 +299,7 @@ int sb_tune_run(const sb_tune_config *c, sb_tune_result *r, sb_err *e)
             b.pf = (int[]){0, 8, 32}[p];
             add(&x, cs, &n, b);
         }
-    best = measure(&t, cs, n, budget * 0.2, &ke);
-    if (best < 0) goto fail;
-    stage_note(&t, "order x prefetch", cs, n, best);
-    cur = cs[best].b;
+    if ((best = run_stage(&t, cs, n, budget * 0.2, "order x prefetch", &cur, &ke)) < 0) goto fail;
 
     /* 3: the n block and how the threads split the work */
     n = 0;
@@ -304,10 +312,7 @@ int sb_tune_run(const sb_tune_config *c, sb_tune_result *r, sb_err *e)
             b.split = s;
             add(&x, cs, &n, b);
         }
-    best = measure(&t, cs, n, budget * 0.15, &ke);
-    if (best < 0) goto fail;
-    stage_note(&t, "n block x split", cs, n, best);
-    cur = cs[best].b;
+    if ((best = run_stage(&t, cs, n, budget * 0.15, "n block x split", &cur, &ke)) < 0) goto fail;
 
     /* 4: k and m a quarter either side of the best */
     n = 0;
@@ -323,9 +328,7 @@ int sb_tune_run(const sb_tune_config *c, sb_tune_result *r, sb_err *e)
         if (i < 2 && !cur.mc) b.mc = 0;
         add(&x, cs, &n, b);
     }
-    best = measure(&t, cs, n, budget * 0.1, &ke);
-    if (best < 0) goto fail;
-    stage_note(&t, "refine k, m", cs, n, best);
+    if ((best = run_stage(&t, cs, n, budget * 0.1, "refine k, m", &cur, &ke)) < 0) goto fail;
     cand win = cs[best];
     r->best_run = win.run;
 
