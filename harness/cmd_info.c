@@ -10,6 +10,7 @@
 #include "sb_sysinfo.h"
 #include "sb_text.h"
 #include "sb_tuning.h"
+#include "sb_vendor.h"
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }
 
@@ -79,6 +80,36 @@ static json_t *tuning_json(const char *given, const char *fp)
     json_object_set_new(o, "kernels", ks);
     sb_tune_free(&t);
     return o;
+}
+
+/* Which vendor libraries the onednn-* and mkl-* kernels run on: PyPI's
+ * oneDNN 3.x or Debian's 2.6.3 fallback, MKL or why not. */
+static json_t *vendors_json(void)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < SB_VENDOR_COUNT; i++) {
+        const sb_vendor_lib *l = sb_vendor_get((sb_vendor_id)i);
+        json_array_append_new(a, json_pack("{s:s, s:b, s:s, s:s, s:s, s:s}", "name", l->name,
+                                           "loaded", l->loaded, "version", l->version, "origin",
+                                           l->origin, "runtime", l->runtime, "reason", l->why));
+    }
+    return a;
+}
+
+static void print_vendors(json_t *a)
+{
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *l = json_array_get(a, i);
+        const char *name = json_string_value(json_object_get(l, "name"));
+        if (json_is_true(json_object_get(l, "loaded")))
+            printf("%-12s %s %s, %s (%s)\n", i ? "" : "vendors", name,
+                   json_string_value(json_object_get(l, "version")),
+                   json_string_value(json_object_get(l, "origin")),
+                   json_string_value(json_object_get(l, "runtime")));
+        else
+            printf("%-12s %s not loaded: %s\n", i ? "" : "vendors", name,
+                   json_string_value(json_object_get(l, "reason")));
+    }
 }
 
 static void print_tuning(json_t *o)
@@ -151,6 +182,7 @@ int sb_cmd_info(int argc, char **argv)
                                         ok ? "" : why));
     }
     json_object_set_new(doc, "kernels", kernels);
+    json_object_set_new(doc, "vendors", vendors_json());
     json_object_set_new(doc, "tuning", tuning_json(tune_file, si.fingerprint));
     json_object_set_new(doc, "sprbench_version", json_string(sb_version()));
     if (json) {
@@ -180,6 +212,7 @@ int sb_cmd_info(int argc, char **argv)
            si.l1d_bytes >> 10, si.l2_bytes >> 10, si.l3_bytes >> 20);
     printf("memory       %.1f GiB\n", si.mem_bytes / 1073741824.0);
     printf("governor     %s\n", si.governor[0] ? si.governor : "(not readable)");
+    print_vendors(json_object_get(doc, "vendors"));
     printf("kernels\n");
     size_t nk = json_array_size(kernels);
     for (size_t i = 0; i < nk; i++) {

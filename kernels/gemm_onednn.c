@@ -1,12 +1,22 @@
 /* onednn-f32 / onednn-bf16 / onednn-int8: oneDNN matmul via its C API.
  * Primitives are cached per (dtype, m, n, k, transposes, leading dims,
- * alpha, beta, threads, packed weights); alpha is an output scale, beta a sum
- * post-op. oneDNN (Debian's build) threads with OpenMP: the thread count is
- * set with omp_set_num_threads around each call. A primitive is not run by
- * two threads at once (calls on one shape from several threads serialise). */
+ * alpha, beta, threads, packed weights); alpha is an output scale (3.x: a
+ * common scale of the weights, given at execution), beta a sum post-op.
+ * Both builds we use (PyPI's 3.x, Debian's 2.6.3) thread with GNU OpenMP:
+ * the thread count is set with omp_set_num_threads around each call. A
+ * primitive is not run by two threads at once (calls on one shape from
+ * several threads serialise).
+ *
+ * The library is opened at run time (sb_vendor): every oneDNN function is
+ * called through g_fn, filled from the opened library, so that a machine
+ * without it skips these kernels with the reason. The headers this file is
+ * compiled against decide the API generation (SB_DNNL3: 3.x, whose memory
+ * descriptors are handles that are created and destroyed; 2.x: structs). */
 #include "sb_onednn.h"
 #include "sb_gemm.h"
 #include "sb_cpu.h"
+#include "sb_vendor.h"
+#include "sb_bf16buf.h"
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,21 +26,107 @@
 #include <dnnl.h>
 #include <dnnl_debug.h>
 
+#define SB_DNNL3 (DNNL_VERSION_MAJOR >= 3)
+
+/* ---- the library's functions, resolved at run time ---------------------- */
+
+#define SB_DNNL_COMMON(X)                                                                          \
+    X(dnnl_set_max_cpu_isa) X(dnnl_get_effective_cpu_isa) X(dnnl_engine_create)                  \
+    X(dnnl_stream_create) X(dnnl_status2str) X(dnnl_primitive_attr_create)                       \
+    X(dnnl_post_ops_create) X(dnnl_post_ops_append_sum) X(dnnl_primitive_attr_set_post_ops)      \
+    X(dnnl_post_ops_destroy) X(dnnl_primitive_attr_destroy) X(dnnl_primitive_desc_query)         \
+    X(dnnl_primitive_create) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_destroy)            \
+    X(dnnl_memory_create) X(dnnl_primitive_execute) X(dnnl_stream_wait) X(dnnl_memory_destroy)   \
+    X(dnnl_primitive_desc_query_md) X(dnnl_memory_desc_get_size)                                 \
+    X(dnnl_reorder_primitive_desc_create)
+#if SB_DNNL3
+#define SB_DNNL_GEN(X)                                                                             \
+    X(dnnl_memory_desc_create_with_strides) X(dnnl_memory_desc_create_with_tag)                  \
+    X(dnnl_memory_desc_destroy) X(dnnl_memory_desc_clone) X(dnnl_matmul_primitive_desc_create)   \
+    X(dnnl_primitive_attr_set_scales_mask)
+#else
+#define SB_DNNL_GEN(X)                                                                             \
+    X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_init_by_tag) X(dnnl_matmul_desc_init) \
+    X(dnnl_primitive_attr_set_output_scales) X(dnnl_primitive_desc_create)
+#endif
+#define SB_DNNL_PTR(f) __typeof__(f) *f;
+static struct {
+    SB_DNNL_COMMON(SB_DNNL_PTR)
+    SB_DNNL_GEN(SB_DNNL_PTR)
+} g_fn;
+#define DN(f) (g_fn.f)
+
+static char g_fn_why[256];
+static pthread_once_t g_fn_once = PTHREAD_ONCE_INIT;
+static int g_fn_ok;
+
+static void fn_load(void)
+{
+    const sb_vendor_lib *lib = sb_vendor_get(SB_VENDOR_ONEDNN);
+    if (!lib->loaded) {
+        snprintf(g_fn_why, sizeof g_fn_why, "%.250s", lib->why);
+        return;
+    }
+#define SB_DNNL_LOAD(f)                                                                            \
+    if (!(g_fn.f = (__typeof__(g_fn.f))sb_vendor_sym(SB_VENDOR_ONEDNN, #f))) {                    \
+        snprintf(g_fn_why, sizeof g_fn_why, "oneDNN %s has no %s", lib->version, #f);            \
+        return;                                                                                    \
+    }
+    SB_DNNL_COMMON(SB_DNNL_LOAD)
+    SB_DNNL_GEN(SB_DNNL_LOAD)
+    g_fn_ok = 1;
+}
+
+/* 1 when oneDNN's functions are there; else why not, in why. */
+static int fn_ready(char *why, size_t n)
+{
+    pthread_once(&g_fn_once, fn_load);
+    if (!g_fn_ok && why) snprintf(why, n, "%s", g_fn_why);
+    return g_fn_ok;
+}
+
+/* A memory descriptor as the API generation passes it: 3.x a handle (made
+ * and destroyed), 2.x a struct passed by address. */
+#if SB_DNNL3
+#define MD(x) (x)
+static void md_free(dnnl_memory_desc_t *md)
+{
+    if (*md) DN(dnnl_memory_desc_destroy)(*md);
+    *md = NULL;
+}
+#else
+#define MD(x) (&(x))
+static void md_free(dnnl_memory_desc_t *md) { (void)md; }
+#endif
+
 /* ---- engine, ISA cap --------------------------------------------------- */
 
+/* Lowest to highest: the rank is the index. 3.x names ISAs 2.6 lacks (a
+ * cap it does not know is refused as unknown there). */
 static const struct {
-    const char *name;
+    const char *name, *lower;
     dnnl_cpu_isa_t isa;
 } g_isas[] = {
-    {"SSE41", dnnl_cpu_isa_sse41},
-    {"AVX", dnnl_cpu_isa_avx},
-    {"AVX2", dnnl_cpu_isa_avx2},
-    {"AVX2_VNNI", dnnl_cpu_isa_avx2_vnni},
-    {"AVX512_CORE", dnnl_cpu_isa_avx512_core},
-    {"AVX512_CORE_VNNI", dnnl_cpu_isa_avx512_core_vnni},
-    {"AVX512_CORE_BF16", dnnl_cpu_isa_avx512_core_bf16},
-    {"AVX512_CORE_AMX", dnnl_cpu_isa_avx512_core_amx},
-    {"ALL", dnnl_cpu_isa_all},
+    {"SSE41", "sse41", dnnl_cpu_isa_sse41},
+    {"AVX", "avx", dnnl_cpu_isa_avx},
+    {"AVX2", "avx2", dnnl_cpu_isa_avx2},
+    {"AVX2_VNNI", "avx2_vnni", dnnl_cpu_isa_avx2_vnni},
+#if SB_DNNL3
+    {"AVX2_VNNI_2", "avx2_vnni_2", dnnl_cpu_isa_avx2_vnni_2},
+#endif
+    {"AVX512_CORE", "avx512_core", dnnl_cpu_isa_avx512_core},
+    {"AVX512_CORE_VNNI", "avx512_core_vnni", dnnl_cpu_isa_avx512_core_vnni},
+    {"AVX512_CORE_BF16", "avx512_core_bf16", dnnl_cpu_isa_avx512_core_bf16},
+#if SB_DNNL3
+    {"AVX512_CORE_FP16", "avx512_core_fp16", dnnl_cpu_isa_avx512_core_fp16},
+#endif
+    {"AVX512_CORE_AMX", "avx512_core_amx", dnnl_cpu_isa_avx512_core_amx},
+#if SB_DNNL3
+    {"AVX512_CORE_AMX_FP16", "avx512_core_amx_fp16", dnnl_cpu_isa_avx512_core_amx_fp16},
+    {"ALL", "all", dnnl_cpu_isa_default},
+#else
+    {"ALL", "all", dnnl_cpu_isa_all},
+#endif
 };
 #define N_ISAS (int)(sizeof g_isas / sizeof g_isas[0])
 
@@ -82,10 +178,11 @@ static int env_rank(void)
 /* Before oneDNN's first primitive or ISA query: the forced cap, if any. */
 static void apply_forced_cap(void)
 {
+    if (!fn_ready(NULL, 0)) return;
     pthread_mutex_lock(&g_cap_mu);
     int f = forced_rank(), env = env_rank();
     if (!g_cap_set && f >= 0 && !(env >= 0 && env <= f)) {
-        dnnl_set_max_cpu_isa(g_isas[f].isa);
+        DN(dnnl_set_max_cpu_isa)(g_isas[f].isa);
         g_cap_set = 1;
     }
     pthread_mutex_unlock(&g_cap_mu);
@@ -99,33 +196,27 @@ int sb_onednn_set_max_isa(const char *isa, sb_err *e)
                        sb_onednn_isa_names());
     int f = forced_rank();
     if (f >= 0 && f < r) r = f;
+    char why[256];
+    if (!fn_ready(why, sizeof why)) return SB_OK; /* no oneDNN: nothing to cap; its kernels skip */
     pthread_mutex_lock(&g_cap_mu);
-    dnnl_status_t st = dnnl_set_max_cpu_isa(g_isas[r].isa);
+    dnnl_status_t st = DN(dnnl_set_max_cpu_isa)(g_isas[r].isa);
     g_cap_set = 1;
     pthread_mutex_unlock(&g_cap_mu);
     if (st != dnnl_success)
         return sb_errf(e, SB_EFAIL,
                        "oneDNN refused the ISA cap %s (%s): it must be set before the "
                        "first primitive is created",
-                       g_isas[r].name, dnnl_status2str(st));
+                       g_isas[r].name, DN(dnnl_status2str)(st));
     return SB_OK;
 }
 
 const char *sb_onednn_effective_isa(void)
 {
+    if (!fn_ready(NULL, 0)) return "none (oneDNN not loaded)";
     apply_forced_cap();
-    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-    static const char *const lower[] = {"sse41",
-                                        "avx",
-                                        "avx2",
-                                        "avx2_vnni",
-                                        "avx512_core",
-                                        "avx512_core_vnni",
-                                        "avx512_core_bf16",
-                                        "avx512_core_amx",
-                                        "all"};
+    dnnl_cpu_isa_t isa = DN(dnnl_get_effective_cpu_isa)();
     for (int i = 0; i < N_ISAS; i++)
-        if (g_isas[i].isa == isa) return lower[i];
+        if (g_isas[i].isa == isa) return g_isas[i].lower;
     return "unknown";
 }
 
@@ -135,7 +226,7 @@ static pthread_once_t g_engine_once = PTHREAD_ONCE_INIT;
 static void engine_init(void)
 {
     apply_forced_cap();
-    g_engine_status = dnnl_engine_create(&g_engine, dnnl_cpu, 0);
+    g_engine_status = DN(dnnl_engine_create)(&g_engine, dnnl_cpu, 0);
 }
 
 /* One in-order stream per calling thread keeps calls from different threads apart. */
@@ -143,14 +234,17 @@ static _Thread_local dnnl_stream_t tl_stream;
 
 static int ready(sb_err *e)
 {
+    char why[256];
+    if (!fn_ready(why, sizeof why)) return sb_errf(e, SB_EFAIL, "%s", why);
     pthread_once(&g_engine_once, engine_init);
     if (g_engine_status != dnnl_success)
         return sb_errf(e, SB_EFAIL, "oneDNN: cannot create a CPU engine (%s)",
-                       dnnl_status2str(g_engine_status));
+                       DN(dnnl_status2str)(g_engine_status));
     if (!tl_stream) {
-        dnnl_status_t st = dnnl_stream_create(&tl_stream, g_engine, dnnl_stream_default_flags);
+        dnnl_status_t st = DN(dnnl_stream_create)(&tl_stream, g_engine, dnnl_stream_default_flags);
         if (st != dnnl_success)
-            return sb_errf(e, SB_EFAIL, "oneDNN: cannot create a stream (%s)", dnnl_status2str(st));
+            return sb_errf(e, SB_EFAIL, "oneDNN: cannot create a stream (%s)",
+                           DN(dnnl_status2str)(st));
     }
     return SB_OK;
 }
@@ -159,7 +253,7 @@ static int ready(sb_err *e)
     do {                                                                                     \
         dnnl_status_t st_ = (call);                                                          \
         if (st_ != dnnl_success) {                                                           \
-            rc = sb_errf(e, SB_EFAIL, "oneDNN: %s failed (%s)", what, dnnl_status2str(st_)); \
+            rc = sb_errf(e, SB_EFAIL, "oneDNN: %s failed (%s)", what, DN(dnnl_status2str)(st_)); \
             goto out;                                                                        \
         }                                                                                    \
     } while (0)
@@ -198,12 +292,31 @@ static dnnl_data_type_t b_type(sb_dtype dt)
 }
 static dnnl_data_type_t c_type(sb_dtype dt) { return dt == SB_DT_INT8 ? dnnl_s32 : dnnl_f32; }
 
+/* A rows x cols matrix stored with row stride ld (trans 'T': stored
+ * transposed). 3.x: the caller frees it with md_free. */
 static void md_2d(dnnl_memory_desc_t *md, int rows, int cols, int ld, char trans,
                   dnnl_data_type_t t)
 {
     dnnl_dims_t dims = {rows, cols};
     dnnl_dims_t strides = {trans == 'N' ? ld : 1, trans == 'N' ? 1 : ld};
-    dnnl_memory_desc_init_by_strides(md, 2, dims, t, strides);
+#if SB_DNNL3
+    *md = NULL;
+    DN(dnnl_memory_desc_create_with_strides)(md, 2, dims, t, strides);
+#else
+    DN(dnnl_memory_desc_init_by_strides)(md, 2, dims, t, strides);
+#endif
+}
+
+/* B's layout left to oneDNN (format "any"): the packed weights' layout. */
+static void md_any(dnnl_memory_desc_t *md, int rows, int cols, dnnl_data_type_t t)
+{
+    dnnl_dims_t dims = {rows, cols};
+#if SB_DNNL3
+    *md = NULL;
+    DN(dnnl_memory_desc_create_with_tag)(md, 2, dims, t, dnnl_format_tag_any);
+#else
+    DN(dnnl_memory_desc_init_by_tag)(md, 2, dims, t, dnnl_format_tag_any);
+#endif
 }
 
 /* Makes the matmul primitive descriptor for key; wmd overrides B's layout
@@ -217,27 +330,46 @@ static int make_pd(const mm_key *key, const dnnl_memory_desc_t *wmd, int wmd_any
     dnnl_memory_desc_t amd, bmd, cmd;
     md_2d(&amd, key->m, key->k, key->lda, key->ta, a_type(key->dt));
     if (wmd)
-        bmd = *wmd;
-    else if (wmd_any) {
-        dnnl_dims_t dims = {key->k, key->n};
-        dnnl_memory_desc_init_by_tag(&bmd, 2, dims, b_type(key->dt), dnnl_format_tag_any);
-    } else
+        bmd = *wmd; /* 3.x: the packed weights' handle, theirs to free */
+    else if (wmd_any)
+        md_any(&bmd, key->k, key->n, b_type(key->dt));
+    else
         md_2d(&bmd, key->k, key->n, key->ldb, key->tb, b_type(key->dt));
     md_2d(&cmd, key->m, key->n, key->ldc, 'N', c_type(key->dt));
-    dnnl_matmul_desc_t md;
-    DNNL_TRY(dnnl_matmul_desc_init(&md, &amd, &bmd, NULL, &cmd), "matmul_desc_init");
-    DNNL_TRY(dnnl_primitive_attr_create(&attr), "attr_create");
-    if (key->alpha != 1.0f && key->dt != SB_DT_INT8)
-        DNNL_TRY(dnnl_primitive_attr_set_output_scales(attr, 1, 0, &key->alpha), "output scales");
-    if (key->beta != 0.0f) {
-        DNNL_TRY(dnnl_post_ops_create(&po), "post_ops_create");
-        DNNL_TRY(dnnl_post_ops_append_sum(po, key->beta), "append_sum");
-        DNNL_TRY(dnnl_primitive_attr_set_post_ops(attr, po), "set_post_ops");
+    DNNL_TRY(DN(dnnl_primitive_attr_create)(&attr), "attr_create");
+    if (key->alpha != 1.0f && key->dt != SB_DT_INT8) {
+#if SB_DNNL3
+        DNNL_TRY(DN(dnnl_primitive_attr_set_scales_mask)(attr, DNNL_ARG_WEIGHTS, 0), "scales");
+#else
+        DNNL_TRY(DN(dnnl_primitive_attr_set_output_scales)(attr, 1, 0, &key->alpha),
+                 "output scales");
+#endif
     }
-    DNNL_TRY(dnnl_primitive_desc_create(pd, &md, attr, g_engine, NULL), "matmul primitive_desc");
+    if (key->beta != 0.0f) {
+        DNNL_TRY(DN(dnnl_post_ops_create)(&po), "post_ops_create");
+#if SB_DNNL3
+        DNNL_TRY(DN(dnnl_post_ops_append_sum)(po, key->beta, 0, dnnl_data_type_undef),
+                 "append_sum");
+#else
+        DNNL_TRY(DN(dnnl_post_ops_append_sum)(po, key->beta), "append_sum");
+#endif
+        DNNL_TRY(DN(dnnl_primitive_attr_set_post_ops)(attr, po), "set_post_ops");
+    }
+#if SB_DNNL3
+    DNNL_TRY(DN(dnnl_matmul_primitive_desc_create)(pd, g_engine, amd, bmd, NULL, cmd, attr),
+             "matmul primitive_desc");
+#else
+    dnnl_matmul_desc_t md;
+    DNNL_TRY(DN(dnnl_matmul_desc_init)(&md, &amd, &bmd, NULL, &cmd), "matmul_desc_init");
+    DNNL_TRY(DN(dnnl_primitive_desc_create)(pd, &md, attr, g_engine, NULL),
+             "matmul primitive_desc");
+#endif
 out:
-    if (po) dnnl_post_ops_destroy(po);
-    if (attr) dnnl_primitive_attr_destroy(attr);
+    if (po) DN(dnnl_post_ops_destroy)(po);
+    if (attr) DN(dnnl_primitive_attr_destroy)(attr);
+    md_free(&amd);
+    if (!wmd) md_free(&bmd);
+    md_free(&cmd);
     return rc;
 }
 
@@ -261,7 +393,7 @@ static int get_entry(const mm_key *key, const dnnl_memory_desc_t *wmd, mm_entry 
     memset(tmp, 0, sizeof *tmp);
     tmp->key = *key;
     const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    DN(dnnl_primitive_desc_query)(pd, dnnl_query_impl_info_str, 0, &impl);
     if (!impl) impl = "?";
     /* some implementations ("gemm:jit") do not name their ISA: add the cap
      * oneDNN ran under, so a capped run shows it was capped */
@@ -269,11 +401,11 @@ static int get_entry(const mm_key *key, const dnnl_memory_desc_t *wmd, mm_entry 
         snprintf(tmp->impl, sizeof tmp->impl, "%s", impl);
     else
         snprintf(tmp->impl, sizeof tmp->impl, "%s (max isa %s)", impl, sb_onednn_effective_isa());
-    dnnl_status_t st = dnnl_primitive_create(&tmp->prim, pd);
-    dnnl_primitive_desc_destroy(pd);
+    dnnl_status_t st = DN(dnnl_primitive_create)(&tmp->prim, pd);
+    DN(dnnl_primitive_desc_destroy)(pd);
     if (st != dnnl_success)
         return sb_errf(e, SB_EFAIL, "oneDNN: matmul primitive_create failed (%s)",
-                       dnnl_status2str(st));
+                       DN(dnnl_status2str)(st));
     pthread_mutex_init(&tmp->run, NULL);
     pthread_mutex_lock(&g_cache_mu);
     if (g_cache_n < CACHE_CAP) {
@@ -295,7 +427,7 @@ static void put_entry(mm_entry *en, mm_entry *tmp)
 {
     pthread_mutex_unlock(&en->run);
     if (en == tmp) {
-        dnnl_primitive_destroy(tmp->prim);
+        DN(dnnl_primitive_destroy)(tmp->prim);
         pthread_mutex_destroy(&tmp->run);
     }
 }
@@ -331,28 +463,50 @@ static int run_matmul(sb_dtype dt, const sb_gemm_desc *d, const void *A, const v
         return rc;
     }
     snprintf(tl_impl[dt], sizeof tl_impl[dt], "%s", en->impl);
-    dnnl_memory_t ma = NULL, mb = NULL, mc = NULL;
-    dnnl_memory_desc_t amd, bmd, cmd;
+    dnnl_memory_t ma = NULL, mb = NULL, mc = NULL, ms = NULL;
+    dnnl_memory_desc_t amd, bmd, cmd, smd;
     md_2d(&amd, d->m, d->k, d->lda, d->transa, a_type(dt));
     if (wmd)
         bmd = *wmd;
     else
         md_2d(&bmd, d->k, d->n, d->ldb, d->transb, b_type(dt));
     md_2d(&cmd, d->m, d->n, d->ldc, 'N', c_type(dt));
-    DNNL_TRY(dnnl_memory_create(&ma, &amd, g_engine, (void *)A), "memory_create A");
-    DNNL_TRY(dnnl_memory_create(&mb, &bmd, g_engine, (void *)B), "memory_create B");
-    DNNL_TRY(dnnl_memory_create(&mc, &cmd, g_engine, C), "memory_create C");
-    dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
-    DNNL_TRY(dnnl_primitive_execute(en->prim, tl_stream, 3, args), "matmul execute");
-    DNNL_TRY(dnnl_stream_wait(tl_stream), "stream wait");
+    memset(&smd, 0, sizeof smd);
+#if SB_DNNL3
+    if (key.alpha != 1.0f) { /* alpha, a common scale of the weights: one f32 */
+        dnnl_dims_t one = {1};
+        DN(dnnl_memory_desc_create_with_tag)(&smd, 1, one, dnnl_f32, dnnl_a);
+    }
+#endif
+    DNNL_TRY(DN(dnnl_memory_create)(&ma, MD(amd), g_engine, (void *)A), "memory_create A");
+    DNNL_TRY(DN(dnnl_memory_create)(&mb, MD(bmd), g_engine, (void *)B), "memory_create B");
+    DNNL_TRY(DN(dnnl_memory_create)(&mc, MD(cmd), g_engine, C), "memory_create C");
+    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
+    int nargs = 3;
+    float alpha = key.alpha;
+#if SB_DNNL3
+    if (key.alpha != 1.0f) {
+        DNNL_TRY(DN(dnnl_memory_create)(&ms, MD(smd), g_engine, &alpha), "memory_create alpha");
+        args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, ms};
+    }
+#else
+    (void)alpha; /* 2.x: an output scale, fixed in the primitive */
+#endif
+    DNNL_TRY(DN(dnnl_primitive_execute)(en->prim, tl_stream, nargs, args), "matmul execute");
+    DNNL_TRY(DN(dnnl_stream_wait)(tl_stream), "stream wait");
     if (dt != SB_DT_INT8)
         sb_gemm_add_bias(d, C);
     else
         sb_gemm_apply_dequant(d, C); /* not fused: after oneDNN's s32 C */
 out:
-    if (ma) dnnl_memory_destroy(ma);
-    if (mb) dnnl_memory_destroy(mb);
-    if (mc) dnnl_memory_destroy(mc);
+    if (ma) DN(dnnl_memory_destroy)(ma);
+    if (mb) DN(dnnl_memory_destroy)(mb);
+    if (mc) DN(dnnl_memory_destroy)(mc);
+    if (ms) DN(dnnl_memory_destroy)(ms);
+    md_free(&amd);
+    if (!wmd) md_free(&bmd);
+    md_free(&cmd);
+    md_free(&smd);
     put_entry(en, &tmp);
     omp_set_num_threads(old_nt);
     return rc;
@@ -407,32 +561,6 @@ static int probe_int8(char *why, size_t n)
     return probe_avx512_dt("onednn-int8", "int8", why, n);
 }
 
-/* ---- bf16 from f32 ----------------------------------------------------- */
-
-/* The f32 entry of onednn-bf16 rounds A and B to bf16 (nearest even) into
- * per-thread buffers first, keeping their layout: the same work our bf16
- * kernels do while packing. */
-static _Thread_local uint16_t *tl_bf_a, *tl_bf_b;
-static _Thread_local size_t tl_bf_acap, tl_bf_bcap;
-
-static uint16_t *to_bf16(const float *X, int rows, int cols, int ld, uint16_t **buf, size_t *cap,
-                         int nt)
-{
-    size_t need = (size_t)(rows - 1) * ld + cols;
-    if (need > *cap) {
-        free(*buf);
-        *buf = malloc(need * sizeof **buf);
-        *cap = *buf ? need : 0;
-        if (!*buf) return NULL;
-    }
-    uint16_t *o = *buf;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && (size_t)rows * cols > 65536)
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++)
-            o[(size_t)r * ld + c] = sb_f32_to_bf16(X[(size_t)r * ld + c]);
-    return o;
-}
-
 /* ---- entries ----------------------------------------------------------- */
 
 static int gemm_f32(const sb_gemm_desc *d, const float *A, const float *B, float *C, sb_err *e)
@@ -455,10 +583,10 @@ static int gemm_bf16_f32(const sb_gemm_desc *d, const float *A, const float *B, 
     int rc = sb_gemm_desc_check(d, e);
     if (rc) return rc;
     int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
-    uint16_t *a = to_bf16(A, d->transa == 'N' ? d->m : d->k, d->transa == 'N' ? d->k : d->m, d->lda,
-                          &tl_bf_a, &tl_bf_acap, nt);
-    uint16_t *b = to_bf16(B, d->transb == 'N' ? d->k : d->n, d->transb == 'N' ? d->n : d->k, d->ldb,
-                          &tl_bf_b, &tl_bf_bcap, nt);
+    uint16_t *a = sb_bf16buf_round(A, d->transa == 'N' ? d->m : d->k,
+                                   d->transa == 'N' ? d->k : d->m, d->lda, SB_BF16BUF_A, nt);
+    uint16_t *b = sb_bf16buf_round(B, d->transb == 'N' ? d->k : d->n,
+                                   d->transb == 'N' ? d->n : d->k, d->ldb, SB_BF16BUF_B, nt);
     if (!a || !b) return sb_errf(e, SB_EFAIL, "onednn-bf16: out of memory for bf16 copies");
     return gemm_bf16_in(d, a, b, C, e);
 }
@@ -482,7 +610,10 @@ typedef struct {
 static void packed_free(void *p)
 {
     dnnl_packed *x = p;
-    if (x) free(x->data);
+    if (x) {
+        free(x->data);
+        md_free(&x->wmd);
+    }
     free(x);
 }
 
@@ -516,6 +647,8 @@ static int pack_b(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d, co
     dnnl_primitive_desc_t pd = NULL, rpd = NULL;
     dnnl_primitive_t reorder = NULL;
     dnnl_memory_t msrc = NULL, mdst = NULL;
+    dnnl_memory_desc_t smd;
+    memset(&smd, 0, sizeof smd); /* 3.x: no handle yet */
     dnnl_packed *pk = calloc(1, sizeof *pk);
     sb_packed_b *p = calloc(1, sizeof *p);
     if (!pk || !p) {
@@ -524,24 +657,31 @@ static int pack_b(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d, co
     }
     rc = make_pd(&key, NULL, 1, &pd, e);
     if (rc) goto out;
-    pk->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    size_t sz = dnnl_memory_desc_get_size(&pk->wmd);
+#if SB_DNNL3
+    DNNL_TRY(DN(dnnl_memory_desc_clone)(
+                 &pk->wmd, DN(dnnl_primitive_desc_query_md)(pd, dnnl_query_weights_md, 0)),
+             "packed weights' descriptor");
+#else
+    pk->wmd = *DN(dnnl_primitive_desc_query_md)(pd, dnnl_query_weights_md, 0);
+#endif
+    size_t sz = DN(dnnl_memory_desc_get_size)(MD(pk->wmd));
     pk->data = aligned_alloc(64, (sz + 63) / 64 * 64);
     if (!pk->data) {
         rc = sb_errf(e, SB_EFAIL, "out of memory for packed weights");
         goto out;
     }
     /* f32 -> bf16 happens inside the reorder for onednn-bf16 */
-    dnnl_memory_desc_t smd;
     md_2d(&smd, dd.k, dd.n, dd.ldb, dd.transb, dt == SB_DT_INT8 ? dnnl_s8 : dnnl_f32);
-    DNNL_TRY(dnnl_reorder_primitive_desc_create(&rpd, &smd, g_engine, &pk->wmd, g_engine, NULL),
+    DNNL_TRY(DN(dnnl_reorder_primitive_desc_create)(&rpd, MD(smd), g_engine, MD(pk->wmd),
+                                                    g_engine, NULL),
              "weights reorder primitive_desc");
-    DNNL_TRY(dnnl_primitive_create(&reorder, rpd), "weights reorder primitive");
-    DNNL_TRY(dnnl_memory_create(&msrc, &smd, g_engine, (void *)B), "memory_create B");
-    DNNL_TRY(dnnl_memory_create(&mdst, &pk->wmd, g_engine, pk->data), "memory_create packed");
+    DNNL_TRY(DN(dnnl_primitive_create)(&reorder, rpd), "weights reorder primitive");
+    DNNL_TRY(DN(dnnl_memory_create)(&msrc, MD(smd), g_engine, (void *)B), "memory_create B");
+    DNNL_TRY(DN(dnnl_memory_create)(&mdst, MD(pk->wmd), g_engine, pk->data),
+             "memory_create packed");
     dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, msrc}, {DNNL_ARG_TO, mdst}};
-    DNNL_TRY(dnnl_primitive_execute(reorder, tl_stream, 2, args), "weights reorder");
-    DNNL_TRY(dnnl_stream_wait(tl_stream), "stream wait");
+    DNNL_TRY(DN(dnnl_primitive_execute)(reorder, tl_stream, 2, args), "weights reorder");
+    DNNL_TRY(DN(dnnl_stream_wait)(tl_stream), "stream wait");
     p->owner = owner;
     p->k = dd.k;
     p->n = dd.n;
@@ -553,11 +693,12 @@ static int pack_b(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d, co
     *out = p;
     p = NULL;
 out:
-    if (msrc) dnnl_memory_destroy(msrc);
-    if (mdst) dnnl_memory_destroy(mdst);
-    if (reorder) dnnl_primitive_destroy(reorder);
-    if (rpd) dnnl_primitive_desc_destroy(rpd);
-    if (pd) dnnl_primitive_desc_destroy(pd);
+    if (msrc) DN(dnnl_memory_destroy)(msrc);
+    if (mdst) DN(dnnl_memory_destroy)(mdst);
+    if (reorder) DN(dnnl_primitive_destroy)(reorder);
+    if (rpd) DN(dnnl_primitive_desc_destroy)(rpd);
+    if (pd) DN(dnnl_primitive_desc_destroy)(pd);
+    md_free(&smd);
     packed_free(pk);
     free(p);
     omp_set_num_threads(old_nt);
@@ -575,8 +716,8 @@ static int gemm_packed(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *
     const void *a = A;
     if (dt == SB_DT_BF16) {
         int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
-        a = to_bf16(A, d->transa == 'N' ? d->m : d->k, d->transa == 'N' ? d->k : d->m, d->lda,
-                    &tl_bf_a, &tl_bf_acap, nt);
+        a = sb_bf16buf_round(A, d->transa == 'N' ? d->m : d->k, d->transa == 'N' ? d->k : d->m,
+                             d->lda, SB_BF16BUF_A, nt);
         if (!a) return sb_errf(e, SB_EFAIL, "onednn-bf16: out of memory for a bf16 copy");
     }
     return run_matmul(dt, d, a, pk->data, &pk->wmd, B, C, e);

@@ -192,7 +192,7 @@ void sb_cpu_detect(sb_cpu *c)
 
 /* The flags a test can force off, and what each takes with it. */
 static const char *const g_force_flags[] = {"AVX2",     "AVX512", "AVX512_BF16", "AVX512_VNNI",
-                                            "AVX_VNNI", "AMX",    "ONEDNN"};
+                                            "AVX_VNNI", "AMX",    "ONEDNN", "MKL"};
 #define NFORCE (sizeof g_force_flags / sizeof g_force_flags[0])
 
 int sb_cpu_forced_off(const char *flag)
@@ -255,7 +255,7 @@ int sb_cpu_check_forces(char *why, size_t whylen)
         if (!known) {
             snprintf(why, whylen,
                      "unknown variable %.*s (known: SB_FORCE_NO_ + AVX2, AVX512, AVX512_BF16, "
-                     "AVX512_VNNI, AVX_VNNI, AMX, ONEDNN)",
+                     "AVX512_VNNI, AVX_VNNI, AMX, ONEDNN, MKL)",
                      (int)(eq - *e > 64 ? 64 : eq - *e), *e);
             return -1;
         }

@@ -52,11 +52,11 @@ void sb_cpu_apply_forces(sb_cpu *c);
 /* Test hook: a probe answers "no" when SB_FORCE_NO_<FLAG> is set to a
  * non-empty value other than "0", e.g. SB_FORCE_NO_AVX2 (and everything above
  * it), SB_FORCE_NO_AVX512, SB_FORCE_NO_AVX512_BF16, SB_FORCE_NO_AVX512_VNNI,
- * SB_FORCE_NO_AMX, SB_FORCE_NO_ONEDNN. 1 when that variable is set so. */
+ * SB_FORCE_NO_AMX, SB_FORCE_NO_ONEDNN, SB_FORCE_NO_MKL. 1 when that variable is set so. */
 int sb_cpu_forced_off(const char *flag);
 /* The SB_FORCE_NO_<FLAG> variables, one per flag a test can turn off:
  * AVX2 (and everything above it), AVX512 (and AVX512_BF16/VNNI, AMX),
- * AVX512_BF16, AVX512_VNNI, AVX_VNNI, AMX, ONEDNN. A value is "", "0" (off)
+ * AVX512_BF16, AVX512_VNNI, AVX_VNNI, AMX, ONEDNN, MKL. A value is "", "0" (off)
  * or "1" (forced off). Returns 0 when the environment holds only those;
  * else -1 with one line in why naming the variable (the CLI exits 2). */
 int sb_cpu_check_forces(char *why, size_t whylen);

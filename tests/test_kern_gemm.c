@@ -696,9 +696,10 @@ int main(int argc, char **argv)
     /* Registry order is part of the interface (the sweep's kernel axis). */
     static const char *const order[] = {"scalar-f32",  "avx2-f32",    "avx2-int8",  "avx512-f32",
                                         "avx512-bf16", "vnni-int8",   "amx-bf16",   "amx-int8",
-                                        "onednn-f32",  "onednn-bf16", "onednn-int8"};
-    CHECK_EQ_INT(sb_kernel_count(), 11);
-    for (int i = 0; i < 11 && i < sb_kernel_count(); i++)
+                                        "onednn-f32",  "onednn-bf16", "onednn-int8",
+                                        "mkl-f32",     "mkl-bf16",    "mkl-int8"};
+    CHECK_EQ_INT(sb_kernel_count(), 14);
+    for (int i = 0; i < 14 && i < sb_kernel_count(); i++)
         CHECK(strcmp(sb_kernel_at(i)->name, order[i]) == 0);
     char why[256];
     CHECK(sb_isa_probe("avx2_f32", why, sizeof why) ==
