@@ -6,6 +6,23 @@
 #include "sb_io.h"
 #include "sb_metric.h"
 #include "sb_text.h"
+#include "sb_vendor.h"
+
+json_t *sb_result_library(const char *kernel)
+{
+    const char *vendor = sb_vendor_of_kernel(kernel);
+    if (!vendor) return NULL;
+    const sb_vendor_lib *l =
+        sb_vendor_get(strcmp(vendor, "MKL") == 0 ? SB_VENDOR_MKL : SB_VENDOR_ONEDNN);
+    json_t *o = json_pack("{s:s, s:b}", "name", l->name, "loaded", l->loaded);
+    if (l->loaded) {
+        json_object_set_new(o, "version", json_string(l->version));
+        json_object_set_new(o, "origin", json_string(l->origin));
+        json_object_set_new(o, "runtime", json_string(l->runtime));
+    } else
+        json_object_set_new(o, "reason", json_string(l->why));
+    return o;
+}
 
 json_t *sb_result_new(const sb_result_head *h)
 {
@@ -13,6 +30,8 @@ json_t *sb_result_new(const sb_result_head *h)
     if (!doc) return NULL;
     json_object_set_new(doc, "workload", json_string(h->workload));
     if (h->kernel) json_object_set_new(doc, "kernel", json_string(h->kernel));
+    json_t *lib = sb_result_library(h->kernel);
+    if (lib) json_object_set_new(doc, "library", lib);
     if (h->dtype) json_object_set_new(doc, "dtype", json_string(h->dtype));
     json_object_set_new(doc, "threads", json_integer(h->threads));
     json_object_set_new(doc, "ranks", json_integer(h->ranks));

@@ -30,6 +30,10 @@ typedef struct sb_result_head {
 /* A new document: the head's fields, then an empty config, samples, metrics,
  * units and better for the worker to fill. NULL when out of memory. */
 json_t *sb_result_new(const sb_result_head *h);
+/* A vendor kernel's library as the result records it ("library": name,
+ * loaded, version, origin, runtime, or the reason it is not loaded); NULL
+ * for the project's own kernels (and NULL kernel). */
+json_t *sb_result_library(const char *kernel);
 
 /* Fills doc's "better" (beside "units"): for each metric in "metrics",
  * "higher" or "lower" (is better), from the metric table (sb_metric) or, for

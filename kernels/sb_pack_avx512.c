@@ -226,3 +226,16 @@ void sb_pack_b_vnni_avx512(const sb_gemm_desc *d, const void *B, sb_src_type src
         pack_b_t((const char *)B + ((size_t)j0 * d->ldb + p0) * ses, (size_t)d->ldb, cv, ses, kg,
                  nr, nc, kc, pan_bytes, dst);
 }
+
+void sb_round_bf16_rows_avx512(const float *X, int rows, int cols, int ld, uint16_t *o)
+{
+    for (int r = 0; r < rows; r++) {
+        const float *x = X + (size_t)r * ld;
+        uint16_t *y = o + (size_t)r * ld;
+        for (int c = 0; c < cols; c += 16) {
+            __mmask16 m = cols - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
+            __m512i v = cvt16_bf16(_mm512_castps_si512(_mm512_maskz_loadu_ps(m, x + c)));
+            _mm256_mask_storeu_epi16(y + c, m, _mm512_cvtepi32_epi16(v));
+        }
+    }
+}

@@ -25,4 +25,8 @@ void sb_pack_a_tiles_avx512(const sb_gemm_desc *d, const void *A, sb_src_type sr
 void sb_pack_b_vnni_avx512(const sb_gemm_desc *d, const void *B, sb_src_type src, int dst_bf16,
                            int nr, int kg, int p0, int kc, int kcp, int j0, int nc, void *dst);
 
+/* rows x cols of X (row stride ld) rounded as sb_f32_to_bf16 does, into o
+ * with the same stride: sb_bf16buf's AVX-512 path. */
+void sb_round_bf16_rows_avx512(const float *X, int rows, int cols, int ld, uint16_t *o);
+
 #endif

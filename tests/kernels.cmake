@@ -17,6 +17,8 @@ add_test(NAME amx_objdump COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/amx_objdump.s
 set_tests_properties(amx_objdump PROPERTIES SKIP_RETURN_CODE 77)
 sb_add_unit(test_kern_peak ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_peak.c)
 sb_add_script(kern_cli kern_cli.sh)
+# the vendor libraries: which runs, skips with the reason when missing or broken
+sb_add_script(kern_vendor_cli kern_vendor_cli.sh)
 set_tests_properties(test_kern_gemm kern_cli PROPERTIES TIMEOUT 120)
 
 # The same tests with instruction sets forced off, so that on an AVX-512

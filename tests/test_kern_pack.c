@@ -7,7 +7,9 @@
  * KC blocks), offsets i0/p0 into a padded A, and f32 inputs that test the
  * rounding: ties to even both ways, NaN (signalling and quiet, both signs),
  * infinities, denormals (kept: vcvtneps2bf16 would flush them), the largest
- * finite values (rounding up to infinity). Exit 77 without AVX-512. */
+ * finite values (rounding up to infinity); and sb_round_bf16_rows_avx512
+ * (the vendor kernels' f32 -> bf16 copies) against sb_f32_to_bf16, with the
+ * padding between rows left untouched. Exit 77 without AVX-512. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -171,6 +173,25 @@ int main(void)
             one_b(conv[c].src, conv[c].bf16, conv[c].kg, ta, 96, 512, 3, 1024, 5);
             one_b(conv[c].src, conv[c].bf16, conv[c].kg, ta, 70, 1000, 0, 24, 0);
         }
+    /* the vendors' f32 -> bf16 copies (sb_bf16buf_round's AVX-512 rows) */
+    for (int cols = 1; cols <= 67; cols += (cols < 20 ? 1 : 7)) {
+        int rows = 3, ld = cols + 5;
+        float *x = malloc(sizeof *x * rows * ld);
+        uint16_t *y = malloc(sizeof *y * rows * ld);
+        for (int i = 0; i < rows * ld; i++) {
+            x[i] = special(rnd());
+            y[i] = 0xdead;
+        }
+        sb_round_bf16_rows_avx512(x, rows, cols, ld, y);
+        for (int r = 0; r < rows; r++)
+            for (int j = 0; j < ld; j++) {
+                uint16_t want = j < cols ? sb_f32_to_bf16(x[r * ld + j]) : 0xdead;
+                g_cases++;
+                if (y[r * ld + j] != want) g_bad++;
+            }
+        free(x);
+        free(y);
+    }
     printf("%d packings, %d differ\n", g_cases, g_bad);
     CHECK(g_cases > 0);
     CHECKF(g_bad == 0, "%d of %d packings differ from the reference", g_bad, g_cases);
