@@ -8,6 +8,7 @@
 #include "sb_cpu.h"
 #include "sb_kernel.h"
 #include "sb_sysinfo.h"
+#include "sb_stack.h"
 #include "sb_text.h"
 #include "sb_tuning.h"
 
@@ -153,6 +154,7 @@ int sb_cmd_info(int argc, char **argv)
     json_object_set_new(doc, "kernels", kernels);
     json_object_set_new(doc, "tuning", tuning_json(tune_file, si.fingerprint));
     json_object_set_new(doc, "sprbench_version", json_string(sb_version()));
+    json_object_set_new(doc, "stack", sb_stack_json());
     if (json) {
         sb_text_json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         putchar('\n');
@@ -180,6 +182,14 @@ int sb_cmd_info(int argc, char **argv)
            si.l1d_bytes >> 10, si.l2_bytes >> 10, si.l3_bytes >> 20);
     printf("memory       %.1f GiB\n", si.mem_bytes / 1073741824.0);
     printf("governor     %s\n", si.governor[0] ? si.governor : "(not readable)");
+    /* what every result records as its "stack" (sb_stack) */
+    printf("software stack\n");
+    json_t *stack = json_object_get(doc, "stack");
+    for (int i = 0; i < sb_stack_nfields(); i++) {
+        const sb_stack_field *f = sb_stack_field_at(i);
+        const char *v = json_string_value(json_object_get(stack, f->key));
+        printf("  %-21s %s\n", f->word, v ? v : "(not readable)");
+    }
     printf("kernels\n");
     size_t nk = json_array_size(kernels);
     for (size_t i = 0; i < nk; i++) {
