@@ -113,17 +113,21 @@ void sb_stackside_cell(const sb_stackside *s, const char *key, char *buf, size_t
                      s->unrecorded == 1 ? "" : "s");
 }
 
+/* The values a side read, "not readable" ("") left out: an unread field
+ * does not differ from anything, it is unknown. */
+static size_t nread(json_t *m) { return json_object_size(m) - (json_object_get(m, "") != NULL); }
+
 int sb_stackside_differs(const sb_stackside *b, const sb_stackside *c, const char *key)
 {
     json_t *mb = json_object_get(b->vals, key), *mc = json_object_get(c->vals, key);
-    if (!json_object_size(mb) || !json_object_size(mc)) return 0;
+    if (!nread(mb) || !nread(mc)) return 0;
     /* the same set of values (counts aside) reads as the same */
-    if (json_object_size(mb) != json_object_size(mc)) return 1;
+    if (nread(mb) != nread(mc)) return 1;
     const char *v;
     json_t *n;
     json_object_foreach(mb, v, n)
     {
-        if (!json_object_get(mc, v)) return 1;
+        if (*v && !json_object_get(mc, v)) return 1;
     }
     return 0;
 }

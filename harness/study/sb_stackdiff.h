@@ -28,7 +28,8 @@ void sb_stackside_free(sb_stackside *s);
 /* One field of a side in words: "3.2.0", "not readable", "not recorded",
  * "2.6.3 (12 points), 3.2.0 (4 points)", "...; not recorded for 3 points". */
 void sb_stackside_cell(const sb_stackside *s, const char *key, char *buf, size_t cap);
-/* Whether the two sides show a field differently (both recorded it). */
+/* Whether the two sides show a field differently (both recorded and read
+ * it: "not readable" on either side is unknown, not a difference). */
 int sb_stackside_differs(const sb_stackside *b, const sb_stackside *c, const char *key);
 
 /* A point's recorded stack (a new reference), NULL when its result has none. */
