@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include "sb_io.h"
 #include "sb_metric.h"
+#include "sb_stack.h"
 #include "sb_text.h"
 #include "sb_vendor.h"
 
@@ -82,6 +83,10 @@ void sb_result_seal(json_t *doc, int argc, char *const argv[], const char *const
     json_object_set_new(doc, "repro", json_string(repro ? repro : ""));
     free(repro);
     if (fingerprint) json_object_set_new(doc, "machine_fingerprint", json_string(fingerprint));
+    /* the software it ran on: the machine's fingerprint names the hardware
+     * only, and the same box with another oneDNN or turbo off is another
+     * measurement */
+    json_object_set_new(doc, "stack", sb_stack_json());
 }
 
 json_t *sb_result_worker(const sb_result_head *h, json_t *config, int argc, char *const argv[],

@@ -4,7 +4,7 @@
  * samples, metrics and units, then seals the document (the direction of
  * each metric, "better", comes from the metric table, sb_metric): the command that
  * repeats it, the environment that changes results, the machine's
- * fingerprint. The sweep ingests what this writes (harness/store), so every
+ * fingerprint and the software stack it ran on ("stack", sb_stack). The sweep ingests what this writes (harness/store), so every
  * document has the same keys in the same order.
  *
  *   json_t *doc = sb_result_new(&(sb_result_head){"gemm", "avx2-f32", "f32", 2, 1, 1, 1,

@@ -8,6 +8,7 @@
 #include "sb_cpu.h"
 #include "sb_kernel.h"
 #include "sb_sysinfo.h"
+#include "sb_stack.h"
 #include "sb_text.h"
 #include "sb_tuning.h"
 #include "sb_vendor.h"
@@ -83,7 +84,8 @@ static json_t *tuning_json(const char *given, const char *fp)
 }
 
 /* Which vendor libraries the onednn-* and mkl-* kernels run on: PyPI's
- * oneDNN 3.x or Debian's 2.6.3 fallback, MKL or why not. */
+ * oneDNN 3.x or Debian's 2.6.3 fallback, MKL or why not (the text form is
+ * the software stack's oneDNN and MKL lines). */
 static json_t *vendors_json(void)
 {
     json_t *a = json_array();
@@ -94,22 +96,6 @@ static json_t *vendors_json(void)
                                            l->origin, "runtime", l->runtime, "reason", l->why));
     }
     return a;
-}
-
-static void print_vendors(json_t *a)
-{
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        json_t *l = json_array_get(a, i);
-        const char *name = json_string_value(json_object_get(l, "name"));
-        if (json_is_true(json_object_get(l, "loaded")))
-            printf("%-12s %s %s, %s (%s)\n", i ? "" : "vendors", name,
-                   json_string_value(json_object_get(l, "version")),
-                   json_string_value(json_object_get(l, "origin")),
-                   json_string_value(json_object_get(l, "runtime")));
-        else
-            printf("%-12s %s not loaded: %s\n", i ? "" : "vendors", name,
-                   json_string_value(json_object_get(l, "reason")));
-    }
 }
 
 static void print_tuning(json_t *o)
@@ -185,6 +171,7 @@ int sb_cmd_info(int argc, char **argv)
     json_object_set_new(doc, "vendors", vendors_json());
     json_object_set_new(doc, "tuning", tuning_json(tune_file, si.fingerprint));
     json_object_set_new(doc, "sprbench_version", json_string(sb_version()));
+    json_object_set_new(doc, "stack", sb_stack_json());
     if (json) {
         sb_text_json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         putchar('\n');
@@ -212,7 +199,14 @@ int sb_cmd_info(int argc, char **argv)
            si.l1d_bytes >> 10, si.l2_bytes >> 10, si.l3_bytes >> 20);
     printf("memory       %.1f GiB\n", si.mem_bytes / 1073741824.0);
     printf("governor     %s\n", si.governor[0] ? si.governor : "(not readable)");
-    print_vendors(json_object_get(doc, "vendors"));
+    /* what every result records as its "stack" (sb_stack) */
+    printf("software stack\n");
+    json_t *stack = json_object_get(doc, "stack");
+    for (int i = 0; i < sb_stack_nfields(); i++) {
+        const sb_stack_field *f = sb_stack_field_at(i);
+        const char *v = json_string_value(json_object_get(stack, f->key));
+        printf("  %-21s %s\n", f->word, v ? v : "(not readable)");
+    }
     printf("kernels\n");
     size_t nk = json_array_size(kernels);
     for (size_t i = 0; i < nk; i++) {

@@ -114,9 +114,11 @@ static void report_help(void)
         "              default: $SPRBENCH_PLOTS, the source tree's plots/, the installed ones)\n\n"
         "DIR is created when missing, but not its parents. The report also says in which\n"
         "recorded environment variables (OMP_*, ONEDNN_*, LD_PRELOAD, ...) the two sides'\n"
-        "runs differed.\n\n"
+        "runs differed, and sets their recorded software stacks (compiler, oneDNN, MKL,\n"
+        "MPI, hypervisor, SMT, huge pages, governor, turbo) side by side.\n\n"
         "The last line printed is the headline (SQuAD epoch at each side's best kernel,\n"
-        "ratio, mismatches), when a side trained.\n"
+        "ratio, the software differences that could explain it, mismatches), when a side\n"
+        "trained.\n"
         "Exit status: 0 written, 1 failure, 2 bad usage or input.\n",
         sb_default_db());
 }

@@ -14,10 +14,10 @@ expect_json() {
   else fail "$1: not ($2)"; head -c 1500 "$1" >&2; fi
 }
 
-# info: one line per vendor, the JSON with both
+# info: the stack's lines for each vendor, the JSON with both
 expect_rc 0 "$SPRBENCH" info
-expect_grep '^vendors +oneDNN ' "$T/out"
-expect_grep '^ +MKL ' "$T/out"
+expect_grep '^  oneDNN build +(PyPI onednn-cpu-gomp|Debian libdnnl2|cannot open)' "$T/out"
+expect_grep '^  MKL build +(PyPI mkl|cannot open)' "$T/out"
 for k in mkl-f32 mkl-bf16 mkl-int8; do expect_grep "^  $k " "$T/out"; done
 "$SPRBENCH" info --json >"$T/info.json"
 expect_json "$T/info.json" '[v["name"] for v in d["vendors"]] == ["oneDNN", "MKL"]'
@@ -28,7 +28,8 @@ mkl_loaded=$(json "$T/info.json" 'int(d["vendors"][1]["loaded"])')
 # MKL missing: its kernels skipped with the reason, the rest unchanged
 export SB_MKL_LIB="$T/no-such-libmkl_rt.so.3"
 expect_rc 0 "$SPRBENCH" info
-expect_grep '^ +MKL not loaded: cannot open MKL .*no-such-libmkl_rt' "$T/out"
+expect_grep '^  MKL +not loaded$' "$T/out"
+expect_grep '^  MKL build +cannot open MKL .*no-such-libmkl_rt' "$T/out"
 expect_grep '^  mkl-f32 +cannot open MKL' "$T/out"
 expect_grep '^  scalar-f32 +available' "$T/out"
 expect_rc 3 "$SPRBENCH" gemm --kernel mkl-f32 --m 32 --n 32 --k 32 --reps 2 --result-file "$T/skip.json"
@@ -45,14 +46,14 @@ expect_json "$T/pts.json" 'any(p["kernel"] == "scalar-f32" and p["status"] == "o
 # MKL broken: a library that is not MKL's single dynamic library
 export SB_MKL_LIB=libm.so.6
 expect_rc 0 "$SPRBENCH" info
-expect_grep "MKL not loaded: libm.so.6 is not MKL's single dynamic library" "$T/out"
+expect_grep "^  MKL build +libm.so.6 is not MKL's single dynamic library" "$T/out"
 expect_rc 3 "$SPRBENCH" gemm --kernel mkl-int8 --m 16 --n 16 --k 16 --reps 2
 unset SB_MKL_LIB
 
 # oneDNN missing, then of the other API generation than the headers built against
 export SB_ONEDNN_LIB="$T/no-such-libdnnl.so"
 expect_rc 0 "$SPRBENCH" info
-expect_grep '^vendors +oneDNN not loaded: cannot open oneDNN .*no-such-libdnnl' "$T/out"
+expect_grep '^  oneDNN build +cannot open oneDNN .*no-such-libdnnl' "$T/out"
 expect_grep '^  onednn-f32 +cannot open oneDNN' "$T/out"
 expect_rc 3 "$SPRBENCH" gemm --kernel onednn-f32 --m 16 --n 16 --k 16 --reps 2
 expect_one_error_line '^sprbench gemm: kernel onednn-f32 cannot run on this machine: cannot open oneDNN'
@@ -65,7 +66,7 @@ elif [ "$onednn_loaded" = 1 ]; then other="$("$(dirname "$0")/../scripts/vendor-
 if [ -n "$other" ] && [ -e "$other" ]; then
   export SB_ONEDNN_LIB="$other"
   expect_rc 0 "$SPRBENCH" info
-  expect_grep "oneDNN not loaded: .* is oneDNN [0-9]+\.x, but this sprbench was built against oneDNN $built\.x headers" "$T/out"
+  expect_grep "^  oneDNN build +.* is oneDNN [0-9]+\.x, but this sprbench was built against oneDNN $built\.x headers" "$T/out"
 else
   echo "note: no oneDNN of the other generation here to load against these headers"
 fi

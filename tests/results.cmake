@@ -37,6 +37,16 @@ set_tests_properties(results_store PROPERTIES TIMEOUT 300)
 sb_add_script(results_env results_env.sh)
 set_tests_properties(results_env PROPERTIES TIMEOUT 180)
 sb_add_script(results_machines results_machines.sh)
+# The software stack every result records (bench/sb_stack): the field table,
+# its parsing, and the differences the report's headline names
+# (study/sb_stackdiff); at CLI level the result, info, the CSV columns, an
+# older record's "not recorded" and the headline's clause.
+sb_add_unit(test_results_stack test_results_stack.c)
+sb_add_script(results_stack results_stack.sh)
+set_tests_properties(results_stack PROPERTIES TIMEOUT 180)
+# results/machines/README.md's table is what the records say
+# (scripts/machines-readme --check).
+sb_add_script(results_machines_readme results_machines_readme.sh)
 # the report over the shipped records and a synthetic pair: the headline (SQuAD
 # epoch at each side's best kernel, mismatches named), best kernel per
 # precision, What AMX gives, no gate verdict without --gate, the selectors.

@@ -11,6 +11,8 @@
 #include "sb_kernel.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
+#include "sb_query.h"
+#include "sb_stack.h"
 #include "sb_stats.h"
 #include "sb_text.h"
 #include "sb_workload.h"
@@ -1391,6 +1393,22 @@ static void csv_text(FILE *f, const char *s)
     free(c);
 }
 
+/* A point's stack cells: "" for a field its stack lacks (not readable
+ * there), "not recorded" in every one when its result has none. */
+static int csv_stack(sb_db *db, int64_t point_id, FILE *f, sb_err *e)
+{
+    json_t *doc = NULL;
+    int rc = sb_db_point_result(db, point_id, &doc, e);
+    json_t *st = json_object_get(doc, "stack");
+    for (int k = 0; !rc && k < sb_stack_nfields(); k++) {
+        fputc(',', f);
+        const char *v = json_string_value(json_object_get(st, sb_stack_field_at(k)->key));
+        csv_text(f, json_is_object(st) ? (v ? v : "") : "not recorded");
+    }
+    json_decref(doc);
+    return rc;
+}
+
 static int cmp_cstr(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1435,6 +1453,9 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
               "kernel,dtype,shape,threads,ppn,nodes,ranks,status,reason,n_samples,samples_min_s,"
               "samples_p10_s,samples_median_s,samples_p90_s,projected_metrics",
               f);
+        /* the software each point ran on (bench/sb_stack), before the metrics */
+        for (int k = 0; k < sb_stack_nfields(); k++)
+            fprintf(f, ",stack_%s", sb_stack_field_at(k)->key);
         for (int k = 0; k < nn; k++) {
             fputc(',', f);
             csv_text(f, names[k]);
@@ -1481,6 +1502,8 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
                     strlen(proj) + strlen(p->metrics[j].name) + 2 < sizeof proj)
                     strcat(strcat(proj, proj[0] ? ";" : ""), p->metrics[j].name);
             csv_text(f, proj);
+            rc = csv_stack(db, p->id, f, e);
+            if (rc) break;
             for (int k = 0; k < nn; k++) {
                 const sb_metric_val *m = sb_pt_metric(p, names[k]);
                 if (m)

@@ -9,6 +9,7 @@
 #include "sb_report_trun.h"
 #include "sb_report_words.h"
 #include "sb_scaling.h"
+#include "sb_stackdiff.h"
 #include "sb_stats.h"
 
 #ifndef SB_SOURCE_DIR
@@ -119,6 +120,8 @@ static void infer_headline(const sb_headline_in *in, const sb_rsink *s)
             if (strcmp(b.data, c.data)) sb_rp_addf(r[4], 600, "data set %s vs %s", c.data, b.data);
             if (strcmp(b.version, c.version))
                 sb_rp_addf(r[4], 600, "tool version %s vs %s", c.version, b.version);
+            char stk[400];
+            if (sb_stack_diff_points(in->db, pb, pc, stk, sizeof stk)) sb_rp_addf(r[4], 600, "%s", stk);
         } else {
             snprintf(r[3], 600, "-");
         }
@@ -178,22 +181,28 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
     sb_rp_ratio_text(in, bb, cb, rt, sizeof rt, &ratio);
     sb_rp_mismatches(bb, cb, b, c, why, sizeof why);
     out->ratio = ratio;
+    /* the software the two runs differ in, where it could explain the gap
+     * (a vendor's version for its kernels, the compiler for the project's
+     * own, the machine's SMT, huge pages, governor and turbo for any) */
+    char sd[600], sdc[640] = "";
+    if (sb_stack_diff_points(in->db, bb->p, cb->p, sd, sizeof sd))
+        snprintf(sdc, sizeof sdc, " (the sides differ in %s)", sd);
     if (!bb->projected_squad || !cb->projected_squad) {
         sb_rp_sink_para(s,
                         "Training epoch at each machine's best kernel, on each run's own data set"
                         " (not projected onto SQuAD v1.1: that needs distilbert-base at seq 384 /"
                         " stride 128 on both sides): %s (candidate) %s with %s (%s), %s"
-                        " (baseline) %s with %s (%s): the candidate is %s. %s%s.",
+                        " (baseline) %s with %s (%s): the candidate is %s%s. %s%s.",
                         in->cname, sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype,
                         in->bname, sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype,
-                        rt, why[0] ? "Not like for like: " : "Like for like", why);
+                        rt, sdc, why[0] ? "Not like for like: " : "Like for like", why);
         char w[64];
         sb_rp_speed_words_hl(ratio, w, sizeof w);
         snprintf(out->line, sizeof out->line,
                  "Epoch (each run's own data set, not SQuAD) at each side's best kernel:"
-                 " %.*s %s (%.*s) vs %.*s %s (%.*s): the candidate is %s%s%s%.*s",
+                 " %.*s %s (%.*s) vs %.*s %s (%.*s): the candidate is %s%s%s%s%.*s",
                  SB_RP_CUT(in->cname, 60), d1, SB_RP_CUT(cb->p->kernel, 60),
-                 SB_RP_CUT(in->bname, 60), d2, SB_RP_CUT(bb->p->kernel, 60), w,
+                 SB_RP_CUT(in->bname, 60), d2, SB_RP_CUT(bb->p->kernel, 60), w, sdc,
                  strstr(rt, "too few") ? ", too few samples for a test" : "",
                  why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200));
     } else {
@@ -203,11 +212,11 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
             " features at seq 384 / stride 128, as run_qa.py makes them from %ld,%03ld"
             " questions), projected from the measured step times, at each machine's best"
             " kernel: %s (candidate) %s with %s (%s), %s (baseline) %s with %s (%s): the"
-            " candidate is %s. %s%s.",
+            " candidate is %s%s. %s%s.",
             SB_SQUAD_V11_TRAIN_FEATURES / 1000, SB_SQUAD_V11_TRAIN_FEATURES % 1000,
             SB_SQUAD_V11_TRAIN_QUESTIONS / 1000, SB_SQUAD_V11_TRAIN_QUESTIONS % 1000, in->cname,
             sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype, in->bname,
-            sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype, rt,
+            sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype, rt, sdc,
             why[0] ? "Not like for like: "
                    : "Like for like: same batch, seq, stride,"
                      " threads, ranks, data set and tool version",
@@ -217,9 +226,9 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
         snprintf(
             out->line, sizeof out->line,
             "SQuAD v1.1 epoch (projected) at each side's best kernel: %.*s %s (%.*s) vs %.*s %s"
-            " (%.*s): the candidate is %s%s%s%.*s",
+            " (%.*s): the candidate is %s%s%s%s%.*s",
             SB_RP_CUT(in->cname, 60), d1, SB_RP_CUT(cb->p->kernel, 60), SB_RP_CUT(in->bname, 60),
-            d2, SB_RP_CUT(bb->p->kernel, 60), w,
+            d2, SB_RP_CUT(bb->p->kernel, 60), w, sdc,
             strstr(rt, "too few") ? ", too few samples for a test" : "",
             why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200));
     }

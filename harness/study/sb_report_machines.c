@@ -8,6 +8,8 @@
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 #include "sb_envdiff.h"
+#include "sb_stack.h"
+#include "sb_stackdiff.h"
 #include "sb_query.h"
 #include "sb_result.h"
 
@@ -145,6 +147,48 @@ void sb_rp_section_machines(sb_rp_out *o, sb_db *db, int64_t bid, int64_t cid, c
 
 /* ---- environment ---- */
 
+/* The software each side's results were measured on (their "stack"), side
+ * by side: the compiler and flags, the vendor libraries, MPI, the kernel,
+ * the hypervisor, SMT, huge pages, governor and turbo. */
+static void section_stack(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs)
+{
+    sb_rp_heading(o, 3, "Software stack");
+    sb_stackside b, c;
+    sb_err e = {0};
+    if (sb_stackside_load(db, bs, &b, &e)) {
+        sb_rp_para(o, "The recorded software stacks could not be read: %s.", e.msg);
+        return;
+    }
+    if (sb_stackside_load(db, cs, &c, &e)) {
+        sb_rp_para(o, "The recorded software stacks could not be read: %s.", e.msg);
+        sb_stackside_free(&b);
+        return;
+    }
+    if (b.unrecorded == b.points && c.unrecorded == c.points) {
+        sb_rp_para(o, "Neither side's results recorded their software stack (records of a"
+                      " sprbench before it did): not recorded.");
+    } else {
+        sb_rp_para(o, "As each side's points that ran ok recorded it (\"not readable\": the"
+                      " machine did not say; \"not recorded\": a record from before sprbench"
+                      " recorded its stack).");
+        static const char *const hdr[] = {"", "baseline", "candidate", "differs"};
+        sb_rp_table t;
+        sb_rp_t_init(&t, 4, hdr);
+        for (int i = 0; i < sb_stack_nfields(); i++) {
+            const sb_stack_field *f = sb_stack_field_at(i);
+            char vb[600], vc[600];
+            sb_stackside_cell(&b, f->key, vb, sizeof vb);
+            sb_stackside_cell(&c, f->key, vc, sizeof vc);
+            const char *cells[] = {f->label, vb, vc,
+                                   sb_stackside_differs(&b, &c, f->key) ? "yes" : ""};
+            sb_rp_t_row(&t, cells);
+        }
+        sb_rp_t_emit(o, &t);
+    }
+    sb_stackside_free(&b);
+    sb_stackside_free(&c);
+}
+
 /* Which of the variables that change results (OMP_*, ONEDNN_*, LD_PRELOAD,
  * ...) the two sides' runs differed in, as recorded in each result: one
  * line per distinct difference over the matched point pairs. */
@@ -185,4 +229,5 @@ void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_pts
     sb_envdiffs_free(&d);
     sb_envmap_free(&bm);
     sb_envmap_free(&cm);
+    section_stack(o, db, bs, cs);
 }

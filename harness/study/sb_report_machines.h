@@ -2,7 +2,8 @@
  * side by side: CPU, topology, caches, ISA flags, AMX and whether the OS
  * grants it, kernel, governor, host name, fingerprint) and its
  * "Environment" section (the recorded variables that change results, in
- * which the two sides' runs differed), and a machine's stored description
+ * which the two sides' runs differed, and the two sides' recorded software
+ * stacks side by side, sb_stackdiff), and a machine's stored description
  * (the side names read it). */
 #ifndef SB_REPORT_MACHINES_H
 #define SB_REPORT_MACHINES_H
