@@ -274,6 +274,7 @@ static json_t *peak_doc(const peak_opts *o, peak_run *r, const sb_sysinfo *si, c
     json_object_set_new(doc, "no_clock", r->no_clock);
     json_object_set_new(doc, "warnings", r->warnings);
     json_object_set_new(doc, "microarch", json_string(cpu->microarch));
+    json_object_set_new(doc, "microarch_how", json_string(cpu->microarch_how));
     char omp[32];
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", o->threads);
     const char *set[] = {omp, NULL};
