@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "sb_peak.h"
 #include "sb_text.h"
 #include "sb_workload.h"
 
@@ -383,6 +384,10 @@ int sb_db_open_at_version(const char *path, int target, sb_db **out, sb_err *e)
     }
     sqlite3_busy_timeout(db->h, 10000);
     sqlite3_extended_result_codes(db->h, 0);
+    if ((orc = sb_db_add_functions(db->h)) != SQLITE_OK) {
+        rc = sb_errf(e, SB_EFAIL, "%s: cannot add SQL functions: %s", path, sqlite3_errstr(orc));
+        goto fail;
+    }
     char *msg = NULL;
     orc = sqlite3_exec(db->h,
                        "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
@@ -466,7 +471,8 @@ int sb_db_open_readonly(const char *path, sb_db **out, sb_err *e)
         }
     }
     sqlite3_extended_result_codes(db->h, 0);
-    if (sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK) {
+    if (sb_db_add_functions(db->h) != SQLITE_OK ||
+        sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "read-only settings");
         sb_db_close(db);
         return rc;
@@ -1364,6 +1370,8 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     json_object_foreach(metrics, name, v)
     {
         if (!json_is_number(v)) continue; /* strings and tables stay in result_json */
+        /* a clock above any CPU's is a wrong per-cycle figure, not a clock */
+        if (sb_peak_clock_impossible(name, json_number_value(v))) continue;
         json_t *src = json_object_get(projected, name);
         int is_projected = src != NULL && !json_is_false(src);
         sqlite3_bind_int64(ins_m, 1, point_id);
