@@ -183,15 +183,11 @@ static void set(sb_uarch *u, const char *table, int inferred, int source)
     u->source = source;
 }
 
-/* "model 167 (Rocket Lake's number) reported under a hypervisor" */
-static void reported(const sb_cpu_sig *s, const char *model_name, char *buf, size_t cap)
+/* "model 167 reported under a hypervisor": the number, not the part it
+ * would be (the name a reader must not take away) */
+static void reported(const sb_cpu_sig *s, char *buf, size_t cap)
 {
-    char who[64] = "";
-    size_t n = model_name ? strlen(model_name) : 0;
-    if (n)
-        snprintf(who, sizeof who, " (%s'%s number)", model_name,
-                 model_name[n - 1] == 's' ? "" : "s");
-    snprintf(buf, cap, "model %u%s %s", s->model, who,
+    snprintf(buf, cap, "model %u %s", s->model,
              s->hypervisor == 1       ? "reported under a hypervisor"
                  : s->hypervisor == 0 ? "reported on bare metal"
                                       : "reported");
@@ -225,7 +221,7 @@ void sb_uarch_identify(const sb_cpu_sig *s, sb_uarch *u)
         snprintf(u->how, sizeof u->how, "by the model number; the features agree");
         return;
     }
-    reported(s, model_name, rep, sizeof rep);
+    reported(s, rep, sizeof rep);
     if (feat_name && (!model_name || strcmp(feat_name, model_name))) {
         set(u, feat_name, 1, SB_UARCH_FEATURES);
         evidence(s, amd, by_l3 || contradicted, ev, sizeof ev);

@@ -202,8 +202,8 @@ static const struct {
      {I, 6, 167, 1, 1, 1, 1, 1, 1, 0, 0, 1, 2 * MIB, 480 * MIB},
      "Granite Rapids-class",
      SB_UARCH_FEATURES,
-     "model 167 (Rocket Lake's number) reported under a hypervisor; inferred from AMX,"
-     " AVX512-FP16, a 2 MiB L2 and a 480 MiB L3"},
+     "model 167 reported under a hypervisor; inferred from AMX, AVX512-FP16, a 2 MiB L2 and a"
+     " 480 MiB L3"},
     /* the same machine's record, taken before AVX512-FP16 and the
      * hypervisor bit were recorded (masked-amx-xeon-2026-12-04.json) */
     {"model 167 record with AMX and a 480 MiB L3",
@@ -246,7 +246,7 @@ static const struct {
      {I, 6, 151, 2, 1, 1, 1, 1, 1, 0, 0, 1, 2 * MIB, 60 * MIB},
      "Sapphire Rapids-class",
      SB_UARCH_FEATURES,
-     "Alder Lake's number"},
+     "model 151 reported under a hypervisor"},
     {"Cascade Lake's number with AVX512-BF16",
      {I, 6, 85, 7, 1, 1, 0, 0, 0, 0, 0, 1, 1 * MIB, 0},
      "Cooper Lake-class",

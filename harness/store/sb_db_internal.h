@@ -35,13 +35,18 @@ int sb_db_insert_samples(sb_db *db, sqlite3_stmt *ins, int64_t point_id, json_t 
  * sb_uarch(vendor, family, model, stepping, isa, l2_bytes, l3_bytes,
  * info_json, microarch), a machine's microarchitecture from its recorded
  * signature (sb_uarch_identify), the stored name only where the user set it
- * (SB_CPU_UARCH) or nothing else was recorded. An SQLite result code. */
+ * (SB_CPU_UARCH) or nothing else was recorded; sb_uarch_how(the same), how
+ * it was named ("by the model number; ...", "model 167 reported ...;
+ * inferred from ..."). An SQLite result code. */
 int sb_db_add_functions(sqlite3 *h);
 /* SQL for the microarchitecture of the machine row m (an alias), and the
  * same with its AMX state: "Emerald Rapids (AMX)", "Emerald Rapids (no
  * AMX)" (the OS granted AMX or not; unrecorded: the name alone). */
 #define SB_DB_UARCH(m)                                                                \
     "sb_uarch(" m ".vendor, " m ".family, " m ".model, " m ".stepping, " m ".isa, " m \
+    ".l2_bytes, " m ".l3_bytes, " m ".info_json, " m ".microarch)"
+#define SB_DB_UARCH_HOW(m)                                                                \
+    "sb_uarch_how(" m ".vendor, " m ".family, " m ".model, " m ".stepping, " m ".isa, " m \
     ".l2_bytes, " m ".l3_bytes, " m ".info_json, " m ".microarch)"
 #define SB_DB_MACHINE_NAME(m)                                                             \
     "(" SB_DB_UARCH(m) " || CASE " m ".amx_os_permitted WHEN 1 THEN ' (AMX)' WHEN 0 THEN" \

@@ -24,7 +24,7 @@ static json_t *json_arg(sqlite3_value *v)
 }
 
 /* sb_uarch(vendor, family, model, stepping, isa, l2_bytes, l3_bytes,
- * info_json, microarch) */
+ * info_json, microarch): the name; sb_uarch_how(the same): how it was found */
 static void uarch_fn(sqlite3_context *cx, int argc, sqlite3_value **v)
 {
     (void)argc;
@@ -60,14 +60,23 @@ static void uarch_fn(sqlite3_context *cx, int argc, sqlite3_value **v)
         /* a part newer than our table, named by a newer sprbench */
         keep = u.source == SB_UARCH_UNKNOWN && stored && *stored;
     }
-    sqlite3_result_text(cx, keep ? stored : u.name, -1, SQLITE_TRANSIENT);
+    const char *out = keep ? stored : u.name;
+    if (sqlite3_user_data(cx)) { /* sb_uarch_how: how the name was found */
+        const char *was = json_string_value(json_object_get(cpu, "microarch_how"));
+        out = !keep ? u.how : was && *was ? was : "the name stored with the record";
+    }
+    sqlite3_result_text(cx, out, -1, SQLITE_TRANSIENT);
     json_decref(isa);
     json_decref(info);
 }
 
 int sb_db_add_functions(sqlite3 *h)
 {
-    return sqlite3_create_function_v2(h, "sb_uarch", 9,
-                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
-                                      uarch_fn, NULL, NULL, NULL);
+    static int how = 1;
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+    int rc = sqlite3_create_function_v2(h, "sb_uarch", 9, flags, NULL, uarch_fn, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(h, "sb_uarch_how", 9, flags, &how, uarch_fn, NULL, NULL,
+                                        NULL);
+    return rc;
 }

@@ -131,7 +131,7 @@ int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
         "fingerprint", "hostname",  "cpu_model", "vendor",           "family",     "model",
         "stepping",    "microarch", "packages",  "numa_nodes",       "cores",      "pus",
         "l2_bytes",    "l3_bytes",  "isa",       "amx_os_permitted", "amx_reason", "kernel",
-        "mem_bytes",   "info_json"};
+        "mem_bytes",   "info_json", "microarch_how"};
     *info = NULL;
     sqlite3_stmt *st;
     int rc = sb_db_prepare(
@@ -139,8 +139,8 @@ int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
         "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
         " " SB_DB_MACHINE_NAME("machine") ", packages, numa_nodes, cores, pus, l2_bytes, l3_bytes,"
         " isa,"
-        " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json"
-        " FROM machine WHERE id = ?",
+        " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json,"
+        " " SB_DB_UARCH_HOW("machine") " FROM machine WHERE id = ?",
         &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, machine_id);
