@@ -35,6 +35,22 @@ assert c['microarch_how'] and isinstance(c['hypervisor'], bool), c
 assert all(isinstance(d['isa'][k], bool) for k in ('avx512_fp16', 'amx_fp16', 'avx10')), d['isa']
 PY
 
+# ---- a sweep records the override, also on a machine the database knows ----
+expect_rc 0 env -u SB_CPU_UARCH "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 \
+  --shapes 16x16x16 --reps 2 --no-peak --db o.db --label plain
+expect_rc 0 env SB_CPU_UARCH='Lab Part 9' "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 \
+  --shapes 16x16x16 --reps 2 --no-peak --db o.db --label named
+expect_rc 0 "$SPRBENCH" db info --db o.db
+expect_grep '^[0-9a-f]{16} +[^ ]+ +Lab Part 9 \((no )?AMX\) ' out
+[ "$(sqlite3 o.db "SELECT json_extract(info_json, '$.cpu.microarch_source') || '|' ||
+  substr(json_extract(info_json, '$.cpu.microarch_how'), 1, 19) FROM machine")" = \
+  'override|set by SB_CPU_UARCH' ] && ok || fail "the machine row does not record the override"
+# taken back: the signature's name again
+expect_rc 0 env -u SB_CPU_UARCH "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 \
+  --shapes 16x16x16 --reps 2 --no-peak --db o.db --label plain2
+expect_rc 0 "$SPRBENCH" db info --db o.db
+grep -q 'Lab Part 9' out && fail "the override outlived the run that set it" || ok
+
 # ---- records: the masked Xeon, the two Emerald Rapids, an override ----
 # The masked Xeon as issue #40 recorded it (family 6 model 167, stored as
 # "Rocket Lake", AMX, 2 MiB L2, 480 MiB L3, f32_clock_ghz 7.55): the real

@@ -718,6 +718,33 @@ int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "machine lookup");
 }
 
+/* A known machine keeps its row as first seen, but for its name where the
+ * user sets one (SB_CPU_UARCH) or takes it back: the latest run's word, so
+ * that a name set after the first sweep is recorded, as an override. */
+static int machine_rename(sb_db *db, int64_t id, json_t *info, sb_err *e)
+{
+    const char *src = jstr(info, "cpu", "microarch_source"), *ua = jstr(info, "cpu", "microarch");
+    const char *how = jstr(info, "cpu", "microarch_how");
+    if (!src || !ua) return SB_OK; /* an older sprbench's description: nothing new */
+    static const char *sql =
+        "UPDATE machine SET microarch = ?2, info_json = json_set(info_json, '$.cpu.microarch',"
+        " ?2, '$.cpu.microarch_source', ?3, '$.cpu.microarch_how', ?4)"
+        " WHERE id = ?1 AND json_valid(info_json) AND ('override' IN (?3,"
+        " COALESCE(json_extract(info_json, '$.cpu.microarch_source'), '')))"
+        " AND (COALESCE(microarch, '') <> ?2"
+        " OR COALESCE(json_extract(info_json, '$.cpu.microarch_source'), '') <> ?3)";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(e, db, "machine rename");
+    sqlite3_bind_int64(st, 1, id);
+    int mem = bind_repaired(st, 2, ua, 128) | bind_repaired(st, 3, src, 32) |
+        bind_repaired(st, 4, how ? how : "", SB_DB_MAX_REASON);
+    int step = mem ? SQLITE_NOMEM : sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
+    return step == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "machine rename");
+}
+
 int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
 {
     const char *fp = jstr(info, "fingerprint", NULL);
@@ -725,7 +752,8 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
     if (!token(fp, 64))
         return sb_errf(e, SB_EUSAGE, "machine fingerprint is not [A-Za-z0-9_.:-]{1,64}");
     int rc = sb_db_machine_by_fingerprint(db, fp, id, e);
-    if (rc || *id) return rc;
+    if (rc) return rc;
+    if (*id) return machine_rename(db, *id, info, e);
     static const char *sql =
         "INSERT INTO machine (fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
         " microarch, packages, numa_nodes, cores, pus, l1d_bytes, l2_bytes, l3_bytes, isa,"
