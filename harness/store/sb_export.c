@@ -237,8 +237,9 @@ static int point_reads_prepare(sb_db *db, point_reads *r, sb_err *e)
                             " AND side IS NOT NULL ORDER BY rep",
                             &r->paired, e)) ||
         (rc = sb_db_prepare(db, "prepare",
-                            "SELECT name, value, unit, projected, source FROM metric"
-                            " WHERE point_id = ? ORDER BY name",
+                            "SELECT name, value, unit, projected, source FROM metric m"
+                            " WHERE point_id = ? AND NOT " SB_DB_IMPOSSIBLE_CLOCK("m")
+                            " ORDER BY name",
                             &r->metrics, e)) ||
         (rc = sb_db_prepare(db, "prepare",
                             "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
