@@ -218,7 +218,10 @@ void sb_uarch_identify(const sb_cpu_sig *s, sb_uarch *u)
     char rep[128], ev[200];
     if (model_name && level <= model_level && !contradicted) {
         set(u, model_name, 0, SB_UARCH_MODEL);
-        snprintf(u->how, sizeof u->how, "by the model number; the features agree");
+        /* a record from before the features were kept has only the number */
+        int none = s->avx512f < 0 && s->amx_tile < 0 && s->avx512_bf16 < 0;
+        snprintf(u->how, sizeof u->how, "by the model number; %s",
+                 none ? "no features recorded" : "the features agree");
         return;
     }
     reported(s, rep, sizeof rep);
@@ -229,9 +232,13 @@ void sb_uarch_identify(const sb_cpu_sig *s, sb_uarch *u)
         return;
     }
     if (model_name) { /* the model number, its L3 too large, and no later class named */
+        char w[32];
+        size_words(s->l3_bytes, w, sizeof w);
         set(u, model_name, 0, SB_UARCH_MODEL);
-        snprintf(u->how, sizeof u->how, "by the model number; no later part has %s's features",
-                 model_name);
+        snprintf(u->how, sizeof u->how,
+                 "by the model number, though its %s L3 is larger than that part has; no"
+                 " feature names a later one",
+                 w);
         return;
     }
     snprintf(u->name, sizeof u->name, "unknown");

@@ -132,6 +132,18 @@ static const struct {
      "Skylake-SP",
      SB_UARCH_MODEL,
      ""},
+    /* the L3 says a later part, no feature does (all hidden): the number stands */
+    {"model 143, features hidden, a 300 MiB L3",
+     {I, 6, 143, 8, 1, 0, 0, 0, 0, 0, 0, 1, 2 * MIB, 300 * MIB},
+     "Sapphire Rapids",
+     SB_UARCH_MODEL,
+     "300 MiB L3 is larger than that part has"},
+    /* a record that kept no features (scripts/gen-synthetic-db) */
+    {"model 143, no features recorded",
+     {I, 6, 143, 8, -1, -1, -1, -1, -1, -1, -1, -1, 2 * MIB, 105 * MIB},
+     "Sapphire Rapids",
+     SB_UARCH_MODEL,
+     "no features recorded"},
     /* ---- AMD ---- */
     {"Zen 2 EPYC 7742 (Rome)",
      {A, 23, 0x31, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512 * KIB, 16 * MIB},
