@@ -106,6 +106,16 @@ json_t *sb_sysinfo_json(const sb_sysinfo *s)
         "xcr0_amx", c->xcr0_amx, "amx_os_permitted", amx->permitted);
     json_object_set_new(isa, "os_avx", json_boolean(c->os_avx));
     json_object_set_new(isa, "avx_vnni", json_boolean(c->avx_vnni));
+    /* what names a CPU whose model number a hypervisor masks (sb_uarch) */
+    json_object_set_new(isa, "avx512_fp16", json_boolean(c->avx512_fp16));
+    json_object_set_new(isa, "amx_fp16", json_boolean(c->amx_fp16));
+    json_object_set_new(isa, "avx10", json_boolean(c->avx10));
+    /* how the microarchitecture was named: "override" is the user's word
+     * (SB_CPU_UARCH), which a display of the record keeps */
+    json_object_set_new(cpu, "microarch_source",
+                        json_string(sb_uarch_source_name(c->microarch_source)));
+    json_object_set_new(cpu, "microarch_how", json_string(c->microarch_how));
+    json_object_set_new(cpu, "hypervisor", json_boolean(c->hypervisor));
     /* The flags above are what this run may use; forced names what a test
      * turned off (sb_cpu_get), so a forced run is never taken for the hardware. */
     json_object_set_new(isa, "forced", json_string(c->forced));

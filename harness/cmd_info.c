@@ -140,8 +140,11 @@ int sb_cmd_info(int argc, char **argv)
         else if (c == 'h') {
             printf("usage: sprbench info [--json]\n\n"
                    "Describes this machine: CPU vendor, model, family/model/stepping and\n"
-                   "microarchitecture; ISA flags from CPUID; whether the OS grants AMX (XCR0,\n"
-                   "CPUID 0x1D, arch_prctl); hwloc topology and caches; memory; the kernels\n"
+                   "microarchitecture (from the model number where the features agree, else\n"
+                   "inferred from the features and caches, and said so; SB_CPU_UARCH=NAME\n"
+                   "sets it, recorded as set by SB_CPU_UARCH); ISA flags from CPUID; whether\n"
+                   "the OS grants AMX (XCR0, CPUID 0x1D, arch_prctl); hwloc topology and\n"
+                   "caches; memory; the kernels\n"
                    "this machine can run; the machine fingerprint results are keyed by; and\n"
                    "whether this machine has been tuned (sprbench tune): which kernels, how\n"
                    "many shape classes, when.\n"
@@ -182,8 +185,8 @@ int sb_cmd_info(int argc, char **argv)
     const sb_amx_status *amx = sb_amx_request();
     printf("machine      %s (fingerprint %s)\n", si.hostname, si.fingerprint);
     printf("cpu          %s, %s\n", cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor);
-    printf("             family %u model %u stepping %u -> microarchitecture %s\n", cpu->family,
-           cpu->model, cpu->stepping, cpu->microarch);
+    printf("             family %u model %u stepping %u -> microarchitecture %s (%s)\n",
+           cpu->family, cpu->model, cpu->stepping, cpu->microarch, cpu->microarch_how);
     print_isa_lines(cpu);
     printf("os           XCR0 0x%llx (AVX state %s, AVX-512 state %s, AMX state %s), kernel %s\n",
            (unsigned long long)cpu->xcr0, cpu->os_avx ? "on" : "off", cpu->os_avx512 ? "on" : "off",

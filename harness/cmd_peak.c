@@ -32,7 +32,9 @@ static void peak_help(void)
            "A multiply-add counts as 2 operations. Each path also shows its effective clock:\n"
            "the one-core rate / the documented operations per cycle of its instructions on\n"
            "this microarchitecture (metric PATH_clock_ghz; none, with the reason, where the\n"
-           "microarchitecture or the figure is unknown).\n\n"
+           "microarchitecture or the figure is unknown, or where the quotient is above\n"
+           "6.5 GHz, which no CPU runs at: the assumed figure is then wrong). See `sprbench\n"
+           "info` for how the microarchitecture was named; SB_CPU_UARCH=NAME sets it.\n\n"
            "  --paths LIST      comma-separated paths to measure (default: all; a path this\n"
            "                    CPU or OS cannot run is then listed as skipped with its reason)\n"
            "  --threads T       threads for the aggregate figure (default: physical cores)\n"
@@ -274,6 +276,7 @@ static json_t *peak_doc(const peak_opts *o, peak_run *r, const sb_sysinfo *si, c
     json_object_set_new(doc, "no_clock", r->no_clock);
     json_object_set_new(doc, "warnings", r->warnings);
     json_object_set_new(doc, "microarch", json_string(cpu->microarch));
+    json_object_set_new(doc, "microarch_how", json_string(cpu->microarch_how));
     char omp[32];
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", o->threads);
     const char *set[] = {omp, NULL};

@@ -143,7 +143,7 @@ static int write_batch(const sb_plan *p, const char *path, int submit, const cha
 static void default_label(sb_plan *plan, int default_plan)
 {
     const sb_cpu *c = sb_cpu_hw();
-    const char *ua = c && c->microarch ? c->microarch : "unknown";
+    const char *ua = c && c->microarch[0] ? c->microarch : "unknown";
     char u[64];
     size_t w = 0;
     for (const char *s = ua; *s && w + 1 < sizeof u; s++) {

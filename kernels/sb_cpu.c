@@ -35,61 +35,37 @@ static uint64_t read_xcr0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-const char *sb_cpu_microarch(const char *vendor, unsigned family, unsigned model, unsigned stepping)
+void sb_cpu_signature(const sb_cpu *c, sb_cpu_sig *s)
 {
-    if (strcmp(vendor, "GenuineIntel") == 0 && family == 6) {
-        switch (model) {
-        case 0x55:
-            if (stepping >= 10) return "Cooper Lake";
-            if (stepping >= 5) return "Cascade Lake";
-            return "Skylake-SP";
-        case 0x3C:
-        case 0x3F:
-        case 0x45:
-        case 0x46: return "Haswell";
-        case 0x3D:
-        case 0x47:
-        case 0x4F:
-        case 0x56: return "Broadwell";
-        /* Kaby, Coffee, Whiskey and Comet Lake keep the Skylake core */
-        case 0x4E:
-        case 0x5E:
-        case 0x8E:
-        case 0x9E:
-        case 0xA5:
-        case 0xA6: return "Skylake";
-        case 0x8C:
-        case 0x8D: return "Tiger Lake";
-        case 0xA7: return "Rocket Lake";
-        case 0x97:
-        case 0x9A: return "Alder Lake";
-        case 0xB7:
-        case 0xBA:
-        case 0xBF: return "Raptor Lake";
-        case 0x6A:
-        case 0x6C: return "Ice Lake";
-        case 0x7D:
-        case 0x7E: return "Ice Lake (client)";
-        case 0x8F: return "Sapphire Rapids";
-        case 0xCF: return "Emerald Rapids";
-        case 0xAD:
-        case 0xAE: return "Granite Rapids";
-        case 0xAF: return "Sierra Forest";
-        default: return "unknown";
-        }
-    }
-    if (strcmp(vendor, "AuthenticAMD") == 0) {
-        if (family == 0x17) return model >= 0x30 ? "Zen 2" : "Zen";
-        if (family == 0x19) {
-            if (model <= 0x0F || (model >= 0x20 && model <= 0x5F)) return "Zen 3";
-            if ((model >= 0x10 && model <= 0x1F) || (model >= 0x60 && model <= 0x7F) ||
-                (model >= 0xA0 && model <= 0xAF))
-                return "Zen 4";
-            return "unknown";
-        }
-        if (family == 0x1A) return "Zen 5";
-    }
-    return "unknown";
+    memset(s, 0, sizeof *s);
+    s->vendor = c->vendor;
+    s->family = c->family;
+    s->model = c->model;
+    s->stepping = c->stepping;
+    s->avx512f = c->avx512f;
+    s->avx512_bf16 = c->avx512_bf16;
+    s->avx512_fp16 = c->avx512_fp16;
+    s->avx_vnni = c->avx_vnni;
+    s->amx_tile = c->amx_tile;
+    s->amx_fp16 = c->amx_fp16;
+    s->avx10 = c->avx10;
+    s->hypervisor = c->hypervisor;
+    s->l2_bytes = c->l2_bytes;
+    s->l3_bytes = c->l3_bytes;
+}
+
+void sb_cpu_name(sb_cpu *c)
+{
+    sb_cpu_sig s;
+    sb_uarch u;
+    sb_cpu_signature(c, &s);
+    sb_uarch_identify(&s, &u);
+    /* the user knows better than a masked CPUID: recorded as theirs */
+    const char *o = getenv("SB_CPU_UARCH");
+    if (o && *o) sb_uarch_override(o, "SB_CPU_UARCH", &u);
+    snprintf(c->microarch, sizeof c->microarch, "%s", u.name);
+    snprintf(c->microarch_how, sizeof c->microarch_how, "%s", u.how);
+    c->microarch_source = u.source;
 }
 
 /* CPUID leaf 4 (Intel) and 0x8000001D (AMD) share the layout: type in EAX[4:0],
@@ -187,7 +163,7 @@ void sb_cpu_detect(sb_cpu *c)
         while (n && s[n - 1] == ' ') s[--n] = '\0';
         snprintf(c->brand, sizeof c->brand, "%s", s);
     }
-    c->microarch = sb_cpu_microarch(c->vendor, c->family, c->model, c->stepping);
+    sb_cpu_name(c);
 }
 
 /* The flags a test can force off, and what each takes with it. */
@@ -203,12 +179,15 @@ int sb_cpu_forced_off(const char *flag)
     return v && v[0] && strcmp(v, "0") != 0;
 }
 
-static void no_amx(sb_cpu *c) { c->amx_tile = c->amx_bf16 = c->amx_int8 = c->amx_palette1 = 0; }
+static void no_amx(sb_cpu *c)
+{
+    c->amx_tile = c->amx_bf16 = c->amx_int8 = c->amx_fp16 = c->amx_palette1 = 0;
+}
 
 static void no_avx512(sb_cpu *c)
 {
     c->avx512f = c->avx512bw = c->avx512vl = c->avx512dq = 0;
-    c->avx512_vnni = c->avx512_bf16 = 0;
+    c->avx512_vnni = c->avx512_bf16 = c->avx512_fp16 = 0;
     c->os_avx512 = 0;
     no_amx(c); /* no CPU has AMX without AVX-512, and our AMX code packs with it */
 }

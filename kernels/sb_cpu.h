@@ -5,6 +5,7 @@
 #define SB_CPU_H
 #include <stddef.h>
 #include <stdint.h>
+#include "sb_uarch.h"
 
 /* The CPUID output registers, as sb_cpu_flags.def names them. */
 enum { SB_EAX, SB_EBX, SB_ECX, SB_EDX };
@@ -13,7 +14,13 @@ typedef struct sb_cpu {
     char vendor[16];                  /* "GenuineIntel", "AuthenticAMD" */
     char brand[64];                   /* CPUID brand string, trimmed */
     unsigned family, model, stepping; /* display family/model */
-    const char *microarch;            /* "Sapphire Rapids", "Zen 4", ... or "unknown" */
+    /* The microarchitecture (sb_uarch): "Sapphire Rapids", "Zen 4",
+     * "Granite Rapids-class" (inferred from the features where the model
+     * number disagrees), the user's SB_CPU_UARCH, or "unknown"; how it was
+     * named (for `info`) and by what (SB_UARCH_MODEL, _FEATURES, _OVERRIDE). */
+    char microarch[48];
+    char microarch_how[400];
+    int microarch_source;
     /* ISA flags as CPUID reports them (hardware capability): avx2, fma,
      * avx_vnni, avx512f, ..., one int each, the rows of sb_cpu_flags.def */
 #define SB_CPU_FLAG(field, leaf, subleaf, reg, bit, needs_avx, info_line) int field;
@@ -32,7 +39,8 @@ typedef struct sb_cpu {
     size_t l1d_bytes, l2_bytes, l3_bytes;
 } sb_cpu;
 
-/* Fills c from CPUID/XGETBV (the hardware as it is). Cheap; callers may cache. */
+/* Fills c from CPUID/XGETBV (the hardware as it is) and names it (sb_cpu_name,
+ * SB_CPU_UARCH included). Cheap; callers may cache. */
 void sb_cpu_detect(sb_cpu *c);
 /* The CPU every probe and run-time dispatch sees, computed once per process:
  * the detected one, less what the SB_FORCE_NO_* test variables turn off, so
@@ -61,10 +69,12 @@ int sb_cpu_forced_off(const char *flag);
  * else -1 with one line in why naming the variable (the CLI exits 2). */
 int sb_cpu_check_forces(char *why, size_t whylen);
 
-/* Microarchitecture name from vendor/family/model (and flags where families
- * share a model: Skylake-SP/Cascade Lake by stepping). Never NULL; "unknown" when not recognised. */
-const char *sb_cpu_microarch(const char *vendor, unsigned family, unsigned model,
-                             unsigned stepping);
+/* What c reports of itself (vendor, family/model, features, caches,
+ * hypervisor), for sb_uarch_identify. */
+void sb_cpu_signature(const sb_cpu *c, sb_cpu_sig *s);
+/* Names c's microarchitecture (sb_uarch_identify) into c->microarch*, then
+ * the user's name over it when SB_CPU_UARCH is set to a non-empty value. */
+void sb_cpu_name(sb_cpu *c);
 
 /* AMX permission for this process. Requests ARCH_REQ_XCOMP_PERM(18) once.
  * Returns 1 when AMX instructions may run; otherwise 0 and a reason in

@@ -1,6 +1,7 @@
 #include "sb_peak.h"
 #include "sb_cpu.h"
 #include "sb_kernel.h"
+#include "sb_uarch.h"
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -137,8 +138,11 @@ double sb_peak_ops_per_cycle(const char *path, const char *microarch, int avx_vn
         snprintf(why, whylen, "unknown peak path '%s'", path);
         return 0;
     }
+    char row[48];
+    /* "Granite Rapids-class": the features named the part, its figures apply */
+    sb_uarch_table_of(microarch, row, sizeof row);
     for (size_t i = 0; i < sizeof g_opc / sizeof g_opc[0]; i++) {
-        if (strcmp(g_opc[i].uarch, microarch) != 0) continue;
+        if (strcmp(g_opc[i].uarch, row) != 0) continue;
         const double v[SB_PEAK_NPATHS] = {
             g_opc[i].avx2_f32, avx_vnni ? g_opc[i].avx2_vnni : g_opc[i].avx2_madd,
             g_opc[i].f32,      g_opc[i].bf16,
@@ -158,7 +162,24 @@ double sb_peak_clock_ghz(const char *path, double rate_per_thread, const char *m
                          int avx_vnni, char *why, size_t whylen)
 {
     double opc = sb_peak_ops_per_cycle(path, microarch, avx_vnni, why, whylen);
-    return opc > 0 ? rate_per_thread / opc : 0;
+    if (opc <= 0) return 0;
+    double ghz = rate_per_thread / opc;
+    if (ghz > SB_PEAK_MAX_CLOCK_GHZ) {
+        /* the figure itself is not shown: it is no clock, only a wrong divisor */
+        snprintf(why, whylen,
+                 "the measured rate at %g operations per cycle (%s's figure) would mean a clock"
+                 " above %.1f GHz, which no CPU runs at: the CPU is not a %s, or %s runs more"
+                 " per cycle than its table says",
+                 opc, microarch, SB_PEAK_MAX_CLOCK_GHZ, microarch, path);
+        return 0;
+    }
+    return ghz;
+}
+
+int sb_peak_clock_impossible(const char *metric, double value)
+{
+    size_t n = metric ? strlen(metric) : 0, k = strlen("_clock_ghz");
+    return n > k && !strcmp(metric + n - k, "_clock_ghz") && !(value <= SB_PEAK_MAX_CLOCK_GHZ);
 }
 
 /* ---- measuring ----------------------------------------------------------- */

@@ -60,7 +60,8 @@ double sb_peak_ops_per_iter(const char *path);
 const char *sb_peak_insn(const char *path);
 
 /* Documented operations per cycle per core of path's instructions on a
- * microarchitecture (sb_cpu_microarch's names; for avx2_int8 the variant
+ * microarchitecture (sb_uarch's names, "-class" ignored: a part inferred
+ * from its features has its class's figures; for avx2_int8 the variant
  * named by avx_vnni: 1 vpdpbusd ymm, 0 vpmaddwd + vpaddd). 0 with the reason
  * in why when there is no figure (unknown microarchitecture, or none
  * documented for that path there). */
@@ -68,8 +69,18 @@ double sb_peak_ops_per_cycle(const char *path, const char *microarch, int avx_vn
                              size_t whylen);
 /* The effective clock, in GHz, behind a measured per-thread rate (G ops/s)
  * on path: rate / ops per cycle. 0 with the reason in why when there is no
- * figure to divide by. */
+ * figure to divide by, or when the quotient is above SB_PEAK_MAX_CLOCK_GHZ:
+ * no CPU runs that fast, so the per-cycle figure assumed for the named part
+ * is wrong (a CPU named wrongly: a masked model number) and the clock is
+ * withheld rather than shown. */
 double sb_peak_clock_ghz(const char *path, double rate_per_thread, const char *microarch,
                          int avx_vnni, char *why, size_t whylen);
+
+/* The fastest clock any CPU runs at, all-core or one-core turbo, with room. */
+#define SB_PEAK_MAX_CLOCK_GHZ 6.5
+/* 1 when metric is a PATH_clock_ghz above SB_PEAK_MAX_CLOCK_GHZ: a clock an
+ * older sprbench derived from a wrong per-cycle figure, which the store
+ * neither keeps nor shows. */
+int sb_peak_clock_impossible(const char *metric, double value);
 
 #endif

@@ -16,6 +16,8 @@ add_test(NAME amx_objdump COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/amx_objdump.s
   $<TARGET_OBJECTS:sb_kernels>)
 set_tests_properties(amx_objdump PROPERTIES SKIP_RETURN_CODE 77)
 sb_add_unit(test_kern_peak ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_peak.c)
+# the microarchitecture from real and masked CPU signatures
+sb_add_unit(test_kern_uarch ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_uarch.c)
 sb_add_script(kern_cli kern_cli.sh)
 # the vendor libraries: which runs, skips with the reason when missing or broken
 sb_add_script(kern_vendor_cli kern_vendor_cli.sh)

@@ -51,6 +51,10 @@ sb_add_script(results_machines_readme results_machines_readme.sh)
 # epoch at each side's best kernel, mismatches named), best kernel per
 # precision, What AMX gives, no gate verdict without --gate, the selectors.
 sb_add_script(results_report_headline results_report_headline.sh)
+# a CPU named from what it does: info under SB_CPU_UARCH; a masked AMX Xeon
+# stored as Rocket Lake shown as Granite Rapids-class (AMX) everywhere; no
+# clock above 6.5 GHz imported, shown or derived
+sb_add_script(results_uarch_cli results_uarch_cli.sh)
 sb_add_script(results_gate_noise results_gate_noise.sh)
 # The paired A/B gate at CLI level with fake worker binaries (scripts that
 # sleep a set time), and the verdicts about a point's status.

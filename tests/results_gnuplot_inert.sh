@@ -63,8 +63,10 @@ json.dump(d, open('h.json', 'w'))
 # SQL below, as an older or another tool's database could hold it
 open('shape_suffix', 'w').write(P('shape'))
 svg = lambda s: s.replace('\n', ' ').replace('\u202e', '').replace('&', '&amp;').replace('<', '&lt;')
-machine = f"{m['hostname']}: {m['cpu_model']} ({m['microarch']}, {m['cores']} cores)"
-assert len(machine) < 500   # plot titles keep 511 bytes of it
+# a vendor no table knows keeps its stored name, with the AMX state
+amx = {1: ' (AMX)', 0: ' (no AMX)'}.get(m.get('amx_os_permitted'), '')
+machine = f"{m['hostname']}: {m['cpu_model']} ({m['microarch']}{amx}, {m['cores']} cores)"
+assert len(machine.encode()) < 511   # plot titles keep 511 bytes of it
 open('e_kern', 'w').write('<text>' + svg(kern) + '</text>')
 open('e_machine', 'w').write('<text>' + svg(machine) + '</text>')
 open('e_shape', 'w').write('<text>' + svg('GEMM 24x24x24:NN' + P('shape')) + '</text>')

@@ -15,12 +15,12 @@ expect_rc 0 "$SPRBENCH" db import --db m.db "$zen3" "$emr" "$zen4"
 # ---- machines you can name ----
 expect_rc 0 "$SPRBENCH" db sweeps --db m.db
 expect_grep '^ +id +uuid +label +workload +microarch +host +version ' out
-expect_grep ' Emerald Rapids +vm ' out
-expect_grep ' Zen 3 +vm ' out
+expect_grep ' Emerald Rapids \(AMX\) +vm ' out
+expect_grep ' Zen 3 \(no AMX\) +vm ' out
 expect_rc 0 "$SPRBENCH" db sweeps --db m.db --json
-python3 -c "import json; d=json.load(open('out')); assert {'Zen 3','Zen 4','Emerald Rapids'} <= {s['microarch'] for s in d['sweeps']}" && ok || fail "db sweeps --json: microarch"
+python3 -c "import json; d=json.load(open('out')); assert {'Zen 3 (no AMX)','Zen 4 (no AMX)','Emerald Rapids (AMX)'} <= {s['microarch'] for s in d['sweeps']}" && ok || fail "db sweeps --json: microarch"
 expect_rc 0 "$SPRBENCH" db info --db m.db
-expect_grep ' Emerald Rapids +2 ' out # never cut to "Emerald R…"
+expect_grep ' Emerald Rapids \(AMX\) +2 ' out # never cut to "Emerald R…"
 # every record's host is "vm": a host name that names three machines lists them
 expect_rc 2 "$SPRBENCH" report --db m.db --baseline vm --candidate zen4 --out x --no-plots
 expect_one_error_line "'vm' \(host name\) names 3 machines: .*Zen 3.*Zen 4.*give a fingerprint"
@@ -33,16 +33,16 @@ expect_one_error_line "neither a sweep .* nor a machine"
 # ---- Zen 3 -> Emerald Rapids, machines by microarchitecture and by record ----
 expect_rc 0 "$SPRBENCH" report --db m.db --baseline "$zen3" --candidate emerald-rapids --out r3 --no-plots
 R=r3/report.md
-expect_grep '^# sprbench report: Emerald Rapids \(candidate\) vs Zen 3 \(baseline\)' $R
+expect_grep '^# sprbench report: Emerald Rapids \(AMX\) \(candidate\) vs Zen 3 \(no AMX\) \(baseline\)' $R
 expect_grep '^Sweeps used .*baseline sweep [0-9]+ .*\(sprbench cabef7e, 73 point\(s\)\)' $R
 expect_grep '^## Headline: an epoch of SQuAD v1.1 fine-tuning' $R
 # the headline: SQuAD's 88,524 features, each side's best kernel, the ratio,
 # too few samples, and every mismatch named
-expect_grep '88,524 features at seq 384 / stride 128.*Emerald Rapids \(candidate\) [0-9]+ h [0-9]+ min with amx-bf16 \(bf16\), Zen 3 \(baseline\) [0-9]+ h [0-9]+ min with onednn-f32 \(f32\): the candidate is [0-9.]+x faster \(too few samples' $R
+expect_grep '88,524 features at seq 384 / stride 128.*Emerald Rapids \(AMX\) \(candidate\) [0-9]+ h [0-9]+ min with amx-bf16 \(bf16\), Zen 3 \(no AMX\) \(baseline\) [0-9]+ h [0-9]+ min with onednn-f32 \(f32\): the candidate is [0-9.]+x faster \(too few samples' $R
 expect_grep 'Not like for like: precision bf16 vs f32; batch 4 vs 8; tool version 0053bfb vs cabef7e' $R
 expect_grep '^\| f32 \| [0-9]+ h [0-9]+ min \(onednn-f32, f32, projected\) \| [0-9]+ h [0-9]+ min \(onednn-f32, f32, projected\) \|' $R
 expect_grep '^\| bf16 \| not available \(no training point\) \| [0-9]+ h [0-9]+ min \(amx-bf16' $R
-expect_grep '^\| Zen 3 \| onednn-f32 \| f32 \| 8 x 1 \| 384 / 128 \| 2 \| 2 \(of 3\) \| .* \| 11066 = ceil\(88524 / \(8 x 1\)\) \|' $R
+expect_grep '^\| Zen 3 \(no AMX\) \| onednn-f32 \| f32 \| 8 x 1 \| 384 / 128 \| 2 \| 2 \(of 3\) \| .* \| 11066 = ceil\(88524 / \(8 x 1\)\) \|' $R
 expect_grep 'Published by the study, on other hardware .*26 min, Ice Lake 3 h 30 min \(8x\); 4 Sapphire Rapids nodes x 2 ranks 7 min 30 s against an ideal of 6 min 30 s' $R
 # the CLI's closing line is the headline
 expect_grep '^SQuAD v1.1 epoch \(projected\) at each side.s best kernel: Emerald Rapids .* \(amx-bf16\) vs Zen 3 .*too few samples for a test; not like for like: precision bf16 vs f32; batch 4 vs 8' out
@@ -58,7 +58,7 @@ expect_grep '^## Best kernel per precision \(GEMM\)' $R
 expect_grep '^\| bf16 \| 1024x1024x1024:NN \| 2 \| [a-z0-9-]+ [0-9.]+ .*GFLOP/s[^|]* \| amx-bf16 [0-9.]+ .*GFLOP/s[^|]* \| [0-9.]+x faster' $R
 expect_grep '^\| int8 \| 1024x1024x1024:NN \| 2 \| [a-z0-9-]+ .*GOP/s[^|]* \| amx-int8 ' $R
 expect_grep '^At each machine.s best kernel per precision .*the candidate is [0-9.]+x (faster|slower)' $R
-expect_grep '^### What AMX gives on Emerald Rapids' $R
+expect_grep '^### What AMX gives on Emerald Rapids \(AMX\)' $R
 expect_grep '^\| gemm \| 1024x1024x1024:NN \| 2 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x \| [0-9.]+x \|' $R
 expect_grep 'Only the candidate trained' $R
 # a figure above its own path's peak is footnoted
@@ -99,6 +99,14 @@ out = {k: d[k] for k in ('format', 'version', 'tool')}
 out['machines'], out['sweeps'], out['points'] = [], [], []
 for fp, ua, step in (('aaaa000000000001', 'Zen 4', 2.0), ('bbbb000000000002', 'Sapphire Rapids', 0.5)):
     mm = copy.deepcopy(m); mm['fingerprint'] = fp; mm['microarch'] = ua
+    # a machine is named from its signature, not its stored name: give each its own
+    if ua == 'Zen 4':
+        mm.update(vendor='AuthenticAMD', family=25, model=17, l2_bytes=1 << 20, l3_bytes=32 << 20,
+                  amx_os_permitted=0)
+        mm['isa'] = dict(json.loads(mm['isa']) if isinstance(mm['isa'], str) else mm['isa'],
+                         amx_tile=False, amx_bf16=False, amx_int8=False, avx_vnni=False)
+    else:
+        mm.update(model=143, l3_bytes=105 << 20)
     if isinstance(mm.get('info_json'), dict): mm['info_json']['fingerprint'] = fp
     out['machines'].append(mm)
     s = copy.deepcopy(sw); s['uuid'] = uuid.uuid4().hex; s['machine'] = fp; s['label'] = ua + ' train'
@@ -121,9 +129,9 @@ expect_rc 0 "$SPRBENCH" db import --db s.db synth.json
 expect_rc 0 "$SPRBENCH" report --db s.db --baseline zen4 --candidate sapphire-rapids --out rs --no-plots
 R=rs/report.md
 # 88524 / 8 = 11066 steps (rounded up) x 2 s = 22132 s = 6 h 9 min; x 0.5 s = 1 h 32 min
-expect_grep 'Sapphire Rapids \(candidate\) 1 h 32 min with amx-bf16 \(bf16\), Zen 4 \(baseline\) 6 h 9 min with amx-bf16 \(bf16\): the candidate is 4.00x faster \(98% interval [0-9.]+-[0-9.]+x; significant' $R
+expect_grep 'Sapphire Rapids \(AMX\) \(candidate\) 1 h 32 min with amx-bf16 \(bf16\), Zen 4 \(no AMX\) \(baseline\) 6 h 9 min with amx-bf16 \(bf16\): the candidate is 4.00x faster \(98% interval [0-9.]+-[0-9.]+x; significant' $R
 expect_grep 'Like for like: same batch, seq, stride, threads, ranks, data set and tool version' $R
-expect_grep '^SQuAD v1.1 epoch \(projected\) at each side.s best kernel: Sapphire Rapids 1 h 32 min \(amx-bf16\) vs Zen 4 6 h 9 min \(amx-bf16\): the candidate is 4.00x faster$' out
+expect_grep '^SQuAD v1.1 epoch \(projected\) at each side.s best kernel: Sapphire Rapids \(AMX\) 1 h 32 min \(amx-bf16\) vs Zen 4 \(no AMX\) 6 h 9 min \(amx-bf16\): the candidate is 4.00x faster$' out
 # two machines' profiles side by side
 expect_grep '^### Where the time goes \(train --profile\)' $R
 expect_grep '^\| attention \| 1 \(50.0 %\) \| 0.25 \(50.0 %\) \| 4.00x faster \|' $R

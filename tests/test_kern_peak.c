@@ -90,6 +90,34 @@ static void test_ops_per_cycle(void)
     CHECK(fabs(sb_peak_clock_ghz("amx_int8", 4096, "Sapphire Rapids", 0, why, sizeof why) - 2.0) <
           1e-9);
     CHECK(sb_peak_clock_ghz("f32", 100, "unknown", 0, why, sizeof why) == 0);
+    /* an inferred part has its class's figures: AMX on a Granite Rapids-class
+     * part, not "no documented throughput of amx_bf16 on Rocket Lake" */
+    CHECK(sb_peak_ops_per_cycle("amx_bf16", "Granite Rapids-class", 0, why, sizeof why) == 1024);
+    CHECK(sb_peak_ops_per_cycle("amx_int8", "Sapphire Rapids-class", 0, why, sizeof why) == 2048);
+    /* the masked Xeon of #40, one core: 241.46 GFLOP/s of vfmadd231ps zmm and
+     * 3754.8 of tdpbf16ps are 3.77 and 3.67 GHz as the Granite Rapids-class
+     * part it is ... */
+    CHECK(fabs(sb_peak_clock_ghz("f32", 241.46, "Granite Rapids-class", 0, why, sizeof why) -
+               241.46 / 64) < 1e-9);
+    CHECK(fabs(sb_peak_clock_ghz("amx_bf16", 3754.8, "Granite Rapids-class", 0, why, sizeof why) -
+               3754.8 / 1024) < 1e-9);
+    /* ... and 7.5 GHz as the Rocket Lake its model number says (one FMA
+     * unit): no CPU runs at that; withheld, with the reason, and the figure
+     * itself never printed */
+    why[0] = '\0';
+    CHECK(sb_peak_clock_ghz("f32", 241.46, "Rocket Lake", 0, why, sizeof why) == 0);
+    CHECK(strstr(why, "6.5 GHz") != NULL && strstr(why, "Rocket Lake") != NULL);
+    CHECK(strstr(why, "7.5") == NULL && strstr(why, "7.4") == NULL);
+    why[0] = '\0';
+    CHECK(sb_peak_clock_ghz("avx2_f32", 32 * 7.7, "Zen 4", 0, why, sizeof why) == 0 && why[0]);
+    /* at the bound itself a clock is still a clock */
+    CHECK(fabs(sb_peak_clock_ghz("avx2_f32", 32 * 6.5, "Zen 4", 0, why, sizeof why) - 6.5) < 1e-9);
+    /* a stored clock above it (an older record) is one the store drops */
+    CHECK(sb_peak_clock_impossible("f32_clock_ghz", 7.545));
+    CHECK(sb_peak_clock_impossible("int8_clock_ghz", 1.0 / 0.0));
+    CHECK(!sb_peak_clock_impossible("f32_clock_ghz", 3.77));
+    CHECK(!sb_peak_clock_impossible("f32_gflops", 7.545));
+    CHECK(!sb_peak_clock_impossible("_clock_ghz", 9));
     /* this machine's microarchitecture, whatever it is, answers one way or the other */
     const sb_cpu *c = sb_cpu_get();
     for (int i = 0; i < SB_PEAK_NPATHS; i++) {

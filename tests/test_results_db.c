@@ -559,7 +559,7 @@ static void test_queries(sb_db *db)
     int found;
     CHECK_EQ_INT(sb_db_sweep_header(db, spr, &h, &found, &e), SB_OK);
     CHECK(found && h.has_machine && h.cores == 112 && !strcmp(h.workload, "gemm") &&
-          !strcmp(h.microarch, "Sapphire Rapids"));
+          !strcmp(h.microarch, "Sapphire Rapids (AMX)"));
     sb_sweep_header_free(&h);
     CHECK_EQ_INT(sb_db_sweep_header(db, 999, &h, &found, &e), SB_OK);
     CHECK(!found && !h.workload);

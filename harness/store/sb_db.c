@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "sb_peak.h"
 #include "sb_text.h"
 #include "sb_workload.h"
 
@@ -383,6 +384,10 @@ int sb_db_open_at_version(const char *path, int target, sb_db **out, sb_err *e)
     }
     sqlite3_busy_timeout(db->h, 10000);
     sqlite3_extended_result_codes(db->h, 0);
+    if ((orc = sb_db_add_functions(db->h)) != SQLITE_OK) {
+        rc = sb_errf(e, SB_EFAIL, "%s: cannot add SQL functions: %s", path, sqlite3_errstr(orc));
+        goto fail;
+    }
     char *msg = NULL;
     orc = sqlite3_exec(db->h,
                        "PRAGMA trusted_schema=OFF; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
@@ -466,7 +471,8 @@ int sb_db_open_readonly(const char *path, sb_db **out, sb_err *e)
         }
     }
     sqlite3_extended_result_codes(db->h, 0);
-    if (sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK) {
+    if (sb_db_add_functions(db->h) != SQLITE_OK ||
+        sqlite3_exec(db->h, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "read-only settings");
         sb_db_close(db);
         return rc;
@@ -712,6 +718,33 @@ int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "machine lookup");
 }
 
+/* A known machine keeps its row as first seen, but for its name where the
+ * user sets one (SB_CPU_UARCH) or takes it back: the latest run's word, so
+ * that a name set after the first sweep is recorded, as an override. */
+static int machine_rename(sb_db *db, int64_t id, json_t *info, sb_err *e)
+{
+    const char *src = jstr(info, "cpu", "microarch_source"), *ua = jstr(info, "cpu", "microarch");
+    const char *how = jstr(info, "cpu", "microarch_how");
+    if (!src || !ua) return SB_OK; /* an older sprbench's description: nothing new */
+    static const char *sql =
+        "UPDATE machine SET microarch = ?2, info_json = json_set(info_json, '$.cpu.microarch',"
+        " ?2, '$.cpu.microarch_source', ?3, '$.cpu.microarch_how', ?4)"
+        " WHERE id = ?1 AND json_valid(info_json) AND ('override' IN (?3,"
+        " COALESCE(json_extract(info_json, '$.cpu.microarch_source'), '')))"
+        " AND (COALESCE(microarch, '') <> ?2"
+        " OR COALESCE(json_extract(info_json, '$.cpu.microarch_source'), '') <> ?3)";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(e, db, "machine rename");
+    sqlite3_bind_int64(st, 1, id);
+    int mem = bind_repaired(st, 2, ua, 128) | bind_repaired(st, 3, src, 32) |
+        bind_repaired(st, 4, how ? how : "", SB_DB_MAX_REASON);
+    int step = mem ? SQLITE_NOMEM : sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
+    return step == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "machine rename");
+}
+
 int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
 {
     const char *fp = jstr(info, "fingerprint", NULL);
@@ -719,7 +752,8 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
     if (!token(fp, 64))
         return sb_errf(e, SB_EUSAGE, "machine fingerprint is not [A-Za-z0-9_.:-]{1,64}");
     int rc = sb_db_machine_by_fingerprint(db, fp, id, e);
-    if (rc || *id) return rc;
+    if (rc) return rc;
+    if (*id) return machine_rename(db, *id, info, e);
     static const char *sql =
         "INSERT INTO machine (fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
         " microarch, packages, numa_nodes, cores, pus, l1d_bytes, l2_bytes, l3_bytes, isa,"
@@ -1364,6 +1398,8 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     json_object_foreach(metrics, name, v)
     {
         if (!json_is_number(v)) continue; /* strings and tables stay in result_json */
+        /* a clock above any CPU's is a wrong per-cycle figure, not a clock */
+        if (sb_peak_clock_impossible(name, json_number_value(v))) continue;
         json_t *src = json_object_get(projected, name);
         int is_projected = src != NULL && !json_is_false(src);
         sqlite3_bind_int64(ins_m, 1, point_id);

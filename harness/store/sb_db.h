@@ -67,7 +67,9 @@ int sb_db_begin(sb_db *db, sb_err *e);
 int sb_db_commit(sb_db *db, sb_err *e);
 void sb_db_rollback(sb_db *db);
 
-/* Machine row from an info document (sb_sysinfo_json); matched by fingerprint. */
+/* Machine row from an info document (sb_sysinfo_json); matched by fingerprint.
+ * A known machine's row stays as first seen, but for the name its user sets
+ * or takes back (SB_CPU_UARCH: cpu.microarch_source "override"). */
 int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e);
 int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id, sb_err *e);
 

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include "sb_db.h"
 #include "sb_err.h"
+#include "sb_peak.h"
 
 /* The connection (owned by db: never closed by the caller). */
 sqlite3 *sb_db_handle(sb_db *db);
@@ -29,5 +30,33 @@ char *sb_db_column_repaired(sqlite3_stmt *st, int i);
  * pairing's tagged samples (sb_db_check_pairing) when pairing is not NULL. */
 int sb_db_insert_samples(sb_db *db, sqlite3_stmt *ins, int64_t point_id, json_t *samples,
                          json_t *pairing, sb_err *e);
+
+/* Adds the store's SQL functions to a connection (every sb_db has them):
+ * sb_uarch(vendor, family, model, stepping, isa, l2_bytes, l3_bytes,
+ * info_json, microarch), a machine's microarchitecture from its recorded
+ * signature (sb_uarch_identify), the stored name only where the user set it
+ * (SB_CPU_UARCH) or nothing else was recorded; sb_uarch_how(the same), how
+ * it was named ("by the model number; ...", "model 167 reported ...;
+ * inferred from ..."). An SQLite result code. */
+int sb_db_add_functions(sqlite3 *h);
+/* SQL for the microarchitecture of the machine row m (an alias), and the
+ * same with its AMX state: "Emerald Rapids (AMX)", "Emerald Rapids (no
+ * AMX)" (the OS granted AMX or not; unrecorded: the name alone). */
+#define SB_DB_UARCH(m)                                                                \
+    "sb_uarch(" m ".vendor, " m ".family, " m ".model, " m ".stepping, " m ".isa, " m \
+    ".l2_bytes, " m ".l3_bytes, " m ".info_json, " m ".microarch)"
+#define SB_DB_UARCH_HOW(m)                                                                \
+    "sb_uarch_how(" m ".vendor, " m ".family, " m ".model, " m ".stepping, " m ".isa, " m \
+    ".l2_bytes, " m ".l3_bytes, " m ".info_json, " m ".microarch)"
+#define SB_DB_MACHINE_NAME(m)                                                             \
+    "(" SB_DB_UARCH(m) " || CASE " m ".amx_os_permitted WHEN 1 THEN ' (AMX)' WHEN 0 THEN" \
+                       " ' (no AMX)' ELSE '' END)"
+/* SQL true for a metric row m that is a clock above SB_PEAK_MAX_CLOCK_GHZ
+ * (sb_peak_clock_impossible), which the store never shows. */
+#define SB_DB_STR_(x) #x
+#define SB_DB_STR(x) SB_DB_STR_(x)
+#define SB_DB_IMPOSSIBLE_CLOCK(m)                               \
+    "(" m ".name LIKE '%\\_clock\\_ghz' ESCAPE '\\' AND NOT " m \
+    ".value <= " SB_DB_STR(SB_PEAK_MAX_CLOCK_GHZ) ")"
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_db_internal.h"
+#include "sb_peak.h"
 #include "sb_peak_path.h"
 #include "sb_kernel.h"
 #include "sb_io.h"
@@ -238,8 +239,9 @@ static int point_reads_prepare(sb_db *db, point_reads *r, sb_err *e)
                             " AND side IS NOT NULL ORDER BY rep",
                             &r->paired, e)) ||
         (rc = sb_db_prepare(db, "prepare",
-                            "SELECT name, value, unit, projected, source FROM metric"
-                            " WHERE point_id = ? ORDER BY name",
+                            "SELECT name, value, unit, projected, source FROM metric m"
+                            " WHERE point_id = ? AND NOT " SB_DB_IMPOSSIBLE_CLOCK("m")
+                            " ORDER BY name",
                             &r->metrics, e)) ||
         (rc = sb_db_prepare(db, "prepare",
                             "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
@@ -1100,6 +1102,10 @@ static int write_point_metrics_log(writer *w, json_t *o, int64_t pid, sb_err *e)
     json_array_foreach(json_object_get(o, "metrics"), j, v)
     {
         json_t *proj = json_object_get(v, "projected");
+        /* a clock an older sprbench derived from a wrong name (7.5 GHz): no clock */
+        if (sb_peak_clock_impossible(json_string_value(json_object_get(v, "name")),
+                                     json_number_value(json_object_get(v, "value"))))
+            continue;
         sqlite3_bind_int64(w->ins_metric, 1, pid);
         bind_json(w->ins_metric, 2, json_object_get(v, "name"));
         sqlite3_bind_double(w->ins_metric, 3, json_number_value(json_object_get(v, "value")));

@@ -9,7 +9,9 @@
 #include <jansson.h>
 #include "sb_db_internal.h"
 #include "sb_workload.h"
+#include "sb_peak.h"
 #include "sb_text.h"
+#include "sb_uarch.h"
 
 /* ---- point sets ---- */
 
@@ -115,6 +117,10 @@ static int load_metrics(sb_db *db, sqlite3_stmt *sm, sb_pt *p, sb_err *e)
     sqlite3_bind_int64(sm, 1, p->id);
     int cap = 0, step, rc = SB_OK;
     while ((step = sqlite3_step(sm)) == SQLITE_ROW) {
+        /* stored by an older sprbench from a wrong per-cycle figure: not shown */
+        if (sb_peak_clock_impossible((const char *)sqlite3_column_text(sm, 0),
+                                     sqlite3_column_double(sm, 1)))
+            continue;
         if (p->nmetrics == cap) {
             cap = cap ? 2 * cap : 8;
             sb_metric_val *nm = realloc(p->metrics, sizeof *nm * (size_t)cap);
@@ -445,7 +451,9 @@ static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "selection",
                            "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
-                           " COALESCE(m.hostname, ''), COALESCE(m.microarch, '') FROM sweep s"
+                           " COALESCE(m.hostname, ''),"
+                           " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME("m") " END"
+                           " FROM sweep s"
                            " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
                            &st, e);
     if (rc) return rc;
@@ -475,8 +483,8 @@ static int label_machine(sb_db *db, sb_selection *sel, sb_err *e)
 {
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "selection",
-                           "SELECT COALESCE(hostname, ''), fingerprint, COALESCE(microarch, '')"
-                           " FROM machine WHERE id = ?",
+                           "SELECT COALESCE(hostname, ''), fingerprint,"
+                           " " SB_DB_MACHINE_NAME("machine") " FROM machine WHERE id = ?",
                            &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, sel->machine_id);
@@ -509,7 +517,7 @@ static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
     *n = 0;
     int rc = sb_db_prepare(db, "lookup",
                            "SELECT id, fingerprint, COALESCE(hostname, ''), COALESCE(cpu_model, ''),"
-                           " COALESCE(microarch, ''), COALESCE(amx_os_permitted, -1)"
+                           " " SB_DB_UARCH("machine") ", COALESCE(amx_os_permitted, -1)"
                            " FROM machine ORDER BY id",
                            &st, e);
     if (rc) return rc;
@@ -534,34 +542,10 @@ static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
     return rc;
 }
 
-/* "Zen 4", "zen4", "ZEN-4" and "zen_4" are one name: letters and digits only,
- * lower case. */
-static void squash(const char *s, char *buf, size_t cap)
-{
-    size_t w = 0;
-    for (; *s && w + 1 < cap; s++)
-        if (isalnum((unsigned char)*s)) buf[w++] = (char)tolower((unsigned char)*s);
-    buf[w] = '\0';
-}
-
 /* A microarchitecture as people write it: "zen4", "emerald-rapids",
- * "sapphire-rapids", "icelake-server" (the CPUID table calls the server part
- * plain "Ice Lake"), or the usual short names. */
-static int uarch_is(const char *spec, const char *ua)
-{
-    static const char *const alias[][2] = {
-        {"icelakeserver", "icelake"}, {"icx", "icelake"},       {"spr", "sapphirerapids"},
-        {"emr", "emeraldrapids"},     {"icelakeclient", "icelakeclient"},
-    };
-    char a[96], b[96];
-    squash(spec, a, sizeof a);
-    squash(ua, b, sizeof b);
-    if (!*a || !*b) return 0;
-    if (!strcmp(a, b)) return 1;
-    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
-        if (!strcmp(a, alias[i][0]) && !strcmp(b, alias[i][1])) return 1;
-    return 0;
-}
+ * "granite-rapids" for a Granite Rapids-class part, "spr", "icelake-server"
+ * (sb_uarch_matches). */
+static int uarch_is(const char *spec, const char *ua) { return sb_uarch_matches(spec, ua); }
 
 static int contains_ci(const char *hay, const char *needle)
 {

@@ -95,7 +95,7 @@ int sb_db_machines(sb_db *db, sb_machine_row **v, int *n, sb_err *e)
     int rc = sb_db_prepare(
         db, "reading machines",
         "SELECT m.fingerprint, COALESCE(m.hostname, ''), COALESCE(m.cpu_model, ''),"
-        " COALESCE(m.microarch, ''), COALESCE(m.cores, 0),"
+        " " SB_DB_MACHINE_NAME("m") ", COALESCE(m.cores, 0),"
         " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
         " FROM machine m ORDER BY m.id",
         &st, e);
@@ -131,15 +131,16 @@ int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
         "fingerprint", "hostname",  "cpu_model", "vendor",           "family",     "model",
         "stepping",    "microarch", "packages",  "numa_nodes",       "cores",      "pus",
         "l2_bytes",    "l3_bytes",  "isa",       "amx_os_permitted", "amx_reason", "kernel",
-        "mem_bytes",   "info_json"};
+        "mem_bytes",   "info_json", "microarch_how"};
     *info = NULL;
     sqlite3_stmt *st;
     int rc = sb_db_prepare(
         db, "reading a machine",
         "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
-        " microarch, packages, numa_nodes, cores, pus, l2_bytes, l3_bytes, isa,"
-        " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json"
-        " FROM machine WHERE id = ?",
+        " " SB_DB_MACHINE_NAME("machine") ", packages, numa_nodes, cores, pus, l2_bytes, l3_bytes,"
+        " isa,"
+        " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json,"
+        " " SB_DB_UARCH_HOW("machine") " FROM machine WHERE id = ?",
         &st, e);
     if (rc) return rc;
     sqlite3_bind_int64(st, 1, machine_id);
@@ -199,7 +200,8 @@ int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
         " s.holder_pid, COALESCE(s.holder_host, ''),"
-        " COALESCE(m.microarch, ''), COALESCE(m.cpu_model, ''), COALESCE(s.tool_version, '')"
+        " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME("m") " END,"
+        " COALESCE(m.cpu_model, ''), COALESCE(s.tool_version, '')"
         " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
         &st, e);
     if (rc) return rc;
@@ -267,7 +269,8 @@ int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *fou
     int rc = sb_db_prepare(
         db, "reading a sweep",
         "SELECT s.workload, s.label, m.id IS NOT NULL, m.hostname, m.cpu_model,"
-        " m.microarch, COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version FROM sweep s"
+        " CASE WHEN m.id IS NULL THEN NULL ELSE " SB_DB_MACHINE_NAME("m") " END,"
+        " COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version FROM sweep s"
         " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
         &st, e);
     if (rc) return rc;
@@ -544,6 +547,7 @@ int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const
                             "SELECT p.id, p.kernel, p.threads, m.value, p.dtype,"
                             " COALESCE(mp.unit, '') FROM point p"
                             " JOIN metric m ON m.point_id = p.id AND m.name = ?"
+                            " AND NOT " SB_DB_IMPOSSIBLE_CLOCK("m")
                             " LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
                             " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
                             " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
@@ -622,6 +626,7 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
              " FROM point p"
              " JOIN sweep s ON s.id = p.sweep_id"
              " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
+             " AND NOT " SB_DB_IMPOSSIBLE_CLOCK("m")
              " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
              " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
              " AND p.nodes = ?8 AND p.status = 'ok'"

@@ -39,7 +39,10 @@ void sb_machine_rows_free(sb_machine_row *v, int n);
  * microarch, packages, numa_nodes, cores, pus, l2_bytes, l3_bytes, isa,
  * amx_os_permitted, amx_reason, kernel, mem_bytes, info_json; isa and
  * info_json as the JSON text stored), integers as integers, NULL columns
- * left out. *info is NULL when no machine has that id. */
+ * left out; microarch is the name sb_uarch gives the recorded signature,
+ * with the AMX state ("Granite Rapids-class (AMX)"), not the stored string,
+ * and microarch_how says how it was found. *info is NULL when no machine
+ * has that id. */
 int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e);
 
 /* ---- sweeps ---- */
