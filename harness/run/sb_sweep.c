@@ -21,6 +21,8 @@
 #include "sb_slurm.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
+#include "sb_vendor.h"
+#include "sb_vendor_cmp.h"
 #include "sb_workload.h"
 
 /* The sweep's own temporary directory (mkdtemp, 0700) and what points left
@@ -1476,6 +1478,79 @@ static int summary_rows(const char *db_path, int64_t sweep_id, sb_summary_row **
     return rc;
 }
 
+/* The summary rows as the vendor comparison's entries: a rate that ran ok,
+ * else 0 (did not run); none for a lower-is-better headline, where "faster"
+ * is not the larger figure. *e NULL when there is nothing to compare. */
+static int vendor_rows(const sb_summary_row *v, int n, sb_vcmp_entry **e, sb_vcmp_row **rows,
+                       int *nrows)
+{
+    *e = NULL;
+    *rows = NULL;
+    *nrows = 0;
+    if (!n || v[0].lower) return 0;
+    if (!(*e = calloc((size_t)n, sizeof **e))) return -1;
+    for (int i = 0; i < n; i++)
+        (*e)[i] = (sb_vcmp_entry){v[i].kernel, v[i].dtype, v[i].shape, v[i].threads, v[i].ppn,
+                                  v[i].nodes,
+                                  v[i].has_value && !strcmp(v[i].status, "ok") ? v[i].value : 0};
+    if (sb_vcmp_rows(*e, n, rows, nrows) || !*nrows) {
+        free(*e);
+        *e = NULL;
+        return *rows ? 0 : -1;
+    }
+    return 0;
+}
+
+/* The closing table: at each point where a vendor kernel was tried, our
+ * fastest kernel against the faster vendor there, named, own/vendor (below
+ * 1: ours is behind), and the other vendor beside it. */
+static void vendor_table(const sb_summary_row *v, int n, FILE *f)
+{
+    sb_vcmp_entry *e;
+    sb_vcmp_row *rows;
+    int nr;
+    if (vendor_rows(v, n, &e, &rows, &nr) || !e) return;
+    const char **status = calloc((size_t)n, sizeof *status);
+    for (int i = 0; status && i < n; i++) status[i] = v[i].status;
+    fprintf(f, "\nown against the faster vendor at each point (medians; own/vendor below 1: ours"
+               " is behind):\n%-9s %-20s %7s %4s %5s  %-13s %9s  %-22s %9s %10s  %s\n",
+            "precision", "shape", "threads", "ppn", "nodes", "own", "median", "vendor (faster)",
+            "median", "own/vendor", "other vendor");
+    for (int i = 0; i < nr; i++) {
+        const sb_vcmp_row *r = &rows[i];
+        const sb_summary_row *a = &v[r->first];
+        char d[64], sh[200], own[200], ven[200], oth[300], nm[200], gone[300], shown[400];
+        fprintf(f, "%-9s %-20s %7d %4d %5d  ", sb_text_inert(d, sizeof d, a->dtype),
+                sb_text_inert(sh, sizeof sh, a->shape[0] ? a->shape : "-"), a->threads, a->ppn,
+                a->nodes);
+        if (r->own >= 0)
+            fprintf(f, "%-13s %9.1f  ", sb_text_inert(own, sizeof own, v[r->own].kernel),
+                    v[r->own].value);
+        else
+            fprintf(f, "%-13s %9s  ", "none ran", "-");
+        sb_vcmp_not_run(e, status, n, r, gone, sizeof gone);
+        if (r->vendor < 0) {
+            fprintf(f, "no vendor ran (%s)\n", sb_text_inert(shown, sizeof shown, gone));
+            continue;
+        }
+        sb_text_inert(ven, sizeof ven, sb_vcmp_name(v[r->vendor].kernel, nm, sizeof nm));
+        fprintf(f, "%-22s %9.1f", ven, v[r->vendor].value);
+        if (r->own >= 0)
+            fprintf(f, " %9.2fx", v[r->own].value / v[r->vendor].value);
+        else
+            fprintf(f, " %10s", "-");
+        if (r->other >= 0) {
+            sb_vcmp_name(v[r->other].kernel, nm, sizeof nm);
+            snprintf(oth, sizeof oth, "%s %.1f", nm, v[r->other].value);
+        } else
+            snprintf(oth, sizeof oth, "%s", gone[0] ? gone : "-");
+        fprintf(f, "  %s\n", sb_text_inert(shown, sizeof shown, oth));
+    }
+    free(status);
+    free(rows);
+    free(e);
+}
+
 int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
 {
     sb_summary_row *v;
@@ -1505,6 +1580,7 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
             fprintf(f, "  %s\n", sb_text_cell(cell, sizeof cell, r->reason, 70, 0));
         }
     }
+    vendor_table(v, n, f);
     sb_summary_rows_free(v, n);
     return SB_OK;
 }
@@ -1512,6 +1588,47 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
 /* Stored text as a JSON string, invalid UTF-8 repaired (U+FFFD); a missing
  * text as "". */
 static json_t *jtext(const char *s) { return sb_text_json(s ? s : ""); }
+
+/* {"kernel", "vendor", "median"} of an entry, null for none */
+static json_t *vendor_side(const sb_summary_row *v, int i)
+{
+    if (i < 0) return json_null();
+    const char *ven = sb_vendor_of_kernel(v[i].kernel);
+    return json_pack("{s:o,s:o,s:f}", "kernel", jtext(v[i].kernel), "vendor",
+                     ven ? json_string(ven) : json_null(), "median", v[i].value);
+}
+
+/* The closing table's rows, as vendor_table prints them */
+static json_t *vendor_json(const sb_summary_row *v, int n)
+{
+    sb_vcmp_entry *e;
+    sb_vcmp_row *rows;
+    int nr;
+    json_t *a = json_array();
+    if (!a || vendor_rows(v, n, &e, &rows, &nr) || !e) return a;
+    const char **status = calloc((size_t)n, sizeof *status);
+    for (int i = 0; status && i < n; i++) status[i] = v[i].status;
+    for (int i = 0; i < nr; i++) {
+        const sb_vcmp_row *r = &rows[i];
+        const sb_summary_row *p = &v[r->first];
+        char gone[300];
+        sb_vcmp_not_run(e, status, n, r, gone, sizeof gone);
+        int both = r->own >= 0 && r->vendor >= 0;
+        int ran = r->vendor >= 0 ? r->vendor : r->own >= 0 ? r->own : r->first; /* has a unit */
+        json_array_append_new(
+            a, json_pack("{s:o,s:o,s:i,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o}", "precision",
+                         jtext(p->dtype), "shape", jtext(p->shape), "threads", p->threads, "ppn",
+                         p->ppn, "nodes", p->nodes, "unit", jtext(v[ran].unit), "own",
+                         vendor_side(v, r->own), "vendor", vendor_side(v, r->vendor),
+                         "own_vs_vendor",
+                         both ? json_real(v[r->own].value / v[r->vendor].value) : json_null(),
+                         "other_vendor", vendor_side(v, r->other), "not_run", jtext(gone)));
+    }
+    free(status);
+    free(rows);
+    free(e);
+    return a;
+}
 
 int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, sb_err *e)
 {
@@ -1546,8 +1663,10 @@ int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, s
                             r->has_value && r->has_pct ? json_real(r->pct_peak) : json_null());
         json_array_append_new(rows, o);
     }
+    json_t *vs = vendor_json(v, n);
     sb_summary_rows_free(v, n);
-    *out = json_pack("{s:I,s:o}", "sweep_id", (json_int_t)sweep_id, "rows", rows);
+    *out = json_pack("{s:I,s:o,s:o}", "sweep_id", (json_int_t)sweep_id, "rows", rows,
+                     "vs_vendor", vs ? vs : json_array());
     return *out ? SB_OK : sb_errf(e, SB_EFAIL, "out of memory");
 }
 

@@ -116,11 +116,18 @@ int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE 
                      sb_err *e);
 
 /* Prints the summary table of a sweep (GFLOP/s or tokens/s, speedup and
- * parallel efficiency against the 1-thread point of the same series). */
+ * parallel efficiency against the 1-thread point of the same series), and
+ * when the sweep tried a vendor kernel (onednn-*, mkl-*) its closing table:
+ * at each point of such a precision our fastest kernel against the faster
+ * vendor there (sb_vendor_cmp), named, own/vendor, the other vendor beside
+ * it, or which vendor kernels did not run. */
 int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e);
-/* The same table as JSON: {"sweep_id", "rows": [{kernel, shape, threads,
+/* The same tables as JSON: {"sweep_id", "rows": [{kernel, shape, threads,
  * ppn, nodes, status, reason, median, unit, speedup, speedup_base_threads,
- * efficiency, pct_peak}]} with null where the table shows "-". */
+ * efficiency, pct_peak}], "vs_vendor": [{precision, shape, threads, ppn,
+ * nodes, unit, own, vendor, other_vendor: {kernel, vendor, median} or null,
+ * own_vs_vendor, not_run: "mkl-int8 skipped" or ""}]} with null where the
+ * tables show "-". */
 int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, sb_err *e);
 /* What `sprbench sweep` shows when a sweep has run. doc NULL: the summary
  * table, the counts line and the projected series on f. Else *doc = the

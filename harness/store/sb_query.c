@@ -377,6 +377,7 @@ void sb_summary_rows_free(sb_summary_row *v, int n)
         free(v[i].status);
         free(v[i].reason);
         free(v[i].unit);
+        free(v[i].dtype);
     }
     free(v);
 }
@@ -389,7 +390,7 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
      * the same series (kernel, shape, ppn, nodes) in this sweep. */
     static const char *sql =
         "WITH v AS ("
-        "  SELECT p.id, p.workload, p.kernel, p.shape, p.threads, p.ppn, p.nodes, p.status,"
+        "  SELECT p.id, p.workload, p.kernel, p.dtype, p.shape, p.threads, p.ppn, p.nodes, p.status,"
         "         p.reason, COALESCE(mg.value, ms.value, mt.value, mh.value) AS value,"
         "         CASE WHEN mg.value IS NOT NULL THEN (CASE WHEN p.dtype = 'int8' THEN 'GOP/s' "
         "ELSE 'GFLOP/s' END)"
@@ -412,7 +413,7 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
         "          ORDER BY b.threads LIMIT 1),"
         "        (SELECT b.threads FROM v b WHERE b.kernel = v.kernel AND b.shape = v.shape"
         "          AND b.ppn = v.ppn AND b.nodes = v.nodes AND b.status = 'ok'"
-        "          ORDER BY b.threads LIMIT 1)"
+        "          ORDER BY b.threads LIMIT 1), v.dtype"
         " FROM v ORDER BY v.kernel, v.shape, v.nodes, v.ppn, v.threads";
     sb_sweep_header hd;
     int found;
@@ -447,6 +448,7 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
         r->has_base = sqlite3_column_type(st, 10) != SQLITE_NULL;
         r->base_value = sqlite3_column_double(st, 10);
         r->base_threads = sqlite3_column_int(st, 11);
+        r->dtype = text_dup(st, 12, &oom);
         r->lower = w && w->metric && sb_metric_lower(w->metric, w->unit);
         if (oom) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");

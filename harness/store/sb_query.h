@@ -102,6 +102,7 @@ int sb_db_sweep_unfinished(sb_db *db, int64_t sweep_id, sb_todo_point **v, int *
  * with its headline figure and the series' base for speedup. */
 typedef struct sb_summary_row {
     char *kernel, *shape, *status, *reason;
+    char *dtype; /* the point's precision ("f32", "bf16", "int8"; "" none) */
     int threads, ppn, nodes;
     int has_value;
     double value; /* metric gflops, else tokens_per_s */
