@@ -245,7 +245,7 @@ static void section_summary(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
         char words[64];
         sb_rp_speed_words(hl->best_gmean, words, sizeof words);
         sb_rp_para(o,
-                   "At each machine's best kernel per precision (its own or oneDNN's, over the %d"
+                   "At each machine's best kernel per precision (its own or a vendor's, over the %d"
                    " GEMM precision, shape and thread rows both sides ran: see Best kernel per"
                    " precision), the candidate is %s (geometric mean of the speed ratios).",
                    hl->best_n, words);
@@ -512,6 +512,7 @@ static void headline_and_summary(sb_rp_out *o, sb_rp_plots *pl, const sb_headlin
     sb_rsink bksink = sb_rp_sink(&bkctx);
     if (bko.md && bko.html) {
         sb_report_best_kernels(hin, &bksink, &hl);
+        sb_report_vendors(hin, &bksink);
         sb_report_generations(hin, &bksink);
         sb_report_profiles(hin, &bksink);
     }
