@@ -1,6 +1,7 @@
 #include "sb_infer.h"
 #include "sb_mem.h"
 #include "sb_qattn.h"
+#include "sb_vendor.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +41,14 @@ const sb_kernel *sb_infer_attn_kernel(const sb_kernel *k)
     if (!k) return NULL;
     if (k->dtype != SB_DT_INT8) return k;
     const sb_kernel *a = NULL;
-    if (strncmp(k->name, "onednn", 6) == 0)
-        a = runnable("onednn-f32");
-    else if (strcmp(k->isa, "avx2_int8") == 0)
+    if (sb_vendor_of_kernel(k->name)) {
+        /* a vendor's int8 keeps its attention with the same vendor's f32
+         * (onednn-int8: onednn-f32, mkl-int8: mkl-f32) */
+        char f32[64];
+        const char *dash = strchr(k->name, '-');
+        snprintf(f32, sizeof f32, "%.*s-f32", (int)(dash ? dash - k->name : 0), k->name);
+        a = runnable(f32);
+    } else if (strcmp(k->isa, "avx2_int8") == 0)
         a = runnable("avx2-f32");
     else
         a = runnable("avx512-f32");

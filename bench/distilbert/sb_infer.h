@@ -22,7 +22,8 @@ typedef struct sb_infer sb_infer;
 
 /* The kernel the attention products run on for k: k itself for f32/bf16; for
  * int8 the f32 kernel of the same instruction set (avx2-int8 -> avx2-f32,
- * vnni-int8 / amx-int8 -> avx512-f32, onednn-int8 -> onednn-f32), or failing
+ * vnni-int8 / amx-int8 -> avx512-f32, a vendor's int8 -> its f32: onednn-int8 ->
+ * onednn-f32, mkl-int8 -> mkl-f32), or failing
  * that the best f32 kernel this machine runs. NULL when none runs. */
 const sb_kernel *sb_infer_attn_kernel(const sb_kernel *k);
 

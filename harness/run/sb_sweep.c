@@ -369,8 +369,8 @@ static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const ch
     return rc;
 }
 
-/* A GEMM result's pct_peak against the path the kernel really ran (oneDNN
- * names the ISA it dispatched: AMX where it ran AMX, not the dtype's
+/* A GEMM result's pct_peak against the path the kernel really ran (a vendor
+ * kernel names the ISA it dispatched: AMX where it ran AMX, not the dtype's
  * AVX-512 path), with that path in its unit ("% of amx_bf16 peak"); none
  * where no peak of that path is stored. */
 static void repeak(sb_db *db, int64_t machine, const point_row *row, json_t *doc)

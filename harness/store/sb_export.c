@@ -17,6 +17,7 @@
 #include "sb_stats.h"
 #include "sb_text.h"
 #include "sb_workload.h"
+#include "sb_vendor.h"
 
 /* Plain columns travel verbatim. Each has a type and, for integers, a range,
  * for text a limit in characters (the store's, sb_db.h): anything outside is
@@ -1199,8 +1200,9 @@ static const char *ran_path(sb_db *db, int64_t machine, const char *kernel, json
     if (!k) return NULL;
     /* only a vendor's impl names an ISA ("avxvnni:vpdpbusd" of our own
      * kernel names its instructions) */
-    const char *impl = strncmp(kernel, "onednn", 6) ? NULL
-                                                    : json_string_value(json_object_get(res, "impl"));
+    const char *impl = !sb_vendor_of_kernel(kernel)
+        ? NULL
+        : json_string_value(json_object_get(res, "impl"));
     const char *path = sb_peak_path_ran(k, impl && *impl ? impl : NULL);
     if (!strcmp(path, "scalar"))
         return sb_db_peak_per_core(db, machine, "f32") > 0 ? "f32" : "avx2_f32";

@@ -169,11 +169,11 @@ static double path_peak(sb_db *db, int64_t machine, const char *isa)
     return 0; /* a scalar loop has no peak of its own: the f32 line stands */
 }
 
-/* Peak lines: one per instruction path the plotted kernels ran (oneDNN's is
- * the ISA it dispatched, as its points' pct_peak says; AMX kernels' the tile
- * engine's), peak per core x min(threads, cores) (SMT siblings share the FMA
- * units), in the colour of the first kernel on that path, dotted. Returns
- * how many. */
+/* Peak lines: one per instruction path the plotted kernels ran (a vendor
+ * kernel's, oneDNN's or MKL's, is the ISA it dispatched, as its points'
+ * pct_peak says; AMX kernels' the tile engine's), peak per core x
+ * min(threads, cores) (SMT siblings share the FMA units), in the colour of
+ * the first kernel on that path, dotted. Returns how many. */
 static int peak_blocks(sb_gp *g, sb_gp *clause, sb_db *db, int64_t machine, int cores,
                        const series_pt *pts, int n, int maxt, char unknown[][160], int *nunknown)
 {
