@@ -55,6 +55,11 @@ sb_add_script(results_report_headline results_report_headline.sh)
 # stored as Rocket Lake shown as Granite Rapids-class (AMX) everywhere; no
 # clock above 6.5 GHz imported, shown or derived
 sb_add_script(results_uarch_cli results_uarch_cli.sh)
+# Own against the faster vendor: the sweep's closing table and the report's
+# view pick the faster of oneDNN and MKL per point and name it, over a
+# fixture with both (tests/fixtures/results/vendors.py), its vendors swapped,
+# and oneDNN alone.
+sb_add_script(results_vendor_cmp results_vendor_cmp.sh)
 sb_add_script(results_gate_noise results_gate_noise.sh)
 # The paired A/B gate at CLI level with fake worker binaries (scripts that
 # sleep a set time), and the verdicts about a point's status.
