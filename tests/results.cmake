@@ -60,6 +60,9 @@ sb_add_script(results_uarch_cli results_uarch_cli.sh)
 # fixture with both (tests/fixtures/results/vendors.py), its vendors swapped,
 # and oneDNN alone.
 sb_add_script(results_vendor_cmp results_vendor_cmp.sh)
+# scripts/bench-kernels and scripts/bench-amx against the faster vendor, over
+# a stand-in sprbench with fixed rates (nothing is timed).
+sb_add_script(scripts_bench_vendors scripts_bench_vendors.sh)
 sb_add_script(results_gate_noise results_gate_noise.sh)
 # The paired A/B gate at CLI level with fake worker binaries (scripts that
 # sleep a set time), and the verdicts about a point's status.
