@@ -99,7 +99,7 @@ summary own
 if grep -q '^own against the faster vendor' own.sum; then fail "a closing table without vendors"; else ok; fi
 expect_rc 0 "$SPRBENCH" db import --db both.db "$F/small_export.json"
 expect_rc 0 "$SPRBENCH" report --db both.db --baseline icl1 --candidate vendorbox --out r2 --no-plots
-expect_grep '^[A-Za-z0-9 ]+( \((no )?AMX\))? ran no vendor kernel \(onednn-\\\*, mkl-\\\*\)\.' r2/report.md
+expect_grep '^[A-Za-z0-9 ]+( \((no )?AMX\))? ran no vendor GEMM kernel \(onednn-\\\*, mkl-\\\*\)\.' r2/report.md
 expect_grep '^### Own kernels against the faster vendor on Sapphire Rapids' r2/report.md
 
 finish results_vendor_cmp

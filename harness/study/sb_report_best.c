@@ -345,17 +345,17 @@ void sb_report_vendors(const sb_headline_in *in, const sb_rsink *s)
             cm = in->cs->n ? in->cs->p[0].machine_id : 0;
     int same = in->cs == in->bs || (bm && bm == cm);
     if (!nb && (!nc || same)) {
-        sb_rp_sink_para(s, "No vendor kernel (onednn-*, mkl-*) ran on either side: nothing to"
+        sb_rp_sink_para(s, "No vendor GEMM kernel (onednn-*, mkl-*) ran on either side: nothing to"
                            " compare ours with.");
         return;
     }
     if (nb) vendor_side(in, s, in->bs, in->bname);
     else
-        sb_rp_sink_para(s, "%s ran no vendor kernel (onednn-*, mkl-*).", in->bname);
+        sb_rp_sink_para(s, "%s ran no vendor GEMM kernel (onednn-*, mkl-*).", in->bname);
     if (same) return; /* one machine on both sides: said once */
     if (nc) vendor_side(in, s, in->cs, in->cname);
     else
-        sb_rp_sink_para(s, "%s ran no vendor kernel (onednn-*, mkl-*).", in->cname);
+        sb_rp_sink_para(s, "%s ran no vendor GEMM kernel (onednn-*, mkl-*).", in->cname);
 }
 
 /* ---- what AMX gives on one machine ---- */
