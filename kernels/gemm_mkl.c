@@ -239,11 +239,8 @@ static int pack_b(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d, co
     *out = NULL;
     char why[300];
     if (!owner->probe(why, sizeof why)) return sb_errf(e, SB_EFAIL, "%s", why);
-    sb_gemm_desc dd = *d;
-    if (dd.m <= 0) dd.m = 1;
-    if (dd.lda <= 0) dd.lda = dd.transa == 'N' ? dd.k : dd.m;
-    if (dd.ldc <= 0) dd.ldc = dd.n;
-    int rc = sb_gemm_desc_check(&dd, e);
+    sb_gemm_desc dd;
+    int rc = sb_gemm_desc_for_pack(d, &dd, e);
     if (rc) return rc;
     int nt = nthreads(&dd);
     size_t sz = dt == SB_DT_F32    ? g_fn.spack_size(B_MATRIX, dd.m, dd.n, dd.k)

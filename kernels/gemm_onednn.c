@@ -623,11 +623,8 @@ static int pack_b(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *d, co
     *out = NULL;
     int rc = ready(e);
     if (rc) return rc;
-    sb_gemm_desc dd = *d;
-    if (dd.m <= 0) dd.m = 1;
-    if (dd.lda <= 0) dd.lda = dd.transa == 'N' ? dd.k : dd.m;
-    if (dd.ldc <= 0) dd.ldc = dd.n;
-    rc = sb_gemm_desc_check(&dd, e);
+    sb_gemm_desc dd;
+    rc = sb_gemm_desc_for_pack(d, &dd, e);
     if (rc) return rc;
     int nt = dd.threads > 0 ? dd.threads : omp_get_max_threads();
     int old_nt = omp_get_max_threads();

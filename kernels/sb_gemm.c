@@ -595,15 +595,21 @@ int sb_gemm_run(const sb_ukr *u, const sb_gemm_desc *d, const void *A, const voi
 
 /* ---- pre-packed B ------------------------------------------------------ */
 
+int sb_gemm_desc_for_pack(const sb_gemm_desc *d, sb_gemm_desc *out, sb_err *e)
+{
+    *out = *d;
+    if (out->m <= 0) out->m = 1;
+    if (out->lda <= 0) out->lda = out->transa == 'N' ? out->k : out->m;
+    if (out->ldc <= 0) out->ldc = out->n;
+    return sb_gemm_desc_check(out, e);
+}
+
 int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc *d, const void *B,
                          sb_packed_b **out, sb_err *e)
 {
     *out = NULL;
-    sb_gemm_desc dd = *d;
-    if (dd.m <= 0) dd.m = 1;
-    if (dd.lda <= 0) dd.lda = dd.transa == 'N' ? dd.k : dd.m;
-    if (dd.ldc <= 0) dd.ldc = dd.n;
-    int rc = sb_gemm_desc_check(&dd, e);
+    sb_gemm_desc dd;
+    int rc = sb_gemm_desc_for_pack(d, &dd, e);
     if (rc) return rc;
     sb_packed_b *p = calloc(1, sizeof *p);
     if (!p) return sb_errf(e, SB_EFAIL, "out of memory");

@@ -191,6 +191,10 @@ const char *sb_kernel_names(void);
 
 /* Checks sizes, transposes and leading dimensions; SB_EUSAGE with a message. */
 int sb_gemm_desc_check(const sb_gemm_desc *d, sb_err *err);
+/* The descriptor a pack_b works from: d with the A and C fields a caller
+ * packing weights may leave 0 (m, lda, ldc) given values that pass the
+ * check, then checked. */
+int sb_gemm_desc_for_pack(const sb_gemm_desc *d, sb_gemm_desc *out, sb_err *err);
 /* C[i][j] += d->bias[j] over m x n (a no-op without bias): for kernels that
  * cannot fuse it. */
 void sb_gemm_add_bias(const sb_gemm_desc *d, float *C);
