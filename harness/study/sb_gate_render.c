@@ -1,5 +1,6 @@
 #include "sb_gate_render.h"
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,17 +29,21 @@ void sb_gate_print(const sb_gate_result *r, FILE *f)
         fmt_num(c, sizeof c, w->cand);
         if (w->ratio > 0) snprintf(ratio, sizeof ratio, "%.3f", w->ratio);
         if (w->p >= 0) {
-            snprintf(ci, sizeof ci, "[%.3f, %.3f]", w->lo, w->hi);
+            /* an end too few samples cannot bound (a paired interval) is "-" */
+            char lo[16] = "-", hi[16] = "-";
+            if (w->lo > 0 && isfinite(w->lo)) snprintf(lo, sizeof lo, "%.3f", w->lo);
+            if (w->hi > 0 && isfinite(w->hi)) snprintf(hi, sizeof hi, "%.3f", w->hi);
+            snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
             snprintf(p, sizeof p, "%.2g", w->p);
         }
         if (w->nb || w->nc) snprintf(n, sizeof n, "%d/%d", w->nb, w->nc);
-        fprintf(f, "%-7s %-9.9s %-36.36s %-13.13s %11s %11s %8s %-17s %8s %7s  %s\n",
+        fprintf(f, "%-7s %-9.9s %-36.36s %-13.13s %11s %11s %8s %-17s %9s %7s  %s\n",
                 sb_verdict_name(w->verdict), w->workload, w->label, w->metric, b, c, ratio, ci, p,
                 n, w->note);
     }
-    fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL, %d SKIP: %s\n", r->n,
+    fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL, %d SKIP: %s%s\n", r->n,
             r->count[SB_PASS], r->count[SB_WARN], r->count[SB_FAIL], r->count[SB_SKIP],
-            sb_verdict_name(sb_gate_overall(r)));
+            sb_verdict_name(sb_gate_overall(r)), r->nothing[0] ? " (nothing judged)" : "");
 }
 
 /* Stored text (a label, a host name, a reason) may hold invalid UTF-8, and
@@ -62,8 +67,14 @@ json_t *sb_gate_json(const sb_gate_result *r)
         json_object_set_new(o, "candidate",
                             w->nc || w->cand > 0 ? json_real(w->cand) : json_null());
         json_object_set_new(o, "cost_ratio", w->ratio > 0 ? json_real(w->ratio) : json_null());
-        json_object_set_new(o, "interval",
-                            w->p >= 0 ? json_pack("[f,f]", w->lo, w->hi) : json_null());
+        json_t *ends = json_array();
+        json_array_append_new(ends, w->lo > 0 && isfinite(w->lo) ? json_real(w->lo) : json_null());
+        json_array_append_new(ends, w->hi > 0 && isfinite(w->hi) ? json_real(w->hi) : json_null());
+        if (w->p < 0) {
+            json_decref(ends);
+            ends = json_null();
+        }
+        json_object_set_new(o, "interval", ends);
         json_object_set_new(o, "p", w->p >= 0 ? json_real(w->p) : json_null());
         json_object_set_new(o, "n_baseline", json_integer(w->nb));
         json_object_set_new(o, "n_candidate", json_integer(w->nc));
