@@ -20,8 +20,8 @@ void sb_gate_print(const sb_gate_result *r, FILE *f)
 {
     char ci_head[32] = "interval";
     if (r->conf > 0) snprintf(ci_head, sizeof ci_head, "%.0f%% interval", r->conf * 100);
-    fprintf(f, "%-7s %-9s %-36s %-13s %11s %11s %8s %-17s %8s %7s  %s\n", "VERDICT", "workload",
-            "point", "metric", "baseline", "candidate", "ratio", ci_head, "p", "n", "note");
+    fprintf(f, "%-7s %-9s %-36s %-13s %11s %11s %8s %-17s %9s %7s  %s\n", "VERDICT", "workload",
+            "point", "metric", "baseline", "candidate", "ratio", ci_head, "p(slower)", "n", "note");
     for (int i = 0; i < r->n; i++) {
         const sb_gate_row *w = &r->rows[i];
         char b[32], c[32], ratio[32] = "-", ci[48] = "-", p[32] = "-", n[32] = "-";
@@ -94,11 +94,14 @@ json_t *sb_gate_json(const sb_gate_result *r)
     json_t *ign = json_array();
     for (int i = 0; i < r->ignored; i++)
         json_array_append_new(ign, sb_text_json(r->ignored_labels[i]));
-    return json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:o,s:o}", "verdict",
-                     sb_verdict_name(sb_gate_overall(r)), "compared", r->n, "pass",
-                     r->count[SB_PASS], "warn", r->count[SB_WARN], "fail", r->count[SB_FAIL],
-                     "skip", r->count[SB_SKIP], "ignored", r->ignored, "confidence", r->conf,
-                     "rows", rows, "ignored_points", ign);
+    return json_pack("{s:s,s:o,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:o,s:o}", "verdict",
+                     sb_verdict_name(sb_gate_overall(r)), "nothing_judged",
+                     r->nothing[0] ? sb_text_json(r->nothing) : json_null(),
+                     "nothing_judged_allowed", r->nothing_allowed, "short_rounds",
+                     r->short_rounds, "compared", r->n, "pass", r->count[SB_PASS], "warn",
+                     r->count[SB_WARN], "fail", r->count[SB_FAIL], "skip", r->count[SB_SKIP],
+                     "ignored", r->ignored, "confidence", r->conf, "rows", rows, "ignored_points",
+                     ign);
 }
 
 static void xml_escape(FILE *f, const char *text)
@@ -132,13 +135,23 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return sb_errf(e, SB_EFAIL, "out of memory");
+    /* nothing judged (and not accepted): one more test case, failed, so
+     * that a CI system reading the XML sees why the job is red */
+    int nj = r->nothing[0] && !r->nothing_allowed;
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<testsuites name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n"
             "  <testsuite name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" errors=\"0\""
             " skipped=\"%d\">\n",
-            r->n, r->count[SB_FAIL], r->count[SB_WARN] + r->count[SB_SKIP], r->n, r->count[SB_FAIL],
-            r->count[SB_WARN] + r->count[SB_SKIP]);
+            r->n + nj, r->count[SB_FAIL] + nj, r->count[SB_WARN] + r->count[SB_SKIP], r->n + nj,
+            r->count[SB_FAIL] + nj, r->count[SB_WARN] + r->count[SB_SKIP]);
+    if (nj) {
+        fputs("    <testcase classname=\"sprbench.gate\" name=\"nothing judged\">\n"
+              "      <failure type=\"nothing-judged\" message=\"",
+              f);
+        xml_escape(f, r->nothing);
+        fputs("\"/>\n    </testcase>\n", f);
+    }
     for (int i = 0; i < r->n; i++) {
         const sb_gate_row *w = &r->rows[i];
         char detail[1024] = "";
@@ -232,6 +245,14 @@ int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb
         gh_esc(annot, w->note, 0);
         fputc('\n', annot);
     }
+    if (annot && r->nothing[0]) {
+        /* titled as every row's: the gate's own annotations are only these */
+        fprintf(annot, "::%s title=", r->nothing_allowed ? "warning" : "error");
+        gh_esc(annot, r->nothing_allowed ? "sprbench gate WARN" : "sprbench gate FAIL", 1);
+        fputs("::", annot);
+        gh_esc(annot, r->nothing, 0);
+        fputc('\n', annot);
+    }
     if (annot) fflush(annot);
     if (!summary || !*summary) return SB_OK;
     /* appended, as every step's summary is: a table of what did not pass */
@@ -269,7 +290,11 @@ int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb
             sb_text_md(f, w->note, 1);
             fputs(" |\n", f);
         }
-    if (!listed) fputs("Every compared point passed.\n", f);
+    if (r->nothing[0]) {
+        sb_text_md(f, r->nothing, 1);
+        fputc('\n', f);
+    } else if (!listed)
+        fputs("Every compared point passed.\n", f);
     fputc('\n', f);
     if (fclose(f) != 0) return sb_errf(e, SB_EFAIL, "%s: write failed", summary);
     return SB_OK;
