@@ -193,12 +193,12 @@ static void test_interval_agrees(void)
         if (st.outcome == SB_PAIRED_PASS) ok = ok && st.hi < 1.05 * (1 + 1e-9), npass++;
         if (st.outcome == SB_PAIRED_FAIL)
             ok = ok && st.lo > 1 * (1 - 1e-9) && st.ratio > 1.05, nfail++;
-        if (np >= 7 && (st.p_slower < 0.01) != (st.lo > 1))
-            ok = ok && fabs(st.lo - 1) < 1e-9;
+        if (np >= 7 && (st.p_slower < 0.01) != (st.lo > 1)) ok = ok && fabs(st.lo - 1) < 1e-9;
         if (!ok) {
             if (bad++ < 5)
-                fprintf(stderr, "interval disagrees: %d pairs, %s, ratio %.6f [%.6f, %.6f], p %.3g\n",
-                        np, sb_paired_outcome_name(st.outcome), st.ratio, st.lo, st.hi, st.p_slower);
+                fprintf(stderr,
+                        "interval disagrees: %d pairs, %s, ratio %.6f [%.6f, %.6f], p %.3g\n", np,
+                        sb_paired_outcome_name(st.outcome), st.ratio, st.lo, st.hi, st.p_slower);
         }
     }
     CHECK_EQ_INT(bad, 0);

@@ -78,8 +78,9 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
             for (int k = 0; k < nsweeps && !in_paired; k++) in_paired = sweeps[k] == cp->sweep_id;
             sb_gate_set_verdict(r, row, in_paired ? SB_FAIL : SB_WARN);
             if (in_paired)
-                sb_gate_notef(row, "not measured in pairs, inside a paired sweep (resumed?):"
-                                   " run the point again in pairs");
+                sb_gate_notef(row,
+                              "not measured in pairs, inside a paired sweep (resumed?):"
+                              " run the point again in pairs");
             else
                 sb_gate_notef(row,
                               "not measured in pairs (sweep --pair-baseline B --pair-candidate C)");

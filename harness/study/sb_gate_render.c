@@ -97,11 +97,10 @@ json_t *sb_gate_json(const sb_gate_result *r)
     return json_pack("{s:s,s:o,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:o,s:o}", "verdict",
                      sb_verdict_name(sb_gate_overall(r)), "nothing_judged",
                      r->nothing[0] ? sb_text_json(r->nothing) : json_null(),
-                     "nothing_judged_allowed", r->nothing_allowed, "short_rounds",
-                     r->short_rounds, "compared", r->n, "pass", r->count[SB_PASS], "warn",
-                     r->count[SB_WARN], "fail", r->count[SB_FAIL], "skip", r->count[SB_SKIP],
-                     "ignored", r->ignored, "confidence", r->conf, "rows", rows, "ignored_points",
-                     ign);
+                     "nothing_judged_allowed", r->nothing_allowed, "short_rounds", r->short_rounds,
+                     "compared", r->n, "pass", r->count[SB_PASS], "warn", r->count[SB_WARN], "fail",
+                     r->count[SB_FAIL], "skip", r->count[SB_SKIP], "ignored", r->ignored,
+                     "confidence", r->conf, "rows", rows, "ignored_points", ign);
 }
 
 static void xml_escape(FILE *f, const char *text)

@@ -184,7 +184,7 @@ void sb_gate_compare_one(const sb_ptset *bs, const sb_gate_group *bg, int b0, in
         sb_gate_set_verdict(r, row, SB_FAIL);
         sb_gate_notef(row, "%.1f%% slower (tolerance %.1f%%), significant%s", pct,
                       o->tolerance * 100,
-                      rounds              ? ", in every round"
+                      rounds                 ? ", in every round"
                           : row->short_round ? ", but on one round of sub-millisecond samples:"
                                                " confirm with --paired or rounds"
                                              : "");
