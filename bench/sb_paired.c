@@ -109,6 +109,72 @@ void sb_sign_interval(const double *x, int n, double alpha, double *lo, double *
     free(s);
 }
 
+/* How many Walsh averages (s[i] + s[j]) / 2, i <= j, of sorted s are <= t. */
+static long long walsh_le(const double *s, int n, double t)
+{
+    long long count = 0;
+    int j = n - 1;
+    for (int i = 0; i < n; i++) {
+        while (j >= i && s[i] + s[j] > 2 * t) j--;
+        if (j < i) break;
+        count += j - i + 1;
+    }
+    return count;
+}
+
+/* The k-th smallest (0-based) Walsh average of sorted s, by bisection
+ * (O(n) a step: pairs by the thousand stay linear). */
+static double walsh_kth(const double *s, int n, long long k)
+{
+    double lo = s[0], hi = s[n - 1];
+    for (int it = 0; it < 200 && hi - lo > 1e-14 * (1 + fabs(hi)); it++) {
+        double mid = lo + (hi - lo) / 2;
+        if (walsh_le(s, n, mid) >= k + 1)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+/* One-sided Wilcoxon p that x - shift (sign +1) or shift - x (sign -1)
+ * tends to be above 0; buf holds n. */
+static double shifted_p(const double *x, int n, double shift, int sign, double *buf)
+{
+    for (int i = 0; i < n; i++) buf[i] = sign * (x[i] - shift);
+    return sb_wilcoxon_p_greater(buf, n);
+}
+
+/* The Wilcoxon interval of x's location: the shifts the one-sided test at
+ * alpha does not reject on either side (lower: x - lo above 0 rejected
+ * for every shift below lo; upper likewise), found by inverting the very
+ * test the verdict uses, so that p_greater(x) < alpha exactly when the
+ * lower end is above 0. A side no shift reaches (too few values) is
+ * -inf / +inf. */
+static void wilcoxon_interval(const double *x, int n, const double *sorted, double alpha,
+                              double *lo, double *hi, double *buf)
+{
+    for (int sign = 1; sign >= -1; sign -= 2) {
+        double out = sorted[0] - 1, in = sorted[n - 1] + 1; /* rejected, kept */
+        if (sign < 0) out = sorted[n - 1] + 1, in = sorted[0] - 1;
+        double bound = sign > 0 ? -INFINITY : INFINITY;
+        if (shifted_p(x, n, out, sign, buf) < alpha) {
+            for (int it = 0; it < 80 && fabs(in - out) > 1e-13 * (1 + fabs(in)); it++) {
+                double mid = out + (in - out) / 2;
+                if (shifted_p(x, n, mid, sign, buf) < alpha)
+                    out = mid;
+                else
+                    in = mid;
+            }
+            bound = out; /* the last shift still rejected */
+        }
+        if (sign > 0)
+            *lo = bound;
+        else
+            *hi = bound;
+    }
+}
+
 /* The median seconds of one side's samples in one pair (0: none). */
 static double side_median(const double *sec, const int *side, const int *pair, int n, int want_side,
                           int want_pair, double *buf)
@@ -154,11 +220,24 @@ int sb_paired_judge(const double *seconds, const int *side, const int *pair, int
             aa[st->nquads++] = fabs(amed[2 * q + 1] / amed[2 * q] - 1);
     st->aa = st->nquads ? sb_median(aa, st->nquads) : 0;
     if (st->npairs > 0) {
-        double *r = buf; /* the ratios themselves, for their median and interval */
+        /* the estimate and interval of the test the verdict uses: the
+         * Hodges-Lehmann estimate (median of the Walsh averages of the log
+         * ratios) and the Wilcoxon interval, so that PASS is an upper end
+         * below 1 + tolerance and FAIL a lower end above 1 */
+        int m = st->npairs;
+        double *sorted = c; /* reused */
+        memcpy(sorted, lr, sizeof *sorted * (size_t)m);
+        qsort(sorted, (size_t)m, sizeof *sorted, cmp_double);
+        long long nw = (long long)m * (m + 1) / 2;
+        double hl = nw % 2 ? walsh_kth(sorted, m, nw / 2)
+                           : (walsh_kth(sorted, m, nw / 2 - 1) + walsh_kth(sorted, m, nw / 2)) / 2;
+        st->ratio = exp(hl);
+        double llo, lhi;
+        wilcoxon_interval(lr, m, sorted, alpha, &llo, &lhi, buf);
+        st->lo = exp(llo); /* 0 and inf: no bound */
+        st->hi = exp(lhi);
+        double *r = buf; /* the ratios themselves, for the two-group check */
         for (int i = 0; i < st->npairs; i++) r[i] = exp(lr[i]);
-        st->ratio = sb_median(r, st->npairs);
-        int conf_ok;
-        sb_sign_interval(r, st->npairs, alpha, &st->lo, &st->hi, &conf_ok);
         st->p_slower = sb_wilcoxon_p_greater(lr, st->npairs);
         double *within = b; /* reused: log(1 + tolerance) - log ratio */
         for (int i = 0; i < st->npairs; i++) within[i] = log1p(tolerance) - lr[i];

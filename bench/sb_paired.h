@@ -9,10 +9,12 @@
  *
  * The decision is on the pairs' log cost ratios log(median B / median A):
  *   FAIL    the one-sided Wilcoxon signed-rank test says B is slower (p <
- *           alpha) and the median pair ratio is beyond 1 + tolerance (the
+ *           alpha: the interval's lower end above 1) and the ratio's
+ *           Hodges-Lehmann estimate is beyond 1 + tolerance (the
  *           minimum effect, as compare.py and asv ask);
  *   PASS    the test says the ratio is below 1 + tolerance (p < alpha on
- *           log(1 + tolerance) - log ratio): within the tolerance, known;
+ *           log(1 + tolerance) - log ratio: the interval's upper end below
+ *           1 + tolerance): within the tolerance, known;
  *   UNSURE  neither: measure more pairs;
  *   NOISY   the pair ratios form two groups (sb_bimodal's rule):
  *           flagged, not judged.
@@ -48,8 +50,11 @@ typedef struct sb_paired_stats {
     int nquads;        /* quads with both of their A runs (the A/A estimate) */
     int nb, nc;        /* samples per side */
     double base, cand; /* median seconds per side, all pairs pooled */
-    double ratio;      /* median of the pair ratios (B / A) */
-    double lo, hi;     /* sign-test interval of that median, 1 - 2 alpha */
+    double ratio;      /* the pair ratios' (B / A) Hodges-Lehmann estimate: the
+                          median of the Walsh averages of their logs */
+    double lo, hi;     /* its Wilcoxon interval, 1 - 2 alpha (each end one-sided
+                          alpha): the shifts the verdict's test does not reject;
+                          0 / inf when too few pairs bound a side */
     double p_slower;   /* Wilcoxon: B slower than A at all */
     double p_within;   /* Wilcoxon: ratio below 1 + tolerance */
     double aa;         /* A/A spread: median |A2/A1 - 1| (0 when no quad) */

@@ -64,12 +64,18 @@ static void gate_help(void)
            "  --paired           judge the pairs RUN measured itself (sweep --pair-baseline\n"
            "                     B --pair-candidate C; no --baseline): per point, the log\n"
            "                     ratios of its pairs, one-sided Wilcoxon signed-rank: FAIL\n"
-           "                     slower at p < --alpha and the median pair ratio beyond the\n"
-           "                     tolerance; PASS the ratio below 1 + tolerance at p < --alpha;\n"
-           "                     else WARN UNSURE (measure more pairs); pair ratios in two\n"
+           "                     slower at p < --alpha and the ratio (the pairs' Hodges-\n"
+           "                     Lehmann estimate) beyond the tolerance; PASS the ratio below\n"
+           "                     1 + tolerance at p < --alpha; the interval is that test's\n"
+           "                     (PASS: below 1 + tolerance, FAIL: above 1); else WARN\n"
+           "                     UNSURE (measure more pairs); pair ratios in two\n"
            "                     groups WARN noisy. Each note gives the pairs and the A/A\n"
            "                     spread (the two baseline runs of each quad: the run's noise)\n"
-           "  --min-pairs N      paired: fewer pairs is UNSURE (default 6)\n"
+           "  --min-pairs N      paired: fewer pairs is UNSURE (default 6); --paired on a\n"
+           "                     sweep with no paired point is an error (exit 2), an ok\n"
+           "                     point without pairs inside a paired sweep a FAIL\n"
+           "  --allow-nothing-judged  exit 0 when no row PASSed or FAILed (otherwise that\n"
+           "                     is exit 1, 'nothing judged: ...')\n"
            "  --junit FILE       also write JUnit XML (FAIL = failure, WARN = skipped)\n"
            "  --json             one JSON document on stdout instead of the table: the\n"
            "                     sides, the test, counts per verdict and every row\n"
@@ -88,7 +94,13 @@ static void gate_help(void)
            "shown inert on every output: one line, controls as '?', invalid UTF-8 and\n"
            "U+FFFE/U+FFFF as U+FFFD, and '::' or '##[' (workflow commands a CI runner\n"
            "would obey) with '?' for their second character.\n\n"
-           "Exit status: 0 no FAIL, 1 at least one FAIL, 2 bad usage or input, or an\n"
+           "The table's ratio is candidate/baseline of the two medians it shows (with\n"
+           "--pool, of the samples of every round pooled); p(slower) is one-sided. One\n"
+           "round a side of sub-millisecond samples is judged with a warning that names\n"
+           "the fix (--paired, or rounds with --pool).\n\n"
+           "Exit status: 0 no FAIL, 1 at least one FAIL or nothing judged (no row PASSed\n"
+           "or FAILed: all WARN, SKIP or none, e.g. sides that share no configuration;\n"
+           "the last line says 'nothing judged: ...'), 2 bad usage or input, or an\n"
            "output (stdout, --junit, the step summary) that could not be written.\n",
            sb_default_db());
 }
@@ -140,6 +152,7 @@ static int parse_options(int argc, char **argv, gate_args *a)
                                          {"history", no_argument, 0, 'H'},
                                          {"paired", no_argument, 0, 'Q'},
                                          {"min-pairs", required_argument, 0, 'N'},
+                                         {"allow-nothing-judged", no_argument, 0, 'A'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     sb_gate_opts *o = &a->o;
@@ -160,6 +173,7 @@ static int parse_options(int argc, char **argv, gate_args *a)
         case 'J': a->as_json = 1; break;
         case 'H': a->history = 1; break;
         case 'Q': o->paired = 1; break;
+        case 'A': o->allow_nothing_judged = 1; break;
         case 'N':
             if (sb_parse_long(optarg, 2, 100000, "--min-pairs", &lv, &e))
                 return sb_cli_report("gate", &e);
@@ -227,6 +241,7 @@ static int check_args(gate_args *a)
     if (a->history && a->as_json)
         return sb_cli_usage_error("gate", "--history prints lines: give it without --json");
     a->o.metrics = a->metrics;
+    a->o.what = a->candidate;
     /* before anything is read: empty names, and where the JUnit file goes */
     if ((a->baseline && sb_cli_check_path("--baseline", a->baseline, &e)) ||
         sb_cli_check_path("--candidate", a->candidate, &e) ||
@@ -275,6 +290,9 @@ static int gate_run(const gate_args *a, const sb_reference *refs, int nrefs)
         : refs     ? sb_gate_references(refs, nrefs, &cand.set, o, &res, &e)
                    : sb_gate_compare(&base.set, &cand.set, o, &res, &e);
     if (rc) goto out;
+    /* no row PASSed or FAILed: a gate that judged nothing fails (a
+     * renamed kernel, WARNs alone), unless --allow-nothing-judged */
+    sb_gate_judged(&res, o);
     /* NULL: gated against base; paired: nothing else to compare environments with */
     const char *against = refs ? a->refs_path : o->paired ? "the pairs" : NULL;
     /* what a database stored is shown, never obeyed, on every output below */
@@ -301,7 +319,7 @@ static int gate_run(const gate_args *a, const sb_reference *refs, int nrefs)
     if (gha && !strcmp(gha, "true") &&
         (rc = sb_gate_github(&res, stderr, getenv("GITHUB_STEP_SUMMARY"), &e)))
         goto out_write;
-    rc = res.count[SB_FAIL] ? SB_EFAIL : SB_OK;
+    rc = sb_gate_overall(&res) == SB_FAIL ? SB_EFAIL : SB_OK;
     sb_err_clear(&e);
     goto out;
 out_write:

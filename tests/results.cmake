@@ -67,6 +67,11 @@ sb_add_script(results_gate_noise results_gate_noise.sh)
 # The paired A/B gate at CLI level with fake worker binaries (scripts that
 # sleep a set time), and the verdicts about a point's status.
 sb_add_script(results_gate_paired results_gate_paired.sh)
+# A gate that cannot stay green on nothing (#41): nothing judged is exit 1
+# (--allow-nothing-judged: 0), --paired without pairs exit 2, a paired
+# interval behind its verdict, pooled columns that give the ratio, the
+# one-round sub-millisecond warning; on crafted imports, no timing.
+sb_add_script(results_gate_judged results_gate_judged.sh)
 set_tests_properties(results_gate_paired PROPERTIES TIMEOUT 180)
 sb_add_script(results_inert results_inert.sh)
 set_tests_properties(results_inert PROPERTIES TIMEOUT 180)

@@ -195,8 +195,10 @@ expect_rc 2 "$SPRBENCH" db info --db r.db --json; expect_one_error_line 'json be
 # a label names the newest sweep of that label
 expect_rc 0 "$SPRBENCH" db points --db r.db --sweep first --json
 json_ok 'label: the newest sweep' 'assert d["sweep_id"] == 2' out
-expect_rc 0 "$SPRBENCH" gate --db r.db --baseline 1 --candidate noisy --json
+# (both rows noisy, WARN: nothing judged, exit 1 since #41)
+expect_rc 1 "$SPRBENCH" gate --db r.db --baseline 1 --candidate noisy --json
 json_ok 'gate --json' 'assert d["compared"] == 2 and d["fail"] == 0 and d["rows"][0]["verdict"] in ("PASS", "WARN") and d["rows"][0]["cost_ratio"] > 10' out
+json_ok 'gate --json nothing judged' 'assert d["verdict"] == "FAIL" and d["nothing_judged"].startswith("nothing judged: none of the 2 compared point(s) PASSed or FAILed (2 noisy)")' out
 expect_rc 1 "$SPRBENCH" gate --db r.db --baseline 1 --candidate feedface --cross-machine --json
 json_ok 'gate --json FAIL' 'assert d["fail"] == 2 and all(r["verdict"] == "FAIL" for r in d["rows"])' out
 expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 16x16x16 --reps 3 --no-peak \
@@ -313,8 +315,10 @@ expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate slow2.db
 expect_grep ' 0 FAIL' out
 # too few samples WARN
 expect_rc 0 "$SPRBENCH" db import --db few.db few.json
-expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate few.db
+expect_rc 1 "$SPRBENCH" gate --baseline base.db --candidate few.db   # nothing judged (#41)
 expect_grep '^WARN .*too few samples' out
+expect_grep '^nothing judged: none of the [0-9]+ compared point\(s\) PASSed or FAILed \([0-9]+ undecided .*\): measure more samples or rounds; or pass --allow-nothing-judged to accept it$' out
+expect_rc 0 "$SPRBENCH" gate --baseline base.db --candidate few.db --allow-nothing-judged
 # ... and a report counts and names them: in the mean, not tested
 expect_rc 0 "$SPRBENCH" db import --db bf.db base.json few.json
 expect_rc 0 "$SPRBENCH" report --db bf.db --baseline 1 --candidate 2 --out repf --no-plots
@@ -325,8 +329,9 @@ expect_rc 0 "$SPRBENCH" db import --db icl.db icl.json
 expect_rc 2 "$SPRBENCH" gate --baseline icl.db --candidate b.db
 expect_one_error_line '^sprbench gate: the candidate \(database b.db\) ran on machine .*never did .*add --cross-machine$' 
 expect_rc 0 "$SPRBENCH" gate --baseline icl.db --candidate b.db --cross-machine
-expect_rc 0 "$SPRBENCH" gate --baseline r.db --candidate b.db
+expect_rc 1 "$SPRBENCH" gate --baseline r.db --candidate b.db   # nothing judged (#41)
 expect_grep '^ignored: 2 baseline' out
+expect_grep '^nothing judged: none of the 2 compared point\(s\) PASSed or FAILed \(2 noisy\)' out
 # a point missing on one side is reported
 python3 -c "
 import json; d = json.load(open('slow2.json')); d['points'] = d['points'][:1]; json.dump(d, open('one.json', 'w'))"

@@ -144,23 +144,29 @@ assert abs(r['cost_ratio'] - 1.2) < 1e-3 and r['aa_spread'] == 0 and r['p'] < 0.
 PY
 ok
 
-# ---- UNSURE: adds pairs up to the cap, then says so, a WARN (exit 0) ----
+# ---- UNSURE: adds pairs up to the cap, then says so, a WARN; alone it
+# judged nothing: exit 1 (#41), exit 0 with --allow-nothing-judged ----
 rm -f log
 expect_rc 0 "$SPRBENCH" sweep "${PAIR[@]}" --db edge.db --pair-baseline ./base --pair-candidate ./edge --pairs 8:12
 expect_grep 'ok UNSURE after 12 pair' out
 [ "$(grep -c '^B ' log)" = 12 ] && ok || fail "UNSURE should run to the cap of 12 pairs: $(grep -c '^B ' log) candidate runs"
-expect_rc 0 "$SPRBENCH" gate --paired --candidate edge.db --junit edge.xml
+expect_rc 1 "$SPRBENCH" gate --paired --candidate edge.db --junit edge.xml
 expect_grep '^WARN .*UNSURE after 12 abba pairs: .*measure more pairs; A/A 0\.0%' out
 expect_grep '<skipped message="WARN: UNSURE' edge.xml
+expect_grep '^nothing judged: none of the 1 compared point\(s\) PASSed or FAILed \(1 UNSURE after their pairs\): measure more pairs' out
+expect_grep '<failure type="nothing-judged" message="nothing judged: ' edge.xml
+expect_rc 0 "$SPRBENCH" gate --paired --candidate edge.db --allow-nothing-judged
+expect_grep '^WARN .*UNSURE after 12' out
+expect_grep '^nothing judged: .*accepted \(--allow-nothing-judged\): exit 0$' out
 # too few pairs for any p < 0.01 (2^-n): UNSURE, and the note says how many can
 rm -f log
 expect_rc 0 "$SPRBENCH" sweep "${PAIR[@]}" --db few.db --pair-baseline ./base --pair-candidate ./slow --pairs 4:4
-expect_rc 0 "$SPRBENCH" gate --paired --candidate few.db
+expect_rc 1 "$SPRBENCH" gate --paired --candidate few.db
 expect_grep '^WARN .*UNSURE after 4 abba pairs: \+20\.0%.*4 pairs cannot reach p < 0\.01: 7 can' out
-# an ordinary sweep has no pairs to judge: a WARN that says so
+# an ordinary sweep has no pairs to judge: an error, exit 2 (#41, #44)
 "$SPRBENCH" sweep "${SMALL[@]}" --shapes 16x16x16 --db plain.db >/dev/null 2>&1
-expect_rc 0 "$SPRBENCH" gate --paired --candidate plain.db
-expect_grep '^WARN .*not measured in pairs' out
+expect_rc 2 "$SPRBENCH" gate --paired --candidate plain.db
+expect_one_error_line '^sprbench gate: --paired: plain\.db holds no paired point \(1 ok point\(s\), none measured in pairs\)'
 
 # ---- random order: A A B B shuffled per quad, paired the same ----
 rm -f log
@@ -213,8 +219,9 @@ expect_grep '^FAIL .*timeout: candidate binary \./same: timeout after 1 s' out
 # a skip: the machine's when the baseline skips too (SKIP), a candidate that
 # skips what the baseline ran fails
 FAKE_SKIP=both "$SPRBENCH" sweep "${PAIR[@]}" --db skip.db --pair-baseline ./base --pair-candidate ./same >out 2>&1
-expect_rc 0 "$SPRBENCH" gate --paired --candidate skip.db
+expect_rc 1 "$SPRBENCH" gate --paired --candidate skip.db   # a SKIP alone judged nothing (#41)
 expect_grep '^SKIP .*skipped: no such ISA here' out
+expect_grep '^nothing judged: .*\(1 skipped\): gate points this machine can run' out
 FAKE_SKIP=B "$SPRBENCH" sweep "${PAIR[@]}" --db skip2.db --pair-baseline ./base --pair-candidate ./same >out 2>&1
 expect_rc 1 "$SPRBENCH" gate --paired --candidate skip2.db
 expect_grep '^FAIL .*failed: candidate binary \./same: skipped: no such ISA here' out

@@ -51,7 +51,9 @@ EOF
 
 export GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$W/summary.md"
 for args in "1 --baseline 1 --candidate 2" "1 --baseline 1 --candidate 2 --json" \
-            "0 --baseline 1 --candidate 3 --cross-machine" "0 --baseline 3 --candidate 1 --json"; do
+            "1 --baseline 1 --candidate 3 --cross-machine" "1 --baseline 3 --candidate 1 --json"; do
+  # (1 against 3: point 3's kernel is renamed, the sides share no
+  # configuration: nothing judged, exit 1 since #41, its line inert too)
   # shellcheck disable=SC2086
   set -- $args
   rc=$1; shift
@@ -97,8 +99,9 @@ for pair in "copy.db t.db" "link.db t.db" "t.db 2" "copy.db 3" "t.db t.db"; do
   expect_rc 2 "$SPRBENCH" gate --db t.db --baseline "$1" --candidate "$2" --cross-machine
   expect_one_error_line "holds the candidate's (sweep|point) .*gated against itself"
 done
-# two different runs still gate
-expect_rc 0 "$SPRBENCH" gate --db t.db --baseline 1 --candidate 3 --cross-machine
+# two different runs still gate (point 3's kernel is renamed: nothing judged)
+expect_rc 1 "$SPRBENCH" gate --db t.db --baseline 1 --candidate 3 --cross-machine
+expect_grep '^nothing judged: the sides share no configuration' "$T/out"
 
 # an output that cannot be written is exit 2 with one line, not 1 (a FAIL)
 expect_rc 2 "$SPRBENCH" gate --db t.db --baseline 1 --candidate 3 --cross-machine --junit /dev/full

@@ -4,6 +4,8 @@
  * FAIL, UNSURE (too few pairs, within noise), NOISY (two groups), the A/A
  * spread from the two A runs of each quad. */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sb_paired.h"
@@ -163,10 +165,58 @@ static void test_judge(void)
     CHECK(!strcmp(sb_paired_outcome_name(SB_PAIRED_UNSURE), "UNSURE"));
 }
 
+/* The interval is the one behind the verdict (#41): over many random sets
+ * of pair ratios (a location of 0.9-1.2, spreads of 1-15 %, outliers),
+ * lo <= ratio <= hi, a PASS has hi < 1 + tolerance, a FAIL lo > 1 and the
+ * ratio beyond 1 + tolerance, and p(slower) < alpha exactly when lo > 1.
+ * Also the Hodges-Lehmann estimate of a known set. */
+static void test_interval_agrees(void)
+{
+    double sec[400], r[60];
+    int side[400], pair[400];
+    sb_paired_stats st;
+    uint64_t x = 12345;
+    int bad = 0, npass = 0, nfail = 0;
+    for (int t = 0; t < 400; t++) {
+        int np = 7 + (int)(t % 50);
+        if (np > 60) np = 60;
+        double loc = 0.9 + 0.3 * (t % 13) / 12.0, spread = 0.01 + 0.14 * (t % 7) / 6.0;
+        for (int k = 0; k < np; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            double u = (double)(x >> 11) / 9007199254740992.0;
+            r[k] = loc * (1 + spread * (u - 0.5)) * (k % 9 == 8 ? 1.12 : 1);
+        }
+        int n = build(np, 1, r, 0.0, 1.0, sec, side, pair);
+        sb_paired_judge(sec, side, pair, n, 0.05, 0.01, 6, &st);
+        if (st.outcome == SB_PAIRED_NOISY) continue;
+        int ok = st.lo <= st.ratio * (1 + 1e-9) && st.ratio <= st.hi * (1 + 1e-9);
+        if (st.outcome == SB_PAIRED_PASS) ok = ok && st.hi < 1.05 * (1 + 1e-9), npass++;
+        if (st.outcome == SB_PAIRED_FAIL)
+            ok = ok && st.lo > 1 * (1 - 1e-9) && st.ratio > 1.05, nfail++;
+        if (np >= 7 && (st.p_slower < 0.01) != (st.lo > 1)) ok = ok && fabs(st.lo - 1) < 1e-9;
+        if (!ok) {
+            if (bad++ < 5)
+                fprintf(stderr,
+                        "interval disagrees: %d pairs, %s, ratio %.6f [%.6f, %.6f], p %.3g\n", np,
+                        sb_paired_outcome_name(st.outcome), st.ratio, st.lo, st.hi, st.p_slower);
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(npass > 20 && nfail > 20);
+    /* Hodges-Lehmann of 1, 2, 4 (logs): the Walsh averages 1, 1.5, 2, 2.5, 3, 4: 2.25 */
+    double e1 = exp(1), e2 = exp(2), e4 = exp(4), q[3] = {e1, e2, e4};
+    int n = build(3, 1, q, 0.0, 1.0, sec, side, pair);
+    sb_paired_judge(sec, side, pair, n, 0.05, 0.01, 1, &st);
+    CHECK(NEAR(st.ratio, exp(2.25), 1e-9 * exp(2.25)));
+    /* 3 pairs cannot bound either end at alpha 0.01 (2^-3 > 0.01) */
+    CHECK(st.lo == 0 && isinf(st.hi));
+}
+
 int main(void)
 {
     test_wilcoxon();
     test_sign_interval();
     test_judge();
+    test_interval_agrees();
     return test_report("test_results_paired");
 }

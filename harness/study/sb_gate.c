@@ -102,7 +102,10 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
                 sb_gate_compare_one(base, bg, b0, b1, cand, cg, c0, c1, metric, mi == 0, o, r);
             } else if (mi == 0 && (!with_machine || sb_gate_has_machine(cand, bp->fingerprint))) {
                 sb_gate_row *row = sb_gate_add_row(r, SB_WARN, bp, metric);
-                if (row) sb_gate_notef(row, "point missing in the candidate");
+                if (row) {
+                    row->one_sided = 1;
+                    sb_gate_notef(row, "point missing in the candidate");
+                }
             } else if (mi == 0) {
                 /* a baseline kept for several runners: other machines are not
                  * this gate's; counted and named */
@@ -145,8 +148,10 @@ static int gate_compare(const sb_ptset *base, const sb_ptset *cand, const sb_gat
                         "machine mismatch: the baseline has this point only from %s, never"
                         " from this machine (--cross-machine compares anyway)",
                         base->p[bg_any[fb0].idx].fingerprint);
-                else if (row)
+                else if (row) {
+                    row->one_sided = 1;
                     sb_gate_notef(row, "point not in the baseline (new)");
+                }
             }
             c = c1;
         }

@@ -53,6 +53,7 @@ void sb_gate_result_inert(sb_gate_result *r, sb_gate_side *base, sb_gate_side *c
         INERT(w->env);
     }
     for (int i = 0; i < r->ignored; i++) INERT(r->ignored_labels[i]);
+    INERT(r->nothing);
     if (base) INERT(base->what);
     if (cand) INERT(cand->what);
 #undef INERT
@@ -72,6 +73,23 @@ void sb_gate_write_text(sb_gate_result *r, const sb_gate_side *base, const sb_ga
                 " per side\n\n",
                 references ? references : base->what, cand->what, o->tolerance * 100,
                 test_name(references, o), o->alpha, o->min_samples);
+    int conf = (int)(r->conf * 100 + 0.5);
+    if (o->paired)
+        fprintf(f,
+                "ratio: the pair ratios' Hodges-Lehmann estimate; interval: its %d%% interval,"
+                " the one-sided Wilcoxon signed-rank tests behind the verdict (PASS: its upper"
+                " end below 1 + tolerance; FAIL: its lower end above 1 and the ratio beyond 1 +"
+                " tolerance); p(slower): that test, one-sided\n",
+                conf);
+    else if (!references)
+        fprintf(f,
+                "ratio: candidate/baseline of the medians shown; p(slower): one-sided"
+                " Mann-Whitney U, candidate slower; interval: %d%% bootstrap of the median"
+                " ratio%s\n",
+                conf,
+                o->method == SB_GATE_BOOTSTRAP ? " (the verdict: FAIL when its lower end is beyond"
+                                                 " 1 + tolerance)"
+                                               : " (shown; the U test and the ratio decide)");
     sb_gate_print(r, f);
     if (!references) env_lines(r, &base->env, &cand->env, NULL, f);
     if (r->ignored)
@@ -83,6 +101,15 @@ void sb_gate_write_text(sb_gate_result *r, const sb_gate_side *base, const sb_ga
         fprintf(f, "ignored: %s\n", r->ignored_labels[i]);
     if (r->ignored > 10)
         fprintf(f, "ignored: ... and %d more (--json names all)\n", r->ignored - 10);
+    if (r->short_rounds)
+        fprintf(f,
+                "warning: %d point(s) judged on one round a side of sub-millisecond samples"
+                " (median down to %.3g s): repetitions run back to back share one moment of the"
+                " machine, so a drift reads as a difference; judge them in pairs (sweep"
+                " --pair-baseline B --pair-candidate C, then gate --paired) or on 3 or more"
+                " interleaved rounds a side (gate --pool, scripts/ci-gate --rounds 3)\n",
+                r->short_rounds, r->short_median);
+    if (r->nothing[0]) fprintf(f, "%s\n", r->nothing);
 }
 
 int sb_gate_write_json(sb_gate_result *r, const sb_gate_side *base, const sb_gate_side *cand,

@@ -6,12 +6,42 @@
 #include "sb_gate_match.h"
 #include "sb_paired.h"
 
+/* Whether the candidate holds a paired point at all (an ordinary sweep
+ * gated with --paired: SB_EUSAGE, nothing to judge), and in *paired_sweeps
+ * (caller frees) the sweeps that hold one: an ok point without pairs in
+ * such a sweep ran unpaired where pairs were asked for (a resume). */
+static int paired_sweeps(const sb_ptset *cv, const char *what, int64_t **ids, int *n, sb_err *e)
+{
+    int nok = 0;
+    *n = 0;
+    *ids = malloc(sizeof **ids * (size_t)(cv->n ? cv->n : 1));
+    if (!*ids) return sb_errf(e, SB_EFAIL, "out of memory");
+    for (int i = 0; i < cv->n; i++) {
+        const sb_pt *p = &cv->p[i];
+        nok += !strcmp(p->status, "ok");
+        if (!p->npaired) continue;
+        int seen = 0;
+        for (int k = 0; k < *n && !seen; k++) seen = (*ids)[k] == p->sweep_id;
+        if (!seen) (*ids)[(*n)++] = p->sweep_id;
+    }
+    if (nok && !*n)
+        return sb_errf(e, SB_EUSAGE,
+                       "--paired: %.200s holds no paired point (%d ok point(s), none measured in"
+                       " pairs): sweep with --pair-baseline B --pair-candidate C, or gate it"
+                       " with --baseline",
+                       what, nok);
+    return SB_OK;
+}
+
 int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *r, sb_err *e)
 {
     memset(r, 0, sizeof *r);
     r->conf = 1 - 2 * o->alpha;
     sb_ptset cv = {0};
     int rc = sb_gate_measured_view(cand, &cv, e);
+    int64_t *sweeps = NULL;
+    int nsweeps = 0;
+    if (!rc) rc = paired_sweeps(&cv, o->what ? o->what : "the candidate", &sweeps, &nsweeps, e);
     sb_gate_group *cg = rc ? NULL : sb_gate_groups_make(&cv, 1);
     if (!rc && !cg) rc = sb_errf(e, SB_EFAIL, "out of memory");
     for (int c = 0; !rc && c < cv.n;) {
@@ -42,9 +72,18 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
             continue;
         }
         if (!cp->npaired) {
-            sb_gate_set_verdict(r, row, SB_WARN);
-            sb_gate_notef(row,
-                          "not measured in pairs (sweep --pair-baseline B --pair-candidate C)");
+            /* inside a paired sweep (resumed unpaired?) it ran without the
+             * baseline binary: nothing shows it is no slower */
+            int in_paired = 0;
+            for (int k = 0; k < nsweeps && !in_paired; k++) in_paired = sweeps[k] == cp->sweep_id;
+            sb_gate_set_verdict(r, row, in_paired ? SB_FAIL : SB_WARN);
+            if (in_paired)
+                sb_gate_notef(row,
+                              "not measured in pairs, inside a paired sweep (resumed?):"
+                              " run the point again in pairs");
+            else
+                sb_gate_notef(row,
+                              "not measured in pairs (sweep --pair-baseline B --pair-candidate C)");
             continue;
         }
         sb_paired_stats st;
@@ -76,11 +115,14 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
         case SB_PAIRED_FAIL:
             sb_gate_set_verdict(r, row, SB_FAIL);
             sb_gate_notef(row,
-                          "%.1f%% slower over %d %s pairs (tolerance %.1f%%, Wilcoxon p %.2g); %s",
+                          "%.1f%% slower over %d %s pairs (tolerance %.1f%%; one-sided Wilcoxon"
+                          " signed-rank p(slower) %.2g); %s",
                           pct, st.npairs, mode, o->tolerance * 100, st.p_slower, noise);
             break;
         case SB_PAIRED_PASS:
-            sb_gate_notef(row, "%+.1f%% over %d %s pairs, within the tolerance %.1f%% (p %.2g); %s",
+            sb_gate_notef(row,
+                          "%+.1f%% over %d %s pairs, within the tolerance %.1f%% (one-sided"
+                          " Wilcoxon signed-rank p(within) %.2g); %s",
                           pct, st.npairs, mode, o->tolerance * 100, st.p_within, noise);
             break;
         case SB_PAIRED_NOISY:
@@ -104,12 +146,14 @@ int sb_gate_paired(const sb_ptset *cand, const sb_gate_opts *o, sb_gate_result *
             sb_gate_notef(
                 row,
                 "UNSURE after %d %s pairs: %+.1f%%, neither beyond nor within the tolerance"
-                " %.1f%% (p %.2g / %.2g)%s; measure more pairs; %s",
+                " %.1f%% (one-sided Wilcoxon signed-rank p(slower) %.2g, p(within) %.2g)%s;"
+                " measure more pairs; %s",
                 st.npairs, mode, pct, o->tolerance * 100, st.p_slower, st.p_within, few, noise);
         }
         }
     }
     sb_gate_groups_free(cg, cv.n);
+    free(sweeps);
     free(cv.p);
     return rc;
 }

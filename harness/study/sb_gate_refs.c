@@ -296,6 +296,7 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
             }
             snprintf(row->machine, sizeof row->machine, "%s", rf->machine);
             row->base = rf->value;
+            row->one_sided = 1;
             sb_gate_notef(row, "point missing: no candidate point matches reference line %d",
                           rf->line);
         }

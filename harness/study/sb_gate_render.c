@@ -1,5 +1,6 @@
 #include "sb_gate_render.h"
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,8 +20,8 @@ void sb_gate_print(const sb_gate_result *r, FILE *f)
 {
     char ci_head[32] = "interval";
     if (r->conf > 0) snprintf(ci_head, sizeof ci_head, "%.0f%% interval", r->conf * 100);
-    fprintf(f, "%-7s %-9s %-36s %-13s %11s %11s %8s %-17s %8s %7s  %s\n", "VERDICT", "workload",
-            "point", "metric", "baseline", "candidate", "ratio", ci_head, "p", "n", "note");
+    fprintf(f, "%-7s %-9s %-36s %-13s %11s %11s %8s %-17s %9s %7s  %s\n", "VERDICT", "workload",
+            "point", "metric", "baseline", "candidate", "ratio", ci_head, "p(slower)", "n", "note");
     for (int i = 0; i < r->n; i++) {
         const sb_gate_row *w = &r->rows[i];
         char b[32], c[32], ratio[32] = "-", ci[48] = "-", p[32] = "-", n[32] = "-";
@@ -28,17 +29,21 @@ void sb_gate_print(const sb_gate_result *r, FILE *f)
         fmt_num(c, sizeof c, w->cand);
         if (w->ratio > 0) snprintf(ratio, sizeof ratio, "%.3f", w->ratio);
         if (w->p >= 0) {
-            snprintf(ci, sizeof ci, "[%.3f, %.3f]", w->lo, w->hi);
+            /* an end too few samples cannot bound (a paired interval) is "-" */
+            char lo[16] = "-", hi[16] = "-";
+            if (w->lo > 0 && isfinite(w->lo)) snprintf(lo, sizeof lo, "%.3f", w->lo);
+            if (w->hi > 0 && isfinite(w->hi)) snprintf(hi, sizeof hi, "%.3f", w->hi);
+            snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
             snprintf(p, sizeof p, "%.2g", w->p);
         }
         if (w->nb || w->nc) snprintf(n, sizeof n, "%d/%d", w->nb, w->nc);
-        fprintf(f, "%-7s %-9.9s %-36.36s %-13.13s %11s %11s %8s %-17s %8s %7s  %s\n",
+        fprintf(f, "%-7s %-9.9s %-36.36s %-13.13s %11s %11s %8s %-17s %9s %7s  %s\n",
                 sb_verdict_name(w->verdict), w->workload, w->label, w->metric, b, c, ratio, ci, p,
                 n, w->note);
     }
-    fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL, %d SKIP: %s\n", r->n,
+    fprintf(f, "gate: %d compared: %d PASS, %d WARN, %d FAIL, %d SKIP: %s%s\n", r->n,
             r->count[SB_PASS], r->count[SB_WARN], r->count[SB_FAIL], r->count[SB_SKIP],
-            sb_verdict_name(sb_gate_overall(r)));
+            sb_verdict_name(sb_gate_overall(r)), r->nothing[0] ? " (nothing judged)" : "");
 }
 
 /* Stored text (a label, a host name, a reason) may hold invalid UTF-8, and
@@ -62,8 +67,14 @@ json_t *sb_gate_json(const sb_gate_result *r)
         json_object_set_new(o, "candidate",
                             w->nc || w->cand > 0 ? json_real(w->cand) : json_null());
         json_object_set_new(o, "cost_ratio", w->ratio > 0 ? json_real(w->ratio) : json_null());
-        json_object_set_new(o, "interval",
-                            w->p >= 0 ? json_pack("[f,f]", w->lo, w->hi) : json_null());
+        json_t *ends = json_array();
+        json_array_append_new(ends, w->lo > 0 && isfinite(w->lo) ? json_real(w->lo) : json_null());
+        json_array_append_new(ends, w->hi > 0 && isfinite(w->hi) ? json_real(w->hi) : json_null());
+        if (w->p < 0) {
+            json_decref(ends);
+            ends = json_null();
+        }
+        json_object_set_new(o, "interval", ends);
         json_object_set_new(o, "p", w->p >= 0 ? json_real(w->p) : json_null());
         json_object_set_new(o, "n_baseline", json_integer(w->nb));
         json_object_set_new(o, "n_candidate", json_integer(w->nc));
@@ -83,11 +94,13 @@ json_t *sb_gate_json(const sb_gate_result *r)
     json_t *ign = json_array();
     for (int i = 0; i < r->ignored; i++)
         json_array_append_new(ign, sb_text_json(r->ignored_labels[i]));
-    return json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:o,s:o}", "verdict",
-                     sb_verdict_name(sb_gate_overall(r)), "compared", r->n, "pass",
-                     r->count[SB_PASS], "warn", r->count[SB_WARN], "fail", r->count[SB_FAIL],
-                     "skip", r->count[SB_SKIP], "ignored", r->ignored, "confidence", r->conf,
-                     "rows", rows, "ignored_points", ign);
+    return json_pack("{s:s,s:o,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:o,s:o}", "verdict",
+                     sb_verdict_name(sb_gate_overall(r)), "nothing_judged",
+                     r->nothing[0] ? sb_text_json(r->nothing) : json_null(),
+                     "nothing_judged_allowed", r->nothing_allowed, "short_rounds", r->short_rounds,
+                     "compared", r->n, "pass", r->count[SB_PASS], "warn", r->count[SB_WARN], "fail",
+                     r->count[SB_FAIL], "skip", r->count[SB_SKIP], "ignored", r->ignored,
+                     "confidence", r->conf, "rows", rows, "ignored_points", ign);
 }
 
 static void xml_escape(FILE *f, const char *text)
@@ -121,13 +134,23 @@ int sb_gate_junit(const sb_gate_result *r, const char *path, sb_err *e)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return sb_errf(e, SB_EFAIL, "out of memory");
+    /* nothing judged (and not accepted): one more test case, failed, so
+     * that a CI system reading the XML sees why the job is red */
+    int nj = r->nothing[0] && !r->nothing_allowed;
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<testsuites name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n"
             "  <testsuite name=\"sprbench gate\" tests=\"%d\" failures=\"%d\" errors=\"0\""
             " skipped=\"%d\">\n",
-            r->n, r->count[SB_FAIL], r->count[SB_WARN] + r->count[SB_SKIP], r->n, r->count[SB_FAIL],
-            r->count[SB_WARN] + r->count[SB_SKIP]);
+            r->n + nj, r->count[SB_FAIL] + nj, r->count[SB_WARN] + r->count[SB_SKIP], r->n + nj,
+            r->count[SB_FAIL] + nj, r->count[SB_WARN] + r->count[SB_SKIP]);
+    if (nj) {
+        fputs("    <testcase classname=\"sprbench.gate\" name=\"nothing judged\">\n"
+              "      <failure type=\"nothing-judged\" message=\"",
+              f);
+        xml_escape(f, r->nothing);
+        fputs("\"/>\n    </testcase>\n", f);
+    }
     for (int i = 0; i < r->n; i++) {
         const sb_gate_row *w = &r->rows[i];
         char detail[1024] = "";
@@ -221,6 +244,14 @@ int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb
         gh_esc(annot, w->note, 0);
         fputc('\n', annot);
     }
+    if (annot && r->nothing[0]) {
+        /* titled as every row's: the gate's own annotations are only these */
+        fprintf(annot, "::%s title=", r->nothing_allowed ? "warning" : "error");
+        gh_esc(annot, r->nothing_allowed ? "sprbench gate WARN" : "sprbench gate FAIL", 1);
+        fputs("::", annot);
+        gh_esc(annot, r->nothing, 0);
+        fputc('\n', annot);
+    }
     if (annot) fflush(annot);
     if (!summary || !*summary) return SB_OK;
     /* appended, as every step's summary is: a table of what did not pass */
@@ -258,7 +289,11 @@ int sb_gate_github(const sb_gate_result *r, FILE *annot, const char *summary, sb
             sb_text_md(f, w->note, 1);
             fputs(" |\n", f);
         }
-    if (!listed) fputs("Every compared point passed.\n", f);
+    if (r->nothing[0]) {
+        sb_text_md(f, r->nothing, 1);
+        fputc('\n', f);
+    } else if (!listed)
+        fputs("Every compared point passed.\n", f);
     fputc('\n', f);
     if (fclose(f) != 0) return sb_errf(e, SB_EFAIL, "%s: write failed", summary);
     return SB_OK;

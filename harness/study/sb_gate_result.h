@@ -26,6 +26,8 @@ typedef struct sb_gate_opts {
     const char *const *metrics; /* NULL-terminated; NULL or empty: "seconds" */
     int paired;                 /* sb_gate_paired: judge the candidate's own pairs */
     int min_pairs;              /* paired: fewer pairs is UNSURE (WARN) */
+    int allow_nothing_judged;   /* no PASS and no FAIL is a WARN, not a FAIL */
+    const char *what;           /* the candidate as named, for messages; may be NULL */
 } sb_gate_opts;
 #define SB_GATE_OPTS_INIT                                                  \
     {                                                                      \
@@ -48,6 +50,8 @@ typedef struct sb_gate_row {
     int pairs;                /* paired: the pairs judged (0: not a paired row) */
     double aa;                /* paired: the A/A spread, median |A2/A1 - 1| */
     char outcome[8];          /* paired: PASS, FAIL, UNSURE or NOISY */
+    int one_sided;            /* a point (or reference) with nothing to compare it with */
+    int short_round;          /* one round a side of sub-millisecond samples */
 } sb_gate_row;
 
 typedef struct sb_gate_result {
@@ -57,12 +61,27 @@ typedef struct sb_gate_result {
     int ignored;                 /* baseline points of machines the candidate never ran on */
     char (*ignored_labels)[400]; /* each of them: "point on MACHINE" */
     double conf;                 /* of the bootstrap intervals: 1 - 2 alpha (one-sided 1 - alpha) */
+    /* sb_gate_judged: why nothing was judged ("" when a row PASSed or
+     * FAILed), and whether that was accepted (--allow-nothing-judged) */
+    char nothing[600];
+    int nothing_allowed;
+    /* rows judged on one round a side of sub-millisecond samples, and the
+     * smallest of their medians (seconds) */
+    int short_rounds;
+    double short_median;
 } sb_gate_result;
 
 void sb_gate_result_free(sb_gate_result *r);
-/* The gate's answer: FAIL if any row failed, else WARN if any warned, else
- * PASS (skips alone pass). */
+/* The gate's answer: FAIL if any row failed or nothing was judged (see
+ * sb_gate_judged; WARN when that was allowed), else WARN if any warned,
+ * else PASS. */
 sb_verdict sb_gate_overall(const sb_gate_result *r);
+
+/* After every row is in: when no row PASSed or FAILed (all WARN, SKIP, or
+ * none at all), says why in r->nothing, with what to do, and marks it
+ * allowed when o->allow_nothing_judged; also counts the rows of one round
+ * a side on sub-millisecond samples. Returns 1 when nothing was judged. */
+int sb_gate_judged(sb_gate_result *r, const sb_gate_opts *o);
 
 /* A new row of verdict v (counted) for metric, labelled after p (may be
  * NULL: the caller labels it), p -1; NULL when memory runs out. */
