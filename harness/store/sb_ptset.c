@@ -157,11 +157,12 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
              "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
              " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
              " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
-             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), COALESCE(s.uuid, '')"
+             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), COALESCE(s.uuid, ''),"
+             " COALESCE(s.started, '')"
              " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
              " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
              " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
-             " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY p.id",
+             " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY " SB_DB_SWEEP_TIME("s") ", p.seq, p.uuid, p.id",
              &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
                             "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
@@ -221,6 +222,9 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
         p->nodes = nodes > 0 ? (int)nodes : 1;
         snprintf(p->sweep_uuid, sizeof p->sweep_uuid, "%s",
                  sqlite3_column_text(st, 15) ? (const char *)sqlite3_column_text(st, 15) : "");
+        snprintf(p->sweep_started, sizeof p->sweep_started, "%s",
+                 (const char *)sqlite3_column_text(st, 16));
+        p->nsweeps = 1;
         if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e)) ||
             (p->npaired && (rc = load_pairing(db, sp, p, e))))
             goto out;
@@ -306,14 +310,19 @@ void sb_ptset_latest(sb_ptset *set)
     }
     if (ok) {
         qsort(k, (size_t)set->n, sizeof *k, cmp_keyed);
-        /* in each group of one key (ordered by id): the newest ok, else the newest */
+        /* in each group of one key (in the set's order, by time): the
+         * newest ok, else the newest; and how many sweeps ran it */
         for (int g = 0; g < set->n;) {
-            int end = g, best = -1;
+            int end = g, best = -1, sweeps = 0;
             while (end < set->n && !strcmp(k[end].key, k[g].key)) {
-                if (!strcmp(set->p[k[end].idx].status, "ok")) best = k[end].idx;
+                const sb_pt *p = &set->p[k[end].idx];
+                if (!strcmp(p->status, "ok")) best = k[end].idx;
+                sweeps += end == g || p->sweep_id != set->p[k[end - 1].idx].sweep_id;
                 end++;
             }
-            keep[best >= 0 ? best : k[end - 1].idx] = 1;
+            int at = best >= 0 ? best : k[end - 1].idx;
+            keep[at] = 1;
+            set->p[at].nsweeps = sweeps;
             g = end;
         }
         int w = 0;
@@ -395,13 +404,14 @@ static int sweep_by_id(sb_db *db, const char *spec, int64_t *sweep_id, int *foun
     return SB_OK;
 }
 
-/* A sweep by its label: the newest of that label, as a rerun of a study
- * under the same name replaces the one before it. */
+/* A sweep by its label: the newest of that label (started last), as a
+ * rerun of a study under the same name replaces the one before it. */
 static int sweep_by_label(sb_db *db, const char *spec, int64_t *sweep_id, int *found, sb_err *e)
 {
     int n;
     int64_t id;
-    int rc = match(db, "SELECT id FROM sweep WHERE label = ?1 ORDER BY id", spec, 0, &n, &id, e);
+    int rc = match(db, "SELECT id FROM sweep WHERE label = ?1 ORDER BY " SB_DB_SWEEP_TIME("sweep"),
+                   spec, 0, &n, &id, e);
     if (rc) return rc;
     *found = n > 0;
     if (n) *sweep_id = id;

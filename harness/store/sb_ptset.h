@@ -43,6 +43,10 @@ typedef struct sb_metric_val {
 typedef struct sb_pt {
     int64_t id, sweep_id, machine_id;
     char uuid[33], sweep_uuid[33]; /* "" when unknown */
+    char sweep_started[32];        /* its sweep's start time as stored; "" unknown */
+    /* how many sweeps of its set ran this configuration (sb_ptset_latest
+     * keeps the one started last and counts them here); 1 as loaded */
+    int nsweeps;
     char *fingerprint, *workload, *kernel, *dtype, *shape, *config, *status, *reason;
     /* workload's row (bench/sb_workload), resolved once as the point is
      * loaded; NULL for a name no row has (a database of another version) */
@@ -66,11 +70,16 @@ typedef struct sb_ptset {
     int n;
 } sb_ptset;
 
-/* Every point of a machine and/or sweep (0 = any), ordered by id. */
+/* Every point of a machine and/or sweep (0 = any), ordered by time: by
+ * their sweep's start time (ties by sweep uuid, SB_DB_SWEEP_TIME), then by
+ * their place in the sweep. Never by row id: the same records imported in
+ * any order load in the same order. */
 int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e);
 void sb_ptset_free(sb_ptset *set);
-/* Keeps one point per configuration: the newest with status ok, else the
- * newest of any status (so a skip reason stays visible). */
+/* Keeps one point per configuration: the newest (the last in the set's
+ * order: of the sweep started last) with status ok, else the newest of any
+ * status (so a skip reason stays visible). The kept point's nsweeps counts
+ * the sweeps of the set that ran its configuration. */
 void sb_ptset_latest(sb_ptset *set);
 const sb_metric_val *sb_pt_metric(const sb_pt *p, const char *name);
 /* Configuration identity: workload, kernel, dtype, shape, config, threads,

@@ -641,7 +641,7 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
              "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
              "   AND COALESCE(q.config, '') = COALESCE(p.config, '')"
              "   AND q.status = 'ok')"
-             " ORDER BY s.started, s.id",
+             " ORDER BY " SB_DB_SWEEP_TIME("s"),
              &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
                             "SELECT seconds FROM sample WHERE point_id = ?"
