@@ -557,6 +557,40 @@ static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
  * (sb_uarch_matches). */
 static int uarch_is(const char *spec, const char *ua) { return sb_uarch_matches(spec, ua); }
 
+/* A machine by the name every display gives it, AMX state and all, as
+ * people write it: "Emerald Rapids (AMX)", "emerald-rapids-amx",
+ * "emerald-rapids-no-amx", "zen4-no-amx". */
+static int display_is(const char *spec, const mrow *m)
+{
+    if (m->amx < 0 || !m->ua[0]) return 0;
+    char t[96], d[128];
+    sb_uarch_table_of(m->ua, t, sizeof t);
+    snprintf(d, sizeof d, "%s %s", t, m->amx ? "AMX" : "no AMX");
+    return sb_uarch_matches(spec, d);
+}
+
+/* The selector that names m alone, as a person types it: its display name
+ * as a word ("emerald-rapids-amx", "zen4-no-amx") when that matches no
+ * other machine, else its fingerprint. */
+static void exact_name(const mrow *v, int nv, int i, char *buf, size_t cap)
+{
+    char t[96];
+    size_t w = 0;
+    sb_uarch_table_of(v[i].ua, t, sizeof t);
+    for (const char *c = t; *c && w + 1 < cap; c++) {
+        if (isalnum((unsigned char)*c)) {
+            buf[w++] = (char)tolower((unsigned char)*c);
+        } else if (w && buf[w - 1] != '-' && !isdigit((unsigned char)c[1]) && c[1]) {
+            buf[w++] = '-';
+        }
+    }
+    buf[w] = '\0';
+    if (v[i].amx >= 0 && w) snprintf(buf + w, cap - w, "%s", v[i].amx ? "-amx" : "-no-amx");
+    int n = 0;
+    for (int k = 0; k < nv && w; k++) n += display_is(buf, &v[k]);
+    if (!w || v[i].amx < 0 || n != 1) snprintf(buf, cap, "%.16s", v[i].fp);
+}
+
 static int contains_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
@@ -585,8 +619,8 @@ static int record_fingerprints(const char *path, char fps[][80], int cap, int *n
     return *n > 0;
 }
 
-/* SB_EUSAGE naming every machine a selector matched, so that the next try
- * can be exact. */
+/* SB_EUSAGE naming every machine a selector matched, each with the
+ * selector that names it alone, so that the next try can be exact. */
 static int ambiguous(const char *spec, const char *how, const mrow *v, const int *hit, int nv,
                      int n, sb_err *e)
 {
@@ -596,8 +630,10 @@ static int ambiguous(const char *spec, const char *how, const mrow *v, const int
         if (!hit[i]) continue;
         /* two guests of one CPU model can differ in what the hypervisor
          * exposes: AMX tells an Emerald Rapids with it from one without */
-        int w = snprintf(list + l, sizeof list - l, "%s%.16s (%.40s, %.60s%s, host %.40s)",
-                         l ? "; " : "", v[i].fp, v[i].ua[0] ? v[i].ua : "?",
+        char exact[80];
+        exact_name(v, nv, i, exact, sizeof exact);
+        int w = snprintf(list + l, sizeof list - l, "%s%s (%.16s, %.40s, %.60s%s, host %.40s)",
+                         l ? "; " : "", exact, v[i].fp, v[i].ua[0] ? v[i].ua : "?",
                          v[i].cpu[0] ? v[i].cpu : "?",
                          v[i].amx == 1   ? ", AMX"
                          : v[i].amx == 0 ? ", no AMX"
@@ -606,8 +642,10 @@ static int ambiguous(const char *spec, const char *how, const mrow *v, const int
         if (w < 0) break;
         l += (size_t)w < sizeof list - l ? (size_t)w : sizeof list - l - 1;
     }
-    return sb_errf(e, SB_EUSAGE, "'%.64s' (%s) names %d machines: %s; give a fingerprint", spec,
-                   how, n, list);
+    return sb_errf(e, SB_EUSAGE,
+                   "'%.64s' (%s) names %d machines: %s; the word before each bracket names"
+                   " that machine alone",
+                   spec, how, n, list);
 }
 
 int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
@@ -656,7 +694,7 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
         n = 0;
         for (int i = 0; i < nv; i++) {
             hit[i] = pass == 0   ? !strcmp(v[i].host, spec)
-                : pass == 1      ? uarch_is(spec, v[i].ua)
+                : pass == 1      ? uarch_is(spec, v[i].ua) || display_is(spec, &v[i])
                 : pass == 2      ? strlen(spec) >= 3 && contains_ci(v[i].cpu, spec)
                                  : 0;
             for (int k = 0; pass == 3 && k < nfp; k++) hit[i] |= !strcmp(v[i].fp, fps[k]);
