@@ -726,3 +726,163 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
     free(hit);
     return rc;
 }
+
+/* ---- pinned sweeps ---- */
+
+/* 1 when sweep_id holds points of sel's side (is its sweep, or ran on its
+ * machine), 0 when not. */
+static int sweep_on_side(sb_db *db, const sb_selection *sel, int64_t sweep_id, int *on, sb_err *e)
+{
+    *on = 0;
+    if (sel->sweep_id) {
+        *on = sweep_id == sel->sweep_id;
+        return SB_OK;
+    }
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "pinned sweep",
+                           "SELECT 1 FROM sweep s WHERE s.id = ?1 AND (s.machine_id = ?2 OR"
+                           " EXISTS (SELECT 1 FROM point p WHERE p.sweep_id = s.id"
+                           " AND p.machine_id = ?2))",
+                           &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, sel->machine_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *on = 1;
+    else if (step != SQLITE_DONE)
+        rc = sb_db_fail(e, db, "pinned sweep");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A label among the side's sweeps: the newest of that label on its machine. */
+static int label_on_side(sb_db *db, const sb_selection *sel, const char *spec, int64_t *id,
+                         sb_err *e)
+{
+    sqlite3_stmt *st;
+    *id = 0;
+    int rc = sb_db_prepare(db, "pinned sweep",
+                           "SELECT id FROM sweep WHERE label = ?1 AND machine_id = ?2"
+                           " ORDER BY " SB_DB_SWEEP_TIME_DESC("sweep") " LIMIT 1",
+                           &st, e);
+    if (rc) return rc;
+    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, sel->machine_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    else if (step != SQLITE_DONE)
+        rc = sb_db_fail(e, db, "pinned sweep");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The first 8 digits of a sweep's uuid ("" when it has none). */
+static void sweep_short_uuid(sb_db *db, int64_t id, char out[9])
+{
+    sqlite3_stmt *st;
+    out[0] = '\0';
+    if (sb_db_prepare(db, "pinned sweep", "SELECT substr(COALESCE(uuid, ''), 1, 8) FROM sweep"
+                                          " WHERE id = ?",
+                      &st, NULL))
+        return;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        snprintf(out, 9, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+int sb_select_pin_sweeps(sb_db *db, sb_selection *sel, const char *list, const char *what,
+                         sb_err *e)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
+        return sb_errf(e, SB_EUSAGE, "%s: too long a list", what);
+    int rc = SB_OK;
+    sel->npinned = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && !rc;
+         tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ') tok++;
+        if (!*tok) continue;
+        int64_t id = 0;
+        int on = 0;
+        if (!sel->sweep_id && (rc = label_on_side(db, sel, tok, &id, e))) return rc;
+        if (!id && (rc = sb_sweep_resolve(db, tok, &id, e))) {
+            char why[sizeof e->msg];
+            snprintf(why, sizeof why, "%s", e->msg);
+            return sb_errf(e, rc, "%s: %s", what, why);
+        }
+        if ((rc = sweep_on_side(db, sel, id, &on, e))) return rc;
+        if (!on)
+            return sb_errf(e, SB_EUSAGE, "%s: sweep '%.64s' (sweep %lld) is not on this side (%s)",
+                           what, tok, (long long)id, sel->label);
+        int dup = 0;
+        for (int k = 0; k < sel->npinned; k++) dup |= sel->pinned[k] == id;
+        if (dup) continue;
+        if (sel->npinned == SB_SELECT_MAX_PINNED)
+            return sb_errf(e, SB_EUSAGE, "%s: at most %d sweeps", what, SB_SELECT_MAX_PINNED);
+        sel->pinned[sel->npinned++] = id;
+    }
+    if (!sel->npinned) return sb_errf(e, SB_EUSAGE, "%s: no sweep given", what);
+    /* the label names the sweeps by uuid: the same whatever order they were imported in */
+    size_t l = strlen(sel->label);
+    for (int k = 0; k < sel->npinned && l + 16 < sizeof sel->label; k++) {
+        char u[9];
+        sweep_short_uuid(db, sel->pinned[k], u);
+        l += (size_t)snprintf(sel->label + l, sizeof sel->label - l, "%s%s", k ? ", " : ", sweeps ",
+                              u[0] ? u : "?");
+    }
+    return SB_OK;
+}
+
+/* The sweeps of a pinned set in time order (SB_DB_SWEEP_TIME). */
+static int sort_pinned(sb_db *db, int64_t *ids, int n, sb_err *e)
+{
+    static const char *sql =
+        "SELECT COUNT(*) FROM sweep a, sweep b WHERE a.id = ?1 AND b.id = ?2 AND"
+        " (julianday(a.started), a.started, a.uuid) > (julianday(b.started), b.started, b.uuid)";
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "pinned sweeps", sql, &st, e);
+    if (rc) return rc;
+    for (int i = 1; i < n; i++) /* insertion sort: a few sweeps */
+        for (int j = i; j > 0; j--) {
+            sqlite3_bind_int64(st, 1, ids[j - 1]);
+            sqlite3_bind_int64(st, 2, ids[j]);
+            int later = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+            sqlite3_reset(st);
+            if (!later) break;
+            int64_t t = ids[j];
+            ids[j] = ids[j - 1];
+            ids[j - 1] = t;
+        }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_ptset_load_sel(sb_db *db, const sb_selection *sel, sb_ptset *set, sb_err *e)
+{
+    if (!sel->npinned)
+        return sb_ptset_load(db, sel->sweep_id ? 0 : sel->machine_id, sel->sweep_id, set, e);
+    int64_t ids[SB_SELECT_MAX_PINNED];
+    memcpy(ids, sel->pinned, sizeof ids[0] * (size_t)sel->npinned);
+    int rc = sort_pinned(db, ids, sel->npinned, e);
+    set->p = NULL;
+    set->n = 0;
+    for (int k = 0; !rc && k < sel->npinned; k++) {
+        sb_ptset one;
+        if ((rc = sb_ptset_load(db, sel->sweep_id ? 0 : sel->machine_id, ids[k], &one, e))) break;
+        sb_pt *np = realloc(set->p, sizeof *np * (size_t)(set->n + one.n + 1));
+        if (!np) {
+            sb_ptset_free(&one);
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+        set->p = np;
+        memcpy(set->p + set->n, one.p, sizeof *np * (size_t)one.n);
+        set->n += one.n;
+        free(one.p);
+    }
+    if (rc) sb_ptset_free(set);
+    return rc;
+}

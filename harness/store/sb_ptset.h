@@ -19,12 +19,24 @@
 /* What --baseline/--candidate name: a sweep (id or uuid / uuid prefix), a
  * machine (fingerprint, unique prefix of at least 4 digits, or hostname), or
  * a sweep by label (the newest of that label), tried in that order. */
+#define SB_SELECT_MAX_PINNED 32
 typedef struct sb_selection {
     int64_t machine_id; /* set for a machine; also the sweep's machine */
     int64_t sweep_id;   /* set for a sweep only */
     char label[256];    /* what to call it in tables */
+    /* sweeps pinned by --baseline-sweeps/--candidate-sweeps
+     * (sb_select_pin_sweeps): the side reads these alone */
+    int64_t pinned[SB_SELECT_MAX_PINNED];
+    int npinned;
 } sb_selection;
 int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e);
+/* Pins a side to the sweeps of list (comma-separated ids, uuid prefixes or
+ * labels; a label names the newest sweep of that label on the side first):
+ * each must exist and hold points of the side (its machine, or be its
+ * sweep), else SB_EUSAGE naming it and `what` ("--candidate-sweeps"). The
+ * side then reads those sweeps alone, and its label says which. */
+int sb_select_pin_sweeps(sb_db *db, sb_selection *sel, const char *list, const char *what,
+                         sb_err *e);
 /* A sweep only: integer id, (prefix of) uuid, or label (the newest sweep of
  * that label). */
 int sb_sweep_resolve(sb_db *db, const char *spec, int64_t *sweep_id, sb_err *e);
@@ -75,6 +87,9 @@ typedef struct sb_ptset {
  * their place in the sweep. Never by row id: the same records imported in
  * any order load in the same order. */
 int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e);
+/* The points a selection names, in sb_ptset_load's order: its pinned
+ * sweeps (on its machine), else its sweep, else its machine's. */
+int sb_ptset_load_sel(sb_db *db, const sb_selection *sel, sb_ptset *set, sb_err *e);
 void sb_ptset_free(sb_ptset *set);
 /* Keeps one point per configuration: the newest (the last in the set's
  * order: of the sweep started last) with status ok, else the newest of any

@@ -535,8 +535,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     int rc = mkdir_p(ro->out_dir, e);
     if (rc) return rc;
     sb_ptset bs = {0}, cs = {0};
-    if ((rc = sb_ptset_load(db, bsel->sweep_id ? 0 : bsel->machine_id, bsel->sweep_id, &bs, e)) ||
-        (rc = sb_ptset_load(db, csel->sweep_id ? 0 : csel->machine_id, csel->sweep_id, &cs, e))) {
+    if ((rc = sb_ptset_load_sel(db, bsel, &bs, e)) || (rc = sb_ptset_load_sel(db, csel, &cs, e))) {
         sb_ptset_free(&bs);
         return rc;
     }
