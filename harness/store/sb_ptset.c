@@ -600,6 +600,26 @@ static int contains_ci(const char *hay, const char *needle)
     return 0;
 }
 
+/* The uuids of the sweeps a record (`db export` file) holds on machine fp,
+ * comma-separated, into buf ("" when none). */
+static void record_sweeps(const char *path, const char *fp, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    json_t *doc = json_load_file(path, 0, NULL);
+    size_t i, l = 0;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "sweeps"), i, s)
+    {
+        const char *u = json_string_value(json_object_get(s, "uuid"));
+        const char *m = json_string_value(json_object_get(s, "machine"));
+        if (!u || strlen(u) > 32 || (m && strcmp(m, fp))) continue;
+        int w = snprintf(buf + l, cap - l, "%s%s", l ? "," : "", u);
+        if (w < 0 || (size_t)w >= cap - l) break;
+        l += (size_t)w;
+    }
+    json_decref(doc);
+}
+
 /* A record (`db export` file) names its machines by fingerprint. */
 static int record_fingerprints(const char *path, char fps[][80], int cap, int *n)
 {
@@ -709,9 +729,18 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
     if (n > 1) {
         rc = ambiguous(spec, how, v, hit, nv, n, e);
     } else if (n == 1) {
+        const char *fp = "";
         for (int i = 0; i < nv; i++)
-            if (hit[i]) sel->machine_id = v[i].id;
+            if (hit[i]) {
+                sel->machine_id = v[i].id;
+                fp = v[i].fp;
+            }
         rc = label_machine(db, sel, e);
+        /* a record names its sweeps too: the side is what the record holds,
+         * not every sweep of its machine (two records of one machine) */
+        char list[SB_SELECT_MAX_PINNED * 34];
+        if (!rc && nfp) record_sweeps(spec, fp, list, sizeof list);
+        if (!rc && nfp && list[0]) rc = sb_select_pin_sweeps(db, sel, list, spec, e);
     } else if (nfp) {
         rc = sb_errf(e, SB_EUSAGE, "%.200s: no machine of this record is in the database (import"
                      " it with sprbench db import)", spec);

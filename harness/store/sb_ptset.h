@@ -17,8 +17,10 @@
 /* ---- selections ---- */
 
 /* What --baseline/--candidate name: a sweep (id or uuid / uuid prefix), a
- * machine (fingerprint, unique prefix of at least 4 digits, or hostname), or
- * a sweep by label (the newest of that label), tried in that order. */
+ * machine (fingerprint, unique prefix of at least 4 digits, host name,
+ * microarchitecture with or without its AMX state, CPU model), a sweep by
+ * label (the newest of that label), or a record file (`db export` JSON):
+ * its machine, pinned to the record's sweeps (sb_select_pin_sweeps). */
 #define SB_SELECT_MAX_PINNED 32
 typedef struct sb_selection {
     int64_t machine_id; /* set for a machine; also the sweep's machine */
