@@ -42,6 +42,11 @@ sb_add_script(results_machines results_machines.sh)
 # sweeps.
 sb_add_script(results_import_order results_import_order.sh)
 set_tests_properties(results_import_order PROPERTIES TIMEOUT 300)
+# Examples that run as written: every report/gate/plot/db command the
+# README, docs/reference.md and results/machines/README.md show, on the
+# records on file.
+sb_add_script(docs_commands docs_commands.sh)
+set_tests_properties(docs_commands PROPERTIES TIMEOUT 900)
 # The software stack every result records (bench/sb_stack): the field table,
 # its parsing, and the differences the report's headline names
 # (study/sb_stackdiff); at CLI level the result, info, the CSV columns, an
