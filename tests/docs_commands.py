@@ -29,6 +29,7 @@ def commands(path):
                     out.append(re.sub(r'\s+', ' ', part.strip()))
     # inline spans that are whole commands, not synopses (no placeholders)
     for span in re.findall(r'`((?:build/)?sprbench [^`]+)`', text):
+        span = re.sub(r'\s+', ' ', span).strip()
         w = span.split()
         if len(w) < 4 or w[1] not in SUBS or not any(t.startswith('--') for t in w): continue
         if any(re.fullmatch(r'[A-Z][A-Z0-9_.]*', t) for t in w[2:]) or re.search(r'[|\[\]<>]|\.\.\.', span):

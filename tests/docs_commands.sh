@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Examples that run as written: every `sprbench report|gate|plot|db` command
-# README.md, docs/reference.md and results/machines/README.md show
+# README.md, docs/reference.md, results/machines/README.md and
+# docs/examples/README.md show
 # (tests/docs_commands.py finds them) runs, as written, in a directory set up
 # as a reader's checkout with the records on file imported (the default
 # database, machines.db, results/sprbench.db and ~/study.db each hold them).
@@ -18,6 +19,7 @@ ln -s "$SPRBENCH" "$W/build/sprbench"
 expect_rc 0 "$SPRBENCH" db import --db "$W/default.db" "$SRC"/results/machines/*.json
 cp "$W/default.db" "$W/results/sprbench.db"
 cp "$W/default.db" "$W/home/study.db"
+cp "$W/default.db" "$W/machines.db"
 # the commands that need sweeps the records do not hold: the exit and the
 # line that says so
 declare -A want=(
@@ -33,7 +35,8 @@ declare -A want=(
   ["sprbench gate --baseline 1 --candidate 6 --history"]="2:ran on machine .*, the baseline .* never did"
 )
 python3 "$SRC/tests/docs_commands.py" "$SRC/README.md" "$SRC/docs/reference.md" \
-  "$SRC/results/machines/README.md" >"$T/cmds" || fail "docs_commands.py failed"
+  "$SRC/results/machines/README.md" "$SRC/docs/examples/README.md" >"$T/cmds" ||
+  fail "docs_commands.py failed"
 n=$(wc -l <"$T/cmds")
 [ "$n" -ge 20 ] && ok || fail "only $n commands found in the docs"
 # the records' own comparisons are among them
@@ -56,4 +59,14 @@ while IFS=$'\t' read -r file cmd; do
     fail "${file#$SRC/}: '$cmd' exited $rc"; head -3 "$T/err" >&2
   fi
 done <"$T/cmds"
+# docs/examples/ is what scripts/gen-examples writes with this binary: each
+# of its reports, and nothing else
+expect_rc 0 "$SRC/scripts/gen-examples" --sprbench "$SPRBENCH" --out "$T/ex"
+for d in report-2threads report-amx report-synthetic; do
+  [ -s "$T/ex/$d/report.md" ] && [ -s "$SRC/docs/examples/$d/report.md" ] && ok ||
+    fail "docs/examples/$d: not written by scripts/gen-examples or not committed"
+done
+(cd "$SRC/docs/examples" && ls -d report-*/) | sed 's|/$||' >"$T/have"
+(cd "$T/ex" && ls -d report-*/) | sed 's|/$||' >"$T/made"
+cmp -s "$T/have" "$T/made" && ok || fail "docs/examples holds reports scripts/gen-examples does not write"
 finish docs_commands
