@@ -10,7 +10,17 @@
 M="${SB_SOURCE_DIR:?}/results/machines"
 files=("$M"/*.json)
 n=${#files[@]}
-[ "$n" -ge 3 ] || { fail "fewer than three records in $M"; # a rerun of the Zen 4 record two days later (new uuids, same figures):
+[ "$n" -ge 3 ] || { fail "fewer than three records in $M"; # two records of one machine, each naming its own sweeps: two runs compared,
+# not a machine against itself
+expect_rc 0 "$SPRBENCH" report --db "$T/o1.db" --baseline "$M/zen4-epyc-2026-12-01.json" \
+  --candidate "$M/zen4-epyc-2026-12-03.json" --out "$T/zz" --no-plots
+expect_grep '^Warning: both sides ran on the same machine: the differences below are between runs' "$T/zz/report.md"
+if grep -q 'compared with itself' "$T/zz/report.md"; then fail "two records of one machine read as one side"; else ok; fi
+# a record file's sweeps, then --candidate-sweeps: the pin replaces the record's
+expect_rc 0 "$SPRBENCH" report --db "$T/o1.db" --baseline "$M/zen4-epyc-2026-12-01.json" \
+  --candidate "$M/zen4-epyc-2026-12-03.json" --candidate-sweeps 12d43a6f --out "$T/zz2" --no-plots
+expect_grep 'Candidate: Zen 4 \(no AMX\) vm \(6299f44b6ad52317\), sweeps 12d43a6f \(89 points\)' "$T/zz2/report.md"
+# a rerun of the Zen 4 record two days later (new uuids, same figures):
 # imported before or after the original, the rerun's points are used, and
 # the headline says beside its figure which sweep it took and why
 python3 - "$M/zen4-epyc-2026-12-03.json" "$T/rerun.json" <<'PY'
@@ -102,6 +112,16 @@ expect_one_error_line "report: --candidate-sweeps: no sweep 'no-such-sweep' in t
 expect_rc 2 "$SPRBENCH" report --db "$T/o1.db" --baseline zen4 --candidate emerald-rapids-amx \
   --baseline-sweeps emr-amx-train --out "$T/bad" --no-plots
 expect_one_error_line "report: --baseline-sweeps: sweep 'emr-amx-train' \(sweep [0-9]+\) is not on this side"
+# two records of one machine, each naming its own sweeps: two runs compared,
+# not a machine against itself
+expect_rc 0 "$SPRBENCH" report --db "$T/o1.db" --baseline "$M/zen4-epyc-2026-12-01.json" \
+  --candidate "$M/zen4-epyc-2026-12-03.json" --out "$T/zz" --no-plots
+expect_grep '^Warning: both sides ran on the same machine: the differences below are between runs' "$T/zz/report.md"
+if grep -q 'compared with itself' "$T/zz/report.md"; then fail "two records of one machine read as one side"; else ok; fi
+# a record file's sweeps, then --candidate-sweeps: the pin replaces the record's
+expect_rc 0 "$SPRBENCH" report --db "$T/o1.db" --baseline "$M/zen4-epyc-2026-12-01.json" \
+  --candidate "$M/zen4-epyc-2026-12-03.json" --candidate-sweeps 12d43a6f --out "$T/zz2" --no-plots
+expect_grep 'Candidate: Zen 4 \(no AMX\) vm \(6299f44b6ad52317\), sweeps 12d43a6f \(89 points\)' "$T/zz2/report.md"
 # a rerun of the Zen 4 record two days later (new uuids, same figures):
 # imported before or after the original, the rerun's points are used, and
 # the headline says beside its figure which sweep it took and why

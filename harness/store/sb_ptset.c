@@ -829,6 +829,10 @@ int sb_select_pin_sweeps(sb_db *db, sb_selection *sel, const char *list, const c
     if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
         return sb_errf(e, SB_EUSAGE, "%s: too long a list", what);
     int rc = SB_OK;
+    if (sel->npinned) { /* pinned again (a record file, then --candidate-sweeps): its label too */
+        char *at = strstr(sel->label, ", sweeps ");
+        if (at) *at = '\0';
+    }
     sel->npinned = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && !rc;
          tok = strtok_r(NULL, ",", &save)) {

@@ -232,7 +232,7 @@ static void section_summary(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
                    "Warning: both sides are the same sweep (%s): every point is compared with"
                    " itself, so every ratio is 1 and nothing here is a finding.",
                    bsel->label);
-    else if (!bsel->sweep_id && !csel->sweep_id && bm == cm)
+    else if (!bsel->sweep_id && !csel->sweep_id && !bsel->npinned && !csel->npinned && bm == cm)
         sb_rp_para(o,
                    "Warning: both sides are the same machine (%s): every point is compared with"
                    " itself, so every ratio is 1 and nothing here is a finding.",
