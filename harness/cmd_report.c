@@ -69,7 +69,8 @@ static void report_help(void)
     printf(
         "usage: sprbench report --baseline MACHINE|SWEEP --candidate MACHINE|SWEEP\n"
         "                       [--db FILE] --out DIR [--title TEXT] [--no-plots]\n"
-        "                       [--templates DIR] [--gate]\n\n"
+        "                       [--templates DIR] [--gate]\n"
+        "                       [--baseline-sweeps S,..] [--candidate-sweeps S,..]\n\n"
         "Writes DIR/report.md and DIR/report.html (self-contained: plots embedded) comparing\n"
         "two machines or two sweeps. It opens with the sweeps each side used and the headline:\n"
         "each machine's DistilBERT epoch at its best kernel per precision (f32, bf16, int8),\n"
@@ -102,16 +103,26 @@ static void report_help(void)
         "\"not available (reason)\". The PNG plots are also written to DIR for the Markdown.\n\n"
         "  MACHINE     a fingerprint (or a unique prefix of >= 4 digits), a hostname, a\n"
         "              microarchitecture (zen4, emerald-rapids, sapphire-rapids,\n"
-        "              icelake-server), a substring of the CPU model (\"EPYC\"), or a record\n"
-        "              file (a `db export` JSON) whose machine was imported; a name\n"
-        "              that matches several machines lists them\n"
-        "  SWEEP       a sweep id, (a prefix of) its uuid, or its label (the newest\n"
-        "              sweep of that label; a machine's host name wins over a label)\n"
+        "              icelake-server), with its AMX state (emerald-rapids-amx,\n"
+        "              emerald-rapids-no-amx), a substring of the CPU model (\"EPYC\"), or a\n"
+        "              record file (a `db export` JSON) whose machine was imported: that\n"
+        "              machine, the record's sweeps only; a name that matches several\n"
+        "              machines lists them, each with the word that names it alone\n"
+        "  SWEEP       a sweep id, (a prefix of) its uuid, or its label (the one started\n"
+        "              last of that label; a machine's host name wins over a label)\n"
         "  --db FILE   default %s ($SPRBENCH_DB sets another); give it\n"
         "              once per database to compare machines kept in separate\n"
         "              databases (they are read together)\n"
         "  --no-plots  tables only (also when gnuplot is not installed)\n"
         "  --gate      also state the gate's PASS/WARN/FAIL verdict in the summary\n"
+        "  --baseline-sweeps S,..  --candidate-sweeps S,..\n"
+        "              read only these sweeps of the side (ids, uuid prefixes or labels;\n"
+        "              a label is looked up on the side's machine first; GEMM, training\n"
+        "              or any): a sweep that does not exist or is not on the side is an\n"
+        "              error. Without them a side takes every sweep of its machine, and\n"
+        "              where several sweeps ran one configuration, the one started last\n"
+        "              (by the sweep's start time, ties by uuid; never the order of\n"
+        "              import); the report says beside a figure which sweep it used\n"
         "  --templates DIR  gnuplot templates of the bar charts (report-bars.gp;\n"
         "              default: $SPRBENCH_PLOTS, the source tree's plots/, the installed ones)\n\n"
         "DIR is created when missing, but not its parents. The report also says in which\n"
@@ -125,6 +136,18 @@ static void report_help(void)
         sb_default_db());
 }
 
+/* The two sides, each pinned to its sweeps when --baseline-sweeps or
+ * --candidate-sweeps names them (sweeps[0], sweeps[1]). */
+static int resolve_sides(sb_db *db, const char *baseline, const char *candidate,
+                         const char *const sweeps[2], sb_selection *b, sb_selection *cd, sb_err *e)
+{
+    int rc = sb_select_resolve(db, baseline, b, e);
+    if (!rc) rc = sb_select_resolve(db, candidate, cd, e);
+    if (!rc && sweeps[0]) rc = sb_select_pin_sweeps(db, b, sweeps[0], "--baseline-sweeps", e);
+    if (!rc && sweeps[1]) rc = sb_select_pin_sweeps(db, cd, sweeps[1], "--candidate-sweeps", e);
+    return rc;
+}
+
 int sb_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"baseline", required_argument, 0, 'b'},
@@ -135,9 +158,11 @@ int sb_cmd_report(int argc, char **argv)
                                          {"no-plots", no_argument, 0, 'n'},
                                          {"templates", required_argument, 0, 'T'},
                                          {"gate", no_argument, 0, 'g'},
+                                         {"baseline-sweeps", required_argument, 0, 'B'},
+                                         {"candidate-sweeps", required_argument, 0, 'C'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS];
+    const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS], *sweeps[2] = {NULL, NULL};
     int ndbs = 0;
     sb_report_opts ro = {.plots = 1, .tool_version = sb_version()};
     int c;
@@ -156,6 +181,8 @@ int sb_cmd_report(int argc, char **argv)
         case 'n': ro.plots = 0; break;
         case 'T': ro.templates = optarg; break;
         case 'g': ro.gate = 1; break;
+        case 'B': sweeps[0] = optarg; break;
+        case 'C': sweeps[1] = optarg; break;
         case 'h': report_help(); return 0;
         default:
             return sb_cli_usage_error("report", "unknown or incomplete option '%s' (see --help)",
@@ -235,8 +262,7 @@ int sb_cmd_report(int argc, char **argv)
         }
     }
     sb_selection b, cd;
-    rc = sb_select_resolve(db, baseline, &b, &e);
-    if (!rc) rc = sb_select_resolve(db, candidate, &cd, &e);
+    rc = resolve_sides(db, baseline, candidate, sweeps, &b, &cd, &e);
     sb_report_summary s;
     if (!rc) rc = sb_report_write(db, &b, &cd, &ro, &s, &e);
     sb_db_close(db);

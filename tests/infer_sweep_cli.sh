@@ -167,6 +167,9 @@ PY
 # --- history keys on the configuration too: int8 per row and per tensor are
 # two histories (sweeps 1 and 3 ran per row, sweep 4 per tensor) ---
 if [ -n "$K8" ]; then
+  # "newest" is by the sweep's start time (seconds; a tie goes by uuid): a
+  # second between sweeps keeps the order this test means
+  sleep 1
   expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$K8" \
       --threads 1 --batch 4 --quant tensor --db "$T/s.db" --label inf4t
   expect_rc 0 "$B" plot --db "$T/s.db" --history --kernel "$K8" --threads 1 \
@@ -176,6 +179,7 @@ if [ -n "$K8" ]; then
   H=$(ls "$T"/h/history-*.dat)
   [ "$(grep -v '^#' "$H" | grep -c .)" -eq 1 ] && ok || fail "history: 1 per-tensor sweep expected"
   # a per-row sweep again: the newest configuration is per row, 3 sweeps of it
+  sleep 1
   expect_rc 0 "$B" sweep --workload infer --model tiny --requests 6 --kernels "$K8" \
       --threads 1 --batch 4 --db "$T/s.db" --label inf4r
   expect_rc 0 "$B" plot --db "$T/s.db" --history --kernel "$K8" --threads 1 \

@@ -37,6 +37,16 @@ set_tests_properties(results_store PROPERTIES TIMEOUT 300)
 sb_add_script(results_env results_env.sh)
 set_tests_properties(results_env PROPERTIES TIMEOUT 180)
 sb_add_script(results_machines results_machines.sh)
+# One answer per question: the records imported in several orders give the
+# same reports and gate (the newest by the sweep's start time), and pinned
+# sweeps.
+sb_add_script(results_import_order results_import_order.sh)
+set_tests_properties(results_import_order PROPERTIES TIMEOUT 300)
+# Examples that run as written: every report/gate/plot/db command the
+# README, docs/reference.md and results/machines/README.md show, on the
+# records on file.
+sb_add_script(docs_commands docs_commands.sh)
+set_tests_properties(docs_commands PROPERTIES TIMEOUT 900)
 # The software stack every result records (bench/sb_stack): the field table,
 # its parsing, and the differences the report's headline names
 # (study/sb_stackdiff); at CLI level the result, info, the CSV columns, an

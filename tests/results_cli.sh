@@ -102,6 +102,9 @@ def derive(name, scale, newfp=None, cpu=None, nsamples=None, tight=False):
     for s in d['sweeps']:
         s['uuid'] = uuid.uuid4().hex
         s['machine'] = newfp or fp
+        # the other machine's sweep started later: the newest of its label
+        # by start time (uuids are random: a tie would be decided by chance)
+        if newfp: s['started'] = '2099-01-01T00:00:00Z'
     for p in d['points']:
         p['uuid'] = uuid.uuid4().hex
         p['sweep'] = d['sweeps'][0]['uuid']

@@ -23,7 +23,7 @@ expect_rc 0 "$SPRBENCH" db info --db m.db
 expect_grep ' Emerald Rapids \(AMX\) +2 ' out # never cut to "Emerald R…"
 # every record's host is "vm": a host name that names three machines lists them
 expect_rc 2 "$SPRBENCH" report --db m.db --baseline vm --candidate zen4 --out x --no-plots
-expect_one_error_line "'vm' \(host name\) names 3 machines: .*Zen 3.*Zen 4.*give a fingerprint"
+expect_one_error_line "'vm' \(host name\) names 3 machines: .*Zen 3.*Zen 4.*the word before each bracket names that machine alone"
 expect_rc 2 "$SPRBENCH" report --db m.db --baseline EPYC --candidate zen4 --out x --no-plots
 expect_one_error_line "'EPYC' \(CPU model\) names 2 machines"
 [ ! -e x ] && ok || fail "an ambiguous selector wrote a report"
@@ -34,7 +34,7 @@ expect_one_error_line "neither a sweep .* nor a machine"
 expect_rc 0 "$SPRBENCH" report --db m.db --baseline "$zen3" --candidate emerald-rapids --out r3 --no-plots
 R=r3/report.md
 expect_grep '^# sprbench report: Emerald Rapids \(AMX\) \(candidate\) vs Zen 3 \(no AMX\) \(baseline\)' $R
-expect_grep '^Sweeps used .*baseline sweep [0-9]+ .*\(sprbench cabef7e, 73 point\(s\)\)' $R
+expect_grep '^Sweeps used .*baseline sweep [0-9]+ .*\(sprbench cabef7e, started 2026-12-01T03:15:09Z, 73 point\(s\)\)' $R
 expect_grep '^## Headline: an epoch of SQuAD v1.1 fine-tuning' $R
 # the headline: SQuAD's 88,524 features, each side's best kernel, the ratio,
 # too few samples, and every mismatch named
@@ -179,7 +179,7 @@ emr_noamx=$(ls "$M"/emr-xeon-noamx-*.json 2>/dev/null | head -1)
 if [ -n "$emr_amx" ] && [ -n "$emr_noamx" ]; then
   expect_rc 0 "$SPRBENCH" db import --db emr2.db "$emr_amx" "$emr_noamx"
   expect_rc 2 "$SPRBENCH" report --db emr2.db --baseline emerald-rapids --candidate EMR --out x2 --no-plots
-  expect_one_error_line "'emerald-rapids' \(microarchitecture\) names 2 machines: [0-9a-f]+ \(Emerald Rapids, .*, AMX, host vm\); [0-9a-f]+ \(Emerald Rapids, .*, no AMX, host vm\)"
+  expect_one_error_line "'emerald-rapids' \(microarchitecture\) names 2 machines: emerald-rapids-amx \([0-9a-f]+, Emerald Rapids, .*, AMX, host vm\); emerald-rapids-no-amx \([0-9a-f]+, Emerald Rapids, .*, no AMX, host vm\)"
   expect_rc 0 "$SPRBENCH" report --db emr2.db --baseline "$emr_noamx" --candidate "$emr_amx" --out re --no-plots
   expect_grep '^\| bf16 \| [0-9]+ h [0-9]+ min \(avx512-bf16, bf16, projected\) \| [0-9]+ h [0-9]+ min \(amx-bf16, bf16, projected\) \| [0-9.]+x faster' re/report.md
   if grep -q '^Not like for like:.*batch' re/report.md; then fail "batch 8 on both sides named as a mismatch"; else ok; fi

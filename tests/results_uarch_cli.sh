@@ -168,7 +168,13 @@ expect_rc 2 "$SPRBENCH" report --db t.db --baseline zen4 --candidate rocket-lake
 expect_one_error_line "'rocket-lake' is neither a sweep .* nor a machine"
 # the two Emerald Rapids are told apart in the selector's answer too
 expect_rc 2 "$SPRBENCH" report --db t.db --baseline zen4 --candidate emerald-rapids --out re --no-plots
-expect_one_error_line "names 2 machines: .*\(Emerald Rapids, .*, AMX, host vm\); .*\(Emerald Rapids, .*, no AMX, host vm\)"
+expect_one_error_line "names 2 machines: emerald-rapids-amx \([0-9a-f]+, Emerald Rapids, .*, AMX, host vm\); emerald-rapids-no-amx \([0-9a-f]+, Emerald Rapids, .*, no AMX, host vm\); the word before each bracket names that machine alone"
+# and the word the answer gives (the displayed name with its AMX state, as
+# people write it) names one
+expect_rc 0 "$SPRBENCH" report --db t.db --baseline zen4 --candidate emerald-rapids-amx --out re --no-plots
+expect_grep '^# sprbench report: Emerald Rapids \(AMX\) \(candidate\)' re/report.md
+expect_rc 0 "$SPRBENCH" report --db t.db --baseline zen4 --candidate "Emerald Rapids (no AMX)" --out re2 --no-plots
+expect_grep '^# sprbench report: Emerald Rapids \(no AMX\) \(candidate\)' re2/report.md
 # the override's name selects its machine
 expect_rc 0 "$SPRBENCH" report --db t.db --baseline zen4 --candidate lab-part-9 --out rl --no-plots
 expect_grep '^# sprbench report: Lab Part 9 \(no AMX\) \(candidate\) vs Zen 4 \(no AMX\) \(baseline\)' rl/report.md

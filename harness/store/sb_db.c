@@ -1530,17 +1530,26 @@ void sb_point_log_free(sb_point_log *log)
 
 double sb_db_peak_per_core(sb_db *db, int64_t machine_id, const char *path)
 {
+    return sb_db_peak_per_core_in(db, machine_id, path, 0);
+}
+
+double sb_db_peak_per_core_in(sb_db *db, int64_t machine_id, const char *path, int64_t sweep_id)
+{
     /* Peaks come from `sprbench peak` points: <path>_gflops_1t / <path>_gops_1t. */
     static const char *sql =
         "SELECT m.value FROM metric m JOIN point p ON p.id = m.point_id"
+        " LEFT JOIN sweep s ON s.id = p.sweep_id"
         " WHERE p.workload = 'peak' AND p.status = 'ok' AND p.machine_id = ?"
-        " AND m.name IN (? || '_gflops_1t', ? || '_gops_1t') ORDER BY p.id DESC LIMIT 1";
+        " AND m.name IN (? || '_gflops_1t', ? || '_gops_1t')"
+        " ORDER BY p.sweep_id IS ? DESC, " SB_DB_SWEEP_TIME_DESC("s")
+        ", p.seq DESC, p.id DESC LIMIT 1";
     sqlite3_stmt *st;
     double v = 0;
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return 0;
     sqlite3_bind_int64(st, 1, machine_id);
     bind_text(st, 2, path);
     bind_text(st, 3, path);
+    sqlite3_bind_int64(st, 4, sweep_id);
     if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_double(st, 0);
     sqlite3_finalize(st);
     return v;
@@ -1551,8 +1560,10 @@ int64_t sb_db_latest_sweep(sb_db *db)
     sqlite3_stmt *st;
     int64_t id = 0;
     /* the newest started, not the last stored: an import adds old sweeps */
-    if (sqlite3_prepare_v2(db->h, "SELECT id FROM sweep ORDER BY started DESC, id DESC LIMIT 1", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db->h,
+                           "SELECT id FROM sweep ORDER BY " SB_DB_SWEEP_TIME_DESC("sweep")
+                           " LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
         return 0;
     if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);

@@ -182,9 +182,14 @@ void sb_db_uuid(char out[33]);
 /* UTC time as ISO 8601 ("2026-11-29T17:00:00Z"). */
 void sb_db_now_iso(char out[32]);
 
-/* Latest per-core peak (GFLOP/s or GOP/s) measured on this machine for an
+/* Latest per-core peak (GFLOP/s or GOP/s) measured on this machine (of the
+ * sweep started last) for an
  * instruction path ("f32", "bf16", "int8", "amx_bf16", "amx_int8"); 0 when none. */
 double sb_db_peak_per_core(sb_db *db, int64_t machine_id, const char *path);
+/* The same, the peak of sweep_id first when it measured one (an imported
+ * point is measured against its own sweep's peak, whatever else the
+ * database holds), else the newest by sweep start time (SB_DB_SWEEP_TIME). */
+double sb_db_peak_per_core_in(sb_db *db, int64_t machine_id, const char *path, int64_t sweep_id);
 
 /* The id of the newest sweep, or 0 when there is none. */
 int64_t sb_db_latest_sweep(sb_db *db);

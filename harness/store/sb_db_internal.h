@@ -48,6 +48,15 @@ int sb_db_add_functions(sqlite3 *h);
 #define SB_DB_UARCH_HOW(m)                                                                \
     "sb_uarch_how(" m ".vendor, " m ".family, " m ".model, " m ".stepping, " m ".isa, " m \
     ".l2_bytes, " m ".l3_bytes, " m ".info_json, " m ".microarch)"
+/* The order "newest" means everywhere (reports, gates, plots, a label's
+ * sweep): a sweep's start time, ties by its uuid, never the order rows were
+ * stored in (an import adds old sweeps after new ones, and the same records
+ * imported in another order must give the same answers). Ascending: the
+ * newest last. julianday() reads the stored ISO 8601 time; a text it cannot
+ * read sorts first (NULL) and then by itself. */
+#define SB_DB_SWEEP_TIME(s) "julianday(" s ".started), " s ".started, " s ".uuid"
+#define SB_DB_SWEEP_TIME_DESC(s) \
+    "julianday(" s ".started) DESC, " s ".started DESC, " s ".uuid DESC"
 #define SB_DB_MACHINE_NAME(m)                                                             \
     "(" SB_DB_UARCH(m) " || CASE " m ".amx_os_permitted WHEN 1 THEN ' (AMX)' WHEN 0 THEN" \
                        " ' (no AMX)' ELSE '' END)"

@@ -955,9 +955,33 @@ typedef struct writer {
     sb_import_stats *st;
     fp_map *mmap, *smap;
     size_t nm, ns;
-    sqlite3_stmt *find_m, *find_s, *find_p, *ins_m, *ins_s, *ins_p, *ins_sample, *ins_pairing,
-        *ins_metric, *status_p, *del_p, *ins_log;
+    sqlite3_stmt *find_m, *find_s, *find_p, *ins_m, *upd_m, *ins_s, *ins_p, *ins_sample,
+        *ins_pairing, *ins_metric, *status_p, *del_p, *ins_log;
 } writer;
+
+/* "UPDATE machine SET hostname = ?2, ... WHERE fingerprint = ?1 AND the
+ * record's machine was seen first": a machine in several records is
+ * described as it was first seen (first_seen, ties by its description),
+ * whatever order they are imported in. 0, or -1 when sql is too small. */
+static int update_machine_sql(char *sql, size_t cap)
+{
+    int n = NCOLS(g_machine_cols), at = -1, info = -1;
+    size_t len = (size_t)snprintf(sql, cap, "UPDATE machine SET ");
+    for (int i = 1; i < n && len < cap; i++) {
+        len += (size_t)snprintf(sql + len, cap - len, "%s%s = ?%d", i > 1 ? ", " : "",
+                                g_machine_cols[i].name, i + 1);
+        if (!strcmp(g_machine_cols[i].name, "first_seen")) at = i + 1;
+        if (!strcmp(g_machine_cols[i].name, "info_json")) info = i + 1;
+    }
+    if (len < cap)
+        len += (size_t)snprintf(sql + len, cap - len,
+                                " WHERE fingerprint = ?1 AND (COALESCE(julianday(first_seen), 1e9),"
+                                " COALESCE(first_seen, ''), COALESCE(info_json, ''))"
+                                " > (COALESCE(julianday(?%d), 1e9), COALESCE(?%d, ''),"
+                                " COALESCE(?%d, ''))",
+                                at, at, info);
+    return len < cap && at > 0 && info > 0 ? 0 : -1;
+}
 
 static int writer_prepare(writer *w, sb_err *e)
 {
@@ -974,6 +998,9 @@ static int writer_prepare(writer *w, sb_err *e)
         return rc;
     insert_sql(sql, sizeof sql, "machine", g_machine_cols, NCOLS(g_machine_cols), "", 0);
     if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_m, e))) return rc;
+    if ((rc = update_machine_sql(sql, sizeof sql)) ||
+        (rc = sb_db_prepare(db, "prepare", sql, &w->upd_m, e)))
+        return rc ? rc : sb_errf(e, SB_EFAIL, "machine update: statement too long");
     insert_sql(sql, sizeof sql, "sweep", g_sweep_cols, NCOLS(g_sweep_cols), ", machine_id", 1);
     if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_s, e))) return rc;
     insert_sql(sql, sizeof sql, "point", g_point_cols, NCOLS(g_point_cols),
@@ -1005,6 +1032,7 @@ static void writer_finalize(writer *w)
     sqlite3_finalize(w->find_s);
     sqlite3_finalize(w->find_p);
     sqlite3_finalize(w->ins_m);
+    sqlite3_finalize(w->upd_m);
     sqlite3_finalize(w->ins_s);
     sqlite3_finalize(w->ins_p);
     sqlite3_finalize(w->ins_sample);
@@ -1028,7 +1056,12 @@ static int write_machines(writer *w, json_t *machines, sb_err *e)
         const char *fp = str_or_null(o, "fingerprint");
         if ((rc = lookup_id(w->db, w->find_m, fp, &w->mmap[i].id, e))) return rc;
         w->mmap[i].fp = fp;
-        if (w->mmap[i].id) continue;
+        if (w->mmap[i].id) { /* known: described as first seen */
+            for (int c = 0; c < NCOLS(g_machine_cols); c++)
+                bind_json(w->upd_m, c + 1, json_object_get(o, g_machine_cols[c].name));
+            if ((rc = step_done(w->db, w->upd_m, e, "machine update"))) return rc;
+            continue;
+        }
         for (int c = 0; c < NCOLS(g_machine_cols); c++)
             bind_json(w->ins_m, c + 1, json_object_get(o, g_machine_cols[c].name));
         if ((rc = step_done(w->db, w->ins_m, e, "machine insert"))) return rc;
@@ -1221,7 +1254,7 @@ static int repeak_imported(sb_db *db, int64_t after_id, sb_err *e)
     int rc;
     if ((rc = sb_db_prepare(db, "pct_peak",
                             "SELECT p.id, p.machine_id, p.kernel, p.threads, p.result_json, g.value,"
-                            " c.value, COALESCE(c.unit, '')"
+                            " c.value, COALESCE(c.unit, ''), COALESCE(p.sweep_id, 0)"
                             " FROM point p JOIN metric g ON g.point_id = p.id"
                             " AND g.name IN ('gflops', 'gops')"
                             " LEFT JOIN metric c ON c.point_id = p.id AND c.name = 'pct_peak'"
@@ -1246,7 +1279,8 @@ static int repeak_imported(sb_db *db, int64_t after_id, sb_err *e)
         double gf = sqlite3_column_double(sel, 5);
         json_t *res = rj ? json_loads(rj, 0, NULL) : NULL;
         const char *path = kernel ? ran_path(db, mid, kernel, res) : NULL;
-        double peak = path ? sb_db_peak_per_core(db, mid, path) : 0;
+        double peak =
+            path ? sb_db_peak_per_core_in(db, mid, path, sqlite3_column_int64(sel, 8)) : 0;
         char unit[96], src[160];
         snprintf(unit, sizeof unit, "%% of %.60s peak", path ? path : "?");
         snprintf(src, sizeof src, "recomputed on import against the stored %.60s peak x %d threads",

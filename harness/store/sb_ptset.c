@@ -157,11 +157,12 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
              "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
              " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
              " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
-             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), COALESCE(s.uuid, '')"
+             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), COALESCE(s.uuid, ''),"
+             " COALESCE(s.started, '')"
              " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
              " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
              " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
-             " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY p.id",
+             " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY " SB_DB_SWEEP_TIME("s") ", p.seq, p.uuid, p.id",
              &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
                             "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
@@ -221,6 +222,9 @@ int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set
         p->nodes = nodes > 0 ? (int)nodes : 1;
         snprintf(p->sweep_uuid, sizeof p->sweep_uuid, "%s",
                  sqlite3_column_text(st, 15) ? (const char *)sqlite3_column_text(st, 15) : "");
+        snprintf(p->sweep_started, sizeof p->sweep_started, "%s",
+                 (const char *)sqlite3_column_text(st, 16));
+        p->nsweeps = 1;
         if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e)) ||
             (p->npaired && (rc = load_pairing(db, sp, p, e))))
             goto out;
@@ -306,14 +310,19 @@ void sb_ptset_latest(sb_ptset *set)
     }
     if (ok) {
         qsort(k, (size_t)set->n, sizeof *k, cmp_keyed);
-        /* in each group of one key (ordered by id): the newest ok, else the newest */
+        /* in each group of one key (in the set's order, by time): the
+         * newest ok, else the newest; and how many sweeps ran it */
         for (int g = 0; g < set->n;) {
-            int end = g, best = -1;
+            int end = g, best = -1, sweeps = 0;
             while (end < set->n && !strcmp(k[end].key, k[g].key)) {
-                if (!strcmp(set->p[k[end].idx].status, "ok")) best = k[end].idx;
+                const sb_pt *p = &set->p[k[end].idx];
+                if (!strcmp(p->status, "ok")) best = k[end].idx;
+                sweeps += end == g || p->sweep_id != set->p[k[end - 1].idx].sweep_id;
                 end++;
             }
-            keep[best >= 0 ? best : k[end - 1].idx] = 1;
+            int at = best >= 0 ? best : k[end - 1].idx;
+            keep[at] = 1;
+            set->p[at].nsweeps = sweeps;
             g = end;
         }
         int w = 0;
@@ -395,13 +404,14 @@ static int sweep_by_id(sb_db *db, const char *spec, int64_t *sweep_id, int *foun
     return SB_OK;
 }
 
-/* A sweep by its label: the newest of that label, as a rerun of a study
- * under the same name replaces the one before it. */
+/* A sweep by its label: the newest of that label (started last), as a
+ * rerun of a study under the same name replaces the one before it. */
 static int sweep_by_label(sb_db *db, const char *spec, int64_t *sweep_id, int *found, sb_err *e)
 {
     int n;
     int64_t id;
-    int rc = match(db, "SELECT id FROM sweep WHERE label = ?1 ORDER BY id", spec, 0, &n, &id, e);
+    int rc = match(db, "SELECT id FROM sweep WHERE label = ?1 ORDER BY " SB_DB_SWEEP_TIME("sweep"),
+                   spec, 0, &n, &id, e);
     if (rc) return rc;
     *found = n > 0;
     if (n) *sweep_id = id;
@@ -547,6 +557,40 @@ static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
  * (sb_uarch_matches). */
 static int uarch_is(const char *spec, const char *ua) { return sb_uarch_matches(spec, ua); }
 
+/* A machine by the name every display gives it, AMX state and all, as
+ * people write it: "Emerald Rapids (AMX)", "emerald-rapids-amx",
+ * "emerald-rapids-no-amx", "zen4-no-amx". */
+static int display_is(const char *spec, const mrow *m)
+{
+    if (m->amx < 0 || !m->ua[0]) return 0;
+    char t[96], d[128];
+    sb_uarch_table_of(m->ua, t, sizeof t);
+    snprintf(d, sizeof d, "%s %s", t, m->amx ? "AMX" : "no AMX");
+    return sb_uarch_matches(spec, d);
+}
+
+/* The selector that names m alone, as a person types it: its display name
+ * as a word ("emerald-rapids-amx", "zen4-no-amx") when that matches no
+ * other machine, else its fingerprint. */
+static void exact_name(const mrow *v, int nv, int i, char *buf, size_t cap)
+{
+    char t[96];
+    size_t w = 0;
+    sb_uarch_table_of(v[i].ua, t, sizeof t);
+    for (const char *c = t; *c && w + 1 < cap; c++) {
+        if (isalnum((unsigned char)*c)) {
+            buf[w++] = (char)tolower((unsigned char)*c);
+        } else if (w && buf[w - 1] != '-' && !isdigit((unsigned char)c[1]) && c[1]) {
+            buf[w++] = '-';
+        }
+    }
+    buf[w] = '\0';
+    if (v[i].amx >= 0 && w) snprintf(buf + w, cap - w, "%s", v[i].amx ? "-amx" : "-no-amx");
+    int n = 0;
+    for (int k = 0; k < nv && w; k++) n += display_is(buf, &v[k]);
+    if (!w || v[i].amx < 0 || n != 1) snprintf(buf, cap, "%.16s", v[i].fp);
+}
+
 static int contains_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
@@ -554,6 +598,26 @@ static int contains_ci(const char *hay, const char *needle)
     for (; *hay; hay++)
         if (!strncasecmp(hay, needle, n)) return 1;
     return 0;
+}
+
+/* The uuids of the sweeps a record (`db export` file) holds on machine fp,
+ * comma-separated, into buf ("" when none). */
+static void record_sweeps(const char *path, const char *fp, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    json_t *doc = json_load_file(path, 0, NULL);
+    size_t i, l = 0;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "sweeps"), i, s)
+    {
+        const char *u = json_string_value(json_object_get(s, "uuid"));
+        const char *m = json_string_value(json_object_get(s, "machine"));
+        if (!u || strlen(u) > 32 || (m && strcmp(m, fp))) continue;
+        int w = snprintf(buf + l, cap - l, "%s%s", l ? "," : "", u);
+        if (w < 0 || (size_t)w >= cap - l) break;
+        l += (size_t)w;
+    }
+    json_decref(doc);
 }
 
 /* A record (`db export` file) names its machines by fingerprint. */
@@ -575,8 +639,8 @@ static int record_fingerprints(const char *path, char fps[][80], int cap, int *n
     return *n > 0;
 }
 
-/* SB_EUSAGE naming every machine a selector matched, so that the next try
- * can be exact. */
+/* SB_EUSAGE naming every machine a selector matched, each with the
+ * selector that names it alone, so that the next try can be exact. */
 static int ambiguous(const char *spec, const char *how, const mrow *v, const int *hit, int nv,
                      int n, sb_err *e)
 {
@@ -586,8 +650,10 @@ static int ambiguous(const char *spec, const char *how, const mrow *v, const int
         if (!hit[i]) continue;
         /* two guests of one CPU model can differ in what the hypervisor
          * exposes: AMX tells an Emerald Rapids with it from one without */
-        int w = snprintf(list + l, sizeof list - l, "%s%.16s (%.40s, %.60s%s, host %.40s)",
-                         l ? "; " : "", v[i].fp, v[i].ua[0] ? v[i].ua : "?",
+        char exact[80];
+        exact_name(v, nv, i, exact, sizeof exact);
+        int w = snprintf(list + l, sizeof list - l, "%s%s (%.16s, %.40s, %.60s%s, host %.40s)",
+                         l ? "; " : "", exact, v[i].fp, v[i].ua[0] ? v[i].ua : "?",
                          v[i].cpu[0] ? v[i].cpu : "?",
                          v[i].amx == 1   ? ", AMX"
                          : v[i].amx == 0 ? ", no AMX"
@@ -596,8 +662,10 @@ static int ambiguous(const char *spec, const char *how, const mrow *v, const int
         if (w < 0) break;
         l += (size_t)w < sizeof list - l ? (size_t)w : sizeof list - l - 1;
     }
-    return sb_errf(e, SB_EUSAGE, "'%.64s' (%s) names %d machines: %s; give a fingerprint", spec,
-                   how, n, list);
+    return sb_errf(e, SB_EUSAGE,
+                   "'%.64s' (%s) names %d machines: %s; the word before each bracket names"
+                   " that machine alone",
+                   spec, how, n, list);
 }
 
 int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
@@ -646,7 +714,7 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
         n = 0;
         for (int i = 0; i < nv; i++) {
             hit[i] = pass == 0   ? !strcmp(v[i].host, spec)
-                : pass == 1      ? uarch_is(spec, v[i].ua)
+                : pass == 1      ? uarch_is(spec, v[i].ua) || display_is(spec, &v[i])
                 : pass == 2      ? strlen(spec) >= 3 && contains_ci(v[i].cpu, spec)
                                  : 0;
             for (int k = 0; pass == 3 && k < nfp; k++) hit[i] |= !strcmp(v[i].fp, fps[k]);
@@ -661,9 +729,18 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
     if (n > 1) {
         rc = ambiguous(spec, how, v, hit, nv, n, e);
     } else if (n == 1) {
+        const char *fp = "";
         for (int i = 0; i < nv; i++)
-            if (hit[i]) sel->machine_id = v[i].id;
+            if (hit[i]) {
+                sel->machine_id = v[i].id;
+                fp = v[i].fp;
+            }
         rc = label_machine(db, sel, e);
+        /* a record names its sweeps too: the side is what the record holds,
+         * not every sweep of its machine (two records of one machine) */
+        char list[SB_SELECT_MAX_PINNED * 34];
+        if (!rc && nfp) record_sweeps(spec, fp, list, sizeof list);
+        if (!rc && nfp && list[0]) rc = sb_select_pin_sweeps(db, sel, list, spec, e);
     } else if (nfp) {
         rc = sb_errf(e, SB_EUSAGE, "%.200s: no machine of this record is in the database (import"
                      " it with sprbench db import)", spec);
@@ -676,5 +753,169 @@ int sb_select_resolve(sb_db *db, const char *spec, sb_selection *sel, sb_err *e)
     }
     free(v);
     free(hit);
+    return rc;
+}
+
+/* ---- pinned sweeps ---- */
+
+/* 1 when sweep_id holds points of sel's side (is its sweep, or ran on its
+ * machine), 0 when not. */
+static int sweep_on_side(sb_db *db, const sb_selection *sel, int64_t sweep_id, int *on, sb_err *e)
+{
+    *on = 0;
+    if (sel->sweep_id) {
+        *on = sweep_id == sel->sweep_id;
+        return SB_OK;
+    }
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "pinned sweep",
+                           "SELECT 1 FROM sweep s WHERE s.id = ?1 AND (s.machine_id = ?2 OR"
+                           " EXISTS (SELECT 1 FROM point p WHERE p.sweep_id = s.id"
+                           " AND p.machine_id = ?2))",
+                           &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, sel->machine_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *on = 1;
+    else if (step != SQLITE_DONE)
+        rc = sb_db_fail(e, db, "pinned sweep");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A label among the side's sweeps: the newest of that label on its machine. */
+static int label_on_side(sb_db *db, const sb_selection *sel, const char *spec, int64_t *id,
+                         sb_err *e)
+{
+    sqlite3_stmt *st;
+    *id = 0;
+    int rc = sb_db_prepare(db, "pinned sweep",
+                           "SELECT id FROM sweep WHERE label = ?1 AND machine_id = ?2"
+                           " ORDER BY " SB_DB_SWEEP_TIME_DESC("sweep") " LIMIT 1",
+                           &st, e);
+    if (rc) return rc;
+    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, sel->machine_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    else if (step != SQLITE_DONE)
+        rc = sb_db_fail(e, db, "pinned sweep");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The first 8 digits of a sweep's uuid ("" when it has none). */
+static void sweep_short_uuid(sb_db *db, int64_t id, char out[9])
+{
+    sqlite3_stmt *st;
+    out[0] = '\0';
+    if (sb_db_prepare(db, "pinned sweep", "SELECT substr(COALESCE(uuid, ''), 1, 8) FROM sweep"
+                                          " WHERE id = ?",
+                      &st, NULL))
+        return;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        snprintf(out, 9, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+int sb_select_pin_sweeps(sb_db *db, sb_selection *sel, const char *list, const char *what,
+                         sb_err *e)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
+        return sb_errf(e, SB_EUSAGE, "%s: too long a list", what);
+    int rc = SB_OK;
+    if (sel->npinned) { /* pinned again (a record file, then --candidate-sweeps): its label too */
+        char *at = strstr(sel->label, ", sweeps ");
+        if (at) *at = '\0';
+    }
+    sel->npinned = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && !rc;
+         tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ') tok++;
+        if (!*tok) continue;
+        int64_t id = 0;
+        int on = 0;
+        if (!sel->sweep_id && (rc = label_on_side(db, sel, tok, &id, e))) return rc;
+        if (!id && (rc = sb_sweep_resolve(db, tok, &id, e))) {
+            char why[sizeof e->msg];
+            snprintf(why, sizeof why, "%s", e->msg);
+            return sb_errf(e, rc, "%s: %s", what, why);
+        }
+        if ((rc = sweep_on_side(db, sel, id, &on, e))) return rc;
+        if (!on)
+            return sb_errf(e, SB_EUSAGE, "%s: sweep '%.64s' (sweep %lld) is not on this side (%s)",
+                           what, tok, (long long)id, sel->label);
+        int dup = 0;
+        for (int k = 0; k < sel->npinned; k++) dup |= sel->pinned[k] == id;
+        if (dup) continue;
+        if (sel->npinned == SB_SELECT_MAX_PINNED)
+            return sb_errf(e, SB_EUSAGE, "%s: at most %d sweeps", what, SB_SELECT_MAX_PINNED);
+        sel->pinned[sel->npinned++] = id;
+    }
+    if (!sel->npinned) return sb_errf(e, SB_EUSAGE, "%s: no sweep given", what);
+    /* the label names the sweeps by uuid: the same whatever order they were imported in */
+    size_t l = strlen(sel->label);
+    for (int k = 0; k < sel->npinned && l + 16 < sizeof sel->label; k++) {
+        char u[9];
+        sweep_short_uuid(db, sel->pinned[k], u);
+        l += (size_t)snprintf(sel->label + l, sizeof sel->label - l, "%s%s", k ? ", " : ", sweeps ",
+                              u[0] ? u : "?");
+    }
+    return SB_OK;
+}
+
+/* The sweeps of a pinned set in time order (SB_DB_SWEEP_TIME). */
+static int sort_pinned(sb_db *db, int64_t *ids, int n, sb_err *e)
+{
+    static const char *sql =
+        "SELECT COUNT(*) FROM sweep a, sweep b WHERE a.id = ?1 AND b.id = ?2 AND"
+        " (julianday(a.started), a.started, a.uuid) > (julianday(b.started), b.started, b.uuid)";
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "pinned sweeps", sql, &st, e);
+    if (rc) return rc;
+    for (int i = 1; i < n; i++) /* insertion sort: a few sweeps */
+        for (int j = i; j > 0; j--) {
+            sqlite3_bind_int64(st, 1, ids[j - 1]);
+            sqlite3_bind_int64(st, 2, ids[j]);
+            int later = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+            sqlite3_reset(st);
+            if (!later) break;
+            int64_t t = ids[j];
+            ids[j] = ids[j - 1];
+            ids[j - 1] = t;
+        }
+    sqlite3_finalize(st);
+    return SB_OK;
+}
+
+int sb_ptset_load_sel(sb_db *db, const sb_selection *sel, sb_ptset *set, sb_err *e)
+{
+    if (!sel->npinned)
+        return sb_ptset_load(db, sel->sweep_id ? 0 : sel->machine_id, sel->sweep_id, set, e);
+    int64_t ids[SB_SELECT_MAX_PINNED];
+    memcpy(ids, sel->pinned, sizeof ids[0] * (size_t)sel->npinned);
+    int rc = sort_pinned(db, ids, sel->npinned, e);
+    set->p = NULL;
+    set->n = 0;
+    for (int k = 0; !rc && k < sel->npinned; k++) {
+        sb_ptset one;
+        if ((rc = sb_ptset_load(db, sel->sweep_id ? 0 : sel->machine_id, ids[k], &one, e))) break;
+        sb_pt *np = realloc(set->p, sizeof *np * (size_t)(set->n + one.n + 1));
+        if (!np) {
+            sb_ptset_free(&one);
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            break;
+        }
+        set->p = np;
+        memcpy(set->p + set->n, one.p, sizeof *np * (size_t)one.n);
+        set->n += one.n;
+        free(one.p);
+    }
+    if (rc) sb_ptset_free(set);
     return rc;
 }

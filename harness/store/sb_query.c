@@ -258,6 +258,7 @@ void sb_sweep_header_free(sb_sweep_header *h)
     free(h->cpu_model);
     free(h->microarch);
     free(h->tool_version);
+    free(h->started);
     memset(h, 0, sizeof *h);
 }
 
@@ -270,7 +271,7 @@ int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *fou
         db, "reading a sweep",
         "SELECT s.workload, s.label, m.id IS NOT NULL, m.hostname, m.cpu_model,"
         " CASE WHEN m.id IS NULL THEN NULL ELSE " SB_DB_MACHINE_NAME("m") " END,"
-        " COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version FROM sweep s"
+        " COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version, s.started FROM sweep s"
         " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
         &st, e);
     if (rc) return rc;
@@ -286,6 +287,7 @@ int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *fou
         h->cores = sqlite3_column_int(st, 6);
         h->machine_id = sqlite3_column_int64(st, 7);
         h->tool_version = text_dup_or_null(st, 8, &oom);
+        h->started = text_dup_or_null(st, 9, &oom);
         if (oom) {
             sb_sweep_header_free(h);
             rc = sb_errf(e, SB_EFAIL, "out of memory");
@@ -641,7 +643,7 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
              "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
              "   AND COALESCE(q.config, '') = COALESCE(p.config, '')"
              "   AND q.status = 'ok')"
-             " ORDER BY s.started, s.id",
+             " ORDER BY " SB_DB_SWEEP_TIME("s"),
              &st, e)) ||
         (rc = sb_db_prepare(db, "reading samples",
                             "SELECT seconds FROM sample WHERE point_id = ?"

@@ -71,6 +71,7 @@ typedef struct sb_sweep_header {
     int cores;
     int64_t machine_id; /* 0 without a machine */
     char *tool_version; /* the sprbench that ran it */
+    char *started;      /* when it started (ISO 8601 UTC); NULL unknown */
 } sb_sweep_header;
 /* *found = 0 (and h empty) when there is no such sweep. */
 int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *found, sb_err *e);

@@ -49,7 +49,7 @@ int sb_gate_side_load(const char *spec, const char *dbpath, sb_db **shared, sb_g
     int rc = sb_select_resolve(*shared, spec, &sel, e);
     if (rc) return rc;
     snprintf(s->what, sizeof s->what, "%s", sel.label);
-    rc = sb_ptset_load(*shared, sel.sweep_id ? 0 : sel.machine_id, sel.sweep_id, &s->set, e);
+    rc = sb_ptset_load_sel(*shared, &sel, &s->set, e);
     if (!rc) rc = sb_envmap_load(*shared, &s->set, &s->env, e);
     return rc;
 }

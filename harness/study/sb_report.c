@@ -22,6 +22,7 @@
 #include "sb_report_points.h"
 #include "sb_report_profile.h"
 #include "sb_report_scaling.h"
+#include "sb_report_sweeps.h"
 #include "sb_report_train.h"
 #include "sb_report_words.h"
 #include "sb_text.h"
@@ -231,7 +232,7 @@ static void section_summary(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
                    "Warning: both sides are the same sweep (%s): every point is compared with"
                    " itself, so every ratio is 1 and nothing here is a finding.",
                    bsel->label);
-    else if (!bsel->sweep_id && !csel->sweep_id && bm == cm)
+    else if (!bsel->sweep_id && !csel->sweep_id && !bsel->npinned && !csel->npinned && bm == cm)
         sb_rp_para(o,
                    "Warning: both sides are the same machine (%s): every point is compared with"
                    " itself, so every ratio is 1 and nothing here is a finding.",
@@ -240,15 +241,17 @@ static void section_summary(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
         sb_rp_para(o,
                    "Warning: both sides ran on the same machine: the differences below are between"
                    " runs (software, settings, noise), not between machines.");
-    (void)db;
     if (hl->best_n) {
         char words[64];
         sb_rp_speed_words(hl->best_gmean, words, sizeof words);
+        char bn[1200], cn[1200];
+        sb_rp_sweep_choice(db, bs, sb_rp_gemm_ok, "baseline", "GEMM points", bn, sizeof bn);
+        sb_rp_sweep_choice(db, cs, sb_rp_gemm_ok, "candidate", "GEMM points", cn, sizeof cn);
         sb_rp_para(o,
                    "At each machine's best kernel per precision (its own or a vendor's, over the %d"
                    " GEMM precision, shape and thread rows both sides ran: see Best kernel per"
-                   " precision), the candidate is %s (geometric mean of the speed ratios).",
-                   hl->best_n, words);
+                   " precision), the candidate is %s (geometric mean of the speed ratios)%s%s%s%s.",
+                   hl->best_n, words, bn[0] ? "; " : "", bn, cn[0] ? "; " : "", cn);
     }
     if (!o->fwd || !o->rev) return;
     /* The mean is over every pair both sides ran (a ratio of medians);
@@ -382,37 +385,6 @@ static void short_name(sb_rp_out *o, sb_db *db, int64_t machine, const sb_select
     json_decref(m);
 }
 
-/* "sweep 5 'zen4 default sweep' (sprbench fbdc5c1, 89 points)": which
- * sweeps a side's points come from, so that a machine-level report never
- * takes one silently. */
-static void sweeps_used(sb_rp_out *o, sb_db *db, const sb_ptset *set, char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    size_t l = 0;
-    for (int i = 0; i < set->n; i++) {
-        int64_t id = set->p[i].sweep_id, seen = 0, n = 0;
-        for (int j = 0; j < set->n; j++) {
-            if (set->p[j].sweep_id != id) continue;
-            if (j < i) seen = 1;
-            n++;
-        }
-        if (seen) continue;
-        sb_sweep_header h;
-        int found = 0;
-        sb_err e = {0};
-        int rc = id ? sb_db_sweep_header(db, id, &h, &found, &e) : 0;
-        if (rc) sb_rp_read_failed(o, rc, &e);
-        const char *lb = found && h.label ? h.label : "",
-                   *tv = found && h.tool_version && *h.tool_version ? h.tool_version : "?";
-        int w = snprintf(buf + l, cap - l, "%ssweep %lld%s%.*s (sprbench %.*s, %lld point(s))",
-                         l ? ", " : "", (long long)id, *lb ? " " : "", sb_text_prefix(lb, 100), lb,
-                         sb_text_prefix(tv, 60), tv, (long long)n);
-        if (found) sb_sweep_header_free(&h);
-        if (w < 0 || (size_t)w >= cap - l) break;
-        l += (size_t)w;
-    }
-}
-
 /* The library creates the whole path it is given; `sprbench report --out`
  * refuses missing parents before it calls here (sb_cli_check_out_dir). */
 static int mkdir_p(const char *dir, sb_err *e)
@@ -451,7 +423,8 @@ static const char *g_css =
  * a reader calls each side. */
 static void page_opening(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
                          const sb_selection *csel, const sb_ptset *bs, const sb_ptset *cs,
-                         const sb_report_opts *ro, char *bshort, char *cshort, size_t cap)
+                         const sb_report_opts *ro, const int64_t *ball, int nball,
+                         const int64_t *call, int ncall, char *bshort, char *cshort, size_t cap)
 {
     char title[800];
     short_name(o, db, machine_of(bsel, bs), bsel, bshort, cap);
@@ -475,11 +448,12 @@ static void page_opening(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
                " sprbench %s.",
                bsel->label, bs->n, csel->label, cs->n, ro->db_path ? ro->db_path : "?", now,
                ro->tool_version ? ro->tool_version : "unknown");
-    char bsw[1500], csw[1500];
-    sweeps_used(o, db, bs, bsw, sizeof bsw);
-    sweeps_used(o, db, cs, csw, sizeof csw);
+    char bsw[2000], csw[2000];
+    sb_rp_sweeps_used(o, db, ball, nball, bs, bsw, sizeof bsw);
+    sb_rp_sweeps_used(o, db, call, ncall, cs, csw, sizeof csw);
     sb_rp_para(o,
-               "Sweeps used (the newest point of each configuration): baseline %s; candidate %s.",
+               "Sweeps used (where several sweeps of a side ran one configuration, the one"
+               " started last): baseline %s; candidate %s.",
                bsw[0] ? bsw : "none", csw[0] ? csw : "none");
     sb_rp_para(o,
                "Every figure is a median with the p10-p90 range of its raw samples in brackets;"
@@ -535,11 +509,12 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     int rc = mkdir_p(ro->out_dir, e);
     if (rc) return rc;
     sb_ptset bs = {0}, cs = {0};
-    if ((rc = sb_ptset_load(db, bsel->sweep_id ? 0 : bsel->machine_id, bsel->sweep_id, &bs, e)) ||
-        (rc = sb_ptset_load(db, csel->sweep_id ? 0 : csel->machine_id, csel->sweep_id, &cs, e))) {
+    if ((rc = sb_ptset_load_sel(db, bsel, &bs, e)) || (rc = sb_ptset_load_sel(db, csel, &cs, e))) {
         sb_ptset_free(&bs);
         return rc;
     }
+    int nball, ncall; /* every sweep of each side, before the newest of each configuration */
+    int64_t *ball = sb_rp_sweeps_of(&bs, &nball), *call = sb_rp_sweeps_of(&cs, &ncall);
     sb_ptset_latest(&bs);
     sb_ptset_latest(&cs);
     char *mdbuf = NULL, *htbuf = NULL;
@@ -558,7 +533,10 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     if (ro->plots && !pl.enabled)
         snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
     char bshort[128], cshort[128];
-    page_opening(&o, db, bsel, csel, &bs, &cs, ro, bshort, cshort, sizeof bshort);
+    page_opening(&o, db, bsel, csel, &bs, &cs, ro, ball, nball, call, ncall, bshort, cshort,
+                 sizeof bshort);
+    free(ball);
+    free(call);
     /* tables say baseline/candidate; plot legends also name the machines */
     char bname[200], cname[200];
     side_name(&o, db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);

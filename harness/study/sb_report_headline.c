@@ -6,6 +6,7 @@
 #include <string.h>
 #include "sb_query.h"
 #include "sb_report_points.h"
+#include "sb_report_sweeps.h"
 #include "sb_report_trun.h"
 #include "sb_report_words.h"
 #include "sb_scaling.h"
@@ -184,7 +185,8 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
     /* the software the two runs differ in, where it could explain the gap
      * (a vendor's version for its kernels, the compiler for the project's
      * own, the machine's SMT, huge pages, governor and turbo for any) */
-    char sd[600], sdc[640] = "";
+    char sd[600], sdc[640] = "", sw[1800];
+    sb_rp_headline_sweeps(in->db, bb->p, cb->p, sw, sizeof sw);
     if (sb_stack_diff_points(in->db, bb->p, cb->p, sd, sizeof sd))
         snprintf(sdc, sizeof sdc, " (the sides differ in %s)", sd);
     if (!bb->projected_squad || !cb->projected_squad) {
@@ -192,10 +194,10 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
                         "Training epoch at each machine's best kernel, on each run's own data set"
                         " (not projected onto SQuAD v1.1: that needs distilbert-base at seq 384 /"
                         " stride 128 on both sides): %s (candidate) %s with %s (%s), %s"
-                        " (baseline) %s with %s (%s): the candidate is %s%s. %s%s.",
+                        " (baseline) %s with %s (%s): the candidate is %s%s. %s%s.%s",
                         in->cname, sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype,
                         in->bname, sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype,
-                        rt, sdc, why[0] ? "Not like for like: " : "Like for like", why);
+                        rt, sdc, why[0] ? "Not like for like: " : "Like for like", why, sw);
         char w[64];
         sb_rp_speed_words_hl(ratio, w, sizeof w);
         snprintf(out->line, sizeof out->line,
@@ -212,7 +214,7 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
             " features at seq 384 / stride 128, as run_qa.py makes them from %ld,%03ld"
             " questions), projected from the measured step times, at each machine's best"
             " kernel: %s (candidate) %s with %s (%s), %s (baseline) %s with %s (%s): the"
-            " candidate is %s%s. %s%s.",
+            " candidate is %s%s. %s%s.%s",
             SB_SQUAD_V11_TRAIN_FEATURES / 1000, SB_SQUAD_V11_TRAIN_FEATURES % 1000,
             SB_SQUAD_V11_TRAIN_QUESTIONS / 1000, SB_SQUAD_V11_TRAIN_QUESTIONS % 1000, in->cname,
             sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype, in->bname,
@@ -220,7 +222,7 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
             why[0] ? "Not like for like: "
                    : "Like for like: same batch, seq, stride,"
                      " threads, ranks, data set and tool version",
-            why);
+            why, sw);
         char w[64];
         sb_rp_speed_words_hl(ratio, w, sizeof w);
         snprintf(
