@@ -10,6 +10,7 @@
 #include "sb_gnuplot.h"
 #include "sb_io.h"
 #include "sb_query.h"
+#include "sb_report_amx.h"
 #include "sb_report_best.h"
 #include "sb_report_gemm.h"
 #include "sb_report_headline.h"
@@ -499,6 +500,7 @@ static void headline_and_summary(sb_rp_out *o, sb_rp_plots *pl, const sb_headlin
     sb_rsink sink = sb_rp_sink(&sctx);
     sb_headline_out hl;
     memset(&hl, 0, sizeof hl);
+    sb_report_amx_lead(hin, &sink);
     sb_report_headline(hin, &sink, &hl);
     /* the best-kernel figures go into the summary: computed first, drawn
      * after it into a buffer of their own */
@@ -513,7 +515,7 @@ static void headline_and_summary(sb_rp_out *o, sb_rp_plots *pl, const sb_headlin
     if (bko.md && bko.html) {
         sb_report_best_kernels(hin, &bksink, &hl);
         sb_report_vendors(hin, &bksink);
-        sb_report_generations(hin, &bksink);
+        sb_report_generations(hin, &bksink, &hl);
         sb_report_profiles(hin, &bksink);
     }
     if (bko.md) fclose(bko.md);
