@@ -1,8 +1,10 @@
 #include "sb_report_best.h"
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_query.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 #include "sb_report_trun.h"
@@ -41,8 +43,24 @@ static void peak_share(const sb_pt *p, char *buf, size_t cap, int *above)
 
 /* "NAME 917 [905, 930] GFLOP/s, 88 % of ...": NAME the kernel, or its
  * vendor and kernel ("MKL (mkl-bf16)") where the vendor is the point */
-static void rate_cell_named(const sb_pt *p, const char *name, char *buf, size_t cap, int *above)
+static void rate_cell_named(sb_db *db, const sb_pt *p, const char *name, char *buf, size_t cap,
+                            int *above)
 {
+    /* a vendor's point names the implementation it dispatched */
+    char named[200], impl[64] = "";
+    if (sb_vendor_of_kernel(p->kernel)) {
+        json_t *doc = NULL;
+        sb_err e = {0};
+        if (!sb_db_point_result(db, p->id, &doc, &e) && doc) {
+            const char *v = json_string_value(json_object_get(doc, "impl"));
+            if (v) snprintf(impl, sizeof impl, "%.60s", v);
+        }
+        json_decref(doc);
+    }
+    if (impl[0]) {
+        snprintf(named, sizeof named, "%.120s [%s]", name, impl);
+        name = named;
+    }
     char share[128];
     peak_share(p, share, sizeof share, above);
     const sb_metric_val *m = sb_rp_gemm_rate(p);
@@ -58,9 +76,9 @@ static void rate_cell_named(const sb_pt *p, const char *name, char *buf, size_t 
     }
 }
 
-static void rate_cell(const sb_pt *p, char *buf, size_t cap, int *above)
+static void rate_cell(sb_db *db, const sb_pt *p, char *buf, size_t cap, int *above)
 {
-    rate_cell_named(p, p->kernel, buf, cap, above);
+    rate_cell_named(db, p, p->kernel, buf, cap, above);
 }
 
 /* "(significant, p = 0.001)": the gate's test of c's speed against b's
@@ -80,8 +98,17 @@ static void speed_test(const sb_headline_in *in, const sb_pt *b, const sb_pt *c,
     int sig = (speed > 1 + tol && pf < alpha) || (speed < 1 / (1 + tol) && ps < alpha);
     int noisy = sb_samples_bimodal(b->samples, b->nsamples, NULL, NULL) ||
         sb_samples_bimodal(c->samples, c->nsamples, NULL, NULL);
-    snprintf(buf, cap, "(%s, p = %.2g%s)", sig ? "significant" : "not significant",
-             speed >= 1 ? pf : ps, noisy ? "; noisy: samples in two groups" : "");
+    /* a p below alpha with a ratio within the tolerance is a difference too
+     * small to count, not an insignificant one: said so, with the tolerance */
+    double p = speed >= 1 ? pf : ps;
+    char word[64];
+    if (sig)
+        snprintf(word, sizeof word, "significant");
+    else if (p < alpha)
+        snprintf(word, sizeof word, "within the %.0f %% tolerance", tol * 100);
+    else
+        snprintf(word, sizeof word, "not significant");
+    snprintf(buf, cap, "(%s, p = %.2g%s)", word, p, noisy ? "; noisy: samples in two groups" : "");
 }
 
 /* the candidate's speed against the baseline's, with the gate's test on the
@@ -150,8 +177,8 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
             snprintf(r[0], 400, "%s", sb_rp_prec[k]);
             snprintf(r[1], 400, "%s", p->shape);
             snprintf(r[2], 400, "%d", p->threads);
-            rate_cell(p, r[3], 400, &above);
-            rate_cell(q, r[4], 400, &above);
+            rate_cell(in->db, p, r[3], 400, &above);
+            rate_cell(in->db, q, r[4], 400, &above);
             double sp;
             speed_cell(in, p, q, r[5], 400, &sp);
             if (sp > 0) {
@@ -213,11 +240,11 @@ static void vendor_cells(const sb_headline_in *in, const sb_vcmp_entry *e, const
     char nm[200], gone[300], t[160];
     sb_vcmp_not_run(e, status, n, r, gone, sizeof gone);
     if (r->own >= 0)
-        rate_cell(pt[r->own], c[3], 400, above);
+        rate_cell(in->db, pt[r->own], c[3], 400, above);
     else
         snprintf(c[3], 400, "none of ours ran");
     if (r->vendor >= 0)
-        rate_cell_named(pt[r->vendor], sb_vcmp_name(e[r->vendor].kernel, nm, sizeof nm), c[4],
+        rate_cell_named(in->db, pt[r->vendor], sb_vcmp_name(e[r->vendor].kernel, nm, sizeof nm), c[4],
                         400, above);
     else
         snprintf(c[4], 400, "no vendor ran (%s)", gone);
@@ -230,7 +257,7 @@ static void vendor_cells(const sb_headline_in *in, const sb_vcmp_entry *e, const
     } else
         snprintf(c[5], 400, "-");
     if (r->other >= 0)
-        rate_cell_named(pt[r->other], sb_vcmp_name(e[r->other].kernel, nm, sizeof nm), c[6],
+        rate_cell_named(in->db, pt[r->other], sb_vcmp_name(e[r->other].kernel, nm, sizeof nm), c[6],
                         400, above);
     else
         snprintf(c[6], 400, "%s", r->vendor >= 0 && gone[0] ? gone : "-");
