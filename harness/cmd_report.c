@@ -69,7 +69,7 @@ static void report_help(void)
     printf(
         "usage: sprbench report --baseline MACHINE|SWEEP --candidate MACHINE|SWEEP\n"
         "                       [--db FILE] --out DIR [--title TEXT] [--no-plots]\n"
-        "                       [--templates DIR] [--gate]\n\n"
+        "                       [--templates DIR] [--gate] [--only-changed]\n\n"
         "Writes DIR/report.md and DIR/report.html (self-contained: plots embedded) comparing\n"
         "two machines or two sweeps. It opens with the sweeps each side used and the headline:\n"
         "each machine's DistilBERT epoch at its best kernel per precision (f32, bf16, int8),\n"
@@ -112,6 +112,9 @@ static void report_help(void)
         "              databases (they are read together)\n"
         "  --no-plots  tables only (also when gnuplot is not installed)\n"
         "  --gate      also state the gate's PASS/WARN/FAIL verdict in the summary\n"
+        "  --only-changed  the per-point tables (training, inference, GEMM, other\n"
+        "              workloads) keep only the rows whose difference is significant by\n"
+        "              the gate's test or beyond its tolerance (5 %%), said at the top\n"
         "  --templates DIR  gnuplot templates of the bar charts (report-bars.gp;\n"
         "              default: $SPRBENCH_PLOTS, the source tree's plots/, the installed ones)\n\n"
         "DIR is created when missing, but not its parents. The report also says in which\n"
@@ -135,6 +138,7 @@ int sb_cmd_report(int argc, char **argv)
                                          {"no-plots", no_argument, 0, 'n'},
                                          {"templates", required_argument, 0, 'T'},
                                          {"gate", no_argument, 0, 'g'},
+                                         {"only-changed", no_argument, 0, 'C'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS];
@@ -156,6 +160,7 @@ int sb_cmd_report(int argc, char **argv)
         case 'n': ro.plots = 0; break;
         case 'T': ro.templates = optarg; break;
         case 'g': ro.gate = 1; break;
+        case 'C': ro.only_changed = 1; break;
         case 'h': report_help(); return 0;
         default:
             return sb_cli_usage_error("report", "unknown or incomplete option '%s' (see --help)",
