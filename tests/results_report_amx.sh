@@ -54,5 +54,8 @@ R=r2/report.md
 if grep -q '^First, what AMX gives' $R; then fail "a same-model lead for two models"; else ok; fi
 expect_grep '^Emerald Rapids \(AMX\) ran AMX and Zen 4 \(no AMX\) did not: what AMX gives is measured on Emerald Rapids \(AMX\) alone, like for like: [0-9.]+x' $R
 expect_grep '^Kernels that do not use AMX, on both sides: ' $R
+# the headline's ratio is taken apart only where a run without AMX of the
+# baseline's kernel ran on the candidate at its configuration: else said why
+expect_grep "^The headline's [0-9.]+x (, taken apart \\(projected|sets amx-bf16 on the candidate against [a-z0-9-]+ on the baseline; it cannot be taken apart)" $R
 
 finish results_report_amx

@@ -40,7 +40,24 @@ typedef struct ax_set {
     int train_like;            /* the pair is like for like */
     double gemm_gain, i8_gain; /* GEMM: AMX bf16 vs f32, AMX int8 vs int8, geometric means */
     int ngemm, ni8;
+    const char *refs[8]; /* the kernels the GEMM rows hold up against AMX */
+    int nrefs;
 } ax_set;
+
+static void add_ref(ax_set *x, const ax_pt *r)
+{
+    if (!r || strcmp(r->p->workload, "gemm")) return;
+    for (int i = 0; i < x->nrefs; i++)
+        if (!strcmp(x->refs[i], r->p->kernel)) return;
+    if (x->nrefs < 8) x->refs[x->nrefs++] = r->p->kernel;
+}
+
+static int is_ref(const ax_set *x, const char *kernel)
+{
+    for (int i = 0; i < x->nrefs; i++)
+        if (!strcmp(x->refs[i], kernel)) return 1;
+    return 0;
+}
 
 static const double g_tol = 0.05; /* the gate's default tolerance: beyond it is a difference */
 
@@ -190,7 +207,7 @@ static void rates_table(const sb_rsink *s, ax_set *x)
     const char **cells = calloc((size_t)NC * ((size_t)x->n + 1), sizeof *cells);
     int rows = 0;
     double lg = 0, li = 0;
-    x->ngemm = x->ni8 = 0;
+    x->ngemm = x->ni8 = x->nrefs = 0;
     static const char *const amxprec[] = {"bf16", "int8"};
     for (int k = 0; buf && cells && k < 2; k++)
         for (int i = 0; i < x->n; i++) {
@@ -212,6 +229,8 @@ static void rates_table(const sb_rsink *s, ax_set *x)
             else snprintf(c[6], 300, "none ran");
             double gr = ratio_cell(a, r, c[7], 300);
             version_cell(a, f, r, c[8], 300);
+            add_ref(x, f);
+            add_ref(x, r);
             if (strcmp(a->p->workload, "gemm")) continue;
             if (k == 0 && gf > 0) {
                 lg += log(gf);
@@ -493,7 +512,8 @@ static void not_amx(const sb_headline_in *in, const sb_rsink *s, const ax_set *x
     double alpha = in->go ? in->go->alpha : 0.01;
     for (int i = 0; i < x->n; i++) {
         const ax_pt *a = &x->a[i];
-        if (a->amx != 0 || strcmp(a->p->workload, "gemm")) continue;
+        /* the kernels the rows above hold AMX against */
+        if (a->amx != 0 || strcmp(a->p->workload, "gemm") || !is_ref(x, a->p->kernel)) continue;
         int first = 1;
         for (int k = 0; k < i; k++) first &= strcmp(x->a[k].p->kernel, a->p->kernel) != 0;
         if (!first) continue;
@@ -565,6 +585,18 @@ static void not_amx(const sb_headline_in *in, const sb_rsink *s, const ax_set *x
                         xb->p->kernel, z->p->kernel, xb->batch, xb->seq, xb->threads);
         return;
     }
+    int unknown = 0;
+    for (int i = 0; i < x->t.n; i++)
+        unknown |= x->tamx[i] < 0 && !strcmp(x->t.r[i].p->kernel, yb->p->kernel) &&
+            same_config(&x->t.r[i], xb);
+    sb_rp_sink_para(s,
+                    "The headline's %.2fx sets %s on the candidate against %s on the baseline;"
+                    " it cannot be taken apart into AMX and the rest: %s.",
+                    hl->ratio, xb->p->kernel, yb->p->kernel,
+                    unknown ? "the candidate's run of the baseline's kernel stored no"
+                              " implementation, so whether it ran AMX is not known"
+                            : "the candidate has no run without AMX of the baseline's kernel"
+                              " at the same batch, seq, threads and tool version");
 }
 
 /* ---- the study's 8x ---- */
