@@ -59,7 +59,6 @@ static int is_ref(const ax_set *x, const char *kernel)
     return 0;
 }
 
-static const double g_tol = 0.05; /* the gate's default tolerance: beyond it is a difference */
 
 static int amx_class(const sb_pt *p, const char *impl)
 {
@@ -477,6 +476,8 @@ static void not_amx(const sb_headline_in *in, const sb_rsink *s, const ax_set *x
                     const ax_set *y, int xc, const sb_headline_out *hl)
 {
     const char *side = xc ? "the candidate" : "the baseline";
+    /* the gate's tolerance: beyond it, and beyond noise, is a difference */
+    const double g_tol = in->go ? in->go->tolerance : 0.05;
     char line[2000] = "";
     int said = 0;
     for (int i = 0; i < x->t.n; i++) {
