@@ -625,11 +625,11 @@ static void study_8x(const sb_headline_in *in, const sb_rsink *s, const ax_set *
         "Against the study's %.0fx (results/reference/study.csv: one Ice Lake node %s, one"
         " Sapphire Rapids node %s, per-rank batch 32, 2 ranks x 24 threads): that figure changes"
         " the whole node at once, its cores, clock, memory (DDR4 to DDR5), precision and AMX, and"
-        " ran PyTorch with IPEX, not this trainer. What one machine isolates here is precision"
-        " and AMX together: %s on %s. Were the rest to multiply with it, cores, clock and memory"
+        " ran PyTorch with IPEX, not this trainer. What one machine isolates here, on %s, is"
+        " precision and AMX together: %s. Were the rest to multiply with it, cores, clock and memory"
         " would have to give %.1fx (projected: %.0f / %.2f) for the study's figure; these records,"
         " 2-core guests, do not vary them and cannot measure that part.",
-        study, sb_rp_dur(icx, a, sizeof a), sb_rp_dur(spr, b, sizeof b), gains, x->name,
+        study, sb_rp_dur(icx, a, sizeof a), sb_rp_dur(spr, b, sizeof b), x->name, gains,
         study / g, study, g);
 }
 
