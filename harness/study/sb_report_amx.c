@@ -40,6 +40,8 @@ typedef struct ax_set {
     int train_like;            /* the pair is like for like */
     double gemm_gain, i8_gain; /* GEMM: AMX bf16 vs f32, AMX int8 vs int8, geometric means */
     int ngemm, ni8;
+    int min_samples;     /* the gate's: fewer steady steps a side, no test */
+    double alpha, tol;
     const char *refs[8]; /* the kernels the GEMM rows hold up against AMX */
     int nrefs;
 } ax_set;
@@ -88,6 +90,9 @@ static void ax_load(const sb_headline_in *in, const sb_ptset *set, const char *n
     x->set = set;
     x->name = name;
     x->lead_amx = x->lead_ref = -1;
+    x->min_samples = in->go ? in->go->min_samples : 6;
+    x->alpha = in->go ? in->go->alpha : 0.01;
+    x->tol = in->go ? in->go->tolerance : 0.05;
     x->a = calloc((size_t)set->n + 1, sizeof *x->a);
     for (int i = 0; x->a && i < set->n; i++) {
         const sb_pt *p = &set->p[i];
@@ -335,11 +340,26 @@ static void run_cell(const sb_rp_trun *t, char *buf, size_t cap)
              t->projected_squad ? " (SQuAD epoch, projected)" : " (its own epoch, projected)");
 }
 
-static void run_ratio_cell(const sb_rp_trun *a, const sb_rp_trun *r, char *buf, size_t cap)
+static void run_ratio_cell(const ax_set *x, const sb_rp_trun *a, const sb_rp_trun *r, char *buf,
+                           size_t cap)
 {
     double lo, hi, v = run_ratio(a, r, &lo, &hi);
-    snprintf(buf, cap, "%.2fx [%.2f, %.2f] (%d and %d steady steps: no test)%s", v, lo, hi,
-             a->nsteady, r->nsteady,
+    char test[160];
+    if (a->nsteady >= x->min_samples && r->nsteady >= x->min_samples) {
+        /* the gate's test on the steady steps, the way the ratio points */
+        double p = v >= 1 ? sb_mwu_p_greater(r->steady, r->nsteady, a->steady, a->nsteady)
+                          : sb_mwu_p_greater(a->steady, a->nsteady, r->steady, r->nsteady);
+        int beyond = v > 1 + x->tol || v < 1 / (1 + x->tol);
+        snprintf(test, sizeof test, "%s, p = %.2g; %d and %d steady steps",
+                 p >= x->alpha ? "not significant"
+                 : beyond      ? "significant"
+                               : "within the tolerance",
+                 p, a->nsteady, r->nsteady);
+    } else {
+        snprintf(test, sizeof test, "%d and %d steady steps: too few for a test", a->nsteady,
+                 r->nsteady);
+    }
+    snprintf(buf, cap, "%.2fx [%.2f, %.2f] (%s)%s", v, lo, hi, test,
              run_noisy(a) || run_noisy(r) ? "; noisy: steps far apart, not a finding" : "");
 }
 
@@ -382,7 +402,7 @@ static void train_table(const sb_rsink *s, ax_set *x, const sb_rp_trun *prefer)
         char mf[300] = "", mr[300] = "";
         if (fi >= 0) {
             run_cell(&x->t.r[fi], c[3], 400);
-            run_ratio_cell(a, &x->t.r[fi], c[4], 400);
+            run_ratio_cell(x, a, &x->t.r[fi], c[4], 400);
             run_mismatch(a, &x->t.r[fi], mf, sizeof mf);
         } else {
             snprintf(c[3], 400, "none ran");
@@ -390,7 +410,7 @@ static void train_table(const sb_rsink *s, ax_set *x, const sb_rp_trun *prefer)
         }
         if (ri >= 0) {
             run_cell(&x->t.r[ri], c[5], 400);
-            run_ratio_cell(a, &x->t.r[ri], c[6], 400);
+            run_ratio_cell(x, a, &x->t.r[ri], c[6], 400);
             run_mismatch(a, &x->t.r[ri], mr, sizeof mr);
         } else {
             snprintf(c[5], 400, "none ran");
