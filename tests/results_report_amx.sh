@@ -42,6 +42,8 @@ expect_grep '^\| gemm bf16 \| 1024x1024x1024:NN \| 1 \| .* \(noisy: samples in t
 # training rows: like for like, or the mismatch named in the row
 expect_grep '^\| 8 x 384 \| 2 \| amx-bf16 [0-9]+ h [0-9]+ min \[[^]]+\] \(SQuAD epoch, projected\) \| avx512-f32 .* \| yes \|$' $R
 expect_grep '^\| 4 x 384 \| 2 \| amx-bf16 .* \| no: [^|]*batch 4 vs 8[^|]*tool version [^|]+ \|$' $R
+# three-step runs: no test on two steady steps, said in the ratio
+expect_grep '^\| 8 x 384 \| 2 \| .* \| [0-9.]+x \[[0-9.]+, [0-9.]+\] \(2 and 2 steady steps: too few for a test\) \|' $R
 # no row sets batch 4 against batch 8 without saying so (the old section did)
 if grep -E '^Training on .*per kernel:' $R >/dev/null; then fail "the old run-on training sentence"; else ok; fi
 # the study's 8x, the computed part labelled projected
