@@ -69,7 +69,7 @@ static void report_help(void)
     printf(
         "usage: sprbench report --baseline MACHINE|SWEEP --candidate MACHINE|SWEEP\n"
         "                       [--db FILE] --out DIR [--title TEXT] [--no-plots]\n"
-        "                       [--templates DIR] [--gate]\n"
+        "                       [--templates DIR] [--gate] [--only-changed]\n"
         "                       [--baseline-sweeps S,..] [--candidate-sweeps S,..]\n\n"
         "Writes DIR/report.md and DIR/report.html (self-contained: plots embedded) comparing\n"
         "two machines or two sweeps. It opens with the sweeps each side used and the headline:\n"
@@ -123,6 +123,9 @@ static void report_help(void)
         "              where several sweeps ran one configuration, the one started last\n"
         "              (by the sweep's start time, ties by uuid; never the order of\n"
         "              import); the report says beside a figure which sweep it used\n"
+        "  --only-changed  the per-point tables (training, inference, GEMM, other\n"
+        "              workloads) keep only the rows whose difference is significant by\n"
+        "              the gate's test or beyond its tolerance (5 %%), said at the top\n"
         "  --templates DIR  gnuplot templates of the bar charts (report-bars.gp;\n"
         "              default: $SPRBENCH_PLOTS, the source tree's plots/, the installed ones)\n\n"
         "DIR is created when missing, but not its parents. The report also says in which\n"
@@ -160,6 +163,7 @@ int sb_cmd_report(int argc, char **argv)
                                          {"gate", no_argument, 0, 'g'},
                                          {"baseline-sweeps", required_argument, 0, 'B'},
                                          {"candidate-sweeps", required_argument, 0, 'C'},
+                                         {"only-changed", no_argument, 0, 'O'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS], *sweeps[2] = {NULL, NULL};
@@ -183,6 +187,7 @@ int sb_cmd_report(int argc, char **argv)
         case 'g': ro.gate = 1; break;
         case 'B': sweeps[0] = optarg; break;
         case 'C': sweeps[1] = optarg; break;
+        case 'O': ro.only_changed = 1; break;
         case 'h': report_help(); return 0;
         default:
             return sb_cli_usage_error("report", "unknown or incomplete option '%s' (see --help)",

@@ -61,6 +61,13 @@ sb_add_script(results_machines_readme results_machines_readme.sh)
 # epoch at each side's best kernel, mismatches named), best kernel per
 # precision, What AMX gives, no gate verdict without --gate, the selectors.
 sb_add_script(results_report_headline results_report_headline.sh)
+# What AMX gives, like for like: the same-machine gain first, mismatches
+# named, vendor AMX, what is not AMX, the study's 8x
+sb_add_script(results_report_amx results_report_amx.sh)
+# a readable report: contents with anchors, --only-changed, batch in chart
+# labels, the environment a workload reads, sides in every header, wording
+# that agrees with its p, vendor implementations
+sb_add_script(results_report_readable results_report_readable.sh)
 # a CPU named from what it does: info under SB_CPU_UARCH; a masked AMX Xeon
 # stored as Rocket Lake shown as Granite Rapids-class (AMX) everywhere; no
 # clock above 6.5 GHz imported, shown or derived

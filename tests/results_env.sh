@@ -99,7 +99,7 @@ expect_grep "^env: .*ONEDNN_MAX_CPU_ISA \(baseline 'SSE41', candidate unset\)" "
 expect_rc 0 "$S" report --db base.db --db cand.db --baseline 1 --candidate 2 --out rep --no-plots
 expect_grep '^## Environment' rep/report.md
 expect_grep "environment differs in all 2 compared point pair\(s\): LD_PRELOAD \(baseline unset, candidate ''\), ONEDNN\\\\_MAX\\\\_CPU\\\\_ISA|environment differs in all 2 compared point pair\(s\): LD_PRELOAD \(baseline unset, candidate ''\), ONEDNN_MAX_CPU_ISA" rep/report.md
-expect_grep "<h2>Environment</h2>" rep/report.html
+expect_grep "<h2 id=\"environment\">Environment</h2>" rep/report.html
 expect_rc 0 "$S" report --db base.db --db same.db --baseline 1 --candidate 2 --out rep2 --no-plots
 expect_grep 'with the same recorded environment variables' rep2/report.md
 

@@ -59,7 +59,7 @@ expect_grep '^\| bf16 \| 1024x1024x1024:NN \| 2 \| [a-z0-9-]+ [0-9.]+ .*GFLOP/s[
 expect_grep '^\| int8 \| 1024x1024x1024:NN \| 2 \| [a-z0-9-]+ .*GOP/s[^|]* \| amx-int8 ' $R
 expect_grep '^At each machine.s best kernel per precision .*the candidate is [0-9.]+x (faster|slower)' $R
 expect_grep '^### What AMX gives on Emerald Rapids \(AMX\)' $R
-expect_grep '^\| gemm \| 1024x1024x1024:NN \| 2 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x \| [0-9.]+x \|' $R
+expect_grep '^\| gemm bf16 \| 1024x1024x1024:NN \| 2 \| [^|]*amx[^|]* [0-9.]+ \[[0-9.]+, [0-9.]+\] GFLOP/s \| [^|]+ GFLOP/s \| [0-9.]+x \[[0-9.]+, [0-9.]+\]' $R
 expect_grep 'Only the candidate trained' $R
 # a figure above its own path's peak is footnoted
 expect_grep '% of f32 peak \(above its peak: see note\)' $R
@@ -168,7 +168,7 @@ if [ -n "$k8" ]; then
   cp pf.db amx.db
   sqlite3 amx.db "UPDATE point SET kernel = 'amx-int8' WHERE workload = 'infer' AND kernel = '$k8'"
   expect_rc 0 "$SPRBENCH" report --db amx.db --baseline inf --candidate inf --out ra --no-plots
-  expect_grep '^Inference on .*fastest point per generation: .*AMX int8 [0-9.]+ sequences/s \(model=tiny batch=4, t1\)' ra/report.md
+  expect_grep '^\| infer int8 \| model=tiny batch=4[^|]* \| 1 \| amx-int8 [0-9.]+ \[[0-9.]+, [0-9.]+\] sequences/s \| scalar-f32 [0-9.]+ \[' ra/report.md
   [ "$(grep -c '^### What AMX gives' ra/report.md)" -eq 1 ] && ok || fail "What AMX gives twice for one machine"
 fi
 # two guests of one CPU model, one with AMX exposed and one without: the

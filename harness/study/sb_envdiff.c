@@ -108,7 +108,51 @@ static int cmp_cstr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The sprbench variables the binary itself reads (getenv in bench/,
+ * kernels/, harness/), with the workloads that read them (NULL: every
+ * workload: they steer kernels, libraries or the CPU's naming). Any other
+ * SB_ variable a result recorded (SB_TRAIN_BATCH, SB_TRAIN_STEPS: what
+ * scripts/run-sweep reads to build the command line, which the point's
+ * configuration already holds) is read by no workload. A new getenv("SB_...")
+ * belongs here. */
+static const struct {
+    const char *name; /* a name, or a prefix ending in '_' */
+    const char *workloads;
+} g_sb_read[] = {
+    {"SB_FORCE_NO_", NULL}, {"SB_GEMM_", NULL},       {"SB_AMX_", NULL},
+    {"SB_ONEDNN_LIB", NULL}, {"SB_MKL_LIB", NULL},    {"SB_VENDOR_CACHE", NULL},
+    {"SB_CPU_UARCH", NULL},  {"SB_ATTN_ROWS", "train infer"},
+    {"SB_TRAIN_TEST_NAN_STEP", "train"},
+};
+
+/* a word of a space-separated list */
+static int in_list(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; (p = strstr(p, w)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n])) return 1;
+    return 0;
+}
+
+int sb_env_read_by(const char *workload, const char *name)
+{
+    if (!workload || strncmp(name, "SB_", 3)) return 1; /* runtimes and libraries: all */
+    for (size_t i = 0; i < sizeof g_sb_read / sizeof g_sb_read[0]; i++) {
+        const char *n = g_sb_read[i].name;
+        size_t l = strlen(n);
+        int match = n[l - 1] == '_' ? !strncmp(name, n, l) : !strcmp(name, n);
+        if (match) return !g_sb_read[i].workloads || in_list(g_sb_read[i].workloads, workload);
+    }
+    return 0;
+}
+
 int sb_env_diff(const json_t *base, const json_t *cand, char *buf, size_t cap)
+{
+    return sb_env_diff_for(NULL, base, cand, buf, cap);
+}
+
+int sb_env_diff_for(const char *workload, const json_t *base, const json_t *cand, char *buf,
+                    size_t cap)
 {
     text t = {buf, cap, 0};
     if (cap) buf[0] = '\0';
@@ -125,7 +169,7 @@ int sb_env_diff(const json_t *base, const json_t *cand, char *buf, size_t cap)
     for (size_t i = 0; i < n; i++) {
         if (i && !strcmp(names[i], names[i - 1])) continue;
         const json_t *b = json_object_get(base, names[i]), *c = json_object_get(cand, names[i]);
-        if (same_value(b, c)) continue;
+        if (same_value(b, c) || !sb_env_read_by(workload, names[i])) continue;
         if (differ++) put(&t, ", ", 2);
         char name[80];
         size_t l = 0;
@@ -150,6 +194,13 @@ int sb_env_diff(const json_t *base, const json_t *cand, char *buf, size_t cap)
 void sb_envdiffs_add(sb_envdiffs *d, int64_t base_id, const json_t *base, int64_t cand_id,
                      const json_t *cand, const char *label)
 {
+    sb_envdiffs_add_for(d, NULL, base_id, base, cand_id, cand, label);
+}
+
+void sb_envdiffs_add_for(sb_envdiffs *d, const char *workload, int64_t base_id,
+                         const json_t *base, int64_t cand_id, const json_t *cand,
+                         const char *label)
+{
     for (int i = 0; i < d->nseen; i += 2)
         if (d->seen[i] == base_id && d->seen[i + 1] == cand_id) return;
     if (d->nseen + 2 > d->seen_cap) {
@@ -167,7 +218,7 @@ void sb_envdiffs_add(sb_envdiffs *d, int64_t base_id, const json_t *base, int64_
         return;
     }
     char diff[1024];
-    if (!sb_env_diff(base, cand, diff, sizeof diff)) return;
+    if (!sb_env_diff_for(workload, base, cand, diff, sizeof diff)) return;
     for (int i = 0; i < d->n; i++)
         if (!strcmp(d->g[i].diff, diff)) {
             d->g[i].pairs++;

@@ -42,6 +42,14 @@ const json_t *sb_envmap_get(const sb_envmap *m, int64_t point_id);
  * ..."; values shortened, control characters shown as '?'), into buf.
  * Returns the number of variables that differ. */
 int sb_env_diff(const json_t *base, const json_t *cand, char *buf, size_t cap);
+/* The same, over the variables a workload reads only (workload NULL: all):
+ * every runtime and library variable (OMP_*, MKL_*, ONEDNN_*, ...), and of
+ * sprbench's own SB_* those the binary reads for that workload, so that
+ * SB_TRAIN_BATCH (scripts/run-sweep's) is never a difference of GEMM points. */
+int sb_env_diff_for(const char *workload, const json_t *base, const json_t *cand, char *buf,
+                    size_t cap);
+/* 1 when the workload (NULL: any) reads the variable (see sb_env_diff_for). */
+int sb_env_read_by(const char *workload, const char *name);
 
 /* Differences collected over the pairs of a comparison, grouped by text. */
 typedef struct sb_envdiff_group {
@@ -63,6 +71,10 @@ typedef struct sb_envdiffs {
  * for several metrics counts once). */
 void sb_envdiffs_add(sb_envdiffs *d, int64_t base_id, const json_t *base, int64_t cand_id,
                      const json_t *cand, const char *label);
+/* The same, comparing only the variables the pair's workload reads. */
+void sb_envdiffs_add_for(sb_envdiffs *d, const char *workload, int64_t base_id,
+                         const json_t *base, int64_t cand_id, const json_t *cand,
+                         const char *label);
 void sb_envdiffs_free(sb_envdiffs *d);
 /* The lines to show: one per group, then one for pairs without a record. */
 int sb_envdiffs_nlines(const sb_envdiffs *d);

@@ -10,6 +10,7 @@
 #include "sb_gnuplot.h"
 #include "sb_io.h"
 #include "sb_query.h"
+#include "sb_report_amx.h"
 #include "sb_report_best.h"
 #include "sb_report_gemm.h"
 #include "sb_report_headline.h"
@@ -146,6 +147,42 @@ static const sb_rp_section g_sections[] = {
      .models = 1,
      .render = sb_rp_render_projected},
 };
+
+/* --only-changed: a pair run by both sides whose difference is significant
+ * by the gate's test (either way) or whose ratio is beyond its tolerance
+ * (the gate's ratio of seconds, else the headline metric's). */
+static int pair_changed(const sb_rp_out *o, const sb_rp_pair *pr)
+{
+    const sb_pt *b = pr->b, *c = pr->c;
+    if (!b || !c || !sb_rp_is_ok(b) || !sb_rp_is_ok(c)) return 0;
+    double p, tol = o->go ? o->go->tolerance : 0.05, r = 0;
+    int s = o->fwd ? sb_rp_sig_of(o, b, c, &p) : SB_RP_SIG_UNTESTED;
+    if (s == SB_RP_SIG_SLOWER || s == SB_RP_SIG_FASTER) return 1;
+    for (int i = 0; o->fwd && i < o->fwd->n && !(r > 0); i++)
+        if (o->fwd->rows[i].base_id == b->id && o->fwd->rows[i].cand_id == c->id)
+            r = o->fwd->rows[i].ratio;
+    if (!(r > 0)) {
+        const sb_metric_val *mb = sb_rp_rate_metric(b), *mc = sb_rp_rate_metric(c);
+        r = mb && mc && mc->value > 0 ? mb->value / mc->value : 0;
+    }
+    return r > 0 && (r > 1 + tol || r < 1 / (1 + tol));
+}
+
+/* the sections --only-changed filters: those with a row per point pair */
+static int filtered(const sb_rp_section *s)
+{
+    return s->render == sb_rp_render_train || s->render == sb_rp_render_infer ||
+        s->render == sb_rp_render_gemm || s->render == sb_rp_render_other;
+}
+
+/* keeps the changed pairs of pv (in order); returns how many */
+static int keep_changed(const sb_rp_out *o, sb_rp_pair *pv, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (pair_changed(o, &pv[i])) pv[k++] = pv[i];
+    return k;
+}
 
 static int has_section(const char *workload)
 {
@@ -473,6 +510,7 @@ static void headline_and_summary(sb_rp_out *o, sb_rp_plots *pl, const sb_headlin
     sb_rsink sink = sb_rp_sink(&sctx);
     sb_headline_out hl;
     memset(&hl, 0, sizeof hl);
+    sb_report_amx_lead(hin, &sink);
     sb_report_headline(hin, &sink, &hl);
     /* the best-kernel figures go into the summary: computed first, drawn
      * after it into a buffer of their own */
@@ -487,7 +525,7 @@ static void headline_and_summary(sb_rp_out *o, sb_rp_plots *pl, const sb_headlin
     if (bko.md && bko.html) {
         sb_report_best_kernels(hin, &bksink, &hl);
         sb_report_vendors(hin, &bksink);
-        sb_report_generations(hin, &bksink);
+        sb_report_generations(hin, &bksink, &hl);
         sb_report_profiles(hin, &bksink);
     }
     if (bko.md) fclose(bko.md);
@@ -500,6 +538,28 @@ static void headline_and_summary(sb_rp_out *o, sb_rp_plots *pl, const sb_headlin
     if (bkhbuf) fwrite(bkhbuf, 1, bkhlen, o->html);
     free(bkbuf);
     free(bkhbuf);
+}
+
+/* --only-changed, said at the top: what the tables below leave out */
+static void only_changed_note(sb_rp_out *o, const sb_ptset *bs, const sb_ptset *cs)
+{
+    int all = 0, kept = 0;
+    for (size_t i = 0; i < sizeof g_sections / sizeof g_sections[0]; i++) {
+        if (!filtered(&g_sections[i])) continue;
+        sb_rp_pair *pv = NULL;
+        int n = sb_rp_pairs_of(bs, cs, g_sections[i].want, g_sections[i].models, &pv);
+        all += n;
+        kept += n ? keep_changed(o, pv, n) : 0;
+        free(pv);
+    }
+    sb_rp_para(o,
+               "Only what changed (--only-changed): the per-point tables (training, inference,"
+               " GEMM, other workloads) show %d of their %d row(s), those whose difference is"
+               " significant by the gate's test (p < %g) or beyond its %.0f %% tolerance; rows"
+               " run by one side only, or not ok on a side, are left out. The headline, the"
+               " summary and the sections before the machines still read every point.",
+               kept, all, o->go ? o->go->alpha : 0.01,
+               (o->go ? o->go->tolerance : 0.05) * 100);
 }
 
 int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *csel,
@@ -554,6 +614,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
         o.rev = &rev;
     }
     o.go = &go;
+    if (ro->only_changed) only_changed_note(&o, &bs, &cs);
     sb_headline_in hin = {db, &bs, &cs, bshort, cshort, &go, ro->study_csv};
     headline_and_summary(&o, &pl, &hin, bsel, csel, bname, cname, ro->gate, sum);
     sb_rp_section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline",
@@ -571,6 +632,9 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
         const sb_rp_section *s = &g_sections[i];
         sb_rp_pair *pv;
         int n = section_pairs(&o, s, &bs, &cs, &pv);
+        if (n && ro->only_changed && filtered(s) && !(n = keep_changed(&o, pv, n)))
+            sb_rp_para(&o, "Nothing here changed significantly or beyond the tolerance"
+                           " (--only-changed).");
         if (n) s->render(&sc, pv, n);
         free(pv);
     }
@@ -594,8 +658,18 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     sum->plots_drawn = pl.drawn;
     snprintf(sum->md_path, sizeof sum->md_path, "%s/report.md", ro->out_dir);
     snprintf(sum->html_path, sizeof sum->html_path, "%s/report.html", ro->out_dir);
+    /* the HTML with its table of contents (the headings are known now) */
+    char *tocbuf = NULL;
+    size_t toclen = 0;
+    FILE *tf = open_memstream(&tocbuf, &toclen);
+    if (tf) {
+        sb_rp_html_toc(tf, htbuf, htlen);
+        fclose(tf);
+    }
     rc = sb_write_file_atomic(sum->md_path, mdbuf, mdlen, e);
-    if (!rc) rc = sb_write_file_atomic(sum->html_path, htbuf, htlen, e);
+    if (!rc && !tf) rc = sb_errf(e, SB_EFAIL, "out of memory");
+    if (!rc) rc = sb_write_file_atomic(sum->html_path, tocbuf, toclen, e);
+    free(tocbuf);
     free(mdbuf);
     free(htbuf);
     sb_ptset_free(&bs);

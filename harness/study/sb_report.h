@@ -30,6 +30,8 @@ typedef struct sb_report_opts {
     int gate;                 /* say the gate's verdict (a comparison of two machines is not
                                  a regression gate: without it, differences and significance) */
     const char *study_csv;    /* the study's published figures (NULL: the source tree's) */
+    int only_changed;         /* per-point tables: only the rows whose difference is
+                                 significant or beyond the tolerance (said at the top) */
 } sb_report_opts;
 
 typedef struct sb_report_summary {

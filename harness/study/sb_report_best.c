@@ -1,8 +1,10 @@
 #include "sb_report_best.h"
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_query.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 #include "sb_report_trun.h"
@@ -41,8 +43,24 @@ static void peak_share(const sb_pt *p, char *buf, size_t cap, int *above)
 
 /* "NAME 917 [905, 930] GFLOP/s, 88 % of ...": NAME the kernel, or its
  * vendor and kernel ("MKL (mkl-bf16)") where the vendor is the point */
-static void rate_cell_named(const sb_pt *p, const char *name, char *buf, size_t cap, int *above)
+static void rate_cell_named(sb_db *db, const sb_pt *p, const char *name, char *buf, size_t cap,
+                            int *above)
 {
+    /* a vendor's point names the implementation it dispatched */
+    char named[200], impl[64] = "";
+    if (sb_vendor_of_kernel(p->kernel)) {
+        json_t *doc = NULL;
+        sb_err e = {0};
+        if (!sb_db_point_result(db, p->id, &doc, &e) && doc) {
+            const char *v = json_string_value(json_object_get(doc, "impl"));
+            if (v) snprintf(impl, sizeof impl, "%.60s", v);
+        }
+        json_decref(doc);
+    }
+    if (impl[0]) {
+        snprintf(named, sizeof named, "%.120s [%s]", name, impl);
+        name = named;
+    }
     char share[128];
     peak_share(p, share, sizeof share, above);
     const sb_metric_val *m = sb_rp_gemm_rate(p);
@@ -58,9 +76,9 @@ static void rate_cell_named(const sb_pt *p, const char *name, char *buf, size_t 
     }
 }
 
-static void rate_cell(const sb_pt *p, char *buf, size_t cap, int *above)
+static void rate_cell(sb_db *db, const sb_pt *p, char *buf, size_t cap, int *above)
 {
-    rate_cell_named(p, p->kernel, buf, cap, above);
+    rate_cell_named(db, p, p->kernel, buf, cap, above);
 }
 
 /* "(significant, p = 0.001)": the gate's test of c's speed against b's
@@ -80,8 +98,17 @@ static void speed_test(const sb_headline_in *in, const sb_pt *b, const sb_pt *c,
     int sig = (speed > 1 + tol && pf < alpha) || (speed < 1 / (1 + tol) && ps < alpha);
     int noisy = sb_samples_bimodal(b->samples, b->nsamples, NULL, NULL) ||
         sb_samples_bimodal(c->samples, c->nsamples, NULL, NULL);
-    snprintf(buf, cap, "(%s, p = %.2g%s)", sig ? "significant" : "not significant",
-             speed >= 1 ? pf : ps, noisy ? "; noisy: samples in two groups" : "");
+    /* a p below alpha with a ratio within the tolerance is a difference too
+     * small to count, not an insignificant one: said so, with the tolerance */
+    double p = speed >= 1 ? pf : ps;
+    char word[64];
+    if (sig)
+        snprintf(word, sizeof word, "significant");
+    else if (p < alpha)
+        snprintf(word, sizeof word, "within the %.0f %% tolerance", tol * 100);
+    else
+        snprintf(word, sizeof word, "not significant");
+    snprintf(buf, cap, "(%s, p = %.2g%s)", word, p, noisy ? "; noisy: samples in two groups" : "");
 }
 
 /* the candidate's speed against the baseline's, with the gate's test on the
@@ -150,8 +177,8 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
             snprintf(r[0], 400, "%s", sb_rp_prec[k]);
             snprintf(r[1], 400, "%s", p->shape);
             snprintf(r[2], 400, "%d", p->threads);
-            rate_cell(p, r[3], 400, &above);
-            rate_cell(q, r[4], 400, &above);
+            rate_cell(in->db, p, r[3], 400, &above);
+            rate_cell(in->db, q, r[4], 400, &above);
             double sp;
             speed_cell(in, p, q, r[5], 400, &sp);
             if (sp > 0) {
@@ -213,11 +240,11 @@ static void vendor_cells(const sb_headline_in *in, const sb_vcmp_entry *e, const
     char nm[200], gone[300], t[160];
     sb_vcmp_not_run(e, status, n, r, gone, sizeof gone);
     if (r->own >= 0)
-        rate_cell(pt[r->own], c[3], 400, above);
+        rate_cell(in->db, pt[r->own], c[3], 400, above);
     else
         snprintf(c[3], 400, "none of ours ran");
     if (r->vendor >= 0)
-        rate_cell_named(pt[r->vendor], sb_vcmp_name(e[r->vendor].kernel, nm, sizeof nm), c[4],
+        rate_cell_named(in->db, pt[r->vendor], sb_vcmp_name(e[r->vendor].kernel, nm, sizeof nm), c[4],
                         400, above);
     else
         snprintf(c[4], 400, "no vendor ran (%s)", gone);
@@ -230,7 +257,7 @@ static void vendor_cells(const sb_headline_in *in, const sb_vcmp_entry *e, const
     } else
         snprintf(c[5], 400, "-");
     if (r->other >= 0)
-        rate_cell_named(pt[r->other], sb_vcmp_name(e[r->other].kernel, nm, sizeof nm), c[6],
+        rate_cell_named(in->db, pt[r->other], sb_vcmp_name(e[r->other].kernel, nm, sizeof nm), c[6],
                         400, above);
     else
         snprintf(c[6], 400, "%s", r->vendor >= 0 && gone[0] ? gone : "-");
@@ -356,149 +383,4 @@ void sb_report_vendors(const sb_headline_in *in, const sb_rsink *s)
     if (nc) vendor_side(in, s, in->cs, in->cname);
     else
         sb_rp_sink_para(s, "%s ran no vendor GEMM kernel (onednn-*, mkl-*).", in->cname);
-}
-
-/* ---- what AMX gives on one machine ---- */
-
-/* the instruction generations the study's 8x decomposes into */
-static const struct {
-    const char *kernel, *what;
-} g_gens[] = {
-    {"avx512-f32", "AVX-512 f32"},      {"avx512-bf16", "AVX512-BF16"}, {"amx-bf16", "AMX bf16"},
-    {"vnni-int8", "AVX-512 VNNI int8"}, {"amx-int8", "AMX int8"},
-};
-#define NGEN (sizeof g_gens / sizeof g_gens[0])
-
-static const sb_pt *kernel_point(const sb_ptset *s, const char *workload, const char *kernel,
-                                 const char *shape, int threads)
-{
-    for (int i = 0; i < s->n; i++) {
-        const sb_pt *p = &s->p[i];
-        if (!strcmp(p->workload, workload) && sb_rp_is_ok(p) && !strcmp(p->kernel, kernel) &&
-            (!shape || !strcmp(p->shape, shape)) && (threads < 0 || p->threads == threads))
-            return p;
-    }
-    return NULL;
-}
-
-static void generations_side(const sb_headline_in *in, const sb_rsink *s, const sb_ptset *set,
-                             const char *name)
-{
-    /* only a machine that ran AMX and an AVX-512 path */
-    if (!kernel_point(set, "gemm", "amx-bf16", NULL, -1) &&
-        !kernel_point(set, "gemm", "amx-int8", NULL, -1) &&
-        !kernel_point(set, "train", "amx-bf16", NULL, -1) &&
-        !kernel_point(set, "infer", "amx-bf16", NULL, -1) &&
-        !kernel_point(set, "infer", "amx-int8", NULL, -1))
-        return;
-    char title[200];
-    snprintf(title, sizeof title, "What AMX gives on %s", name);
-    s->heading(s->ctx, 3, title);
-    sb_rp_sink_para(
-        s,
-        "One machine's instruction generations against each other, on the same shapes and"
-        " threads: AVX-512 f32, AVX512-BF16 and AMX bf16 (AMX bf16 against AVX-512 f32"
-        " in the last column but one), AVX-512 VNNI and AMX int8 (the last column). Rates"
-        " are medians (GFLOP/s, GOP/s for int8); this is the study's 8x taken apart.");
-    const char *hdr[NGEN + 5] = {"workload", "shape", "threads"};
-    for (size_t g = 0; g < NGEN; g++) hdr[3 + g] = g_gens[g].what;
-    hdr[3 + NGEN] = "AMX bf16 vs AVX-512 f32";
-    hdr[4 + NGEN] = "AMX int8 vs VNNI int8";
-    int ncols = (int)NGEN + 5, rows = 0, cap = 16;
-    char(*buf)[160] = calloc((size_t)ncols * (size_t)cap, sizeof *buf);
-    for (int i = 0; buf && i < set->n; i++) {
-        const sb_pt *p = &set->p[i];
-        if (!sb_rp_is_gemm(p) || !sb_rp_is_ok(p) || strcmp(p->kernel, "amx-bf16")) continue;
-        if (rows + 2 > cap) {
-            cap *= 2;
-            char(*nb)[160] = realloc(buf, sizeof *buf * (size_t)ncols * (size_t)cap);
-            if (!nb) break;
-            buf = nb;
-        }
-        rows++;
-        char(*r)[160] = &buf[rows * ncols];
-        snprintf(r[0], 160, "gemm");
-        snprintf(r[1], 160, "%s", p->shape);
-        snprintf(r[2], 160, "%d", p->threads);
-        double v[NGEN] = {0};
-        for (size_t g = 0; g < NGEN; g++) {
-            const sb_pt *q = kernel_point(set, "gemm", g_gens[g].kernel, p->shape, p->threads);
-            v[g] = q && sb_rp_gemm_rate(q) ? sb_rp_gemm_rate(q)->value : 0;
-            if (v[g] > 0)
-                snprintf(r[3 + g], 160, "%.4g", v[g]);
-            else
-                snprintf(r[3 + g], 160, "not available");
-        }
-        if (v[0] > 0 && v[2] > 0)
-            snprintf(r[3 + NGEN], 160, "%.2fx", v[2] / v[0]);
-        else
-            snprintf(r[3 + NGEN], 160, "-");
-        if (v[3] > 0 && v[4] > 0)
-            snprintf(r[4 + NGEN], 160, "%.2fx", v[4] / v[3]);
-        else
-            snprintf(r[4 + NGEN], 160, "-");
-    }
-    if (rows) {
-        const char **cells = calloc((size_t)ncols * (rows + 1), sizeof *cells);
-        for (int j = 0; cells && j < ncols; j++) cells[j] = hdr[j];
-        for (int i = ncols; cells && i < ncols * (rows + 1); i++) cells[i] = buf[i];
-        if (cells) s->table(s->ctx, ncols, rows, cells);
-        free(cells);
-    }
-    free(buf);
-    /* training: each kernel's SQuAD epoch against the machine's best f32 */
-    sb_rp_tside t;
-    sb_rp_tside_load(in, set, &t);
-    if (t.n) {
-        const sb_rp_trun *f = t.best[0] >= 0 ? &t.r[t.best[0]] : NULL;
-        char line[1500] = "", d[32];
-        for (int i = 0; i < t.n; i++) {
-            char rel[64] = "";
-            if (f) snprintf(rel, sizeof rel, ", %.2fx the best f32", f->epoch / t.r[i].epoch);
-            sb_rp_addf(line, sizeof line, "%s (%s, batch %d, %d threads) %s%s", t.r[i].p->kernel,
-                       t.r[i].p->dtype, t.r[i].batch, t.r[i].threads,
-                       sb_rp_dur(t.r[i].epoch, d, sizeof d), rel);
-        }
-        sb_rp_sink_para(s, "Training on %s, SQuAD v1.1 epoch (projected) per kernel: %s.", name,
-                        line);
-    }
-    sb_rp_tside_free(&t);
-    /* inference: each generation's fastest point, against AVX-512 f32's */
-    char inf[1500] = "";
-    const sb_pt *f32 = NULL;
-    for (int i = 0; i < set->n; i++) {
-        const sb_pt *p = &set->p[i];
-        const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
-        if (sb_rp_is_infer(p) && sb_rp_is_ok(p) && m && !strcmp(p->kernel, "avx512-f32") &&
-            (!f32 || m->value > sb_pt_metric(f32, "sequences_per_s")->value))
-            f32 = p;
-    }
-    for (size_t g = 0; g < NGEN; g++) {
-        const sb_pt *best = NULL;
-        for (int i = 0; i < set->n; i++) {
-            const sb_pt *p = &set->p[i];
-            const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
-            if (sb_rp_is_infer(p) && sb_rp_is_ok(p) && m && !strcmp(p->kernel, g_gens[g].kernel) &&
-                (!best || m->value > sb_pt_metric(best, "sequences_per_s")->value))
-                best = p;
-        }
-        if (!best) continue;
-        double v = sb_pt_metric(best, "sequences_per_s")->value;
-        char rel[64] = "";
-        if (f32)
-            snprintf(rel, sizeof rel, ", %.2fx AVX-512 f32",
-                     v / sb_pt_metric(f32, "sequences_per_s")->value);
-        sb_rp_addf(inf, sizeof inf, "%s %.*f sequences/s (%s, t%d)%s", g_gens[g].what,
-                   v >= 100 ? 0 : 2, v, best->shape, best->threads, rel);
-    }
-    if (inf[0]) sb_rp_sink_para(s, "Inference on %s, fastest point per generation: %s.", name, inf);
-}
-
-void sb_report_generations(const sb_headline_in *in, const sb_rsink *s)
-{
-    generations_side(in, s, in->bs, in->bname);
-    /* one machine on both sides: said once */
-    int64_t bm = in->bs->n ? in->bs->p[0].machine_id : 0,
-            cm = in->cs->n ? in->cs->p[0].machine_id : 0;
-    if (in->cs != in->bs && !(bm && bm == cm)) generations_side(in, s, in->cs, in->cname);
 }

@@ -1,9 +1,8 @@
 /* sb_report_best: the comparisons the study makes, GEMM first: each side's
  * fastest kernel per precision, shape and thread count (its own or a
  * vendor's, named) against the other's with the gate's test, each side's
- * own kernels against the faster vendor (sb_vendor_cmp), and "What
- * AMX gives" on one machine (its instruction generations side by side, in
- * GEMM, training and inference). Written through a sink. */
+ * own kernels against the faster vendor (sb_vendor_cmp); "What AMX
+ * gives" is sb_report_amx's. Written through a sink. */
 #ifndef SB_REPORT_BEST_H
 #define SB_REPORT_BEST_H
 #include "sb_report_headline.h"
@@ -16,8 +15,5 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
  * there (sb_vendor_cmp: oneDNN or MKL, by median), named, own/vendor with
  * the gate's test, the other vendor beside it, or which did not run. */
 void sb_report_vendors(const sb_headline_in *in, const sb_rsink *s);
-/* "What AMX gives": for each side with more than one instruction generation
- * of a precision, its fastest kernel of each set against the others. */
-void sb_report_generations(const sb_headline_in *in, const sb_rsink *s);
 
 #endif

@@ -1,10 +1,46 @@
 #include "sb_report_gemm.h"
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_query.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
+#include "sb_vendor.h"
+
+/* what a vendor's point stored as the implementation it dispatched
+ * ("brg:avx512_core_amx_bf16"), "" for our own kernels or none stored */
+static void vendor_impl(sb_db *db, const sb_pt *p, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (!p || !sb_vendor_of_kernel(p->kernel)) return;
+    json_t *doc = NULL;
+    sb_err e = {0};
+    if (!sb_db_point_result(db, p->id, &doc, &e) && doc) {
+        const char *v = json_string_value(json_object_get(doc, "impl"));
+        if (v) snprintf(buf, cap, "%.60s", v);
+    }
+    json_decref(doc);
+}
+
+/* the kernel cell: a vendor's kernel with the implementation each side ran,
+ * "onednn-bf16 (baseline brg:avx512_core_bf16, candidate
+ * brg:avx512_core_amx_bf16)", or once when both ran the same */
+static void kernel_cell(sb_db *db, const sb_pt *b, const sb_pt *c, char *buf, size_t cap)
+{
+    const sb_pt *any = b ? b : c;
+    char ib[64], ic[64];
+    vendor_impl(db, b, ib, sizeof ib);
+    vendor_impl(db, c, ic, sizeof ic);
+    if (!ib[0] && !ic[0])
+        snprintf(buf, cap, "%s", any->kernel);
+    else if (!strcmp(ib, ic) || !b || !c)
+        snprintf(buf, cap, "%s (%s)", any->kernel, ib[0] ? ib : ic);
+    else
+        snprintf(buf, cap, "%s (baseline %s, candidate %s)", any->kernel,
+                 ib[0] ? ib : "not stored", ic[0] ? ic : "not stored");
+}
 
 void sb_rp_render_gemm(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
 {
@@ -14,7 +50,9 @@ void sb_rp_render_gemm(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
     sb_rp_para(o,
                "Median throughput with the p10-p90 range of the repetitions in brackets;"
                " \"candidate vs baseline\" says how much faster or slower the candidate is, and"
-               " whether the gate's test finds the difference significant. The charts show every"
+               " whether the gate's test finds the difference significant. A vendor's kernel"
+               " (onednn-*, mkl-*) names the implementation it dispatched on each side. The"
+               " charts show every"
                " row, one chart per unit (GFLOP/s; GOP/s for int8), on a log axis with p10-p90"
                " error bars.");
     const char *hdr[] = {"kernel", "dtype",    "shape",     "threads",
@@ -33,7 +71,9 @@ void sb_rp_render_gemm(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         const sb_metric_val *um = mb ? mb : mc;
         const char *u = um && um->unit[0] ? um->unit : "-";
         snprintf(thr, sizeof thr, "%d", any->threads);
-        const char *cells[] = {any->kernel, any->dtype, any->shape, thr, u, vb, vc, r};
+        char kc[200];
+        kernel_cell(ctx->db, b, c, kc, sizeof kc);
+        const char *cells[] = {kc, any->dtype, any->shape, thr, u, vb, vc, r};
         sb_rp_t_row(&t, cells);
         if (mb || mc) {
             char l[320];

@@ -211,15 +211,17 @@ void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_pts
         if (!sb_rp_ok(pr[i].b) || !sb_rp_ok(pr[i].c)) continue;
         char label[320];
         sb_pt_label(pr[i].c, label, sizeof label);
-        sb_envdiffs_add(&d, pr[i].b->id, sb_envmap_get(&bm, pr[i].b->id), pr[i].c->id,
-                        sb_envmap_get(&cm, pr[i].c->id), label);
+        /* only the variables the pair's workload reads */
+        sb_envdiffs_add_for(&d, pr[i].c->workload, pr[i].b->id, sb_envmap_get(&bm, pr[i].b->id),
+                            pr[i].c->id, sb_envmap_get(&cm, pr[i].c->id), label);
     }
     if (!d.pairs) {
         sb_rp_para(o, "No point ran on both sides: no environments to compare.");
     } else if (!sb_envdiffs_nlines(&d)) {
         sb_rp_para(o,
                    "Both sides ran every one of the %d matched point(s) with the same recorded"
-                   " environment variables (%s).",
+                   " environment variables that their workload reads (%s; an SB_ variable only"
+                   " where the binary reads it for that workload).",
                    d.pairs, sb_env_scope());
     } else {
         for (int i = 0; i < sb_envdiffs_nlines(&d); i++) {

@@ -289,3 +289,86 @@ void sb_rp_sink_para(const sb_rsink *s, const char *fmt, ...)
     if (n >= 0) s->para(s->ctx, buf);
     free(buf);
 }
+
+/* ---- the HTML's table of contents ---- */
+
+/* an anchor from a heading's (escaped) text: lower-case letters and digits,
+ * runs of anything else as one '-' */
+static void slug(const char *t, size_t n, char *buf, size_t cap)
+{
+    size_t l = 0;
+    int dash = 0;
+    for (size_t i = 0; i < n && l + 2 < cap; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (c == '&') { /* an entity (&amp;) is one character */
+            while (i < n && t[i] != ';') i++;
+            dash = 1;
+            continue;
+        }
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z')) {
+            if (dash && l) buf[l++] = '-';
+            buf[l++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            dash = 0;
+        } else {
+            dash = 1;
+        }
+    }
+    buf[l] = '\0';
+    if (!l) snprintf(buf, cap, "section");
+}
+
+void sb_rp_html_toc(FILE *out, const char *html, size_t len)
+{
+    /* the headings below the title: "<h2>" and "<h3>" as sb_rp_heading
+     * writes them (text is escaped: no '<' inside) */
+    enum { MAXH = 256 };
+    const char *at[MAXH], *txt[MAXH];
+    size_t tl[MAXH];
+    int lv[MAXH], nh = 0;
+    char ids[MAXH][96], base[MAXH][84];
+    for (const char *p = html; nh < MAXH && (p = strstr(p, "<h")) && p < html + len; p++) {
+        if ((p[2] != '2' && p[2] != '3') || p[3] != '>') continue;
+        const char *t = p + 4, *e = strstr(t, "</h");
+        if (!e) break;
+        at[nh] = p;
+        txt[nh] = t;
+        tl[nh] = (size_t)(e - t);
+        lv[nh] = p[2] - '0';
+        slug(t, tl[nh], base[nh], sizeof base[nh]);
+        int same = 0; /* a repeated heading gets -2, -3, ... */
+        for (int j = 0; j < nh; j++) same += !strcmp(base[j], base[nh]);
+        if (same)
+            snprintf(ids[nh], sizeof ids[nh], "%.80s-%d", base[nh], same + 1);
+        else
+            snprintf(ids[nh], sizeof ids[nh], "%s", base[nh]);
+        nh++;
+    }
+    const char *h1 = strstr(html, "</h1>\n");
+    const char *cut = h1 ? h1 + 6 : html;
+    size_t pos = 0, ncut = (size_t)(cut - html);
+    fwrite(html, 1, ncut, out);
+    pos = ncut;
+    if (nh) { /* a list of the h2s, each with its h3s in a list of its own */
+        fputs("<nav id=\"contents\"><p><b>Contents</b></p>\n<ul>\n", out);
+        for (int i = 0; i < nh; i++) {
+            int sub = lv[i] == 3 && i > 0, next_sub = i + 1 < nh && lv[i + 1] == 3;
+            fprintf(out, "<li><a href=\"#%s\">", ids[i]);
+            fwrite(txt[i], 1, tl[i], out);
+            fputs("</a>", out);
+            if (!sub && next_sub)
+                fputs("\n<ul>\n", out); /* its h3s, inside its item */
+            else if (sub && !next_sub)
+                fputs("</li>\n</ul></li>\n", out);
+            else
+                fputs("</li>\n", out);
+        }
+        fputs("</ul></nav>\n", out);
+    }
+    for (int i = 0; i < nh; i++) {
+        if (at[i] < html + pos) continue;
+        fwrite(html + pos, 1, (size_t)(at[i] - (html + pos)), out);
+        fprintf(out, "<h%d id=\"%s\">", lv[i], ids[i]);
+        pos = (size_t)(txt[i] - html);
+    }
+    fwrite(html + pos, 1, len - pos, out);
+}

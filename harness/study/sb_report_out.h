@@ -101,6 +101,11 @@ void sb_rp_bars_set(sb_rp_bars *br, const char *label, const double v[6]);
 /* A sink that writes into c->o (plots into c->pl, legends c->bname, c->cname). */
 sb_rsink sb_rp_sink(sb_rp_sinkctx *c);
 
+/* The report's HTML as written (len bytes) to out, with an id on every
+ * <h2> and <h3> (from its text: "what-amx-gives-on-emerald-rapids-amx",
+ * "~2" on a repeat) and a table of contents linking them after the <h1>. */
+void sb_rp_html_toc(FILE *out, const char *html, size_t len);
+
 /* A paragraph through a sink, printf-style. */
 void sb_rp_sink_para(const sb_rsink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

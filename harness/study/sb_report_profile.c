@@ -44,11 +44,19 @@ static void profile_table(const sb_headline_in *in, const sb_rsink *s, const cha
     char title[160];
     snprintf(title, sizeof title, "Where the time goes (%s --profile)", workload);
     s->heading(s->ctx, 3, title);
-    char bh[200], ch[200];
-    snprintf(bh, sizeof bh, "%s: %s %s t%d (s per %s, share)", in->bname, b ? b->kernel : "-",
-             b ? b->shape : "", b ? b->threads : 0, per);
-    snprintf(ch, sizeof ch, "%s: %s %s t%d (s per %s, share)", in->cname, c ? c->kernel : "-",
-             c ? c->shape : "", c ? c->threads : 0, per);
+    /* each side's column says which side it is, and a side without a
+     * profiled run says so instead of naming an empty point */
+    char bh[300], ch[300];
+    const sb_pt *sp[2] = {b, c};
+    char *hd[2] = {bh, ch};
+    for (int k = 0; k < 2; k++) {
+        const char *side = k ? "candidate" : "baseline", *name = k ? in->cname : in->bname;
+        if (sp[k])
+            snprintf(hd[k], sizeof bh, "%s, %s: %s %s t%d (s per %s, share)", side, name,
+                     sp[k]->kernel, sp[k]->shape, sp[k]->threads, per);
+        else
+            snprintf(hd[k], sizeof bh, "%s, %s: no %s --profile run", side, name, workload);
+    }
     const char *hdr[4] = {"layer kind", bh, ch, "candidate vs baseline"};
     /* the kinds in the order either side stored them */
     const sb_pt *sides[2] = {b, c};

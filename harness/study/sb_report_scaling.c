@@ -116,9 +116,16 @@ void sb_rp_render_scaling(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         const sb_pt *first = NULL;
         const sb_metric_val *unitm = NULL;
         sb_rp_table t;
-        const char *hdr[] = {"ranks",      "nodes x ppn",          "unit",      "baseline",
-                             "speedup",    "efficiency",           "candidate", "speedup",
-                             "efficiency", "candidate vs baseline"};
+        const char *hdr[] = {"ranks",
+                             "nodes x ppn",
+                             "unit",
+                             "baseline",
+                             "baseline speedup",
+                             "baseline efficiency",
+                             "candidate",
+                             "candidate speedup",
+                             "candidate efficiency",
+                             "candidate vs baseline"};
         sb_rp_t_init(&t, 10, hdr);
         double xs[64], yb[64], yc[64];
         int np = 0;
