@@ -16,7 +16,7 @@ zen4=$(ls "$M"/zen4-epyc-2026-12-03.json | head -1)
 expect_rc 0 "$SPRBENCH" db import --db m.db "$noamx" "$amx" "$amx4" "$zen4"
 
 # ---- the same model, no AMX -> AMX ----
-expect_rc 0 "$SPRBENCH" report --db m.db --baseline "$noamx" --candidate "$amx" --out r1 --no-plots
+expect_rc 0 "$SPRBENCH" report --db m.db --baseline "$noamx" --candidate emerald-rapids-amx --out r1 --no-plots
 R=r1/report.md
 # the report leads with the same-machine gain, before the headline's cross-side ratio
 lead=$(grep -n '^First, what AMX gives: both sides are one CPU model (family 6 model 207), with AMX on the candidate only' $R | cut -d: -f1)
@@ -37,7 +37,7 @@ cp m.db noisy.db
 sqlite3 noisy.db "UPDATE sample SET seconds = CASE WHEN rep % 2 = 0 THEN 0.004 ELSE 0.008 END WHERE point_id IN
   (SELECT id FROM point WHERE workload = 'gemm' AND dtype = 'bf16' AND threads = 1
    AND shape LIKE '1024x1024x1024%' AND (kernel = 'amx-bf16' OR kernel = 'onednn-bf16'))"
-expect_rc 0 "$SPRBENCH" report --db noisy.db --baseline "$noamx" --candidate "$amx" --out rn --no-plots
+expect_rc 0 "$SPRBENCH" report --db noisy.db --baseline "$noamx" --candidate emerald-rapids-amx --out rn --no-plots
 expect_grep '^\| gemm bf16 \| 1024x1024x1024:NN \| 1 \| .* \(noisy: samples in two groups, not a finding\) \|' rn/report.md
 # training rows: like for like, or the mismatch named in the row
 expect_grep '^\| 8 x 384 \| 2 \| amx-bf16 [0-9]+ h [0-9]+ min \[[^]]+\] \(SQuAD epoch, projected\) \| avx512-f32 .* \| yes \|$' $R

@@ -23,7 +23,7 @@ EOF2
 chmod +x gp
 
 # ---- the same model without and with AMX ----
-SB_GNUPLOT="$T/gp" expect_rc 0 "$SPRBENCH" report --db m.db --baseline "$noamx" --candidate "$amx" --out r1
+SB_GNUPLOT="$T/gp" expect_rc 0 "$SPRBENCH" report --db m.db --baseline "$noamx" --candidate emerald-rapids-amx --out r1
 R=r1/report.md H=r1/report.html
 # a table of contents whose every link lands on a heading's anchor
 expect_grep '^<nav id="contents"><p><b>Contents</b></p>$' $H
