@@ -30,6 +30,14 @@ static int is_tiny(const sb_train_opts *o)
     return !o->init && o->model && !strcmp(o->model, "tiny");
 }
 
+/* The synthetic set's lengths: tiny learns the short set at seq 32; every
+ * other model trains on SQuAD v1.1's lengths, so that a step has the
+ * padding of a real epoch's. */
+static sb_synth_lengths synth_lengths(const sb_train_opts *o)
+{
+    return is_tiny(o) ? SB_SYNTH_SHORT : SB_SYNTH_SQUAD;
+}
+
 void sb_train_opts_defaults(sb_train_opts *o)
 {
     int tiny = is_tiny(o);
@@ -126,9 +134,12 @@ static int load_data(const sb_train_opts *o, sb_model_config *mc, sb_train_data 
     if (o->train) {
         if ((rc = sb_squad_load(o->train, &d->train, e))) return rc;
     } else {
-        note(o, "no --train given: training on squad-synth data (%d questions, seed %ld)",
-             o->synth_train, o->seed);
-        if ((rc = sb_squad_synth(o->synth_train, (uint64_t)o->seed, 0, &d->train, e))) return rc;
+        note(o, "no --train given: training on squad-synth data (%d questions, seed %ld, %s)",
+             o->synth_train, o->seed,
+             synth_lengths(o) == SB_SYNTH_SQUAD ? "SQuAD v1.1's lengths" : "tiny's short lengths");
+        if ((rc = sb_squad_synth(o->synth_train, (uint64_t)o->seed, 0, synth_lengths(o), &d->train,
+                                 e)))
+            return rc;
     }
     d->have_train = 1;
     if ((rc = sb_features_build(&d->vocab, &d->train, o->seq, o->stride, 0, &d->ftrain, e)))
@@ -140,7 +151,8 @@ static int load_data(const sb_train_opts *o, sb_model_config *mc, sb_train_data 
     if (o->eval) {
         if (o->dev) {
             if ((rc = sb_squad_load(o->dev, &d->dev, e))) return rc;
-        } else if ((rc = sb_squad_synth(o->synth_dev, (uint64_t)o->seed, 1, &d->dev, e))) {
+        } else if ((rc = sb_squad_synth(o->synth_dev, (uint64_t)o->seed, 1, synth_lengths(o),
+                                        &d->dev, e))) {
             return rc;
         }
         d->have_dev = 1;
