@@ -123,7 +123,7 @@ for bad in "--steps 1 --sprbench $B" "--rounds 0 --sprbench $B" "--precisions f1
 done
 
 # predict -> evaluate with the saved checkpoint.
-"$B" squad-synth --questions 30 --seed 5 --dev --out "$T/dev.json" > /dev/null
+"$B" squad-synth --questions 30 --seed 5 --dev --lengths short --out "$T/dev.json" > /dev/null
 "$B" predict --init "$T/ckpt" --data "$T/dev.json" --out "$T/preds.json" --seq 64 --stride 16 \
     > "$T/out" 2> "$T/err"; rc=$?
 check "predict exits 0 (got $rc: $(head -c 200 "$T/err"))" "[ $rc -eq 0 ]"
