@@ -392,6 +392,9 @@ json_t *sb_train_result_json(sb_train_job *j, const sb_train_opts *o, int argc, 
     MET("loss_final", res->loss_final, "");
     MET("steps", res->steps, "");
     MET("steps_per_epoch", res->steps_per_epoch, "");
+    /* the padding of the training features (% of positions): a step's cost
+     * depends on it, as attention stops at each sequence's last real token */
+    MET("padding_pct", 100.0 * padding_share(&j->d.ftrain), "%");
     MET("peak_rss_mb", sb_result_peak_rss_mb(), "MiB");
     const sb_train_ranks_summary *dps = &j->dps;
     if (j->ranks.dp) {
