@@ -19,16 +19,11 @@
 #include <jansson.h>
 #include "sb_err.h"
 #include "sb_squad.h"
+#include "sb_squad_v11.h"
 #include "sb_tokenizer.h"
 
 /* How long paragraphs and questions are (see above). */
 typedef enum sb_synth_lengths { SB_SYNTH_SHORT = 0, SB_SYNTH_SQUAD = 1 } sb_synth_lengths;
-
-/* The padding (% of positions) of SQuAD v1.1 dev's training features at
- * seq 384 / stride 128, bert-base-uncased's vocab: 1,190 dev questions (all
- * 48 dev articles, XQuAD's English file) give 1,219 features, 53.2 %
- * padding (measured with `sprbench features`). */
-#define SB_SQUAD_DEV_PADDING_PCT 53.2
 
 /* The official JSON layout ("version": "1.1", data[].paragraphs[]...) with
  * n_questions questions. The same (n_questions, seed, dev) gives the same
