@@ -239,26 +239,33 @@ int sb_cmd_evaluate(int argc, char **argv)
 
 static void synth_help(void)
 {
-    printf("usage: sprbench squad-synth --questions N --out FILE.json [--seed S] [--dev]\n\n"
+    printf("usage: sprbench squad-synth --questions N --out FILE.json [--seed S] [--dev]\n"
+           "                          [--lengths squad|short]\n\n"
            "Writes a deterministic synthetic data set in the official SQuAD v1.1 layout.\n"
            "Paragraphs state 3-5 facts \"<Name> likes <value>.\" with values of distinct\n"
            "kinds (a color, a city, a sport...) and questions ask \"Which <kind> does\n"
            "<Name> like?\"; the answer is the one-word value of that kind. A small model\n"
            "trained from scratch learns it, so the default run and the tests work without\n"
            "the real SQuAD files. Every word is a whole token of bert-base-uncased and of\n"
-           "the built-in vocabulary.\n\n"
+           "the built-in vocabulary. By default filler sentences (\"Tom saw the book near\n"
+           "the door today.\") and question tails stretch paragraphs and questions to\n"
+           "token lengths drawn from SQuAD v1.1 dev's, so features at seq 384 / stride 128\n"
+           "are about %.0f %% padding, as SQuAD's are; --lengths short gives the 12-20\n"
+           "token paragraphs `train --model tiny` learns at seq 32.\n\n"
            "  --questions N       number of questions (1..10000000)\n"
            "  --seed S            default 1; same N and S give the same file\n"
            "  --dev               a held-apart split (another random stream)\n"
+           "  --lengths L         squad (default) or short\n"
            "  --out FILE          the JSON file (written atomically)\n"
            "  --write-vocab FILE  also write the built-in vocabulary (vocab.txt format)\n\n"
-           "Exit status: 0 ok, 1 write failure, 2 bad usage.\n");
+           "Exit status: 0 ok, 1 write failure, 2 bad usage.\n",
+           SB_SQUAD_DEV_PADDING_PCT);
 }
 
 typedef struct synth_opts {
     long n, seed;
     int dev;
-    const char *out, *vocab_out;
+    const char *out, *vocab_out, *lengths;
 } synth_opts;
 #define O(f) offsetof(synth_opts, f)
 static const sb_opt g_synth_opts[] = {{"questions", SB_OPT_LONG, O(n), SB_OPT_NOSET, "questions"},
@@ -266,6 +273,7 @@ static const sb_opt g_synth_opts[] = {{"questions", SB_OPT_LONG, O(n), SB_OPT_NO
                                       {"dev", SB_OPT_FLAG, O(dev), SB_OPT_NOSET, NULL},
                                       {"out", SB_OPT_STR, O(out), SB_OPT_NOSET, NULL},
                                       {"write-vocab", SB_OPT_STR, O(vocab_out), SB_OPT_NOSET, NULL},
+                                      {"lengths", SB_OPT_STR, O(lengths), SB_OPT_NOSET, NULL},
                                       {NULL, 0, 0, 0, NULL}};
 #undef O
 
@@ -278,10 +286,14 @@ int sb_cmd_squad_synth(int argc, char **argv)
     if (o.n < 0 || !o.out)
         return sb_cli_usage_error("squad-synth",
                                   "--questions N and --out FILE are required (see --help)");
+    int short_set = o.lengths && !strcmp(o.lengths, "short");
+    if (o.lengths && !short_set && strcmp(o.lengths, "squad"))
+        return sb_cli_usage_error("squad-synth", "--lengths '%s': squad or short", o.lengths);
     if (sb_cli_check_out_file("--out", o.out, &e) ||
         (o.vocab_out && sb_cli_check_out_file("--write-vocab", o.vocab_out, &e)))
         return sb_cli_report("squad-synth", &e);
-    if (sb_squad_synth_write(o.out, (int32_t)o.n, (uint64_t)o.seed, o.dev, &e))
+    if (sb_squad_synth_write(o.out, (int32_t)o.n, (uint64_t)o.seed, o.dev,
+                             short_set ? SB_SYNTH_SHORT : SB_SYNTH_SQUAD, &e))
         return sb_cli_report("squad-synth", &e);
     if (o.vocab_out) {
         sb_vocab v;

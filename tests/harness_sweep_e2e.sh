@@ -10,6 +10,20 @@ expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1,2 --shapes 32x16x
 [ "$(grep -c ' gemm --kernel scalar-f32' "$T/out")" -eq 4 ] && ok || fail "dry run should list 4 commands"
 expect_grep '--trans NT' "$T/out"
 [ ! -e "$DB" ] && ok || fail "dry run created the database"
+# the peak probe comes first, at the sweep's largest thread count (#41)
+expect_grep 'peak --threads 2 --result-file' "$T/out"
+expect_grep "first the machine's peak, on 2 thread\\(s\\)" "$T/out"
+expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --dry-run --no-peak --db "$DB"
+! grep -q ' peak ' "$T/out" && ok || fail "--no-peak dry run lists the peak"
+
+# the peak of a --threads 1 sweep runs on one thread and is stored so: the
+# point, its command and its result say 1 (it ran on every core, stored 2)
+expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --reps 5 --db "$T/p1.db"
+[ "$(sqlite3 "$T/p1.db" "SELECT threads || '|' || json_extract(result_json, '$.threads') || '|' || (command LIKE '% peak --threads 1 %') FROM point WHERE workload = 'peak'")" = "1|1|1" ] \
+  && ok || fail "peak of a 1-thread sweep: $(sqlite3 "$T/p1.db" "SELECT threads, command FROM point WHERE workload = 'peak'")"
+expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --dry-run --db "$T/p1.db"
+expect_grep 'the peak is stored for this machine: no peak probe' "$T/out"
+! grep -q ' peak --threads' "$T/out" && ok || fail "dry run lists a peak already stored"
 
 # a real sweep (peak first, then the points)
 expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1,2 --shapes 48x32x16,16x16x16:TN --reps 5 --db "$DB" --label e2e --plots "$T/plots"

@@ -8,7 +8,7 @@ B=$SPRBENCH
 # a small checkpoint (a few steps: enough to have non-trivial weights)
 "$B" train --model tiny --synth-train 200 --batch 8 --seq 64 --stride 16 --max-steps 4 \
     --threads 2 --save "$T/ckpt" >/dev/null 2>"$T/err" || { cat "$T/err"; echo FAIL; exit 1; }
-"$B" squad-synth --questions 40 --dev --out "$T/dev.json" >/dev/null
+"$B" squad-synth --questions 40 --dev --lengths short --out "$T/dev.json" >/dev/null
 COMMON=(--init "$T/ckpt" --data "$T/dev.json" --seq 64 --stride 16 --threads 2)
 
 expect_rc 0 "$B" infer --help

@@ -40,6 +40,9 @@ expect_grep '^## Headline: an epoch of SQuAD v1.1 fine-tuning' $R
 # too few samples, and every mismatch named
 expect_grep '88,524 features at seq 384 / stride 128.*Emerald Rapids \(AMX\) \(candidate\) [0-9]+ h [0-9]+ min with amx-bf16 \(bf16\), Zen 3 \(no AMX\) \(baseline\) [0-9]+ h [0-9]+ min with onednn-f32 \(f32\): the candidate is [0-9.]+x faster \(too few samples' $R
 expect_grep 'Not like for like: precision bf16 vs f32; batch 4 vs 8; tool version 0053bfb vs cabef7e' $R
+# the padding the steps were measured at, beside SQuAD's (#41): these records
+# ran on the old synthetic set (config padding_share 0.934)
+expect_grep "Step times measured at 93 % padding, not SQuAD v1.1's 53 % at seq 384 \(the old synthetic set\): attention stops at each sequence's last real token, so a real epoch's steps cost more than these\." $R
 expect_grep '^\| f32 \| [0-9]+ h [0-9]+ min \(onednn-f32, f32, projected\) \| [0-9]+ h [0-9]+ min \(onednn-f32, f32, projected\) \|' $R
 expect_grep '^\| bf16 \| not available \(no training point\) \| [0-9]+ h [0-9]+ min \(amx-bf16' $R
 expect_grep '^\| Zen 3 \(no AMX\) \| onednn-f32 \| f32 \| 8 x 1 \| 384 / 128 \| 2 \| 2 \(of 3\) \| .* \| 11066 = ceil\(88524 / \(8 x 1\)\) \|' $R
@@ -61,10 +64,20 @@ expect_grep '^At each machine.s best kernel per precision .*the candidate is [0-
 expect_grep '^### What AMX gives on Emerald Rapids \(AMX\)' $R
 expect_grep '^\| gemm bf16 \| 1024x1024x1024:NN \| 2 \| [^|]*amx[^|]* [0-9.]+ \[[0-9.]+, [0-9.]+\] GFLOP/s \| [^|]+ GFLOP/s \| [0-9.]+x \[[0-9.]+, [0-9.]+\]' $R
 expect_grep 'Only the candidate trained' $R
+# the exact commands that give the baseline a training point like the candidate's
+expect_grep 'run on it .{1,2}SB_TRAIN_BATCH=4 scripts/run-sweep.{1,2} \(GEMM, then DistilBERT-base training at batch 4, seq 384, 8 steps, .*or only a training point like it: .{1,2}sprbench sweep --workload train --model distilbert-base --kernels amx-bf16 --threads 2 --batch 4 --seq 384 --max-steps 8.{1,2}\)' $R
+# and they are scripts/run-sweep's defaults, the records' batch 8 and 8 steps
+grep -q 'SB_TRAIN_BATCH:-8}" --seq 384 --max-steps "${SB_TRAIN_STEPS:-8}"' "$SB_SOURCE_DIR/scripts/run-sweep" && ok ||
+  fail "scripts/run-sweep's training defaults are not batch 8, 8 steps"
 # a figure above its own path's peak is footnoted
 expect_grep '% of f32 peak \(above its peak: see note\)' $R
 expect_grep '^Note: [0-9]+ figure\(s\) above 100 % of the peak of the path their kernel ran' $R
 expect_grep '^Gate verdict' $R # asked for
+
+# no training point on either side: the exact command that makes one
+expect_rc 0 "$SPRBENCH" db import --db g.db "$zen4"
+expect_rc 0 "$SPRBENCH" report --db g.db --baseline 1 --candidate 1 --out rg --no-plots
+expect_grep 'Neither side ran a DistilBERT training point: no epoch to compare \(run on each machine .{1,2}scripts/run-sweep.{1,2} \(GEMM, then DistilBERT-base training at batch 8, seq 384, 8 steps' rg/report.md
 
 # ---- pct_peak recomputed on import against the path the kernel ran ----
 # (the record's own figure, from an older sprbench, is replaced: set it to
@@ -120,6 +133,8 @@ for fp, ua, step in (('aaaa000000000001', 'Zen 4', 2.0), ('bbbb000000000002', 'S
     # a warm-up step, then 8 steady steps around `step`
     p['samples'] = [step * 3] + [step * (1 + 0.01 * (i % 3 - 1)) for i in range(8)]
     # a stored profile (train --profile): attention takes half the step
+    # trained on squad-synth at SQuAD's lengths: its padding recorded (#41)
+    p['metrics'] += [{'name': 'padding_pct', 'value': 52.6, 'unit': '%', 'projected': 0, 'source': None}]
     p['metrics'] += [{'name': 'prof_attention_s', 'value': step / 2, 'unit': 's', 'projected': 0, 'source': None},
                      {'name': 'prof_ffn_lin1_s', 'value': step / 2, 'unit': 's', 'projected': 0, 'source': None}]
     out['points'].append(p)
@@ -131,7 +146,14 @@ R=rs/report.md
 # 88524 / 8 = 11066 steps (rounded up) x 2 s = 22132 s = 6 h 9 min; x 0.5 s = 1 h 32 min
 expect_grep 'Sapphire Rapids \(AMX\) \(candidate\) 1 h 32 min with amx-bf16 \(bf16\), Zen 4 \(no AMX\) \(baseline\) 6 h 9 min with amx-bf16 \(bf16\): the candidate is 4.00x faster \(98% interval [0-9.]+-[0-9.]+x; significant' $R
 expect_grep 'Like for like: same batch, seq, stride, threads, ranks, data set and tool version' $R
-expect_grep '^SQuAD v1.1 epoch \(projected\) at each side.s best kernel: Sapphire Rapids \(AMX\) 1 h 32 min \(amx-bf16\) vs Zen 4 \(no AMX\) 6 h 9 min \(amx-bf16\): the candidate is 4.00x faster$' out
+expect_grep 'Step times measured at 53 % padding, as SQuAD v1.1 at seq 384 \(53 %\)\.' $R
+expect_grep '^SQuAD v1.1 epoch \(projected\) at each side.s best kernel: Sapphire Rapids \(AMX\) 1 h 32 min \(amx-bf16\) vs Zen 4 \(no AMX\) 6 h 9 min \(amx-bf16\): the candidate is 4.00x faster; at 53 % padding, as SQuAD v1.1 at seq 384 \(53 %\)$' out
+# runs that recorded no padding (neither padding_pct nor padding_share) say so
+cp s.db np.db
+sqlite3 np.db "DELETE FROM metric WHERE name = 'padding_pct'; UPDATE point SET result_json = json_remove(result_json, '\$.config.padding_share')"
+expect_rc 0 "$SPRBENCH" report --db np.db --baseline zen4 --candidate sapphire-rapids --out rnp --no-plots
+expect_grep 'Step times measured with padding not recorded \(those runs used the old synthetic set, .{1,2}93 % padding; SQuAD v1.1 at seq 384 has 53 %\)' rnp/report.md
+expect_grep 'the candidate is 4.00x faster; with padding not recorded' out
 # two machines' profiles side by side
 expect_grep '^### Where the time goes \(train --profile\)' $R
 expect_grep '^\| attention \| 1 \(50.0 %\) \| 0.25 \(50.0 %\) \| 4.00x faster \|' $R

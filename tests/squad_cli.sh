@@ -60,8 +60,20 @@ check 'grep -q "1 of 6 questions unanswered" "$T/everr"' "evaluate unanswered no
 "$SPRBENCH" squad-synth --questions 300 --seed 5 --dev --out "$T/s3.json"
 check 'cmp -s "$T/s1.json" "$T/s2.json"' "synth deterministic"
 check '! cmp -s "$T/s1.json" "$T/s3.json"' "synth dev differs"
-"$SPRBENCH" features --vocab "$T/v.txt" --data "$T/s1.json" --max-seq 128 --stride 32 --count-only 2>"$T/err"
-check 'grep -q "300 questions, .* -> 300 training features" "$T/err"' "synth features: $(head -1 "$T/err")"
+"$SPRBENCH" squad-synth --questions 300 --seed 5 --lengths short --out "$T/s0.json"
+"$SPRBENCH" features --vocab "$T/v.txt" --data "$T/s0.json" --max-seq 128 --stride 32 --count-only 2>"$T/err"
+check 'grep -q "300 questions, .* -> 300 training features" "$T/err"' "short synth features: $(head -1 "$T/err")"
+# the default set has SQuAD v1.1's lengths: at seq 384 / stride 128 its
+# features are 53.2 % +- 3 padding, as SQuAD v1.1 dev's are (the short set's 93 %)
+for f in s1 s0; do
+  "$SPRBENCH" features --vocab "$T/v.txt" --data "$T/$f.json" --max-seq 384 --stride 128 --out "$T/$f.jsonl" 2>/dev/null
+  python3 -c 'import json,sys; f=[json.loads(l)["attention_mask"] for l in open(sys.argv[1])]
+print("%.1f" % (100 - 100.0 * sum(map(sum, f)) / (384 * len(f))))' "$T/$f.jsonl" > "$T/$f.pad"
+done
+check 'python3 -c "import sys; sys.exit(0 if abs(float(open(\"$T/s1.pad\").read()) - 53.2) < 3 else 1)"' \
+  "synth padding at seq 384: $(cat "$T/s1.pad") % (SQuAD v1.1 dev: 53.2 %)"
+check 'python3 -c "import sys; sys.exit(0 if float(open(\"$T/s0.pad\").read()) > 90 else 1)"' \
+  "short synth padding at seq 384: $(cat "$T/s0.pad") %"
 
 # Bad input: one line, exit 2.
 printf '{"data": [{"paragraphs": [{"context": "c", "qas": [{"question": "q", "answers": []}]}]}]}' >"$T/noid.json"
@@ -78,6 +90,7 @@ expect_bad 2 "--vocab FILE is required" "$SPRBENCH" tokenize
 expect_bad 2 "unknown or incomplete option" "$SPRBENCH" features --bogus
 expect_bad 2 "stride 200 must be below half" "$SPRBENCH" features --vocab x --data y --stride 200
 expect_bad 2 "--questions" "$SPRBENCH" squad-synth --questions 0 --out "$T/x.json"
+expect_bad 2 "--lengths 'long': squad or short" "$SPRBENCH" squad-synth --questions 5 --lengths long --out "$T/x.json"
 printf '"x"' >"$T/str.json"
 expect_bad 2 "str.json: line 1" "$SPRBENCH" evaluate --data "$FIX/mini.json" --predictions "$T/str.json"
 check '[ ! -e "$T/x.json" ]' "nothing written on bad usage"

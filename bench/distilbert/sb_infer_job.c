@@ -103,7 +103,7 @@ static int load_inputs(sb_infer_job *j, const sb_infer_opts *o, sb_model_config 
             snprintf(line, sizeof line, "no --data given: squad-synth dev questions (%ld)", n);
             o->note(line);
         }
-        if ((rc = sb_squad_synth((int32_t)n, (uint64_t)o->seed, 1, &j->set, e))) return rc;
+        if ((rc = sb_squad_synth((int32_t)n, (uint64_t)o->seed, 1, SB_SYNTH_SHORT, &j->set, e))) return rc;
     }
     j->have_set = 1;
     j->n_all = j->set.n_examples;

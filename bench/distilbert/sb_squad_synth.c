@@ -57,8 +57,34 @@ static const char *const k_entities[] = {
     "Felix", "Mia",   "Harry", "Nina",  "Ivan",   "Olga",  "Jack",    "Rose",  "Kevin",  "Tina",
     "Leo",   "Una",   "Max",   "Vera",  "Nick",   "Wendy", "Owen",    "Zoe",   "Ralph",  "Amy",
     "Sam",   "Beth",  "Ted",   "Cora",  "Walter", "Dora"};
-#define N_ATTRS ((int)(sizeof k_attrs / sizeof *k_attrs))
-#define N_ENTS ((int)(sizeof k_entities / sizeof *k_entities))
+/* The filler of SB_SYNTH_SQUAD's paragraphs and question tails: no value,
+ * no attribute, no name, nothing a question asks for. */
+static const char *const k_verbs[] = {"saw",   "met",  "visited", "called", "helped",
+                                      "watched", "found", "left",  "read",   "wrote"};
+static const char *const k_nouns[] = {"book",   "house",  "car",     "letter",  "garden",
+                                      "school", "station", "market", "office",  "window",
+                                      "door",   "road",   "bridge",  "film",    "story",
+                                      "song",   "game",   "team",    "park",    "church",
+                                      "hotel",  "museum", "library", "kitchen"};
+static const char *const k_preps[] = {"near", "after", "before", "with", "behind", "inside"};
+static const char *const k_times[] = {"today", "yesterday", "again", "later",
+                                      "often", "once",      "early", "late"};
+static const char *const k_the[] = {"the"};
+#define N_OF(a) ((int)(sizeof a / sizeof *a))
+#define N_ATTRS N_OF(k_attrs)
+#define N_ENTS N_OF(k_entities)
+
+/* Token lengths of SQuAD v1.1 dev, tokenized as the trainer tokenizes
+ * (sb_features, bert-base-uncased's vocab.txt): the 0, 5, 10, ..., 100th
+ * percentiles over its 1,190 questions (all 48 dev articles; XQuAD's English
+ * file, ../shared/data/squad/squad_v1.1_dev_xquad_en.json) of the question
+ * (without [CLS]/[SEP]; mean 12.6) and of its paragraph (mean 165.2), as
+ * `sprbench features --max-seq 4096` gives them (one window per question).
+ * A length is drawn between two neighbouring percentiles, linearly. */
+static const short k_ctx_pct[21] = {34,  75,  97,  104, 112, 118, 125, 129, 135, 141, 150,
+                                    155, 161, 167, 180, 198, 208, 234, 249, 282, 617};
+static const short k_q_pct[21] = {4,  7,  8,  9,  9,  10, 10, 11, 11, 12, 12,
+                                  13, 13, 14, 14, 15, 15, 16, 18, 20, 32};
 
 static int n_vals(int a)
 {
@@ -85,6 +111,11 @@ const char *const *sb_squad_synth_words(void)
         }
         for (int i = 0; i < N_ATTRS; i++)
             for (int j = 0; k_attrs[i].vals[j] && k < N_MAX; j++) all[k++] = k_attrs[i].vals[j];
+        /* the filler last: the words above keep their built-in vocab ids */
+        const char *const *fill[] = {k_verbs, k_nouns, k_preps, k_times, k_the};
+        const int nfill[] = {N_OF(k_verbs), N_OF(k_nouns), N_OF(k_preps), N_OF(k_times), 1};
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < nfill[i] && k < N_MAX; j++) all[k++] = fill[i][j];
         all[k] = NULL;
     }
     return all;
@@ -100,6 +131,48 @@ static uint64_t next_u64(uint64_t *s)
 }
 static int uniform(uint64_t *s, int n) { return (int)(next_u64(s) % (uint64_t)n); }
 
+/* A length drawn from a percentile table (k_ctx_pct, k_q_pct). */
+static int draw_len(uint64_t *s, const short *pct)
+{
+    double u = (double)(next_u64(s) >> 11) / 9007199254740992.0 * 20.0; /* [0, 20) */
+    int i = (int)u;
+    return (int)(pct[i] + (u - i) * (pct[i + 1] - pct[i]) + 0.5);
+}
+
+/* Appends to buf (at *len, cap bytes) a filler sentence of 5, 6, 8 or 9
+ * tokens ("Tom saw the book near the door today."), the longest that fits
+ * in room (room >= 5) or a random one when all fit; its token count. */
+static int filler(uint64_t *s, char *buf, size_t *len, size_t cap, int room)
+{
+    static const int sizes[] = {5, 6, 8, 9};
+    int n = room >= 9 ? sizes[uniform(s, 4)] : room >= 8 ? 8 : room >= 6 ? 6 : 5;
+    int e = uniform(s, N_ENTS), v = uniform(s, N_OF(k_verbs)), o = uniform(s, N_OF(k_nouns));
+    *len += (size_t)snprintf(buf + *len, cap - *len, "%s%s %s the %s", *len ? " " : "",
+                             k_entities[e], k_verbs[v], k_nouns[o]);
+    if (n >= 8)
+        *len += (size_t)snprintf(buf + *len, cap - *len, " %s the %s",
+                                 k_preps[uniform(s, N_OF(k_preps))],
+                                 k_nouns[uniform(s, N_OF(k_nouns))]);
+    if (n == 6 || n == 9)
+        *len += (size_t)snprintf(buf + *len, cap - *len, " %s", k_times[uniform(s, N_OF(k_times))]);
+    *len += (size_t)snprintf(buf + *len, cap - *len, ".");
+    return n;
+}
+
+/* The tail of a question of SB_SYNTH_SQUAD: `extra` tokens of prepositional
+ * phrases and time words (" near the station today") before its '?'. */
+static void question_tail(uint64_t *s, int extra, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (; extra >= 3 && len + 40 < cap; extra -= 3)
+        len += (size_t)snprintf(buf + len, cap - len, " %s the %s",
+                                k_preps[uniform(s, N_OF(k_preps))],
+                                k_nouns[uniform(s, N_OF(k_nouns))]);
+    for (; extra >= 1 && len + 16 < cap; extra--)
+        len += (size_t)snprintf(buf + len, cap - len, " %s", k_times[uniform(s, N_OF(k_times))]);
+}
+
 enum {
     FACTS_MIN = 3,
     FACTS_MAX = 5,
@@ -108,7 +181,8 @@ enum {
     PARAGRAPHS_PER_ARTICLE = 50
 };
 
-int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **out, sb_err *e)
+int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, sb_synth_lengths lengths,
+                        json_t **out, sb_err *e)
 {
     *out = NULL;
     if (n_questions < 0) return sb_errf(e, SB_EUSAGE, "negative number of questions");
@@ -120,7 +194,8 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
     json_object_set_new(doc, "version", json_string("1.1"));
     json_t *article = NULL, *paragraphs = NULL;
     int32_t made = 0, n_par = 0;
-    char ctx[2048], q[256], id[96], title[64];
+    char ctx[8192], q[512], tail[400], id[96], title[64];
+    int squad = lengths == SB_SYNTH_SQUAD;
     while (made < n_questions) {
         if (n_par % PARAGRAPHS_PER_ARTICLE == 0) {
             article = json_object();
@@ -146,14 +221,20 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
             val[i] = uniform(&state, n_vals(attr[i]));
         }
         size_t len = 0;
+        /* SQuAD's lengths: filler sentences to a drawn length, the facts
+         * (4 tokens each, in order) spread among them at random */
+        int room = squad ? draw_len(&state, k_ctx_pct) - 4 * n_facts : 0;
         for (int i = 0; i < n_facts; i++) {
-            int pre = snprintf(ctx + len, sizeof ctx - len, "%s%s likes ", i ? " " : "",
+            while (room >= 5 && uniform(&state, 7 * (n_facts - i) + room) >= 7 * (n_facts - i))
+                room -= filler(&state, ctx, &len, sizeof ctx, room);
+            int pre = snprintf(ctx + len, sizeof ctx - len, "%s%s likes ", len ? " " : "",
                                k_entities[ent[i]]);
             val_at[i] = (int)len + pre;
             len += (size_t)pre;
             len += (size_t)snprintf(ctx + len, sizeof ctx - len, "%s.",
                                     k_attrs[attr[i]].vals[val[i]]);
         }
+        while (room >= 5) room -= filler(&state, ctx, &len, sizeof ctx, room);
         json_t *para = json_object();
         json_object_set_new(para, "context", json_stringn(ctx, len));
         json_t *qas = json_array();
@@ -169,8 +250,11 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
             asked[k] = asked[j];
             asked[j] = t;
             int f = asked[k];
-            snprintf(q, sizeof q, "Which %s does %s like?", k_attrs[attr[f]].attr,
-                     k_entities[ent[f]]);
+            /* "Which color does Tom like?" is 6 tokens; SQuAD's a drawn length */
+            tail[0] = '\0';
+            if (squad) question_tail(&state, draw_len(&state, k_q_pct) - 6, tail, sizeof tail);
+            snprintf(q, sizeof q, "Which %s does %s like%s?", k_attrs[attr[f]].attr,
+                     k_entities[ent[f]], tail);
             snprintf(id, sizeof id, "synth-%s%llu-%d", dev ? "dev-" : "", (unsigned long long)seed,
                      made);
             json_t *qa = json_object();
@@ -190,20 +274,22 @@ int sb_squad_synth_json(int32_t n_questions, uint64_t seed, int dev, json_t **ou
     return SB_OK;
 }
 
-int sb_squad_synth(int32_t n_questions, uint64_t seed, int dev, sb_squad_set *set, sb_err *e)
+int sb_squad_synth(int32_t n_questions, uint64_t seed, int dev, sb_synth_lengths lengths,
+                   sb_squad_set *set, sb_err *e)
 {
     json_t *doc;
-    int rc = sb_squad_synth_json(n_questions, seed, dev, &doc, e);
+    int rc = sb_squad_synth_json(n_questions, seed, dev, lengths, &doc, e);
     if (rc) return rc;
     rc = sb_squad_from_json(doc, "synthetic set", set, e);
     json_decref(doc);
     return rc;
 }
 
-int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, int dev, sb_err *e)
+int sb_squad_synth_write(const char *path, int32_t n_questions, uint64_t seed, int dev,
+                         sb_synth_lengths lengths, sb_err *e)
 {
     json_t *doc;
-    int rc = sb_squad_synth_json(n_questions, seed, dev, &doc, e);
+    int rc = sb_squad_synth_json(n_questions, seed, dev, lengths, &doc, e);
     if (rc) return rc;
     char *s = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(doc);

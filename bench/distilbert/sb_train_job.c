@@ -30,6 +30,14 @@ static int is_tiny(const sb_train_opts *o)
     return !o->init && o->model && !strcmp(o->model, "tiny");
 }
 
+/* The synthetic set's lengths: tiny learns the short set at seq 32; every
+ * other model trains on SQuAD v1.1's lengths, so that a step has the
+ * padding of a real epoch's. */
+static sb_synth_lengths synth_lengths(const sb_train_opts *o)
+{
+    return is_tiny(o) ? SB_SYNTH_SHORT : SB_SYNTH_SQUAD;
+}
+
 void sb_train_opts_defaults(sb_train_opts *o)
 {
     int tiny = is_tiny(o);
@@ -126,9 +134,12 @@ static int load_data(const sb_train_opts *o, sb_model_config *mc, sb_train_data 
     if (o->train) {
         if ((rc = sb_squad_load(o->train, &d->train, e))) return rc;
     } else {
-        note(o, "no --train given: training on squad-synth data (%d questions, seed %ld)",
-             o->synth_train, o->seed);
-        if ((rc = sb_squad_synth(o->synth_train, (uint64_t)o->seed, 0, &d->train, e))) return rc;
+        note(o, "no --train given: training on squad-synth data (%d questions, seed %ld, %s)",
+             o->synth_train, o->seed,
+             synth_lengths(o) == SB_SYNTH_SQUAD ? "SQuAD v1.1's lengths" : "tiny's short lengths");
+        if ((rc = sb_squad_synth(o->synth_train, (uint64_t)o->seed, 0, synth_lengths(o), &d->train,
+                                 e)))
+            return rc;
     }
     d->have_train = 1;
     if ((rc = sb_features_build(&d->vocab, &d->train, o->seq, o->stride, 0, &d->ftrain, e)))
@@ -140,7 +151,8 @@ static int load_data(const sb_train_opts *o, sb_model_config *mc, sb_train_data 
     if (o->eval) {
         if (o->dev) {
             if ((rc = sb_squad_load(o->dev, &d->dev, e))) return rc;
-        } else if ((rc = sb_squad_synth(o->synth_dev, (uint64_t)o->seed, 1, &d->dev, e))) {
+        } else if ((rc = sb_squad_synth(o->synth_dev, (uint64_t)o->seed, 1, synth_lengths(o),
+                                        &d->dev, e))) {
             return rc;
         }
         d->have_dev = 1;
@@ -380,6 +392,9 @@ json_t *sb_train_result_json(sb_train_job *j, const sb_train_opts *o, int argc, 
     MET("loss_final", res->loss_final, "");
     MET("steps", res->steps, "");
     MET("steps_per_epoch", res->steps_per_epoch, "");
+    /* the padding of the training features (% of positions): a step's cost
+     * depends on it, as attention stops at each sequence's last real token */
+    MET("padding_pct", 100.0 * padding_share(&j->d.ftrain), "%");
     MET("peak_rss_mb", sb_result_peak_rss_mb(), "MiB");
     const sb_train_ranks_summary *dps = &j->dps;
     if (j->ranks.dp) {

@@ -209,7 +209,7 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *s
         for (int i = 0; i < a->n; i++) have |= !strcmp(a->v[i], "--no-latency");
         if (pt->batch != minb && !have) av_push(a, "--no-latency");
     }
-    if (flags & SB_WL_THREADS) {
+    if (flags & (SB_WL_THREADS | SB_WL_PROBE)) { /* the peak runs at the point's threads */
         av_push(a, "--threads");
         av_pushf(a, "%d", pt->threads);
     }
@@ -984,6 +984,26 @@ static int preflight_hosts(const sb_plan *p, sb_err *e)
     return rc;
 }
 
+/* The threads the peak probe runs on: the sweep's largest thread count (its
+ * worker gets them as --threads, and its result and point store them). */
+static int peak_threads(const sb_plan *p)
+{
+    int maxt = 1;
+    for (int i = 0; i < p->nthreads; i++)
+        if (p->threads[i] > maxt) maxt = p->threads[i];
+    return maxt;
+}
+
+/* Whether a sweep of p measures the peak first: a GEMM sweep (unless
+ * no_peak) of a machine with no stored peak (db NULL: nothing stored). A
+ * machine without AVX-512 never stores the f32 path's peak: AVX2's counts. */
+static int want_peak(sb_db *db, const sb_plan *p, int64_t machine, int no_peak)
+{
+    if (no_peak || !sb_workload_flagged(SB_WL_PROBE) || !sb_wl_is(p->wl, SB_WL_PEAK)) return 0;
+    return !db || (sb_db_peak_per_core(db, machine, "f32") <= 0 &&
+                   sb_db_peak_per_core(db, machine, "avx2_f32") <= 0);
+}
+
 /* Adds a plan's points to a sweep, pending, inside the caller's
  * transaction: the peak probe first for a GEMM sweep of a machine with no
  * stored peak (unless no_peak), then the plan's points in order. */
@@ -991,22 +1011,15 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
                            sb_err *e)
 {
     int seq = 0, rc;
-    /* a machine without AVX-512 never stores the f32 path's peak: AVX2's counts */
     const sb_workload *probe = sb_workload_flagged(SB_WL_PROBE);
-    int want_peak = !no_peak && probe && sb_wl_is(p->wl, SB_WL_PEAK) &&
-        sb_db_peak_per_core(db, machine, "f32") <= 0 &&
-        sb_db_peak_per_core(db, machine, "avx2_f32") <= 0;
-    if (want_peak) {
-        int maxt = 1;
-        for (int i = 0; i < p->nthreads; i++)
-            if (p->threads[i] > maxt) maxt = p->threads[i];
+    if (want_peak(db, p, machine, no_peak)) {
         sb_point_desc d = {.seq = seq++,
                            .workload = probe->name,
                            .kernel = probe->name,
                            .dtype = "",
                            .shape = "",
                            .config = "{}",
-                           .threads = maxt,
+                           .threads = peak_threads(p),
                            .ppn = 1,
                            .nodes = 1};
         int64_t id;
@@ -1038,8 +1051,44 @@ static int add_plan_points(sb_db *db, int64_t sweep, const sb_plan *p, int64_t m
     return SB_OK;
 }
 
-/* --dry-run: the points and their exact commands (both binaries' for a
- * paired sweep, each run R repetitions); nothing is touched. */
+/* --dry-run's peak probe, when the sweep would measure it first: its
+ * command at the threads it runs on. The database is only read (an absent
+ * one or an unknown machine has no stored peak). */
+static int dry_run_peak(const sb_sweep_opts *o, FILE *f, sb_err *e)
+{
+    const sb_plan *p = o->plan;
+    if (!want_peak(NULL, p, 0, o->no_peak)) return SB_OK;
+    sb_db *db = NULL;
+    sb_err ie = {0};
+    int64_t machine = 0;
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    struct stat st;
+    if (si && o->db_path && stat(o->db_path, &st) == 0 && !sb_db_open_readonly(o->db_path, &db, &ie))
+        sb_db_machine_by_fingerprint(db, si->fingerprint, &machine, &ie);
+    int want = want_peak(machine > 0 ? db : NULL, p, machine, 0);
+    sb_db_close(db);
+    if (!want) {
+        fprintf(f, "# the peak is stored for this machine: no peak probe\n");
+        return SB_OK;
+    }
+    sb_plan probe;
+    sb_plan_init(&probe);
+    probe.wl = sb_workload_flagged(SB_WL_PROBE);
+    sb_plan_point pt = {.kernel = probe.wl->name, .threads = peak_threads(p), .ppn = 1, .nodes = 1};
+    char **argv = NULL;
+    int rc = point_argv(&probe, &pt, o->self_exe, "RESULT.json", 0, "/tmp", 0, &argv, e);
+    if (rc) return rc;
+    char *cmd = sb_argv_render(argv);
+    fprintf(f, "# first the machine's peak, on %d thread(s) (--no-peak skips it)\n%s\n",
+            pt.threads, cmd);
+    free(cmd);
+    sb_argv_free(argv);
+    return SB_OK;
+}
+
+/* --dry-run: the peak probe when it would run, then the points and their
+ * exact commands (both binaries' for a paired sweep, each run R
+ * repetitions); nothing is touched. */
 static int dry_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 {
     const sb_plan *p = o->plan;
@@ -1048,6 +1097,8 @@ static int dry_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     fprintf(f, "# %d point(s), workload %s", n, p->wl ? p->wl->name : "");
     for (int i = 0; i < p->nbatches; i++) fprintf(f, "%s%d", i ? "," : ", batch ", p->batches[i]);
     fprintf(f, "\n");
+    int prc = dry_run_peak(o, f, e);
+    if (prc) return prc;
     for (int i = 0; i < n; i++) {
         sb_plan_point pt;
         sb_plan_point_at(p, i, &pt);

@@ -9,6 +9,7 @@
 #include "sb_report_sweeps.h"
 #include "sb_report_trun.h"
 #include "sb_report_words.h"
+#include "sb_squad_v11.h"
 #include "sb_scaling.h"
 #include "sb_stackdiff.h"
 #include "sb_stats.h"
@@ -177,9 +178,11 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
                           const sb_rp_tside *c, const sb_rp_trun *bb, const sb_rp_trun *cb,
                           sb_headline_out *out)
 {
-    char d1[32], d2[32], why[1200], rt[400];
+    char d1[32], d2[32], why[1200], rt[400], pad[400];
     double ratio;
     sb_rp_ratio_text(in, bb, cb, rt, sizeof rt, &ratio);
+    sb_rp_padding_text(bb, cb, pad, sizeof pad);
+    const char *with = strncmp(pad, "at ", 3) ? "with " : "";
     sb_rp_mismatches(bb, cb, b, c, why, sizeof why);
     out->ratio = ratio;
     /* the software the two runs differ in, where it could explain the gap
@@ -194,19 +197,21 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
                         "Training epoch at each machine's best kernel, on each run's own data set"
                         " (not projected onto SQuAD v1.1: that needs distilbert-base at seq 384 /"
                         " stride 128 on both sides): %s (candidate) %s with %s (%s), %s"
-                        " (baseline) %s with %s (%s): the candidate is %s%s. %s%s.%s",
+                        " (baseline) %s with %s (%s): the candidate is %s%s. %s%s. Step times"
+                        " measured %s%s.%s",
                         in->cname, sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype,
                         in->bname, sb_rp_dur(bb->epoch, d2, sizeof d2), bb->p->kernel, bb->p->dtype,
-                        rt, sdc, why[0] ? "Not like for like: " : "Like for like", why, sw);
+                        rt, sdc, why[0] ? "Not like for like: " : "Like for like", why, with, pad, sw);
         char w[64];
         sb_rp_speed_words_hl(ratio, w, sizeof w);
         snprintf(out->line, sizeof out->line,
                  "Epoch (each run's own data set, not SQuAD) at each side's best kernel:"
-                 " %.*s %s (%.*s) vs %.*s %s (%.*s): the candidate is %s%s%s%s%.*s",
+                 " %.*s %s (%.*s) vs %.*s %s (%.*s): the candidate is %s%s%s%s%.*s; %s%.*s",
                  SB_RP_CUT(in->cname, 60), d1, SB_RP_CUT(cb->p->kernel, 60),
                  SB_RP_CUT(in->bname, 60), d2, SB_RP_CUT(bb->p->kernel, 60), w, sdc,
                  strstr(rt, "too few") ? ", too few samples for a test" : "",
-                 why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200));
+                 why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200), with,
+                 SB_RP_CUT(pad, 400));
     } else {
         sb_rp_sink_para(
             s,
@@ -214,7 +219,7 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
             " features at seq 384 / stride 128, as run_qa.py makes them from %ld,%03ld"
             " questions), projected from the measured step times, at each machine's best"
             " kernel: %s (candidate) %s with %s (%s), %s (baseline) %s with %s (%s): the"
-            " candidate is %s%s. %s%s.%s",
+            " candidate is %s%s. %s%s. Step times measured %s%s.%s",
             SB_SQUAD_V11_TRAIN_FEATURES / 1000, SB_SQUAD_V11_TRAIN_FEATURES % 1000,
             SB_SQUAD_V11_TRAIN_QUESTIONS / 1000, SB_SQUAD_V11_TRAIN_QUESTIONS % 1000, in->cname,
             sb_rp_dur(cb->epoch, d1, sizeof d1), cb->p->kernel, cb->p->dtype, in->bname,
@@ -222,17 +227,18 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
             why[0] ? "Not like for like: "
                    : "Like for like: same batch, seq, stride,"
                      " threads, ranks, data set and tool version",
-            why, sw);
+            why, with, pad, sw);
         char w[64];
         sb_rp_speed_words_hl(ratio, w, sizeof w);
         snprintf(
             out->line, sizeof out->line,
             "SQuAD v1.1 epoch (projected) at each side's best kernel: %.*s %s (%.*s) vs %.*s %s"
-            " (%.*s): the candidate is %s%s%s%s%.*s",
+            " (%.*s): the candidate is %s%s%s%s%.*s; %s%.*s",
             SB_RP_CUT(in->cname, 60), d1, SB_RP_CUT(cb->p->kernel, 60), SB_RP_CUT(in->bname, 60),
             d2, SB_RP_CUT(bb->p->kernel, 60), w, sdc,
             strstr(rt, "too few") ? ", too few samples for a test" : "",
-            why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200));
+            why[0] ? "; not like for like: " : "", SB_RP_CUT(why, 1200), with,
+            SB_RP_CUT(pad, 400));
     }
 }
 
@@ -240,20 +246,24 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
 static void headline_one(const sb_headline_in *in, const sb_rsink *s, const sb_rp_trun *bb,
                          const sb_rp_trun *cb, sb_headline_out *out)
 {
-    char d1[32];
+    char d1[32], pad[400], hint[600];
     const sb_rp_trun *one = bb ? bb : cb;
+    sb_rp_padding_text(one, NULL, pad, sizeof pad);
+    sb_rp_train_hint(one, hint, sizeof hint);
+    const char *with = strncmp(pad, "at ", 3) ? "with " : "";
     sb_rp_sink_para(s,
-                    "Only the %s trained: %s %s with %s (%s) for one epoch of SQuAD v1.1%s. The"
-                    " %s has no training point: no ratio (run a training sweep on it at the same"
-                    " batch, e.g. `scripts/run-sweep`).",
+                    "Only the %s trained: %s %s with %s (%s) for one epoch of SQuAD v1.1%s, its"
+                    " step times measured %s%s. The %s has no training point: no ratio (to give it"
+                    " one like this, run on it %s).",
                     bb ? "baseline" : "candidate", bb ? in->bname : in->cname,
                     sb_rp_dur(one->epoch, d1, sizeof d1), one->p->kernel, one->p->dtype,
                     one->projected_squad ? " (projected from its step times)"
                                          : " (its own data set)",
-                    bb ? "candidate" : "baseline");
+                    with, pad, bb ? "candidate" : "baseline", hint);
     snprintf(out->line, sizeof out->line,
-             "SQuAD v1.1 epoch (projected): %s %s (%s); the %s did not train, no ratio",
-             bb ? in->bname : in->cname, d1, one->p->kernel, bb ? "candidate" : "baseline");
+             "SQuAD v1.1 epoch (projected): %s %s (%s), %s%.*s; the %s did not train, no ratio",
+             bb ? in->bname : in->cname, d1, one->p->kernel, with, SB_RP_CUT(pad, 400),
+             bb ? "candidate" : "baseline");
 }
 
 /* Per precision (and the best of any), each side's best kernel of it with
@@ -396,7 +406,11 @@ static void inputs_table(const sb_headline_in *in, const sb_rsink *s, const sb_r
         " run's steady step times (its first step, the warm-up, left out). The runs' own"
         " data sets (a synthetic SQuAD-format set when the real files are absent) are"
         " what was measured; a step costs the same whatever the answers, so the step time"
-        " carries over.");
+        " carries over, but not whatever the padding: attention stops at each sequence's"
+        " last real token. The synthetic set follows SQuAD v1.1's paragraph and question"
+        " lengths (SQuAD v1.1 dev: %.0f %% padding at seq 384; the set before it, ~93 %%),"
+        " and each run records its padding (padding_pct).",
+        SB_SQUAD_DEV_PADDING_PCT);
     if (irow) s->table(s->ctx, 12, irow, ic);
     free(ic);
     free(ib);
@@ -409,10 +423,12 @@ void sb_report_headline(const sb_headline_in *in, const sb_rsink *s, sb_headline
     sb_rp_tside_load(in, in->cs, &c);
     s->heading(s->ctx, 2, "Headline: an epoch of SQuAD v1.1 fine-tuning");
     if (!b.n && !c.n) {
-        sb_rp_sink_para(
-            s,
-            "Neither side ran a DistilBERT training point: no epoch to compare (run"
-            " `scripts/run-sweep` or `sprbench sweep --workload train` on each machine).");
+        char hint[600];
+        sb_rp_train_hint(NULL, hint, sizeof hint);
+        sb_rp_sink_para(s,
+                        "Neither side ran a DistilBERT training point: no epoch to compare (run"
+                        " on each machine %s).",
+                        hint);
         infer_headline(in, s);
         published(in, s);
         sb_rp_tside_free(&b);

@@ -1,5 +1,6 @@
 #include "sb_report_trun.h"
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 #include "sb_scaling.h"
+#include "sb_squad_v11.h"
 #include "sb_stats.h"
 
 /* The tool version a sweep ran ("" when unknown): the headline names a
@@ -34,6 +36,7 @@ void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
     t->stride = -1;
     t->ranks = (p->ppn > 0 ? p->ppn : 1) * (p->nodes > 0 ? p->nodes : 1);
     t->threads = p->threads;
+    t->padding = -1;
     json_t *doc = NULL;
     sb_err e = {0};
     if (!sb_db_point_result(in->db, p->id, &doc, &e) && doc) {
@@ -50,6 +53,8 @@ void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
             t->batch = (int)json_integer_value(json_object_get(c, "batch"));
         if (t->seq < 0 && json_is_integer(json_object_get(c, "seq")))
             t->seq = (int)json_integer_value(json_object_get(c, "seq"));
+        if (json_is_number(json_object_get(c, "padding_share")))
+            t->padding = 100 * json_number_value(json_object_get(c, "padding_share"));
     }
     json_decref(doc);
     sb_rp_sweep_version(in->db, p->sweep_id, t->version, sizeof t->version);
@@ -70,6 +75,8 @@ void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
     } else if (ms) {
         t->step = t->step_lo = t->step_hi = ms->value;
     }
+    const sb_metric_val *mp = sb_pt_metric(p, "padding_pct");
+    if (mp) t->padding = mp->value;
     const sb_metric_val *me = sb_pt_metric(p, "epoch_seconds");
     t->own_epoch = me ? me->value : 0;
     if (!t->model[0]) {
@@ -199,6 +206,49 @@ void sb_rp_ratio_text(const sb_headline_in *in, const sb_rp_trun *b, const sb_rp
     } else {
         snprintf(buf, cap, "%s (too few samples)", w);
     }
+}
+
+void sb_rp_padding_text(const sb_rp_trun *b, const sb_rp_trun *c, char *buf, size_t cap)
+{
+    const double sq = SB_SQUAD_DEV_PADDING_PCT;
+    if (b->padding < 0 || (c && c->padding < 0)) {
+        snprintf(buf, cap,
+                 "padding not recorded (%s used the old synthetic set, ~93 %% padding; SQuAD"
+                 " v1.1 at seq 384 has %.0f %%)",
+                 c ? "those runs" : "that run", sq);
+        return;
+    }
+    char at[96];
+    if (c && fabs(b->padding - c->padding) >= 1)
+        snprintf(at, sizeof at, "at %.0f %% (candidate) and %.0f %% (baseline) padding", c->padding,
+                 b->padding);
+    else
+        snprintf(at, sizeof at, "at %.0f %% padding", b->padding);
+    double worst = c && fabs(c->padding - sq) > fabs(b->padding - sq) ? c->padding : b->padding;
+    if (fabs(worst - sq) <= 5)
+        snprintf(buf, cap, "%s, as SQuAD v1.1 at seq 384 (%.0f %%)", at, sq);
+    else
+        snprintf(buf, cap,
+                 "%s, not SQuAD v1.1's %.0f %% at seq 384%s: attention stops at each sequence's"
+                 " last real token, so a real epoch's steps cost %s than these",
+                 at, sq, worst > 85 ? " (the old synthetic set)" : "",
+                 worst > sq ? "more" : "less");
+}
+
+void sb_rp_train_hint(const sb_rp_trun *t, char *buf, size_t cap)
+{
+    int batch = t && t->batch > 0 ? t->batch : SB_RP_SWEEP_TRAIN_BATCH;
+    char env[48] = "";
+    if (batch != SB_RP_SWEEP_TRAIN_BATCH) snprintf(env, sizeof env, "SB_TRAIN_BATCH=%d ", batch);
+    int n = snprintf(buf, cap,
+                     "`%sscripts/run-sweep` (GEMM, then DistilBERT-base training at batch %d, seq"
+                     " 384, %d steps, at each precision's fastest kernel, on every physical core)",
+                     env, batch, SB_RP_SWEEP_TRAIN_STEPS);
+    if (!t || n < 0 || (size_t)n >= cap) return;
+    snprintf(buf + n, cap - (size_t)n,
+             ", or only a training point like it: `sprbench sweep --workload train --model"
+             " distilbert-base --kernels %s --threads %d --batch %d --seq 384 --max-steps %d`",
+             t->p->kernel, t->threads > 0 ? t->threads : 1, batch, SB_RP_SWEEP_TRAIN_STEPS);
 }
 
 void sb_rp_run_cell(const sb_rp_trun *t, char *buf, size_t cap)

@@ -9,6 +9,12 @@
 #include <stddef.h>
 #include "sb_report_headline.h"
 
+/* scripts/run-sweep's training defaults (SB_TRAIN_BATCH, SB_TRAIN_STEPS):
+ * the shipped records' batch, and steps enough for an interval (the first
+ * step, the warm-up, is left out: 7 steady steps, 6 a side needed) */
+#define SB_RP_SWEEP_TRAIN_BATCH 8
+#define SB_RP_SWEEP_TRAIN_STEPS 8
+
 /* the precisions the headline compares, in order */
 #define SB_RP_NPREC 3
 extern const char *const sb_rp_prec[SB_RP_NPREC];
@@ -26,6 +32,8 @@ typedef struct sb_rp_trun {
     double epoch;     /* SQuAD epoch (projected) or, without one, the run's own */
     int projected_squad;
     double own_epoch; /* the run's epoch_seconds metric */
+    double padding;   /* % of its training features' positions (padding_pct, or an older
+                       * run's config padding_share); -1 not recorded */
 } sb_rp_trun;
 
 typedef struct sb_rp_tside {
@@ -47,6 +55,16 @@ void sb_rp_mismatches(const sb_rp_trun *b, const sb_rp_trun *c, const sb_rp_tsid
  * samples ...)"; *ratio the baseline's epoch over the candidate's. */
 void sb_rp_ratio_text(const sb_headline_in *in, const sb_rp_trun *b, const sb_rp_trun *c, char *buf,
                       size_t cap, double *ratio);
+/* The padding the runs trained at beside SQuAD v1.1's at seq 384: "at 53 %
+ * padding, as SQuAD v1.1 at seq 384 (53 %)", the two sides' when they
+ * differ, what a padding far from SQuAD's does to the projection, or "padding
+ * not recorded (...)"; c may be NULL (one side trained). */
+void sb_rp_padding_text(const sb_rp_trun *b, const sb_rp_trun *c, char *buf, size_t cap);
+/* The exact commands that give a machine training points: "`scripts/run-sweep`
+ * (...)" at t's batch (t NULL: run-sweep's defaults) and, with t, ", or only
+ * a training point like it: `sprbench sweep --workload train ...`" at its
+ * kernel, threads and batch. */
+void sb_rp_train_hint(const sb_rp_trun *t, char *buf, size_t cap);
 /* "26 min (amx-bf16, bf16, projected)" */
 void sb_rp_run_cell(const sb_rp_trun *t, char *buf, size_t cap);
 
