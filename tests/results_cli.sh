@@ -168,6 +168,11 @@ import json, uuid
 d = json.load(open('a.json'))
 d['sweeps'][0]['uuid'] = uuid.uuid4().hex
 d['sweeps'][0]['label'] = 'noisy'
+# the newest by start time (a copy started in the same second would be
+# ordered by its random uuid)
+import datetime
+st = datetime.datetime.strptime(d['sweeps'][0]['started'], '%Y-%m-%dT%H:%M:%SZ')
+d['sweeps'][0]['started'] = (st + datetime.timedelta(hours=1)).strftime('%Y-%m-%dT%H:%M:%SZ')
 for p in d['points']:
     p['uuid'] = uuid.uuid4().hex
     p['sweep'] = d['sweeps'][0]['uuid']
