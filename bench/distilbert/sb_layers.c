@@ -1,6 +1,9 @@
 #include "sb_layers.h"
 #include <immintrin.h>
 #include "sb_cpu.h"
+#include "sb_gelu.h"
+#include "sb_vmath_avx2.h"
+#include "sb_vmath_avx512.h"
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -65,120 +68,9 @@ const char *sb_layers_level_name(int level)
 
 const char *sb_layers_isa(void) { return sb_layers_level_name(sb_layers_level()); }
 
-/* exp(x): Cephes' expf polynomial after x = n ln2 + r (about 1 ulp);
- * x is clamped to [-87, 88]. */
-static inline float vexp(float x)
-{
-    x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
-    float fn = floorf(x * 1.44269504088896341f + 0.5f);
-    float r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
-    float z = r * r;
-    float y = ((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r +
-                4.1665795894e-2f) *
-                   r +
-               1.6666665459e-1f) *
-            r +
-        5.0000001201e-1f;
-    y = y * z + r + 1.0f;
-    uint32_t bits = (uint32_t)((int32_t)fn + 127) << 23;
-    float two;
-    memcpy(&two, &bits, sizeof two);
-    return y * two;
-}
-
-/* erf(x), Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7), the form
- * PyTorch's vectorised CPU erf uses. */
-static inline float verf(float x)
-{
-    float ax = fabsf(x);
-    float t = 1.0f / (1.0f + 0.3275911f * ax);
-    float p = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t +
-               0.254829592f) *
-        t;
-    float r = 1.0f - p * vexp(-ax * ax);
-    return copysignf(r, x);
-}
-
-SB_AVX512 static inline __m512 vexp16(__m512 x)
-{
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
-    __m512 fn = _mm512_roundscale_ps(
-        _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(0.5f)),
-        _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(fn, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fmadd_ps(fn, _mm512_set1_ps(2.12194440e-4f), r);
-    __m512 z = _mm512_mul_ps(r, r);
-    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
-    y = _mm512_add_ps(_mm512_fmadd_ps(y, z, r), _mm512_set1_ps(1.0f));
-    __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fn), _mm512_set1_epi32(127)),
-                                  23);
-    return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
-}
-
-SB_AVX512 static inline __m512 verf16(__m512 x)
-{
-    __m512 ax = _mm512_abs_ps(x);
-    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
-                             _mm512_fmadd_ps(ax, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
-    __m512 p = _mm512_set1_ps(1.061405429f);
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
-    p = _mm512_mul_ps(p, t);
-    __m512 r = _mm512_fnmadd_ps(
-        p, vexp16(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), ax), ax)), _mm512_set1_ps(1.0f));
-    /* copy the sign of x */
-    __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u));
-    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
-}
-
 static inline __mmask16 tailmask(size_t left)
 {
     return left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
-}
-
-/* The same exp and erf 8 at a time, op for op (AVX2 + FMA). */
-SB_AVX2 static inline __m256 vexp8(__m256 x)
-{
-    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
-    __m256 fn = _mm256_floor_ps(
-        _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
-    __m256 r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fmadd_ps(fn, _mm256_set1_ps(2.12194440e-4f), r);
-    __m256 z = _mm256_mul_ps(r, r);
-    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
-    y = _mm256_add_ps(_mm256_fmadd_ps(y, z, r), _mm256_set1_ps(1.0f));
-    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fn), _mm256_set1_epi32(127)),
-                                  23);
-    return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
-}
-
-SB_AVX2 static inline __m256 verf8(__m256 x)
-{
-    const __m256 sign = _mm256_set1_ps(-0.0f);
-    __m256 ax = _mm256_andnot_ps(sign, x);
-    __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f),
-                             _mm256_fmadd_ps(ax, _mm256_set1_ps(0.3275911f), _mm256_set1_ps(1.0f)));
-    __m256 p = _mm256_set1_ps(1.061405429f);
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
-    p = _mm256_mul_ps(p, t);
-    __m256 r = _mm256_fnmadd_ps(p, vexp8(_mm256_mul_ps(_mm256_sub_ps(_mm256_setzero_ps(), ax), ax)),
-                                _mm256_set1_ps(1.0f));
-    return _mm256_or_ps(r, _mm256_and_ps(x, sign));
 }
 
 /* AVX2 has no mask registers: a tail of left < 8 elements goes through
@@ -465,126 +357,56 @@ int sb_linear_backward(const sb_lctx *c, float *dx, float dx_beta, float *dW, fl
     return rc;
 }
 
-/* ---- gelu */
-#define SB_SQRT1_2 0.70710678118654752f
-#define SB_INV_SQRT_2PI 0.39894228040143268f
-
-#define SB_SQRT1_2F 0.70710678118654752f
-SB_AVX512 static void gelu_fwd_avx512(float *y, const float *x, size_t n)
-{
-    for (size_t i = 0; i < n; i += 16) {
-        __mmask16 k = tailmask(n - i);
-        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
-        __m512 cdf = _mm512_fmadd_ps(verf16(_mm512_mul_ps(v, _mm512_set1_ps(SB_SQRT1_2F))),
-                                     _mm512_set1_ps(0.5f), _mm512_set1_ps(0.5f));
-        _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(v, cdf));
-    }
-}
-
-SB_AVX512 static void gelu_bwd_avx512(float *dx, const float *dy, const float *x, size_t n)
-{
-    for (size_t i = 0; i < n; i += 16) {
-        __mmask16 k = tailmask(n - i);
-        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
-        __m512 cdf = _mm512_fmadd_ps(verf16(_mm512_mul_ps(v, _mm512_set1_ps(SB_SQRT1_2F))),
-                                     _mm512_set1_ps(0.5f), _mm512_set1_ps(0.5f));
-        __m512 pdf = _mm512_mul_ps(
-            _mm512_set1_ps(SB_INV_SQRT_2PI),
-            vexp16(_mm512_mul_ps(_mm512_mul_ps(v, v), _mm512_set1_ps(-0.5f))));
-        __m512 d = _mm512_fmadd_ps(v, pdf, cdf);
-        _mm512_mask_storeu_ps(dx + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, dy + i), d));
-    }
-}
-
-/* x Phi(x) and its derivative Phi(x) + x phi(x), 8 at a time. */
-SB_AVX2 static inline __m256 gelu_cdf8(__m256 v)
-{
-    return _mm256_fmadd_ps(verf8(_mm256_mul_ps(v, _mm256_set1_ps(SB_SQRT1_2F))),
-                           _mm256_set1_ps(0.5f), _mm256_set1_ps(0.5f));
-}
-
-SB_AVX2 static inline __m256 gelu_grad8(__m256 v)
-{
-    __m256 pdf = _mm256_mul_ps(_mm256_set1_ps(SB_INV_SQRT_2PI),
-                               vexp8(_mm256_mul_ps(_mm256_mul_ps(v, v), _mm256_set1_ps(-0.5f))));
-    return _mm256_fmadd_ps(v, pdf, gelu_cdf8(v));
-}
-
-SB_AVX2 static void gelu_fwd_avx2(float *y, const float *x, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        _mm256_storeu_ps(y + i, _mm256_mul_ps(v, gelu_cdf8(v)));
-    }
-    if (i < n) {
-        __m256i k = tail8(n - i);
-        __m256 v = _mm256_maskload_ps(x + i, k);
-        _mm256_maskstore_ps(y + i, k, _mm256_mul_ps(v, gelu_cdf8(v)));
-    }
-}
-
-SB_AVX2 static void gelu_bwd_avx2(float *dx, const float *dy, const float *x, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(
-            dx + i, _mm256_mul_ps(_mm256_loadu_ps(dy + i), gelu_grad8(_mm256_loadu_ps(x + i))));
-    if (i < n) {
-        __m256i k = tail8(n - i);
-        __m256 d = gelu_grad8(_mm256_maskload_ps(x + i, k));
-        _mm256_maskstore_ps(dx + i, k, _mm256_mul_ps(_mm256_maskload_ps(dy + i, k), d));
-    }
-}
-
-static void gelu_fwd_chunk(int lvl, float *y, const float *x, size_t n)
-{
-    if (lvl == SB_LAYERS_AVX512) {
-        gelu_fwd_avx512(y, x, n);
-        return;
-    }
-    if (lvl == SB_LAYERS_AVX2) {
-        gelu_fwd_avx2(y, x, n);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) y[i] = 0.5f * x[i] * (1.0f + verf(x[i] * SB_SQRT1_2));
-}
-
-static void gelu_bwd_chunk(int lvl, float *dx, const float *dy, const float *x, size_t n)
-{
-    if (lvl == SB_LAYERS_AVX512) {
-        gelu_bwd_avx512(dx, dy, x, n);
-        return;
-    }
-    if (lvl == SB_LAYERS_AVX2) {
-        gelu_bwd_avx2(dx, dy, x, n);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        float v = x[i];
-        float cdf = 0.5f * (1.0f + verf(v * SB_SQRT1_2));
-        float pdf = SB_INV_SQRT_2PI * vexp(-0.5f * v * v);
-        dx[i] = dy[i] * (cdf + v * pdf);
-    }
-}
-
+/* ---- gelu: kernels/sb_gelu.h, chunked over the threads */
 #define SB_CHUNK 4096
 void sb_gelu_forward(float *y, const float *x, size_t n, int threads)
 {
     int lvl = sb_layers_level();
 #pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (size_t c = 0; c < n; c += SB_CHUNK)
-        gelu_fwd_chunk(lvl, y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
+        sb_gelu_fwd(lvl, y + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
 }
 
-void sb_gelu_row(float *y, const float *x, size_t n) { gelu_fwd_chunk(sb_layers_level(), y, x, n); }
+void sb_gelu_row(float *y, const float *x, size_t n) { sb_gelu_fwd(sb_layers_level(), y, x, n); }
+
+void sb_gelu_forward_grad(float *y, float *g, const float *x, size_t n, int threads)
+{
+    int lvl = sb_layers_level();
+#pragma omp parallel for schedule(static) num_threads(NT(threads))
+    for (size_t c = 0; c < n; c += SB_CHUNK)
+        sb_gelu_fwd_grad(lvl, y + c, g + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
+}
+
+SB_AVX512 static void mul_avx512(float *y, const float *x, size_t n)
+{
+    _Pragma("omp simd") for (size_t i = 0; i < n; i++) y[i] *= x[i];
+}
+SB_AVX2 static void mul_avx2(float *y, const float *x, size_t n)
+{
+    _Pragma("omp simd") for (size_t i = 0; i < n; i++) y[i] *= x[i];
+}
+
+void sb_mul_inplace(float *y, const float *x, size_t n, int threads)
+{
+    int lvl = sb_layers_level();
+#pragma omp parallel for schedule(static) num_threads(NT(threads))
+    for (size_t c = 0; c < n; c += SB_CHUNK) {
+        size_t m = n - c < SB_CHUNK ? n - c : SB_CHUNK;
+        if (lvl == SB_LAYERS_AVX512)
+            mul_avx512(y + c, x + c, m);
+        else if (lvl == SB_LAYERS_AVX2)
+            mul_avx2(y + c, x + c, m);
+        else
+            for (size_t i = 0; i < m; i++) y[c + i] *= x[c + i];
+    }
+}
 
 void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int threads)
 {
     int lvl = sb_layers_level();
 #pragma omp parallel for schedule(static) num_threads(NT(threads))
     for (size_t c = 0; c < n; c += SB_CHUNK)
-        gelu_bwd_chunk(lvl, dx + c, dy + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
+        sb_gelu_bwd(lvl, dx + c, dy + c, x + c, n - c < SB_CHUNK ? n - c : SB_CHUNK);
 }
 
 /* ---- dropout */
@@ -818,7 +640,7 @@ SB_AVX512 static float softmax_row_avx512(float *s, float *prob, const float *ke
     __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
     for (int j = 0; j < S; j += 16) {
         __mmask16 k = tailmask((size_t)(S - j));
-        __m512 ex = _mm512_mul_ps(vexp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, s + j), m)),
+        __m512 ex = _mm512_mul_ps(sb_vexp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, s + j), m)),
                                   _mm512_maskz_loadu_ps(k, keep + j));
         _mm512_mask_storeu_ps(s + j, k, ex);
         sum = _mm512_mask_add_ps(sum, k, sum, ex);
@@ -854,14 +676,14 @@ SB_AVX2 static float softmax_row_avx2(float *s, float *prob, const float *keep, 
     }
     __m256 m = _mm256_set1_ps(hmax8(mx));
     for (j = 0; j + 8 <= S; j += 8) {
-        __m256 ex = _mm256_mul_ps(vexp8(_mm256_sub_ps(_mm256_loadu_ps(s + j), m)),
+        __m256 ex = _mm256_mul_ps(sb_vexp8(_mm256_sub_ps(_mm256_loadu_ps(s + j), m)),
                                   _mm256_loadu_ps(keep + j));
         _mm256_storeu_ps(s + j, ex);
         sum = _mm256_add_ps(sum, ex);
     }
     if (j < S) {
         /* lanes past S load keep 0, so they add exactly 0 (vexp is finite) */
-        __m256 ex = _mm256_mul_ps(vexp8(_mm256_sub_ps(_mm256_maskload_ps(s + j, k), m)),
+        __m256 ex = _mm256_mul_ps(sb_vexp8(_mm256_sub_ps(_mm256_maskload_ps(s + j, k), m)),
                                   _mm256_maskload_ps(keep + j, k));
         _mm256_maskstore_ps(s + j, k, ex);
         sum = _mm256_add_ps(sum, ex);
@@ -895,7 +717,7 @@ static float softmax_row(int lvl, float *s, float *prob, const float *keep, cons
         mx = v > mx ? v : mx;
     }
     for (int j = 0; j < S; j++) {
-        float ex = vexp(s[j] - mx) * keep[j];
+        float ex = sb_vexp(s[j] - mx) * keep[j];
         s[j] = ex;
         sum += ex;
     }

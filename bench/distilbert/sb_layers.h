@@ -116,6 +116,11 @@ void sb_gelu_forward(float *y, const float *x, size_t n, int threads);
 void sb_gelu_row(float *y, const float *x, size_t n);
 /* dx[n] = dy * gelu'(x) (dx may alias dy) */
 void sb_gelu_backward(float *dx, const float *dy, const float *x, size_t n, int threads);
+/* y[n] = gelu(x) and g[n] = gelu'(x) in one pass (g may alias x, y not): one
+ * erf for both; dy * g then equals sb_gelu_backward's dx bit for bit */
+void sb_gelu_forward_grad(float *y, float *g, const float *x, size_t n, int threads);
+/* y[n] *= x[n] */
+void sb_mul_inplace(float *y, const float *x, size_t n, int threads);
 
 /* dropout: x[n] -> y[n] = x * keep / (1-p), keep iff uniform(key, offset+i) >= p
  * (y may alias x; p == 0 copies) */

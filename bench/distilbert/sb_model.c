@@ -592,7 +592,9 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
         grad_ready_range(m, g->out_g, 2 * (size_t)D);
         sb_dropout_backward(m->s_b, dA, (size_t)N * D, p_h, sb_rng_key(seed, site_ffn(l)), 0, T);
         PROF_END(SB_PROF_DROPOUT);
-        sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
+        /* GELU again for lin2's weight gradient, and its derivative in the
+         * same pass (one erf for both) over ff_pre, read for nothing else */
+        sb_gelu_forward_grad(m->s_ff, a->ff_pre, a->ff_pre, (size_t)N * F, T);
         PROF_END(SB_PROF_GELU);
         /* dx overwrites the recomputed GELU output: dW reads it first. */
         if ((rc = sb_linear_backward(lc, m->s_ff, 0.0f, g->f2_w, g->f2_b, m->s_b, m->s_ff, w->f2_w,
@@ -600,7 +602,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
             return rc;
         PROF_END(SB_PROF_FFN2);
         grad_ready_range(m, g->f2_w, (size_t)D * F + D);
-        sb_gelu_backward(m->s_ff, m->s_ff, a->ff_pre, (size_t)N * F, T);
+        sb_mul_inplace(m->s_ff, a->ff_pre, (size_t)N * F, T); /* dy * gelu'(x) */
         PROF_END(SB_PROF_GELU);
         /* The residual: d(sa_out) = d(out_in) + lin1's input gradient. */
         if ((rc = sb_linear_backward(lc, dA, 1.0f, g->f1_w, g->f1_b, m->s_ff, a->sa_out, w->f1_w, N,

@@ -66,7 +66,8 @@ typedef struct sb_layer_acts {
     float *sa_in;   /* [N,D] out_lin(ctx) + x, LayerNorm input */
     float *sa_mean, *sa_rstd;
     float *sa_out; /* [N,D] */
-    float *ff_pre; /* [N,F] lin1 output; GELU is recomputed in backward */
+    float *ff_pre; /* [N,F] lin1 output; GELU is recomputed in backward, which
+                      leaves gelu'(ff_pre) here (backward once per forward) */
     float *out_in; /* [N,D] dropout(lin2) + sa_out */
     float *out_mean, *out_rstd;
     float *out; /* [N,D] layer output */
