@@ -10,41 +10,7 @@
 M="${SB_SOURCE_DIR:?}/results/machines"
 files=("$M"/*.json)
 n=${#files[@]}
-[ "$n" -ge 3 ] || { fail "fewer than three records in $M"; # two records of one machine, each naming its own sweeps: two runs compared,
-# not a machine against itself
-expect_rc 0 "$SPRBENCH" report --db "$T/o1.db" --baseline "$M/zen4-epyc-2026-12-01.json" \
-  --candidate "$M/zen4-epyc-2026-12-03.json" --out "$T/zz" --no-plots
-expect_grep '^Warning: both sides ran on the same machine: the differences below are between runs' "$T/zz/report.md"
-if grep -q 'compared with itself' "$T/zz/report.md"; then fail "two records of one machine read as one side"; else ok; fi
-# a record file's sweeps, then --candidate-sweeps: the pin replaces the record's
-expect_rc 0 "$SPRBENCH" report --db "$T/o1.db" --baseline "$M/zen4-epyc-2026-12-01.json" \
-  --candidate "$M/zen4-epyc-2026-12-03.json" --candidate-sweeps 12d43a6f --out "$T/zz2" --no-plots
-expect_grep 'Candidate: Zen 4 \(no AMX\) vm \(6299f44b6ad52317\), sweeps 12d43a6f \(89 points\)' "$T/zz2/report.md"
-# a rerun of the Zen 4 record two days later (new uuids, same figures):
-# imported before or after the original, the rerun's points are used, and
-# the headline says beside its figure which sweep it took and why
-python3 - "$M/zen4-epyc-2026-12-03.json" "$T/rerun.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for s in d['sweeps']:
-    s['uuid'] = s['uuid'][::-1]
-    s['started'] = s['started'].replace('2026-12-03', '2026-12-05')
-    s['label'] = 'rerun-' + s['label']
-for p in d['points']:
-    p['uuid'] = p['uuid'][::-1]
-    p['sweep'] = p['sweep'][::-1]
-json.dump(d, open(sys.argv[2], 'w'))
-PY
-expect_rc 0 "$SPRBENCH" db import --db "$T/r1.db" "$T/rerun.json" "$M/zen4-epyc-2026-12-03.json" "$M/emr-xeon-noamx-2026-12-03.json"
-expect_rc 0 "$SPRBENCH" db import --db "$T/r2.db" "$M/emr-xeon-noamx-2026-12-03.json" "$M/zen4-epyc-2026-12-03.json" "$T/rerun.json"
-for k in 1 2; do
-  expect_rc 0 "$SPRBENCH" report --db "$T/r$k.db" --baseline zen4 --candidate emerald-rapids-no-amx --out "$T/rr$k" --no-plots
-  norm "$T/rr$k/report.md" >"$T/rr$k.md"
-done
-cmp -s "$T/rr1.md" "$T/rr2.md" && ok || { fail "rerun: the two orders differ"; diff "$T/rr1.md" "$T/rr2.md" | head -6 >&2; }
-expect_grep "The baseline's onednn-bf16 point is from sweep [0-9]+ rerun-default-train \(sprbench 520ea93, started 2026-12-05T03:51:07Z\), the newest of the 2 sweeps of that side that ran it" "$T/rr1/report.md"
-expect_grep "baseline sweep [0-9]+ default-gemm \(sprbench 520ea93, started 2026-12-03T03:47:38Z, none used: a later sweep ran each of its configurations\)" "$T/rr1/report.md"
-finish results_import_order; exit 1; }
+[ "$n" -ge 3 ] || { fail "fewer than three records in $M"; finish results_import_order; exit 1; }
 # the orders: as globbed, reversed, a rotation, and one file per import
 fwd=("${files[@]}")
 rev=(); for ((i = n - 1; i >= 0; i--)); do rev+=("${files[$i]}"); done
