@@ -418,7 +418,7 @@ static void train_table(const sb_rsink *s, ax_set *x, const sb_rp_trun *prefer)
         }
         if (!mf[0] && !mr[0]) snprintf(c[7], 400, "yes");
         else
-            snprintf(c[7], 400, "no: %s%s%s%s%s", mf[0] ? "against f32 " : "", mf,
+            snprintf(c[7], 400, "no: %s%.150s%s%s%.150s", mf[0] ? "against f32 " : "", mf,
                      mf[0] && mr[0] ? "; " : "", mr[0] ? "against the same precision " : "", mr);
         /* the lead: like for like against f32, at prefer's configuration
          * first, then the most threads, then the largest batch */
