@@ -40,3 +40,14 @@ sys.exit(0 if any(k["name"] == sys.argv[2] and k["available"] for k in d["kernel
 first_available() { local k; for k in "$@"; do kernel_available "$k" && { echo "$k"; return 0; }; done; echo ""; }
 # best_f32_kernel: the f32 kernel `sprbench train` picks by default here
 best_f32_kernel() { first_available avx512-f32 avx2-f32 onednn-f32 scalar-f32; }
+# import_shipped_records DB: the shipped records the report tests compare
+# (Emerald Rapids without AMX, with AMX at batch 8 and at batch 4, Zen 4)
+# into DB; their paths in $noamx, $amx, $amx4, $zen4
+import_shipped_records() {
+  local M="${SB_SOURCE_DIR:?}/results/machines"
+  noamx="$M/emr-xeon-noamx-2026-12-03.json"
+  amx="$M/emr-xeon-amx-b8-2026-12-01.json"
+  amx4="$M/emr-xeon-2026-12-01-amx.json"
+  zen4="$M/zen4-epyc-2026-12-03.json"
+  expect_rc 0 "$SPRBENCH" db import --db "$1" "$noamx" "$amx" "$amx4" "$zen4"
+}

@@ -7,13 +7,8 @@
 # sides is said not to be AMX; one paragraph relates the gains to the study's
 # 8x, the computed figure labelled projected.
 . "$(dirname "$0")/lib.sh"
-M="${SB_SOURCE_DIR:?}/results/machines"
 cd "$T"
-noamx=$(ls "$M"/emr-xeon-noamx-*.json | head -1)
-amx=$(ls "$M"/emr-xeon-amx-b8-*.json | head -1)
-amx4=$(ls "$M"/emr-xeon-2026-12-01-amx.json | head -1)
-zen4=$(ls "$M"/zen4-epyc-2026-12-03.json | head -1)
-expect_rc 0 "$SPRBENCH" db import --db m.db "$noamx" "$amx" "$amx4" "$zen4"
+import_shipped_records m.db
 
 # ---- the same model, no AMX -> AMX ----
 expect_rc 0 "$SPRBENCH" report --db m.db --baseline "$noamx" --candidate emerald-rapids-amx --out r1 --no-plots

@@ -6,13 +6,8 @@
 # below alpha; a vendor kernel's implementation in its rows. Over the shipped
 # records, with a few values changed in a copy where a case needs them.
 . "$(dirname "$0")/lib.sh"
-M="${SB_SOURCE_DIR:?}/results/machines"
 cd "$T"
-noamx=$(ls "$M"/emr-xeon-noamx-*.json | head -1)
-amx=$(ls "$M"/emr-xeon-amx-b8-*.json | head -1)
-amx4=$(ls "$M"/emr-xeon-2026-12-01-amx.json | head -1)
-zen4=$(ls "$M"/zen4-epyc-2026-12-03.json | head -1)
-expect_rc 0 "$SPRBENCH" db import --db m.db "$noamx" "$amx" "$amx4" "$zen4"
+import_shipped_records m.db
 
 # gnuplot as sprbench runs it, each script kept (nothing drawn)
 mkdir scripts
