@@ -47,4 +47,14 @@ expect_grep $'^# 1\t2048x2048x2048:NN\tamx-bf16 917\\.0 vs oneDNN \\(onednn-bf16
 if grep -q $'\tmkl-' an.txt; then fail "bench-amx ran an MKL kernel this sprbench lacks"; else ok; fi
 unset FAKE_NO_MKL
 
+# scripts/bench-vendors: bad input is one line and exit 2, before anything
+# is built or timed
+for bad in "--shapes 12x34" "--shapes 0x8x8" "--dtypes f64" "--seconds abc" "--seconds 0" \
+           "--rounds 0" "--threads x" "--bogus"; do
+  # shellcheck disable=SC2086
+  expect_rc 2 "$S/bench-vendors" --sprbench "$FAKE" $bad
+  expect_one_error_line '^bench-vendors: '
+done
+expect_rc 2 "$S/bench-vendors" --shapes
+expect_one_error_line '^bench-vendors: --shapes needs a value'
 finish scripts_bench_vendors
