@@ -6,8 +6,8 @@
  * never measured against a vendor's weaker library when its other one is
  * faster; the other vendor is kept to be shown beside it. Pure: the callers
  * bring the entries (the sweep's summary rows, the report's point sets) and
- * write the rows their way; here, a floor below run/ and study/, because
- * both follow it. */
+ * write the rows their way; in bench/, a floor below run/ and study/,
+ * because both follow it (as sb_paired). */
 #ifndef SB_VENDOR_CMP_H
 #define SB_VENDOR_CMP_H
 #include <stddef.h>
