@@ -168,16 +168,92 @@ static int is_control(uint32_t cp) { return cp < 0x20 || cp == 0x7f || (cp >= 0x
  * holding one is refused by its reader. Shown text has U+FFFD instead. */
 static int is_nonchar(uint32_t cp) { return cp == 0xfffe || cp == 0xffff; }
 
+/* ---- Workflow commands: the one rule every shown text goes through ----
+ *
+ * A GitHub Actions runner reads a step's output line by line (a line ends at
+ * LF or CR), trims every Unicode white space from the start of a line and
+ * obeys "::cmd::" there, and "##[cmd]" anywhere in it. Its comparisons are
+ * culture-aware, where the soft hyphen and the zero-width characters count
+ * for nothing: "\u200b::" and ":\u00ad:" start a command as "::" does. So a
+ * "::" is a command where nothing but blanks (white space or invisible
+ * characters) stand between it and the start of the line, and any blank but
+ * ASCII white space (which plain text uses, and no comparison skips) may
+ * stand between the characters of "::" and "##[". */
+
+/* Unicode's White_Space (what .NET's char.IsWhiteSpace trims) other than the
+ * line breaks LF and CR. */
+static int is_space(uint32_t cp)
+{
+    return cp == ' ' || cp == '\t' || cp == 0x0b || cp == 0x0c || cp == 0x85 || cp == 0xa0 ||
+        cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+        cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+/* A character that shows as nothing: Unicode's default ignorables (the soft
+ * hyphen, zero-width space, joiners, word joiner, BOM, the Mongolian vowel
+ * separator, bidi marks, variation selectors, tags), named too where an
+ * older utf8proc may not flag them. */
+static int is_invisible(uint32_t cp)
+{
+    if (cp == 0xad || (cp >= 0x200b && cp <= 0x200d) || cp == 0x2060 || cp == 0xfeff ||
+        cp == 0x180e)
+        return 1;
+    return cp >= 0x80 && cp <= 0x10ffff && utf8proc_get_property((utf8proc_int32_t)cp)->ignorable;
+}
+
+/* Whether a line still has only blanks after the shown character cp (lead:
+ * whether it had before). */
+static int lead_after(int lead, uint32_t cp)
+{
+    if (cp == '\n' || cp == '\r') return 1;
+    return lead && (is_space(cp) || is_invisible(cp));
+}
+
+/* The byte length of the blanks at the start of s[0..len) that may stand
+ * inside a command's marker: any but ASCII white space. */
+static size_t inner_blanks(const unsigned char *s, size_t len)
+{
+    size_t i = 0, n;
+    uint32_t cp;
+    while (i < len && (n = decode(s + i, len - i, &cp)) &&
+           (is_invisible(cp) || (cp >= 0x80 && is_space(cp))))
+        i += n;
+    return i;
+}
+
+/* A workflow command's marker at s[0..len) (a NUL-terminated s may give
+ * SIZE_MAX): "::" when `lead` (only blanks before it on its line) or "##["
+ * anywhere, inner_blanks allowed between its characters. Returns
+ * the number of its characters (2 or 3) with their offsets in at[], or 0. */
+static int command_at(const char *s, size_t len, int lead, size_t at[3])
+{
+    const char *mark = lead && s[0] == ':' ? "::" : s[0] == '#' ? "##[" : NULL;
+    if (!mark) return 0;
+    size_t i = 0;
+    int k;
+    for (k = 0; mark[k]; k++) {
+        if (k) i += inner_blanks((const unsigned char *)s + i, len - i);
+        if (i >= len || s[i] != mark[k]) return 0;
+        at[k] = i++;
+    }
+    return k;
+}
+
 void sb_text_defuse(char *s)
 {
-    int line_start = 1;
-    for (char *p = s; *p; p++) {
-        if (line_start && p[0] == ':' && p[1] == ':') p[1] = '?';
-        if (p[0] == '#' && p[1] == '#' && p[2] == '[') p[1] = '?';
-        if (*p == '\n')
-            line_start = 1;
-        else if (*p != ' ' && *p != '\t')
-            line_start = 0;
+    size_t len = strlen(s), at[3];
+    int lead = 1;
+    for (size_t i = 0; i < len;) {
+        if (command_at(s + i, len - i, lead, at)) {
+            s[i + at[1]] = '?'; /* the marker's second character */
+            i += at[1] + 1;
+            lead = 0;
+            continue;
+        }
+        uint32_t cp;
+        size_t n = decode((const unsigned char *)s + i, len - i, &cp);
+        lead = lead_after(lead, n ? cp : 0xfffd);
+        i += n ? n : 1;
     }
 }
 
@@ -261,42 +337,40 @@ void sb_text_inert_inplace(char *s, size_t cap)
 void sb_text_visible(FILE *f, const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
-    int line_start = 1;
+    int lead = 1;
+    size_t defuse = SIZE_MAX, at[3]; /* a workflow command's second character */
     for (size_t i = 0; i < len;) {
+        if (defuse == SIZE_MAX && command_at(s + i, len - i, lead, at)) defuse = i + at[1];
+        if (i == defuse) {
+            fputc('?', f);
+            defuse = SIZE_MAX;
+            lead = 0;
+            i++;
+            continue;
+        }
         uint32_t cp;
         size_t n = u[i] ? decode(u + i, len - i, &cp) : 0;
         if (!n) {
             fputs(REPLACEMENT, f);
             i++;
-            line_start = 0;
+            lead = 0;
             continue;
         }
-        /* a runner's workflow command, "::cmd::" starting a line or "##[cmd]"
-         * anywhere, is shown with '?' for its second character */
-        if ((line_start && cp == ':' && i + 1 < len && u[i + 1] == ':') ||
-            (cp == '#' && i + 2 < len && u[i + 1] == '#' && u[i + 2] == '[')) {
-            fputc((int)cp, f);
-            fputc('?', f);
-            i += 2;
-            line_start = 0;
-            continue;
-        }
-        if (cp == '\n')
-            line_start = 1;
-        else if (cp != ' ' && cp != '\t')
-            line_start = 0;
+        /* the line as shown: a control in caret notation is no blank */
+        uint32_t shown = cp;
         if (is_nonchar(cp))
-            fputs(REPLACEMENT, f);
+            fputs(REPLACEMENT, f), shown = 0xfffd;
         else if (cp == '\n' || cp == '\t')
             fputc((int)cp, f);
         else if (cp < 0x20)
-            fprintf(f, "^%c", (int)(cp + 0x40));
+            fprintf(f, "^%c", (int)(cp + 0x40)), shown = '^';
         else if (cp == 0x7f)
-            fputs("^?", f);
+            fputs("^?", f), shown = '^';
         else if (cp >= 0x80 && cp <= 0x9f)
-            fprintf(f, "\\u%04X", (unsigned)cp);
+            fprintf(f, "\\u%04X", (unsigned)cp), shown = '\\';
         else
             fwrite(s + i, 1, n, f);
+        lead = lead_after(lead, shown);
         i += n;
     }
 }
@@ -419,35 +493,33 @@ static int put_unsafe(FILE *f, const char **s, const char *nl)
     return 1;
 }
 
-/* A workflow command at *s, "::" where the text starts (after blanks: the
- * file may be shown in a CI log, where its line would be obeyed) or "##["
- * anywhere: written with its first ':' or its '[' as colon or bracket
- * (an escape that reads as the same character): 1, *s moved to the last
- * byte written for; else 0. */
-static int put_command(FILE *f, const char **s, int lead, const char *colon, const char *bracket)
+/* Markdown and HTML show no line break (a space instead), so their text
+ * starts one line: a "::" is a command where only spaces, controls and
+ * non-ASCII characters stand before it (more than the blanks of
+ * lead_after: these writers always took it so). Of a workflow command at s
+ * (command_at), the byte to write escaped: its first ':' or its '['; else
+ * NULL. */
+static const char *command_escape(const char *s, int lead)
 {
-    const char *p = *s;
-    if (lead && p[0] == ':' && p[1] == ':') {
-        fputs(colon, f);
-        return 1;
-    }
-    if (p[0] == '#' && p[1] == '#' && p[2] == '[') {
-        fputs("##", f);
-        fputs(bracket, f);
-        *s += 2;
-        return 1;
-    }
-    return 0;
+    size_t at[3];
+    int n = command_at(s, SIZE_MAX, lead, at);
+    return n ? s + at[n == 2 ? 0 : 2] : NULL;
 }
 
 void sb_text_html(FILE *f, const char *s)
 {
     int lead = 1;
+    const char *cmd = NULL; /* a workflow command's byte, written as an entity */
     for (; *s; s++) {
+        if (!cmd) cmd = command_escape(s, lead);
+        if (s == cmd) {
+            fputs(*s == ':' ? "&#58;" : "&#91;", f);
+            cmd = NULL;
+            continue;
+        }
         if (put_bidi(f, &s)) continue;
         if (put_unsafe(f, &s, " ")) continue;
-        if (put_command(f, &s, lead, "&#58;", "&#91;")) continue;
-        lead = lead && *s == ' ';
+        if (!cmd) lead = lead && *s == ' ';
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -477,11 +549,17 @@ void sb_text_md(FILE *f, const char *s, int brackets)
 {
     const char *start = s;
     int lead = 1;
+    const char *cmd = NULL; /* a workflow command's byte, written escaped */
     for (; *s; s++) {
+        if (!cmd) cmd = command_escape(s, lead);
+        if (s == cmd) {
+            fputs(*s == ':' ? "\\:" : "\\[", f);
+            cmd = NULL;
+            continue;
+        }
         if (put_bidi(f, &s)) continue;
         if (put_unsafe(f, &s, " ")) continue;
-        if (put_command(f, &s, lead, "\\:", "\\[")) continue;
-        lead = lead && *s == ' ';
+        if (!cmd) lead = lead && *s == ' ';
         int esc = strchr("\\`*|<>~&", *s) != NULL;
         if (*s == '_') esc = !(s > start && is_alnum_c(s[-1]) && is_alnum_c(s[1]));
         if (*s == ']') esc = s[1] == '(' || s[1] == '[' || s[1] == ':';
@@ -500,9 +578,11 @@ int sb_text_json_dumpf(const json_t *doc, FILE *f, size_t flags)
      * text, where an escape reads back as the same character */
     int rc = 0;
     for (const char *p = s; *p && !rc; p++) {
-        if (p[0] == '#' && p[1] == '#' && p[2] == '[') {
-            rc = fputs("##\\u005b", f) < 0 ? -1 : 0;
-            p += 2;
+        size_t at[3];
+        if (command_at(p, SIZE_MAX, 0, at) == 3) {
+            /* "##[", blanks between its characters too (command_at) */
+            rc = fwrite(p, 1, at[2], f) < at[2] || fputs("\\u005b", f) < 0 ? -1 : 0;
+            p += at[2];
         } else if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbf &&
                    ((unsigned char)p[2] == 0xbe || (unsigned char)p[2] == 0xbf)) {
             /* U+FFFE, U+FFFF: no XML character, kept as escapes */

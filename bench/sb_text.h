@@ -85,10 +85,19 @@ void sb_text_visible(FILE *f, const char *s, size_t len);
 char *sb_argv_render(char *const *argv);
 
 /* Makes text shown in place inert for a CI runner, keeping its length: a
- * "::" that starts a line (after blanks) and any "##[" are workflow commands
- * the GitHub Actions runner obeys (::error::, ::add-mask::, ::stop-commands::,
- * ##[set-output]); their second character becomes '?'. sb_text_cell,
- * sb_text_inert, sb_text_one_line and sb_text_visible call it. */
+ * "::" that starts a line and any "##[" are workflow commands the GitHub
+ * Actions runner obeys (::error::, ::add-mask::, ::stop-commands::,
+ * ##[set-output]); their second character becomes '?'. The runner trims
+ * every Unicode white space from a line's start (U+00A0, U+1680,
+ * U+2000-U+200A, U+2028/9, U+202F, U+205F, U+3000, tab, VT, FF, U+0085; a
+ * line ends at LF or CR) and its comparisons skip invisible characters (the
+ * soft hyphen, U+200B-U+200D, U+2060, U+FEFF, U+180E and Unicode's other
+ * default ignorables), so all of these are blank before "::", and all but
+ * ASCII white space may stand between the characters of "::" and "##[":
+ * "\u00a0::x" becomes "\u00a0:?x", "#\u200b#[" "#\u200b?[". This is the
+ * one rule: sb_text_cell, sb_text_inert, sb_text_one_line, sb_text_visible,
+ * sb_text_md, sb_text_html and sb_text_json_dumpf all find commands with it
+ * (bench/sb_text.c, command_at). */
 void sb_text_defuse(char *s);
 /* Stored or machine text as one inert line in buf (cap bytes): the rules of
  * sb_text_cell without a width (controls '?', invalid bytes and U+FFFE/U+FFFF
@@ -97,7 +106,8 @@ void sb_text_defuse(char *s);
 char *sb_text_inert(char *buf, size_t cap, const char *s);
 void sb_text_inert_inplace(char *s, size_t cap);
 /* json_dumpf for a document that holds stored text: every "##[" inside a
- * string is written "##\u005b", which JSON reads back as the same string
+ * string (invisible characters between, as sb_text_defuse finds it) is
+ * written with its '[' as "\u005b", which JSON reads back as the same string
  * but the Actions runner does not take for a command (JSON escapes every
  * line break, so no string starts a line); U+FFFE and U+FFFF as \ufffe and
  * \uffff. Returns 0 or -1 as json_dumpf. */
@@ -113,7 +123,10 @@ void sb_text_one_line(char *msg);
  * line breaks become spaces. In both, a bidi control (U+202A-202E,
  * U+2066-2069, U+200E/F, U+061C), which would reorder what a reader sees
  * around it, shows as [U+XXXX], other controls as '?' (a line break a space;
- * HTML keeps newlines), invalid bytes and U+FFFE/U+FFFF as U+FFFD. */
+ * HTML keeps newlines), invalid bytes and U+FFFE/U+FFFF as U+FFFD; a
+ * workflow command (sb_text_defuse's rule; a "::" where only spaces,
+ * controls and non-ASCII characters stand before it) with its first ':' or
+ * its '[' escaped (\: \[, &#58; &#91;). */
 void sb_text_html(FILE *f, const char *s);
 void sb_text_md(FILE *f, const char *s, int brackets);
 

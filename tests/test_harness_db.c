@@ -768,6 +768,113 @@ static void test_text_inert(void)
     free(buf);
 }
 
+/* The one defuser against a runner's Unicode blanks (#44): every white space
+ * the runner trims and every invisible character it skips, alone and
+ * repeated, before "::" where a line starts (the text's start, after LF,
+ * after CR) is blank; inside "::" and "##[" each may stand between the
+ * marker's characters. Each writer shows the command defused its own way. */
+static const struct {
+    const char *utf8, *name;
+} BLANKS[] = {
+    {"\xc2\xa0", "U+00A0"},     {"\xe1\x9a\x80", "U+1680"}, {"\xe2\x80\x80", "U+2000"},
+    {"\xe2\x80\x81", "U+2001"}, {"\xe2\x80\x82", "U+2002"}, {"\xe2\x80\x83", "U+2003"},
+    {"\xe2\x80\x84", "U+2004"}, {"\xe2\x80\x85", "U+2005"}, {"\xe2\x80\x86", "U+2006"},
+    {"\xe2\x80\x87", "U+2007"}, {"\xe2\x80\x88", "U+2008"}, {"\xe2\x80\x89", "U+2009"},
+    {"\xe2\x80\x8a", "U+200A"}, {"\xe2\x80\xa8", "U+2028"}, {"\xe2\x80\xa9", "U+2029"},
+    {"\xe2\x80\xaf", "U+202F"}, {"\xe2\x81\x9f", "U+205F"}, {"\xe3\x80\x80", "U+3000"},
+    {"\xc2\x85", "U+0085"},     {"\xc2\xad", "U+00AD"},     {"\xe2\x80\x8b", "U+200B"},
+    {"\xe2\x80\x8c", "U+200C"}, {"\xe2\x80\x8d", "U+200D"}, {"\xe2\x81\xa0", "U+2060"},
+    {"\xef\xbb\xbf", "U+FEFF"}, {"\xe1\xa0\x8e", "U+180E"},
+};
+
+/* in: the text with every '@' replaced by the blank; want: after
+ * sb_text_defuse, the same */
+static void check_defuse(const char *blank, const char *name, const char *in, const char *want)
+{
+    char a[256] = "", b[256] = "";
+    for (const char *p = in; *p; p++) strcat(a, *p == '@' ? blank : (char[2]){*p, 0});
+    for (const char *p = want; *p; p++) strcat(b, *p == '@' ? blank : (char[2]){*p, 0});
+    sb_text_defuse(a);
+    CHECKF(!strcmp(a, b), "%s: '%s' gave '%s', want '%s'", name, in, a, b);
+}
+
+static char *shown(void (*write)(FILE *, const char *), const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    write(f, s);
+    fclose(f);
+    return buf;
+}
+static void visible(FILE *f, const char *s) { sb_text_visible(f, s, strlen(s)); }
+static void md(FILE *f, const char *s) { sb_text_md(f, s, 0); }
+static void json(FILE *f, const char *s)
+{
+    json_t *doc = json_pack("{s:s}", "k", s);
+    sb_text_json_dumpf(doc, f, JSON_COMPACT);
+    json_decref(doc);
+}
+
+static void test_text_defuse_unicode(void)
+{
+    for (size_t k = 0; k < sizeof BLANKS / sizeof *BLANKS; k++) {
+        const char *u = BLANKS[k].utf8, *n = BLANKS[k].name;
+        check_defuse(u, n, "@::add-mask::x", "@:?add-mask::x");
+        check_defuse(u, n, "@@@::error::x", "@@@:?error::x");
+        check_defuse(u, n, " @\t@ ::error::x", " @\t@ :?error::x");
+        check_defuse(u, n, "a\n@::warning::x", "a\n@:?warning::x");
+        check_defuse(u, n, "a\r@@::warning::x", "a\r@@:?warning::x");
+        check_defuse(u, n, "a\r\n@::stop-commands::t", "a\r\n@:?stop-commands::t");
+        check_defuse(u, n, ":@:error::x", ":@?error::x");
+        check_defuse(u, n, "@:@@:error::x", "@:@@?error::x");
+        check_defuse(u, n, "a\n :@:e", "a\n :@?e");
+        check_defuse(u, n, "#@#[set-output]", "#@?[set-output]");
+        check_defuse(u, n, "x ##@@[e] #@#@[e]", "x #?@@[e] #@?@[e]");
+        check_defuse(u, n, "\n@#@@#[e]", "\n@#@@?[e]");
+        /* not a command: text before the "::" on its line, or a blank that
+         * is no blank inside the marker */
+        check_defuse(u, n, "a@::x", "a@::x");
+        check_defuse(u, n, "a\nb@::x @:@:y", "a\nb@::x @:@:y");
+        check_defuse(u, n, "# #[x] : :y", "# #[x] : :y");
+        /* one rule, each writer its own defusing */
+        char in[64], want[64], *got;
+        snprintf(in, sizeof in, "ok\n%s%s::error::l %s#%s#[e]", u, u, u, u);
+        snprintf(want, sizeof want, "ok\n%s%s:?error::l %s#%s?[e]", u, u, u, u);
+        if (strcmp(n, "U+0085")) { /* the log shows a C1 control as \u0085 */
+            got = shown(visible, in);
+            CHECKF(!strcmp(got, want), "%s: db log showed '%s'", n, got);
+            free(got);
+        }
+        char cell[128];
+        snprintf(in, sizeof in, "%s::add-mask::s", u);
+        snprintf(want, sizeof want, "%s:?add-mask::s", u);
+        if (strcmp(n, "U+0085")) /* a cell shows it as '?' */
+            CHECKF(!strcmp(sb_text_cell(cell, sizeof cell, in, 30, 0), want), "%s: cell '%s'", n,
+                   cell);
+        snprintf(in, sizeof in, ":%s:x #%s#[y]", u, u);
+        snprintf(want, sizeof want, "\\:%s:x #%s#\\[y]", u, u);
+        if (strcmp(n, "U+0085")) { /* Markdown and HTML show it as '?' */
+            got = shown(md, in);
+            CHECKF(!strcmp(got, want), "%s: Markdown '%s'", n, got);
+            free(got);
+            snprintf(want, sizeof want, "&#58;%s:x #%s#&#91;y]", u, u);
+            got = shown(sb_text_html, in);
+            CHECKF(!strcmp(got, want), "%s: HTML '%s'", n, got);
+            free(got);
+        }
+        snprintf(in, sizeof in, "#%s#[set-output]", u);
+        snprintf(want, sizeof want, "{\"k\":\"#%s#\\u005bset-output]\"}", u);
+        got = shown(json, in);
+        CHECKF(!strcmp(got, want), "%s: JSON '%s'", n, got);
+        free(got);
+    }
+    /* ASCII alone keeps what it always gave */
+    char m[64] = "a\n::warning::b ##[x] c::d\t::e";
+    sb_text_defuse(m);
+    CHECK_STR(m, "a\n:?warning::b #?[x] c::d\t::e");
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/sb-test-db-XXXXXX");
@@ -777,6 +884,7 @@ int main(void)
     test_refusals();
     test_text();
     test_text_inert();
+    test_text_defuse_unicode();
     test_store_rules();
     test_point_log();
     test_readonly();
