@@ -92,3 +92,8 @@ sb_add_script(results_gate_judged results_gate_judged.sh)
 set_tests_properties(results_gate_paired PROPERTIES TIMEOUT 180)
 sb_add_script(results_inert results_inert.sh)
 set_tests_properties(results_inert PROPERTIES TIMEOUT 180)
+# No workflow command through a Unicode blank (#44): a worker's log, an
+# imported export's names, labels and reasons, and a resumed sweep's summary
+# table, each blank the runner trims or skips before "::" and inside "##[".
+sb_add_script(results_inert_unicode results_inert_unicode.sh)
+set_tests_properties(results_inert_unicode PROPERTIES TIMEOUT 180)
