@@ -22,7 +22,7 @@ INVISIBLE="173 8203 8204 8205 8288 65279 6158"
 # Unicode white space, is "::" (other than the gate's own annotations), or
 # that holds "##["
 inert() {
-  python3 - "$@" <<'EOF' || fail "obeyable output in $*"
+  if python3 - "$@" <<'EOF'
 import re, sys
 invisible = set('\u00ad\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u180e\u034f\u061c')
 invisible |= {chr(c) for c in range(0x202a, 0x202f)} | {chr(c) for c in range(0x2061, 0x2070)}
@@ -38,7 +38,7 @@ for path in sys.argv[1:]:
             print(f"{path}: obeyable line: {line!r}"); bad = 1
 sys.exit(bad)
 EOF
-  ok
+  then ok; else fail "obeyable output in $*"; return 1; fi
 }
 
 SW=(--kernels scalar-f32 --threads 1 --shapes 16x16x16,24x24x24 --reps 8 --no-peak)
