@@ -150,7 +150,8 @@ int sb_cmd_info(int argc, char **argv)
                    "many shape classes, when.\n"
                    "  --json         one JSON object instead of text\n"
                    "  --tune-file F  the tune file to look at (default: tune-<fingerprint>.json\n"
-                   "                 beside the database; $SPRBENCH_TUNE_FILE)\n");
+                   "                 beside the database; $SPRBENCH_TUNE_FILE; a file named\n"
+                   "                 here must exist and be usable)\n");
             return 0;
         } else
             return sb_cli_usage_error("info", "unknown option (see --help)");
@@ -159,6 +160,14 @@ int sb_cmd_info(int argc, char **argv)
     sb_sysinfo si;
     sb_err e = {0};
     if (sb_sysinfo_get(&si, &e)) return sb_cli_report("info", &e);
+    if (tune_file && *tune_file) { /* named, it must be there and usable */
+        sb_tune_table t;
+        int exists = 0;
+        if (sb_tune_load(tune_file, si.fingerprint, &t, &exists, &e))
+            return sb_cli_report("info", &e);
+        sb_tune_free(&t);
+        if (!exists) return sb_cli_usage_error("info", "--tune-file %s: no such file", tune_file);
+    }
     json_t *doc = sb_sysinfo_json(&si);
     json_t *kernels = json_array();
     for (int i = 0; i < sb_kernel_count(); i++) {
