@@ -513,6 +513,19 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
         return sb_errf(e, SB_EUSAGE,
                        "launcher slurm takes its nodes from the allocation: give no"
                        " hostfile");
+    /* mpirun's options, where no point runs under mpirun, would be dropped */
+    const char *launch_opt = p->bind ? "bind" : p->mpirun_args ? "mpirun-args" : NULL;
+    if (launch_opt && maxn <= 1 && maxp <= 1 && !p->hostfile && !slurm) {
+        if (w->flags & SB_WL_ONE_RANK)
+            return sb_errf(e, SB_EUSAGE,
+                           "%s does not apply to workload %s: it runs as one process, not under"
+                           " mpirun (unless a hostfile or launcher slurm is given)",
+                           launch_opt, w->name);
+        return sb_errf(e, SB_EUSAGE,
+                       "%s applies to points run under mpirun, and this plan has none (ppn and"
+                       " nodes 1, no hostfile, no launcher slurm)",
+                       launch_opt);
+    }
     for (int i = 0; i < p->nnodes; i++)
         if (p->nodes[i] > 1 && !p->hostfile && !slurm)
             return sb_errf(e, SB_EUSAGE,
