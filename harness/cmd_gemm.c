@@ -9,6 +9,7 @@
 #include <string.h>
 #include "sb_result.h"
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_gemm_bench.h"
 #include "sb_amx_knobs.h"
@@ -169,7 +170,9 @@ static int gemm_parse(int argc, char **argv, gemm_args *g)
     int c;
     optind = 1;
     opterr = 0;
+    sb_opt_seen seen = {0};
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, NULL, &e)) return sb_cli_report("gemm", &e);
         if (c == 'h') {
             gemm_help();
             return 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
 #include "sb_kernel.h"
@@ -132,7 +133,10 @@ int sb_cmd_info(int argc, char **argv)
     const char *tune_file = NULL;
     optind = 1;
     opterr = 0;
+    sb_opt_seen seen = {0};
+    sb_err oe = {0};
     while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, NULL, &oe)) return sb_cli_report("info", &oe);
         if (c == 'j')
             json = 1;
         else if (c == 'f')
