@@ -231,7 +231,7 @@ static int name_index(const char *v, size_t vl, const char *const *names, int n)
 }
 
 static const char *const g_blk_keys[] = {"kc",    "mc",      "nc",           "order",    "pf",
-                                          "split", "variant", "amx_resident", "amx_tiles"};
+                                         "split", "variant", "amx_resident", "amx_tiles"};
 
 int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
 {

@@ -61,8 +61,8 @@ static void test_text(void)
     CHECK(r.kc == 0 && r.order == 0 && r.split == 0);
     CHECK_EQ_INT(sb_blocking_parse("kc=64", &r, &e), SB_OK);
     CHECK(r.kc == 64 && r.mc == 0);
-    const char *bad[] = {"kc",      "kc=",   "kc=-1",       "kc=1x", "zz=1", "order=up",
-                         "split=x", "kc=1,", "kc=99999999", "=3",
+    const char *bad[] = {"kc", "kc=", "kc=-1", "kc=1x", "zz=1", "order=up", "split=x", "kc=1,",
+                         "kc=99999999", "=3",
                          /* empty, and a field twice (the last would silently win) */
                          "", "kc=1,kc=2", "order=jr-ir,mc=8,order=ir-jr", "kc=1,,mc=2", NULL};
     for (int i = 0; bad[i]; i++) {
