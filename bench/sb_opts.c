@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SB_OPTS_MAX 64
 
@@ -26,6 +27,20 @@ static int apply(const sb_opt *row, const char *v, char *o, const sb_opt_ranges 
     return rc;
 }
 
+int sb_opt_once(sb_opt_seen *s, const struct option *opts, int c, const char *const *repeatable,
+                sb_err *e)
+{
+    const struct option *o = opts;
+    while (o->name && (o->flag || o->val != c)) o++;
+    if (!o->name || o->has_arg == no_argument) return SB_OK;
+    for (int i = 0; repeatable && repeatable[i]; i++)
+        if (!strcmp(repeatable[i], o->name)) return SB_OK;
+    for (int i = 0; i < s->n; i++)
+        if (s->val[i] == c) return sb_errf(e, SB_EUSAGE, "--%s given twice", o->name);
+    if (s->n < SB_OPT_SEEN_MAX) s->val[s->n++] = c;
+    return SB_OK;
+}
+
 int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_opt_ranges *r,
                   int *help, sb_err *e)
 {
@@ -38,6 +53,7 @@ int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_o
     lo[n] = (struct option){"help", no_argument, NULL, 'h'};
     lo[n + 1] = (struct option){0, 0, 0, 0};
     int c;
+    sb_opt_seen seen = {0};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -48,7 +64,8 @@ int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_o
         if (c < 1000 || c >= 1000 + n)
             return sb_errf(e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)",
                            argv[optind - 1]);
-        int rc = apply(&rows[c - 1000], optarg, o, r, e);
+        int rc = sb_opt_once(&seen, lo, c, NULL, e);
+        if (!rc) rc = apply(&rows[c - 1000], optarg, o, r, e);
         if (rc) return rc;
     }
     if (optind < argc) return sb_errf(e, SB_EUSAGE, "unexpected argument '%s'", argv[optind]);

@@ -10,9 +10,17 @@
  *
  * Numbers are checked by the caller's range functions, keyed by the row's
  * key (a worker's ranges are its workload's: bench/sb_workload). --help
- * is always known. Errors: SB_EUSAGE naming the option. */
+ * is always known. An option that takes a value, given twice, is refused
+ * (sb_opt_once). Errors: SB_EUSAGE naming the option.
+ *
+ * sb_opt_once is that rule for every command, the ones that call
+ * getopt_long themselves too: the last of two values silently winning hid
+ * typos ("--threads 4 ... --threads 1"). A flag given twice means what it
+ * means once; an option a command documents as repeatable (gate's --metric,
+ * report's --db, tune's --kernel) collects its values instead. */
 #ifndef SB_OPTS_H
 #define SB_OPTS_H
+#include <getopt.h>
 #include <stddef.h>
 #include "sb_err.h"
 
@@ -49,6 +57,19 @@ typedef struct sb_opt_ranges {
     int (*to_ints)(const char *key, const char *value, const char *what, sb_opt_ints *out,
                    sb_err *e);
 } sb_opt_ranges;
+
+#define SB_OPT_SEEN_MAX 128
+typedef struct sb_opt_seen {
+    int val[SB_OPT_SEEN_MAX]; /* getopt_long's values of the options met */
+    int n;
+} sb_opt_seen;
+
+/* For each value c getopt_long returns with the table opts (s zeroed before
+ * the first): SB_EUSAGE "--NAME given twice" when c is an option taking a
+ * value that came before and is not named in repeatable (NULL-ended; NULL:
+ * none); SB_OK for its first time, a flag, or a value no option has. */
+int sb_opt_once(sb_opt_seen *s, const struct option *opts, int c, const char *const *repeatable,
+                sb_err *e);
 
 /* Parses argv[1..) into o by the table; *help = 1 (and nothing else
  * checked) on --help. An unknown option or a stray argument is SB_EUSAGE. */

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "sb_allreduce.h"
+#include "sb_layernorm_bench.h"
 #include "sb_model.h"
 #include "sb_parse.h"
 #include "sb_plan_opts.h"
@@ -151,8 +152,9 @@ static const sb_workload g_workloads[] = {
     /* the trainer's LayerNorm per token (bench/layernorm): the worked
      * example of a list axis and metrics of its own (ns a row, lower) */
     {"layernorm", "LayerNorm per token", SB_WL_PLAN | SB_WL_BATCH | SB_WL_THREADS | SB_WL_ONE_RANK,
-     g_layernorm_opts, g_layernorm_series, 8, 1800.0, "ns_per_row", "ns/row", NULL, NULL, NULL,
-     NULL, NULL, NULL, .axis = "batch", .axis_argv = batch_argv, .metrics = g_layernorm_metrics},
+     g_layernorm_opts, g_layernorm_series, SB_LAYERNORM_DEFAULT_BATCH, 1800.0, "ns_per_row",
+     "ns/row", NULL, NULL, NULL, NULL, NULL, NULL, .axis = "batch", .axis_argv = batch_argv,
+     .metrics = g_layernorm_metrics, .check = sb_layernorm_plan_check},
     /* the machine's peak FLOP/s, a probe the sweep puts ahead of GEMM points */
     {"peak", "Peak FLOP/s", SB_WL_PROBE, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL,
      NULL, NULL, describe_peak, NULL, NULL, NULL, NULL, NULL, NULL},

@@ -65,8 +65,11 @@ typedef struct sb_workload {
     void (*axis_argv)(const char *value, sb_wl_push push, void *ctx);
     /* The workload's own checks of a plan's options taken together (what
      * its worker would refuse: max-steps with time-budget, a stride not
-     * below half the seq), made before any point runs; keys[i] = values[i],
-     * n of them. SB_EUSAGE saying why; NULL: none. */
+     * below half the seq, LayerNorm's batch x seq x dim over its limit),
+     * made before any point runs; keys[i] = values[i], n of them, with
+     * "batch" (a list axis) as the largest of the plan's batches, or the
+     * row's default_batch when it gives none. SB_EUSAGE saying why; NULL:
+     * none. */
     int (*check)(const char *const *keys, const char *const *values, int n, sb_err *e);
     /* Metrics of this workload's own that bench/sb_metric.def does not
      * hold (unit, direction, role), ended by a row with a NULL name; the

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
 #include "sb_export.h"
@@ -88,7 +89,10 @@ int sb_cmd_db(int argc, char **argv)
     opterr = 0;
     argc--;
     argv++;
+    sb_opt_seen seen = {0};
+    sb_err oe0 = {0};
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, NULL, &oe0)) return sb_cli_report("db", &oe0);
         switch (c) {
         case 'd': path = optarg; break;
         case 's': sweep = optarg; break;

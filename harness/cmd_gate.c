@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_gate.h"
 #include "sb_gate_out.h"
@@ -161,7 +162,10 @@ static int parse_options(int argc, char **argv, gate_args *a)
     int c, rc;
     optind = 1;
     opterr = 0;
+    static const char *const repeatable[] = {"metric", NULL}; /* its --help says so */
+    sb_opt_seen seen = {0};
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, repeatable, &e)) return sb_cli_report("gate", &e);
         switch (c) {
         case 'b': a->baseline = optarg; break;
         case 'c': a->candidate = optarg; break;

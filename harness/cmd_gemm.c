@@ -9,6 +9,7 @@
 #include <string.h>
 #include "sb_result.h"
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_gemm_bench.h"
 #include "sb_amx_knobs.h"
@@ -42,7 +43,8 @@ static void gemm_help(void)
            "                      cols; 0 = built-in) instead of the tuned one\n"
            "  --no-tune           the built-in blocking, not this machine's tuned one\n"
            "  --tune-file F       the tuned blocking (default: tune-<fingerprint>.json beside\n"
-           "                      the database, see sprbench tune; $SPRBENCH_TUNE_FILE)\n"
+           "                      the database, see sprbench tune; $SPRBENCH_TUNE_FILE;\n"
+           "                      a file named here must exist and be usable)\n"
            "  --result-file F     write the result as one JSON object\n"
            "  --json              print the result JSON instead of the human line\n\n"
            "amx-bf16 / amx-int8 read their loop nest from the environment (recorded in the\n"
@@ -168,7 +170,9 @@ static int gemm_parse(int argc, char **argv, gemm_args *g)
     int c;
     optind = 1;
     opterr = 0;
+    sb_opt_seen seen = {0};
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, NULL, &e)) return sb_cli_report("gemm", &e);
         if (c == 'h') {
             gemm_help();
             return 0;
@@ -202,7 +206,7 @@ static int gemm_parse(int argc, char **argv, gemm_args *g)
 
 /* The blocking the run uses: --blocking's, else this machine's tuned one
  * for the kernel and the shape's class (or the built-in one, saying why). */
-static void gemm_tuning(gemm_args *g, sb_tuning *tun)
+static int gemm_tuning(gemm_args *g, sb_tuning *tun, sb_err *e)
 {
     sb_gemm_config *cfg = &g->cfg;
     if (g->have_blk) {
@@ -210,7 +214,7 @@ static void gemm_tuning(gemm_args *g, sb_tuning *tun)
         snprintf(tun->tuning, sizeof tun->tuning, "explicit (--blocking)");
         cfg->blocking = &g->blk;
     } else {
-        sb_tuning_load("gemm", g->tune_file, g->no_tune, tun);
+        if (sb_tuning_load("gemm", g->tune_file, g->no_tune, tun, e)) return SB_EUSAGE;
         int cls = sb_shape_class(cfg->transa, cfg->transb, cfg->m, cfg->n, cfg->k);
         if (tun->tuned && !sb_tune_find(&tun->table, cfg->kernel, cls)) {
             char cn[16];
@@ -220,6 +224,7 @@ static void gemm_tuning(gemm_args *g, sb_tuning *tun)
         }
     }
     cfg->tuning = tun->tuning;
+    return SB_OK;
 }
 
 /* The result document, sealed with the command that repeats the run
@@ -296,7 +301,7 @@ int sb_cmd_gemm(int argc, char **argv)
     sb_err e = {0};
     test_fault(cfg->m);
     sb_tuning tun;
-    gemm_tuning(&g, &tun);
+    if (gemm_tuning(&g, &tun, &e)) return sb_cli_report("gemm", &e);
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (cfg->threads <= 0) cfg->threads = si && si->cores > 0 ? si->cores : 1;
     omp_set_num_threads(cfg->threads);

@@ -62,7 +62,8 @@ static void infer_help(void)
            "  --no-tune        the GEMM driver's built-in blocking, not this machine's tuned\n"
            "                   one (sprbench tune); the config records which ran\n"
            "  --tune-file F    the tuned blocking (default: tune-<fingerprint>.json beside\n"
-           "                   the database; $SPRBENCH_TUNE_FILE)\n"
+           "                   the database; $SPRBENCH_TUNE_FILE;\n"
+           "                   a file named here must exist and be usable)\n"
            "  --synth-dev N    synthetic questions without --data (default %d)\n"
            "  --profile        print where the throughput pass's time goes, per layer kind,\n"
            "                   and store it in the result (metrics prof_KIND_s, seconds per\n"
@@ -196,7 +197,8 @@ int sb_cmd_infer(int argc, char **argv)
 
     /* this machine's tuned blocking, before any GEMM runs */
     sb_tuning tun;
-    sb_tuning_load("infer", o.tune_file, o.no_tune, &tun);
+    if (sb_tuning_load("infer", o.tune_file, o.no_tune, &tun, &e))
+        return sb_cli_report("infer", &e);
     o.tuning = tun.tuning;
     o.tune = tun.tuned ? &tun.table : NULL;
     sb_infer_job j = {0};

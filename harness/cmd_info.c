@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
 #include "sb_kernel.h"
@@ -132,7 +133,10 @@ int sb_cmd_info(int argc, char **argv)
     const char *tune_file = NULL;
     optind = 1;
     opterr = 0;
+    sb_opt_seen seen = {0};
+    sb_err oe = {0};
     while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, NULL, &oe)) return sb_cli_report("info", &oe);
         if (c == 'j')
             json = 1;
         else if (c == 'f')
@@ -150,7 +154,8 @@ int sb_cmd_info(int argc, char **argv)
                    "many shape classes, when.\n"
                    "  --json         one JSON object instead of text\n"
                    "  --tune-file F  the tune file to look at (default: tune-<fingerprint>.json\n"
-                   "                 beside the database; $SPRBENCH_TUNE_FILE)\n");
+                   "                 beside the database; $SPRBENCH_TUNE_FILE; a file named\n"
+                   "                 here must exist and be usable)\n");
             return 0;
         } else
             return sb_cli_usage_error("info", "unknown option (see --help)");
@@ -159,6 +164,14 @@ int sb_cmd_info(int argc, char **argv)
     sb_sysinfo si;
     sb_err e = {0};
     if (sb_sysinfo_get(&si, &e)) return sb_cli_report("info", &e);
+    if (tune_file && *tune_file) { /* named, it must be there and usable */
+        sb_tune_table t;
+        int exists = 0;
+        if (sb_tune_load(tune_file, si.fingerprint, &t, &exists, &e))
+            return sb_cli_report("info", &e);
+        sb_tune_free(&t);
+        if (!exists) return sb_cli_usage_error("info", "--tune-file %s: no such file", tune_file);
+    }
     json_t *doc = sb_sysinfo_json(&si);
     json_t *kernels = json_array();
     for (int i = 0; i < sb_kernel_count(); i++) {

@@ -52,7 +52,10 @@ static const sb_opt g_ln_opts[] = {
 
 int sb_cmd_layernorm(int argc, char **argv)
 {
-    ln_opts o = {.batch = 8, .seq = 384, .dim = 768, .iters = 50};
+    ln_opts o = {.batch = SB_LAYERNORM_DEFAULT_BATCH,
+                 .seq = SB_LAYERNORM_DEFAULT_SEQ,
+                 .dim = SB_LAYERNORM_DEFAULT_DIM,
+                 .iters = 50};
     sb_err e = {0};
     int help = 0;
     if (sb_opts_parse(argc, argv, g_ln_opts, &o, &g_ranges, &help, &e))
@@ -63,12 +66,8 @@ int sb_cmd_layernorm(int argc, char **argv)
     }
     if (o.result_file && sb_cli_check_out_file("--result-file", o.result_file, &e))
         return sb_cli_report("layernorm", &e);
-    if (o.batch * o.seq > SB_LAYERNORM_MAX_ROWS)
-        return sb_cli_usage_error("layernorm", "--batch x --seq: %ld rows, over 2^24", o.batch * o.seq);
-    if (o.batch * o.seq * o.dim > SB_LAYERNORM_MAX_FLOATS)
-        return sb_cli_usage_error("layernorm",
-                                  "--batch x --seq x --dim: %ld floats, over 2^28 (1 GiB an array)",
-                                  o.batch * o.seq * o.dim);
+    if (sb_layernorm_check_size(o.batch, o.seq, o.dim, "--", &e))
+        return sb_cli_report("layernorm", &e);
     const sb_sysinfo *si = sb_sysinfo_cached();
     sb_layernorm_config c = {(int)o.batch, (int)o.seq, (int)o.dim, (int)o.iters, (int)o.threads};
     if (c.threads <= 0) c.threads = si && si->cores > 0 ? si->cores : 1;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "sb_result.h"
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
 #include "sb_metric.h"
@@ -99,7 +100,9 @@ static int peak_parse(int argc, char **argv, peak_opts *o)
     o->seconds = 0.6;
     optind = 1;
     opterr = 0;
+    sb_opt_seen seen = {0};
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, NULL, &e)) return sb_cli_report("peak", &e);
         switch (c) {
         case 't':
             if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e))

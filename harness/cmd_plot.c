@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_text.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
@@ -121,7 +122,9 @@ int sb_cmd_plot(int argc, char **argv)
     int c, history = 0, key_given = 0;
     optind = 1;
     opterr = 0;
+    sb_opt_seen seen = {0};
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, NULL, &e)) return sb_cli_report("plot", &e);
         switch (c) {
         case 'd': o.db_path = optarg; break;
         case 'o': o.out_dir = optarg; break;

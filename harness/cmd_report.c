@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_gnuplot.h"
 #include "sb_cmds.h"
 #include "sb_text.h"
@@ -172,7 +173,11 @@ int sb_cmd_report(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
+    static const char *const repeatable[] = {"db", NULL}; /* its --help says so */
+    sb_opt_seen seen = {0};
+    sb_err oe = {0};
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, repeatable, &oe)) return sb_cli_report("report", &oe);
         switch (c) {
         case 'b': baseline = optarg; break;
         case 'c': candidate = optarg; break;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
 #include "sb_plan.h"
@@ -290,6 +291,7 @@ static int sweep_parse(int argc, char **argv, sweep_args *a)
     if (argc >= (int)sizeof a->batch_skip)
         return sb_cli_usage_error("sweep", "too many arguments");
     sb_err e = {0};
+    sb_opt_seen seen = {0};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -304,6 +306,7 @@ static int sweep_parse(int argc, char **argv, sweep_args *a)
             a->values[a->nkv++] = c - OPT_KEY < nvalue ? optarg : "1";
             continue;
         }
+        if (sb_opt_once(&seen, opts, c, NULL, &e)) return sb_cli_report("sweep", &e);
         switch (c) {
         case OPT_PLAN: a->plan_file = optarg; break;
         case OPT_DB: a->db_path = optarg; break;

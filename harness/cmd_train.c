@@ -74,7 +74,8 @@ static void train_help(void)
         "  --no-tune         the GEMM driver's built-in blocking, not this machine's tuned\n"
         "                    one (sprbench tune); the config records which ran\n"
         "  --tune-file F     the tuned blocking (default: tune-<fingerprint>.json beside\n"
-        "                    the database; $SPRBENCH_TUNE_FILE)\n\n"
+        "                    the database; $SPRBENCH_TUNE_FILE;\n"
+        "                    a file named here must exist and be usable)\n\n"
         "Metrics: tokens_per_s, sequences_per_s, step_seconds (median of steady-state steps),\n"
         "achieved_gflops (training FLOPs per token x tokens/s; FLOPs per token =\n"
         "6 (L (4 D^2 + 2 D F) + 2 D) + 12 L S D), epoch_seconds (projected from the median\n"
@@ -213,7 +214,8 @@ int sb_cmd_train(int argc, char **argv)
     omp_set_num_threads(o.threads);
     /* this machine's tuned blocking, before any GEMM runs */
     sb_tuning tun;
-    sb_tuning_load("train", o.tune_file, o.no_tune, &tun);
+    if (sb_tuning_load("train", o.tune_file, o.no_tune, &tun, &e))
+        return sb_cli_report("train", &e);
     o.tuning = tun.tuning;
     o.tune = tun.tuned ? &tun.table : NULL;
     sb_train_job j = {0};

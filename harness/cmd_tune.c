@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "sb_cli.h"
+#include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
 #include "sb_sysinfo.h"
@@ -154,7 +155,10 @@ static int tune_parse(int argc, char **argv, tune_opts *o)
     o->min_gain = 2;
     optind = 1;
     opterr = 0;
+    static const char *const repeatable[] = {"kernel", NULL}; /* its --help says so */
+    sb_opt_seen seen = {0};
     while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+        if (sb_opt_once(&seen, opts, c, repeatable, &e)) return sb_cli_report("tune", &e);
         switch (c) {
         case 'K':
             if (o->nk == MAX_KERNELS) return sb_cli_usage_error("tune", "--kernel: too many");

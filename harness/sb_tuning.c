@@ -20,19 +20,27 @@ int sb_tuning_path(const char *given, char *out, size_t len, sb_err *e)
     return sb_tune_path(sb_default_db(), si->fingerprint, out, len, e);
 }
 
-void sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuning *t)
+int sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuning *t, sb_err *ue)
 {
     memset(t, 0, sizeof *t);
     if (no_tune) {
         snprintf(t->tuning, sizeof t->tuning, "default (--no-tune)");
-        return;
+        return SB_OK;
     }
     sb_err e = {0};
     const sb_sysinfo *si = sb_sysinfo_cached();
-    int exists = 0;
+    int exists = 0, named = tune_file && *tune_file;
     int rc = sb_tuning_path(tune_file, t->path, sizeof t->path, &e);
     if (!rc) rc = sb_tune_load(t->path, si ? si->fingerprint : NULL, &t->table, &exists, &e);
     if (!rc && exists) rc = sb_tune_apply(&t->table, NULL, &e);
+    /* a file the user named and cannot have: said, not run without it */
+    if (named && !rc && !exists)
+        rc = sb_errf(&e, SB_EUSAGE, "--tune-file %.300s: no such file", t->path);
+    if (rc && named) {
+        sb_blocking_clear();
+        sb_tune_free(&t->table);
+        return sb_errf(ue, SB_EUSAGE, "%s", e.msg);
+    }
     if (rc) {
         char line[sizeof e.msg];
         snprintf(line, sizeof line, "%s", e.msg);
@@ -42,14 +50,15 @@ void sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuni
         snprintf(t->tuning, sizeof t->tuning, "default (tune file ignored: %.280s)", line);
         sb_blocking_clear();
         sb_tune_free(&t->table);
-        return;
+        return SB_OK;
     }
     if (!exists || t->table.n == 0) {
         snprintf(t->tuning, sizeof t->tuning, "default (not tuned)");
-        return;
+        return SB_OK;
     }
     t->tuned = 1;
     snprintf(t->tuning, sizeof t->tuning, "tuned");
+    return SB_OK;
 }
 
 void sb_tuning_blocking(const sb_tuning *t, const char *kernel, char *buf, size_t len)

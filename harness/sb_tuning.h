@@ -5,10 +5,14 @@
  *
  * Workers (gemm, train, infer) use it by default: its entries go into the
  * driver's table before any GEMM runs, and the result's config records
- * "tuning" (where the blocking came from) and "blocking" (what ran). A file
- * that cannot be used (not JSON, a bad entry, another machine's) is one
+ * "tuning" (where the blocking came from) and "blocking" (what ran). The
+ * file a command finds itself (beside the database, or $SPRBENCH_TUNE_FILE,
+ * which a sweep sets for its points) may be absent: not tuned. When it
+ * cannot be used (not JSON, a bad entry, another machine's) it is one
  * warning line on stderr and the built-in blocking, so a damaged file never
- * stops a sweep; `sprbench tune` refuses it (exit 2) instead. */
+ * stops a sweep. A file named with --tune-file is what the user asked for:
+ * missing or unusable, it is refused (exit 2), as `sprbench tune` refuses
+ * a damaged one. */
 #ifndef SB_TUNING_H
 #define SB_TUNING_H
 #include <stddef.h>
@@ -27,9 +31,11 @@ typedef struct sb_tuning {
 } sb_tuning;
 
 /* For a worker: unless no_tune, loads the tune file and puts every entry in
- * the driver's table. Never fails: a bad file warns on stderr as
- * "sprbench CMD: warning: ..." and leaves the built-in blocking. */
-void sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuning *t);
+ * the driver's table. A bad file found by default warns on stderr as
+ * "sprbench CMD: warning: ..." and leaves the built-in blocking (SB_OK); a
+ * tune_file named (not NULL or empty) that is missing or bad is SB_EUSAGE
+ * in *e saying why, with the built-in blocking left. */
+int sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuning *t, sb_err *e);
 /* What a result's config records as "blocking" for kernel: the tuned
  * entries ("CLASS:kc=..;CLASS:..."), or "default". */
 void sb_tuning_blocking(const sb_tuning *t, const char *kernel, char *buf, size_t len);

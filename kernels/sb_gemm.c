@@ -161,14 +161,15 @@ int sb_shape_class_parse(const char *s)
     return (s[0] == 'T') << 7 | (s[1] == 'T') << 6 | bm << 4 | bn << 2 | bk;
 }
 
-#define SB_BLK_TABLE 1024
+/* Grown as entries come (a tune file may hold every kernel's every class);
+ * set before any GEMM runs, so the move of a realloc never meets a reader. */
 typedef struct {
     char kernel[32];
     int cls;
     sb_blocking b;
 } blk_entry;
-static blk_entry g_blk[SB_BLK_TABLE];
-static int g_nblk;
+static blk_entry *g_blk;
+static int g_nblk, g_capblk;
 
 int sb_blocking_set(const char *kernel, int cls, const sb_blocking *b, sb_err *e)
 {
@@ -181,8 +182,13 @@ int sb_blocking_set(const char *kernel, int cls, const sb_blocking *b, sb_err *e
             g_blk[i].b = *b;
             return SB_OK;
         }
-    if (g_nblk >= SB_BLK_TABLE)
-        return sb_errf(e, SB_EUSAGE, "blocking table full (%d entries)", SB_BLK_TABLE);
+    if (g_nblk == g_capblk) {
+        int cap = g_capblk ? 2 * g_capblk : 64;
+        blk_entry *t = realloc(g_blk, (size_t)cap * sizeof *t);
+        if (!t) return sb_errf(e, SB_EFAIL, "blocking table: out of memory (%d entries)", g_nblk);
+        g_blk = t;
+        g_capblk = cap;
+    }
     blk_entry *x = &g_blk[g_nblk];
     snprintf(x->kernel, sizeof x->kernel, "%s", kernel);
     x->cls = cls;
@@ -224,6 +230,9 @@ static int name_index(const char *v, size_t vl, const char *const *names, int n)
     return -1;
 }
 
+static const char *const g_blk_keys[] = {"kc",    "mc",      "nc",           "order",    "pf",
+                                         "split", "variant", "amx_resident", "amx_tiles"};
+
 int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
 {
     sb_blocking r = {0};
@@ -232,7 +241,9 @@ int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
         *b = r;
         return SB_OK;
     }
+    if (!*s) return sb_errf(e, SB_EUSAGE, "blocking '': empty (\"default\" is the built-in one)");
     const char *p = s;
+    unsigned seen = 0; /* a key given twice would have the last silently win */
     while (*p) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -243,6 +254,10 @@ int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
         size_t kl = (size_t)(eq - p), vl = len - kl - 1;
         const char *v = eq + 1;
         int *slot = NULL, lo = 0, hi = 0;
+        int key = name_index(p, kl, g_blk_keys, 9);
+        if (key >= 0 && seen & 1u << key)
+            return sb_errf(e, SB_EUSAGE, "blocking '%.80s': %.*s given twice", s, (int)kl, p);
+        if (key >= 0) seen |= 1u << key;
         if (kl == 5 && !strncmp(p, "order", 5)) {
             r.order = name_index(v, vl, g_order_names, 2);
             if (r.order < 0)

@@ -147,8 +147,10 @@ int sb_shape_class_parse(const char *s);
 /* The per-process table of blockings the driver uses when a call names none
  * (desc->blocking NULL): one per kernel name and shape class. Set it before
  * any GEMM runs (the workers do, from the tuned file): it is read without a
- * lock. SB_EUSAGE when the table (1024 entries) is full or the name is
- * longer than 31 characters. */
+ * lock, and it grows as entries come (every kernel's every class fits), so
+ * an entry's address holds only until the next set. SB_EUSAGE when the name
+ * is longer than 31 characters or the class is not one; SB_EFAIL when memory
+ * runs out. */
 int sb_blocking_set(const char *kernel, int cls, const sb_blocking *b, sb_err *e);
 void sb_blocking_clear(void);
 /* The entry for kernel and class, or NULL. */
@@ -157,8 +159,9 @@ const sb_blocking *sb_blocking_get(const char *kernel, int cls);
  * (variant and the AMX fields only when set; a zero size prints as 0 =
  * built-in). Returns what snprintf returns. */
 int sb_blocking_format(const sb_blocking *b, char *buf, size_t len);
-/* Parses that text (any subset of the fields, in any order; "default" for
- * all zero) into *b. SB_EUSAGE naming the bad part. */
+/* Parses that text (any subset of the fields, in any order, each once;
+ * "default" for all zero) into *b. SB_EUSAGE naming the bad part: an empty
+ * text, a field given twice. */
 int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e);
 /* What the driver would really run for kernel k and call d (d->blocking,
  * else the table, else the built-in rule; SB_GEMM_KC/MC/NC applied; sizes

@@ -138,6 +138,17 @@ def unsafe_path(*paths):
     return ""
 
 
+def not_positive(args, names):
+    """The first of the integer options names (argparse dests) that is below
+    1, as one line for the parser's error ('--seq 0: expected a positive
+    whole number'); '' when all are positive."""
+    for name in names:
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            return "--%s %d: expected a positive whole number" % (name.replace("_", "-"), v)
+    return ""
+
+
 def python_for(stack, prog):
     """The interpreter of a stack, its virtual environment made first if it is
     not there yet (PyPI stacks). Exits with one line when that fails."""
@@ -146,11 +157,16 @@ def python_for(stack, prog):
     d = venv_dir(stack)
     py = os.path.join(d, "bin", "python")
     stamp = os.path.join(d, "sprbench-stack.json")
-    if os.path.exists(stamp) and os.access(py, os.X_OK):
-        unsafe = unsafe_path(cache_root(), d, os.path.join(d, "bin"), stamp, py)
+    made = os.path.exists(stamp)
+    if os.access(py, os.X_OK):
+        # checked before anything there runs, stamp or not: a venv left
+        # half-made has its python run by pip as surely as by a benchmark
+        unsafe = unsafe_path(cache_root(), d, os.path.join(d, "bin"), py,
+                             *([stamp] if made else []))
         if unsafe:
             die(prog, "the %s stack in %s is not run: %s" % (stack, d, unsafe))
-        return py
+        if made:
+            return py
     if os.environ.get("SB_TORCH_NO_INSTALL"):
         die(prog, "the %s stack is not installed in %s and SB_TORCH_NO_INSTALL is set" % (stack, d))
     index = [] if not _reachable(CPU_INDEX + "/torch/") else ["--index-url", CPU_INDEX,
@@ -166,6 +182,9 @@ def python_for(stack, prog):
         if p.returncode != 0:
             die(prog, "python3 -m venv %s failed: %s" % (d, (p.stdout.strip().splitlines()
                                                             or ["?"])[-1]))
+        unsafe = unsafe_path(cache_root(), d, os.path.join(d, "bin"), py)
+        if unsafe:
+            die(prog, "the %s stack in %s is not run: %s" % (stack, d, unsafe))
     p = subprocess.run(pip, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         die(prog, "installing the %s stack failed (%s): %s" % (
@@ -669,6 +688,16 @@ def _selftest():
     ok = ok and g["impls"] == {"graph partition": {"quantized_matmul_post_ops": 1}}
     res, blk, verb = split_child_output(v2 + '{"x": 1}\n')
     ok = ok and res == {"x": 1} and blk is None and verb["isa"] == ["Intel AVX2"]
+    class A:  # argparse's namespace, as the scripts' parsers fill it
+        seq, threads, global_batch, rounds = 384, 0, 8, None
+    ok = ok and not_positive(A, ("seq", "threads")) == (
+        "--threads 0: expected a positive whole number")
+    A.threads, A.seq = 2, -3
+    ok = ok and not_positive(A, ("seq", "threads")).startswith("--seq -3: ")
+    A.seq = 1
+    ok = ok and not_positive(A, ("seq", "threads", "global_batch", "rounds")) == ""
+    A.global_batch = 0
+    ok = ok and not_positive(A, ("global_batch",)).startswith("--global-batch 0: ")
     print("torch_stacks self-test: %s" % ("ok" if ok else "FAILED"))
     return 0 if ok else 1
 

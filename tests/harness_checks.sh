@@ -49,6 +49,39 @@ refused "^sprbench sweep: --sizes: '64K' is listed twice$" \
 refused '^sprbench sweep: --batch: -1 is out of range \[1, 65536\]$' \
   "$S" sweep --workload train --kernels scalar-f32 --batch -1 --db r.db
 refused '^sprbench sweep: --label: empty value$' "$S" sweep --label '' --db r.db
+# an option with a value given twice, in every command (the last silently
+# won): refused by name; a flag twice means what it means once, and the
+# options documented as repeatable (gate --metric, report --db, tune
+# --kernel) still collect
+refused '^sprbench sweep: --db given twice$' "$S" sweep --db r.db --db s.db --dry-run
+refused '^sprbench sweep: --plots given twice$' "$S" sweep --threads 1 --plots p --plots q --db r.db
+refused '^sprbench gemm: --tune-file given twice$' \
+  "$S" gemm --kernel scalar-f32 --m 8 --n 8 --k 8 --tune-file a.json --tune=b.json
+refused '^sprbench gemm: --m given twice$' "$S" gemm --kernel scalar-f32 --m 8 --n 8 --k 8 --m 9
+refused '^sprbench train: --threads given twice$' "$S" train --model tiny --threads 2 --threads 1
+refused '^sprbench infer: --batch given twice$' "$S" infer --model tiny --batch 2 --batch=1
+refused '^sprbench info: --tune-file given twice$' "$S" info --tune-file a.json --tune-file b.json
+refused '^sprbench peak: --seconds given twice$' "$S" peak --seconds 0.1 --seconds 0.2
+refused '^sprbench tune: --seconds given twice$' "$S" tune --seconds 1 --seconds 2 --db r.db
+refused '^sprbench db: --sweep given twice$' "$S" db points --sweep 1 --sweep 2 --db r.db
+refused '^sprbench plot: --out given twice$' "$S" plot --db r.db --out p --out q
+refused '^sprbench report: --out given twice$' \
+  "$S" report --db r.db --baseline a --candidate b --out p --out q
+refused '^sprbench gate: --db given twice$' "$S" gate --db r.db --db s.db --baseline 1 --candidate 2
+refused '^sprbench layernorm: --dim given twice$' "$S" layernorm --dim 16 --dim 32
+refused '^sprbench stream: --mib given twice$' "$S" stream --mib 1 --mib 2
+refused '^sprbench allreduce: --iters given twice$' "$S" allreduce --iters 1 --iters 2
+refused '^sprbench model: --study given twice$' "$S" model --step-seconds 1 --busbw-gbs 5 --study a --study b
+refused '^sprbench squad-synth: --questions given twice$' "$S" squad-synth --questions 1 --questions 2
+refused '^sprbench tokenize: --vocab given twice$' "$S" tokenize --vocab a --vocab b
+expect_rc 0 "$S" layernorm --batch 1 --seq 8 --dim 8 --iters 1 --threads 1 --json --json
+expect_rc 2 "$S" gate --metric gflops --metric ns_per_row --db r.db --baseline 1 --candidate 2
+if grep -q 'given twice' "$T/err"; then fail "gate --metric is repeatable"; else ok; fi
+expect_rc 2 "$S" report --db r.db --db s.db --baseline a --candidate b --out new/rep
+if grep -q 'given twice' "$T/err"; then fail "report --db is repeatable"; else ok; fi
+expect_rc 2 "$S" tune --kernel nope --kernel scalar-f32 --db r.db
+expect_one_error_line "^sprbench tune: unknown kernel 'nope'"
+nothing_done "repeatable options"
 
 cat >dup.plan <<'EOF'
 kernels = scalar-f32

@@ -28,6 +28,18 @@ expect_rc 2 "$SPRBENCH" layernorm --batch 1024 --seq 512 --dim 1024
 expect_one_error_line '^sprbench layernorm: --batch x --seq x --dim: 536870912 floats, over 2\^28'
 
 [ ! -e "$T/bad.json" ] && ok || fail "a refused run wrote a result"
+# a sweep checks the same limits when it reads the plan (its largest batch,
+# the worker's defaults for what it leaves out), not when the point runs:
+# one line, exit 2, with --dry-run too, and no database
+for bad in "--batch 1,4096 --seq 4096" "--batch 2,1024 --seq 512 --dim 1024" "--seq 65536 --dim 1024" \
+           "--batch 4096 --seq 4096 --dry-run"; do
+  # shellcheck disable=SC2086
+  expect_rc 2 "$SPRBENCH" sweep --workload layernorm $bad --threads 1 --db "$T/bad.db"
+  expect_one_error_line '^sprbench sweep: batch x seq( x dim)?: [0-9]+ (rows|floats), over 2\^2[48]'
+done
+[ ! -e "$T/bad.db" ] && ok || fail "a refused sweep wrote a database"
+expect_rc 0 "$SPRBENCH" sweep --workload layernorm --batch 1,2048 --seq 8192 --dim 16 --threads 1 --dry-run
+expect_grep 'layernorm --batch 2048 --seq 8192 --dim 16' "$T/out"
 expect_rc 0 "$SPRBENCH" layernorm --help
 expect_grep 'lower is better' "$T/out"
 

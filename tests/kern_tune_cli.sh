@@ -108,6 +108,11 @@ expect_rc 2 "$SPRBENCH" gemm --kernel "$K" --m 8 --n 8 --k 8 --blocking kc=x
 expect_one_error_line '^sprbench gemm: blocking .kc=x.: kc must be an integer'
 expect_rc 2 "$SPRBENCH" gemm --kernel "$K" --m 8 --n 8 --k 8 --tune-file ''
 expect_one_error_line '^sprbench gemm: --tune-file'
+# an empty blocking, or a field twice (the last would silently win): refused
+for b in '' kc=16,kc=32 order=ir-jr,kc=16,order=jr-ir; do
+  expect_rc 2 "$SPRBENCH" gemm --kernel "$K" --m 8 --n 8 --k 8 --blocking "$b"
+  expect_one_error_line "^sprbench gemm: blocking '.*': (empty|[a-z]+ given twice)"
+done
 # a library kernel records no blocking
 if kernel_available onednn-f32; then
   expect_rc 0 "$SPRBENCH" gemm --kernel onednn-f32 --m 48 --n 40 --k 36 --reps 2 --result-file "$T/g5.json"
@@ -120,6 +125,49 @@ expect_rc 0 "$SPRBENCH" gemm --kernel "$K" --m 48 --n 40 --k 36 --reps 2 --tune-
 expect_json "$T/g6.json" 'd["config"]["tuning"] == "tuned" and "order=ir-jr" in d["config"]["blocking"]'
 SPRBENCH_TUNE_FILE="$T/other.json" "$SPRBENCH" gemm --kernel "$K" --m 48 --n 40 --k 36 --reps 2 --result-file "$T/g7.json" >/dev/null
 expect_json "$T/g7.json" 'd["config"]["tuning"] == "tuned" and "order=ir-jr" in d["config"]["blocking"]'
+# a tune file named but missing or unusable: one line, exit 2, nothing run
+# (only the file found by default may be absent: not tuned)
+printf '{"sprbench_tune": 1, "fingerprint": ' >"$T/bad.json"
+for w in "gemm --kernel $K --m 48 --n 40 --k 36 --reps 2" \
+         "train --model tiny --kernel $K --max-steps 1 --threads 1 --synth-train 8" \
+         "infer --model tiny --kernel $K --threads 1 --requests 1 --batch 1"; do
+  cmd=${w%% *}
+  # shellcheck disable=SC2086
+  expect_rc 2 "$SPRBENCH" $w --tune-file "$T/none.json" --result-file "$T/w.json"
+  expect_one_error_line "^sprbench $cmd: --tune-file .*none.json: no such file"
+  [ ! -e "$T/w.json" ] && ok || fail "$cmd ran without its named tune file"
+done
+expect_rc 2 "$SPRBENCH" info --tune-file "$T/none.json"
+expect_one_error_line "^sprbench info: --tune-file .*none.json: no such file"
+for cmd in gemm info; do
+  args=(--kernel "$K" --m 48 --n 40 --k 36 --reps 2 --result-file "$T/w.json")
+  [ "$cmd" = info ] && args=()
+  expect_rc 2 "$SPRBENCH" "$cmd" "${args[@]}" --tune-file "$T/bad.json"
+  expect_one_error_line "^sprbench $cmd: .*bad.json: not valid JSON"
+done
+[ ! -e "$T/w.json" ] && ok || fail "gemm ran with a named tune file it could not use"
+# a tune file with every kernel's every shape class (more than the 1024 the
+# driver's table once held): all of it used, no warning
+python3 - "$T/other.json" "$T/info.json" "$T/big.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+kernels = [k["name"] for k in json.load(open(sys.argv[2]))["kernels"]]
+have = {(e["kernel"], e["class"]) for e in d["entries"]}
+for k in kernels:
+    for c in [a + b + "-" + m + n + kk for a in "NT" for b in "NT" for m in "tsml"
+              for n in "tsml" for kk in "tsml"]:
+        if (k, c) not in have:
+            d["entries"].append({"kernel": k, "class": c, "blocking": "kc=64,order=jr-ir"})
+assert len(d["entries"]) > 1024, len(d["entries"])
+json.dump(d, open(sys.argv[3], "w"))
+PY
+expect_rc 0 "$SPRBENCH" gemm --kernel "$K" --m 48 --n 40 --k 36 --reps 2 --tune-file "$T/big.json" \
+  --result-file "$T/g8.json"
+[ ! -s "$T/err" ] && ok || { fail "a large tune file was not used whole"; cat "$T/err" >&2; }
+expect_json "$T/g8.json" 'd["config"]["tuning"] == "tuned" and "order=ir-jr" in d["config"]["blocking"]'
+expect_rc 0 "$SPRBENCH" gemm --kernel "$K" --m 48 --n 40 --k 500 --reps 2 --tune-file "$T/big.json" \
+  --result-file "$T/g9.json"
+expect_json "$T/g9.json" 'd["config"]["tuning"] == "tuned" and d["config"]["blocking"].startswith("kc=64,")'
 cp "$T/other.json" "$tf"
 
 # train records the tuned entries of its kernel; --no-tune the defaults

@@ -35,8 +35,9 @@ run infer infer "${INF[@]}" --kernel scalar-f32 --requests 4 --profile
 # two ranks: the data-parallel metrics (compute, communication, imbalance)
 if command -v mpirun >/dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+  DP=("${SMALL[@]}"); DP[7]=4  # batch 4 (a second --batch is refused)
   run train-dp mpirun -np 2 --oversubscribe --bind-to none -x OMP_NUM_THREADS=1 "$B" train \
-    "${SMALL[@]}" --batch 4 --max-steps 1
+    "${DP[@]}" --max-steps 1
 fi
 run allreduce allreduce --sizes 4..64,grad --iters 2 --warmup 1
 run model model --study "$SB_SOURCE_DIR/results/reference/study.csv" --busbw-gbs 5 --nodes 1,2

@@ -16,7 +16,18 @@ for s in bench-vs-pytorch bench-infer-vs-pytorch bench-dp-vs-pytorch; do
     eval "expect_rc 2 /usr/bin/python3 '$S/$s' $bad --sprbench '$SPRBENCH'"
     expect_one_error_line "^$s: "
   done
+  # sizes and thread counts are positive, on both sides (torch.set_num_threads(0)
+  # and a zero-length sequence never reach a run)
+  for bad in "--seq 0" "--seq -8" "--threads 0"; do
+    # shellcheck disable=SC2086
+    expect_rc 2 /usr/bin/python3 "$S/$s" $bad --sprbench "$SPRBENCH"
+    expect_one_error_line "^$s: --.*(expected a positive whole number|at least 1)"
+  done
+  expect_rc 2 /usr/bin/python3 "$S/$s" --seq 0 --sprbench "$SPRBENCH"
+  expect_one_error_line "^$s: --seq 0: expected a positive whole number"
 done
+expect_rc 2 /usr/bin/python3 "$S/bench-vs-pytorch" --threads 0 --sprbench "$SPRBENCH"
+expect_one_error_line "^bench-vs-pytorch: --threads 0: expected a positive whole number"
 expect_rc 2 /usr/bin/python3 "$S/bench-infer-vs-pytorch" --ipex-int8 qat --sprbench "$SPRBENCH"
 expect_one_error_line "ipex-int8"
 expect_rc 2 /usr/bin/python3 "$S/bench-infer-vs-pytorch" --precisions f16 --sprbench "$SPRBENCH"
@@ -51,6 +62,16 @@ SB_TORCH_CACHE="$T/tcache" expect_rc 2 /usr/bin/python3 "$S/bench-vs-pytorch" "$
 expect_one_error_line "^bench-vs-pytorch: the latest stack in .* is not run: .*writable by others"
 [ ! -e "$T/ran" ] && ok || fail "the python of a world-writable venv ran"
 chmod 755 "$fake"
+# without its stamp (a venv left half-made) the same checks come first: pip
+# would run that python to finish it
+mv "$fake/sprbench-stack.json" "$T/stamp"
+chmod 777 "$fake/bin"
+SB_TORCH_CACHE="$T/tcache" expect_rc 2 /usr/bin/python3 "$S/bench-vs-pytorch" "${FAST[@]}" \
+  --sprbench /bin/false
+expect_one_error_line "^bench-vs-pytorch: the latest stack in .* is not run: .*bin is writable by others"
+[ ! -e "$T/ran" ] && ok || fail "the python of a world-writable venv without its stamp ran"
+chmod 755 "$fake/bin"
+mv "$T/stamp" "$fake/sprbench-stack.json"
 # --json is checked before the run, not after it
 SB_TORCH_CACHE="$T/tcache" expect_rc 2 /usr/bin/python3 "$S/bench-vs-pytorch" "${FAST[@]}" \
   --sprbench /bin/false --json "$T/nodir/rows.json"

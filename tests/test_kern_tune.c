@@ -61,8 +61,10 @@ static void test_text(void)
     CHECK(r.kc == 0 && r.order == 0 && r.split == 0);
     CHECK_EQ_INT(sb_blocking_parse("kc=64", &r, &e), SB_OK);
     CHECK(r.kc == 64 && r.mc == 0);
-    const char *bad[] = {"kc",      "kc=",   "kc=-1",       "kc=1x", "zz=1", "order=up",
-                         "split=x", "kc=1,", "kc=99999999", "=3",    NULL};
+    const char *bad[] = {"kc", "kc=", "kc=-1", "kc=1x", "zz=1", "order=up", "split=x", "kc=1,",
+                         "kc=99999999", "=3",
+                         /* empty, and a field twice (the last would silently win) */
+                         "", "kc=1,kc=2", "order=jr-ir,mc=8,order=ir-jr", "kc=1,,mc=2", NULL};
     for (int i = 0; bad[i]; i++) {
         sb_err be = {0};
         CHECKF(sb_blocking_parse(bad[i], &r, &be) == SB_EUSAGE && be.msg[0], "'%s' accepted",
@@ -241,6 +243,31 @@ static void test_table(void)
     }
     sb_blocking_clear();
     CHECK(sb_blocking_get("avx512-f32", cls) == NULL);
+    /* every registered kernel's every class fits (a tune file may hold that
+     * many: 1024 once filled the table, and the rest were refused) */
+    int n = 0;
+    for (int i = 0; i < sb_kernel_count(); i++)
+        for (int c = 0; c < SB_SHAPE_CLASSES; c++, n++) {
+            sb_blocking x = {.kc = 16 + (n % 1000)};
+            if (sb_blocking_set(sb_kernel_at(i)->name, c, &x, &e)) {
+                CHECKF(0, "entry %d (%s, class %d) refused: %s", n, sb_kernel_at(i)->name, c,
+                       e.msg);
+                i = sb_kernel_count();
+                break;
+            }
+        }
+    CHECKF(n > 1024, "only %d entries tried", n);
+    for (int i = 0, m = 0; i < sb_kernel_count(); i++)
+        for (int c = 0; c < SB_SHAPE_CLASSES; c++, m++) {
+            const sb_blocking *x = sb_blocking_get(sb_kernel_at(i)->name, c);
+            if (!x || x->kc != 16 + (m % 1000)) {
+                CHECKF(0, "entry %d (%s, class %d) lost", m, sb_kernel_at(i)->name, c);
+                i = sb_kernel_count();
+                break;
+            }
+        }
+    sb_blocking_clear();
+    CHECK(sb_blocking_get(sb_kernel_at(0)->name, 0) == NULL);
 }
 
 static void write_text(const char *path, const char *s)

@@ -30,6 +30,30 @@ static double max_error(const float *x, const float *g, const float *b, const fl
     return worst;
 }
 
+int sb_layernorm_check_size(long batch, long seq, long dim, const char *dash, sb_err *e)
+{
+    if (batch * seq > SB_LAYERNORM_MAX_ROWS)
+        return sb_errf(e, SB_EUSAGE, "%sbatch x %sseq: %ld rows, over 2^24", dash, dash,
+                       batch * seq);
+    if (batch * seq * dim > SB_LAYERNORM_MAX_FLOATS)
+        return sb_errf(e, SB_EUSAGE,
+                       "%sbatch x %sseq x %sdim: %ld floats, over 2^28 (1 GiB an array)", dash,
+                       dash, dash, batch * seq * dim);
+    return SB_OK;
+}
+
+int sb_layernorm_plan_check(const char *const *keys, const char *const *values, int n, sb_err *e)
+{
+    long batch = SB_LAYERNORM_DEFAULT_BATCH, seq = SB_LAYERNORM_DEFAULT_SEQ,
+         dim = SB_LAYERNORM_DEFAULT_DIM;
+    for (int i = 0; i < n; i++) { /* the values are in their ranges (sb_workload's) already */
+        if (!strcmp(keys[i], "batch")) batch = atol(values[i]);
+        if (!strcmp(keys[i], "seq")) seq = atol(values[i]);
+        if (!strcmp(keys[i], "dim")) dim = atol(values[i]);
+    }
+    return sb_layernorm_check_size(batch, seq, dim, "", e);
+}
+
 int sb_layernorm_bench_run(const sb_layernorm_config *c, sb_layernorm_result *r, sb_err *e)
 {
     memset(r, 0, sizeof *r);

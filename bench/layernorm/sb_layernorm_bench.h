@@ -15,6 +15,19 @@
 /* At most 2^24 rows and 2^28 floats an array (1 GiB; x and y are two). */
 #define SB_LAYERNORM_MAX_ROWS (1L << 24)
 #define SB_LAYERNORM_MAX_FLOATS (1L << 28)
+/* The worker's defaults (what a sweep's point leaves unsaid). */
+#define SB_LAYERNORM_DEFAULT_BATCH 8
+#define SB_LAYERNORM_DEFAULT_SEQ 384
+#define SB_LAYERNORM_DEFAULT_DIM 768
+
+/* batch x seq rows of dim floats within the limits above: SB_EUSAGE saying
+ * which is over, the options named with `dash` before them ("--" for the
+ * command's flags, "" for a plan's keys). */
+int sb_layernorm_check_size(long batch, long seq, long dim, const char *dash, sb_err *e);
+/* A sweep plan's options (sb_workload.check: keys[i] = values[i], batch the
+ * largest), the worker's defaults for those not given: its size limits,
+ * before any point runs. */
+int sb_layernorm_plan_check(const char *const *keys, const char *const *values, int n, sb_err *e);
 
 typedef struct sb_layernorm_config {
     int batch, seq, dim; /* batch x seq rows of dim floats */

@@ -386,6 +386,29 @@ int sb_plan_read_file(sb_plan *p, const char *path, sb_err *e)
     return rc;
 }
 
+/* The worker's own cross-checks (its row's), made here so no point fails on
+ * them: the plan's options, and its batches as the largest of them (the
+ * worker's default where none is given), the one a size limit meets. */
+static int row_check(const sb_plan *p, const sb_workload *w, sb_err *e)
+{
+    if (!w->check) return SB_OK;
+    const char *keys[SB_PLAN_MAX + 1], *values[SB_PLAN_MAX + 1];
+    int n = 0, maxb = w->default_batch;
+    for (; n < p->nopts; n++) {
+        keys[n] = p->opt_keys[n];
+        values[n] = p->opt_values[n];
+    }
+    for (int i = 0; i < p->nbatches; i++)
+        if (i == 0 || p->batches[i] > maxb) maxb = p->batches[i];
+    char batch[16];
+    if (maxb > 0) {
+        snprintf(batch, sizeof batch, "%d", maxb);
+        keys[n] = "batch";
+        values[n++] = batch;
+    }
+    return w->check(keys, values, n, e);
+}
+
 int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
 {
     if (!p->wl) p->wl = sb_workload_default();
@@ -447,10 +470,7 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
                                " trans)",
                                p->shapes[i].m, p->shapes[i].n, p->shapes[i].k, p->shapes[i].transa,
                                p->shapes[i].transb);
-    /* the worker's own cross-checks (its row's), made here so no point fails on them */
-    int rc = w->check ? w->check((const char *const *)p->opt_keys,
-                                 (const char *const *)p->opt_values, p->nopts, e)
-                      : SB_OK;
+    int rc = row_check(p, w, e);
     if (rc) return rc;
     for (int i = 0; i < p->nopts; i++) {
         if (!in_list(w->opts, p->opt_keys[i]))
@@ -493,6 +513,19 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
         return sb_errf(e, SB_EUSAGE,
                        "launcher slurm takes its nodes from the allocation: give no"
                        " hostfile");
+    /* mpirun's options, where no point runs under mpirun, would be dropped */
+    const char *launch_opt = p->bind ? "bind" : p->mpirun_args ? "mpirun-args" : NULL;
+    if (launch_opt && maxn <= 1 && maxp <= 1 && !p->hostfile && !slurm) {
+        if (w->flags & SB_WL_ONE_RANK)
+            return sb_errf(e, SB_EUSAGE,
+                           "%s does not apply to workload %s: it runs as one process, not under"
+                           " mpirun (unless a hostfile or launcher slurm is given)",
+                           launch_opt, w->name);
+        return sb_errf(e, SB_EUSAGE,
+                       "%s applies to points run under mpirun, and this plan has none (ppn and"
+                       " nodes 1, no hostfile, no launcher slurm)",
+                       launch_opt);
+    }
     for (int i = 0; i < p->nnodes; i++)
         if (p->nodes[i] > 1 && !p->hostfile && !slurm)
             return sb_errf(e, SB_EUSAGE,
