@@ -175,14 +175,71 @@ static void wilcoxon_interval(const double *x, int n, const double *sorted, doub
     }
 }
 
-/* The median seconds of one side's samples in one pair (0: none). */
-static double side_median(const double *sec, const int *side, const int *pair, int n, int want_side,
-                          int want_pair, double *buf)
+/* One sample's place: its pair, side and seconds, for the one sort that
+ * groups a point's samples by pair. */
+typedef struct tagged {
+    int pair, side;
+    double sec;
+} tagged;
+
+static int cmp_tagged(const void *a, const void *b)
 {
+    const tagged *x = a, *y = b;
+    if (x->pair != y->pair) return x->pair < y->pair ? -1 : 1;
+    if (x->side != y->side) return x->side < y->side ? -1 : 1;
+    return (x->sec > y->sec) - (x->sec < y->sec);
+}
+
+/* log(b / a) for two positive seconds: the quotient's log where it is a
+ * normal number (as always for seconds a sweep measures), else the
+ * difference of the logs, which no extreme pair overflows. */
+static double log_ratio(double b, double a)
+{
+    double q = b / a;
+    return isnormal(q) ? log(q) : log(b) - log(a);
+}
+
+/* The pairs of the n samples, grouped by one sort of (pair, side) rather
+ * than a scan of every sample per pair number: lr gets the log ratio of
+ * each pair with both sides (*npairs of them), amed/apair the baseline's
+ * median and pair number of each pair that has one (*na, ascending pair
+ * numbers). Nothing is sized by a pair number, only by n. Samples that are
+ * not positive finite seconds, of another side or a negative pair, are left
+ * out. -1 when memory runs out. */
+static int group_pairs(const double *seconds, const int *side, const int *pair, int n, double *lr,
+                       int *npairs, double *amed, int *apair, int *na)
+{
+    tagged *t = malloc(sizeof *t * (size_t)(n > 0 ? n : 1));
+    double *buf = malloc(sizeof *buf * (size_t)(n > 0 ? n : 1));
+    if (!t || !buf) {
+        free(t), free(buf);
+        return -1;
+    }
     int m = 0;
     for (int i = 0; i < n; i++)
-        if (side[i] == want_side && pair[i] == want_pair) buf[m++] = sec[i];
-    return m ? sb_median(buf, m) : 0;
+        if (pair[i] >= 0 && (side[i] == SB_SIDE_BASELINE || side[i] == SB_SIDE_CANDIDATE) &&
+            isfinite(seconds[i]) && seconds[i] > 0)
+            t[m++] = (tagged){pair[i], side[i], seconds[i]};
+    qsort(t, (size_t)m, sizeof *t, cmp_tagged);
+    *npairs = *na = 0;
+    for (int i = 0; i < m;) {
+        double med[2] = {0, 0};
+        int j = i;
+        for (int sd = SB_SIDE_BASELINE; sd <= SB_SIDE_CANDIDATE; sd++) {
+            int k = 0;
+            while (j < m && t[j].pair == t[i].pair && t[j].side == sd) buf[k++] = t[j++].sec;
+            if (k) med[sd] = sb_median(buf, k);
+        }
+        if (med[SB_SIDE_BASELINE] > 0) {
+            amed[*na] = med[SB_SIDE_BASELINE];
+            apair[(*na)++] = t[i].pair;
+        }
+        if (med[SB_SIDE_BASELINE] > 0 && med[SB_SIDE_CANDIDATE] > 0)
+            lr[(*npairs)++] = log_ratio(med[SB_SIDE_CANDIDATE], med[SB_SIDE_BASELINE]);
+        i = j;
+    }
+    free(t), free(buf);
+    return 0;
 }
 
 int sb_paired_judge(const double *seconds, const int *side, const int *pair, int n,
@@ -190,17 +247,15 @@ int sb_paired_judge(const double *seconds, const int *side, const int *pair, int
 {
     memset(st, 0, sizeof *st);
     st->p_slower = st->p_within = 1;
-    int maxpair = -1;
-    for (int i = 0; i < n; i++)
-        if (pair[i] > maxpair) maxpair = pair[i];
-    int np = maxpair + 1, cap = n > 0 ? n : 1;
-    double *buf = malloc(sizeof *buf * (size_t)cap);
-    double *b = malloc(sizeof *b * (size_t)cap), *c = malloc(sizeof *c * (size_t)cap);
-    double *lr = malloc(sizeof *lr * (size_t)(np > 0 ? np : 1));
-    double *amed = malloc(sizeof *amed * (size_t)(np > 0 ? np : 1));
-    double *aa = malloc(sizeof *aa * (size_t)(np > 0 ? np : 1));
-    if (!buf || !b || !c || !lr || !amed || !aa) {
-        free(buf), free(b), free(c), free(lr), free(amed), free(aa);
+    size_t cap = (size_t)(n > 0 ? n : 1);
+    double *buf = malloc(sizeof *buf * cap);
+    double *b = malloc(sizeof *b * cap), *c = malloc(sizeof *c * cap);
+    double *lr = malloc(sizeof *lr * cap), *amed = malloc(sizeof *amed * cap);
+    double *aa = malloc(sizeof *aa * cap);
+    int *apair = malloc(sizeof *apair * cap), na = 0;
+    if (!buf || !b || !c || !lr || !amed || !aa || !apair ||
+        group_pairs(seconds, side, pair, n, lr, &st->npairs, amed, apair, &na)) {
+        free(buf), free(b), free(c), free(lr), free(amed), free(aa), free(apair);
         return -1;
     }
     for (int i = 0; i < n; i++) {
@@ -209,15 +264,10 @@ int sb_paired_judge(const double *seconds, const int *side, const int *pair, int
     }
     st->base = st->nb ? sb_median(b, st->nb) : 0;
     st->cand = st->nc ? sb_median(c, st->nc) : 0;
-    for (int k = 0; k < np; k++) {
-        double a = side_median(seconds, side, pair, n, SB_SIDE_BASELINE, k, buf);
-        double bb = side_median(seconds, side, pair, n, SB_SIDE_CANDIDATE, k, buf);
-        amed[k] = a;
-        if (a > 0 && bb > 0) lr[st->npairs++] = log(bb / a);
-    }
-    for (int q = 0; 2 * q + 1 < np; q++)
-        if (amed[2 * q] > 0 && amed[2 * q + 1] > 0)
-            aa[st->nquads++] = fabs(amed[2 * q + 1] / amed[2 * q] - 1);
+    /* a quad's two A runs: pairs 2q and 2q+1, adjacent in pair order */
+    for (int k = 0; k + 1 < na; k++)
+        if (apair[k] % 2 == 0 && apair[k + 1] == apair[k] + 1)
+            aa[st->nquads++] = fabs(amed[k + 1] / amed[k] - 1);
     st->aa = st->nquads ? sb_median(aa, st->nquads) : 0;
     if (st->npairs > 0) {
         /* the estimate and interval of the test the verdict uses: the
@@ -253,6 +303,6 @@ int sb_paired_judge(const double *seconds, const int *side, const int *pair, int
         else
             st->outcome = SB_PAIRED_UNSURE;
     }
-    free(buf), free(b), free(c), free(lr), free(amed), free(aa);
+    free(buf), free(b), free(c), free(lr), free(amed), free(aa), free(apair);
     return 0;
 }

@@ -64,8 +64,11 @@ typedef struct sb_paired_stats {
 
 /* Judges n tagged samples: seconds[i] of side[i] (SB_SIDE_*) in pair[i]
  * (>= 0; pairs 2q and 2q+1 are quad q). Lower seconds are better. Fewer
- * than min_pairs pairs is UNSURE whatever they say. -1 when memory runs
- * out, else 0. */
+ * than min_pairs pairs is UNSURE whatever they say. The samples are grouped
+ * by one sort of (pair, side): time and memory follow n, never the pair
+ * numbers (any int, in any order); a sample that is not positive finite
+ * seconds, or of another side or a negative pair, is in no pair. -1 when
+ * memory runs out, else 0. */
 int sb_paired_judge(const double *seconds, const int *side, const int *pair, int n,
                     double tolerance, double alpha, int min_pairs, sb_paired_stats *st);
 

@@ -28,6 +28,11 @@ double sb_quantile(const double *x, int n, double q)
 
 double sb_median(const double *x, int n) { return sb_quantile(x, n, 0.5); }
 
+int sb_sample_seconds_ok(double x)
+{
+    return isfinite(x) && x >= SB_SAMPLE_MIN_S && x <= SB_SAMPLE_MAX_S;
+}
+
 int sb_bimodal(const double *x, int n, double *low, double *high)
 {
     if (n < 6) return 0;

@@ -13,4 +13,13 @@ double sb_median(const double *x, int n);
  * *high (may be NULL) get each group's middle value. */
 int sb_bimodal(const double *x, int n, double *low, double *high);
 
+/* What a sample can be: seconds of a repetition, finite, from a nanosecond
+ * (below it no clock measured anything: 0, a denormal, a negative number)
+ * to about 30 years. The store refuses any other at ingest, import and
+ * merge, and the gate on read, so that no ratio of two samples is 0, nan
+ * or inf (two samples' ratio stays within 1e18). */
+#define SB_SAMPLE_MIN_S 1e-9
+#define SB_SAMPLE_MAX_S 1e9
+int sb_sample_seconds_ok(double x);
+
 #endif

@@ -130,7 +130,7 @@ static const sb_metric_info g_layernorm_metrics[] = {
 #define DAY (24 * 3600.0)
 static const sb_workload g_workloads[] = {
     {"gemm", "GEMM", SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_SHAPES | SB_WL_THREADS |
-         SB_WL_PEAK,
+         SB_WL_PEAK | SB_WL_PAIRED,
      g_gemm_opts, g_gemm_opts, 0, 1800.0, "gflops", "GFLOP/s", "GFLOP/s (GOP/s for int8)", NULL,
      NULL, describe_gemm, NULL, NULL, .axis = "shape", .axis_argv = shape_argv},
     {"train", "DistilBERT SQuAD training",

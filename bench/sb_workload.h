@@ -29,6 +29,9 @@ enum {
     SB_WL_ONE_RANK = 1 << 9, /* one process measures it: ppn and nodes stay 1 */
     SB_WL_PROBE = 1 << 10,   /* probes the machine (peak): a point the sweep adds, no plan
                               * of its own, rates without samples, never paired */
+    SB_WL_PAIRED = 1 << 11,  /* a sweep may measure it in pairs of two binaries
+                              * (--pair-baseline/--pair-candidate): only such a
+                              * point stores, imports or merges a pairing */
 };
 
 /* Appends one word to a worker's argv (the sweep's, run/sb_sweep). */

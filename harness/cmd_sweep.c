@@ -405,7 +405,7 @@ static int sweep_plan(const sweep_args *a, sb_plan *plan, int *user_launcher, sb
     if (!a->resume && (rc = sb_plan_finish(plan, si ? si->cores : 1, e))) return rc;
     if (!a->resume && !a->dry && (rc = sb_plan_check_inputs(plan, e))) return rc;
     /* the paired runs' worker is the row's with a shape axis (GEMM's) */
-    if (a->pair.baseline && !sb_wl_is(plan->wl, SB_WL_SHAPES))
+    if (a->pair.baseline && !sb_wl_is(plan->wl, SB_WL_PAIRED))
         return sb_errf(e, SB_EUSAGE, "--pair-baseline: paired runs are for GEMM sweeps, not %s",
                        plan->wl ? plan->wl->name : "");
     if (!a->resume && !plan->label[0]) default_label(plan, !a->plan_file && a->nkv == 0);

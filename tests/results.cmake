@@ -89,6 +89,12 @@ sb_add_script(results_gate_paired results_gate_paired.sh)
 # interval behind its verdict, pooled columns that give the ratio, the
 # one-round sub-millisecond warning; on crafted imports, no timing.
 sb_add_script(results_gate_judged results_gate_judged.sh)
+# What gate, import and merge take as numbers (#44): pair numbers checked on
+# read, 60,000 pairs judged, samples of 0/-1/inf/5e-324 refused, a metric
+# with no ratio, pairing on a workload that never pairs, an exact references
+# line over a wildcard one; on crafted databases, no timing.
+sb_add_script(results_gate_numerics results_gate_numerics.sh)
+set_tests_properties(results_gate_numerics PROPERTIES TIMEOUT 900)
 set_tests_properties(results_gate_paired PROPERTIES TIMEOUT 180)
 sb_add_script(results_inert results_inert.sh)
 set_tests_properties(results_inert PROPERTIES TIMEOUT 180)

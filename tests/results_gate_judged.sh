@@ -15,45 +15,8 @@ cd "$T" || exit 1
 expect_rc 0 "$SPRBENCH" sweep --db t.db --kernels scalar-f32 --threads 1 --shapes 16x16x16 \
   --reps 6 --no-peak
 expect_rc 0 "$SPRBENCH" db export --db t.db --out tpl.json
-# mk OUT SPEC: an export of one sweep per SPEC entry, from tpl.json's
-cat >mk.py <<'PY'
-import json, sys, uuid, copy
-tpl = json.load(open('tpl.json'))
-spec = json.loads(sys.argv[2])
-d = copy.deepcopy(tpl)
-d['sweeps'], d['points'] = [], []
-mt = tpl['machines'][0]
-for si, sw in enumerate(spec):
-    fp = sw.get('machine', mt['fingerprint'])
-    if fp not in [m['fingerprint'] for m in d['machines']]:
-        m = copy.deepcopy(mt); m['fingerprint'] = fp; m['hostname'] = 'other'; d['machines'].append(m)
-    s = copy.deepcopy(tpl['sweeps'][0])
-    s.update(uuid=uuid.uuid4().hex, label=sw.get('label', 's%d' % si), machine=fp,
-             started='2026-12-04T10:%02d:00Z' % si, finished='2026-12-04T10:%02d:30Z' % si)
-    d['sweeps'].append(s)
-    for pi, pt in enumerate(sw['points']):
-        p = copy.deepcopy(tpl['points'][0])
-        p.pop('log', None)
-        p.update(uuid=uuid.uuid4().hex, sweep=s['uuid'], machine=fp, seq=pi,
-                 kernel=pt.get('kernel', 'scalar-f32'), shape=pt.get('shape', '16x16x16:NN'))
-        if 'ratios' in pt:  # one A and one B sample per pair, B = A x ratio
-            smp, side, pair = [], [], []
-            for k, r in enumerate(pt['ratios']):
-                smp += [1e-3, 1e-3 * r]; side += [0, 1]; pair += [k, k]
-            p['pairing'] = {'mode': 'abba', 'baseline': './a', 'candidate': './b',
-                            'samples': smp, 'side': side, 'pair': pair}
-            p['samples'] = [x for x, sd in zip(smp, side) if sd == 1]
-        else:
-            p['samples'] = pt['samples']
-        med = sorted(p['samples'])[len(p['samples']) // 2]
-        for m in p['metrics']:  # the rate of these samples (2 x 16^3 flops)
-            if m['name'] == 'gflops': m['value'] = 8192e-9 / med
-        p['result_json'] = dict(p['result_json'], samples=p['samples'], kernel=p['kernel'],
-                                machine_fingerprint=fp)
-        d['points'].append(p)
-json.dump(d, open(sys.argv[1], 'w'))
-PY
-mk() { python3 mk.py "$@" || fail "mk $1"; }
+# mk OUT SPEC: an export of one sweep per SPEC entry, from tpl.json's (tests/mk_export.py)
+mk() { python3 "$SB_SOURCE_DIR/tests/mk_export.py" tpl.json "$@" || fail "mk $1"; }
 db() { rm -f "$1"; shift; local d=$1; shift; "$SPRBENCH" db import --db "$d" "$@" >/dev/null || fail "import $*"; }
 S8='[1e-3,1.001e-3,1.002e-3,1.003e-3,1.004e-3,1.005e-3,1.006e-3,1.007e-3]'
 S3='[1e-3,1.001e-3,1.002e-3]'

@@ -369,6 +369,40 @@ static void test_store_rules(void)
                                 "a b", 1.0);
     CHECK_EQ_INT(sb_db_point_ingest(db, pid, badname, &e), SB_EUSAGE);
     json_decref(badname);
+    /* a sample is seconds in [1e-9, 1e9] (#44): what a sweep stores, an
+     * import takes; the bounds themselves are samples */
+    const double not_seconds[] = {0, -1, 5e-324, 0.9e-9, 1.1e9};
+    for (size_t i = 0; i < sizeof not_seconds / sizeof not_seconds[0]; i++) {
+        json_t *bad = json_pack("{s:s, s:[f,f], s:{s:f}}", "status", "ok", "samples", 1e-3,
+                                not_seconds[i], "metrics", "gflops", 1.0);
+        CHECKF(sb_db_point_ingest(db, pid, bad, &e) == SB_EUSAGE, "sample %g", not_seconds[i]);
+        CHECK(strstr(e.msg, "samples[1] is not a number of seconds in [1e-09, 1e+09]") != NULL);
+        json_decref(bad);
+    }
+    json_t *edge = json_pack("{s:s, s:[f,f], s:{s:f}}", "status", "ok", "samples", 1e-9, 1e9,
+                             "metrics", "gflops", 1.0);
+    CHECK_EQ_INT(sb_db_point_ingest(db, pid, edge, &e), SB_OK);
+    json_decref(edge);
+    /* a pairing only on a workload the sweep pairs (GEMM), its pair numbers
+     * below its number of samples */
+    json_t *paired = json_pack("{s:s, s:[f], s:{s:s, s:s, s:s, s:[f,f], s:[i,i], s:[i,i]}}",
+                               "status", "ok", "samples", 1e-3, "pairing", "mode", "abba",
+                               "baseline", "./a", "candidate", "./b", "samples", 1e-3, 1e-3, "side",
+                               0, 1, "pair", 0, 1);
+    CHECK_EQ_INT(sb_db_point_ingest(db, pid, paired, &e), SB_OK);
+    json_array_set_new(json_object_get(json_object_get(paired, "pairing"), "pair"), 1,
+                       json_integer(2));
+    CHECK_EQ_INT(sb_db_point_ingest(db, pid, paired, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "pair[1]: an integer in [0, 1]") != NULL);
+    d.workload = "stream";
+    d.shape = "";
+    int64_t stream = 0;
+    CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &stream, &e), SB_OK);
+    json_array_set_new(json_object_get(json_object_get(paired, "pairing"), "pair"), 1,
+                       json_integer(0));
+    CHECK_EQ_INT(sb_db_point_ingest(db, stream, paired, &e), SB_EUSAGE);
+    CHECK(strstr(e.msg, "stream points are never measured in pairs") != NULL);
+    json_decref(paired);
     /* invalid UTF-8 written behind the store's back (an older sprbench):
      * the export repairs it visibly instead of leaving the field out */
     CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET label = CAST(X'6361666599' AS TEXT)",

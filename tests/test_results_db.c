@@ -402,6 +402,12 @@ static void test_hostile(sb_db *src)
     MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(-1)),
         "sample negative");
     MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(1e300)), "sample huge");
+    /* seconds no clock measured (#44): their ratios would be 0, inf or nan */
+    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(0)), "sample 0");
+    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(5e-324)),
+        "sample denormal");
+    MUT(json_array_append_new(json_object_get(pt0(d), "samples"), json_real(1e-10)),
+        "sample below a nanosecond");
     MUT(json_object_set_new(pt0(d), "samples", json_string("x")), "samples not array");
     MUT(json_object_set_new(pt0(d), "evil", json_true()), "unknown field");
     MUT(json_object_set_new(pt0(d), "status", json_string("ok'; DROP TABLE point; --")), "status");

@@ -212,11 +212,76 @@ static void test_interval_agrees(void)
     CHECK(st.lo == 0 && isinf(st.hi));
 }
 
+/* Pair numbers are grouped by one sort, never used as a size (#44): the
+ * numbers a database may hold (10^8, 2^31 - 1) judge as 0, 1, 2, 3 would,
+ * quads found by adjacent numbers; 60,000 pairs complete (no timing: the
+ * test's timeout is the hang guard) with their verdict; samples in any
+ * order; extreme but valid seconds (1e-9 against 1e9) give finite ratios. */
+static void test_pair_numbers(void)
+{
+    double sec[400], r[40];
+    int side[400], pair[400];
+    sb_paired_stats ref, st;
+    for (int k = 0; k < 40; k++) r[k] = 1.2 + 0.004 * ((k * 5) % 7 - 3);
+    int n = build(10, 3, r, 0.03, 1.04, sec, side, pair);
+    CHECK(sb_paired_judge(sec, side, pair, n, 0.05, 0.01, 8, &ref) == 0);
+    CHECK_EQ_INT(ref.outcome, SB_PAIRED_FAIL);
+    CHECK_EQ_INT(ref.nquads, 5);
+    /* the last quad renumbered to the top of an int, one to 10^8, 10^8 + 1 */
+    for (int i = 0; i < n; i++) {
+        if (pair[i] == 8 || pair[i] == 9) pair[i] += INT32_MAX - 9;
+        if (pair[i] == 6 || pair[i] == 7) pair[i] += 100000000 - 6;
+    }
+    /* and the samples reversed: grouping does not depend on their order */
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+        double ts = sec[i];
+        int td = side[i], tp = pair[i];
+        sec[i] = sec[j], side[i] = side[j], pair[i] = pair[j];
+        sec[j] = ts, side[j] = td, pair[j] = tp;
+    }
+    CHECK(sb_paired_judge(sec, side, pair, n, 0.05, 0.01, 8, &st) == 0);
+    CHECK_EQ_INT(st.npairs, 10);
+    CHECK_EQ_INT(st.nquads, 5);
+    CHECK_EQ_INT(st.outcome, SB_PAIRED_FAIL);
+    CHECK(NEAR(st.ratio, ref.ratio, 1e-12) && NEAR(st.aa, ref.aa, 1e-12));
+    CHECK(NEAR(st.p_slower, ref.p_slower, 1e-12));
+    /* a pair number odd at the start of a "quad" is no quad: 1 and 2 */
+    double s4[] = {1e-3, 1.2e-3, 1.1e-3, 1.3e-3};
+    int d4[] = {0, 1, 0, 1}, p4[] = {1, 1, 2, 2};
+    CHECK(sb_paired_judge(s4, d4, p4, 4, 0.05, 0.01, 1, &st) == 0);
+    CHECK_EQ_INT(st.npairs, 2);
+    CHECK_EQ_INT(st.nquads, 0);
+    /* extremes within the bounds: 1e-9 s against 1e9 s, both ways */
+    double sx[] = {1e-9, 1e9, 1e9, 1e-9};
+    int dx[] = {0, 1, 0, 1}, px[] = {0, 0, 1, 1};
+    CHECK(sb_paired_judge(sx, dx, px, 4, 0.05, 0.01, 1, &st) == 0);
+    CHECK(isfinite(st.ratio) && st.ratio > 0 && !isnan(st.p_slower) && !isnan(st.p_within));
+    /* 60,000 pairs, one sample a side, 10 % slower: decided, FAIL */
+    enum { NP = 60000 };
+    double *big = malloc(sizeof *big * 2 * NP);
+    int *bside = malloc(sizeof *bside * 2 * NP), *bpair = malloc(sizeof *bpair * 2 * NP);
+    CHECK(big && bside && bpair);
+    if (!big || !bside || !bpair) return;
+    for (int k = 0; k < NP; k++) {
+        double a = 1e-3 * (1 + 1e-3 * (k % 17));
+        big[2 * k] = a, bside[2 * k] = SB_SIDE_BASELINE, bpair[2 * k] = k;
+        big[2 * k + 1] = a * (1.1 + 1e-3 * (k % 13)), bside[2 * k + 1] = SB_SIDE_CANDIDATE;
+        bpair[2 * k + 1] = k;
+    }
+    CHECK(sb_paired_judge(big, bside, bpair, 2 * NP, 0.05, 0.01, 8, &st) == 0);
+    CHECK_EQ_INT(st.npairs, NP);
+    CHECK_EQ_INT(st.nquads, NP / 2);
+    CHECK_EQ_INT(st.outcome, SB_PAIRED_FAIL);
+    CHECK(NEAR(st.ratio, 1.106, 0.003));
+    free(big), free(bside), free(bpair);
+}
+
 int main(void)
 {
     test_wilcoxon();
     test_sign_interval();
     test_judge();
     test_interval_agrees();
+    test_pair_numbers();
     return test_report("test_results_paired");
 }

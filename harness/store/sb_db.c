@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sb_peak.h"
+#include "sb_stats.h"
 #include "sb_text.h"
 #include "sb_workload.h"
 
@@ -1201,7 +1202,6 @@ static int exec_bound(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what)
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, what);
 }
 
-#define MAX_SAMPLE_SECONDS 1e9
 #define MAX_METRIC_ABS 1e300
 
 /* What a worker's result must hold before anything of it is stored (the
@@ -1222,11 +1222,10 @@ static int check_result(json_t *result, const char *workload, sb_err *e)
     json_t *v;
     json_array_foreach(samples, i, v)
     {
-        double x = json_number_value(v);
-        if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS)
+        if (!json_is_number(v) || !sb_sample_seconds_ok(json_number_value(v)))
             return sb_errf(e, SB_EUSAGE,
-                           "result samples[%zu] is not a number of seconds in [0, %g]", i,
-                           MAX_SAMPLE_SECONDS);
+                           "result samples[%zu] is not a number of seconds in [%g, %g]", i,
+                           SB_SAMPLE_MIN_S, SB_SAMPLE_MAX_S);
     }
     /* a measured point is its raw samples: "ok" without them would be a
      * figure nothing backs (a probe, the peak, reports rates only) */
@@ -1244,7 +1243,11 @@ static int check_result(json_t *result, const char *workload, sb_err *e)
             (!isfinite(json_number_value(v)) || fabs(json_number_value(v)) > MAX_METRIC_ABS))
             return sb_errf(e, SB_EUSAGE, "result metric %s is not a finite number", name);
     }
-    int rc = sb_db_check_pairing(json_object_get(result, "pairing"), "result pairing", e);
+    json_t *pairing = json_object_get(result, "pairing");
+    if (pairing && !sb_wl_is(sb_workload_find(workload), SB_WL_PAIRED))
+        return sb_errf(e, SB_EUSAGE, "result pairing: %s points are never measured in pairs",
+                       workload ? workload : "these");
+    int rc = sb_db_check_pairing(pairing, "result pairing", e);
     if (rc) return rc;
     const char *dtype = jstr(result, "dtype", NULL);
     char q[160];
@@ -1302,17 +1305,23 @@ int sb_db_check_pairing(json_t *pairing, const char *where, sb_err *e)
                        where);
     size_t i;
     json_t *v;
+    /* a pair holds a sample of each side: its number is below the number
+     * of samples as well as SB_DB_MAX_PAIR, so that no reader sizes
+     * anything by a number the file chose */
+    long long max_pair = (long long)json_array_size(sec) - 1;
+    if (max_pair > SB_DB_MAX_PAIR) max_pair = SB_DB_MAX_PAIR;
     json_array_foreach(sec, i, v)
     {
-        double x = json_number_value(v);
         json_t *sd = json_array_get(side, i), *pr = json_array_get(pair, i);
-        if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS)
-            return sb_errf(e, SB_EUSAGE, "%s.samples[%zu]: not a number of seconds in [0, %g]",
-                           where, i, MAX_SAMPLE_SECONDS);
+        if (!json_is_number(v) || !sb_sample_seconds_ok(json_number_value(v)))
+            return sb_errf(e, SB_EUSAGE, "%s.samples[%zu]: not a number of seconds in [%g, %g]",
+                           where, i, SB_SAMPLE_MIN_S, SB_SAMPLE_MAX_S);
         if (!json_is_integer(sd) || (json_integer_value(sd) != 0 && json_integer_value(sd) != 1))
             return sb_errf(e, SB_EUSAGE, "%s.side[%zu]: 0 (baseline) or 1 (candidate)", where, i);
-        if (!json_is_integer(pr) || json_integer_value(pr) < 0 || json_integer_value(pr) > 1000000)
-            return sb_errf(e, SB_EUSAGE, "%s.pair[%zu]: an integer in [0, 1000000]", where, i);
+        if (!json_is_integer(pr) || json_integer_value(pr) < 0 || json_integer_value(pr) > max_pair)
+            return sb_errf(e, SB_EUSAGE,
+                           "%s.pair[%zu]: an integer in [0, %lld], below the number of samples",
+                           where, i, max_pair);
     }
     return SB_OK;
 }

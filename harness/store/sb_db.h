@@ -86,6 +86,10 @@ void sb_db_workload_names(char *buf, size_t cap);
 /* The most ranks (ppn x nodes) a point may have: each reader multiplies the
  * two in an int. */
 #define SB_DB_MAX_RANKS (1 << 20)
+/* The highest pair number of a paired point's samples (and it is below
+ * the point's number of paired samples): checked at ingest, import and on
+ * read, since a pair number from a file is never a size. */
+#define SB_DB_MAX_PAIR 1000000
 /* The shapes sprbench writes: "" (peak), a GEMM "MxNxK" with an optional
  * ":NN|:NT|:TN|:TT" and "+prepack", or a training/allreduce series key of
  * "key=value" pairs separated by single spaces (key [a-z][a-z0-9_-]*, value

@@ -92,7 +92,6 @@ static const column g_point_cols[] = {
 };
 #define NCOLS(a) ((int)(sizeof a / sizeof a[0]))
 
-#define MAX_SAMPLE_SECONDS 1e9
 #define MAX_METRIC_ABS 1e300
 
 /* ---- export ---- */
@@ -267,12 +266,16 @@ static int export_samples(sb_db *db, sqlite3_stmt *ss, int64_t pid, json_t *samp
     int rc = SB_OK, step;
     sqlite3_bind_int64(ss, 1, pid);
     while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
-        json_t *x = json_real(sqlite3_column_double(ss, 0));
+        double v = sqlite3_column_double(ss, 0);
+        json_t *x = isfinite(v) ? json_real(v) : NULL;
         if (!x || json_array_append_new(samples, x)) {
-            rc = sb_errf(e, SB_EFAIL,
-                         "point %lld: a sample is not a finite number: it cannot"
-                         " be exported",
-                         (long long)pid);
+            /* a database another program wrote: bad input, as an import of
+             * it would be */
+            rc = isfinite(v) ? sb_errf(e, SB_EFAIL, "out of memory")
+                             : sb_errf(e, SB_EUSAGE,
+                                       "point %lld: a sample of %g s is not a finite number of"
+                                       " seconds: it cannot be exported",
+                                       (long long)pid, v);
             break;
         }
     }
@@ -338,12 +341,17 @@ static int export_pairing(sb_db *db, const point_reads *r, int64_t pid, json_t *
             return rc;
         sqlite3_bind_int64(spp, 1, pid);
         while ((step = sqlite3_step(spp)) == SQLITE_ROW) {
-            json_t *x = json_real(sqlite3_column_double(spp, 0));
+            double v = sqlite3_column_double(spp, 0);
+            json_t *x = isfinite(v) ? json_real(v) : NULL;
+            /* side and pair as stored, all 64 bits: an import checks them */
             if (!x || json_array_append_new(all, x) ||
-                json_array_append_new(side, json_integer(sqlite3_column_int(spp, 1))) ||
-                json_array_append_new(pair, json_integer(sqlite3_column_int(spp, 2)))) {
-                rc = sb_errf(e, SB_EFAIL, "point %lld: a paired sample cannot be exported",
-                             (long long)pid);
+                json_array_append_new(side, json_integer(sqlite3_column_int64(spp, 1))) ||
+                json_array_append_new(pair, json_integer(sqlite3_column_int64(spp, 2)))) {
+                rc = isfinite(v) ? sb_errf(e, SB_EFAIL, "out of memory")
+                                 : sb_errf(e, SB_EUSAGE,
+                                           "point %lld: a paired sample of %g s is not a finite"
+                                           " number of seconds: it cannot be exported",
+                                           (long long)pid, v);
                 break;
             }
         }
@@ -735,8 +743,13 @@ static int check_point_words(json_t *o, const char *name, const char *where, sb_
     return SB_OK;
 }
 
-/* A point's raw samples: seconds in range; a measured point has some. */
-static int check_point_samples(json_t *o, const char *name, const char *where, sb_err *e)
+/* A point's raw samples: seconds in range (sb_sample_seconds_ok: 0, a
+ * negative, a denormal or an infinite sample would make every ratio of it
+ * 0 or inf); a measured point has some. who names the point and its sweep
+ * by uuid, as a merge's reader knows them (points[i] of a database is no
+ * place they can look). */
+static int check_point_samples(json_t *o, const char *name, const char *where, const char *who,
+                               sb_err *e)
 {
     size_t j;
     json_t *v;
@@ -745,10 +758,10 @@ static int check_point_samples(json_t *o, const char *name, const char *where, s
         return sb_errf(e, SB_EUSAGE, "%s: %s.samples: must be an array", name, where);
     json_array_foreach(samples, j, v)
     {
-        double x = json_number_value(v);
-        if (!json_is_number(v) || !isfinite(x) || x < 0 || x > MAX_SAMPLE_SECONDS)
-            return sb_errf(e, SB_EUSAGE, "%s: %s.samples[%zu]: not a number of seconds in [0, %g]",
-                           name, where, j, MAX_SAMPLE_SECONDS);
+        if (!json_is_number(v) || !sb_sample_seconds_ok(json_number_value(v)))
+            return sb_errf(e, SB_EUSAGE,
+                           "%s: %s.samples[%zu]: not a number of seconds in [%g, %g]%s", name,
+                           where, j, SB_SAMPLE_MIN_S, SB_SAMPLE_MAX_S, who);
     }
     /* a measured point is its raw samples (the peak probe reports rates
      * only; projected points were never run) */
@@ -818,13 +831,26 @@ static int validate_point(json_t *o, const char *where, json_t *sweeps, json_t *
     if (!sw || !listed(sweeps, "uuid", sw))
         return sb_errf(e, SB_EUSAGE, "%s: %s.sweep: not a sweep uuid listed in sweeps", name,
                        where);
+    char who[80];
+    snprintf(who, sizeof who, " (point %.8s of sweep %.8s)", uuid, sw);
     if ((rc = check_machine_ref(o, machines, name, where, e)) ||
-        (rc = check_point_samples(o, name, where, e)) ||
+        (rc = check_point_samples(o, name, where, who, e)) ||
         (rc = check_log(json_object_get(o, "log"), name, where, e)))
         return rc;
+    json_t *pairing = json_object_get(o, "pairing");
+    const char *wl = str_or_null(o, "workload");
+    if (pairing && !sb_wl_is(sb_workload_find(wl), SB_WL_PAIRED))
+        return sb_errf(e, SB_EUSAGE,
+                       "%s: %s.pairing: %s points are never measured in pairs (a sweep pairs"
+                       " GEMM points only)%s",
+                       name, where, wl, who);
     char pwhere[300];
     snprintf(pwhere, sizeof pwhere, "%s: %s.pairing", name, where);
-    if ((rc = sb_db_check_pairing(json_object_get(o, "pairing"), pwhere, e))) return rc;
+    if ((rc = sb_db_check_pairing(pairing, pwhere, e))) {
+        size_t len = e ? strlen(e->msg) : 0;
+        if (e) snprintf(e->msg + len, sizeof e->msg - len, "%s", who);
+        return rc;
+    }
     json_t *metrics = json_object_get(o, "metrics");
     if (metrics && !json_is_array(metrics))
         return sb_errf(e, SB_EUSAGE, "%s: %s.metrics: must be an array", name, where);
@@ -1390,6 +1416,11 @@ int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e)
     json_t *doc;
     rc = sb_export_doc(src, 0, &doc, NULL, e);
     sb_db_close(src);
+    if (rc == SB_EUSAGE && e) { /* what the source holds: named by its file */
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        sb_errf(e, SB_EUSAGE, "%s: %s", src_path, msg);
+    }
     if (rc) return rc;
     rc = sb_import_doc(db, doc, src_path, st, e);
     json_decref(doc);

@@ -55,10 +55,23 @@ static int load_samples(sb_db *db, sqlite3_stmt *ss, sb_pt *p, sb_err *e)
 {
     sqlite3_bind_int64(ss, 1, p->id);
     int cap = 0, pcap = 0, step, rc = SB_OK;
+    sqlite3_int64 max_pair = -1;
     while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
         double x = sqlite3_column_double(ss, 0);
         int paired = sqlite3_column_type(ss, 1) != SQLITE_NULL;
-        int side = sqlite3_column_int(ss, 1);
+        /* read as 64 bits and bounded, as an import bounds them: a database
+         * written by another program may hold any number, and a pair
+         * number is never a size */
+        sqlite3_int64 side = sqlite3_column_int64(ss, 1), pair = sqlite3_column_int64(ss, 2);
+        if (paired && (side < 0 || side > 1 || pair < 0 || pair > SB_DB_MAX_PAIR)) {
+            rc = sb_errf(e, SB_EUSAGE,
+                         "point %lld (%.8s of sweep %.8s): a sample of side %lld in pair %lld:"
+                         " a side is 0 or 1 and a pair number 0 to %d",
+                         (long long)p->id, p->uuid, p->sweep_uuid, (long long)side, (long long)pair,
+                         SB_DB_MAX_PAIR);
+            break;
+        }
+        if (paired && pair > max_pair) max_pair = pair;
         if (paired) {
             if (p->npaired == pcap) {
                 pcap = pcap ? 2 * pcap : 16;
@@ -74,8 +87,8 @@ static int load_samples(sb_db *db, sqlite3_stmt *ss, sb_pt *p, sb_err *e)
                 p->pair = np;
             }
             p->paired[p->npaired] = x;
-            p->side[p->npaired] = side;
-            p->pair[p->npaired++] = sqlite3_column_int(ss, 2);
+            p->side[p->npaired] = (int)side;
+            p->pair[p->npaired++] = (int)pair;
         }
         if (paired && side != 1) continue;
         if (p->nsamples == cap) {
@@ -90,6 +103,11 @@ static int load_samples(sb_db *db, sqlite3_stmt *ss, sb_pt *p, sb_err *e)
         p->samples[p->nsamples++] = x;
     }
     if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
+    if (!rc && p->npaired && max_pair >= p->npaired)
+        rc = sb_errf(e, SB_EUSAGE,
+                     "point %lld (%.8s of sweep %.8s): pair %lld among %d paired samples: a pair"
+                     " holds a sample of each side, so its number is below their count",
+                     (long long)p->id, p->uuid, p->sweep_uuid, (long long)max_pair, p->npaired);
     sqlite3_reset(ss);
     return rc;
 }

@@ -188,25 +188,95 @@ static int ref_matches_config(const sb_reference *rf, const sb_pt *p)
         (rf->threads < 0 || (rf->threads == p->threads && rf->ranks == p->ppn * p->nodes));
 }
 
+/* How exactly a line names its configuration, compared field by field:
+ * how many of MACHINE, SHAPE and THREADS it gives (not '*'), then the
+ * machine (a full fingerprint over a longer prefix over a shorter one),
+ * then the shape, then the threads. Two lines that match one point and
+ * rank equal are the same configuration, which refs_unique refuses. */
+static int ref_more_exact(const sb_reference *a, const sb_reference *b)
+{
+    int ea[4] = {!!strcmp(a->machine, "*") + !!strcmp(a->shape, "*") + (a->threads >= 0),
+                 strcmp(a->machine, "*") ? (int)strlen(a->machine) : 0, !!strcmp(a->shape, "*"),
+                 a->threads >= 0};
+    int eb[4] = {!!strcmp(b->machine, "*") + !!strcmp(b->shape, "*") + (b->threads >= 0),
+                 strcmp(b->machine, "*") ? (int)strlen(b->machine) : 0, !!strcmp(b->shape, "*"),
+                 b->threads >= 0};
+    for (int i = 0; i < 4; i++)
+        if (ea[i] != eb[i]) return ea[i] > eb[i];
+    return 0;
+}
+
+static int cmp_ref_metric(const void *a, const void *b)
+{
+    const sb_reference *x = *(const sb_reference *const *)a, *y = *(const sb_reference *const *)b;
+    int c;
+    if ((c = strcmp(x->workload, y->workload)) || (c = strcmp(x->kernel, y->kernel)) ||
+        (c = strcmp(x->metric, y->metric)))
+        return c;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The lines that may gate the same points and metric as each other: refs
+ * sorted by workload, kernel and metric into by (caller frees), and for
+ * line k its run [from[k], to[k]) there. NULL when out of memory. */
+static const sb_reference **ref_rivals(const sb_reference *refs, int n, int **from, int **to)
+{
+    const sb_reference **by = malloc(sizeof *by * (size_t)(n ? n : 1));
+    *from = malloc(sizeof **from * (size_t)(n ? n : 1));
+    *to = malloc(sizeof **to * (size_t)(n ? n : 1));
+    if (!by || !*from || !*to) {
+        free(by), free(*from), free(*to);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) by[i] = &refs[i];
+    qsort(by, (size_t)n, sizeof *by, cmp_ref_metric);
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && !strcmp(by[j]->workload, by[i]->workload) &&
+               !strcmp(by[j]->kernel, by[i]->kernel) && !strcmp(by[j]->metric, by[i]->metric))
+            j++;
+        for (int k = i; k < j; k++) (*from)[by[k] - refs] = i, (*to)[by[k] - refs] = j;
+        i = j;
+    }
+    return by;
+}
+
+/* 1 when a line more exact than refs[k] (ref_more_exact) also matches p:
+ * that line gates p's metric, so that an exact line and a wildcard line
+ * never gate one point twice. */
+static int outranked(const sb_reference *refs, int k, const sb_reference *const *by, int from,
+                     int to, const sb_pt *p)
+{
+    for (int j = from; j < to; j++)
+        if (by[j] != &refs[k] && machine_matches(by[j]->machine, p->fingerprint) &&
+            ref_matches_config(by[j], p) && ref_more_exact(by[j], &refs[k]))
+            return 1;
+    return 0;
+}
+
 static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
-                           const sb_gate_opts *o, sb_gate_result *r, sb_err *e);
+                           const sb_reference *const *by, const int *from, const int *to,
+                           sb_gate_result *r, sb_err *e);
 
 int sb_gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
                        const sb_gate_opts *o, sb_gate_result *r, sb_err *e)
 {
+    (void)o;
     sb_ptset cv = {0};
     memset(r, 0, sizeof *r);
-    int rc = sb_gate_measured_view(cand, &cv, e);
-    if (!rc) rc = gate_references(refs, nrefs, &cv, o, r, e);
+    int *from = NULL, *to = NULL;
+    const sb_reference **by = ref_rivals(refs, nrefs, &from, &to);
+    int rc = by ? sb_gate_measured_view(cand, &cv, e) : sb_errf(e, SB_EFAIL, "out of memory");
+    if (!rc) rc = gate_references(refs, nrefs, &cv, by, from, to, r, e);
     free(cv.p);
+    free(by), free(from), free(to);
     return rc;
 }
 
 static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *cand,
-                           const sb_gate_opts *o, sb_gate_result *r, sb_err *e)
+                           const sb_reference *const *by, const int *from, const int *to,
+                           sb_gate_result *r, sb_err *e)
 {
-    (void)o;
-    (void)e;
     memset(r, 0, sizeof *r);
     /* machines the candidate ran on, and whether any reference is meant for each */
     for (int i = 0; i < cand->n; i++) {
@@ -234,6 +304,7 @@ static int gate_references(const sb_reference *refs, int nrefs, const sb_ptset *
             machine_present = 1;
             if (!ref_matches_config(rf, p)) continue;
             matched = 1;
+            if (to[k] - from[k] > 1 && outranked(refs, k, by, from[k], to[k], p)) continue;
             sb_gate_row *row = sb_gate_add_row(r, SB_PASS, p, rf->metric);
             if (!row) return sb_errf(e, SB_EFAIL, "out of memory");
             row->base = rf->value;

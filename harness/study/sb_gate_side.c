@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "sb_stats.h"
 
 static int is_sqlite_file(const char *path)
 {
@@ -117,12 +118,38 @@ static int has_fingerprint(const sb_ptset *s, const char *fp)
     return 0;
 }
 
+/* Every sample of s (a paired point's both sides too) is seconds a clock
+ * can measure (sb_sample_seconds_ok): a database edited or written by
+ * another program may hold 0, a negative, a denormal or an infinite value,
+ * which an import refuses and which would turn a ratio into 0 ("100 %
+ * faster"), inf or nan. SB_EUSAGE naming the point and its sweep. */
+static int side_samples_ok(const sb_gate_side *s, const char *role, sb_err *e)
+{
+    for (int i = 0; i < s->set.n; i++) {
+        const sb_pt *p = &s->set.p[i];
+        for (int k = 0; k < p->nsamples + p->npaired; k++) {
+            double x = k < p->nsamples ? p->samples[k] : p->paired[k - p->nsamples];
+            if (sb_sample_seconds_ok(x)) continue;
+            char label[300];
+            sb_pt_label(p, label, sizeof label);
+            return sb_errf(e, SB_EUSAGE,
+                           "%s %s: point %lld (%.8s of sweep %.8s: %s %s) has a sample of %g s:"
+                           " samples are seconds in [%g, %g]; run the point again",
+                           role, s->what, (long long)p->id, p->uuid, p->sweep_uuid, p->workload,
+                           label, x, SB_SAMPLE_MIN_S, SB_SAMPLE_MAX_S);
+        }
+    }
+    return SB_OK;
+}
+
 int sb_gate_sides_check(const sb_gate_side *base, const sb_gate_side *cand, const sb_gate_opts *o,
                         sb_err *e)
 {
     if (cand->set.n == 0) return sb_errf(e, SB_EUSAGE, "candidate %s has no points", cand->what);
-    if (!base) return SB_OK;
+    int rc = side_samples_ok(cand, "candidate", e);
+    if (rc || !base) return rc;
     if (base->set.n == 0) return sb_errf(e, SB_EUSAGE, "baseline %s has no points", base->what);
+    if ((rc = side_samples_ok(base, "baseline", e))) return rc;
     char uuid[33];
     for (int sweeps = 1; sweeps >= 0; sweeps--) {
         int found = shared_uuid(&base->set, &cand->set, sweeps, uuid);

@@ -34,8 +34,9 @@ void sb_gate_side_free(sb_gate_side *s);
 /* SB_EUSAGE, naming the sides, for what cannot be gated: a candidate (or a
  * baseline) without points, a sweep uuid or a point uuid on both sides (a
  * copy or hard link of one database, a baseline file holding the candidate's
- * sweep: content, not file names), and a candidate on machines the baseline never ran on (unless
- * o->cross_machine). base NULL: against references, only the candidate is
+ * sweep: content, not file names), a sample that is not seconds a clock
+ * measures (sb_sample_seconds_ok: 0, negative, denormal, infinite), and a
+ * candidate on machines the baseline never ran on (unless o->cross_machine). base NULL: against references, only the candidate is
  * checked. */
 int sb_gate_sides_check(const sb_gate_side *base, const sb_gate_side *cand, const sb_gate_opts *o,
                         sb_err *e);

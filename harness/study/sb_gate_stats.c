@@ -175,7 +175,11 @@ void sb_bootstrap_ratio(const double *x, int nx, const double *y, int ny, double
     int k = 0;
     for (int i = 0; i < iters; i++) {
         double mx = sb_bootstrap_median(sx, nx, &s), my = sb_bootstrap_median(sy, ny, &s);
-        if (my > 0) r[k++] = mx / my;
+        /* the same median ratio as the row's, in logs where the quotient
+         * leaves the normal numbers */
+        double q = mx / my;
+        if (my > 0 && mx > 0 && !isnormal(q)) q = exp(log(mx) - log(my));
+        if (my > 0 && isfinite(q)) r[k++] = q;
     }
     if (k) {
         *lo = sb_quantile(r, k, (1 - conf) / 2);

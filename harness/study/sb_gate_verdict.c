@@ -45,6 +45,20 @@ static int point_costs(const sb_pt *p, const char *metric, double **v, int *n, i
     return 1;
 }
 
+/* candidate / baseline cost: their quotient, or where it leaves the
+ * normal numbers exp of the logs' difference; NAN when a cost is not a
+ * positive finite number or no double holds their ratio (a rate of 0, a
+ * metric value of 1e300): no ratio, rather than 0 ("100 % faster"), inf
+ * or nan. Seconds (sb_sample_seconds_ok) always have one. */
+static double cost_ratio(double cand, double base)
+{
+    if (!(cand > 0 && base > 0 && isfinite(cand) && isfinite(base))) return NAN;
+    double q = cand / base;
+    if (isnormal(q)) return q;
+    q = exp(log(cand) - log(base));
+    return isnormal(q) ? q : NAN;
+}
+
 /* The row about the status when a side did not run ok (bok, cok: whether
  * each side's point did). */
 static void status_row(sb_gate_result *r, const sb_pt *bp, const sb_pt *cp, int bok, int cok)
@@ -131,7 +145,20 @@ void sb_gate_compare_one(const sb_ptset *bs, const sb_gate_group *bg, int b0, in
     int lower = !m || sb_metric_lower(metric, m->unit);
     row->base = lower ? mb : (mb > 0 ? 1 / mb : 0);
     row->cand = lower ? mc : (mc > 0 ? 1 / mc : 0);
-    row->ratio = mb > 0 ? mc / mb : 0;
+    row->ratio = cost_ratio(mc, mb);
+    if (isnan(row->ratio)) {
+        int bad_b = !(mb > 0 && isfinite(mb)), bad_c = !(mc > 0 && isfinite(mc));
+        row->ratio = 0;
+        if (!isfinite(row->base)) row->base = 0;
+        if (!isfinite(row->cand)) row->cand = 0;
+        sb_gate_set_verdict(r, row, SB_WARN);
+        sb_gate_notef(row, "no ratio: %s %s %s 0, negative or past a double's range as a cost",
+                      bad_b && bad_c ? "both sides'"
+                          : bad_b    ? "the baseline's"
+                                     : "the candidate's",
+                      metric, bad_b && bad_c ? "are" : "is");
+        goto out;
+    }
     /* one round a side of sub-millisecond repetitions: they share one
      * moment of the machine, and a test on them takes its drift for an
      * effect (sb_gate_judged counts them, the output names the fix) */
