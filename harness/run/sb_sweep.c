@@ -16,6 +16,7 @@
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_launch.h"
+#include "sb_pair_run.h"
 #include "sb_paired.h"
 #include "sb_query.h"
 #include "sb_slurm.h"
@@ -1125,23 +1126,63 @@ static int dry_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     return SB_OK;
 }
 
+/* A resumed sweep's pairing, from its stored plan (po.baseline NULL: none). */
+typedef struct resumed_pair {
+    sb_pair_opts po;
+    char base[4096], cand[4096];
+} resumed_pair;
+
+/* A resumed paired sweep runs the rest in pairs, with the binaries its plan
+ * keeps; both must still be there. A sweep with paired points whose plan
+ * keeps no pairing (stored before plans kept it) is refused: run alone, the
+ * rest would be points the gate cannot judge. */
+static int resume_pairing(const sb_sweep_opts *o, sb_db *db, int64_t sweep, int paired,
+                          resumed_pair *rp, sb_err *e)
+{
+    if (!paired) {
+        int n = 0, rc = sb_db_sweep_paired_count(db, sweep, &n, e);
+        if (rc) return rc;
+        if (n > 0)
+            return sb_errf(e, SB_EUSAGE,
+                           "%s: sweep %lld was measured in pairs, but its stored plan does not "
+                           "keep the two binaries (an older sprbench stored it): run a new "
+                           "paired sweep",
+                           o->db_path, (long long)sweep);
+        return SB_OK;
+    }
+    for (int s = 0; s < 2; s++) {
+        const char *bin = s ? rp->cand : rp->base;
+        char real[4096];
+        sb_err ie = {0};
+        if (bin[0] != '/' || sb_pair_resolve("", bin, real, sizeof real, &ie))
+            return sb_errf(e, SB_EUSAGE,
+                           "%s: sweep %lld runs in pairs, and its %s binary %s is no longer an "
+                           "executable file: put it back, or run a new paired sweep",
+                           o->db_path, (long long)sweep, s ? "candidate" : "baseline", bin);
+    }
+    return SB_OK;
+}
+
 /* A resumed sweep: its stored plan read back and finished (*p points at
- * it), checked for Slurm, and claimed (*claimed once the claim is held). */
+ * it) with its pairing (rp), checked for Slurm, and claimed (*claimed once
+ * the claim is held). */
 static int resume_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, sb_plan *resumed,
-                        const sb_plan **p, int *claimed, sb_err *e)
+                        const sb_plan **p, resumed_pair *rp, int *claimed, sb_err *e)
 {
     const sb_sysinfo *si = sb_sysinfo_cached();
     char *plan_text = NULL;
-    int found = 0, rc;
+    int found = 0, paired = 0, rc;
     if ((rc = sb_db_sweep_plan(db, sweep, &plan_text, &found, e))) return rc;
     if (!plan_text)
         return sb_errf(e, SB_EUSAGE,
                        found ? "%s: sweep %lld has no stored plan to resume"
                              : "%s: no sweep %lld to resume",
                        o->db_path, (long long)sweep);
-    rc = sb_plan_parse(resumed, plan_text, "stored plan", e);
+    rc = sb_pair_take(plan_text, &rp->po, rp->base, rp->cand, sizeof rp->base, &paired, e);
+    if (!rc) rc = sb_plan_parse(resumed, plan_text, "stored plan", e);
     free(plan_text);
     if (rc || (rc = sb_plan_finish(resumed, si ? si->cores : 1, e))) return rc;
+    if ((rc = resume_pairing(o, db, sweep, paired, rp, e))) return rc;
     *p = resumed;
     if ((rc = sb_slurm_plan_preflight(*p, e))) return rc;
     /* one run of a sweep at a time: a second resume is refused here,
@@ -1174,13 +1215,30 @@ static int reopen_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const 
     return SB_OK;
 }
 
+/* The plan as the sweep stores it: a paired sweep's pairing (its two
+ * binaries, absolute) after the plan's own lines, so that --resume runs
+ * the rest in pairs too (sb_pair_take). */
+static char *stored_plan_text(const sb_plan *p, const sb_pair_opts *pair)
+{
+    char *plan = sb_plan_render(p), *pr = pair->baseline ? sb_pair_render(pair) : NULL;
+    if (!pr || !plan) {
+        free(pr);
+        return plan;
+    }
+    size_t a = strlen(plan), b = strlen(pr);
+    char *both = realloc(plan, a + b + 1);
+    if (both) memcpy(both + a, pr, b + 1);
+    free(pr);
+    return both ? both : plan;
+}
+
 /* A new sweep: the sweep, all its points (pending: a resume knows what is
  * left) and this process's claim on it, in one transaction, so a sweep is
  * never stored without its points. *sweep 0 when it was not stored. */
 static int create_sweep(const sb_sweep_opts *o, sb_db *db, const sb_plan *p, int64_t machine,
                         int64_t *sweep, sb_err *e)
 {
-    char *plan_text = sb_plan_render(p);
+    char *plan_text = stored_plan_text(p, &o->pair);
     int rc = sb_db_begin(db, e);
     if (rc) {
         free(plan_text);
@@ -1218,7 +1276,7 @@ static void count_status(sb_sweep_outcome *out, const char *status)
  * progress line each, in the sweep's own temporary directory; SIGINT,
  * SIGTERM and SIGHUP stop it between points (g_interrupted). */
 static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb_plan *p,
-                      int64_t machine, sb_sweep_outcome *out, sb_err *e)
+                      const sb_pair_opts *pair, int64_t machine, sb_sweep_outcome *out, sb_err *e)
 {
     FILE *f = o->out ? o->out : stdout;
     point_row *rows = NULL;
@@ -1257,8 +1315,8 @@ static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb
         char summary[400] = "";
         const char *status = "failed";
         double t0 = sb_now();
-        if (o->pair.baseline && !sb_wl_is(r->wl, SB_WL_PROBE))
-            rc = run_point_paired(db, machine, p, r, &o->pair, dir, peak, timeout, summary,
+        if (pair->baseline && !sb_wl_is(r->wl, SB_WL_PROBE))
+            rc = run_point_paired(db, machine, p, r, pair, dir, peak, timeout, summary,
                                   sizeof summary, &status, e);
         else
             rc = run_point(db, machine, p, r, o->self_exe, dir, peak, timeout, summary,
@@ -1300,6 +1358,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sb_db *db = NULL;
     int64_t sweep = o->resume_id;
     int claimed = 0;
+    resumed_pair rp = {.po = o->pair};
     if (sweep > 0) {
         /* a resume reads a database that must exist: none is created */
         struct stat dst;
@@ -1307,7 +1366,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "%s: no such database (nothing to resume)", o->db_path);
     } else {
         /* refused before the database is opened, so nothing is written */
-        char *plan_text = sb_plan_render(p);
+        char *plan_text = stored_plan_text(p, &o->pair);
         rc = sb_db_check_sweep_text(p->label[0] ? p->label : NULL, plan_text, e);
         free(plan_text);
         if (rc) return rc;
@@ -1316,8 +1375,11 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     const sb_sysinfo *si = sb_sysinfo_cached();
     json_t *info = NULL;
     int64_t machine = 0;
-    if (sweep > 0 && (rc = resume_sweep(o, db, sweep, &resumed, &p, &claimed, e)))
+    if (sweep > 0 && (rc = resume_sweep(o, db, sweep, &resumed, &p, &rp, &claimed, e)))
         goto done;
+    if (o->resume_id > 0 && rp.po.baseline)
+        fprintf(f, "sweep %lld: resumed in pairs (%s): baseline %s, candidate %s\n",
+                (long long)sweep, sb_pair_mode_name(rp.po.mode), rp.po.baseline, rp.po.candidate);
     info = si ? sb_sysinfo_json(si) : NULL;
     if (info && (rc = sb_db_machine_upsert(db, info, &machine, e))) goto done;
     if (sweep > 0)
@@ -1326,7 +1388,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         claimed = 1;
     if (rc) goto done;
     out->sweep_id = sweep;
-    if ((rc = run_points(o, db, sweep, p, machine, out, e))) goto done;
+    if ((rc = run_points(o, db, sweep, p, &rp.po, machine, out, e))) goto done;
     if (!g_interrupted && sb_wl_is(p->wl, SB_WL_PROJECT) && !p->project_off)
         rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
                               &out->projected_series, e);

@@ -1,0 +1,173 @@
+#include "sb_pair_run.h"
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sb_parse.h"
+
+int sb_pair_set(sb_pair_opts *po, const char *key, const char *value, const char *where, sb_err *e)
+{
+    long v;
+    if (!strcmp(key, "pair-mode")) {
+        if (!strcmp(value, "abba"))
+            po->mode = SB_PAIR_ABBA;
+        else if (!strcmp(value, "random"))
+            po->mode = SB_PAIR_RANDOM;
+        else if (!strcmp(value, "duet"))
+            po->mode = SB_PAIR_DUET;
+        else
+            return sb_errf(e, SB_EUSAGE, "%s: '%s' is not abba, random or duet", where, value);
+        return SB_OK;
+    }
+    if (!strcmp(key, "pairs")) {
+        char lo[32];
+        const char *colon = strchr(value, ':');
+        snprintf(lo, sizeof lo, "%.*s", colon ? (int)(colon - value) : 31, value);
+        long b;
+        if (sb_parse_long(lo, 2, 10000, where, &v, e) ||
+            sb_parse_long(colon ? colon + 1 : lo, 2, 10000, where, &b, e))
+            return SB_EUSAGE;
+        if (b < v) return sb_errf(e, SB_EUSAGE, "%s: MAX %ld is below MIN %ld", where, b, v);
+        po->min_pairs = (int)v;
+        po->max_pairs = (int)b;
+        return SB_OK;
+    }
+    if (!strcmp(key, "pair-reps")) {
+        if (sb_parse_long(value, 1, 1000, where, &v, e)) return SB_EUSAGE;
+        po->reps = (int)v;
+        return SB_OK;
+    }
+    if (!strcmp(key, "pair-tolerance")) {
+        char buf[64];
+        size_t n = strlen(value);
+        int pct = n > 0 && n < sizeof buf && value[n - 1] == '%';
+        snprintf(buf, sizeof buf, "%.*s", pct ? (int)n - 1 : (int)n, value);
+        double d;
+        if (sb_parse_double(buf, 0, pct ? 1000 : 10, where, &d, e)) return SB_EUSAGE;
+        po->tolerance = pct ? d / 100 : d;
+        return SB_OK;
+    }
+    if (!strcmp(key, "pair-seed")) {
+        if (sb_parse_long(value, 0, 0x7fffffff, where, &v, e)) return SB_EUSAGE;
+        po->seed = (unsigned)v;
+        return SB_OK;
+    }
+    return sb_errf(e, SB_EUSAGE, "%s: unknown pairing key '%.60s'", where, key);
+}
+
+/* A regular file this process may execute: what exec would run. */
+static int runnable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int sb_pair_resolve(const char *which, const char *bin, char *out, size_t cap, sb_err *e)
+{
+    char found[PATH_MAX + 1] = "";
+    for (const char *c = bin; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return sb_errf(e, SB_EUSAGE, "%s: the path has control characters", which);
+    if (strchr(bin, '/')) {
+        if (runnable(bin)) snprintf(found, sizeof found, "%s", bin);
+    } else if (*bin) {
+        /* exec's search: PATH's directories in order, an empty one the current */
+        const char *path = getenv("PATH");
+        char def[256] = "/bin:/usr/bin";
+        if (!path) {
+            size_t n = confstr(_CS_PATH, def, sizeof def);
+            if (n == 0 || n > sizeof def) snprintf(def, sizeof def, "/bin:/usr/bin");
+            path = def;
+        }
+        for (const char *d = path; !found[0];) {
+            const char *colon = strchr(d, ':');
+            int len = colon ? (int)(colon - d) : (int)strlen(d);
+            char cand[PATH_MAX + 1];
+            int n = snprintf(cand, sizeof cand, "%.*s%s%s", len, d, len ? "/" : "", bin);
+            if (n > 0 && (size_t)n < sizeof cand && runnable(cand))
+                snprintf(found, sizeof found, "%s", cand);
+            if (!colon) break;
+            d = colon + 1;
+        }
+    }
+    char real[PATH_MAX + 1];
+    if (!found[0] || !realpath(found, real) || !runnable(real))
+        return sb_errf(e, SB_EUSAGE, "%s: '%s' is not an executable file%s", which, bin,
+                       strchr(bin, '/') ? "" : " on PATH");
+    if (strlen(real) >= cap)
+        return sb_errf(e, SB_EUSAGE, "%s: '%s' is a path longer than %zu bytes", which, real,
+                       cap - 1);
+    snprintf(out, cap, "%s", real);
+    return SB_OK;
+}
+
+char *sb_pair_render(const sb_pair_opts *po)
+{
+    const char *fmt = "pair-baseline = %s\npair-candidate = %s\npair-mode = %s\npairs = %d:%d\n"
+                      "pair-reps = %d\npair-tolerance = %.10g\npair-seed = %u\n";
+    int n = snprintf(NULL, 0, fmt, po->baseline, po->candidate, sb_pair_mode_name(po->mode),
+                     po->min_pairs, po->max_pairs, po->reps, po->tolerance, po->seed);
+    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (s)
+        snprintf(s, (size_t)n + 1, fmt, po->baseline, po->candidate, sb_pair_mode_name(po->mode),
+                 po->min_pairs, po->max_pairs, po->reps, po->tolerance, po->seed);
+    return s;
+}
+
+static const char *const g_pair_keys[] = {"pair-baseline", "pair-candidate", "pair-mode", "pairs",
+                                          "pair-reps",     "pair-tolerance", "pair-seed", NULL};
+
+int sb_pair_take(char *text, sb_pair_opts *po, char *base, char *cand, size_t cap, int *found,
+                 sb_err *e)
+{
+    *found = 0;
+    base[0] = cand[0] = '\0';
+    char *w = text;
+    int rc = SB_OK;
+    for (char *line = text; *line && !rc;) {
+        char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+        const char *key = NULL;
+        for (int i = 0; g_pair_keys[i] && !key; i++) {
+            size_t kl = strlen(g_pair_keys[i]);
+            if (!strncmp(line, g_pair_keys[i], kl) && !strncmp(line + kl, " = ", 3))
+                key = g_pair_keys[i];
+        }
+        if (!key) { /* the plan's own line, kept */
+            memmove(w, line, len);
+            w += len;
+            line += len;
+            continue;
+        }
+        char value[8192];
+        const char *v = line + strlen(key) + 3;
+        size_t vl = (nl ? (size_t)(nl - v) : strlen(v));
+        if (vl >= sizeof value) vl = sizeof value - 1;
+        memcpy(value, v, vl);
+        value[vl] = '\0';
+        line += len;
+        *found = 1;
+        if (!strcmp(key, "pair-baseline") || !strcmp(key, "pair-candidate")) {
+            char *dst = key[5] == 'b' ? base : cand;
+            if (!value[0] || strlen(value) >= cap)
+                rc = sb_errf(e, SB_EUSAGE, "stored plan: %s '%.200s' is not a path", key, value);
+            else
+                snprintf(dst, cap, "%s", value);
+        } else {
+            char where[64];
+            snprintf(where, sizeof where, "stored plan: %s", key);
+            rc = sb_pair_set(po, key, value, where, e);
+        }
+    }
+    *w = '\0';
+    if (!rc && *found && (!base[0] || !cand[0]))
+        rc = sb_errf(e, SB_EUSAGE, "stored plan: its pairing names no %s binary",
+                     base[0] ? "candidate" : "baseline");
+    if (!rc && *found) {
+        po->baseline = base;
+        po->candidate = cand;
+    }
+    return rc;
+}

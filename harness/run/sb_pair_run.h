@@ -1,0 +1,34 @@
+/* sb_pair_run: what a paired A/B sweep (sb_sweep.h's sb_pair_opts) needs
+ * around its runner: its options as text (the command line's and the
+ * stored plan's), its two binaries resolved once to the files that run,
+ * and the pairing kept with the stored plan so that a resume runs in
+ * pairs. */
+#ifndef SB_PAIR_RUN_H
+#define SB_PAIR_RUN_H
+#include <stddef.h>
+#include "sb_err.h"
+#include "sb_sweep.h"
+
+/* One pairing option by its name without "--" (pair-mode, pairs,
+ * pair-reps, pair-tolerance, pair-seed); `where` names it in messages
+ * ("--pairs", "stored plan"). SB_EUSAGE when the value is wrong. */
+int sb_pair_set(sb_pair_opts *po, const char *key, const char *value, const char *where, sb_err *e);
+
+/* The file a --pair-baseline / --pair-candidate names, once: a name with a
+ * '/' as it is, a bare name searched on PATH as exec would; the absolute
+ * path of that regular executable file (symbolic links resolved) into out.
+ * SB_EUSAGE naming `which` when there is none. */
+int sb_pair_resolve(const char *which, const char *bin, char *out, size_t cap, sb_err *e);
+
+/* The pairing's lines for the stored plan ("pair-baseline = /abs/path" ...),
+ * malloc'd; appended to the plan's own text when a paired sweep is stored. */
+char *sb_pair_render(const sb_pair_opts *po);
+
+/* A stored plan's pairing: its lines taken out of text (what remains is
+ * the plan sb_plan_parse reads) into po, the binaries copied into base and
+ * cand (cap bytes each); *found 0 when the plan holds none. SB_EUSAGE for a
+ * pairing that does not parse or lacks a binary. */
+int sb_pair_take(char *text, sb_pair_opts *po, char *base, char *cand, size_t cap, int *found,
+                 sb_err *e);
+
+#endif
