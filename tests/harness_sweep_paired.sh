@@ -5,7 +5,9 @@
 #   stored plan keeps; an old paired sweep whose plan keeps none, or one
 #   whose binary is gone, is refused (exit 2, one line);
 # - each binary is resolved once to the absolute path of a regular
-#   executable file (a bare name on PATH, as exec finds it) and that runs.
+#   executable file (a bare name on PATH, as exec finds it) and that runs;
+# - --point-timeout bounds the point (all its runs together), not each run.
+# No assertion here is about time: the sleeps only make the cases certain.
 . "$SB_SOURCE_DIR/tests/lib.sh"
 cd "$T"
 mkdir -p tmp bin
@@ -16,6 +18,7 @@ export TMPDIR=$T/tmp
 # candidate, unless said):
 #   FAKE_INT=M        B on shape M sends SIGINT to the sweep (once: the flag
 #                     file $T/int.done stops it)
+#   FAKE_SLEEP=S      each run sleeps S seconds
 cat >fake-worker <<'FAKE'
 #!/bin/bash
 tag=$1; shift 2
@@ -27,10 +30,11 @@ echo "$tag $m" >>"$FAKE_LOG"
 if [ "$tag" = B ] && [ "${FAKE_INT:-}" = "$m" ] && [ ! -e "$FAKE_DIR/int.done" ]; then
   touch "$FAKE_DIR/int.done"; kill -INT "$PPID"; sleep 5
 fi
-sleep 0.01
+sleep "${FAKE_SLEEP:-0.01}"
+dtype=f32 gf=1.0
 s=$(awk -v r="$reps" 'BEGIN{for(i=0;i<r;i++) printf "%s%.9f", i?",":"", 0.01*(1+0.0002*i)}')
 printf '{"workload":"gemm","kernel":"%s","dtype":"%s","threads":%s,"status":"ok","reason":"","samples":[%s],"metrics":{"gflops":%s},"units":{"gflops":"GFLOP/s"}}\n' \
-  "$kernel" f32 "$threads" "$s" 1.0 >"$out"
+  "$kernel" "$dtype" "$threads" "$s" "$gf" >"$out"
 FAKE
 chmod +x fake-worker
 mkbin() { # PATH TAG
@@ -123,5 +127,15 @@ ln -s cand cand-link
 expect_rc 0 "$SPRBENCH" sweep "${PAIR[@]}" --shapes 16x16x16 --pair-baseline ./base --pair-candidate ./cand-link --dry-run
 expect_grep "^candidate: $T/cand gemm " out
 [ ! -e u.db ] && ok || fail "a refused paired sweep created its database"
+
+# ---- --point-timeout bounds the point, all its runs together ----
+# 2 x 4 runs of 0.6 s each against a 2 s point: no run alone is past it
+rm -f log
+FAKE_SLEEP=0.6 "$SPRBENCH" sweep "${PAIR[@]}" --pairs 4:4 --shapes 16x16x16 --db dl.db \
+  --pair-baseline ./base --pair-candidate ./cand --point-timeout 2 >out 2>&1
+[ "$(q dl.db 'SELECT status FROM point')" = timeout ] && ok ||
+  fail "a point past its timeout: $(q dl.db 'SELECT status, reason FROM point')"
+expect_grep "timeout after 2 s \(--point-timeout: the point's runs together\)" out
+[ "$(wc -l <log)" -lt 8 ] && ok || fail "the point ran all its runs past its timeout: $(wc -l <log)"
 
 finish harness_sweep_paired

@@ -553,13 +553,25 @@ const char *sb_pair_mode_name(sb_pair_mode m)
  * its result document when it wrote a usable one. */
 typedef struct side_run {
     char **argv;
-    double timeout;
+    double timeout;  /* the point's, all its runs together (--point-timeout) */
+    double deadline; /* when the point's time is up (sb_now) */
     char result[4096], outlog[4096], errlog[4096];
     const cpu_set_t *cpus; /* duet: where it runs (NULL: anywhere) */
     json_t *doc;
     const char *status; /* ok, skipped, failed, timeout, interrupted */
     char why[600];
 } side_run;
+
+/* The worker under sb_launch_run, within what is left of the point's time. */
+static int launch_side(side_run *s, sb_run_result *r, sb_err *pe)
+{
+    double left = s->deadline - sb_now();
+    if (left <= 0) {
+        *r = (sb_run_result){.timed_out = 1};
+        return SB_OK;
+    }
+    return sb_launch_run(s->argv, NULL, left, s->outlog, s->errlog, r, pe);
+}
 
 static void run_side(side_run *s)
 {
@@ -570,7 +582,7 @@ static void run_side(side_run *s)
     sb_run_result r;
     sb_err pe = {0};
     if (s->cpus) pthread_setaffinity_np(pthread_self(), sizeof *s->cpus, s->cpus);
-    if (sb_launch_run(s->argv, NULL, s->timeout, s->outlog, s->errlog, &r, &pe)) {
+    if (launch_side(s, &r, &pe)) {
         snprintf(s->why, sizeof s->why, "%.*s", sb_text_prefix(pe.msg, 500), pe.msg);
         return;
     }
@@ -581,7 +593,8 @@ static void run_side(side_run *s)
     }
     if (r.timed_out) {
         s->status = "timeout";
-        snprintf(s->why, sizeof s->why, "timeout after %g s (--point-timeout)", s->timeout);
+        snprintf(s->why, sizeof s->why,
+                 "timeout after %g s (--point-timeout: the point's runs together)", s->timeout);
         return;
     }
     char how[128];
@@ -871,6 +884,7 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
         snprintf(sr[s].errlog, sizeof sr[s].errlog, "%s/point-%d-%c.err", tmpdir, row->seq,
                  "ab"[s]);
         sr[s].timeout = timeout;
+        sr[s].deadline = s ? sr[0].deadline : sb_now() + timeout;
         if (point_argv(&run_plan, &pt, bins[s], sr[s].result, peak, tmpdir, row->seq, &sr[s].argv,
                        &pe)) {
             snprintf(reason, sizeof reason, "cannot build command: %.*s",
