@@ -6,7 +6,10 @@
 #   whose binary is gone, is refused (exit 2, one line);
 # - each binary is resolved once to the absolute path of a regular
 #   executable file (a bare name on PATH, as exec finds it) and that runs;
-# - --point-timeout bounds the point (all its runs together), not each run.
+# - --point-timeout bounds the point (all its runs together), not each run;
+# - a run's result is the plan row's point: another identity, a value that
+#   is not finite, <= 0 or absurd, or a sample that is not a number is
+#   refused with the reason.
 # No assertion here is about time: the sleeps only make the cases certain.
 . "$SB_SOURCE_DIR/tests/lib.sh"
 cd "$T"
@@ -19,6 +22,7 @@ export TMPDIR=$T/tmp
 #   FAKE_INT=M        B on shape M sends SIGINT to the sweep (once: the flag
 #                     file $T/int.done stops it)
 #   FAKE_SLEEP=S      each run sleeps S seconds
+#   FAKE_DTYPE, FAKE_THREADS, FAKE_GFLOPS, FAKE_SAMPLES: B's result says so
 cat >fake-worker <<'FAKE'
 #!/bin/bash
 tag=$1; shift 2
@@ -33,6 +37,9 @@ fi
 sleep "${FAKE_SLEEP:-0.01}"
 dtype=f32 gf=1.0
 s=$(awk -v r="$reps" 'BEGIN{for(i=0;i<r;i++) printf "%s%.9f", i?",":"", 0.01*(1+0.0002*i)}')
+if [ "$tag" = B ]; then
+  dtype=${FAKE_DTYPE:-$dtype} threads=${FAKE_THREADS:-$threads} gf=${FAKE_GFLOPS:-$gf} s=${FAKE_SAMPLES:-$s}
+fi
 printf '{"workload":"gemm","kernel":"%s","dtype":"%s","threads":%s,"status":"ok","reason":"","samples":[%s],"metrics":{"gflops":%s},"units":{"gflops":"GFLOP/s"}}\n' \
   "$kernel" "$dtype" "$threads" "$s" "$gf" >"$out"
 FAKE
@@ -138,4 +145,29 @@ FAKE_SLEEP=0.6 "$SPRBENCH" sweep "${PAIR[@]}" --pairs 4:4 --shapes 16x16x16 --db
 expect_grep "timeout after 2 s \(--point-timeout: the point's runs together\)" out
 [ "$(wc -l <log)" -lt 8 ] && ok || fail "the point ran all its runs past its timeout: $(wc -l <log)"
 
+# ---- the plan row says what a point is; values must be measurements ----
+refused() { # DB PATTERN: the point failed, its reason naming the candidate and PATTERN
+  local got; got=$(q "$1" 'SELECT status || ": " || reason FROM point')
+  if [[ "$got" =~ ^failed:\ candidate\ binary\ $T/cand:\ result\ refused:\ $2 ]]; then ok
+  else fail "$1: expected a refusal /$2/, got: $got"; fi
+}
+run_bad() { # DB ENV=VALUE...
+  local db=$1; shift
+  env "$@" "$SPRBENCH" sweep "${PAIR[@]}" --shapes 16x16x16 --db "$db" \
+    --pair-baseline ./base --pair-candidate ./cand >/dev/null 2>&1
+}
+run_bad dt.db FAKE_DTYPE=int8
+refused dt.db "its dtype \"int8\" is not the point's 'f32'"
+[ "$(q dt.db 'SELECT dtype FROM point')" = f32 ] && ok || fail "a result relabelled the point's dtype"
+run_bad th.db FAKE_THREADS=4
+refused th.db "its threads 4 is not the point's 1"
+run_bad big.db FAKE_GFLOPS=1e300
+refused big.db 'its metric gflops 1e\+300 is not a rate'
+run_bad neg.db FAKE_GFLOPS=-5
+refused neg.db 'its metric gflops -5(\.0)? is not a rate'
+run_bad tiny.db FAKE_SAMPLES=0.01,1e-12,0.01
+refused tiny.db 'its samples\[1\] 1e-12 is not a time in \[1e-9, 1e9\] s'
+run_bad word.db 'FAKE_SAMPLES=0.01,"fast",0.01'
+refused word.db 'its samples\[1\] "fast" is not a number'
+[ "$(q word.db 'SELECT COUNT(*) FROM sample')" = 0 ] && ok || fail "a refused point kept samples"
 finish harness_sweep_paired

@@ -1,5 +1,5 @@
 /* sb_pair_run (#44): a paired sweep's pairing through the stored plan and
- * back, and its binaries resolved once. */
+ * back, its binaries resolved once, a run's result against its plan row. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,12 +71,59 @@ static void test_resolve(void)
     unlink(exe);
 }
 
+static json_t *doc_of(const char *text)
+{
+    json_error_t je;
+    return json_loads(text, 0, &je);
+}
+
+static void test_check_result(void)
+{
+    sb_todo_point row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.kernel, sizeof row.kernel, "scalar-f32");
+    snprintf(row.workload, sizeof row.workload, "gemm");
+    snprintf(row.shape, sizeof row.shape, "64x32x16:NT");
+    row.threads = 2, row.ppn = 1, row.nodes = 1;
+    char why[400];
+    json_t *d = doc_of("{\"status\":\"ok\",\"samples\":[0.1,0.2],\"metrics\":{\"gflops\":3}}");
+    CHECK(sb_pair_check_result(d, &row, why, sizeof why) == 0);
+    /* the point's identity is the plan row's, written in */
+    CHECK(!strcmp(json_string_value(json_object_get(d, "dtype")), "f32"));
+    CHECK(json_integer_value(json_object_get(d, "threads")) == 2);
+    json_decref(d);
+    static const struct {
+        const char *doc, *why;
+    } bad[] = {
+        {"{\"kernel\":\"avx2-f32\",\"samples\":[1]}",
+         "its kernel \"avx2-f32\" is not the point's 'scalar-f32'"},
+        {"{\"m\":65,\"samples\":[1]}", "its m 65 is not the point's 64"},
+        {"{\"trans\":\"NN\",\"samples\":[1]}", "its trans \"NN\" is not the point's 'NT'"},
+        {"{\"threads\":\"2\",\"samples\":[1]}", "its threads \"2\" is not the point's 2"},
+        {"{\"samples\":[]}", "its samples are [], not a list of seconds"},
+        {"{\"samples\":[1,null]}", "its samples[1] null is not a number"},
+        {"{\"samples\":[1,-1]}", "its samples[1] -1 is not a time"},
+        {"{\"samples\":[1],\"metrics\":{\"gflops\":0}}", "its metric gflops 0 is not a rate"},
+        {"{\"samples\":[1],\"metrics\":{\"min_s\":1e-10}}", "its metric min_s 1e-10 is not a time"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        d = doc_of(bad[i].doc);
+        CHECK(d != NULL);
+        why[0] = '\0';
+        CHECKF(d && sb_pair_check_result(d, &row, why, sizeof why) == -1 &&
+                   !strncmp(why, bad[i].why, strlen(bad[i].why)),
+               "%s: got '%s'", bad[i].doc, why);
+        json_decref(d);
+    }
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/sb-pair-XXXXXX");
     CHECK(mkdtemp(g_dir) != NULL);
     test_pairing_round_trip();
     test_resolve();
+    test_check_result();
     rmdir(g_dir);
     return test_report("pair_run");
 }

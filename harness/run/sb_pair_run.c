@@ -1,11 +1,14 @@
 #include "sb_pair_run.h"
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "sb_kernel.h"
 #include "sb_parse.h"
+#include "sb_text.h"
 
 int sb_pair_set(sb_pair_opts *po, const char *key, const char *value, const char *where, sb_err *e)
 {
@@ -170,4 +173,123 @@ int sb_pair_take(char *text, sb_pair_opts *po, char *base, char *cand, size_t ca
         po->candidate = cand;
     }
     return rc;
+}
+
+/* ---- a run's result against its point ---- */
+
+static int refuse(char *why, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static int refuse(char *why, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, cap, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* A JSON value as the document wrote it, cut short, on one line. */
+static const char *shown(json_t *v, char *buf, size_t cap)
+{
+    if (json_is_real(v)) { /* as a person writes it, not to the last bit */
+        snprintf(buf, cap, "%.6g", json_real_value(v));
+        return buf;
+    }
+    char *s = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    sb_text_cell(buf, cap, s ? s : "nothing", 40, 0);
+    free(s);
+    return buf;
+}
+
+static int same_text(json_t *doc, const char *key, const char *want, char *why, size_t cap)
+{
+    json_t *v = json_object_get(doc, key);
+    char b[200];
+    if (v && (!json_is_string(v) || strcmp(json_string_value(v), want)))
+        return refuse(why, cap, "its %s %s is not the point's '%s'", key, shown(v, b, sizeof b),
+                      want);
+    return 0;
+}
+
+static int same_int(json_t *doc, const char *key, long long want, char *why, size_t cap)
+{
+    json_t *v = json_object_get(doc, key);
+    char b[200];
+    if (v && (!json_is_integer(v) || json_integer_value(v) != want))
+        return refuse(why, cap, "its %s %s is not the point's %lld", key, shown(v, b, sizeof b),
+                      want);
+    return 0;
+}
+
+static int check_identity(json_t *doc, const sb_todo_point *row, const char *dtype, char *why,
+                          size_t cap)
+{
+    if (same_text(doc, "workload", row->workload, why, cap) ||
+        same_text(doc, "kernel", row->kernel, why, cap) ||
+        (dtype && same_text(doc, "dtype", dtype, why, cap)) ||
+        same_int(doc, "threads", row->threads, why, cap))
+        return -1;
+    int m, n, k;
+    char ta = 'N', tb = 'N';
+    if (sscanf(row->shape, "%dx%dx%d:%c%c", &m, &n, &k, &ta, &tb) >= 3) {
+        char trans[3] = {ta, tb, 0};
+        if (same_int(doc, "m", m, why, cap) || same_int(doc, "n", n, why, cap) ||
+            same_int(doc, "k", k, why, cap) || same_text(doc, "trans", trans, why, cap))
+            return -1;
+    }
+    return 0;
+}
+
+static int check_values(json_t *doc, char *why, size_t cap)
+{
+    json_t *samples = json_object_get(doc, "samples"), *metrics = json_object_get(doc, "metrics");
+    char b[200];
+    if (!json_is_array(samples) || json_array_size(samples) == 0)
+        return refuse(why, cap, "its samples are %s, not a list of seconds",
+                      shown(samples, b, sizeof b));
+    size_t i;
+    json_t *v;
+    json_array_foreach(samples, i, v)
+    {
+        double x = json_number_value(v);
+        if (!json_is_number(v))
+            return refuse(why, cap, "its samples[%zu] %s is not a number", i,
+                          shown(v, b, sizeof b));
+        if (!isfinite(x) || x < 1e-9 || x > 1e9)
+            return refuse(why, cap, "its samples[%zu] %s is not a time in [1e-9, 1e9] s", i,
+                          shown(v, b, sizeof b));
+    }
+    if (metrics && !json_is_object(metrics))
+        return refuse(why, cap, "its metrics are not an object");
+    const char *name;
+    json_object_foreach(metrics, name, v)
+    {
+        if (!json_is_number(v)) continue; /* text and tables: kept as written */
+        double x = json_number_value(v);
+        char nm[200];
+        sb_text_cell(nm, sizeof nm, name, 40, 0);
+        if (!isfinite(x)) return refuse(why, cap, "its metric %s is not finite", nm);
+        if (!strcmp(name, "gflops") && !(x > 0 && x <= 1e7))
+            return refuse(why, cap, "its metric gflops %s is not a rate in (0, 1e7]",
+                          shown(v, b, sizeof b));
+        if ((!strcmp(name, "median_s") || !strcmp(name, "min_s") || !strcmp(name, "p90_s")) &&
+            !(x >= 1e-9 && x <= 1e9))
+            return refuse(why, cap, "its metric %s %s is not a time in [1e-9, 1e9] s", nm,
+                          shown(v, b, sizeof b));
+    }
+    return 0;
+}
+
+int sb_pair_check_result(json_t *doc, const sb_todo_point *row, char *why, size_t cap)
+{
+    const sb_kernel *k = sb_kernel_find(row->kernel);
+    const char *dtype = k ? sb_dtype_name(k->dtype) : NULL;
+    if (check_identity(doc, row, dtype, why, cap) || check_values(doc, why, cap)) return -1;
+    /* what the point is, the plan's words */
+    json_object_set_new(doc, "workload", json_string(row->workload));
+    json_object_set_new(doc, "kernel", json_string(row->kernel));
+    if (dtype) json_object_set_new(doc, "dtype", json_string(dtype));
+    json_object_set_new(doc, "threads", json_integer(row->threads));
+    return 0;
 }

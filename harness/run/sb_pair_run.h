@@ -1,12 +1,14 @@
 /* sb_pair_run: what a paired A/B sweep (sb_sweep.h's sb_pair_opts) needs
  * around its runner: its options as text (the command line's and the
  * stored plan's), its two binaries resolved once to the files that run,
- * and the pairing kept with the stored plan so that a resume runs in
- * pairs. */
+ * the pairing kept with the stored plan so that a resume runs in pairs, a
+ * run's result checked against the point the plan says it is. */
 #ifndef SB_PAIR_RUN_H
 #define SB_PAIR_RUN_H
+#include <jansson.h>
 #include <stddef.h>
 #include "sb_err.h"
+#include "sb_query.h"
 #include "sb_sweep.h"
 
 /* One pairing option by its name without "--" (pair-mode, pairs,
@@ -30,5 +32,14 @@ char *sb_pair_render(const sb_pair_opts *po);
  * pairing that does not parse or lacks a binary. */
 int sb_pair_take(char *text, sb_pair_opts *po, char *base, char *cand, size_t cap, int *found,
                  sb_err *e);
+
+/* A run's result document (status ok) against its point: the identity it
+ * states (workload, kernel, dtype, threads, m, n, k, trans; not ppn and nodes,
+ * which a GEMM worker writes as 1 under any launch) must be the plan row's,
+ * and is then set from the row; every sample a number
+ * of seconds in [1e-9, 1e9]; every numeric metric finite, a rate (gflops)
+ * in (0, 1e7] and a time (median_s, min_s, p90_s) in [1e-9, 1e9]. 0 when
+ * it holds, else -1 and why (one line). */
+int sb_pair_check_result(json_t *doc, const sb_todo_point *row, char *why, size_t cap);
 
 #endif

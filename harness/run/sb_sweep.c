@@ -555,6 +555,7 @@ typedef struct side_run {
     char **argv;
     double timeout;  /* the point's, all its runs together (--point-timeout) */
     double deadline; /* when the point's time is up (sb_now) */
+    const point_row *row;
     char result[4096], outlog[4096], errlog[4096];
     const cpu_set_t *cpus; /* duet: where it runs (NULL: anywhere) */
     json_t *doc;
@@ -626,6 +627,13 @@ static void run_side(side_run *s)
         snprintf(s->why, sizeof s->why, "%.*s", sb_text_prefix(why ? why : ds, 500),
                  why ? why : ds);
         json_decref(doc);
+        return;
+    }
+    /* the plan row says what the point is; its values must be measurements */
+    char bad[400];
+    if (!strcmp(ds, "ok") && sb_pair_check_result(doc, s->row, bad, sizeof bad)) {
+        json_decref(doc);
+        snprintf(s->why, sizeof s->why, "result refused: %s", bad);
         return;
     }
     s->status = !strcmp(ds, "ok") ? "ok" : "skipped";
@@ -885,6 +893,7 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
                  "ab"[s]);
         sr[s].timeout = timeout;
         sr[s].deadline = s ? sr[0].deadline : sb_now() + timeout;
+        sr[s].row = row;
         if (point_argv(&run_plan, &pt, bins[s], sr[s].result, peak, tmpdir, row->seq, &sr[s].argv,
                        &pe)) {
             snprintf(reason, sizeof reason, "cannot build command: %.*s",
