@@ -7,6 +7,7 @@
 # - each binary is resolved once to the absolute path of a regular
 #   executable file (a bare name on PATH, as exec finds it) and that runs;
 # - --point-timeout bounds the point (all its runs together), not each run;
+# - a worker's output in TMPDIR is kept to a bounded size;
 # - a run's result is the plan row's point: another identity, a value that
 #   is not finite, <= 0 or absurd, or a sample that is not a number is
 #   refused with the reason.
@@ -22,6 +23,8 @@ export TMPDIR=$T/tmp
 #   FAKE_INT=M        B on shape M sends SIGINT to the sweep (once: the flag
 #                     file $T/int.done stops it)
 #   FAKE_SLEEP=S      each run sleeps S seconds
+#   FAKE_SPAM=BYTES   B writes that many bytes to stdout, then logs the
+#                     size of $TMPDIR as "DU BYTES"
 #   FAKE_DTYPE, FAKE_THREADS, FAKE_GFLOPS, FAKE_SAMPLES: B's result says so
 cat >fake-worker <<'FAKE'
 #!/bin/bash
@@ -38,6 +41,10 @@ sleep "${FAKE_SLEEP:-0.01}"
 dtype=f32 gf=1.0
 s=$(awk -v r="$reps" 'BEGIN{for(i=0;i<r;i++) printf "%s%.9f", i?",":"", 0.01*(1+0.0002*i)}')
 if [ "$tag" = B ]; then
+  if [ -n "${FAKE_SPAM:-}" ]; then
+    head -c "$FAKE_SPAM" /dev/zero | tr '\0' 'x'
+    echo "DU $(du -sb "$TMPDIR" | cut -f1)" >>"$FAKE_LOG"
+  fi
   dtype=${FAKE_DTYPE:-$dtype} threads=${FAKE_THREADS:-$threads} gf=${FAKE_GFLOPS:-$gf} s=${FAKE_SAMPLES:-$s}
 fi
 printf '{"workload":"gemm","kernel":"%s","dtype":"%s","threads":%s,"status":"ok","reason":"","samples":[%s],"metrics":{"gflops":%s},"units":{"gflops":"GFLOP/s"}}\n' \
@@ -144,6 +151,18 @@ FAKE_SLEEP=0.6 "$SPRBENCH" sweep "${PAIR[@]}" --pairs 4:4 --shapes 16x16x16 --db
   fail "a point past its timeout: $(q dl.db 'SELECT status, reason FROM point')"
 expect_grep "timeout after 2 s \(--point-timeout: the point's runs together\)" out
 [ "$(wc -l <log)" -lt 8 ] && ok || fail "the point ran all its runs past its timeout: $(wc -l <log)"
+
+# ---- a worker's output in TMPDIR is bounded ----
+rm -f log
+FAKE_SPAM=$((3 << 20)) "$SPRBENCH" sweep "${PAIR[@]}" --shapes 16x16x16 --db spam.db \
+  --pair-baseline ./base --pair-candidate ./cand >/dev/null 2>&1
+du=$(awk '/^DU / {print $2; exit}' log)
+[ -n "$du" ] && [ "$du" -lt $((2 << 20)) ] && ok || fail "TMPDIR held $du bytes of a worker's 3 MiB of output"
+[ "$(q spam.db 'SELECT status FROM point')" = ok ] && ok || fail "spam: $(q spam.db 'SELECT reason FROM point')"
+# the point's stored tail still counts every byte the worker wrote
+[ "$(q spam.db 'SELECT stdout_bytes FROM point_log')" = $((3 << 20)) ] && ok ||
+  fail "stdout_bytes: $(q spam.db 'SELECT stdout_bytes FROM point_log')"
+[ -z "$(ls tmp)" ] && ok || fail "the sweep left $(ls tmp) in TMPDIR"
 
 # ---- the plan row says what a point is; values must be measurements ----
 refused() { # DB PATTERN: the point failed, its reason naming the candidate and PATTERN

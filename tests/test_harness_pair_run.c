@@ -1,5 +1,8 @@
 /* sb_pair_run (#44): a paired sweep's pairing through the stored plan and
- * back, its binaries resolved once, a run's result against its plan row. */
+ * back, its binaries resolved once, a run's result against its plan row,
+ * and the bounded copy of a worker's output (first and last parts exact,
+ * one line between saying what was cut). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +120,63 @@ static void test_check_result(void)
     }
 }
 
+/* The worker's side of a FIFO: n bytes of a pattern no two KiB repeat. */
+static void write_pattern(const char *fifo, size_t n)
+{
+    int fd = open(fifo, O_WRONLY);
+    CHECK(fd >= 0);
+    char buf[4096];
+    for (size_t at = 0; fd >= 0 && at < n;) {
+        size_t k = n - at < sizeof buf ? n - at : sizeof buf;
+        for (size_t i = 0; i < k; i++) buf[i] = (char)('a' + ((at + i) * 7 + (at + i) / 1024) % 26);
+        CHECK(write(fd, buf, k) == (ssize_t)k);
+        at += k;
+    }
+    if (fd >= 0) close(fd);
+}
+
+static char pattern_at(size_t i) { return (char)('a' + (i * 7 + i / 1024) % 26); }
+
+static void test_worker_log(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/w.out", g_dir);
+    sb_err e = {0};
+    sb_worker_log l;
+    /* small output: whole, no note */
+    CHECK(sb_worker_log_start(&l, path, 4096, &e) == SB_OK);
+    write_pattern(l.fifo, 1000);
+    sb_worker_log_finish(&l);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size == 1000);
+    CHECK(l.bytes == 1000 && !l.nospace);
+    CHECK(access(l.fifo, F_OK) != 0); /* the FIFO is gone */
+    /* 3 MiB through a 64 KiB cap: the first and last 32 KiB, a note between */
+    size_t n = (size_t)3 << 20, half = 32 << 10;
+    CHECK(sb_worker_log_start(&l, path, 64 << 10, &e) == SB_OK);
+    write_pattern(l.fifo, n);
+    sb_worker_log_finish(&l);
+    CHECK(l.bytes == (long long)n);
+    FILE *f = fopen(path, "rb");
+    char *got = malloc(n);
+    size_t len = f && got ? fread(got, 1, n, f) : 0;
+    if (f) fclose(f);
+    CHECKF(len > 2 * half && len < 2 * half + 300, "kept %zu bytes", len);
+    int head_ok = 1, tail_ok = 1;
+    for (size_t i = 0; i < half && len > 2 * half; i++) {
+        head_ok &= got[i] == pattern_at(i);
+        tail_ok &= got[len - half + i] == pattern_at(n - half + i);
+    }
+    CHECK(head_ok);
+    CHECK(tail_ok);
+    char note[200];
+    snprintf(note, sizeof note, "[sprbench: %zu bytes of the worker's output cut here",
+             n - 2 * half);
+    CHECK(len > 2 * half && memmem(got + half, len - 2 * half, note, strlen(note)) != NULL);
+    free(got);
+    unlink(path);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/sb-pair-XXXXXX");
@@ -124,6 +184,7 @@ int main(void)
     test_pairing_round_trip();
     test_resolve();
     test_check_result();
+    test_worker_log();
     rmdir(g_dir);
     return test_report("pair_run");
 }

@@ -355,8 +355,10 @@ static int read_tail(const char *path, size_t max, char **buf, size_t *len, long
     return 0;
 }
 
-static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const char *errlog,
-                       sb_err *e)
+/* out_all, err_all: what the worker wrote in all where its log was kept
+ * to a bounded size (sb_worker_log; -1: the file holds it all). */
+static int keep_output_counted(sb_db *db, int64_t point_id, const char *outlog, const char *errlog,
+                               long long out_all, long long err_all, sb_err *e)
 {
     char *o = NULL, *r = NULL;
     size_t ol = 0, rl = 0;
@@ -364,10 +366,18 @@ static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const ch
     /* a few bytes more than kept, so that the tail can start at a character */
     int bad = read_tail(outlog, SB_DB_LOG_BYTES + 3, &o, &ol, &ot) |
         read_tail(errlog, SB_DB_LOG_BYTES + 3, &r, &rl, &rt);
+    if (out_all > ot) ot = out_all;
+    if (err_all > rt) rt = err_all;
     int rc = bad ? SB_OK : sb_db_point_log_set(db, point_id, o, ol, ot, r, rl, rt, e);
     free(o);
     free(r);
     return rc;
+}
+
+static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const char *errlog,
+                       sb_err *e)
+{
+    return keep_output_counted(db, point_id, outlog, errlog, -1, -1, e);
 }
 
 /* A GEMM result's pct_peak against the path the kernel really ran (a vendor
@@ -556,22 +566,43 @@ typedef struct side_run {
     double timeout;  /* the point's, all its runs together (--point-timeout) */
     double deadline; /* when the point's time is up (sb_now) */
     const point_row *row;
+    const char *tmpdir;
     char result[4096], outlog[4096], errlog[4096];
     const cpu_set_t *cpus; /* duet: where it runs (NULL: anywhere) */
     json_t *doc;
     const char *status; /* ok, skipped, failed, timeout, interrupted */
+    int disk_full;      /* the run failed for want of space in tmpdir, not by its binary */
+    long long out_bytes, err_bytes; /* what its worker wrote in all (-1: not counted) */
     char why[600];
 } side_run;
 
-/* The worker under sb_launch_run, within what is left of the point's time. */
+/* The worker under sb_launch_run, its stdout and stderr kept to a bounded
+ * size (sb_worker_log), within what is left of the point's time. */
 static int launch_side(side_run *s, sb_run_result *r, sb_err *pe)
 {
     double left = s->deadline - sb_now();
+    s->out_bytes = s->err_bytes = -1;
     if (left <= 0) {
         *r = (sb_run_result){.timed_out = 1};
         return SB_OK;
     }
-    return sb_launch_run(s->argv, NULL, left, s->outlog, s->errlog, r, pe);
+    sb_worker_log lo, le;
+    sb_err le_err = {0};
+    int logged = !sb_worker_log_start(&lo, s->outlog, SB_WORKER_LOG_CAP, &le_err);
+    if (logged && sb_worker_log_start(&le, s->errlog, SB_WORKER_LOG_CAP, &le_err)) {
+        sb_worker_log_finish(&lo);
+        logged = 0;
+    }
+    int rc = sb_launch_run(s->argv, NULL, left, logged ? lo.fifo : s->outlog,
+                           logged ? le.fifo : s->errlog, r, pe);
+    if (logged) {
+        sb_worker_log_finish(&lo);
+        sb_worker_log_finish(&le);
+        s->disk_full = lo.nospace || le.nospace;
+        s->out_bytes = lo.bytes;
+        s->err_bytes = le.bytes;
+    }
+    return rc;
 }
 
 static void run_side(side_run *s)
@@ -579,6 +610,7 @@ static void run_side(side_run *s)
     s->doc = NULL;
     s->status = "failed";
     s->why[0] = '\0';
+    s->disk_full = 0;
     unlink(s->result);
     sb_run_result r;
     sb_err pe = {0};
@@ -613,6 +645,8 @@ static void run_side(side_run *s)
         json_decref(doc);
         char tail[320];
         worker_error(s->errlog, tail, sizeof tail);
+        /* a full disk is the machine's, whichever binary met it */
+        if (s->disk_full || sb_pair_dir_full(s->tmpdir)) s->disk_full = 1;
         snprintf(s->why, sizeof s->why, "worker ended with %s without a usable result%s%s", how,
                  tail[0] ? ": " : "", tail);
         return;
@@ -848,8 +882,14 @@ static void settle_broken(paired_run *c, const char *const bins[2], const char *
             json_decref(b->doc);
             b->doc = NULL;
             if (!strcmp(*status, "skipped")) *status = "failed";
-            snprintf(reason, cap, "%s binary %.200s: %.400s",
-                     c->broke == 1 ? "baseline" : "candidate", bins[c->broke - 1], b->why);
+            if (b->disk_full)
+                snprintf(reason, cap,
+                         "no space left in TMPDIR (%.200s): the run could not write its "
+                         "output or result there, whichever binary ran (%.300s)",
+                         b->tmpdir, b->why);
+            else
+                snprintf(reason, cap, "%s binary %.200s: %.400s",
+                         c->broke == 1 ? "baseline" : "candidate", bins[c->broke - 1], b->why);
             json_decref(c->last);
             c->last = NULL;
         }
@@ -894,6 +934,7 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
         sr[s].timeout = timeout;
         sr[s].deadline = s ? sr[0].deadline : sb_now() + timeout;
         sr[s].row = row;
+        sr[s].tmpdir = tmpdir;
         if (point_argv(&run_plan, &pt, bins[s], sr[s].result, peak, tmpdir, row->seq, &sr[s].argv,
                        &pe)) {
             snprintf(reason, sizeof reason, "cannot build command: %.*s",
@@ -965,7 +1006,8 @@ free_arrays:
     json_decref(c.all), json_decref(c.sides), json_decref(c.pairs), json_decref(c.cand);
 out:
     if (!rc && access(sr[keep_side].outlog, F_OK) == 0)
-        rc = keep_output(db, row->id, sr[keep_side].outlog, sr[keep_side].errlog, e);
+        rc = keep_output_counted(db, row->id, sr[keep_side].outlog, sr[keep_side].errlog,
+                                 sr[keep_side].out_bytes, sr[keep_side].err_bytes, e);
     for (int s = 0; s < 2; s++) {
         json_decref(sr[s].doc);
         sb_argv_free(sr[s].argv);
