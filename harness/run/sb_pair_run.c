@@ -354,7 +354,7 @@ static void *log_thread(void *arg)
     char buf[65536];
     for (;;) {
         struct pollfd pf = {.fd = l->rfd, .events = POLLIN};
-        int stopping = l->stop;
+        int stopping = __atomic_load_n(&l->stop, __ATOMIC_ACQUIRE);
         int pr = poll(&pf, 1, stopping ? 0 : 50);
         if (pr < 0 && errno == EINTR) continue;
         ssize_t n = pr > 0 ? read(l->rfd, buf, sizeof buf) : 0;
@@ -404,7 +404,7 @@ void sb_worker_log_finish(sb_worker_log *l)
 {
     log_priv *q = l->priv;
     if (l->started) {
-        l->stop = 1;
+        __atomic_store_n(&l->stop, 1, __ATOMIC_RELEASE);
         pthread_join(q->th, NULL);
         long long cut = l->bytes - (long long)q->head_len - (long long)q->tail_len;
         if (cut > 0) {

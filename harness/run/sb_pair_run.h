@@ -58,7 +58,7 @@ typedef struct sb_worker_log {
     long long bytes;
     int nospace;
     int rfd, wfd, out;
-    volatile int stop;
+    int stop; /* set (atomically) once the worker ended: the copy drains and stops */
     int started;
     void *priv; /* the copying thread and its buffers */
 } sb_worker_log;
