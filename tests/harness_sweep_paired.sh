@@ -3,7 +3,7 @@
 # that take `sprbench gemm`'s options and write crafted results):
 # - a resumed paired sweep runs the rest in pairs, with the binaries its
 #   stored plan keeps; an old paired sweep whose plan keeps none, or one
-#   whose binary is gone, is refused (exit 2, one line);
+#   whose binary is gone or rebuilt, is refused (exit 2, one line);
 # - each binary is resolved once to the absolute path of a regular
 #   executable file (a bare name on PATH, as exec finds it) and that runs;
 # - --point-timeout bounds the point (all its runs together), not each run;
@@ -72,6 +72,7 @@ expect_grep 'resume with --resume 1' err
 expect_rc 0 q res.db "SELECT plan FROM sweep"
 expect_grep "^pair-baseline = $T/base\$" out
 expect_grep "^pair-candidate = $T/cand\$" out
+expect_grep '^pair-candidate-digest = [0-9a-f]{16}$' out
 expect_grep '^pairs = 2:2$' out
 rm -f log
 expect_rc 0 "$SPRBENCH" sweep --db res.db --resume 1
@@ -99,6 +100,14 @@ expect_one_error_line "sweep 1 runs in pairs, and its candidate binary $T/cand i
 [ ! -e log ] && ok || fail "a refused resume ran: $(cat log)"
 [ "$(q gone.db "SELECT status FROM point WHERE seq = 1")" = interrupted ] && ok || fail "refused resume changed the point"
 mv cand.keep cand
+# a binary rebuilt since the sweep began: refused, two builds would share it
+cp cand cand.keep && echo '# rebuilt' >>cand
+expect_rc 2 "$SPRBENCH" sweep --db gone.db --resume 1
+expect_one_error_line "sweep 1 runs in pairs, and its candidate binary $T/cand changed since the sweep began"
+[ ! -e log ] && ok || fail "a resume with a rebuilt binary ran: $(cat log)"
+mv cand.keep cand
+expect_rc 0 "$SPRBENCH" sweep --db gone.db --resume 1
+expect_grep '^sweep 1: resumed in pairs' out
 
 # a paired sweep stored before plans kept the pairing: refused, not run alone
 rm -f int.done

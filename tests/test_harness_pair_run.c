@@ -29,25 +29,55 @@ static void test_pairing_round_trip(void)
     char text[4096];
     snprintf(text, sizeof text, "workload = gemm\nthreads = 1\n%s", pr);
     free(pr);
-    sb_pair_opts back = SB_PAIR_OPTS_INIT;
-    char base[256], cand[256];
+    sb_pair_stored back = {.po = SB_PAIR_OPTS_INIT};
     int found = 0;
-    CHECK(sb_pair_take(text, &back, base, cand, sizeof base, &found, &e) == SB_OK);
+    CHECK(sb_pair_take(text, &back, &found, &e) == SB_OK);
     CHECK(found);
     CHECK(!strcmp(text, "workload = gemm\nthreads = 1\n")); /* the plan's own lines stay */
-    CHECK(!strcmp(back.baseline, "/opt/a b/base") && !strcmp(back.candidate, "/x#y/cand"));
-    CHECK(back.mode == SB_PAIR_RANDOM && back.min_pairs == 6 && back.max_pairs == 10);
-    CHECK(back.seed == 7 && back.reps == 3 && back.tolerance > 0.0249 && back.tolerance < 0.0251);
+    CHECK(!strcmp(back.po.baseline, "/opt/a b/base") && !strcmp(back.po.candidate, "/x#y/cand"));
+    CHECK(back.po.mode == SB_PAIR_RANDOM && back.po.min_pairs == 6 && back.po.max_pairs == 10);
+    CHECK(back.po.seed == 7 && back.po.reps == 3 && back.po.tolerance > 0.0249 &&
+          back.po.tolerance < 0.0251);
+    CHECK(!back.digest[0][0] && !back.digest[1][0]); /* files that are not there: no digest */
     /* a plan without pairing: nothing taken, nothing changed */
     char plain[] = "workload = gemm\n";
-    CHECK(sb_pair_take(plain, &back, base, cand, sizeof base, &found, &e) == SB_OK);
+    CHECK(sb_pair_take(plain, &back, &found, &e) == SB_OK);
     CHECK(!found && !strcmp(plain, "workload = gemm\n"));
     /* a pairing without its candidate, or with a wrong value, is refused */
     char half[] = "pair-baseline = /a\n";
-    CHECK(sb_pair_take(half, &back, base, cand, sizeof base, &found, &e) == SB_EUSAGE);
+    CHECK(sb_pair_take(half, &back, &found, &e) == SB_EUSAGE);
     char wrong[] = "pair-baseline = /a\npair-candidate = /b\npair-mode = abab\n";
-    CHECK(sb_pair_take(wrong, &back, base, cand, sizeof base, &found, &e) == SB_EUSAGE);
+    CHECK(sb_pair_take(wrong, &back, &found, &e) == SB_EUSAGE);
     CHECK(strstr(e.msg, "stored plan: pair-mode: 'abab'") != NULL);
+    char dig[] = "pair-baseline = /a\npair-candidate = /b\npair-candidate-digest = xyz\n";
+    CHECK(sb_pair_take(dig, &back, &found, &e) == SB_EUSAGE);
+}
+
+/* A binary's digest is kept with the pairing and checked on resume. */
+static void test_still(void)
+{
+    char exe[256];
+    snprintf(exe, sizeof exe, "%s/tool", g_dir);
+    FILE *f = fopen(exe, "w");
+    if (f) fputs("#!/bin/sh\nexit 0\n", f), fclose(f);
+    chmod(exe, 0755);
+    sb_pair_opts po = SB_PAIR_OPTS_INIT;
+    po.baseline = po.candidate = exe;
+    char *pr = sb_pair_render(&po);
+    sb_pair_stored ps = {.po = SB_PAIR_OPTS_INIT};
+    int found = 0;
+    sb_err e = {0};
+    CHECK(pr && sb_pair_take(pr, &ps, &found, &e) == SB_OK && found);
+    free(pr);
+    CHECK(strlen(ps.digest[0]) == 16 && !strcmp(ps.digest[0], ps.digest[1]));
+    char why[200] = "";
+    CHECK(sb_pair_still(&ps, 0, why, sizeof why) == 0);
+    f = fopen(exe, "a");
+    if (f) fputs("# rebuilt\n", f), fclose(f);
+    CHECK(sb_pair_still(&ps, 1, why, sizeof why) == -1 && strstr(why, "changed since") != NULL);
+    unlink(exe);
+    CHECK(sb_pair_still(&ps, 0, why, sizeof why) == -1 &&
+          !strcmp(why, "is no longer an executable file"));
 }
 
 static void test_resolve(void)
@@ -183,6 +213,7 @@ int main(void)
     CHECK(mkdtemp(g_dir) != NULL);
     test_pairing_round_trip();
     test_resolve();
+    test_still();
     test_check_result();
     test_worker_log();
     rmdir(g_dir);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,27 +112,85 @@ int sb_pair_resolve(const char *which, const char *bin, char *out, size_t cap, s
     return SB_OK;
 }
 
+int sb_pair_digest(const char *path, char out[17])
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a, 64 bits */
+    unsigned char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            close(fd);
+            return -1;
+        }
+        for (ssize_t i = 0; i < n; i++) h = (h ^ buf[i]) * 1099511628211ULL;
+    }
+    close(fd);
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+    return 0;
+}
+
 char *sb_pair_render(const sb_pair_opts *po)
 {
-    const char *fmt = "pair-baseline = %s\npair-candidate = %s\npair-mode = %s\npairs = %d:%d\n"
-                      "pair-reps = %d\npair-tolerance = %.10g\npair-seed = %u\n";
-    int n = snprintf(NULL, 0, fmt, po->baseline, po->candidate, sb_pair_mode_name(po->mode),
-                     po->min_pairs, po->max_pairs, po->reps, po->tolerance, po->seed);
+    /* a digest line each where the file can be read (it was just resolved) */
+    char dig[2][17], line[2][64] = {"", ""};
+    for (int s = 0; s < 2; s++)
+        if (!sb_pair_digest(s ? po->candidate : po->baseline, dig[s]))
+            snprintf(line[s], sizeof line[s], "pair-%s-digest = %s\n", s ? "candidate" : "baseline",
+                     dig[s]);
+    const char *fmt = "pair-baseline = %s\npair-candidate = %s\n%s%spair-mode = %s\n"
+                      "pairs = %d:%d\npair-reps = %d\npair-tolerance = %.10g\npair-seed = %u\n";
+    int n = snprintf(NULL, 0, fmt, po->baseline, po->candidate, line[0], line[1],
+                     sb_pair_mode_name(po->mode), po->min_pairs, po->max_pairs, po->reps,
+                     po->tolerance, po->seed);
     char *s = n < 0 ? NULL : malloc((size_t)n + 1);
     if (s)
-        snprintf(s, (size_t)n + 1, fmt, po->baseline, po->candidate, sb_pair_mode_name(po->mode),
-                 po->min_pairs, po->max_pairs, po->reps, po->tolerance, po->seed);
+        snprintf(s, (size_t)n + 1, fmt, po->baseline, po->candidate, line[0], line[1],
+                 sb_pair_mode_name(po->mode), po->min_pairs, po->max_pairs, po->reps, po->tolerance,
+                 po->seed);
     return s;
 }
 
-static const char *const g_pair_keys[] = {"pair-baseline", "pair-candidate", "pair-mode", "pairs",
-                                          "pair-reps",     "pair-tolerance", "pair-seed", NULL};
+static const char *const g_pair_keys[] = {"pair-baseline",
+                                          "pair-candidate",
+                                          "pair-baseline-digest",
+                                          "pair-candidate-digest",
+                                          "pair-mode",
+                                          "pairs",
+                                          "pair-reps",
+                                          "pair-tolerance",
+                                          "pair-seed",
+                                          NULL};
 
-int sb_pair_take(char *text, sb_pair_opts *po, char *base, char *cand, size_t cap, int *found,
-                 sb_err *e)
+/* One line of a stored pairing into ps. */
+static int take_value(sb_pair_stored *ps, const char *key, const char *value, sb_err *e)
+{
+    if (!strcmp(key, "pair-baseline") || !strcmp(key, "pair-candidate")) {
+        char *dst = key[5] == 'b' ? ps->base : ps->cand;
+        if (!value[0] || strlen(value) >= sizeof ps->base)
+            return sb_errf(e, SB_EUSAGE, "stored plan: %s '%.200s' is not a path", key, value);
+        snprintf(dst, sizeof ps->base, "%s", value);
+        return SB_OK;
+    }
+    if (strstr(key, "-digest")) {
+        size_t n = strlen(value);
+        if (n != 16 || strspn(value, "0123456789abcdef") != n)
+            return sb_errf(e, SB_EUSAGE, "stored plan: %s '%.40s' is not 16 hex digits", key,
+                           value);
+        snprintf(ps->digest[key[5] == 'c'], sizeof ps->digest[0], "%s", value);
+        return SB_OK;
+    }
+    char where[64];
+    snprintf(where, sizeof where, "stored plan: %s", key);
+    return sb_pair_set(&ps->po, key, value, where, e);
+}
+
+int sb_pair_take(char *text, sb_pair_stored *ps, int *found, sb_err *e)
 {
     *found = 0;
-    base[0] = cand[0] = '\0';
+    ps->base[0] = ps->cand[0] = ps->digest[0][0] = ps->digest[1][0] = '\0';
     char *w = text;
     int rc = SB_OK;
     for (char *line = text; *line && !rc;) {
@@ -157,27 +216,35 @@ int sb_pair_take(char *text, sb_pair_opts *po, char *base, char *cand, size_t ca
         value[vl] = '\0';
         line += len;
         *found = 1;
-        if (!strcmp(key, "pair-baseline") || !strcmp(key, "pair-candidate")) {
-            char *dst = key[5] == 'b' ? base : cand;
-            if (!value[0] || strlen(value) >= cap)
-                rc = sb_errf(e, SB_EUSAGE, "stored plan: %s '%.200s' is not a path", key, value);
-            else
-                snprintf(dst, cap, "%s", value);
-        } else {
-            char where[64];
-            snprintf(where, sizeof where, "stored plan: %s", key);
-            rc = sb_pair_set(po, key, value, where, e);
-        }
+        rc = take_value(ps, key, value, e);
     }
     *w = '\0';
-    if (!rc && *found && (!base[0] || !cand[0]))
+    if (!rc && *found && (!ps->base[0] || !ps->cand[0]))
         rc = sb_errf(e, SB_EUSAGE, "stored plan: its pairing names no %s binary",
-                     base[0] ? "candidate" : "baseline");
+                     ps->base[0] ? "candidate" : "baseline");
     if (!rc && *found) {
-        po->baseline = base;
-        po->candidate = cand;
+        ps->po.baseline = ps->base;
+        ps->po.candidate = ps->cand;
     }
     return rc;
+}
+
+int sb_pair_still(const sb_pair_stored *ps, int side, char *why, size_t cap)
+{
+    const char *bin = side ? ps->cand : ps->base;
+    char real[4096], dig[17];
+    sb_err ie = {0};
+    if (bin[0] != '/' || sb_pair_resolve("", bin, real, sizeof real, &ie)) {
+        snprintf(why, cap, "is no longer an executable file");
+        return -1;
+    }
+    if (ps->digest[side][0] && (sb_pair_digest(bin, dig) || strcmp(dig, ps->digest[side]))) {
+        snprintf(why, cap,
+                 "changed since the sweep began (its content differs: two builds "
+                 "would share one sweep)");
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- a run's result against its point ---- */

@@ -23,16 +23,32 @@ int sb_pair_set(sb_pair_opts *po, const char *key, const char *value, const char
  * SB_EUSAGE naming `which` when there is none. */
 int sb_pair_resolve(const char *which, const char *bin, char *out, size_t cap, sb_err *e);
 
-/* The pairing's lines for the stored plan ("pair-baseline = /abs/path" ...),
- * malloc'd; appended to the plan's own text when a paired sweep is stored. */
+/* The pairing's lines for the stored plan ("pair-baseline = /abs/path" ...,
+ * each binary's content digest beside it), malloc'd; appended to the plan's
+ * own text when a paired sweep is stored. */
 char *sb_pair_render(const sb_pair_opts *po);
+/* A file's content digest (FNV-1a, 64 bits) as 16 hex digits; -1 when it
+ * cannot be read. A wrapper script's digest is its own text's. */
+int sb_pair_digest(const char *path, char out[17]);
 
-/* A stored plan's pairing: its lines taken out of text (what remains is
- * the plan sb_plan_parse reads) into po, the binaries copied into base and
- * cand (cap bytes each); *found 0 when the plan holds none. SB_EUSAGE for a
- * pairing that does not parse or lacks a binary. */
-int sb_pair_take(char *text, sb_pair_opts *po, char *base, char *cand, size_t cap, int *found,
-                 sb_err *e);
+/* A stored plan's pairing: its options, its binaries (po.baseline and
+ * po.candidate point at base and cand) and their digests ("" where the plan
+ * keeps none). */
+typedef struct sb_pair_stored {
+    sb_pair_opts po;
+    char base[4096], cand[4096];
+    char digest[2][17];
+} sb_pair_stored;
+/* The pairing's lines taken out of text (what remains is the plan
+ * sb_plan_parse reads) into ps (ps->po holding the defaults beforehand);
+ * *found 0 when the plan holds none. SB_EUSAGE for a pairing that does not
+ * parse or lacks a binary. */
+int sb_pair_take(char *text, sb_pair_stored *ps, int *found, sb_err *e);
+/* Whether a stored binary (side 0 baseline, 1 candidate) is still the file
+ * the sweep ran: an executable file, its content the digest stored. 0 when
+ * it is, else -1 and why ("is no longer an executable file", "changed
+ * since the sweep began ..."). */
+int sb_pair_still(const sb_pair_stored *ps, int side, char *why, size_t cap);
 
 /* A run's result document (status ok) against its point: the identity it
  * states (workload, kernel, dtype, threads, m, n, k, trans; not ppn and nodes,

@@ -1191,18 +1191,12 @@ static int dry_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     return SB_OK;
 }
 
-/* A resumed sweep's pairing, from its stored plan (po.baseline NULL: none). */
-typedef struct resumed_pair {
-    sb_pair_opts po;
-    char base[4096], cand[4096];
-} resumed_pair;
-
 /* A resumed paired sweep runs the rest in pairs, with the binaries its plan
- * keeps; both must still be there. A sweep with paired points whose plan
+ * keeps; both must still be the files it ran. A sweep with paired points whose plan
  * keeps no pairing (stored before plans kept it) is refused: run alone, the
  * rest would be points the gate cannot judge. */
 static int resume_pairing(const sb_sweep_opts *o, sb_db *db, int64_t sweep, int paired,
-                          resumed_pair *rp, sb_err *e)
+                          sb_pair_stored *rp, sb_err *e)
 {
     if (!paired) {
         int n = 0, rc = sb_db_sweep_paired_count(db, sweep, &n, e);
@@ -1216,14 +1210,13 @@ static int resume_pairing(const sb_sweep_opts *o, sb_db *db, int64_t sweep, int 
         return SB_OK;
     }
     for (int s = 0; s < 2; s++) {
-        const char *bin = s ? rp->cand : rp->base;
-        char real[4096];
-        sb_err ie = {0};
-        if (bin[0] != '/' || sb_pair_resolve("", bin, real, sizeof real, &ie))
+        char why[200];
+        if (sb_pair_still(rp, s, why, sizeof why))
             return sb_errf(e, SB_EUSAGE,
-                           "%s: sweep %lld runs in pairs, and its %s binary %s is no longer an "
-                           "executable file: put it back, or run a new paired sweep",
-                           o->db_path, (long long)sweep, s ? "candidate" : "baseline", bin);
+                           "%s: sweep %lld runs in pairs, and its %s binary %s %s: put it back, "
+                           "or run a new paired sweep",
+                           o->db_path, (long long)sweep, s ? "candidate" : "baseline",
+                           s ? rp->cand : rp->base, why);
     }
     return SB_OK;
 }
@@ -1232,7 +1225,7 @@ static int resume_pairing(const sb_sweep_opts *o, sb_db *db, int64_t sweep, int 
  * it) with its pairing (rp), checked for Slurm, and claimed (*claimed once
  * the claim is held). */
 static int resume_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, sb_plan *resumed,
-                        const sb_plan **p, resumed_pair *rp, int *claimed, sb_err *e)
+                        const sb_plan **p, sb_pair_stored *rp, int *claimed, sb_err *e)
 {
     const sb_sysinfo *si = sb_sysinfo_cached();
     char *plan_text = NULL;
@@ -1243,7 +1236,7 @@ static int resume_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, sb_pla
                        found ? "%s: sweep %lld has no stored plan to resume"
                              : "%s: no sweep %lld to resume",
                        o->db_path, (long long)sweep);
-    rc = sb_pair_take(plan_text, &rp->po, rp->base, rp->cand, sizeof rp->base, &paired, e);
+    rc = sb_pair_take(plan_text, rp, &paired, e);
     if (!rc) rc = sb_plan_parse(resumed, plan_text, "stored plan", e);
     free(plan_text);
     if (rc || (rc = sb_plan_finish(resumed, si ? si->cores : 1, e))) return rc;
@@ -1423,7 +1416,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sb_db *db = NULL;
     int64_t sweep = o->resume_id;
     int claimed = 0;
-    resumed_pair rp = {.po = o->pair};
+    sb_pair_stored rp = {.po = o->pair}; /* a resumed sweep's, from its stored plan */
     if (sweep > 0) {
         /* a resume reads a database that must exist: none is created */
         struct stat dst;
