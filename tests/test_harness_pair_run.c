@@ -1,7 +1,7 @@
 /* sb_pair_run (#44): a paired sweep's pairing through the stored plan and
  * back, its binaries resolved once, a run's result against its plan row,
  * and the bounded copy of a worker's output (first and last parts exact,
- * one line between saying what was cut). */
+ * one line between saying what was cut: sb_worker_log). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sb_pair_run.h"
+#include "sb_worker_log.h"
 #include "testutil.h"
 
 static char g_dir[64];

@@ -2,8 +2,9 @@
  * around its runner: its options as text (the command line's and the
  * stored plan's), its two binaries resolved once to the files that run,
  * the pairing kept with the stored plan so that a resume runs in pairs, a
- * run's result checked against the point the plan says it is, and the
- * workers' output kept to a bounded size (sb_worker_log). */
+ * run's result checked against the point the plan says it is, and whether
+ * a full TMPDIR, not a binary, failed a run (the workers' output is kept
+ * to a bounded size by sb_worker_log). */
 #ifndef SB_PAIR_RUN_H
 #define SB_PAIR_RUN_H
 #include <jansson.h>
@@ -62,27 +63,5 @@ int sb_pair_check_result(json_t *doc, const sb_todo_point *row, char *why, size_
 /* Whether dir's file system is (about) full: under 1 MiB or no inode left
  * for an unprivileged writer. */
 int sb_pair_dir_full(const char *dir);
-
-/* A worker's stdout or stderr kept to a bounded size: the worker writes
- * into a FIFO (fifo, for sb_launch_run) that a thread copies to path,
- * keeping the first and the last cap/2 bytes and, between them, one line
- * saying how many were cut. bytes: all the worker wrote; nospace: writing
- * path met ENOSPC or EDQUOT. */
-typedef struct sb_worker_log {
-    char path[4096], fifo[4200];
-    size_t cap;
-    long long bytes;
-    int nospace;
-    int rfd, wfd, out;
-    int stop; /* set (atomically) once the worker ended: the copy drains and stops */
-    int started;
-    void *priv; /* the copying thread and its buffers */
-} sb_worker_log;
-#define SB_WORKER_LOG_CAP ((size_t)1 << 20)
-/* Starts the copy (SB_EFAIL: no FIFO could be made; the caller may let the
- * worker write to path directly). */
-int sb_worker_log_start(sb_worker_log *l, const char *path, size_t cap, sb_err *e);
-/* After the worker ended: the rest copied, the note written, the FIFO removed. */
-void sb_worker_log_finish(sb_worker_log *l);
 
 #endif

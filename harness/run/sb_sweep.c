@@ -17,6 +17,7 @@
 #include "sb_kernel.h"
 #include "sb_launch.h"
 #include "sb_pair_run.h"
+#include "sb_worker_log.h"
 #include "sb_paired.h"
 #include "sb_query.h"
 #include "sb_slurm.h"
