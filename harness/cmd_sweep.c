@@ -11,6 +11,7 @@
 #include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
+#include "sb_pair_run.h"
 #include "sb_plan.h"
 #include "sb_plot.h"
 #include "sb_slurm.h"
@@ -73,7 +74,8 @@ static void sweep_help(void)
            "  --plots DIR         draw the sweep's plots into DIR when it ends\n"
            "  --json              the summary as one JSON document on stdout (progress goes\n"
            "                      to stderr): counts, every row of the table, the plots\n"
-           "  --resume ID         rerun only the unfinished points of sweep ID\n"
+           "  --resume ID         rerun only the unfinished points of sweep ID (a paired\n"
+           "                      sweep's in pairs, with the two binaries its plan keeps)\n"
            "  --no-peak           do not measure the peak first (a GEMM sweep of a machine\n"
            "                      without a stored peak measures it on the sweep's largest\n"
            "                      --threads; pct_peak then needs one stored)\n"
@@ -81,9 +83,13 @@ static void sweep_help(void)
            "\nPaired A/B (a CI gate on a shared machine, docs/gating.md; GEMM sweeps):\n"
            "  --pair-baseline B   with --pair-candidate C: every point runs the worker of\n"
            "                      binary B and of binary C alternately (any executable that\n"
-           "                      takes sprbench gemm's options, a wrapper script included);\n"
-           "                      every sample is stored with its binary and its pair, and\n"
-           "                      `sprbench gate --paired` judges the pairs\n"
+           "                      takes sprbench gemm's options, a wrapper script included;\n"
+           "                      a bare name is found on PATH), each resolved once to its\n"
+           "                      absolute path, which runs and is stored; every sample is\n"
+           "                      stored with its binary and its pair, and `sprbench gate\n"
+           "                      --paired` judges the pairs. --point-timeout bounds a\n"
+           "                      point's runs together; a run's result must be the point's\n"
+           "                      (kernel, dtype, shape, threads), its values measurements\n"
            "  --pair-mode M       abba (default): quads A B B A, the first A with the first\n"
            "                      B and the second B with the second A as pairs; random: A A\n"
            "                      B B shuffled per quad; duet: both at once, each bound to\n"
@@ -192,7 +198,8 @@ typedef struct sweep_args {
     char batch_skip[512];
     long resume;
     sb_pair_opts pair;
-    int pair_opts; /* a --pair-* option besides the two binaries */
+    int pair_opts;          /* a --pair-* option besides the two binaries */
+    char pair_bin[2][4096]; /* the two binaries, resolved once (sb_pair_resolve) */
     const char *keys[128], *values[128];
     int nkv;
 } sweep_args;
@@ -226,55 +233,6 @@ static int sweep_options(struct option *opts, const char **all_keys, int *nvalue
         {0, 0, 0, 0}};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) opts[no++] = own[i];
     return nall;
-}
-
-/* One of the paired runs' options (--pair-mode, --pairs, ...) into pair. */
-static int pair_opt(int c, const char *arg, sb_pair_opts *pair, sb_err *e)
-{
-    long v;
-    switch (c) {
-    case OPT_PAIR_MODE:
-        if (!strcmp(arg, "abba"))
-            pair->mode = SB_PAIR_ABBA;
-        else if (!strcmp(arg, "random"))
-            pair->mode = SB_PAIR_RANDOM;
-        else if (!strcmp(arg, "duet"))
-            pair->mode = SB_PAIR_DUET;
-        else
-            return sb_errf(e, SB_EUSAGE, "--pair-mode: '%s' is not abba, random or duet", arg);
-        return SB_OK;
-    case OPT_PAIRS: {
-        char lo[32];
-        const char *colon = strchr(arg, ':');
-        snprintf(lo, sizeof lo, "%.*s", colon ? (int)(colon - arg) : 31, arg);
-        long b;
-        if (sb_parse_long(lo, 2, 10000, "--pairs", &v, e) ||
-            sb_parse_long(colon ? colon + 1 : lo, 2, 10000, "--pairs", &b, e))
-            return SB_EUSAGE;
-        if (b < v) return sb_errf(e, SB_EUSAGE, "--pairs: MAX %ld is below MIN %ld", b, v);
-        pair->min_pairs = (int)v;
-        pair->max_pairs = (int)b;
-        return SB_OK;
-    }
-    case OPT_PAIR_REPS:
-        if (sb_parse_long(arg, 1, 1000, "--pair-reps", &v, e)) return SB_EUSAGE;
-        pair->reps = (int)v;
-        return SB_OK;
-    case OPT_PAIR_TOL: {
-        char buf[64];
-        size_t n = strlen(arg);
-        int pct = n > 0 && n < sizeof buf && arg[n - 1] == '%';
-        snprintf(buf, sizeof buf, "%.*s", pct ? (int)n - 1 : (int)n, arg);
-        double d;
-        if (sb_parse_double(buf, 0, pct ? 1000 : 10, "--pair-tolerance", &d, e)) return SB_EUSAGE;
-        pair->tolerance = pct ? d / 100 : d;
-        return SB_OK;
-    }
-    default: /* OPT_PAIR_SEED */
-        if (sb_parse_long(arg, 0, 0x7fffffff, "--pair-seed", &v, e)) return SB_EUSAGE;
-        pair->seed = (unsigned)v;
-        return SB_OK;
-    }
 }
 
 /* The command line into a. -1: go on; else the command's exit code
@@ -333,10 +291,18 @@ static int sweep_parse(int argc, char **argv, sweep_args *a)
         case OPT_PAIRS:
         case OPT_PAIR_REPS:
         case OPT_PAIR_TOL:
-        case OPT_PAIR_SEED:
+        case OPT_PAIR_SEED: {
+            const char *pkey = c == OPT_PAIR_MODE ? "pair-mode"
+                : c == OPT_PAIRS                 ? "pairs"
+                : c == OPT_PAIR_REPS             ? "pair-reps"
+                : c == OPT_PAIR_TOL              ? "pair-tolerance"
+                                                 : "pair-seed";
+            char where[32];
+            snprintf(where, sizeof where, "--%s", pkey);
             a->pair_opts = 1;
-            if (pair_opt(c, optarg, &a->pair, &e)) return sb_cli_report("sweep", &e);
+            if (sb_pair_set(&a->pair, pkey, optarg, where, &e)) return sb_cli_report("sweep", &e);
             break;
+        }
         case 'h': sweep_help(); return 0;
         default:
             return sb_cli_usage_error("sweep", "unknown or incomplete option '%s' (see --help)",
@@ -350,9 +316,9 @@ static int sweep_parse(int argc, char **argv, sweep_args *a)
 /* The options that go together or exclude each other, and every path a
  * typo could break, checked before the first point runs: a sweep may take
  * hours, and its plots or database are its last step. */
-static int sweep_check(const sweep_args *a, sb_err *e)
+static int sweep_check(sweep_args *a, sb_err *e)
 {
-    const sb_pair_opts *pair = &a->pair;
+    sb_pair_opts *pair = &a->pair;
     if (a->resume && (a->plan_file || a->nkv))
         return sb_errf(e, SB_EUSAGE, "--resume takes the stored plan; give no plan options");
     if (a->submit && !a->sbatch) return sb_errf(e, SB_EUSAGE, "--submit needs --sbatch FILE");
@@ -360,15 +326,21 @@ static int sweep_check(const sweep_args *a, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "--pair-baseline and --pair-candidate go together");
     if (a->pair_opts && !pair->baseline)
         return sb_errf(e, SB_EUSAGE, "--pair-* options need --pair-baseline and --pair-candidate");
-    if (pair->baseline && (a->resume || a->sbatch))
-        return sb_errf(e, SB_EUSAGE, "a paired sweep runs here and now: not with %s",
-                       a->resume ? "--resume" : "--sbatch");
+    if (pair->baseline && a->resume)
+        return sb_errf(e, SB_EUSAGE,
+                       "--resume takes the stored plan, its pairing too: give no --pair-* options");
+    if (pair->baseline && a->sbatch)
+        return sb_errf(e, SB_EUSAGE, "a paired sweep runs here and now: not with --sbatch");
     for (int s = 0; pair->baseline && s < 2; s++) {
+        /* found once (a bare name on PATH, as exec finds it), and that file runs */
         const char *bin = s ? pair->candidate : pair->baseline;
-        /* a bare name is found on PATH when it runs; a path must be there now */
-        if (strchr(bin, '/') && access(bin, X_OK))
-            return sb_errf(e, SB_EUSAGE, "--pair-%s: '%s' is not an executable file",
-                           s ? "candidate" : "baseline", bin);
+        int rc = sb_pair_resolve(s ? "--pair-candidate" : "--pair-baseline", bin, a->pair_bin[s],
+                                 sizeof a->pair_bin[s], e);
+        if (rc) return rc;
+    }
+    if (pair->baseline) {
+        pair->baseline = a->pair_bin[0];
+        pair->candidate = a->pair_bin[1];
     }
     if (a->as_json && (a->dry || a->sbatch))
         return sb_errf(e, SB_EUSAGE, "--json is the summary of a sweep that runs: not with %s",

@@ -85,10 +85,11 @@ expect_rc 2 "$SPRBENCH" gate --paired --candidate base.db --baseline base.db
 expect_one_error_line 'not with --baseline'
 expect_rc 0 "$SPRBENCH" sweep --help; expect_grep 'pair-baseline B' out
 expect_rc 0 "$SPRBENCH" gate --help; expect_grep 'gate --paired --candidate RUN' out
-# the dry run names both commands, each run --pair-reps repetitions
+# the dry run names both commands, each run --pair-reps repetitions, each
+# binary by the absolute path that runs (#44)
 expect_rc 0 "$SPRBENCH" sweep "${PAIR[@]}" --pair-baseline ./base --pair-candidate ./same --pair-reps 4 --dry-run
-expect_grep '^baseline:  \./base gemm .*--reps 4 ' out
-expect_grep '^candidate: \./same gemm .*--reps 4 ' out
+expect_grep "^baseline:  $T/base gemm .*--reps 4 " out
+expect_grep "^candidate: $T/same gemm .*--reps 4 " out
 
 # ---- ABBA, identical binaries: PASS once decided, at MIN pairs ----
 rm -f log
@@ -101,19 +102,20 @@ expect_grep 'ok PASS after 8 pair\(s\) \(abba\)' out
 # the first A and the first B of each quad are a pair, the second B and second A the next
 [ "$(q same.db "SELECT GROUP_CONCAT(side || ':' || pair, ' ') FROM (SELECT side, pair FROM sample WHERE rep % 3 = 0 AND rep < 24 ORDER BY rep)")" = \
   "0:0 1:0 1:1 0:1 0:2 1:2 1:3 0:3" ] && ok || fail "pairs of the ABBA quads"
-[ "$(q same.db 'SELECT mode, baseline, candidate FROM point_pairing')" = "abba|./base|./same" ] && ok ||
+[ "$(q same.db 'SELECT mode, baseline, candidate FROM point_pairing')" = "abba|$T/base|$T/same" ] && ok ||
   fail "stored binaries: $(q same.db 'SELECT * FROM point_pairing')"
 expect_rc 0 "$SPRBENCH" gate --paired --candidate same.db --junit same.xml
 expect_grep '^PASS .*64x64x64:NN t1 .* 24/24 .*over 8 abba pairs, within the tolerance .*A/A 0\.0% over 4 quad' out
 expect_grep 'Wilcoxon signed-rank on the pairs' out
 # the point's own samples (summary, plots, report) are the candidate's alone
 expect_rc 0 "$SPRBENCH" db export --db same.db --out same.json
-python3 - <<'PY' || fail "export of a paired point"
-import json
+python3 - "$T" <<'PY' || fail "export of a paired point"
+import json, sys
 p = json.load(open('same.json'))['points'][0]
 assert len(p['samples']) == 24, len(p['samples'])
 pr = p['pairing']
-assert pr['mode'] == 'abba' and pr['baseline'] == './base' and pr['candidate'] == './same'
+t = sys.argv[1]
+assert pr['mode'] == 'abba' and pr['baseline'] == t + '/base' and pr['candidate'] == t + '/same'
 assert len(pr['samples']) == len(pr['side']) == len(pr['pair']) == 48
 PY
 ok
@@ -209,12 +211,12 @@ rm -f log
 FAKE_EXIT=1 "$SPRBENCH" sweep "${PAIR[@]}" --db crash.db --pair-baseline ./base --pair-candidate ./same >out 2>&1
 [ $? = 1 ] && ok || fail "a failed candidate run should fail the sweep"
 expect_rc 1 "$SPRBENCH" gate --paired --candidate crash.db --junit crash.xml
-expect_grep '^FAIL .* status .*failed: candidate binary \./same: worker ended with exit 1 .*fake: told to fail' out
+expect_grep "^FAIL .* status .*failed: candidate binary $T/same: worker ended with exit 1 .*fake: told to fail" out
 grep -qE 'ratio 0\.0000|p -1|samples 0/0' crash.xml && fail "a status row shows zeros" || ok
 rm -f log
 FAKE_HANG=5 "$SPRBENCH" sweep "${PAIR[@]}" --db hang.db --pair-baseline ./base --pair-candidate ./same --point-timeout 1 >out 2>&1
 expect_rc 1 "$SPRBENCH" gate --paired --candidate hang.db
-expect_grep '^FAIL .*timeout: candidate binary \./same: timeout after 1 s' out
+expect_grep "^FAIL .*timeout: candidate binary $T/same: timeout after 1 s" out
 
 # a skip: the machine's when the baseline skips too (SKIP), a candidate that
 # skips what the baseline ran fails
@@ -224,7 +226,7 @@ expect_grep '^SKIP .*skipped: no such ISA here' out
 expect_grep '^nothing judged: .*\(1 skipped\): gate points this machine can run' out
 FAKE_SKIP=B "$SPRBENCH" sweep "${PAIR[@]}" --db skip2.db --pair-baseline ./base --pair-candidate ./same >out 2>&1
 expect_rc 1 "$SPRBENCH" gate --paired --candidate skip2.db
-expect_grep '^FAIL .*failed: candidate binary \./same: skipped: no such ISA here' out
+expect_grep "^FAIL .*failed: candidate binary $T/same: skipped: no such ISA here" out
 for seed in 1 2 3 4 5 6; do  # random: some seed puts the candidate first
   FAKE_SKIP=both "$SPRBENCH" sweep "${PAIR[@]}" --db skip3.db --pair-baseline ./base --pair-candidate ./same \
     --pair-mode random --pair-seed $seed >/dev/null 2>&1

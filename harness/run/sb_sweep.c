@@ -16,6 +16,8 @@
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_launch.h"
+#include "sb_pair_run.h"
+#include "sb_worker_log.h"
 #include "sb_paired.h"
 #include "sb_query.h"
 #include "sb_slurm.h"
@@ -354,8 +356,10 @@ static int read_tail(const char *path, size_t max, char **buf, size_t *len, long
     return 0;
 }
 
-static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const char *errlog,
-                       sb_err *e)
+/* out_all, err_all: what the worker wrote in all where its log was kept
+ * to a bounded size (sb_worker_log; -1: the file holds it all). */
+static int keep_output_counted(sb_db *db, int64_t point_id, const char *outlog, const char *errlog,
+                               long long out_all, long long err_all, sb_err *e)
 {
     char *o = NULL, *r = NULL;
     size_t ol = 0, rl = 0;
@@ -363,10 +367,18 @@ static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const ch
     /* a few bytes more than kept, so that the tail can start at a character */
     int bad = read_tail(outlog, SB_DB_LOG_BYTES + 3, &o, &ol, &ot) |
         read_tail(errlog, SB_DB_LOG_BYTES + 3, &r, &rl, &rt);
+    if (out_all > ot) ot = out_all;
+    if (err_all > rt) rt = err_all;
     int rc = bad ? SB_OK : sb_db_point_log_set(db, point_id, o, ol, ot, r, rl, rt, e);
     free(o);
     free(r);
     return rc;
+}
+
+static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const char *errlog,
+                       sb_err *e)
+{
+    return keep_output_counted(db, point_id, outlog, errlog, -1, -1, e);
 }
 
 /* A GEMM result's pct_peak against the path the kernel really ran (a vendor
@@ -552,24 +564,59 @@ const char *sb_pair_mode_name(sb_pair_mode m)
  * its result document when it wrote a usable one. */
 typedef struct side_run {
     char **argv;
-    double timeout;
+    double timeout;  /* the point's, all its runs together (--point-timeout) */
+    double deadline; /* when the point's time is up (sb_now) */
+    const point_row *row;
+    const char *tmpdir;
     char result[4096], outlog[4096], errlog[4096];
     const cpu_set_t *cpus; /* duet: where it runs (NULL: anywhere) */
     json_t *doc;
     const char *status; /* ok, skipped, failed, timeout, interrupted */
+    int disk_full;      /* the run failed for want of space in tmpdir, not by its binary */
+    long long out_bytes, err_bytes; /* what its worker wrote in all (-1: not counted) */
     char why[600];
 } side_run;
+
+/* The worker under sb_launch_run, its stdout and stderr kept to a bounded
+ * size (sb_worker_log), within what is left of the point's time. */
+static int launch_side(side_run *s, sb_run_result *r, sb_err *pe)
+{
+    double left = s->deadline - sb_now();
+    s->out_bytes = s->err_bytes = -1;
+    if (left <= 0) {
+        *r = (sb_run_result){.timed_out = 1};
+        return SB_OK;
+    }
+    sb_worker_log lo, le;
+    sb_err le_err = {0};
+    int logged = !sb_worker_log_start(&lo, s->outlog, SB_WORKER_LOG_CAP, &le_err);
+    if (logged && sb_worker_log_start(&le, s->errlog, SB_WORKER_LOG_CAP, &le_err)) {
+        sb_worker_log_finish(&lo);
+        logged = 0;
+    }
+    int rc = sb_launch_run(s->argv, NULL, left, logged ? lo.fifo : s->outlog,
+                           logged ? le.fifo : s->errlog, r, pe);
+    if (logged) {
+        sb_worker_log_finish(&lo);
+        sb_worker_log_finish(&le);
+        s->disk_full = lo.nospace || le.nospace;
+        s->out_bytes = lo.bytes;
+        s->err_bytes = le.bytes;
+    }
+    return rc;
+}
 
 static void run_side(side_run *s)
 {
     s->doc = NULL;
     s->status = "failed";
     s->why[0] = '\0';
+    s->disk_full = 0;
     unlink(s->result);
     sb_run_result r;
     sb_err pe = {0};
     if (s->cpus) pthread_setaffinity_np(pthread_self(), sizeof *s->cpus, s->cpus);
-    if (sb_launch_run(s->argv, NULL, s->timeout, s->outlog, s->errlog, &r, &pe)) {
+    if (launch_side(s, &r, &pe)) {
         snprintf(s->why, sizeof s->why, "%.*s", sb_text_prefix(pe.msg, 500), pe.msg);
         return;
     }
@@ -580,7 +627,8 @@ static void run_side(side_run *s)
     }
     if (r.timed_out) {
         s->status = "timeout";
-        snprintf(s->why, sizeof s->why, "timeout after %g s (--point-timeout)", s->timeout);
+        snprintf(s->why, sizeof s->why,
+                 "timeout after %g s (--point-timeout: the point's runs together)", s->timeout);
         return;
     }
     char how[128];
@@ -598,6 +646,8 @@ static void run_side(side_run *s)
         json_decref(doc);
         char tail[320];
         worker_error(s->errlog, tail, sizeof tail);
+        /* a full disk is the machine's, whichever binary met it */
+        if (s->disk_full || sb_pair_dir_full(s->tmpdir)) s->disk_full = 1;
         snprintf(s->why, sizeof s->why, "worker ended with %s without a usable result%s%s", how,
                  tail[0] ? ": " : "", tail);
         return;
@@ -612,6 +662,13 @@ static void run_side(side_run *s)
         snprintf(s->why, sizeof s->why, "%.*s", sb_text_prefix(why ? why : ds, 500),
                  why ? why : ds);
         json_decref(doc);
+        return;
+    }
+    /* the plan row says what the point is; its values must be measurements */
+    char bad[400];
+    if (!strcmp(ds, "ok") && sb_pair_check_result(doc, s->row, bad, sizeof bad)) {
+        json_decref(doc);
+        snprintf(s->why, sizeof s->why, "result refused: %s", bad);
         return;
     }
     s->status = !strcmp(ds, "ok") ? "ok" : "skipped";
@@ -826,8 +883,14 @@ static void settle_broken(paired_run *c, const char *const bins[2], const char *
             json_decref(b->doc);
             b->doc = NULL;
             if (!strcmp(*status, "skipped")) *status = "failed";
-            snprintf(reason, cap, "%s binary %.200s: %.400s",
-                     c->broke == 1 ? "baseline" : "candidate", bins[c->broke - 1], b->why);
+            if (b->disk_full)
+                snprintf(reason, cap,
+                         "no space left in TMPDIR (%.200s): the run could not write its "
+                         "output or result there, whichever binary ran (%.300s)",
+                         b->tmpdir, b->why);
+            else
+                snprintf(reason, cap, "%s binary %.200s: %.400s",
+                         c->broke == 1 ? "baseline" : "candidate", bins[c->broke - 1], b->why);
             json_decref(c->last);
             c->last = NULL;
         }
@@ -870,6 +933,9 @@ static int run_point_paired(sb_db *db, int64_t machine, const sb_plan *p, const 
         snprintf(sr[s].errlog, sizeof sr[s].errlog, "%s/point-%d-%c.err", tmpdir, row->seq,
                  "ab"[s]);
         sr[s].timeout = timeout;
+        sr[s].deadline = s ? sr[0].deadline : sb_now() + timeout;
+        sr[s].row = row;
+        sr[s].tmpdir = tmpdir;
         if (point_argv(&run_plan, &pt, bins[s], sr[s].result, peak, tmpdir, row->seq, &sr[s].argv,
                        &pe)) {
             snprintf(reason, sizeof reason, "cannot build command: %.*s",
@@ -941,7 +1007,8 @@ free_arrays:
     json_decref(c.all), json_decref(c.sides), json_decref(c.pairs), json_decref(c.cand);
 out:
     if (!rc && access(sr[keep_side].outlog, F_OK) == 0)
-        rc = keep_output(db, row->id, sr[keep_side].outlog, sr[keep_side].errlog, e);
+        rc = keep_output_counted(db, row->id, sr[keep_side].outlog, sr[keep_side].errlog,
+                                 sr[keep_side].out_bytes, sr[keep_side].err_bytes, e);
     for (int s = 0; s < 2; s++) {
         json_decref(sr[s].doc);
         sb_argv_free(sr[s].argv);
@@ -1125,23 +1192,56 @@ static int dry_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     return SB_OK;
 }
 
+/* A resumed paired sweep runs the rest in pairs, with the binaries its plan
+ * keeps; both must still be the files it ran. A sweep with paired points whose plan
+ * keeps no pairing (stored before plans kept it) is refused: run alone, the
+ * rest would be points the gate cannot judge. */
+static int resume_pairing(const sb_sweep_opts *o, sb_db *db, int64_t sweep, int paired,
+                          sb_pair_stored *rp, sb_err *e)
+{
+    if (!paired) {
+        int n = 0, rc = sb_db_sweep_paired_count(db, sweep, &n, e);
+        if (rc) return rc;
+        if (n > 0)
+            return sb_errf(e, SB_EUSAGE,
+                           "%s: sweep %lld was measured in pairs, but its stored plan does not "
+                           "keep the two binaries (an older sprbench stored it): run a new "
+                           "paired sweep",
+                           o->db_path, (long long)sweep);
+        return SB_OK;
+    }
+    for (int s = 0; s < 2; s++) {
+        char why[200];
+        if (sb_pair_still(rp, s, why, sizeof why))
+            return sb_errf(e, SB_EUSAGE,
+                           "%s: sweep %lld runs in pairs, and its %s binary %s %s: put it back, "
+                           "or run a new paired sweep",
+                           o->db_path, (long long)sweep, s ? "candidate" : "baseline",
+                           s ? rp->cand : rp->base, why);
+    }
+    return SB_OK;
+}
+
 /* A resumed sweep: its stored plan read back and finished (*p points at
- * it), checked for Slurm, and claimed (*claimed once the claim is held). */
+ * it) with its pairing (rp), checked for Slurm, and claimed (*claimed once
+ * the claim is held). */
 static int resume_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, sb_plan *resumed,
-                        const sb_plan **p, int *claimed, sb_err *e)
+                        const sb_plan **p, sb_pair_stored *rp, int *claimed, sb_err *e)
 {
     const sb_sysinfo *si = sb_sysinfo_cached();
     char *plan_text = NULL;
-    int found = 0, rc;
+    int found = 0, paired = 0, rc;
     if ((rc = sb_db_sweep_plan(db, sweep, &plan_text, &found, e))) return rc;
     if (!plan_text)
         return sb_errf(e, SB_EUSAGE,
                        found ? "%s: sweep %lld has no stored plan to resume"
                              : "%s: no sweep %lld to resume",
                        o->db_path, (long long)sweep);
-    rc = sb_plan_parse(resumed, plan_text, "stored plan", e);
+    rc = sb_pair_take(plan_text, rp, &paired, e);
+    if (!rc) rc = sb_plan_parse(resumed, plan_text, "stored plan", e);
     free(plan_text);
     if (rc || (rc = sb_plan_finish(resumed, si ? si->cores : 1, e))) return rc;
+    if ((rc = resume_pairing(o, db, sweep, paired, rp, e))) return rc;
     *p = resumed;
     if ((rc = sb_slurm_plan_preflight(*p, e))) return rc;
     /* one run of a sweep at a time: a second resume is refused here,
@@ -1174,13 +1274,30 @@ static int reopen_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const 
     return SB_OK;
 }
 
+/* The plan as the sweep stores it: a paired sweep's pairing (its two
+ * binaries, absolute) after the plan's own lines, so that --resume runs
+ * the rest in pairs too (sb_pair_take). */
+static char *stored_plan_text(const sb_plan *p, const sb_pair_opts *pair)
+{
+    char *plan = sb_plan_render(p), *pr = pair->baseline ? sb_pair_render(pair) : NULL;
+    if (!pr || !plan) {
+        free(pr);
+        return plan;
+    }
+    size_t a = strlen(plan), b = strlen(pr);
+    char *both = realloc(plan, a + b + 1);
+    if (both) memcpy(both + a, pr, b + 1);
+    free(pr);
+    return both ? both : plan;
+}
+
 /* A new sweep: the sweep, all its points (pending: a resume knows what is
  * left) and this process's claim on it, in one transaction, so a sweep is
  * never stored without its points. *sweep 0 when it was not stored. */
 static int create_sweep(const sb_sweep_opts *o, sb_db *db, const sb_plan *p, int64_t machine,
                         int64_t *sweep, sb_err *e)
 {
-    char *plan_text = sb_plan_render(p);
+    char *plan_text = stored_plan_text(p, &o->pair);
     int rc = sb_db_begin(db, e);
     if (rc) {
         free(plan_text);
@@ -1218,7 +1335,7 @@ static void count_status(sb_sweep_outcome *out, const char *status)
  * progress line each, in the sweep's own temporary directory; SIGINT,
  * SIGTERM and SIGHUP stop it between points (g_interrupted). */
 static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb_plan *p,
-                      int64_t machine, sb_sweep_outcome *out, sb_err *e)
+                      const sb_pair_opts *pair, int64_t machine, sb_sweep_outcome *out, sb_err *e)
 {
     FILE *f = o->out ? o->out : stdout;
     point_row *rows = NULL;
@@ -1257,8 +1374,8 @@ static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb
         char summary[400] = "";
         const char *status = "failed";
         double t0 = sb_now();
-        if (o->pair.baseline && !sb_wl_is(r->wl, SB_WL_PROBE))
-            rc = run_point_paired(db, machine, p, r, &o->pair, dir, peak, timeout, summary,
+        if (pair->baseline && !sb_wl_is(r->wl, SB_WL_PROBE))
+            rc = run_point_paired(db, machine, p, r, pair, dir, peak, timeout, summary,
                                   sizeof summary, &status, e);
         else
             rc = run_point(db, machine, p, r, o->self_exe, dir, peak, timeout, summary,
@@ -1300,6 +1417,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     sb_db *db = NULL;
     int64_t sweep = o->resume_id;
     int claimed = 0;
+    sb_pair_stored rp = {.po = o->pair}; /* a resumed sweep's, from its stored plan */
     if (sweep > 0) {
         /* a resume reads a database that must exist: none is created */
         struct stat dst;
@@ -1307,7 +1425,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "%s: no such database (nothing to resume)", o->db_path);
     } else {
         /* refused before the database is opened, so nothing is written */
-        char *plan_text = sb_plan_render(p);
+        char *plan_text = stored_plan_text(p, &o->pair);
         rc = sb_db_check_sweep_text(p->label[0] ? p->label : NULL, plan_text, e);
         free(plan_text);
         if (rc) return rc;
@@ -1316,8 +1434,11 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     const sb_sysinfo *si = sb_sysinfo_cached();
     json_t *info = NULL;
     int64_t machine = 0;
-    if (sweep > 0 && (rc = resume_sweep(o, db, sweep, &resumed, &p, &claimed, e)))
+    if (sweep > 0 && (rc = resume_sweep(o, db, sweep, &resumed, &p, &rp, &claimed, e)))
         goto done;
+    if (o->resume_id > 0 && rp.po.baseline)
+        fprintf(f, "sweep %lld: resumed in pairs (%s): baseline %s, candidate %s\n",
+                (long long)sweep, sb_pair_mode_name(rp.po.mode), rp.po.baseline, rp.po.candidate);
     info = si ? sb_sysinfo_json(si) : NULL;
     if (info && (rc = sb_db_machine_upsert(db, info, &machine, e))) goto done;
     if (sweep > 0)
@@ -1326,7 +1447,7 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
         claimed = 1;
     if (rc) goto done;
     out->sweep_id = sweep;
-    if ((rc = run_points(o, db, sweep, p, machine, out, e))) goto done;
+    if ((rc = run_points(o, db, sweep, p, &rp.po, machine, out, e))) goto done;
     if (!g_interrupted && sb_wl_is(p->wl, SB_WL_PROJECT) && !p->project_off)
         rc = sb_sweep_project(db, sweep, p->project_nodes, p->nproject_nodes, f,
                               &out->projected_series, e);

@@ -27,7 +27,11 @@
  * PASS or FAIL at tolerance and alpha), else at max_pairs. Every sample is
  * stored with its side and pair, the point with its two binaries; the
  * point's metrics are the candidate's last run's. A failed or timed-out run
- * of either binary fails the point, naming the binary. */
+ * of either binary fails the point, naming the binary (a full TMPDIR is
+ * named as such instead); the point's timeout bounds all its runs together;
+ * a run's result must be the plan row's point (sb_pair_check_result). The
+ * binaries are absolute paths (sb_pair_resolve), and the stored plan keeps
+ * the pairing (sb_pair_render), so that a resume runs in pairs too. */
 typedef enum { SB_PAIR_ABBA = 0, SB_PAIR_RANDOM = 1, SB_PAIR_DUET = 2 } sb_pair_mode;
 typedef struct sb_pair_opts {
     const char *baseline, *candidate; /* NULL: an ordinary sweep */

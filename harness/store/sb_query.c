@@ -331,6 +331,17 @@ int sb_db_sweep_point_count(sb_db *db, int64_t sweep_id, int *n, sb_err *e)
     return rc;
 }
 
+int sb_db_sweep_paired_count(sb_db *db, int64_t sweep_id, int *n, sb_err *e)
+{
+    int64_t v;
+    int rc = one_int64(db, "counting a sweep's paired points",
+                       "SELECT COUNT(*) FROM point_pairing pp JOIN point p ON p.id = pp.point_id"
+                       " WHERE p.sweep_id = ?",
+                       sweep_id, &v, e);
+    *n = rc ? 0 : (int)v;
+    return rc;
+}
+
 int sb_db_sweep_unfinished(sb_db *db, int64_t sweep_id, sb_todo_point **v, int *n, sb_err *e)
 {
     *v = NULL;

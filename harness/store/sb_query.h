@@ -84,6 +84,8 @@ int sb_db_sweep_plan(sb_db *db, int64_t sweep_id, char **plan, int *found, sb_er
 
 /* How many points of a sweep are stored, whatever their status. */
 int sb_db_sweep_point_count(sb_db *db, int64_t sweep_id, int *n, sb_err *e);
+/* How many of the sweep's points were measured in pairs (a point_pairing row). */
+int sb_db_sweep_paired_count(sb_db *db, int64_t sweep_id, int *n, sb_err *e);
 
 /* A point a sweep has yet to run: pending, running (its run was cut short)
  * or interrupted. */
