@@ -2,8 +2,10 @@
 # Nothing a run starts outlives it (#44): a pair binary that is a wrapper
 # script starting a child, a detached grandchild (setsid) and an orphan
 # (nohup in a subshell), one that ignores SIGTERM too, after a clean sweep
-# and after `kill -9` of the sweep. Every process of the test carries $M in
-# its command line, and all of them are killed on the way out.
+# and after `kill -9` of the sweep; and `sweep --resume` and `db unlock`
+# refuse while a process of a killed sweep's runs lives (one planted in
+# its run group), and work once it has ended. Every process of the test
+# carries $M in its command line, and all of them are killed on the way out.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 command -v sqlite3 >/dev/null || skip "sqlite3 not found"
@@ -71,5 +73,54 @@ for _ in $(seq 300); do [ -s "$M/wrapper.pid" ] && break; sleep 0.05; done
 { kill -9 $pid; wait $pid; } 2>/dev/null
 if wait_none 30; then ok; else fail "processes outlived the SIGKILLed sweep:"; show >&2; fi
 expect_rc 0 "$SPRBENCH" db unlock --sweep 1 --db c.db
+
+# ---- resume and unlock wait for a killed sweep's runs ----
+fresh
+DB=d.db
+TMPDIR="$M/tmp" SPRBENCH_TEST_FAULT=hang:9 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 \
+  --reps 3 --no-peak --db $DB --shapes 8x8x8,9x8x8 >d.out 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+  [ "$(sqlite3 $DB "SELECT COUNT(*) FROM point WHERE shape LIKE '9x%' AND status='running'" 2>/dev/null)" = 1 ] && break
+  sleep 0.05
+done
+g=$(sqlite3 $DB "SELECT holder_group FROM sweep WHERE id = 1" 2>/dev/null)
+[ -n "$g" ] && ok || fail "the sweep recorded no run group"
+# plant NAME: a process named NAME that joins the run group, its pid
+plant() {
+  python3 -c 'import os, sys; os.setpgid(0, int(sys.argv[1])); os.execv(sys.argv[2], sys.argv[2:])' \
+    "$g" "$M/$1" 600 &
+  local p=$!
+  for _ in $(seq 200); do [ "$(ps -o pgid= -p $p | tr -d ' ')" = "$g" ] && break; sleep 0.05; done
+  [ "$(ps -o pgid= -p $p | tr -d ' ')" = "$g" ] && ok || fail "the planted $1 never joined group $g"
+  planted=$p
+}
+planted="" stranger=""
+if [ -n "$g" ]; then
+  ln -s "$(command -v sleep)" "$M/sb-guard-planted"
+  # a guard of its runs that outlives it (the store knows guards by their
+  # name), and a stranger in its group (as when the group id is reused)
+  plant sb-guard-planted
+  guard=$planted
+  plant sleep
+  stranger=$planted
+  planted=$guard
+fi
+{ kill -9 $pid; wait $pid; } 2>/dev/null
+expect_rc 2 "$SPRBENCH" sweep --resume 1 --db $DB
+expect_one_error_line "sweep 1 was run by process $pid, which is gone, but processes of its runs still live on this host \(process group $g, being stopped\): resume once they have ended$"
+expect_rc 2 "$SPRBENCH" db unlock --sweep 1 --db $DB
+expect_one_error_line "sweep 1 was run by process $pid, which is gone, but processes of its runs still live on this host \(process group $g, being stopped\): unlock once they have ended$"
+[ -n "$planted" ] && { kill $planted; wait $planted; } 2>/dev/null
+# its own guard ends once its hanging worker has (the stranger is not one)
+for _ in $(seq 300); do [ -z "$(pgrep -g "$g" '^sb-guard')" ] && break; sleep 0.1; done
+[ -z "$(pgrep -g "$g" '^sb-guard')" ] && ok || fail "a guard of the SIGKILLed sweep never ended"
+expect_rc 0 "$SPRBENCH" sweep --resume 1 --db $DB
+[ -n "$stranger" ] && { kill $stranger; wait $stranger; } 2>/dev/null
+# its hanging worker (its command names $M/tmp) was ended by its guard
+if wait_none 30; then ok; else fail "processes outlived the SIGKILLed sweep:"; show >&2; fi
+[ "$(sqlite3 $DB "SELECT COUNT(*) FROM point WHERE status = 'ok'")" = 2 ] && ok || fail "the resume after them"
+[ "$(sqlite3 $DB "SELECT COUNT(*) FROM sweep WHERE holder_pid IS NULL AND holder_group IS NULL")" = 1 ] && ok ||
+  fail "a finished sweep keeps its claim or run group"
 
 finish harness_sweep_procs

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sb_peak.h"
+#include "sb_proc.h"
 #include "sb_text.h"
 #include "sb_workload.h"
 
@@ -77,6 +79,11 @@ static const char *const g_migrations[] = {
     "CREATE TABLE point_pairing ("
     " point_id INTEGER PRIMARY KEY REFERENCES point(id) ON DELETE CASCADE,"
     " mode TEXT NOT NULL, baseline TEXT NOT NULL, candidate TEXT NOT NULL);",
+    /* 6: the process group of the holder's runs (harness/run/sb_guard: every
+     * run's guard joins it and lives until nothing of its run does), so
+     * that a resume or an unlock waits for them even when the holder itself
+     * was killed */
+    "ALTER TABLE sweep ADD COLUMN holder_group INTEGER;",
 };
 #define NMIGRATIONS ((int)(sizeof g_migrations / sizeof g_migrations[0]))
 _Static_assert(NMIGRATIONS == SB_DB_SCHEMA_VERSION, "SB_DB_SCHEMA_VERSION is the last migration");
@@ -97,6 +104,9 @@ static const char *const g_readonly_compat[] = {
     "CREATE TEMP VIEW sample AS SELECT *, NULL AS side, NULL AS pair FROM main.sample;"
     "CREATE TEMP TABLE point_pairing (point_id INTEGER PRIMARY KEY, mode TEXT NOT NULL,"
     " baseline TEXT NOT NULL, candidate TEXT NOT NULL);",
+    /* 6: nothing; only a command that writes (a claim, an unlock) reads
+     * holder_group */
+    "",
 };
 _Static_assert(sizeof g_readonly_compat / sizeof g_readonly_compat[0] == NMIGRATIONS - 1,
                "every migration after the first has its read-only stand-in");
@@ -947,6 +957,22 @@ static int holder_alive(long pid, const char *token)
     return now[0] && !strcmp(now, token);
 }
 
+/* Whether the runs of a holder of this host that is gone still have
+ * processes: a guard in its run group (column col) that can run, in the
+ * boot its token names (a group id of an earlier boot means nothing); a
+ * guard lives until nothing of its run does. */
+static int runs_alive(sqlite3_stmt *st, int col, const char *token, long *group)
+{
+    *group = 0;
+    if (sqlite3_column_type(st, col) == SQLITE_NULL) return 0;
+    *group = (long)sqlite3_column_int64(st, col);
+    char boot[64];
+    read_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
+    size_t n = strlen(boot);
+    if (token[0] && n && (strncmp(token, boot, n) || token[n] != ':')) return 0;
+    return *group > 0 && *group < INT_MAX && sb_proc_group_alive((int)*group, SB_PROC_GUARD_COMM);
+}
+
 int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
 {
     int own_tx = sqlite3_get_autocommit(db->h), rc;
@@ -958,8 +984,8 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
     sb_db_now_iso(since);
     if (sqlite3_prepare_v2(db->h,
                            "SELECT holder_pid, COALESCE(holder_host, ''),"
-                           " COALESCE(holder_start, ''), COALESCE(holder_since, '')"
-                           " FROM sweep WHERE id = ?",
+                           " COALESCE(holder_start, ''), COALESCE(holder_since, ''),"
+                           " holder_group FROM sweep WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep claim");
         goto out;
@@ -996,13 +1022,23 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
                          (long long)sweep_id, pid, qh, qw);
             goto out;
         }
+        long group;
+        if (!mine && runs_alive(st, 4, tok, &group)) {
+            rc = sb_errf(e, SB_EUSAGE,
+                         "sweep %lld was run by process %ld, which is gone, but processes of"
+                         " its runs still live on this host (process group %ld, being stopped):"
+                         " resume once they have ended",
+                         (long long)sweep_id, pid, group);
+            goto out;
+        }
         /* otherwise: gone (or ours already); taken over below */
     }
     sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_prepare_v2(db->h,
                            "UPDATE sweep SET holder_pid = ?, holder_host = ?,"
-                           " holder_start = ?, holder_since = ? WHERE id = ?",
+                           " holder_start = ?, holder_since = ?, holder_group = NULL"
+                           " WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep claim");
         goto out;
@@ -1031,7 +1067,7 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
-                           " holder_start = NULL, holder_since = NULL"
+                           " holder_start = NULL, holder_since = NULL, holder_group = NULL"
                            " WHERE id = ? AND holder_pid = ? AND holder_host = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "sweep release");
@@ -1043,6 +1079,28 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep release");
 }
 
+int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e)
+{
+    char host[256];
+    host_name(host, sizeof host);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h,
+                           "UPDATE sweep SET holder_group = ?"
+                           " WHERE id = ? AND holder_pid = ? AND holder_host = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(e, db, "sweep run group");
+    if (group > 0)
+        sqlite3_bind_int64(st, 1, group);
+    else
+        sqlite3_bind_null(st, 1);
+    sqlite3_bind_int64(st, 2, sweep_id);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)getpid());
+    bind_text(st, 4, host);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep run group");
+}
+
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e)
 {
     if (was && cap) was[0] = '\0';
@@ -1051,8 +1109,8 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->h,
                            "SELECT holder_pid, COALESCE(holder_host, ''),"
-                           " COALESCE(holder_since, ''), COALESCE(holder_start, '')"
-                           " FROM sweep WHERE id = ?",
+                           " COALESCE(holder_since, ''), COALESCE(holder_start, ''),"
+                           " holder_group FROM sweep WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
@@ -1069,13 +1127,24 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     long pid = (long)sqlite3_column_int64(st, 0);
     /* a live holder of this host is a sweep that still runs (and runs its
      * worker): unlocking would let a resume measure beside it */
-    if (sqlite3_column_type(st, 0) != SQLITE_NULL &&
-        !strcmp((const char *)sqlite3_column_text(st, 1), host) &&
-        holder_alive(pid, (const char *)sqlite3_column_text(st, 3))) {
+    int here = sqlite3_column_type(st, 0) != SQLITE_NULL &&
+        !strcmp((const char *)sqlite3_column_text(st, 1), host);
+    const char *tok = (const char *)sqlite3_column_text(st, 3);
+    if (here && holder_alive(pid, tok)) {
         rc = sb_errf(e, SB_EUSAGE,
                      "sweep %lld is being run by process %ld on this host (%s) since %s, which"
                      " is alive: stop it (kill -TERM %ld) rather than unlock it",
                      (long long)sweep_id, pid, qh, qw, pid);
+        goto out;
+    }
+    /* and its runs, which end after it when it was killed */
+    long group;
+    if (here && runs_alive(st, 4, tok, &group)) {
+        rc = sb_errf(e, SB_EUSAGE,
+                     "sweep %lld was run by process %ld, which is gone, but processes of its"
+                     " runs still live on this host (process group %ld, being stopped):"
+                     " unlock once they have ended",
+                     (long long)sweep_id, pid, group);
         goto out;
     }
     if (was && cap && sqlite3_column_type(st, 0) != SQLITE_NULL)
@@ -1084,7 +1153,8 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     st = NULL;
     if (sqlite3_prepare_v2(db->h,
                            "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
-                           " holder_start = NULL, holder_since = NULL WHERE id = ?",
+                           " holder_start = NULL, holder_since = NULL, holder_group = NULL"
+                           " WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
