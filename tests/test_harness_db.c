@@ -713,6 +713,29 @@ static void test_claim_runs(sb_db *db, int64_t sid)
     CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
     kill(stranger, SIGKILL);
     waitpid(stranger, NULL, 0);
+    /* a guard that ends while the claim waits (as one does within its grace
+     * after a kill -9 of the sweep): taken over, not refused */
+    pid_t late = fork();
+    if (late == 0) {
+        prctl(PR_SET_NAME, SB_PROC_GUARD_COMM);
+        setpgid(0, 0);
+        pause();
+        _exit(0);
+    }
+    setpgid(late, late);
+    snprintf(sql, sizeof sql,
+             "UPDATE sweep SET holder_pid = %ld, holder_start = '%s:1', holder_group = %ld",
+             (long)dead, boot, (long)late);
+    CHECK(sqlite3_exec(sb_db_handle(db), sql, NULL, NULL, NULL) == SQLITE_OK);
+    pid_t killer = fork();
+    if (killer == 0) {
+        usleep(300 * 1000);
+        kill(late, SIGKILL);
+        _exit(0);
+    }
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    waitpid(killer, NULL, 0);
+    waitpid(late, NULL, 0);
     /* recorded with our claim, dropped with it */
     CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, 4242, &e), SB_OK);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group = 4242"), 1);

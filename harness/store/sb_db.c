@@ -961,21 +961,57 @@ static int holder_alive(long pid, const char *token)
  * processes: a guard in its run group (column col) that can run, in the
  * boot its token names (a group id of an earlier boot means nothing); a
  * guard lives until nothing of its run does. */
+static int group_alive(long group, const char *token)
+{
+    char boot[64];
+    read_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
+    size_t n = strlen(boot);
+    if (token[0] && n && (strncmp(token, boot, n) || token[n] != ':')) return 0;
+    return group > 0 && group < INT_MAX && sb_proc_group_alive((int)group, SB_PROC_GUARD_COMM);
+}
+
 static int runs_alive(sqlite3_stmt *st, int col, const char *token, long *group)
 {
     *group = 0;
     if (sqlite3_column_type(st, col) == SQLITE_NULL) return 0;
     *group = (long)sqlite3_column_int64(st, col);
-    char boot[64];
-    read_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
-    size_t n = strlen(boot);
-    if (token[0] && n && (strncmp(token, boot, n) || token[n] != ':')) return 0;
-    return *group > 0 && *group < INT_MAX && sb_proc_group_alive((int)*group, SB_PROC_GUARD_COMM);
+    return group_alive(*group, token);
+}
+
+/* A guard stops what its run left within its grace (3 s) of the sweep's
+ * death, and then ends: a claim or an unlock right after a kill -9 waits
+ * for that (up to RUNS_WAIT_S), outside any transaction, before it judges. */
+#define RUNS_WAIT_S 5.0
+static void wait_for_runs(sb_db *db, int64_t sweep_id)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h,
+                           "SELECT holder_pid, COALESCE(holder_host, ''),"
+                           " COALESCE(holder_start, ''), holder_group FROM sweep"
+                           " WHERE id = ? AND holder_pid IS NOT NULL AND holder_group IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    char host[256], token[128] = "";
+    long pid = 0, group = 0;
+    host_name(host, sizeof host);
+    if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 1), host)) {
+        pid = (long)sqlite3_column_int64(st, 0);
+        snprintf(token, sizeof token, "%s", (const char *)sqlite3_column_text(st, 2));
+        group = (long)sqlite3_column_int64(st, 3);
+    }
+    sqlite3_finalize(st);
+    if (!group || pid == (long)getpid() || holder_alive(pid, token)) return;
+    for (int i = 0; i < (int)(RUNS_WAIT_S / 0.05) && group_alive(group, token); i++) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
 {
     int own_tx = sqlite3_get_autocommit(db->h), rc;
+    if (own_tx) wait_for_runs(db, sweep_id);
     if (own_tx && (rc = sb_db_begin(db, e))) return rc;
     sqlite3_stmt *st = NULL;
     char host[256], token[128], since[32];
@@ -1104,6 +1140,7 @@ int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e)
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e)
 {
     if (was && cap) was[0] = '\0';
+    wait_for_runs(db, sweep_id);
     int rc = sb_db_begin(db, e);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;

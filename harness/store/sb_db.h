@@ -117,7 +117,8 @@ int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e);
  * process, an earlier boot) is taken over; a claim from another host is
  * SB_EUSAGE too (it cannot be checked from here: `sprbench db unlock`
  * clears it), and so is a claim whose holder is gone while processes of
- * its runs still live (sb_db_sweep_set_group). No such sweep: SB_EUSAGE. */
+ * its runs still live (sb_db_sweep_set_group) after a wait of up to 5 s
+ * for them (a guard's grace is 3 s). No such sweep: SB_EUSAGE. */
 int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e);
 /* Drops this process's claim (another's is left alone). */
 int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
@@ -127,9 +128,9 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
  * holder is gone: something of its runs is still being stopped. */
 int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e);
 /* Drops any claim but that of a live process of this host or of one whose
- * runs still have processes here (SB_EUSAGE naming it: that sweep still
- * runs, or is still being stopped); *was (cap bytes, may be NULL)
- * describes the holder it dropped ("" when there was none). */
+ * runs still have processes here after the claim's wait (SB_EUSAGE naming
+ * it: that sweep still runs, or is still being stopped); *was (cap bytes,
+ * may be NULL) describes the holder it dropped ("" when there was none). */
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e);
 
 typedef struct sb_point_desc {
