@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include "sb_progress.h"
 #include "sb_db.h"
+#include "sb_guard.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
-#include "sb_guard.h"
 #include "sb_launch.h"
 #include "sb_paired.h"
 #include "sb_query.h"

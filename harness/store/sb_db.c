@@ -958,9 +958,9 @@ static int holder_alive(long pid, const char *token)
 }
 
 /* Whether the runs of a holder of this host that is gone still have
- * processes: a guard in its run group (column col) that can run, in the
- * boot its token names (a group id of an earlier boot means nothing); a
- * guard lives until nothing of its run does. */
+ * processes: a guard in its run group that can run, in the boot its token
+ * names (a group id of an earlier boot means nothing); a guard lives until
+ * nothing of its run does. */
 static int group_alive(long group, const char *token)
 {
     char boot[64];
@@ -970,6 +970,7 @@ static int group_alive(long group, const char *token)
     return group > 0 && group < INT_MAX && sb_proc_group_alive((int)group, SB_PROC_GUARD_COMM);
 }
 
+/* The same for the group in column col of a row of sweep (NULL: none). */
 static int runs_alive(sqlite3_stmt *st, int col, const char *token, long *group)
 {
     *group = 0;
