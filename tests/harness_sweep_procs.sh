@@ -86,13 +86,14 @@ for _ in $(seq 300); do
 done
 g=$(sqlite3 $DB "SELECT holder_group FROM sweep WHERE id = 1" 2>/dev/null)
 [ -n "$g" ] && ok || fail "the sweep recorded no run group"
-# plant NAME: a process named NAME that joins the run group, its pid
+# plant NAME: a process named NAME that joins the run group, its pid in
+# $planted once it is both
 plant() {
   python3 -c 'import os, sys; os.setpgid(0, int(sys.argv[1])); os.execv(sys.argv[2], sys.argv[2:])' \
     "$g" "$M/$1" 600 &
-  local p=$!
-  for _ in $(seq 200); do [ "$(ps -o pgid= -p $p | tr -d ' ')" = "$g" ] && break; sleep 0.05; done
-  [ "$(ps -o pgid= -p $p | tr -d ' ')" = "$g" ] && ok || fail "the planted $1 never joined group $g"
+  local p=$! want="$g ${1:0:15}"
+  for _ in $(seq 200); do [ "$(ps -o pgid=,comm= -p $p | xargs)" = "$want" ] && break; sleep 0.05; done
+  [ "$(ps -o pgid=,comm= -p $p | xargs)" = "$want" ] && ok || fail "the planted $1 never joined group $g"
   planted=$p
 }
 planted="" stranger=""

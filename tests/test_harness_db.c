@@ -654,6 +654,26 @@ static void test_readonly(void)
 
 /* ---- the claim on a sweep ---- */
 
+/* A child that waits, named name (NULL: as we are), in process group
+ * group (0: one of its own), once it is both. */
+static pid_t in_group(const char *name, pid_t group)
+{
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        if (name) prctl(PR_SET_NAME, name);
+        if (setpgid(0, group) != 0 || write(ready[1], "r", 1) != 1) _exit(1);
+        pause();
+        _exit(0);
+    }
+    char c = 0;
+    CHECK(read(ready[0], &c, 1) == 1 && c == 'r');
+    close(ready[0]);
+    close(ready[1]);
+    return child;
+}
+
 /* A holder of this host that is gone while processes of its runs live
  * (its run group, sb_db_sweep_set_group, has a member): claim and unlock
  * refused until they have ended; a group of an earlier boot is no one's. */
@@ -666,21 +686,8 @@ static void test_claim_runs(sb_db *db, int64_t sid)
     waitpid(dead, NULL, 0);
     /* a guard (known by its name) and a stranger in the group: only the
      * guard counts (a group id can be reused once the guards are gone) */
-    pid_t member = fork();
-    if (member == 0) {
-        prctl(PR_SET_NAME, SB_PROC_GUARD_COMM);
-        setpgid(0, 0);
-        pause();
-        _exit(0);
-    }
-    setpgid(member, member);
-    pid_t stranger = fork();
-    if (stranger == 0) {
-        setpgid(0, member);
-        pause();
-        _exit(0);
-    }
-    setpgid(stranger, member);
+    pid_t member = in_group(SB_PROC_GUARD_COMM, 0);
+    pid_t stranger = in_group(NULL, member);
     char boot[64] = "", sql[512];
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
     CHECK(f && fgets(boot, sizeof boot, f));
@@ -715,14 +722,7 @@ static void test_claim_runs(sb_db *db, int64_t sid)
     waitpid(stranger, NULL, 0);
     /* a guard that ends while the claim waits (as one does within its grace
      * after a kill -9 of the sweep): taken over, not refused */
-    pid_t late = fork();
-    if (late == 0) {
-        prctl(PR_SET_NAME, SB_PROC_GUARD_COMM);
-        setpgid(0, 0);
-        pause();
-        _exit(0);
-    }
-    setpgid(late, late);
+    pid_t late = in_group(SB_PROC_GUARD_COMM, 0);
     snprintf(sql, sizeof sql,
              "UPDATE sweep SET holder_pid = %ld, holder_start = '%s:1', holder_group = %ld",
              (long)dead, boot, (long)late);
