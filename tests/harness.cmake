@@ -17,6 +17,9 @@ sb_add_script(harness_ignored_opts harness_ignored_opts.sh)
 # the GEMM worker's --shape, the word a sweep names its points by
 sb_add_script(harness_gemm_shape harness_gemm_shape.sh)
 set_tests_properties(harness_sweep_owned PROPERTIES TIMEOUT 120)
+# nothing a run starts outlives it: wrapper scripts, detached children, kill -9
+sb_add_script(harness_sweep_procs harness_sweep_procs.sh)
+set_tests_properties(harness_sweep_procs PROPERTIES TIMEOUT 240)
 sb_add_script(harness_plot_scaling harness_plot_scaling.sh)
 # a workload added through the workload table alone (STREAM)
 sb_add_script(harness_stream harness_stream.sh)

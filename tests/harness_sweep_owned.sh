@@ -20,10 +20,15 @@ wait_running() {
   done
   fail "point $2 of sweep $1 never ran"
 }
-# worker_of PID: the sweep's worker (its child), "" if none
+# worker_of PID: the sweep's worker (the child of its run's guard, which is
+# the sweep's child), "" if none
 worker_of() {
-  local w
-  for _ in $(seq 100); do w=$(pgrep -P "$1" | head -1); [ -n "$w" ] && break; sleep 0.05; done
+  local w="" c
+  for _ in $(seq 100); do
+    for c in $(pgrep -P "$1"); do w=$(pgrep -P "$c" | head -1); [ -n "$w" ] && break; done
+    [ -n "$w" ] && break
+    sleep 0.05
+  done
   echo "$w"
 }
 # gone_within PID SECONDS: the process is gone (or a zombie) in time

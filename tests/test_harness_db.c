@@ -4,7 +4,8 @@
  * programs' files byte-identical, newer schemas, older schemas read as they
  * are, a read-only directory, a write-ahead log that cannot be read); the
  * claim on a sweep (a live holder refused, a dead one taken over, another
- * host's only by unlock); each point's worker output. */
+ * host's only by unlock, none while its runs' processes live); each
+ * point's worker output. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -12,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "sb_db.h"
 #include "sb_db_internal.h"
 #include "sb_export.h"
+#include "sb_proc.h"
 #include "sb_text.h"
 #include "testutil.h"
 
@@ -685,6 +688,96 @@ static void test_readonly(void)
 
 /* ---- the claim on a sweep ---- */
 
+/* A child that waits, named name (NULL: as we are), in process group
+ * group (0: one of its own), once it is both. */
+static pid_t in_group(const char *name, pid_t group)
+{
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        if (name) prctl(PR_SET_NAME, name);
+        if (setpgid(0, group) != 0 || write(ready[1], "r", 1) != 1) _exit(1);
+        pause();
+        _exit(0);
+    }
+    char c = 0;
+    CHECK(read(ready[0], &c, 1) == 1 && c == 'r');
+    close(ready[0]);
+    close(ready[1]);
+    return child;
+}
+
+/* A holder of this host that is gone while processes of its runs live
+ * (its run group, sb_db_sweep_set_group, has a member): claim and unlock
+ * refused until they have ended; a group of an earlier boot is no one's. */
+static void test_claim_runs(sb_db *db, int64_t sid)
+{
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, 0, &e), SB_OK);
+    pid_t dead = fork();
+    if (dead == 0) _exit(0);
+    waitpid(dead, NULL, 0);
+    /* a guard (known by its name) and a stranger in the group: only the
+     * guard counts (a group id can be reused once the guards are gone) */
+    pid_t member = in_group(SB_PROC_GUARD_COMM, 0);
+    pid_t stranger = in_group(NULL, member);
+    char boot[64] = "", sql[512];
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    CHECK(f && fgets(boot, sizeof boot, f));
+    if (f) fclose(f);
+    boot[strcspn(boot, "\n")] = '\0';
+    snprintf(sql, sizeof sql,
+             "UPDATE sweep SET holder_pid = %ld, holder_start = '%s:1', holder_group = %ld",
+             (long)dead, boot, (long)member);
+    CHECK(sqlite3_exec(sb_db_handle(db), sql, NULL, NULL, NULL) == SQLITE_OK);
+    char want[128];
+    snprintf(want, sizeof want, "processes of its runs still live on this host (process group %ld",
+             (long)member);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, want) && strstr(e.msg, "resume once"), "claim: %s", e.msg);
+    char was[256];
+    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, was, sizeof was, &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, want) && strstr(e.msg, "unlock once"), "unlock: %s", e.msg);
+    /* a group id of an earlier boot names nothing of ours */
+    CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET holder_start = 'another-boot:1'", NULL,
+                       NULL, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group IS NULL"), 1);
+    /* the last of them ends: taken over */
+    snprintf(sql, sizeof sql,
+             "UPDATE sweep SET holder_pid = %ld, holder_start = '%s:1', holder_group = %ld",
+             (long)dead, boot, (long)member);
+    CHECK(sqlite3_exec(sb_db_handle(db), sql, NULL, NULL, NULL) == SQLITE_OK);
+    kill(member, SIGKILL);
+    waitpid(member, NULL, 0);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    kill(stranger, SIGKILL);
+    waitpid(stranger, NULL, 0);
+    /* a guard that ends while the claim waits (as one does within its grace
+     * after a kill -9 of the sweep): taken over, not refused */
+    pid_t late = in_group(SB_PROC_GUARD_COMM, 0);
+    snprintf(sql, sizeof sql,
+             "UPDATE sweep SET holder_pid = %ld, holder_start = '%s:1', holder_group = %ld",
+             (long)dead, boot, (long)late);
+    CHECK(sqlite3_exec(sb_db_handle(db), sql, NULL, NULL, NULL) == SQLITE_OK);
+    pid_t killer = fork();
+    if (killer == 0) {
+        usleep(300 * 1000);
+        kill(late, SIGKILL);
+        _exit(0);
+    }
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    waitpid(killer, NULL, 0);
+    waitpid(late, NULL, 0);
+    /* recorded with our claim, dropped with it */
+    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, 4242, &e), SB_OK);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group = 4242"), 1);
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group IS NULL"), 1);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+}
+
 static void test_claim(void)
 {
     char path[512];
@@ -740,6 +833,7 @@ static void test_claim(void)
     CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, was, sizeof was, &e), SB_OK);
     CHECK(strstr(was, "process 4242 on host elsewhere") != NULL);
     CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    test_claim_runs(db, sid);
     sb_db_close(db);
 }
 

@@ -237,6 +237,26 @@ static void test_runner(const char *dir)
            "run leaver");
     CHECKF(sb_run_ok(&r) && r.leftovers && group_gone(r.pgid) && count_procs("sleep 31.75") == 0,
            "leftover child survived (ok %d leftovers %d)", sb_run_ok(&r), r.leftovers);
+    /* What left the group ends too: a detached child (setsid) and an orphan
+     * (a double fork), after a clean end... */
+    CHECKF(!sb_launch_run((char *[]){"sh", "-c",
+                                     "setsid sleep 31.625 </dev/null & (sleep 31.625 &); exit 0",
+                                     NULL},
+                          NULL, 10, NULL, NULL, &r, &e),
+           "run detacher");
+    CHECKF(sb_run_ok(&r) && r.leftovers && count_procs("sleep 31.625") == 0,
+           "detached child survived (ok %d leftovers %d, %d left)", sb_run_ok(&r), r.leftovers,
+           count_procs("sleep 31.625"));
+    /* ... and after a timeout, SIGTERM ignored */
+    CHECKF(!sb_launch_run((char *[]){"sh", "-c",
+                                     "trap '' TERM; setsid sleep 31.375 </dev/null &"
+                                     " (sleep 31.375 &); sleep 31.375",
+                                     NULL},
+                          NULL, 0.3, NULL, NULL, &r, &e),
+           "run stubborn detacher");
+    CHECKF(r.timed_out && group_gone(r.pgid) && count_procs("sleep 31.375") == 0,
+           "detached TERM-ignoring children survived the timeout (%d left)",
+           count_procs("sleep 31.375"));
 
     /* A hung MPI job: mpirun and every rank are gone after the timeout. */
     if (access("/usr/bin/mpirun", X_OK) == 0) {

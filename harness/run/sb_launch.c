@@ -1,12 +1,11 @@
 #include "sb_result.h"
 #include "sb_launch.h"
+#include "sb_guard.h"
+#include "sb_proc.h"
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,166 +412,51 @@ static void sleep_s(double s)
     while (nanosleep(&ts, &ts) && errno == EINTR) {}
 }
 
-/* Killed members stay as zombies until their parent reaps them, and an
- * orphan's parent is init, which may take its time: only processes that can
- * still run count. */
-int sb_launch_group_alive(int pgid)
-{
-    if (kill(-pgid, 0) != 0 && errno == ESRCH) return 0;
-    DIR *d = opendir("/proc");
-    if (!d) return 1;
-    struct dirent *de;
-    int alive = 0;
-    while (!alive && (de = readdir(d))) {
-        if (de->d_name[0] < '1' || de->d_name[0] > '9') continue;
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        /* pid (comm) state ppid pgrp ...; comm may hold spaces and parens. */
-        char *rp = strrchr(buf, ')');
-        char state;
-        int ppid, pgrp;
-        if (rp && sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
-            state != 'Z' && state != 'X')
-            alive = 1;
-    }
-    closedir(d);
-    return alive;
-}
-
-static int group_alive(pid_t pgid) { return sb_launch_group_alive((int)pgid); }
-
-/* Signals the group until it is gone or the grace runs out. */
-static void kill_group(pid_t pgid, pid_t leader, int *leader_status, int *leader_reaped)
-{
-    kill(-pgid, SIGTERM);
-    double t0 = sb_now();
-    for (;;) {
-        if (!*leader_reaped && waitpid(leader, leader_status, WNOHANG) == leader)
-            *leader_reaped = 1;
-        if (*leader_reaped && !group_alive(pgid)) return;
-        if (sb_now() - t0 > 3.0) break;
-        sleep_s(0.02);
-    }
-    kill(-pgid, SIGKILL);
-    if (!*leader_reaped && waitpid(leader, leader_status, 0) == leader) *leader_reaped = 1;
-    /* Members that are not our children vanish once init reaps them. */
-    for (int i = 0; i < 100 && group_alive(pgid); i++) sleep_s(0.01);
-}
-
-/* Starts argv as the leader of a process group of its own (timeouts and
- * cancels signal the whole group), owned by this process: the kernel sends
- * it SIGTERM when we die, even by SIGKILL (PR_SET_PDEATHSIG; mpirun passes
- * a SIGTERM on to its ranks), so that a killed sweep leaves no worker that
- * runs on with no timeout beside the next run's. Signals the child must
- * not inherit blocked or ignored go back to their defaults. An error of the
- * child before its exec (a log that cannot be opened, no such program)
- * comes back through a close-on-exec pipe: 0 or an errno. */
-static int spawn_owned(char *const argv[], char *const envp[], const char *stdout_path,
-                       const char *stderr_path, pid_t parent, pid_t *out)
-{
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC)) return errno;
-    pid_t pid = fork();
-    if (pid < 0) {
-        int err = errno;
-        close(fds[0]);
-        close(fds[1]);
-        return err;
-    }
-    if (pid == 0) {
-        /* only async-signal-safe calls from here to the exec */
-        int err = 0;
-        setpgid(0, 0);
-        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(127);
-        static const int dflt[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT};
-        for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++) signal(dflt[i], SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        const char *paths[2] = {stdout_path, stderr_path};
-        for (int fd = 1; fd <= 2 && !err; fd++) {
-            if (!paths[fd - 1]) continue;
-            int o = open(paths[fd - 1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (o < 0 || dup2(o, fd) < 0) err = errno;
-            if (o >= 0) close(o);
-        }
-        if (!err) {
-            execvpe(argv[0], argv, envp);
-            err = errno;
-        }
-        ssize_t w = write(fds[1], &err, sizeof err);
-        (void)w;
-        _exit(127);
-    }
-    close(fds[1]);
-    int err = 0;
-    ssize_t n;
-    while ((n = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR) {}
-    close(fds[0]);
-    if (n == (ssize_t)sizeof err && err) {
-        waitpid(pid, NULL, 0);
-        return err;
-    }
-    /* the parent sets the group too: a signal sent before the child ran is
-     * then still a group's */
-    setpgid(pid, pid);
-    *out = pid;
-    return 0;
-}
+int sb_launch_group_alive(int pgid) { return sb_proc_group_alive(pgid, NULL); }
 
 volatile sig_atomic_t *sb_launch_cancel;
 
+/* The worker runs under a guard (sb_guard): its own process group, the
+ * guard its descendants' subreaper, and the guard ends everything of it
+ * when it ends, when we ask (a timeout, a cancel) and when we die, even by
+ * SIGKILL (the kernel tells the guard; mpirun passes the SIGTERM on to its
+ * ranks), so that no worker or anything it started runs on beside the
+ * next run's. */
 int sb_launch_run(char *const argv[], char *const envp[], double timeout_s, const char *stdout_path,
                   const char *stderr_path, sb_run_result *r, sb_err *e)
 {
     *r = (sb_run_result){0};
     if (!argv || !argv[0]) return sb_errf(e, SB_EUSAGE, "empty command");
-    pid_t pid = 0, parent = getpid();
     double t0 = sb_now();
-    int err = spawn_owned(argv, envp ? envp : environ, stdout_path, stderr_path, parent, &pid);
+    sb_guard g;
+    int err = sb_guard_start(argv, envp ? envp : environ, stdout_path, stderr_path, &g);
     if (err) return sb_errf(e, SB_EFAIL, "cannot start %s: %s", argv[0], strerror(err));
-
-    r->pgid = (int)pid;
-    int status = 0, reaped = 0;
-    while (!reaped) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid) {
-            reaped = 1;
-            break;
-        }
-        if (w < 0 && errno != EINTR) break;
-        if (timeout_s > 0 && sb_now() - t0 > timeout_s) {
-            r->timed_out = 1;
-            kill_group(pid, pid, &status, &reaped);
-            break;
-        }
-        if (sb_launch_cancel && *sb_launch_cancel) {
-            r->cancelled = 1;
-            kill_group(pid, pid, &status, &reaped);
+    r->pgid = g.worker;
+    sb_guard_end end;
+    while (!sb_guard_wait(&g, 0, &end)) {
+        int cancel = sb_launch_cancel && *sb_launch_cancel;
+        if ((timeout_s > 0 && sb_now() - t0 > timeout_s) || cancel) {
+            if (cancel)
+                r->cancelled = 1;
+            else
+                r->timed_out = 1;
+            sb_guard_stop(&g);
+            sb_guard_wait(&g, 1, &end);
             break;
         }
         /* Short naps early so quick points return quickly. */
         double el = sb_now() - t0;
         sleep_s(el < 1 ? 0.005 : 0.05);
     }
-    if (!r->timed_out && group_alive(pid)) {
-        r->leftovers = 1;
-        int dummy = 1;
-        kill_group(pid, pid, &status, &dummy);
-    }
+    r->leftovers = end.leftovers;
     r->seconds = sb_now() - t0;
-    if (reaped) {
-        if (WIFEXITED(status)) {
+    if (end.reaped) {
+        if (WIFEXITED(end.status)) {
             r->exited = 1;
-            r->exit_code = WEXITSTATUS(status);
-        } else if (WIFSIGNALED(status)) {
+            r->exit_code = WEXITSTATUS(end.status);
+        } else if (WIFSIGNALED(end.status)) {
             r->signaled = 1;
-            r->signo = WTERMSIG(status);
+            r->signo = WTERMSIG(end.status);
         }
     }
     return SB_OK;

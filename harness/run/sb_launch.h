@@ -2,8 +2,8 @@
  * the Open MPI hostfile (parse, write the first n hosts), the mpirun argv for
  * a (nodes, ppn, threads, bind) point, rendering an argv as one copy-pasteable
  * shell line (for the database and --dry-run), splitting --mpirun-args, and a
- * point runner that spawns an argv in its own process group, waits with a
- * timeout and leaves no process behind.
+ * point runner that spawns an argv in its own process group under a guard
+ * (sb_guard), waits with a timeout and leaves no process behind.
  *
  * Typical use by the sweep (error handling elided):
  *
@@ -110,7 +110,7 @@ typedef struct sb_run_result {
     int signaled; /* killed by a signal: signo valid */
     int signo;
     int timed_out; /* we killed it after the timeout */
-    int leftovers; /* processes of its group still alive after it ended (killed) */
+    int leftovers; /* processes it started still alive after it ended (killed) */
     int cancelled; /* *sb_launch_cancel became non-zero: the group was killed */
     double seconds;
     int pgid; /* the group it ran in (its pid) */
@@ -118,11 +118,13 @@ typedef struct sb_run_result {
 
 /* Spawns argv[0] (PATH searched) in a new process group with envp (NULL: this
  * environment), stdout/stderr to the given files (NULL: inherited; files are
- * truncated), waits up to timeout_s (<= 0: no limit). On timeout the whole
- * group gets SIGTERM, then SIGKILL after a grace of 3 s. After the leader
- * ends, any process left in its group is killed too, so nothing outlives the
- * point. Returns SB_OK when the process ran (whatever its status; see
- * sb_run_ok), SB_EFAIL if it could not be spawned. */
+ * truncated), waits up to timeout_s (<= 0: no limit). It runs under a guard
+ * (sb_guard), the subreaper of all it starts: on timeout or cancel the group
+ * and whatever left it get SIGTERM, then SIGKILL after a grace of 3 s; after
+ * the leader ends, any process left is ended so too; and so when this
+ * process dies, even by SIGKILL. Nothing outlives the point. Returns SB_OK
+ * when the process ran (whatever its status; see sb_run_ok), SB_EFAIL if it
+ * could not be spawned. */
 int sb_launch_run(char *const argv[], char *const envp[], double timeout_s, const char *stdout_path,
                   const char *stderr_path, sb_run_result *r, sb_err *e);
 /* When set and non-zero (e.g. by a SIGINT handler), a running sb_launch_run

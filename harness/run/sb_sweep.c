@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "sb_progress.h"
 #include "sb_db.h"
+#include "sb_guard.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_launch.h"
@@ -1351,6 +1352,15 @@ static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb
         free(rows);
         return sb_errf(e, SB_EFAIL, "cannot make a temporary directory: %s", strerror(errno));
     }
+    /* every run's guard joins one process group, recorded with the claim:
+     * a resume or an unlock waits for what a killed sweep's runs left */
+    int group = sb_guard_group_open();
+    if (group && (rc = sb_db_sweep_set_group(db, sweep, group, e))) {
+        sb_guard_group_close();
+        free(rows);
+        remove_tmpdir(dir);
+        return rc;
+    }
     g_interrupted = 0;
     /* a hang-up (the terminal or the ssh session closed) ends a sweep as
      * SIGTERM does: its worker stopped, its points marked interrupted */
@@ -1393,6 +1403,7 @@ static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb
         sb_progress_update(&bar, i + 1, "");
     }
     sb_progress_end(&bar);
+    sb_guard_group_close();
     sb_launch_cancel = NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

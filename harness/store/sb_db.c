@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sb_peak.h"
+#include "sb_proc.h"
 #include "sb_stats.h"
 #include "sb_text.h"
 #include "sb_workload.h"
@@ -78,6 +80,11 @@ static const char *const g_migrations[] = {
     "CREATE TABLE point_pairing ("
     " point_id INTEGER PRIMARY KEY REFERENCES point(id) ON DELETE CASCADE,"
     " mode TEXT NOT NULL, baseline TEXT NOT NULL, candidate TEXT NOT NULL);",
+    /* 6: the process group of the holder's runs (harness/run/sb_guard: every
+     * run's guard joins it and lives until nothing of its run does), so
+     * that a resume or an unlock waits for them even when the holder itself
+     * was killed */
+    "ALTER TABLE sweep ADD COLUMN holder_group INTEGER;",
 };
 #define NMIGRATIONS ((int)(sizeof g_migrations / sizeof g_migrations[0]))
 _Static_assert(NMIGRATIONS == SB_DB_SCHEMA_VERSION, "SB_DB_SCHEMA_VERSION is the last migration");
@@ -98,6 +105,9 @@ static const char *const g_readonly_compat[] = {
     "CREATE TEMP VIEW sample AS SELECT *, NULL AS side, NULL AS pair FROM main.sample;"
     "CREATE TEMP TABLE point_pairing (point_id INTEGER PRIMARY KEY, mode TEXT NOT NULL,"
     " baseline TEXT NOT NULL, candidate TEXT NOT NULL);",
+    /* 6: nothing; only a command that writes (a claim, an unlock) reads
+     * holder_group */
+    "",
 };
 _Static_assert(sizeof g_readonly_compat / sizeof g_readonly_compat[0] == NMIGRATIONS - 1,
                "every migration after the first has its read-only stand-in");
@@ -948,9 +958,62 @@ static int holder_alive(long pid, const char *token)
     return now[0] && !strcmp(now, token);
 }
 
+/* Whether the runs of a holder of this host that is gone still have
+ * processes: a guard in its run group that can run, in the boot its token
+ * names (a group id of an earlier boot means nothing); a guard lives until
+ * nothing of its run does. */
+static int group_alive(long group, const char *token)
+{
+    char boot[64];
+    read_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
+    size_t n = strlen(boot);
+    if (token[0] && n && (strncmp(token, boot, n) || token[n] != ':')) return 0;
+    return group > 0 && group < INT_MAX && sb_proc_group_alive((int)group, SB_PROC_GUARD_COMM);
+}
+
+/* The same for the group in column col of a row of sweep (NULL: none). */
+static int runs_alive(sqlite3_stmt *st, int col, const char *token, long *group)
+{
+    *group = 0;
+    if (sqlite3_column_type(st, col) == SQLITE_NULL) return 0;
+    *group = (long)sqlite3_column_int64(st, col);
+    return group_alive(*group, token);
+}
+
+/* A guard stops what its run left within its grace (3 s) of the sweep's
+ * death, and then ends: a claim or an unlock right after a kill -9 waits
+ * for that (up to RUNS_WAIT_S), outside any transaction, before it judges. */
+#define RUNS_WAIT_S 5.0
+static void wait_for_runs(sb_db *db, int64_t sweep_id)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h,
+                           "SELECT holder_pid, COALESCE(holder_host, ''),"
+                           " COALESCE(holder_start, ''), holder_group FROM sweep"
+                           " WHERE id = ? AND holder_pid IS NOT NULL AND holder_group IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    char host[256], token[128] = "";
+    long pid = 0, group = 0;
+    host_name(host, sizeof host);
+    if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 1), host)) {
+        pid = (long)sqlite3_column_int64(st, 0);
+        snprintf(token, sizeof token, "%s", (const char *)sqlite3_column_text(st, 2));
+        group = (long)sqlite3_column_int64(st, 3);
+    }
+    sqlite3_finalize(st);
+    if (!group || pid == (long)getpid() || holder_alive(pid, token)) return;
+    for (int i = 0; i < (int)(RUNS_WAIT_S / 0.05) && group_alive(group, token); i++) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
 {
     int own_tx = sqlite3_get_autocommit(db->h), rc;
+    if (own_tx) wait_for_runs(db, sweep_id);
     if (own_tx && (rc = sb_db_begin(db, e))) return rc;
     sqlite3_stmt *st = NULL;
     char host[256], token[128], since[32];
@@ -959,8 +1022,8 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
     sb_db_now_iso(since);
     if (sqlite3_prepare_v2(db->h,
                            "SELECT holder_pid, COALESCE(holder_host, ''),"
-                           " COALESCE(holder_start, ''), COALESCE(holder_since, '')"
-                           " FROM sweep WHERE id = ?",
+                           " COALESCE(holder_start, ''), COALESCE(holder_since, ''),"
+                           " holder_group FROM sweep WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep claim");
         goto out;
@@ -997,13 +1060,23 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
                          (long long)sweep_id, pid, qh, qw);
             goto out;
         }
+        long group;
+        if (!mine && runs_alive(st, 4, tok, &group)) {
+            rc = sb_errf(e, SB_EUSAGE,
+                         "sweep %lld was run by process %ld, which is gone, but processes of"
+                         " its runs still live on this host (process group %ld, being stopped):"
+                         " resume once they have ended",
+                         (long long)sweep_id, pid, group);
+            goto out;
+        }
         /* otherwise: gone (or ours already); taken over below */
     }
     sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_prepare_v2(db->h,
                            "UPDATE sweep SET holder_pid = ?, holder_host = ?,"
-                           " holder_start = ?, holder_since = ? WHERE id = ?",
+                           " holder_start = ?, holder_since = ?, holder_group = NULL"
+                           " WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep claim");
         goto out;
@@ -1032,7 +1105,7 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
-                           " holder_start = NULL, holder_since = NULL"
+                           " holder_start = NULL, holder_since = NULL, holder_group = NULL"
                            " WHERE id = ? AND holder_pid = ? AND holder_host = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "sweep release");
@@ -1044,16 +1117,39 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep release");
 }
 
+int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e)
+{
+    char host[256];
+    host_name(host, sizeof host);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h,
+                           "UPDATE sweep SET holder_group = ?"
+                           " WHERE id = ? AND holder_pid = ? AND holder_host = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sb_db_fail(e, db, "sweep run group");
+    if (group > 0)
+        sqlite3_bind_int64(st, 1, group);
+    else
+        sqlite3_bind_null(st, 1);
+    sqlite3_bind_int64(st, 2, sweep_id);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)getpid());
+    bind_text(st, 4, host);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep run group");
+}
+
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e)
 {
     if (was && cap) was[0] = '\0';
+    wait_for_runs(db, sweep_id);
     int rc = sb_db_begin(db, e);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->h,
                            "SELECT holder_pid, COALESCE(holder_host, ''),"
-                           " COALESCE(holder_since, ''), COALESCE(holder_start, '')"
-                           " FROM sweep WHERE id = ?",
+                           " COALESCE(holder_since, ''), COALESCE(holder_start, ''),"
+                           " holder_group FROM sweep WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep unlock");
         goto out;
@@ -1070,13 +1166,24 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     long pid = (long)sqlite3_column_int64(st, 0);
     /* a live holder of this host is a sweep that still runs (and runs its
      * worker): unlocking would let a resume measure beside it */
-    if (sqlite3_column_type(st, 0) != SQLITE_NULL &&
-        !strcmp((const char *)sqlite3_column_text(st, 1), host) &&
-        holder_alive(pid, (const char *)sqlite3_column_text(st, 3))) {
+    int here = sqlite3_column_type(st, 0) != SQLITE_NULL &&
+        !strcmp((const char *)sqlite3_column_text(st, 1), host);
+    const char *tok = (const char *)sqlite3_column_text(st, 3);
+    if (here && holder_alive(pid, tok)) {
         rc = sb_errf(e, SB_EUSAGE,
                      "sweep %lld is being run by process %ld on this host (%s) since %s, which"
                      " is alive: stop it (kill -TERM %ld) rather than unlock it",
                      (long long)sweep_id, pid, qh, qw, pid);
+        goto out;
+    }
+    /* and its runs, which end after it when it was killed */
+    long group;
+    if (here && runs_alive(st, 4, tok, &group)) {
+        rc = sb_errf(e, SB_EUSAGE,
+                     "sweep %lld was run by process %ld, which is gone, but processes of its"
+                     " runs still live on this host (process group %ld, being stopped):"
+                     " unlock once they have ended",
+                     (long long)sweep_id, pid, group);
         goto out;
     }
     if (was && cap && sqlite3_column_type(st, 0) != SQLITE_NULL)
@@ -1085,7 +1192,8 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     st = NULL;
     if (sqlite3_prepare_v2(db->h,
                            "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
-                           " holder_start = NULL, holder_since = NULL WHERE id = ?",
+                           " holder_start = NULL, holder_since = NULL, holder_group = NULL"
+                           " WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = sb_db_fail(e, db, "sweep unlock");
         goto out;

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include "sb_err.h"
 
-#define SB_DB_SCHEMA_VERSION 5
+#define SB_DB_SCHEMA_VERSION 6
 /* The database commands use when --db is not given. */
 #define SB_DEFAULT_DB "results/sprbench.db"
 
@@ -120,13 +120,21 @@ int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e);
  * process of this host that is gone (dead pid, a pid reused by another
  * process, an earlier boot) is taken over; a claim from another host is
  * SB_EUSAGE too (it cannot be checked from here: `sprbench db unlock`
- * clears it). No such sweep: SB_EUSAGE. */
+ * clears it), and so is a claim whose holder is gone while processes of
+ * its runs still live (sb_db_sweep_set_group) after a wait of up to 5 s
+ * for them (a guard's grace is 3 s). No such sweep: SB_EUSAGE. */
 int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e);
 /* Drops this process's claim (another's is left alone). */
 int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
-/* Drops any claim but that of a live process of this host (SB_EUSAGE
- * naming it: that sweep still runs); *was (cap bytes, may be NULL)
- * describes the holder it dropped ("" when there was none). */
+/* Records with this process's claim the process group its runs' guards
+ * join (harness/run/sb_guard; 0: none). While a member of it can run, a
+ * claim or an unlock of the sweep is refused (SB_EUSAGE) even when the
+ * holder is gone: something of its runs is still being stopped. */
+int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e);
+/* Drops any claim but that of a live process of this host or of one whose
+ * runs still have processes here after the claim's wait (SB_EUSAGE naming
+ * it: that sweep still runs, or is still being stopped); *was (cap bytes,
+ * may be NULL) describes the holder it dropped ("" when there was none). */
 int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e);
 
 typedef struct sb_point_desc {
