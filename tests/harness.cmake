@@ -13,6 +13,7 @@ sb_add_script(harness_sweep_owned harness_sweep_owned.sh)
 # worker output, results checked against the plan (#44)
 sb_add_script(harness_sweep_paired harness_sweep_paired.sh)
 sb_add_script(harness_sweep_paired_nospace harness_sweep_paired_nospace.sh)
+sb_add_script(harness_sweep_logs harness_sweep_logs.sh)
 sb_add_script(harness_ignored_opts harness_ignored_opts.sh)
 # the GEMM worker's --shape, the word a sweep names its points by
 sb_add_script(harness_gemm_shape harness_gemm_shape.sh)

@@ -376,10 +376,31 @@ static int keep_output_counted(sb_db *db, int64_t point_id, const char *outlog, 
     return rc;
 }
 
-static int keep_output(sb_db *db, int64_t point_id, const char *outlog, const char *errlog,
-                       sb_err *e)
+/* argv under sb_launch_run, its stdout and stderr kept to a bounded size
+ * (sb_worker_log) in outlog and errlog. out_bytes, err_bytes: what it wrote
+ * in all (left at -1 where no FIFO could be made and the files hold it
+ * all); nospace: keeping a log met a full disk. */
+static int launch_bounded(char *const *argv, double timeout, const char *outlog,
+                          const char *errlog, sb_run_result *r, sb_err *pe, long long *out_bytes,
+                          long long *err_bytes, int *nospace)
 {
-    return keep_output_counted(db, point_id, outlog, errlog, -1, -1, e);
+    sb_worker_log lo, le;
+    sb_err le_err = {0};
+    int logged = !sb_worker_log_start(&lo, outlog, SB_WORKER_LOG_CAP, &le_err);
+    if (logged && sb_worker_log_start(&le, errlog, SB_WORKER_LOG_CAP, &le_err)) {
+        sb_worker_log_finish(&lo);
+        logged = 0;
+    }
+    int rc = sb_launch_run(argv, NULL, timeout, logged ? lo.fifo : outlog,
+                           logged ? le.fifo : errlog, r, pe);
+    if (logged) {
+        sb_worker_log_finish(&lo);
+        sb_worker_log_finish(&le);
+        *nospace = lo.nospace || le.nospace;
+        *out_bytes = lo.bytes;
+        *err_bytes = le.bytes;
+    }
+    return rc;
 }
 
 /* A GEMM result's pct_peak against the path the kernel really ran (a vendor
@@ -449,14 +470,16 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
         probe_plan.wl = row->wl;
         use = &probe_plan;
     }
-    int ran = 0;
+    int ran = 0, nospace = 0;
+    long long out_all = -1, err_all = -1;
     if (point_argv(use, &pt, self, result, peak, tmpdir, row->seq, &argv, &pe)) {
         snprintf(reason, sizeof reason, "cannot build command: %.*s", sb_text_prefix(pe.msg, 400),
                  pe.msg);
     } else {
         if ((rc = mark_running(db, row, argv, e))) goto out;
         sb_run_result r;
-        if (sb_launch_run(argv, NULL, timeout, outlog, errlog, &r, &pe)) {
+        if (launch_bounded(argv, timeout, outlog, errlog, &r, &pe, &out_all, &err_all,
+                           &nospace)) {
             snprintf(reason, sizeof reason, "%.*s", sb_text_prefix(pe.msg, 500), pe.msg);
         } else if ((ran = 1), r.cancelled) { /* it ran: its output is kept below */
             status = "interrupted";
@@ -536,6 +559,14 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
                 else
                     snprintf(reason, sizeof reason, "worker ended with %s without a result%s%s",
                              how, tail[0] ? ": " : "", tail);
+                if (nospace || sb_pair_dir_full(tmpdir)) {
+                    char was[sizeof reason];
+                    snprintf(was, sizeof was, "%s", reason);
+                    snprintf(reason, sizeof reason,
+                             "no space left in TMPDIR (%.200s): the worker could not write its "
+                             "output or result there (%.300s)",
+                             tmpdir, was);
+                }
             }
         }
     }
@@ -546,7 +577,7 @@ static int run_point(sb_db *db, int64_t machine, const sb_plan *p, const point_r
     snprintf(summary, sumcap, "%.*s", sb_text_prefix(reason, 300), reason);
 out:
     /* the worker's own words stay with its point: the tails of its output */
-    if (!rc && ran) rc = keep_output(db, row->id, outlog, errlog, e);
+    if (!rc && ran) rc = keep_output_counted(db, row->id, outlog, errlog, out_all, err_all, e);
     sb_argv_free(argv);
     unlink(result);
     unlink(outlog);
@@ -578,8 +609,8 @@ typedef struct side_run {
     char why[600];
 } side_run;
 
-/* The worker under sb_launch_run, its stdout and stderr kept to a bounded
- * size (sb_worker_log), within what is left of the point's time. */
+/* The worker under sb_launch_run (launch_bounded), within what is left of
+ * the point's time. */
 static int launch_side(side_run *s, sb_run_result *r, sb_err *pe)
 {
     double left = s->deadline - sb_now();
@@ -588,23 +619,8 @@ static int launch_side(side_run *s, sb_run_result *r, sb_err *pe)
         *r = (sb_run_result){.timed_out = 1};
         return SB_OK;
     }
-    sb_worker_log lo, le;
-    sb_err le_err = {0};
-    int logged = !sb_worker_log_start(&lo, s->outlog, SB_WORKER_LOG_CAP, &le_err);
-    if (logged && sb_worker_log_start(&le, s->errlog, SB_WORKER_LOG_CAP, &le_err)) {
-        sb_worker_log_finish(&lo);
-        logged = 0;
-    }
-    int rc = sb_launch_run(s->argv, NULL, left, logged ? lo.fifo : s->outlog,
-                           logged ? le.fifo : s->errlog, r, pe);
-    if (logged) {
-        sb_worker_log_finish(&lo);
-        sb_worker_log_finish(&le);
-        s->disk_full = lo.nospace || le.nospace;
-        s->out_bytes = lo.bytes;
-        s->err_bytes = le.bytes;
-    }
-    return rc;
+    return launch_bounded(s->argv, left, s->outlog, s->errlog, r, pe, &s->out_bytes,
+                          &s->err_bytes, &s->disk_full);
 }
 
 static void run_side(side_run *s)
