@@ -35,7 +35,7 @@ results_libs() {
         { echo "fuzz/run.sh: build $BUILD first (cmake -S . -B $BUILD && cmake --build $BUILD)" >&2; exit 2; }
     RES_LIBS=("$BUILD"/harness/libsb_harness.a "$BUILD"/bench/libsb_bench.a
               "$BUILD"/kernels/libsb_kernels.a
-              $(pkg-config --libs sqlite3 jansson hwloc libutf8proc) -ldnnl -fopenmp -lm)
+              $(pkg-config --libs sqlite3 jansson hwloc libutf8proc ompi-c) -ldnnl -fopenmp -lm -ldl)
 }
 for h in $HARNESSES; do
     case $h in
@@ -44,7 +44,7 @@ for h in $HARNESSES; do
     hostfile) results_libs; SRC=("$ROOT"/harness/run/sb_launch.c); LIBS=("${RES_LIBS[@]}") ;;
     # the plan reader checks allreduce sizes with the worker's own parser (MPI's headers)
     plan)     results_libs; SRC=("$ROOT"/harness/run/sb_plan.c -I"$ROOT"/bench/allreduce $(pkg-config --cflags ompi-c))
-              LIBS=("${RES_LIBS[@]}" $(pkg-config --libs ompi-c)) ;;
+              LIBS=("${RES_LIBS[@]}") ;;
     gnuplot)  SRC=("$ROOT"/harness/study/sb_gnuplot.c "$ROOT"/harness/study/sb_gnuplot_tmpl.c "$ROOT"/bench/sb_text.c "$ROOT"/bench/sb_io.c "$ROOT"/kernels/sb_err.c)
               LIBS=($(pkg-config --cflags --libs jansson libutf8proc) -lm) ;;
     *) echo "fuzz/run.sh: unknown harness '$h'" >&2; exit 2 ;;
