@@ -15,6 +15,7 @@
 #include "sb_result.h"
 #include "sb_scaling_job.h"
 #include "sb_sweep.h"
+#include "sb_sweep_project.h"
 
 static void model_help(void)
 {

@@ -371,3 +371,8 @@ int sb_pair_dir_full(const char *dir)
     double free_bytes = (double)sv.f_bavail * (double)(sv.f_frsize ? sv.f_frsize : sv.f_bsize);
     return free_bytes < 1024.0 * 1024.0 || (sv.f_files > 0 && sv.f_favail == 0);
 }
+
+const char *sb_pair_mode_name(sb_pair_mode m)
+{
+    return m == SB_PAIR_DUET ? "duet" : m == SB_PAIR_RANDOM ? "random" : "abba";
+}

@@ -3,7 +3,13 @@
  * one rank), launched with argv, timed out and cleaned up by sb_launch, and
  * ingested into the database in its own transaction as soon as it ends, so an
  * interrupted or killed sweep keeps every finished point and --resume reruns
- * only the rest. */
+ * only the rest.
+ * This module is the sweep's lifecycle: a new sweep created with all its
+ * points and its claim, or a stored one resumed from its plan; its
+ * unfinished points run in order, then a training sweep projected and the
+ * sweep finished and released (--dry-run prints the commands instead). One
+ * point's argv and run are sb_point's, a paired point's sb_pair_point's, the
+ * projection sb_sweep_project's, the closing tables sb_sweep_summary's. */
 #ifndef SB_SWEEP_H
 #define SB_SWEEP_H
 #include <stdint.h>
@@ -12,7 +18,6 @@
 #include "sb_err.h"
 #include "sb_db.h"
 #include "sb_plan.h"
-#include "sb_scaling_job.h"
 
 /* A paired A/B sweep (`sweep --pair-baseline B --pair-candidate C`): every
  * GEMM point runs the worker of binary B (the baseline) and of binary C (the
@@ -75,64 +80,6 @@ typedef struct sb_sweep_outcome {
  * its result file is read with a 64 MiB limit. */
 int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e);
 
-/* The scaling model's inputs from a measured 1-node training point: its
- * step_seconds as the compute per step, features and batch from its config,
- * ppn, the gradient and last-bucket sizes from its model shape (DistilBERT-
- * base when the shape is not recorded), overlap share 0.67; the network is
- * left for the caller. SB_EUSAGE when features or batch are missing. */
-int sb_sweep_model_input(const sb_train_obs *one, sb_scaling_input *in, sb_err *e);
-
-/* The scaling model calibrated on a measured series: the bus bandwidth
- * implied by its point at the largest node count against its 1-node point
- * (sb_scaling_implied_busbw; a lower bound, the calibration ignores
- * overlap). *busbw_gbs is 0 when the measurements leave no room (the larger
- * run was no slower per sample than ideal); *calib is that measured point. */
-void sb_sweep_calibrate(const sb_train_obs *one, const sb_train_obs *calib,
-                        const sb_scaling_input *in, double *busbw_gbs);
-
-/* What the scaling model starts from in a stored sweep: its first measured
- * 1-node training point (at that ppn when ppn > 0) with the model's inputs
- * from it (sb_sweep_model_input), and the point of the same series at the
- * largest node count (calib.nodes 0 when there is none). SB_EUSAGE naming
- * what is missing: the sweep, or a measured 1-node point. */
-typedef struct sb_sweep_model_src {
-    sb_train_obs one, calib;
-    sb_scaling_input in;
-} sb_sweep_model_src;
-int sb_sweep_model_source(sb_db *db, int64_t sweep_id, int ppn, sb_sweep_model_src *src, sb_err *e);
-
-/* `sprbench model`'s projection as status 'projected' points (nothing was
- * run) in one transaction: beside the measured series of sweep from_sweep
- * (its 1-node point one: kernel, dtype, shape, threads), replacing an earlier
- * projection of that series, or, with from_sweep 0, in a new sweep labelled
- * "scaling model" (one unused). Every point carries its source: the step,
- * the network and the inputs. *sweep_out: the sweep's id. */
-int sb_sweep_store_projection(sb_db *db, const sb_scaling_job *j, int64_t from_sweep,
-                              const sb_train_obs *one, int64_t *sweep_out, sb_err *e);
-
-/* Extends every measured training series (kernel, shape, ppn, threads) of the
- * sweep that has an ok point at 1 node and at least one larger node count
- * with the scaling model's projection (status 'projected', replacing an
- * earlier projection of the series): at `nodes` (n > 0) or at 1, 2, 4, ...
- * up to 4x its largest measured node count (n = 0). One line per series on
- * `out` (NULL: silent); *series = how many were stored. */
-int sb_sweep_project(sb_db *db, int64_t sweep_id, const int *nodes, int n, FILE *out, int *series,
-                     sb_err *e);
-
-/* Prints the summary table of a sweep (GFLOP/s or tokens/s, speedup and
- * parallel efficiency against the 1-thread point of the same series), and
- * when the sweep tried a vendor kernel (onednn-*, mkl-*) its closing table:
- * at each point of such a precision our fastest kernel against the faster
- * vendor there (sb_vendor_cmp), named, own/vendor, the other vendor beside
- * it, or which vendor kernels did not run. */
-int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e);
-/* The same tables as JSON: {"sweep_id", "rows": [{kernel, shape, threads,
- * ppn, nodes, status, reason, median, unit, speedup, speedup_base_threads,
- * efficiency, pct_peak}], "vs_vendor": [{precision, shape, threads, ppn,
- * nodes, unit, own, vendor, other_vendor: {kernel, vendor, median} or null,
- * own_vs_vendor, not_run: "mkl-int8 skipped" or ""}]} with null where the
- * tables show "-". */
-int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, sb_err *e);
 /* What `sprbench sweep` shows when a sweep has run. doc NULL: the summary
  * table, the counts line and the projected series on f. Else *doc = the
  * summary document with the database, the counts, the projected series and
