@@ -65,29 +65,14 @@ static void describe_peak(const json_t *doc, char *buf, size_t cap)
 
 /* ---- the list axes: one value, the worker's flags ---- */
 
-/* "MxNxK:TT" as the plan writes a point's shape (sb_plan_point_axis: the
- * dimensions checked, the transposes always given) -> --m M --n N --k K
- * --trans TT, the flags `sprbench gemm` always took (it takes --shape
- * MxNxK:TT as well); anything else pushes nothing, and the worker then
- * refuses the point for want of --m */
+/* A point's shape as the sweep stores it ("MxNxK:TT", "+prepack" after it
+ * with --prepack) -> --shape, the text as it is: `sprbench gemm` parses the
+ * grammar the store keeps (sb_gemm_shape_parse), so nothing is parsed and
+ * written again on the way, and a shape it refuses fails its point */
 static void shape_argv(const char *value, sb_wl_push push, void *ctx)
 {
-    char dims[64], buf[4][16];
-    const char *colon = strchr(value, ':');
-    int m, n, k;
-    sb_err e = {0};
-    if (!colon || (size_t)(colon - value) >= sizeof dims || strlen(colon + 1) != 2) return;
-    snprintf(dims, sizeof dims, "%.*s", (int)(colon - value), value);
-    if (sb_parse_shape(dims, 1L << 30, &m, &n, &k, &e)) return; /* the plan wrote it: never */
-    snprintf(buf[0], sizeof buf[0], "%d", m);
-    snprintf(buf[1], sizeof buf[1], "%d", n);
-    snprintf(buf[2], sizeof buf[2], "%d", k);
-    snprintf(buf[3], sizeof buf[3], "%s", colon + 1);
-    const char *flag[4] = {"--m", "--n", "--k", "--trans"};
-    for (int i = 0; i < 4; i++) {
-        push(ctx, flag[i]);
-        push(ctx, buf[i]);
-    }
+    push(ctx, "--shape");
+    push(ctx, value);
 }
 
 static void batch_argv(const char *value, sb_wl_push push, void *ctx)

@@ -60,9 +60,10 @@ typedef struct sb_workload {
     const char *int8_extra;
     const char *int8_extra_default;
     /* The list axis a point is one value of, by its key: "shape" (GEMM:
-     * the point's shape, MxNxK:TT) or "batch" (train, infer: a value of the
-     * point's series key); NULL: none. axis_argv turns one value into the
-     * worker's flags ("8" -> --batch 8), so the sweep writes every worker's
+     * the point's shape as stored, MxNxK:TT[+prepack]) or "batch" (train,
+     * infer: a value of the point's series key); NULL: none. axis_argv
+     * turns one value into the worker's flags ("8" -> --batch 8,
+     * "8x9x10:NT" -> --shape 8x9x10:NT), so the sweep writes every worker's
      * argv from the row alone. */
     const char *axis;
     void (*axis_argv)(const char *value, sb_wl_push push, void *ctx);

@@ -8,11 +8,16 @@ DB="$T/s.db"
 # dry run: points and exact commands, nothing written
 expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1,2 --shapes 32x16x8,8x8x8:NT --dry-run --db "$DB"
 [ "$(grep -c ' gemm --kernel scalar-f32' "$T/out")" -eq 4 ] && ok || fail "dry run should list 4 commands"
-expect_grep '--trans NT' "$T/out"
+# a GEMM point's worker gets its shape as the sweep stores it, one word (#45)
+expect_grep ' gemm --kernel scalar-f32 --shape 8x8x8:NT --threads 2 ' "$T/out"
+expect_grep ' --shape 32x16x8:NN ' "$T/out"
+! grep -qE -- '--(m|n|k|trans) ' "$T/out" && ok || fail "dry run still writes --m/--n/--k/--trans"
 [ ! -e "$DB" ] && ok || fail "dry run created the database"
 # the peak probe comes first, at the sweep's largest thread count (#41)
 expect_grep 'peak --threads 2 --result-file' "$T/out"
 expect_grep "first the machine's peak, on 2 thread\\(s\\)" "$T/out"
+expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 16x8x4:TN --prepack 1 --dry-run --no-peak --db "$DB"
+expect_grep ' --shape 16x8x4:TN\+prepack ' "$T/out"
 expect_rc 0 "$SPRBENCH" sweep --kernels scalar-f32 --threads 1 --shapes 8x8x8 --dry-run --no-peak --db "$DB"
 ! grep -q ' peak ' "$T/out" && ok || fail "--no-peak dry run lists the peak"
 
@@ -40,6 +45,9 @@ done
 [ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM point WHERE workload='gemm' AND status='ok'")" -eq 4 ] && ok || fail "4 ok gemm points expected"
 [ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM sample s JOIN point p ON p.id=s.point_id WHERE p.workload='gemm'")" -eq 20 ] && ok || fail "20 gemm samples expected"
 [ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM point WHERE command LIKE '%gemm --kernel scalar-f32%'")" -eq 4 ] && ok || fail "commands stored"
+# each stored command passes the point's stored shape text, as it is (#45)
+[ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM point WHERE workload = 'gemm' AND instr(command, ' --shape ' || shape || ' ') > 0")" -eq 4 ] \
+  && ok || fail "commands without their stored shape: $(sqlite3 "$DB" "SELECT shape, command FROM point WHERE workload = 'gemm'")"
 [ "$(sqlite3 "$DB" "SELECT label FROM sweep")" = "e2e" ] && ok || fail "label stored"
 
 # plots: PNG signature, and more ink than a blank image of the same size

@@ -31,7 +31,7 @@ cat >fake-worker <<'FAKE'
 tag=$1; shift 2
 reps=3 out="" kernel=scalar-f32 threads=1 m=0
 while [ $# -gt 0 ]; do case $1 in
-  --reps) reps=$2; shift 2 ;; --result-file) out=$2; shift 2 ;; --m) m=$2; shift 2 ;;
+  --reps) reps=$2; shift 2 ;; --result-file) out=$2; shift 2 ;; --shape) m=${2%%x*}; shift 2 ;;
   --kernel) kernel=$2; shift 2 ;; --threads) threads=$2; shift 2 ;; *) shift ;; esac; done
 echo "$tag $m" >>"$FAKE_LOG"
 if [ "$tag" = B ] && [ "${FAKE_INT:-}" = "$m" ] && [ ! -e "$FAKE_DIR/int.done" ]; then

@@ -15,7 +15,7 @@ q "SELECT reason FROM point WHERE shape LIKE '9x%'" | grep -q 'signal 11' && ok 
 SPRBENCH_TEST_FAULT=hang:9 expect_rc 1 "$SPRBENCH" sweep "${common[@]}" --shapes 9x8x8,10x8x8 --point-timeout 2
 [ "$(q "SELECT status FROM point WHERE sweep_id=2 AND shape LIKE '9x%'")" = timeout ] && ok || fail "hang not timeout"
 [ "$(q "SELECT status FROM point WHERE sweep_id=2 AND shape LIKE '10x%'")" = ok ] && ok || fail "sweep did not go on after the hang"
-pgrep -f "SPRBENCH_TEST_FAULT" >/dev/null; pgrep -f "gemm --kernel scalar-f32 --m 9 " >/dev/null && fail "hung worker left behind" || ok
+pgrep -f "SPRBENCH_TEST_FAULT" >/dev/null; pgrep -f "gemm --kernel scalar-f32 --shape 9x8x8:NN " >/dev/null && fail "hung worker left behind" || ok
 
 # SIGINT: the running point is marked interrupted, finished ones stay, resume completes
 SPRBENCH_TEST_FAULT=slow:12 "$SPRBENCH" sweep "${common[@]}" --shapes 11x8x8,12x8x8,13x8x8 >"$T/int.out" 2>&1 &

@@ -125,8 +125,10 @@ void sb_point_keys(const sb_plan *p, const sb_plan_point *pt, char *shape, size_
 
 void sb_point_axis(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
-    (void)p;
-    sb_plan_point_axis(pt, buf, cap);
+    if (pt->shape)
+        shape_key(p, pt->shape, buf, cap); /* the text the store keeps */
+    else
+        sb_plan_point_axis(pt, buf, cap);
 }
 
 static void av_push_cb(void *ctx, const char *arg) { av_push(ctx, arg); }
@@ -273,27 +275,18 @@ void sb_point_worker_error(const char *path, char *buf, size_t cap)
     free(data);
 }
 
-static int parse_shape_key(const char *key, sb_plan_shape *s)
-{
-    char ta = 'N', tb = 'N';
-    if (sscanf(key, "%dx%dx%d:%c%c", &s->m, &s->n, &s->k, &ta, &tb) < 3) return -1;
-    s->transa = ta;
-    s->transb = tb;
-    return 0;
-}
-
-/* A stored point's shape (the row's SB_WL_SHAPES axis, from its shape
- * column) or its batch (a value of its series key). */
+/* A stored point's shape (the row's SB_WL_SHAPES axis: its shape column,
+ * passed on as it is) or its batch (a value of its series key). */
 void sb_point_of_row(const sb_todo_point *row, sb_plan_point *pt, char *axis, size_t cap)
 {
-    sb_plan_shape shape;
     *pt = (sb_plan_point){row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
-    if (sb_wl_is(row->wl, SB_WL_SHAPES) && row->shape[0] && parse_shape_key(row->shape, &shape) == 0)
-        pt->shape = &shape;
+    if (sb_wl_is(row->wl, SB_WL_SHAPES)) {
+        snprintf(axis, cap, "%s", row->shape);
+        return;
+    }
     char batch[16];
     if (sb_db_shape_value(row->shape, "batch", batch, sizeof batch)) pt->batch = atoi(batch);
     sb_plan_point_axis(pt, axis, cap);
-    pt->shape = NULL; /* the axis says it */
 }
 
 /* The last `max` bytes of a file (what a worker wrote to a stream) and its
