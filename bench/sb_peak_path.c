@@ -1,4 +1,5 @@
 #include "sb_peak_path.h"
+#include <stdio.h>
 #include <string.h>
 
 const char *sb_peak_path_ran(const sb_kernel *k, const char *impl)
@@ -19,4 +20,12 @@ const char *sb_peak_path_ran(const sb_kernel *k, const char *impl)
     if (strstr(isa, "avx2_vnni") || strstr(isa, "avx2")) return int8 ? "avx2_int8" : "avx2_f32";
     if (strstr(isa, "sse41") || strstr(isa, "avx")) return "sse41"; /* no peak measured */
     return k->isa;
+}
+
+double sb_pct_peak(double gflops, double peak_per_core, int threads, const char *path, char *unit,
+                   size_t cap)
+{
+    if (unit && cap) snprintf(unit, cap, "%% of %.60s peak", path && *path ? path : "?");
+    if (!(peak_per_core > 0) || !(gflops > 0)) return 0;
+    return 100.0 * gflops / (peak_per_core * (threads > 0 ? threads : 1));
 }

@@ -416,6 +416,39 @@ static void test_peak_paths(void)
     CHECK(!strcmp(sb_peak_path_ran(f32, "ref:any"), f32->isa));
 }
 
+/* pct_peak, the one formula of the GEMM worker, the sweep and an import
+ * (#45): the rate against the per-core peak x threads, the path in its unit */
+static void test_pct_peak(void)
+{
+    char u[80];
+    CHECK(fabs(sb_pct_peak(50, 100, 2, "amx_bf16", u, sizeof u) - 25.0) < 1e-12);
+    CHECK(!strcmp(u, "% of amx_bf16 peak"));
+    /* bit for bit what the three copies computed */
+    double gf = 123.456, peak = 78.9;
+    CHECK(sb_pct_peak(gf, peak, 3, "f32", NULL, 0) == 100.0 * gf / (peak * 3));
+    /* fewer than one thread count as one */
+    CHECK(sb_pct_peak(10, 100, 0, "f32", NULL, 0) == 10.0);
+    CHECK(sb_pct_peak(10, 100, -4, "f32", NULL, 0) == 10.0);
+    /* no share without a peak or a rate; the unit still names the path */
+    CHECK(sb_pct_peak(10, 0, 1, "avx2_f32", u, sizeof u) == 0);
+    CHECK(!strcmp(u, "% of avx2_f32 peak"));
+    CHECK(sb_pct_peak(0, 100, 1, "f32", NULL, 0) == 0);
+    CHECK(sb_pct_peak(NAN, 100, 1, "f32", NULL, 0) == 0);
+    CHECK(sb_pct_peak(10, NAN, 1, "f32", NULL, 0) == 0);
+    /* an unknown path is "?"; a long one cut, never overrun */
+    sb_pct_peak(1, 1, 1, NULL, u, sizeof u);
+    CHECK(!strcmp(u, "% of ? peak"));
+    sb_pct_peak(1, 1, 1, "", u, sizeof u);
+    CHECK(!strcmp(u, "% of ? peak"));
+    char big[200], small[12];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    sb_pct_peak(1, 1, 1, big, u, sizeof u);
+    CHECK_EQ_INT((int)strlen(u), 5 + 60 + 5);
+    sb_pct_peak(1, 1, 1, "amx_bf16", small, sizeof small);
+    CHECK(!strcmp(small, "% of amx_bf"));
+}
+
 static void test_references(void)
 {
     const char *text = "# machine workload kernel shape threads metric value lower upper unit\n"
@@ -766,6 +799,7 @@ int main(void)
     test_verdicts();
     test_statuses();
     test_peak_paths();
+    test_pct_peak();
     test_bimodal();
     test_rounds();
     test_references();

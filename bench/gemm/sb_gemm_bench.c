@@ -208,14 +208,12 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
     res->min_s = sb_quantile(res->samples, res->nsamples, 0.0);
     res->p90_s = sb_quantile(res->samples, res->nsamples, 0.9);
     res->gflops = flops / res->median_s / 1e9;
-    if (cfg->peak_gflops > 0) {
-        int t = cfg->threads > 0 ? cfg->threads : 1;
-        res->pct_peak = 100.0 * res->gflops / (cfg->peak_gflops * t);
-    }
     res->status = "ok";
     if (k->impl && k->impl()) snprintf(res->impl, sizeof res->impl, "%s", k->impl());
     snprintf(res->peak_path, sizeof res->peak_path, "%s",
              sb_peak_path_ran(k, res->impl[0] ? res->impl : NULL));
+    res->pct_peak = sb_pct_peak(res->gflops, cfg->peak_gflops, cfg->threads, res->peak_path,
+                                res->pct_unit, sizeof res->pct_unit);
 out:
     sb_packed_b_free(pb);
     free(A);
@@ -288,10 +286,8 @@ json_t *sb_gemm_result_json(const sb_gemm_config *cfg, const sb_gemm_result *res
         json_object_set_new(metrics, "min_s", json_real(res->min_s));
         json_object_set_new(metrics, "p90_s", json_real(res->p90_s));
         if (res->pct_peak > 0) {
-            char u[64];
-            snprintf(u, sizeof u, "%% of %s peak", res->peak_path[0] ? res->peak_path : "?");
             json_object_set_new(metrics, "pct_peak", json_real(res->pct_peak));
-            json_object_set_new(units, "pct_peak", json_string(u));
+            json_object_set_new(units, "pct_peak", json_string(res->pct_unit));
         }
         if (cfg->prepack) json_object_set_new(metrics, "pack_s", json_real(res->pack_s));
     }

@@ -38,6 +38,7 @@ typedef struct sb_gemm_result {
     double gflops, median_s, min_s, p90_s, pct_peak;
     char impl[128];     /* implementation reported by the kernel, if any */
     char peak_path[24]; /* the instruction path it ran: the peak its pct_peak is of */
+    char pct_unit[80];  /* pct_peak's unit, that path named (sb_pct_peak) */
     double pack_s;      /* with prepack: the one packing of B */
     char blocking[160]; /* own kernels: the blocking the driver ran (sb_blocking_format) */
 } sb_gemm_result;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "sb_io.h"
 #include "sb_pair_run.h"
+#include "sb_peak_path.h"
 #include "sb_slurm.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
@@ -368,14 +369,13 @@ void sb_point_repeak(sb_db *db, int64_t machine, const sb_todo_point *row, json_
     const char *ran = json_string_value(json_object_get(doc, "peak_path"));
     const char *path = ran && strcmp(ran, k->isa) ? ran : kernel_path(db, machine, k);
     double peak = sb_db_peak_per_core(db, machine, path);
-    int t = row->threads > 0 ? row->threads : 1;
+    char u[80];
+    double pct = sb_pct_peak(gf, peak, row->threads, path, u, sizeof u);
     if (!(peak > 0)) {
         json_object_del(metrics, "pct_peak");
         return;
     }
-    char u[64];
-    snprintf(u, sizeof u, "%% of %s peak", path);
-    json_object_set_new(metrics, "pct_peak", json_real(100.0 * gf / (peak * t)));
+    json_object_set_new(metrics, "pct_peak", json_real(pct));
     if (json_is_object(units)) json_object_set_new(units, "pct_peak", json_string(u));
 }
 

@@ -1308,12 +1308,11 @@ static int repeak_imported(sb_db *db, int64_t after_id, sb_err *e)
         double peak =
             path ? sb_db_peak_per_core_in(db, mid, path, sqlite3_column_int64(sel, 8)) : 0;
         char unit[96], src[160];
-        snprintf(unit, sizeof unit, "%% of %.60s peak", path ? path : "?");
+        double pct = sb_pct_peak(gf, peak, threads, path, unit, sizeof unit);
         snprintf(src, sizeof src, "recomputed on import against the stored %.60s peak x %d threads",
                  path ? path : "?", threads > 0 ? threads : 1);
         json_decref(res);
         if (!(peak > 0) || !(gf > 0)) continue;
-        double pct = 100.0 * gf / (peak * (threads > 0 ? threads : 1));
         int had = sqlite3_column_type(sel, 6) != SQLITE_NULL;
         double old = sqlite3_column_double(sel, 6);
         /* a point the record gave no share keeps none: recomputed, not invented */
