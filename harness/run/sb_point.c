@@ -16,6 +16,7 @@
 #include "sb_worker_log.h"
 #include "sb_workload.h"
 
+/* A growable NULL-terminated argv of malloc'd strings (freed by sb_argv_free). */
 typedef struct {
     char **v;
     int n, cap;
@@ -138,7 +139,7 @@ static int truthy(const char *v) { return !strcmp(v, "1") || !strcmp(v, "yes") |
 
 /* The worker's own argv (what runs on every rank), from its row alone: the
  * command of its name, --kernel, the point's axis value as the row writes
- * it (--m .. --trans, --batch), the plan's GEMM-only timing values (the
+ * it (--shape, --batch), the plan's GEMM-only timing values (the
  * plan refuses them for other rows), the workload's options, --threads. */
 static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *axis,
                         const char *self, const char *result, double peak, argvec *a)

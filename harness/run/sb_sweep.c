@@ -48,8 +48,6 @@ static void on_sigint(int sig)
     g_interrupted = 1;
 }
 
-/* A growable NULL-terminated argv of malloc'd strings (freed by sb_argv_free). */
-
 static double default_timeout(const sb_workload *w) { return w ? w->timeout_s : 1800.0; }
 
 /* Before anything is written: the hostfile parses, holds enough hosts, and
