@@ -2,7 +2,7 @@
 #include <ctype.h>
 #include <string.h>
 #include "sb_peak.h"
-#include "sb_workload.h"
+#include "sb_metric_own.h"
 
 #define HIGHER 0
 #define LOWER 1
@@ -16,20 +16,20 @@ static const sb_metric_info g_metrics[] = {
 #undef LOWER
 #define NMETRICS ((int)(sizeof g_metrics / sizeof g_metrics[0]))
 
-/* The table's rows, then each workload row's own (sb_workload.metrics), in
- * the rows' order: a workload that brings a metric of its own declares it
- * beside its row, not here. */
-static int own_count(const sb_workload *w)
+/* The table's rows, then each workload's own (sb_metric_own, in the rows'
+ * order): a workload that brings a metric of its own declares it there,
+ * not in the table. */
+static int own_count(const sb_metric_info *list)
 {
     int n = 0;
-    while (w->metrics && w->metrics[n].name) n++;
+    while (list[n].name) n++;
     return n;
 }
 
 int sb_metric_count(void)
 {
     int n = NMETRICS;
-    for (int w = 0; w < sb_workload_count(); w++) n += own_count(sb_workload_at(w));
+    for (int w = 0; sb_metric_own_lists[w]; w++) n += own_count(sb_metric_own_lists[w]);
     return n;
 }
 
@@ -38,10 +38,9 @@ const sb_metric_info *sb_metric_at(int i)
     if (i < 0) return NULL;
     if (i < NMETRICS) return &g_metrics[i];
     i -= NMETRICS;
-    for (int w = 0; w < sb_workload_count(); w++) {
-        const sb_workload *row = sb_workload_at(w);
-        int n = own_count(row);
-        if (i < n) return &row->metrics[i];
+    for (int w = 0; sb_metric_own_lists[w]; w++) {
+        int n = own_count(sb_metric_own_lists[w]);
+        if (i < n) return &sb_metric_own_lists[w][i];
         i -= n;
     }
     return NULL;
