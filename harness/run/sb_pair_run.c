@@ -14,6 +14,11 @@
 #include "sb_parse.h"
 #include "sb_text.h"
 
+const char *sb_pair_mode_name(sb_pair_mode m)
+{
+    return m == SB_PAIR_DUET ? "duet" : m == SB_PAIR_RANDOM ? "random" : "abba";
+}
+
 int sb_pair_set(sb_pair_opts *po, const char *key, const char *value, const char *where, sb_err *e)
 {
     long v;

@@ -587,11 +587,6 @@ out:
 
 /* ---- paired A/B points ---- */
 
-const char *sb_pair_mode_name(sb_pair_mode m)
-{
-    return m == SB_PAIR_DUET ? "duet" : m == SB_PAIR_RANDOM ? "random" : "abba";
-}
-
 /* One run of one binary: its status ("ok", "skipped", or why not in why),
  * its result document when it wrote a usable one. */
 typedef struct side_run {
