@@ -88,8 +88,8 @@ void sb_rp_render_train(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
             /* two runs of one kernel and threads that differ only in batch
              * (or seq) must be told apart: the chart names what varies */
             char l[320], batch[16] = "", seq[16] = "";
-            sb_db_shape_value(any->shape, "batch", batch, sizeof batch);
-            sb_db_shape_value(any->shape, "seq", seq, sizeof seq);
+            sb_rp_shape_value(any->shape, "batch", batch, sizeof batch);
+            sb_rp_shape_value(any->shape, "seq", seq, sizeof seq);
             snprintf(l, sizeof l, "%.120s%s%.15s%s%.15s t%d", any->kernel, batch[0] ? " b" : "",
                      batch, seq[0] ? " s" : "", seq, any->threads);
             sb_rp_bars_add(&br, l, b, tb, c, tc);

@@ -13,13 +13,13 @@
 
 /* The tool version a sweep ran ("" when unknown): the headline names a
  * difference of versions between the runs it compares. */
-void sb_rp_sweep_version(sb_db *db, int64_t sweep_id, char *buf, size_t cap)
+void sb_rp_sweep_version(const sb_rp_model *m, int64_t sweep_id, char *buf, size_t cap)
 {
     sb_sweep_header h;
     int found = 0;
     sb_err e = {0};
     buf[0] = '\0';
-    if (sweep_id && !sb_db_sweep_header(db, sweep_id, &h, &found, &e) && found) {
+    if (sweep_id && !sb_rp_sweep_header(m, sweep_id, &h, &found, &e) && found) {
         snprintf(buf, cap, "%s", h.tool_version ? h.tool_version : "");
         sb_sweep_header_free(&h);
     }
@@ -39,7 +39,7 @@ void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
     t->padding = -1;
     json_t *doc = NULL;
     sb_err e = {0};
-    if (!sb_db_point_result(in->db, p->id, &doc, &e) && doc) {
+    if (!sb_rp_result(in->m, p->id, &doc, &e) && doc) {
         json_t *c = json_object_get(doc, "config");
         const char *d = json_string_value(json_object_get(c, "data"));
         snprintf(t->data, sizeof t->data, "%s", d ? d : "");
@@ -57,7 +57,7 @@ void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
             t->padding = 100 * json_number_value(json_object_get(c, "padding_share"));
     }
     json_decref(doc);
-    sb_rp_sweep_version(in->db, p->sweep_id, t->version, sizeof t->version);
+    sb_rp_sweep_version(in->m, p->sweep_id, t->version, sizeof t->version);
     /* the first step pays for warming up: the trainer's own epoch figure
      * leaves it out, and so does this */
     int skip = p->nsamples >= 3 ? 1 : 0;
