@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <string.h>
 #include "sb_peak.h"
+#include "sb_stats.h"
 #include "sb_metric_own.h"
 
 #define HIGHER 0
@@ -134,4 +135,31 @@ const char *sb_metric_role_name(sb_metric_role r)
                                         "accuracy", "error", "memory",  "count",
                                         "peak",     "model", "info"};
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
+
+double sb_metric_speedup(double value, double base, int lower)
+{
+    return lower ? base / value : value / base;
+}
+
+int sb_metric_better_of(double a, double b, int lower)
+{
+    return lower ? a < b : a > b;
+}
+
+int sb_metric_band(double value, const double *xs, int ns, int lower, double *lo, double *hi)
+{
+    *lo = *hi = value;
+    if (ns < 1) return 0;
+    double med = sb_median(xs, ns);
+    if (!(med > 0)) return 0;
+    double p10 = sb_quantile(xs, ns, 0.1), p90 = sb_quantile(xs, ns, 0.9);
+    if (lower) {
+        *lo = value * p10 / med;
+        *hi = value * p90 / med;
+    } else {
+        *lo = value * med / p90;
+        *hi = value * med / p10;
+    }
+    return p10 > 0 ? 1 : 2;
 }

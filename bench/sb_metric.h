@@ -48,4 +48,24 @@ const sb_metric_info *sb_metric_at(int i);
 /* The role's name ("headline", "latency", ...). */
 const char *sb_metric_role_name(sb_metric_role r);
 
+/* ---- a metric's arithmetic, in its direction (one home for plot, report,
+ * gate and the sweep's summary) ---- */
+
+/* How many times better value is than base: base / value where lower is
+ * better, value / base otherwise (2: twice as good, either way). */
+double sb_metric_speedup(double value, double base, int lower);
+
+/* Whether a is strictly better than b: a < b where lower is better, a > b
+ * otherwise (a tie is not better: the first of equals stays). */
+int sb_metric_better_of(double a, double b, int lower);
+
+/* The band of a value computed from the median of its samples xs[0..ns)
+ * (seconds): the value at the p10 and p90 samples. lower: the value scales
+ * with the samples (a time), else inversely (a rate: the same work over
+ * the p90 and p10 times), so that *lo <= *hi. Without a sample or a
+ * positive median, *lo = *hi = value and 0; else 1 when the p10 sample is
+ * positive too (both ends finite), 2 when it is not (a rate's *hi is then
+ * infinite, a time's *lo 0). */
+int sb_metric_band(double value, const double *xs, int ns, int lower, double *lo, double *hi);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_gate_stats.h"
+#include "sb_metric.h"
 #include "sb_query.h"
 #include "sb_report_points.h"
 #include "sb_report_trun.h"
@@ -146,7 +147,7 @@ static int ax_fastest(const ax_set *x, const sb_pt *at, const char *dtype, int a
         if (x->a[i].amx != amx || strcmp(p->dtype, dtype) || strcmp(p->workload, at->workload) ||
             strcmp(p->shape, at->shape) || p->threads != at->threads)
             continue;
-        if (best < 0 || x->a[i].v > x->a[best].v) best = i;
+        if (best < 0 || sb_metric_better_of(x->a[i].v, x->a[best].v, 0)) best = i;
     }
     return best;
 }
@@ -298,7 +299,8 @@ static int closest_run(const ax_set *x, const sb_rp_trun *a, const char *dtype, 
         int mis = (a->batch != r->batch) + (a->seq != r->seq) + (a->threads != r->threads) +
             (a->ranks != r->ranks) + !!strcmp(a->model, r->model) + !!strcmp(a->data, r->data) +
             !!strcmp(a->version, r->version);
-        if (best < 0 || mis < bestmis || (mis == bestmis && r->epoch < x->t.r[best].epoch)) {
+        if (best < 0 || mis < bestmis ||
+            (mis == bestmis && sb_metric_better_of(r->epoch, x->t.r[best].epoch, 1))) {
             best = i;
             bestmis = mis;
         }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_metric.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 
@@ -21,7 +22,8 @@ void sb_rp_render_train(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
             const sb_metric_val *m = sb_rp_ok(sides[s]) ? sb_pt_metric(sides[s], "epoch_seconds")
                                                         : NULL;
             if (m && m->value > 0 &&
-                (!best[s] || m->value < sb_pt_metric(best[s], "epoch_seconds")->value))
+                (!best[s] ||
+                 sb_metric_better_of(m->value, sb_pt_metric(best[s], "epoch_seconds")->value, 1)))
                 best[s] = sides[s];
         }
     }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_metric.h"
 #include "sb_query.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
@@ -125,7 +126,8 @@ void sb_rp_tside_load(const sb_headline_in *in, const sb_ptset *set, sb_rp_tside
                 if (k < SB_RP_NPREC && strcmp(t->p->dtype ? t->p->dtype : "", sb_rp_prec[k]))
                     continue;
                 if (pass && s->best[k] >= 0 && s->r[s->best[k]].projected_squad) continue;
-                if (s->best[k] < 0 || t->epoch < s->r[s->best[k]].epoch) s->best[k] = i;
+                if (s->best[k] < 0 || sb_metric_better_of(t->epoch, s->r[s->best[k]].epoch, 1))
+                    s->best[k] = i;
             }
         }
 }
