@@ -114,7 +114,7 @@ static const sb_rp_section g_sections[] = {
 static int pair_changed(const sb_rp_out *o, const sb_rp_pair *pr)
 {
     const sb_pt *b = pr->b, *c = pr->c;
-    if (!b || !c || !sb_rp_is_ok(b) || !sb_rp_is_ok(c)) return 0;
+    if (!b || !c || !sb_rp_ok(b) || !sb_rp_ok(c)) return 0;
     double p, tol = o->go ? o->go->tolerance : 0.05, r = 0;
     int s = o->fwd ? sb_rp_sig_of(o, b, c, &p) : SB_RP_SIG_UNTESTED;
     if (s == SB_RP_SIG_SLOWER || s == SB_RP_SIG_FASTER) return 1;

@@ -98,7 +98,7 @@ static void ax_load(const sb_headline_in *in, const sb_ptset *set, const char *n
     for (int i = 0; x->a && i < set->n; i++) {
         const sb_pt *p = &set->p[i];
         int gemm = sb_rp_is_gemm1(p);
-        if ((!gemm && !sb_rp_is_infer1(p)) || !sb_rp_is_ok(p) || !p->dtype || !p->dtype[0])
+        if ((!gemm && !sb_rp_is_infer1(p)) || !sb_rp_ok(p) || !p->dtype || !p->dtype[0])
             continue;
         const sb_metric_val *m = gemm ? sb_rp_gemm_rate(p) : sb_pt_metric(p, "sequences_per_s");
         if (!m || !(m->value > 0)) continue;

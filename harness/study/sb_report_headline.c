@@ -58,7 +58,7 @@ static const sb_pt *fastest_infer(const sb_ptset *s, const char *dtype)
     for (int i = 0; i < s->n; i++) {
         const sb_pt *p = &s->p[i];
         const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
-        if (!sb_rp_is_infer(p) || !sb_rp_is_ok(p) || !m || !p->dtype || strcmp(p->dtype, dtype))
+        if (!sb_rp_is_infer(p) || !sb_rp_ok(p) || !m || !p->dtype || strcmp(p->dtype, dtype))
             continue;
         if (!best || m->value > sb_pt_metric(best, "sequences_per_s")->value) best = p;
     }

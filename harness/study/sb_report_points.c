@@ -11,7 +11,7 @@
 /* a point of the scaling model: it ran nothing */
 int sb_rp_is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status, "projected"); }
 
-int sb_rp_ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
+int sb_rp_ok(const sb_pt *p) { return p && p->status && !strcmp(p->status, "ok"); }
 
 /* A point's kind, by what its workload's row (resolved once, when the
  * point was loaded: p->wl) declares, never by its name: GEMM shapes, a
@@ -46,13 +46,10 @@ int sb_rp_any_point(const sb_pt *p)
     return 1;
 }
 
-/* The headline's: a point that ran ok (its status set), an ok single-process
- * GEMM point with a rate and a dtype. */
-int sb_rp_is_ok(const sb_pt *p) { return p->status && !strcmp(p->status, "ok"); }
-
+/* The headline's: an ok single-process GEMM point with a rate and a dtype. */
 int sb_rp_gemm_ok(const sb_pt *p)
 {
-    return sb_rp_is_gemm(p) && sb_rp_is_ok(p) && sb_rp_gemm_rate(p) && p->dtype &&
+    return sb_rp_is_gemm(p) && sb_rp_ok(p) && sb_rp_gemm_rate(p) && p->dtype &&
         p->ppn * p->nodes <= 1;
 }
 

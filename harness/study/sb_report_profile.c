@@ -21,7 +21,7 @@ static const sb_pt *profiled(const sb_ptset *s, const char *workload, const char
     const sb_pt *best = NULL;
     for (int i = 0; i < s->n; i++) {
         const sb_pt *p = &s->p[i];
-        if (strcmp(p->workload, workload) || !sb_rp_is_ok(p) || !has_profile(p)) continue;
+        if (strcmp(p->workload, workload) || !sb_rp_ok(p) || !has_profile(p)) continue;
         const sb_metric_val *t = sb_pt_metric(p, timer),
                             *bt = best ? sb_pt_metric(best, timer) : NULL;
         if (!best || (t && bt && sb_metric_better_of(t->value, bt->value, 1))) best = p;

@@ -107,7 +107,7 @@ void sb_rp_tside_load(const sb_headline_in *in, const sb_ptset *set, sb_rp_tside
             s->tested++;
             s->noisy += sb_samples_bimodal(p->samples, p->nsamples, NULL, NULL);
         }
-        if (!sb_rp_is_train(p) || !sb_rp_is_ok(p)) continue;
+        if (!sb_rp_is_train(p) || !sb_rp_ok(p)) continue;
         sb_rp_trun *t = &s->r[s->n];
         sb_rp_trun_load(in, p, t);
         if (!(t->epoch > 0)) {
