@@ -2,7 +2,8 @@
 #include <ctype.h>
 #include <string.h>
 #include "sb_peak.h"
-#include "sb_workload.h"
+#include "sb_stats.h"
+#include "sb_metric_own.h"
 
 #define HIGHER 0
 #define LOWER 1
@@ -16,20 +17,20 @@ static const sb_metric_info g_metrics[] = {
 #undef LOWER
 #define NMETRICS ((int)(sizeof g_metrics / sizeof g_metrics[0]))
 
-/* The table's rows, then each workload row's own (sb_workload.metrics), in
- * the rows' order: a workload that brings a metric of its own declares it
- * beside its row, not here. */
-static int own_count(const sb_workload *w)
+/* The table's rows, then each workload's own (sb_metric_own, in the rows'
+ * order): a workload that brings a metric of its own declares it there,
+ * not in the table. */
+static int own_count(const sb_metric_info *list)
 {
     int n = 0;
-    while (w->metrics && w->metrics[n].name) n++;
+    while (list[n].name) n++;
     return n;
 }
 
 int sb_metric_count(void)
 {
     int n = NMETRICS;
-    for (int w = 0; w < sb_workload_count(); w++) n += own_count(sb_workload_at(w));
+    for (int w = 0; sb_metric_own_lists[w]; w++) n += own_count(sb_metric_own_lists[w]);
     return n;
 }
 
@@ -38,10 +39,9 @@ const sb_metric_info *sb_metric_at(int i)
     if (i < 0) return NULL;
     if (i < NMETRICS) return &g_metrics[i];
     i -= NMETRICS;
-    for (int w = 0; w < sb_workload_count(); w++) {
-        const sb_workload *row = sb_workload_at(w);
-        int n = own_count(row);
-        if (i < n) return &row->metrics[i];
+    for (int w = 0; sb_metric_own_lists[w]; w++) {
+        int n = own_count(sb_metric_own_lists[w]);
+        if (i < n) return &sb_metric_own_lists[w][i];
         i -= n;
     }
     return NULL;
@@ -135,4 +135,31 @@ const char *sb_metric_role_name(sb_metric_role r)
                                         "accuracy", "error", "memory",  "count",
                                         "peak",     "model", "info"};
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
+
+double sb_metric_speedup(double value, double base, int lower)
+{
+    return lower ? base / value : value / base;
+}
+
+int sb_metric_better_of(double a, double b, int lower)
+{
+    return lower ? a < b : a > b;
+}
+
+int sb_metric_band(double value, const double *xs, int ns, int lower, double *lo, double *hi)
+{
+    *lo = *hi = value;
+    if (ns < 1) return 0;
+    double med = sb_median(xs, ns);
+    if (!(med > 0)) return 0;
+    double p10 = sb_quantile(xs, ns, 0.1), p90 = sb_quantile(xs, ns, 0.9);
+    if (lower) {
+        *lo = value * p10 / med;
+        *hi = value * p90 / med;
+    } else {
+        *lo = value * med / p90;
+        *hi = value * med / p10;
+    }
+    return p10 > 0 ? 1 : 2;
 }

@@ -12,36 +12,7 @@
 #ifndef SB_METRIC_H
 #define SB_METRIC_H
 
-typedef enum sb_metric_role {
-    SB_MROLE_HEADLINE, /* the workload's one figure (listing, report) */
-    SB_MROLE_RATE,     /* another throughput */
-    SB_MROLE_LATENCY,  /* a time per request or message */
-    SB_MROLE_TIME,     /* a time per repetition, step or batch */
-    SB_MROLE_ACCURACY, /* what the model got right (em, f1, loss) */
-    SB_MROLE_ERROR,    /* a numerical error against the reference */
-    SB_MROLE_MEMORY,   /* memory held */
-    SB_MROLE_COUNT,    /* steps, volumes per step */
-    SB_MROLE_PEAK,     /* the machine's peak per instruction path */
-    SB_MROLE_MODEL,    /* the scaling model's projections */
-    SB_MROLE_INFO      /* recorded for the reader (a clock, a bound, a flag) */
-} sb_metric_role;
-
-typedef enum sb_metric_star {
-    SB_MSTAR_NONE,  /* an exact name */
-    SB_MSTAR_BYTES, /* a message size in bytes, or "grad" */
-    SB_MSTAR_NODES, /* a node count */
-    SB_MSTAR_PATH,  /* a peak path (kernels/sb_isa.def) */
-    SB_MSTAR_WORD   /* a lower-case word (a profile kind: "qkv_linear") */
-} sb_metric_star;
-
-typedef struct sb_metric_info {
-    const char *name;      /* exact, or a family with one '*' ("busbw_gbs_*") */
-    const char *unit;      /* "" for a pure number */
-    const char *int8_unit; /* where an int8 kernel ran; NULL: unit */
-    int lower;             /* 1: lower is better */
-    sb_metric_role role;
-    sb_metric_star star; /* what the '*' stands for */
-} sb_metric_info;
+#include "sb_metric_row.h"
 
 /* The row of a metric name (an exact row first, then the families), NULL
  * when the table does not know it. */
@@ -76,5 +47,25 @@ const sb_metric_info *sb_metric_at(int i);
 
 /* The role's name ("headline", "latency", ...). */
 const char *sb_metric_role_name(sb_metric_role r);
+
+/* ---- a metric's arithmetic, in its direction (one home for plot, report,
+ * gate and the sweep's summary) ---- */
+
+/* How many times better value is than base: base / value where lower is
+ * better, value / base otherwise (2: twice as good, either way). */
+double sb_metric_speedup(double value, double base, int lower);
+
+/* Whether a is strictly better than b: a < b where lower is better, a > b
+ * otherwise (a tie is not better: the first of equals stays). */
+int sb_metric_better_of(double a, double b, int lower);
+
+/* The band of a value computed from the median of its samples xs[0..ns)
+ * (seconds): the value at the p10 and p90 samples. lower: the value scales
+ * with the samples (a time), else inversely (a rate: the same work over
+ * the p90 and p10 times), so that *lo <= *hi. Without a sample or a
+ * positive median, *lo = *hi = value and 0; else 1 when the p10 sample is
+ * positive too (both ends finite), 2 when it is not (a rate's *hi is then
+ * infinite, a time's *lo 0). */
+int sb_metric_band(double value, const double *xs, int ns, int lower, double *lo, double *hi);
 
 #endif

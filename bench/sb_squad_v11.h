@@ -10,4 +10,11 @@
  * measures it again where the reference data is present). */
 #define SB_SQUAD_DEV_PADDING_PCT 53.2
 
+/* SQuAD v1.1 train-v1.1.json through run_qa.py's windowing at max_seq_length
+ * 384 and doc_stride 128 with the bert-base-uncased vocabulary: 88,524
+ * features from 87,599 questions (results/reference/README.md; `sprbench
+ * features --count-only` checks it on the real files). */
+#define SB_SQUAD_V11_TRAIN_FEATURES 88524L
+#define SB_SQUAD_V11_TRAIN_QUESTIONS 87599L
+
 #endif

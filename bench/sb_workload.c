@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "sb_allreduce.h"
 #include "sb_layernorm_bench.h"
+#include "sb_metric_own.h"
 #include "sb_model.h"
 #include "sb_parse.h"
 #include "sb_plan_opts.h"
@@ -105,13 +106,6 @@ static const char *const g_allreduce_series[] = {"sizes", NULL};
 static const char *const g_stream_series[] = {"mib", NULL};
 static const char *const g_layernorm_opts[] = {"batch", "seq", "dim", "iters", NULL};
 static const char *const g_layernorm_series[] = {"batch", "seq", "dim", NULL};
-/* LayerNorm's metrics, its own (bench/sb_metric.def does not hold them) */
-static const sb_metric_info g_layernorm_metrics[] = {
-    {"ns_per_row", "ns/row", NULL, 1 /* lower is better */, SB_MROLE_HEADLINE, SB_MSTAR_NONE},
-    {"layernorm_gbps", "GB/s", NULL, 0, SB_MROLE_RATE, SB_MSTAR_NONE},
-    {"max_abs_error", "", NULL, 1, SB_MROLE_ERROR, SB_MSTAR_NONE},
-    {NULL, NULL, NULL, 0, SB_MROLE_INFO, SB_MSTAR_NONE}};
-
 #define DAY (24 * 3600.0)
 static const sb_workload g_workloads[] = {
     {"gemm", "GEMM", SB_WL_PLAN | SB_WL_KERNEL | SB_WL_INT8 | SB_WL_SHAPES | SB_WL_THREADS |
@@ -139,7 +133,7 @@ static const sb_workload g_workloads[] = {
     {"layernorm", "LayerNorm per token", SB_WL_PLAN | SB_WL_BATCH | SB_WL_THREADS | SB_WL_ONE_RANK,
      g_layernorm_opts, g_layernorm_series, SB_LAYERNORM_DEFAULT_BATCH, 1800.0, "ns_per_row",
      "ns/row", NULL, NULL, NULL, NULL, NULL, NULL, .axis = "batch", .axis_argv = batch_argv,
-     .metrics = g_layernorm_metrics, .check = sb_layernorm_plan_check},
+     .metrics = sb_metric_own_layernorm, .check = sb_layernorm_plan_check},
     /* the machine's peak FLOP/s, a probe the sweep puts ahead of GEMM points */
     {"peak", "Peak FLOP/s", SB_WL_PROBE, g_gemm_opts, g_gemm_opts, 0, 1800.0, NULL, NULL, NULL,
      NULL, NULL, describe_peak, NULL, NULL, NULL, NULL, NULL, NULL},

@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include "sb_err.h"
-#include "sb_metric.h"
+#include "sb_metric_row.h"
 
 enum {
     SB_WL_PLAN = 1 << 0,    /* a sweep plan may name it (the peak probe: the sweep adds it) */
@@ -76,8 +76,9 @@ typedef struct sb_workload {
      * none. */
     int (*check)(const char *const *keys, const char *const *values, int n, sb_err *e);
     /* Metrics of this workload's own that bench/sb_metric.def does not
-     * hold (unit, direction, role), ended by a row with a NULL name; the
-     * table's readers find them as its own rows. NULL: none. */
+     * hold (unit, direction, role), ended by a row with a NULL name: its
+     * list in bench/sb_metric_own, where the table's readers find them as
+     * its own rows. NULL: none. */
     const sb_metric_info *metrics;
 } sb_workload;
 

@@ -68,7 +68,22 @@ if [ -f tests/code_limits.py ]; then
   rm -f "${TMPDIR:-/tmp}/limits.$$"
 fi
 
+# The report is computed, then drawn: its sections read the model its load
+# step filled (study/sb_report_model.c), never the store.
+while IFS= read -r hit; do
+  bad "$hit: the report reads the store while it draws (sb_db_* outside sb_report_model.c)"
+done < <(grep -nE '\bsb_db_[a-z_]+\(' harness/study/sb_report*.c | grep -v '^harness/study/sb_report_model\.c:' | cut -d: -f1,2)
+
+# No include loop between modules (a module: a .c and the headers of its
+# stem, a private sb_x_int.h or sb_x_internal.h counting as sb_x's), across
+# kernels/, bench/ and harness/ (tests/include_loops.py finds them).
+if [ -f tests/include_loops.py ]; then
+  python3 tests/include_loops.py . 2>"${TMPDIR:-/tmp}/loops.$$" || {
+    while IFS= read -r l; do bad "${l#loops: }"; done <"${TMPDIR:-/tmp}/loops.$$"; }
+  rm -f "${TMPDIR:-/tmp}/loops.$$"
+fi
+
 if [ $fail -eq 0 ]; then
-  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800)"
+  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800; no include loop between modules; the report's sections read its model)"
 fi
 exit $fail

@@ -9,7 +9,7 @@ fails=0
 fresh() {
   rm -rf "$tmp/t" && mkdir -p "$tmp/t/tests" &&
     cp -r "$src/kernels" "$src/bench" "$src/harness" "$tmp/t/" &&
-    cp "$src/tests/layout.sh" "$src/tests/code_limits.py" "$tmp/t/tests/"
+    cp "$src/tests/layout.sh" "$src/tests/code_limits.py" "$src/tests/include_loops.py" "$tmp/t/tests/"
 }
 expect() {   # expect RC WHAT-TO-FIND DESCRIPTION
   local out rc
@@ -49,4 +49,11 @@ PY
 expect 1 "harness/study/sb_gate.c:[0-9]*: a function of 16[0-9] lines (at most 150)" "a harness function over 150 lines"
 fresh; for i in $(seq 1 820); do echo "/* filler */"; done >>"$tmp/t/harness/study/sb_gate.c"
 expect 1 "harness/study/sb_gate.c: [0-9]* lines (a study/ file has at most 800)" "a study/ file over 800 lines"
+fresh; sed -i '1i #include "sb_stackdiff.h"' "$tmp/t/harness/study/sb_envdiff.c"
+sed -i '1i #include "sb_envdiff.h"' "$tmp/t/harness/study/sb_stackdiff.c"
+expect 1 "an include loop between 2 modules: sb_envdiff sb_stackdiff (harness/study/sb_envdiff.c:1, harness/study/sb_stackdiff.c:1)" "two modules including each other"
+fresh; sed -i '1i #include "sb_plot_int.h"' "$tmp/t/harness/study/sb_gnuplot_tmpl.c"
+expect 1 "an include loop between [0-9]* modules: .*sb_gnuplot_tmpl sb_plot .*harness/study/sb_gnuplot_tmpl.c:1" "a loop through a module's private header"
+fresh; printf 'static int sb_layout_peek(sb_db *db) { return sb_db_now_iso(0); }\n' >>"$tmp/t/harness/study/sb_report_gemm.c"
+expect 1 "harness/study/sb_report_gemm.c:[0-9]*: the report reads the store while it draws" "a report section reading the store"
 [ $fails -eq 0 ]

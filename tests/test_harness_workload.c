@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "sb_metric.h"
 #include "sb_plan.h"
 #include "sb_workload.h"
 #include "testutil.h"
@@ -107,6 +108,14 @@ static void check_table(const sb_workload *w)
         CHECKF(n >= 2 && n % 2 == 0, "%s: axis value wrote %d worker words", w->name, n);
     }
     CHECKF(w->timeout_s > 0, "%s: no default timeout", w->name);
+    /* a row's own metrics are the table's rows (their list in
+     * bench/sb_metric_own, which the table reads, not the rows) */
+    for (int i = 0; w->metrics && w->metrics[i].name; i++) {
+        int listed = 0;
+        for (int j = 0; j < sb_metric_count(); j++) listed |= sb_metric_at(j) == &w->metrics[i];
+        CHECKF(listed && sb_metric_info_of(w->metrics[i].name) == &w->metrics[i],
+               "%s: its own metric %s is not in sb_metric_own_lists", w->name, w->metrics[i].name);
+    }
     CHECKF(!(w->flags & SB_WL_PROBE) || !(w->flags & SB_WL_PLAN),
            "%s: a probe is no plan's workload", w->name);
 }

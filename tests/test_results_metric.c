@@ -2,6 +2,7 @@
  * families resolve, near misses do not; a metric the table does not know
  * follows its unit), today's four guesses reproduced for every metric the
  * table holds except the named fixes, and the result document's "better". */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -298,6 +299,33 @@ static int check_file(const char *path)
     return bad != 0;
 }
 
+/* The arithmetic in the metric's direction: one home (bench/sb_metric)
+ * for the plot's and report's band, the speedups and the best-of loops. */
+static void arithmetic(void)
+{
+    CHECK(sb_metric_speedup(200, 100, 0) == 2);  /* a rate twice as high */
+    CHECK(sb_metric_speedup(50, 100, 1) == 2);   /* a time half as long */
+    CHECK(sb_metric_speedup(100, 50, 1) == 0.5); /* twice as long: half */
+    CHECK(sb_metric_better_of(2, 1, 0) && !sb_metric_better_of(1, 2, 0));
+    CHECK(sb_metric_better_of(1, 2, 1) && !sb_metric_better_of(2, 1, 1));
+    CHECK(!sb_metric_better_of(1, 1, 0) && !sb_metric_better_of(1, 1, 1)); /* a tie: the first */
+    /* ten samples 1..10 s: median 5.5, p10 1.9, p90 9.1 (linear) */
+    double xs[10], lo, hi;
+    for (int i = 0; i < 10; i++) xs[i] = i + 1;
+    CHECK(sb_metric_band(11, xs, 10, 1, &lo, &hi) == 1); /* a time scales with them */
+    CHECKF(fabs(lo - 11 * 1.9 / 5.5) < 1e-12 && fabs(hi - 11 * 9.1 / 5.5) < 1e-12, "%g %g", lo,
+           hi);
+    CHECK(sb_metric_band(11, xs, 10, 0, &lo, &hi) == 1); /* a rate: inversely */
+    CHECKF(fabs(lo - 11 * 5.5 / 9.1) < 1e-12 && fabs(hi - 11 * 5.5 / 1.9) < 1e-12, "%g %g", lo,
+           hi);
+    CHECK(lo <= 11 && 11 <= hi);
+    CHECK(sb_metric_band(7, xs, 0, 0, &lo, &hi) == 0 && lo == 7 && hi == 7); /* no sample */
+    double zero[3] = {0, 0, 0};
+    CHECK(sb_metric_band(7, zero, 3, 0, &lo, &hi) == 0 && lo == 7 && hi == 7); /* no median */
+    double some0[5] = {0, 0, 1, 1, 1}; /* p10 of 0: a rate's upper end unbounded */
+    CHECK(sb_metric_band(7, some0, 5, 0, &lo, &hi) == 2 && isinf(hi));
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--check")) {
@@ -309,6 +337,7 @@ int main(int argc, char **argv)
     families();
     unknown_follow_unit();
     plot_band();
+    arithmetic();
     document();
     return test_report("test_results_metric");
 }

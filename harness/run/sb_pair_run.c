@@ -14,6 +14,11 @@
 #include "sb_parse.h"
 #include "sb_text.h"
 
+const char *sb_pair_mode_name(sb_pair_mode m)
+{
+    return m == SB_PAIR_DUET ? "duet" : m == SB_PAIR_RANDOM ? "random" : "abba";
+}
+
 int sb_pair_set(sb_pair_opts *po, const char *key, const char *value, const char *where, sb_err *e)
 {
     long v;
@@ -370,9 +375,4 @@ int sb_pair_dir_full(const char *dir)
     if (statvfs(dir, &sv) != 0) return 0;
     double free_bytes = (double)sv.f_bavail * (double)(sv.f_frsize ? sv.f_frsize : sv.f_bsize);
     return free_bytes < 1024.0 * 1024.0 || (sv.f_files > 0 && sv.f_favail == 0);
-}
-
-const char *sb_pair_mode_name(sb_pair_mode m)
-{
-    return m == SB_PAIR_DUET ? "duet" : m == SB_PAIR_RANDOM ? "random" : "abba";
 }

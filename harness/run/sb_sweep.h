@@ -17,40 +17,9 @@
 #include <stdio.h>
 #include "sb_err.h"
 #include "sb_db.h"
+#include "sb_pair_run.h" /* sb_pair_opts */
 #include "sb_plan.h"
 
-/* A paired A/B sweep (`sweep --pair-baseline B --pair-candidate C`): every
- * GEMM point runs the worker of binary B (the baseline) and of binary C (the
- * candidate) alternately, `reps` repetitions a run, in quads of two pairs:
- *   abba    A B B A: the first A with the first B is a pair, the second B
- *           with the second A the next (a linear drift cancels);
- *   random  A A B B in a random order per quad (seeded), paired the same;
- *   duet    both at once, each bound to its own `threads` CPUs, the CPUs
- *           swapped between the two pairs of a quad (Bulej et al.); a point
- *           whose 2 x threads exceeds this machine's cores runs abba.
- * After min_pairs pairs the point stops once the pairs decide (sb_paired:
- * PASS or FAIL at tolerance and alpha), else at max_pairs. Every sample is
- * stored with its side and pair, the point with its two binaries; the
- * point's metrics are the candidate's last run's. A failed or timed-out run
- * of either binary fails the point, naming the binary (a full TMPDIR is
- * named as such instead); the point's timeout bounds all its runs together;
- * a run's result must be the plan row's point (sb_pair_check_result). The
- * binaries are absolute paths (sb_pair_resolve), and the stored plan keeps
- * the pairing (sb_pair_render), so that a resume runs in pairs too. */
-typedef enum { SB_PAIR_ABBA = 0, SB_PAIR_RANDOM = 1, SB_PAIR_DUET = 2 } sb_pair_mode;
-typedef struct sb_pair_opts {
-    const char *baseline, *candidate; /* NULL: an ordinary sweep */
-    sb_pair_mode mode;
-    int min_pairs, max_pairs;
-    int reps;
-    double tolerance, alpha;
-    unsigned seed;
-} sb_pair_opts;
-#define SB_PAIR_OPTS_INIT                                                                       \
-    {                                                                                           \
-        .min_pairs = 8, .max_pairs = 24, .reps = 3, .tolerance = 0.05, .alpha = 0.01, .seed = 1 \
-    }
-const char *sb_pair_mode_name(sb_pair_mode m);
 
 typedef struct sb_sweep_opts {
     const char *db_path;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_db.h"
+#include "sb_metric.h"
 #include "sb_query.h"
 #include "sb_text.h"
 #include "sb_vendor.h"
@@ -111,7 +112,7 @@ int sb_sweep_summary(const char *db_path, int64_t sweep_id, FILE *f, sb_err *e)
         if (r->has_value) {
             fprintf(f, " %12.1f %-8s", r->value, sb_text_inert(unit, sizeof unit, r->unit));
             if (r->has_base && r->base_value > 0 && r->value > 0) {
-                double speedup = r->lower ? r->base_value / r->value : r->value / r->base_value;
+                double speedup = sb_metric_speedup(r->value, r->base_value, r->lower);
                 fprintf(f, " %6.2fx %7.0f%%", speedup,
                         100.0 * speedup / ((double)r->threads / r->base_threads));
             } else
@@ -195,7 +196,7 @@ int sb_sweep_summary_json(const char *db_path, int64_t sweep_id, json_t **out, s
         json_object_set_new(o, "unit", r->has_value ? jtext(r->unit) : json_null());
         /* as the table: against the fewest threads of the same series */
         int base = r->has_value && r->has_base && r->base_value > 0 && r->value > 0;
-        double speedup = !base ? 0 : r->lower ? r->base_value / r->value : r->value / r->base_value;
+        double speedup = !base ? 0 : sb_metric_speedup(r->value, r->base_value, r->lower);
         json_object_set_new(o, "speedup", base ? json_real(speedup) : json_null());
         json_object_set_new(o, "speedup_base_threads",
                             base ? json_integer(r->base_threads) : json_null());

@@ -38,7 +38,6 @@
 #include <jansson.h>
 #include "sb_db.h"
 #include "sb_err.h"
-#include "sb_gate_history.h"
 #include "sb_gate_paired.h"
 #include "sb_gate_refs.h"
 #include "sb_gate_render.h"

@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "sb_gate_history.h"
 #include "sb_text.h"
 
 static const char *test_name(const char *references, const sb_gate_opts *o)

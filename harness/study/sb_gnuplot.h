@@ -34,6 +34,7 @@
 #define SB_GNUPLOT_H
 #include <stddef.h>
 #include "sb_err.h"
+#include "sb_gnuplot_tmpl.h" /* sb_gp_templates_dir, sb_gp_template_load */
 
 /* 1 when a gnuplot binary is on PATH (or $SB_GNUPLOT names one). */
 int sb_gnuplot_available(void);
@@ -106,16 +107,6 @@ typedef struct sb_gp_var {
     double num;          /* NUM */
     const sb_gp *clause; /* CLAUSE: a fragment built with sb_gp_add; no data blocks */
 } sb_gp_var;
-
-/* The directory templates are read from, in this order: `dir_opt` (a
- * --templates option), $SPRBENCH_PLOTS, the source tree's plots/, the
- * install prefix's share/sprbench/plots; the first that holds
- * throughput.gp. SB_EUSAGE naming every place tried when none does. */
-int sb_gp_templates_dir(const char *dir_opt, char *out, size_t cap, sb_err *e);
-
-/* Reads dir/name (at most 64 KiB) and checks it as above. Caller frees.
- * SB_EUSAGE with the file and line for a missing or refused template. */
-int sb_gp_template_load(const char *dir, const char *name, char **text, sb_err *e);
 
 /* Appends the template with every placeholder filled from vars; comments
  * and blank lines are left out. SB_EUSAGE for a placeholder no var names,

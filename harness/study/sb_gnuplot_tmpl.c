@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "sb_gnuplot.h"
 #include "sb_gnuplot_tmpl.h"
 #include "sb_io.h"
 #include "sb_text.h"

@@ -7,6 +7,7 @@
 #ifndef SB_GNUPLOT_TMPL_H
 #define SB_GNUPLOT_TMPL_H
 #include <stddef.h>
+#include "sb_err.h"
 
 typedef enum {
     SB_GP_TK_WORD,
@@ -42,5 +43,15 @@ typedef struct {
  * in L->t and its placeholders, with the kind of value each may take, in
  * L->h. Otherwise why it is refused (L->why). */
 const char *sb_gp_check_line(sb_gp_line *L, const char *l, size_t n);
+
+/* The directory templates are read from, in this order: `dir_opt` (a
+ * --templates option), $SPRBENCH_PLOTS, the source tree's plots/, the
+ * install prefix's share/sprbench/plots; the first that holds
+ * throughput.gp. SB_EUSAGE naming every place tried when none does. */
+int sb_gp_templates_dir(const char *dir_opt, char *out, size_t cap, sb_err *e);
+
+/* Reads dir/name (at most 64 KiB) and checks it as above. Caller frees.
+ * SB_EUSAGE with the file and line for a missing or refused template. */
+int sb_gp_template_load(const char *dir, const char *name, char **text, sb_err *e);
 
 #endif

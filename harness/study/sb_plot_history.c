@@ -22,15 +22,7 @@ void sb_plot_band(const char *metric, const char *unit, double value, const doub
 {
     *lo = *hi = value;
     if (ns < 2 || !sb_metric_per_sample(metric)) return; /* one value: no band */
-    double med = sb_median(xs, ns);
-    if (!(med > 0)) return;
-    if (!sb_metric_lower(metric, unit)) {
-        *lo = value * med / sb_quantile(xs, ns, 0.9);
-        *hi = value * med / sb_quantile(xs, ns, 0.1);
-    } else {
-        *lo = value * sb_quantile(xs, ns, 0.1) / med;
-        *hi = value * sb_quantile(xs, ns, 0.9) / med;
-    }
+    sb_metric_band(value, xs, ns, sb_metric_lower(metric, unit), lo, hi);
 }
 
 /* The unit the newest point stored with the metric (GB/s for STREAM's

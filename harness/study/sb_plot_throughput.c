@@ -32,13 +32,13 @@ typedef struct {
 static void speedups(const series_pt *p, double base, double sp[3])
 {
     if (p->lower) { /* a time of 0 has no speed: no point drawn */
-        sp[0] = p->median > 0 ? base / p->median : NAN;
-        sp[1] = p->hi > 0 ? base / p->hi : NAN;
-        sp[2] = p->lo > 0 ? base / p->lo : NAN;
+        sp[0] = p->median > 0 ? sb_metric_speedup(p->median, base, 1) : NAN;
+        sp[1] = p->hi > 0 ? sb_metric_speedup(p->hi, base, 1) : NAN;
+        sp[2] = p->lo > 0 ? sb_metric_speedup(p->lo, base, 1) : NAN;
     } else {
-        sp[0] = p->median / base;
-        sp[1] = p->lo / base;
-        sp[2] = p->hi / base;
+        sp[0] = sb_metric_speedup(p->median, base, 0);
+        sp[1] = sb_metric_speedup(p->lo, base, 0);
+        sp[2] = sb_metric_speedup(p->hi, base, 0);
     }
 }
 
@@ -76,19 +76,7 @@ static int load_series(sb_db *db, int64_t sweep, const sb_workload *w, const cha
             snprintf(unit, unitcap, "%s", w->int8_unit);
         /* Spread: the same work over the p90 and p10 sample times (a
          * rate), or the time per unit of work scaled as they are. */
-        const double *xs = v[i].samples;
-        int ns = v[i].nsamples;
-        if (ns > 0) {
-            double med = sb_median(xs, ns);
-            if (med > 0 && lower) {
-                p->lo = p->median * sb_quantile(xs, ns, 0.1) / med;
-                p->hi = p->median * sb_quantile(xs, ns, 0.9) / med;
-            } else if (med > 0) {
-                double work = p->median * med;
-                p->lo = work / sb_quantile(xs, ns, 0.9);
-                p->hi = work / sb_quantile(xs, ns, 0.1);
-            }
-        }
+        sb_metric_band(p->median, v[i].samples, v[i].nsamples, lower, &p->lo, &p->hi);
     }
     sb_series_free(v, nv);
     return SB_OK;

@@ -15,8 +15,8 @@
 #include "sb_report_gemm.h"
 #include "sb_report_headline.h"
 #include "sb_report_infer.h"
-#include "sb_report_int.h"
 #include "sb_report_machines.h"
+#include "sb_report_model.h"
 #include "sb_report_other.h"
 #include "sb_report_out.h"
 #include "sb_report_peaks.h"
@@ -32,46 +32,6 @@ static int machine_of(const sb_selection *sel, const sb_ptset *set)
 {
     if (sel->machine_id) return (int)sel->machine_id;
     return set->n ? (int)set->p[0].machine_id : 0;
-}
-
-/* models: take the scaling model's points too (they ran nothing: only
- * "Projected figures" shows them, every other section leaves them out). */
-int sb_rp_pairs_of(const sb_ptset *bs, const sb_ptset *cs, int (*want)(const sb_pt *), int models,
-                   sb_rp_pair **pairs)
-{
-    int n = 0, cap = bs->n + cs->n + 1;
-    sb_rp_pair *v = calloc((size_t)cap, sizeof *v);
-    char **keys = calloc((size_t)cap, sizeof *keys);
-    if (!v || !keys) {
-        free(v);
-        free(keys);
-        *pairs = NULL;
-        return 0;
-    }
-    for (int side = 0; side < 2; side++) {
-        const sb_ptset *s = side ? cs : bs;
-        for (int i = 0; i < s->n; i++) {
-            const sb_pt *p = &s->p[i];
-            if ((!models && sb_rp_is_model_point(p)) || !want(p)) continue;
-            char *k = sb_pt_key(p, 0);
-            if (!k) continue;
-            int j = 0;
-            while (j < n && strcmp(keys[j], k)) j++;
-            if (j == n) {
-                keys[n++] = k;
-            } else {
-                free(k);
-            }
-            if (side)
-                v[j].c = p;
-            else
-                v[j].b = p;
-        }
-    }
-    for (int j = 0; j < n; j++) free(keys[j]);
-    free(keys);
-    *pairs = v;
-    return n;
 }
 
 /* A comparison section as one row: its heading, the points it compares
@@ -154,7 +114,7 @@ static const sb_rp_section g_sections[] = {
 static int pair_changed(const sb_rp_out *o, const sb_rp_pair *pr)
 {
     const sb_pt *b = pr->b, *c = pr->c;
-    if (!b || !c || !sb_rp_is_ok(b) || !sb_rp_is_ok(c)) return 0;
+    if (!b || !c || !sb_rp_ok(b) || !sb_rp_ok(c)) return 0;
     double p, tol = o->go ? o->go->tolerance : 0.05, r = 0;
     int s = o->fwd ? sb_rp_sig_of(o, b, c, &p) : SB_RP_SIG_UNTESTED;
     if (s == SB_RP_SIG_SLOWER || s == SB_RP_SIG_FASTER) return 1;
@@ -258,7 +218,7 @@ static char *left_out_text(const sb_gate_result *r)
 /* The opening: which side is faster, by how much, over which points, and
  * what the gate's test says of it; and a warning when the comparison
  * cannot say anything about machines. */
-static void section_summary(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
+static void section_summary(sb_rp_out *o, const sb_rp_model *m, const sb_selection *bsel,
                             const sb_selection *csel, const sb_ptset *bs, const sb_ptset *cs,
                             const sb_gate_opts *go, int gate, const sb_headline_out *hl)
 {
@@ -282,8 +242,8 @@ static void section_summary(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
         char words[64];
         sb_rp_speed_words(hl->best_gmean, words, sizeof words);
         char bn[1200], cn[1200];
-        sb_rp_sweep_choice(db, bs, sb_rp_gemm_ok, "baseline", "GEMM points", bn, sizeof bn);
-        sb_rp_sweep_choice(db, cs, sb_rp_gemm_ok, "candidate", "GEMM points", cn, sizeof cn);
+        sb_rp_sweep_choice(m, bs, sb_rp_gemm_ok, "baseline", "GEMM points", bn, sizeof bn);
+        sb_rp_sweep_choice(m, cs, sb_rp_gemm_ok, "candidate", "GEMM points", cn, sizeof cn);
         sb_rp_para(o,
                    "At each machine's best kernel per precision (its own or a vendor's, over the %d"
                    " GEMM precision, shape and thread rows both sides ran: see Best kernel per"
@@ -397,10 +357,10 @@ static void section_summary(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
     free(out_mean);
 }
 
-static void side_name(sb_rp_out *o, sb_db *db, const char *side, int64_t machine, char *buf,
-                      size_t cap)
+static void side_name(sb_rp_out *o, const sb_rp_model *mo, const char *side, int64_t machine,
+                      char *buf, size_t cap)
 {
-    json_t *m = sb_rp_machine_info(o, db, machine);
+    json_t *m = sb_rp_machine_info(o, mo, machine);
     const char *ua = json_string_value(json_object_get(m, "microarch"));
     const char *host = json_string_value(json_object_get(m, "hostname"));
     if (m && ua && host)
@@ -412,10 +372,10 @@ static void side_name(sb_rp_out *o, sb_db *db, const char *side, int64_t machine
 
 /* What a reader calls a side: its machine's microarchitecture ("Zen 4"),
  * else the selection's label. */
-static void short_name(sb_rp_out *o, sb_db *db, int64_t machine, const sb_selection *sel, char *buf,
-                       size_t cap)
+static void short_name(sb_rp_out *o, const sb_rp_model *mo, int64_t machine,
+                       const sb_selection *sel, char *buf, size_t cap)
 {
-    json_t *m = machine ? sb_rp_machine_info(o, db, machine) : NULL;
+    json_t *m = machine ? sb_rp_machine_info(o, mo, machine) : NULL;
     const char *ua = json_string_value(json_object_get(m, "microarch"));
     const char *n = ua && *ua && strcmp(ua, "unknown") ? ua : sel->label;
     snprintf(buf, cap, "%.*s", sb_text_prefix(n, 100), n);
@@ -458,14 +418,14 @@ static const char *g_css =
  * else their labels), the sides, the database and the tool, and the sweeps
  * each side's points come from; bshort and cshort (cap bytes) receive what
  * a reader calls each side. */
-static void page_opening(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
+static void page_opening(sb_rp_out *o, const sb_rp_model *m, const sb_selection *bsel,
                          const sb_selection *csel, const sb_ptset *bs, const sb_ptset *cs,
                          const sb_report_opts *ro, const int64_t *ball, int nball,
                          const int64_t *call, int ncall, char *bshort, char *cshort, size_t cap)
 {
     char title[800];
-    short_name(o, db, machine_of(bsel, bs), bsel, bshort, cap);
-    short_name(o, db, machine_of(csel, cs), csel, cshort, cap);
+    short_name(o, m, machine_of(bsel, bs), bsel, bshort, cap);
+    short_name(o, m, machine_of(csel, cs), csel, cshort, cap);
     if (ro->title) /* cut between characters (the CLI checked it is UTF-8) */
         snprintf(title, sizeof title, "%.*s", sb_text_prefix(ro->title, 700), ro->title);
     else if (strcmp(bshort, cshort))
@@ -474,8 +434,6 @@ static void page_opening(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
     else
         snprintf(title, sizeof title, "sprbench report: %.300s vs %.300s", csel->label,
                  bsel->label);
-    char now[32];
-    sb_db_now_iso(now);
     fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", o->html);
     sb_text_html(o->html, title);
     fprintf(o->html, "</title><style>%s</style></head><body>\n", g_css);
@@ -483,11 +441,11 @@ static void page_opening(sb_rp_out *o, sb_db *db, const sb_selection *bsel,
     sb_rp_para(o,
                "Baseline: %s (%d points). Candidate: %s (%d points). Database %s, generated %s by"
                " sprbench %s.",
-               bsel->label, bs->n, csel->label, cs->n, ro->db_path ? ro->db_path : "?", now,
+               bsel->label, bs->n, csel->label, cs->n, ro->db_path ? ro->db_path : "?", m->now,
                ro->tool_version ? ro->tool_version : "unknown");
     char bsw[2000], csw[2000];
-    sb_rp_sweeps_used(o, db, ball, nball, bs, bsw, sizeof bsw);
-    sb_rp_sweeps_used(o, db, call, ncall, cs, csw, sizeof csw);
+    sb_rp_sweeps_used(o, m, ball, nball, bs, bsw, sizeof bsw);
+    sb_rp_sweeps_used(o, m, call, ncall, cs, csw, sizeof csw);
     sb_rp_para(o,
                "Sweeps used (where several sweeps of a side ran one configuration, the one"
                " started last): baseline %s; candidate %s.",
@@ -533,7 +491,7 @@ static void headline_and_summary(sb_rp_out *o, sb_rp_plots *pl, const sb_headlin
     o->rows += bko.rows;
     sum->headline_ratio = hl.ratio;
     snprintf(sum->headline, sizeof sum->headline, "%s", hl.line);
-    section_summary(o, hin->db, bsel, csel, hin->bs, hin->cs, hin->go, gate, &hl);
+    section_summary(o, hin->m, bsel, csel, hin->bs, hin->cs, hin->go, gate, &hl);
     if (bkbuf) fwrite(bkbuf, 1, bklen, o->md);
     if (bkhbuf) fwrite(bkhbuf, 1, bkhlen, o->html);
     free(bkbuf);
@@ -577,6 +535,19 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     int64_t *ball = sb_rp_sweeps_of(&bs, &nball), *call = sb_rp_sweeps_of(&cs, &ncall);
     sb_ptset_latest(&bs);
     sb_ptset_latest(&cs);
+    /* the report computed, then drawn: what the sections read of the
+     * store, loaded before the first line */
+    sb_rp_model model;
+    int64_t sides[2] = {machine_of(bsel, &bs), machine_of(csel, &cs)};
+    const int64_t *sweeps[2] = {ball, call};
+    int nsweeps[2] = {nball, ncall};
+    if ((rc = sb_rp_model_load(db, &bs, &cs, sides, 2, sweeps, nsweeps, &model, e))) {
+        free(ball);
+        free(call);
+        sb_ptset_free(&bs);
+        sb_ptset_free(&cs);
+        return rc;
+    }
     char *mdbuf = NULL, *htbuf = NULL;
     size_t mdlen = 0, htlen = 0;
     sb_rp_out o = {.md = open_memstream(&mdbuf, &mdlen), .html = open_memstream(&htbuf, &htlen)};
@@ -585,6 +556,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
         if (o.html) fclose(o.html);
         free(mdbuf);
         free(htbuf);
+        sb_rp_model_free(&model);
         sb_ptset_free(&bs);
         sb_ptset_free(&cs);
         return sb_errf(e, SB_EFAIL, "out of memory");
@@ -593,14 +565,14 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     if (ro->plots && !pl.enabled)
         snprintf(pl.skipped_why, sizeof pl.skipped_why, "gnuplot not found");
     char bshort[128], cshort[128];
-    page_opening(&o, db, bsel, csel, &bs, &cs, ro, ball, nball, call, ncall, bshort, cshort,
+    page_opening(&o, &model, bsel, csel, &bs, &cs, ro, ball, nball, call, ncall, bshort, cshort,
                  sizeof bshort);
     free(ball);
     free(call);
     /* tables say baseline/candidate; plot legends also name the machines */
     char bname[200], cname[200];
-    side_name(&o, db, "baseline", machine_of(bsel, &bs), bname, sizeof bname);
-    side_name(&o, db, "candidate", machine_of(csel, &cs), cname, sizeof cname);
+    side_name(&o, &model, "baseline", machine_of(bsel, &bs), bname, sizeof bname);
+    side_name(&o, &model, "candidate", machine_of(csel, &cs), cname, sizeof cname);
     /* the gate's own test, both ways, across machines: the summary counts
      * its verdicts and every ratio in the tables carries its word */
     sb_gate_opts go = SB_GATE_OPTS_INIT;
@@ -615,19 +587,19 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     }
     o.go = &go;
     if (ro->only_changed) only_changed_note(&o, &bs, &cs);
-    sb_headline_in hin = {db, &bs, &cs, bshort, cshort, &go, ro->study_csv};
+    sb_headline_in hin = {&model, &bs, &cs, bshort, cshort, &go, ro->study_csv};
     headline_and_summary(&o, &pl, &hin, bsel, csel, bname, cname, ro->gate, sum);
-    sb_rp_section_machines(&o, db, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline",
+    sb_rp_section_machines(&o, &model, machine_of(bsel, &bs), machine_of(csel, &cs), "baseline",
                            "candidate");
     sb_rp_pair *every = NULL;
     int nevery = sb_rp_pairs_of(&bs, &cs, sb_rp_any_point, 0, &every);
-    sb_rp_section_env(&o, db, &bs, &cs, every, nevery);
+    sb_rp_section_env(&o, &model, every, nevery);
     free(every);
     /* The opening above stays three calls: the summary reads the gate's
      * result, the machines the selections, and the environment says its own
      * empty case (no pair that ran ok on both sides) after reading the store;
      * none is a heading over paired points. */
-    sb_rp_ctx sc = {&o, &pl, db, &bs, &cs, bname, cname, sum};
+    sb_rp_ctx sc = {&o, &pl, &model, &bs, &cs, bname, cname, sum};
     for (size_t i = 0; i < sizeof g_sections / sizeof g_sections[0]; i++) {
         const sb_rp_section *s = &g_sections[i];
         sb_rp_pair *pv;
@@ -650,6 +622,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     if (o.rc) {
         free(mdbuf);
         free(htbuf);
+        sb_rp_model_free(&model);
         sb_ptset_free(&bs);
         sb_ptset_free(&cs);
         return sb_errf(e, o.rc, "%s", o.err.msg);
@@ -672,6 +645,7 @@ int sb_report_write(sb_db *db, const sb_selection *bsel, const sb_selection *cse
     free(tocbuf);
     free(mdbuf);
     free(htbuf);
+    sb_rp_model_free(&model);
     sb_ptset_free(&bs);
     sb_ptset_free(&cs);
     return rc;

@@ -19,6 +19,7 @@
 #include "sb_db.h"
 #include "sb_err.h"
 #include "sb_ptset.h"
+#include "sb_report_out.h" /* sb_base64 */
 
 typedef struct sb_report_opts {
     const char *out_dir;      /* created when absent (the CLI refuses missing parents first) */
@@ -47,7 +48,5 @@ typedef struct sb_report_summary {
 int sb_report_write(sb_db *db, const sb_selection *baseline, const sb_selection *candidate,
                     const sb_report_opts *o, sb_report_summary *s, sb_err *e);
 
-/* RFC 4648 base64 of n bytes; caller frees. */
-char *sb_base64(const unsigned char *data, size_t n);
 
 #endif

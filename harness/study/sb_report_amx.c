@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_gate_stats.h"
+#include "sb_metric.h"
 #include "sb_query.h"
 #include "sb_report_points.h"
 #include "sb_report_trun.h"
@@ -71,13 +72,13 @@ static int amx_class(const sb_pt *p, const char *impl)
     return p->dtype && !strcmp(p->dtype, "f32") ? 0 : -1;
 }
 
-static void read_impl(sb_db *db, const sb_pt *p, char *buf, size_t cap)
+static void read_impl(const sb_rp_model *m, const sb_pt *p, char *buf, size_t cap)
 {
     buf[0] = '\0';
     if (!sb_vendor_of_kernel(p->kernel)) return;
     json_t *doc = NULL;
     sb_err e = {0};
-    if (!sb_db_point_result(db, p->id, &doc, &e) && doc) {
+    if (!sb_rp_result(m, p->id, &doc, &e) && doc) {
         const char *s = json_string_value(json_object_get(doc, "impl"));
         if (s) snprintf(buf, cap, "%s", s);
     }
@@ -97,15 +98,15 @@ static void ax_load(const sb_headline_in *in, const sb_ptset *set, const char *n
     for (int i = 0; x->a && i < set->n; i++) {
         const sb_pt *p = &set->p[i];
         int gemm = sb_rp_is_gemm1(p);
-        if ((!gemm && !sb_rp_is_infer1(p)) || !sb_rp_is_ok(p) || !p->dtype || !p->dtype[0])
+        if ((!gemm && !sb_rp_is_infer1(p)) || !sb_rp_ok(p) || !p->dtype || !p->dtype[0])
             continue;
         const sb_metric_val *m = gemm ? sb_rp_gemm_rate(p) : sb_pt_metric(p, "sequences_per_s");
         if (!m || !(m->value > 0)) continue;
         ax_pt *a = &x->a[x->n++];
         a->p = p;
-        read_impl(in->db, p, a->impl, sizeof a->impl);
+        read_impl(in->m, p, a->impl, sizeof a->impl);
         a->amx = amx_class(p, a->impl);
-        sb_rp_sweep_version(in->db, p->sweep_id, a->version, sizeof a->version);
+        sb_rp_sweep_version(in->m, p->sweep_id, a->version, sizeof a->version);
         a->v = m->value;
         a->unit = m->unit ? m->unit : "";
         if (p->nsamples >= 2) { /* the rate at the p90 and p10 seconds */
@@ -123,7 +124,7 @@ static void ax_load(const sb_headline_in *in, const sb_ptset *set, const char *n
     x->tamx = calloc((size_t)x->t.n + 1, sizeof *x->tamx);
     for (int i = 0; x->tamx && i < x->t.n; i++) {
         char impl[64];
-        read_impl(in->db, x->t.r[i].p, impl, sizeof impl);
+        read_impl(in->m, x->t.r[i].p, impl, sizeof impl);
         x->tamx[i] = amx_class(x->t.r[i].p, impl);
         x->has_amx |= x->tamx[i] == 1;
     }
@@ -146,7 +147,7 @@ static int ax_fastest(const ax_set *x, const sb_pt *at, const char *dtype, int a
         if (x->a[i].amx != amx || strcmp(p->dtype, dtype) || strcmp(p->workload, at->workload) ||
             strcmp(p->shape, at->shape) || p->threads != at->threads)
             continue;
-        if (best < 0 || x->a[i].v > x->a[best].v) best = i;
+        if (best < 0 || sb_metric_better_of(x->a[i].v, x->a[best].v, 0)) best = i;
     }
     return best;
 }
@@ -298,7 +299,8 @@ static int closest_run(const ax_set *x, const sb_rp_trun *a, const char *dtype, 
         int mis = (a->batch != r->batch) + (a->seq != r->seq) + (a->threads != r->threads) +
             (a->ranks != r->ranks) + !!strcmp(a->model, r->model) + !!strcmp(a->data, r->data) +
             !!strcmp(a->version, r->version);
-        if (best < 0 || mis < bestmis || (mis == bestmis && r->epoch < x->t.r[best].epoch)) {
+        if (best < 0 || mis < bestmis ||
+            (mis == bestmis && sb_metric_better_of(r->epoch, x->t.r[best].epoch, 1))) {
             best = i;
             bestmis = mis;
         }
@@ -655,15 +657,15 @@ static void study_8x(const sb_headline_in *in, const sb_rsink *s, const ax_set *
 
 /* ---- the section ---- */
 
-static int machine_same_model(sb_db *db, const sb_ptset *bs, const sb_ptset *cs, char *what,
-                              size_t cap)
+static int machine_same_model(const sb_rp_model *mo, const sb_ptset *bs, const sb_ptset *cs,
+                              char *what, size_t cap)
 {
     what[0] = '\0';
     if (!bs->n || !cs->n || bs->p[0].machine_id == cs->p[0].machine_id) return 0;
     json_t *m[2] = {NULL, NULL};
     sb_err e = {0};
-    int same = !sb_db_machine_info(db, bs->p[0].machine_id, &m[0], &e) &&
-        !sb_db_machine_info(db, cs->p[0].machine_id, &m[1], &e) && m[0] && m[1];
+    int same = !sb_rp_machine(mo, bs->p[0].machine_id, &m[0], &e) &&
+        !sb_rp_machine(mo, cs->p[0].machine_id, &m[1], &e) && m[0] && m[1];
     static const char *const keys[] = {"vendor", "family", "model"};
     for (int k = 0; same && k < 3; k++) {
         json_t *a = json_object_get(m[0], keys[k]), *b = json_object_get(m[1], keys[k]);
@@ -693,7 +695,7 @@ static void side_section(const sb_headline_in *in, const sb_rsink *s, ax_set *x,
     train_table(NULL, x, prefer);
     gains_words(x, gains, sizeof gains);
     if (other) {
-        int one = machine_same_model(in->db, xc ? other->set : x->set, xc ? x->set : other->set,
+        int one = machine_same_model(in->m, xc ? other->set : x->set, xc ? x->set : other->set,
                                      model, sizeof model);
         if (one)
             sb_rp_sink_para(s,
@@ -740,7 +742,7 @@ void sb_report_generations(const sb_headline_in *in, const sb_rsink *s,
 void sb_report_amx_lead(const sb_headline_in *in, const sb_rsink *s)
 {
     char model[80], gains[1200];
-    if (!machine_same_model(in->db, in->bs, in->cs, model, sizeof model)) return;
+    if (!machine_same_model(in->m, in->bs, in->cs, model, sizeof model)) return;
     ax_set b, c;
     ax_load(in, in->bs, in->bname, &b);
     ax_load(in, in->cs, in->cname, &c);

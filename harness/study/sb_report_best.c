@@ -43,15 +43,15 @@ static void peak_share(const sb_pt *p, char *buf, size_t cap, int *above)
 
 /* "NAME 917 [905, 930] GFLOP/s, 88 % of ...": NAME the kernel, or its
  * vendor and kernel ("MKL (mkl-bf16)") where the vendor is the point */
-static void rate_cell_named(sb_db *db, const sb_pt *p, const char *name, char *buf, size_t cap,
-                            int *above)
+static void rate_cell_named(const sb_rp_model *mo, const sb_pt *p, const char *name, char *buf,
+                            size_t cap, int *above)
 {
     /* a vendor's point names the implementation it dispatched */
     char named[200], impl[64] = "";
     if (sb_vendor_of_kernel(p->kernel)) {
         json_t *doc = NULL;
         sb_err e = {0};
-        if (!sb_db_point_result(db, p->id, &doc, &e) && doc) {
+        if (!sb_rp_result(mo, p->id, &doc, &e) && doc) {
             const char *v = json_string_value(json_object_get(doc, "impl"));
             if (v) snprintf(impl, sizeof impl, "%.60s", v);
         }
@@ -76,9 +76,9 @@ static void rate_cell_named(sb_db *db, const sb_pt *p, const char *name, char *b
     }
 }
 
-static void rate_cell(sb_db *db, const sb_pt *p, char *buf, size_t cap, int *above)
+static void rate_cell(const sb_rp_model *mo, const sb_pt *p, char *buf, size_t cap, int *above)
 {
-    rate_cell_named(db, p, p->kernel, buf, cap, above);
+    rate_cell_named(mo, p, p->kernel, buf, cap, above);
 }
 
 /* "(significant, p = 0.001)": the gate's test of c's speed against b's
@@ -177,8 +177,8 @@ void sb_report_best_kernels(const sb_headline_in *in, const sb_rsink *s, sb_head
             snprintf(r[0], 400, "%s", sb_rp_prec[k]);
             snprintf(r[1], 400, "%s", p->shape);
             snprintf(r[2], 400, "%d", p->threads);
-            rate_cell(in->db, p, r[3], 400, &above);
-            rate_cell(in->db, q, r[4], 400, &above);
+            rate_cell(in->m, p, r[3], 400, &above);
+            rate_cell(in->m, q, r[4], 400, &above);
             double sp;
             speed_cell(in, p, q, r[5], 400, &sp);
             if (sp > 0) {
@@ -240,12 +240,12 @@ static void vendor_cells(const sb_headline_in *in, const sb_vcmp_entry *e, const
     char nm[200], gone[300], t[160];
     sb_vcmp_not_run(e, status, n, r, gone, sizeof gone);
     if (r->own >= 0)
-        rate_cell(in->db, pt[r->own], c[3], 400, above);
+        rate_cell(in->m, pt[r->own], c[3], 400, above);
     else
         snprintf(c[3], 400, "none of ours ran");
     if (r->vendor >= 0)
-        rate_cell_named(in->db, pt[r->vendor], sb_vcmp_name(e[r->vendor].kernel, nm, sizeof nm), c[4],
-                        400, above);
+        rate_cell_named(in->m, pt[r->vendor], sb_vcmp_name(e[r->vendor].kernel, nm, sizeof nm),
+                        c[4], 400, above);
     else
         snprintf(c[4], 400, "no vendor ran (%s)", gone);
     if (r->own >= 0 && r->vendor >= 0) {
@@ -257,7 +257,7 @@ static void vendor_cells(const sb_headline_in *in, const sb_vcmp_entry *e, const
     } else
         snprintf(c[5], 400, "-");
     if (r->other >= 0)
-        rate_cell_named(in->db, pt[r->other], sb_vcmp_name(e[r->other].kernel, nm, sizeof nm), c[6],
+        rate_cell_named(in->m, pt[r->other], sb_vcmp_name(e[r->other].kernel, nm, sizeof nm), c[6],
                         400, above);
     else
         snprintf(c[6], 400, "%s", r->vendor >= 0 && gone[0] ? gone : "-");

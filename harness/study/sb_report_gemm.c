@@ -11,13 +11,13 @@
 
 /* what a vendor's point stored as the implementation it dispatched
  * ("brg:avx512_core_amx_bf16"), "" for our own kernels or none stored */
-static void vendor_impl(sb_db *db, const sb_pt *p, char *buf, size_t cap)
+static void vendor_impl(const sb_rp_model *m, const sb_pt *p, char *buf, size_t cap)
 {
     buf[0] = '\0';
     if (!p || !sb_vendor_of_kernel(p->kernel)) return;
     json_t *doc = NULL;
     sb_err e = {0};
-    if (!sb_db_point_result(db, p->id, &doc, &e) && doc) {
+    if (!sb_rp_result(m, p->id, &doc, &e) && doc) {
         const char *v = json_string_value(json_object_get(doc, "impl"));
         if (v) snprintf(buf, cap, "%.60s", v);
     }
@@ -27,12 +27,12 @@ static void vendor_impl(sb_db *db, const sb_pt *p, char *buf, size_t cap)
 /* the kernel cell: a vendor's kernel with the implementation each side ran,
  * "onednn-bf16 (baseline brg:avx512_core_bf16, candidate
  * brg:avx512_core_amx_bf16)", or once when both ran the same */
-static void kernel_cell(sb_db *db, const sb_pt *b, const sb_pt *c, char *buf, size_t cap)
+static void kernel_cell(const sb_rp_model *m, const sb_pt *b, const sb_pt *c, char *buf, size_t cap)
 {
     const sb_pt *any = b ? b : c;
     char ib[64], ic[64];
-    vendor_impl(db, b, ib, sizeof ib);
-    vendor_impl(db, c, ic, sizeof ic);
+    vendor_impl(m, b, ib, sizeof ib);
+    vendor_impl(m, c, ic, sizeof ic);
     if (!ib[0] && !ic[0])
         snprintf(buf, cap, "%s", any->kernel);
     else if (!strcmp(ib, ic) || !b || !c)
@@ -72,7 +72,7 @@ void sb_rp_render_gemm(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         const char *u = um && um->unit[0] ? um->unit : "-";
         snprintf(thr, sizeof thr, "%d", any->threads);
         char kc[200];
-        kernel_cell(ctx->db, b, c, kc, sizeof kc);
+        kernel_cell(ctx->m, b, c, kc, sizeof kc);
         const char *cells[] = {kc, any->dtype, any->shape, thr, u, vb, vc, r};
         sb_rp_t_row(&t, cells);
         if (mb || mc) {

@@ -3,7 +3,7 @@
  * shape and thread count; a dot chart per unit (GFLOP/s, GOP/s). */
 #ifndef SB_REPORT_GEMM_H
 #define SB_REPORT_GEMM_H
-#include "sb_report_int.h"
+#include "sb_report_model.h"
 
 void sb_rp_render_gemm(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n);
 

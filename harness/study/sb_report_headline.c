@@ -36,7 +36,7 @@ static void irun_load(const sb_headline_in *in, const sb_pt *p, irun *r)
     r->sps = sb_pt_metric(p, "sequences_per_s")->value;
     json_t *doc = NULL;
     sb_err e = {0};
-    if (!sb_db_point_result(in->db, p->id, &doc, &e) && doc) {
+    if (!sb_rp_result(in->m, p->id, &doc, &e) && doc) {
         json_t *c = json_object_get(doc, "config");
         const char *q = json_string_value(json_object_get(c, "quant")),
                    *a = json_string_value(json_object_get(c, "attention")),
@@ -48,7 +48,7 @@ static void irun_load(const sb_headline_in *in, const sb_pt *p, irun *r)
         if (r->seq < 0) r->seq = (int)json_integer_value(json_object_get(c, "seq"));
     }
     json_decref(doc);
-    sb_rp_sweep_version(in->db, p->sweep_id, r->version, sizeof r->version);
+    sb_rp_sweep_version(in->m, p->sweep_id, r->version, sizeof r->version);
 }
 
 /* the fastest ok inference point of a precision (sequences/s) */
@@ -58,7 +58,7 @@ static const sb_pt *fastest_infer(const sb_ptset *s, const char *dtype)
     for (int i = 0; i < s->n; i++) {
         const sb_pt *p = &s->p[i];
         const sb_metric_val *m = sb_pt_metric(p, "sequences_per_s");
-        if (!sb_rp_is_infer(p) || !sb_rp_is_ok(p) || !m || !p->dtype || strcmp(p->dtype, dtype))
+        if (!sb_rp_is_infer(p) || !sb_rp_ok(p) || !m || !p->dtype || strcmp(p->dtype, dtype))
             continue;
         if (!best || m->value > sb_pt_metric(best, "sequences_per_s")->value) best = p;
     }
@@ -123,7 +123,7 @@ static void infer_headline(const sb_headline_in *in, const sb_rsink *s)
             if (strcmp(b.version, c.version))
                 sb_rp_addf(r[4], 600, "tool version %s vs %s", c.version, b.version);
             char stk[400];
-            if (sb_stack_diff_points(in->db, pb, pc, stk, sizeof stk)) sb_rp_addf(r[4], 600, "%s", stk);
+            if (sb_rp_stack_diff(in->m, pb, pc, stk, sizeof stk)) sb_rp_addf(r[4], 600, "%s", stk);
         } else {
             snprintf(r[3], 600, "-");
         }
@@ -189,8 +189,8 @@ static void headline_both(const sb_headline_in *in, const sb_rsink *s, const sb_
      * (a vendor's version for its kernels, the compiler for the project's
      * own, the machine's SMT, huge pages, governor and turbo for any) */
     char sd[600], sdc[640] = "", sw[1800];
-    sb_rp_headline_sweeps(in->db, bb->p, cb->p, sw, sizeof sw);
-    if (sb_stack_diff_points(in->db, bb->p, cb->p, sd, sizeof sd))
+    sb_rp_headline_sweeps(in->m, bb->p, cb->p, sw, sizeof sw);
+    if (sb_rp_stack_diff(in->m, bb->p, cb->p, sd, sizeof sd))
         snprintf(sdc, sizeof sdc, " (the sides differ in %s)", sd);
     if (!bb->projected_squad || !cb->projected_squad) {
         sb_rp_sink_para(s,

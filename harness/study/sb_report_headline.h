@@ -10,30 +10,16 @@
  * The comparisons the study makes next are sb_report_best's (best kernel
  * per precision, what AMX gives) and sb_report_profile's (where the time
  * goes); the training runs all of them read, sb_report_trun's. They read
- * point sets and the store, and write through a sink (sb_rsink,
+ * point sets and the report's model (sb_report_model: what was loaded of
+ * the store before drawing), and write through a sink (sb_rsink,
  * sb_report_out): the report owns the page's layout. */
 #ifndef SB_REPORT_HEADLINE_H
 #define SB_REPORT_HEADLINE_H
 #include <stddef.h>
-#include "sb_db.h"
 #include "sb_gate.h"
 #include "sb_ptset.h"
+#include "sb_report_model.h"
 #include "sb_report_out.h"
-
-/* SQuAD v1.1 train-v1.1.json through run_qa.py's windowing at max_seq_length
- * 384 and doc_stride 128 with the bert-base-uncased vocabulary: 88,524
- * features from 87,599 questions (results/reference/README.md; `sprbench
- * features --count-only` checks it on the real files). */
-#define SB_SQUAD_V11_TRAIN_FEATURES 88524L
-#define SB_SQUAD_V11_TRAIN_QUESTIONS 87599L
-
-typedef struct sb_headline_in {
-    sb_db *db;
-    const sb_ptset *bs, *cs;   /* the latest point per configuration, each side */
-    const char *bname, *cname; /* "Zen 4", "Emerald Rapids" */
-    const sb_gate_opts *go;
-    const char *study_csv; /* the published figures (NULL: the source tree's) */
-} sb_headline_in;
 
 typedef struct sb_headline_out {
     char line[2048];   /* the CLI's closing line; "" when no side trained */

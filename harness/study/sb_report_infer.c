@@ -24,12 +24,12 @@ static void infer_config(const sb_pt *p, char *buf, size_t cap)
 
 /* A point's per-question latencies at batch 1 (its result's
  * latency_samples, seconds); NULL when it has none. */
-static double *latency_samples(sb_rp_out *o, sb_db *db, const sb_pt *p, int *n)
+static double *latency_samples(sb_rp_out *o, const sb_rp_model *m, const sb_pt *p, int *n)
 {
     *n = 0;
     json_t *doc = NULL;
     sb_err e = {0};
-    int rc = sb_db_point_result(db, p->id, &doc, &e);
+    int rc = sb_rp_result(m, p->id, &doc, &e);
     if (rc) sb_rp_read_failed(o, rc, &e);
     json_t *ls = json_object_get(doc, "latency_samples");
     size_t len = json_is_array(ls) ? json_array_size(ls) : 0;
@@ -46,7 +46,7 @@ static double *latency_samples(sb_rp_out *o, sb_db *db, const sb_pt *p, int *n)
 /* The latency ratio of a pair in the report's words, with the gate's own
  * test (sb_gate_compare both ways, the report's options) run on the two
  * points' per-question latencies instead of their timed batches. */
-static void latency_sig(sb_rp_out *o, sb_db *db, const sb_pt *b, const sb_pt *c,
+static void latency_sig(sb_rp_out *o, const sb_rp_model *m, const sb_pt *b, const sb_pt *c,
                         const sb_metric_val *mb, const sb_metric_val *mc, char *buf, size_t cap)
 {
     char r[32];
@@ -56,8 +56,8 @@ static void latency_sig(sb_rp_out *o, sb_db *db, const sb_pt *b, const sb_pt *c,
     double p = -1;
     if (mb && mc && o->go) {
         sb_pt bl = *b, cl = *c;
-        bl.samples = latency_samples(o, db, b, &bl.nsamples);
-        cl.samples = latency_samples(o, db, c, &cl.nsamples);
+        bl.samples = latency_samples(o, m, b, &bl.nsamples);
+        cl.samples = latency_samples(o, m, c, &cl.nsamples);
         sb_ptset bset = {&bl, 1}, cset = {&cl, 1};
         sb_gate_result fwd = {0}, rev = {0};
         sb_err e = {0};
@@ -158,7 +158,7 @@ void sb_rp_render_infer(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
 {
     sb_rp_out *o = ctx->o;
     sb_rp_plots *pl = ctx->pl;
-    sb_db *db = ctx->db;
+    const sb_rp_model *m = ctx->m;
     const char *bname = ctx->bname, *cname = ctx->cname;
     sb_rp_para(
         o,
@@ -202,7 +202,7 @@ void sb_rp_render_infer(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         latency_cell(b, lb, v[2], sizeof v[2]);
         latency_cell(c, lc, v[3], sizeof v[3]);
         sb_rp_ratio_sig(o, b, c, sc ? sc->value : 0, sb ? sb->value : 0, r1, sizeof r1);
-        latency_sig(o, db, b, c, lb, lc, r2, sizeof r2);
+        latency_sig(o, m, b, c, lb, lc, r2, sizeof r2);
         snprintf(thr_s, sizeof thr_s, "%d", any->threads);
         infer_config(any, cfg, sizeof cfg);
         const char *cells[] = {any->kernel, any->dtype, cfg, thr_s, v[0], v[1], r1, v[2], v[3], r2};
@@ -227,7 +227,7 @@ void sb_rp_render_infer(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         if (top && (sb || sc)) {
             /* short: the model and seq are the table's; a chart names what varies */
             char batch[16] = "", quant[16] = "";
-            sb_db_shape_value(any->shape, "batch", batch, sizeof batch);
+            sb_rp_shape_value(any->shape, "batch", batch, sizeof batch);
             const char *qs = strstr(cfg, " quant=tensor");
             if (qs) snprintf(quant, sizeof quant, " tensor");
             snprintf(l, sizeof l, "%.120s%s%.15s%s t%d", any->kernel, batch[0] ? " b" : "", batch,

@@ -5,7 +5,7 @@
  * to the f32 path's. */
 #ifndef SB_REPORT_INFER_H
 #define SB_REPORT_INFER_H
-#include "sb_report_int.h"
+#include "sb_report_model.h"
 
 void sb_rp_render_infer(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n);
 

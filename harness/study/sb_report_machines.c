@@ -15,11 +15,11 @@
 
 /* A machine's stored description, with its ISA flags and CPU frequency
  * governor taken out of their JSON texts; NULL when not recorded. */
-json_t *sb_rp_machine_info(sb_rp_out *o, sb_db *db, int64_t id)
+json_t *sb_rp_machine_info(sb_rp_out *o, const sb_rp_model *m, int64_t id)
 {
     json_t *info;
     sb_err e = {0};
-    int rc = sb_db_machine_info(db, id, &info, &e);
+    int rc = sb_rp_machine(m, id, &info, &e);
     if (rc) {
         sb_rp_read_failed(o, rc, &e);
         return NULL;
@@ -70,11 +70,11 @@ static const char *flag(json_t *m, const char *key)
     return json_is_true(v) ? "yes" : json_is_false(v) ? "no" : "unknown";
 }
 
-void sb_rp_section_machines(sb_rp_out *o, sb_db *db, int64_t bid, int64_t cid, const char *bname,
-                            const char *cname)
+void sb_rp_section_machines(sb_rp_out *o, const sb_rp_model *mo, int64_t bid, int64_t cid,
+                            const char *bname, const char *cname)
 {
     sb_rp_heading(o, 2, "Machines");
-    json_t *m[2] = {sb_rp_machine_info(o, db, bid), sb_rp_machine_info(o, db, cid)};
+    json_t *m[2] = {sb_rp_machine_info(o, mo, bid), sb_rp_machine_info(o, mo, cid)};
     const char *hdr[] = {"", bname, cname};
     sb_rp_table t;
     sb_rp_t_init(&t, 3, hdr);
@@ -152,21 +152,15 @@ void sb_rp_section_machines(sb_rp_out *o, sb_db *db, int64_t bid, int64_t cid, c
 /* The software each side's results were measured on (their "stack"), side
  * by side: the compiler and flags, the vendor libraries, MPI, the kernel,
  * the hypervisor, SMT, huge pages, governor and turbo. */
-static void section_stack(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs)
+static void section_stack(sb_rp_out *o, const sb_rp_model *m)
 {
     sb_rp_heading(o, 3, "Software stack");
-    sb_stackside b, c;
-    sb_err e = {0};
-    if (sb_stackside_load(db, bs, &b, &e)) {
-        sb_rp_para(o, "The recorded software stacks could not be read: %s.", e.msg);
+    if (m->stack_rc[0] || m->stack_rc[1]) {
+        sb_rp_para(o, "The recorded software stacks could not be read: %s.", m->stack_e.msg);
         return;
     }
-    if (sb_stackside_load(db, cs, &c, &e)) {
-        sb_rp_para(o, "The recorded software stacks could not be read: %s.", e.msg);
-        sb_stackside_free(&b);
-        return;
-    }
-    if (b.unrecorded == b.points && c.unrecorded == c.points) {
+    const sb_stackside *b = &m->stack[0], *c = &m->stack[1];
+    if (b->unrecorded == b->points && c->unrecorded == c->points) {
         sb_rp_para(o, "Neither side's results recorded their software stack (records of a"
                       " sprbench before it did): not recorded.");
     } else {
@@ -179,32 +173,27 @@ static void section_stack(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_
         for (int i = 0; i < sb_stack_nfields(); i++) {
             const sb_stack_field *f = sb_stack_field_at(i);
             char vb[600], vc[600];
-            sb_stackside_cell(&b, f->key, vb, sizeof vb);
-            sb_stackside_cell(&c, f->key, vc, sizeof vc);
+            sb_stackside_cell(b, f->key, vb, sizeof vb);
+            sb_stackside_cell(c, f->key, vc, sizeof vc);
             const char *cells[] = {f->label, vb, vc,
-                                   sb_stackside_differs(&b, &c, f->key) ? "yes" : ""};
+                                   sb_stackside_differs(b, c, f->key) ? "yes" : ""};
             sb_rp_t_row(&t, cells);
         }
         sb_rp_t_emit(o, &t);
     }
-    sb_stackside_free(&b);
-    sb_stackside_free(&c);
 }
 
 /* Which of the variables that change results (OMP_*, ONEDNN_*, LD_PRELOAD,
  * ...) the two sides' runs differed in, as recorded in each result: one
  * line per distinct difference over the matched point pairs. */
-void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs,
-                       const sb_rp_pair *pr, int n)
+void sb_rp_section_env(sb_rp_out *o, const sb_rp_model *m, const sb_rp_pair *pr, int n)
 {
     sb_rp_heading(o, 2, "Environment");
-    sb_envmap bm = {0}, cm = {0};
-    sb_err e = {0};
-    if (sb_envmap_load(db, bs, &bm, &e) || sb_envmap_load(db, cs, &cm, &e)) {
-        sb_rp_para(o, "The recorded environments could not be read: %s.", e.msg);
-        sb_envmap_free(&bm);
+    if (m->env_rc) {
+        sb_rp_para(o, "The recorded environments could not be read: %s.", m->env_e.msg);
         return;
     }
+    const sb_envmap *bm = &m->env[0], *cm = &m->env[1];
     sb_envdiffs d = {0};
     for (int i = 0; i < n; i++) {
         /* a point that did not run ok (a crash) recorded no environment */
@@ -212,8 +201,8 @@ void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_pts
         char label[320];
         sb_pt_label(pr[i].c, label, sizeof label);
         /* only the variables the pair's workload reads */
-        sb_envdiffs_add_for(&d, pr[i].c->workload, pr[i].b->id, sb_envmap_get(&bm, pr[i].b->id),
-                            pr[i].c->id, sb_envmap_get(&cm, pr[i].c->id), label);
+        sb_envdiffs_add_for(&d, pr[i].c->workload, pr[i].b->id, sb_envmap_get(bm, pr[i].b->id),
+                            pr[i].c->id, sb_envmap_get(cm, pr[i].c->id), label);
     }
     if (!d.pairs) {
         sb_rp_para(o, "No point ran on both sides: no environments to compare.");
@@ -231,7 +220,5 @@ void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_pts
         }
     }
     sb_envdiffs_free(&d);
-    sb_envmap_free(&bm);
-    sb_envmap_free(&cm);
-    section_stack(o, db, bs, cs);
+    section_stack(o, m);
 }

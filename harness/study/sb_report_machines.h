@@ -9,15 +9,14 @@
 #define SB_REPORT_MACHINES_H
 #include <jansson.h>
 #include <stdint.h>
-#include "sb_report_int.h"
+#include "sb_report_model.h"
 
 /* A machine's stored description with its ISA flags and governor taken out
  * of their JSON texts; NULL when not recorded (a failed read kept in o). */
-json_t *sb_rp_machine_info(sb_rp_out *o, sb_db *db, int64_t id);
-void sb_rp_section_machines(sb_rp_out *o, sb_db *db, int64_t bid, int64_t cid, const char *bname,
-                            const char *cname);
+json_t *sb_rp_machine_info(sb_rp_out *o, const sb_rp_model *m, int64_t id);
+void sb_rp_section_machines(sb_rp_out *o, const sb_rp_model *m, int64_t bid, int64_t cid,
+                            const char *bname, const char *cname);
 /* The environment section over the driver's pairs of every point (pr, n). */
-void sb_rp_section_env(sb_rp_out *o, sb_db *db, const sb_ptset *bs, const sb_ptset *cs,
-                       const sb_rp_pair *pr, int n);
+void sb_rp_section_env(sb_rp_out *o, const sb_rp_model *m, const sb_rp_pair *pr, int n);
 
 #endif

@@ -4,7 +4,6 @@
 #include <string.h>
 #include "sb_io.h"
 #include "sb_plot.h"
-#include "sb_report.h"
 #include "sb_report_points.h"
 #include "sb_text.h"
 

@@ -109,4 +109,7 @@ void sb_rp_html_toc(FILE *out, const char *html, size_t len);
 /* A paragraph through a sink, printf-style. */
 void sb_rp_sink_para(const sb_rsink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* RFC 4648 base64 of n bytes; caller frees. */
+char *sb_base64(const unsigned char *data, size_t n);
+
 #endif

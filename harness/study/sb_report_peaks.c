@@ -22,11 +22,11 @@ static const sb_pt *newest_peak(const sb_ptset *s)
 }
 
 /* The reasons `sprbench peak` gave for the paths it could not run. */
-static json_t *peak_skipped(sb_rp_out *o, sb_db *db, const sb_pt *p)
+static json_t *peak_skipped(sb_rp_out *o, const sb_rp_model *m, const sb_pt *p)
 {
     json_t *sk = NULL, *doc = NULL;
     sb_err e = {0};
-    int rc = p ? sb_db_point_result(db, p->id, &doc, &e) : SB_OK;
+    int rc = p ? sb_rp_result(m, p->id, &doc, &e) : SB_OK;
     if (rc) sb_rp_read_failed(o, rc, &e);
     sk = json_incref(json_object_get(doc, "skipped"));
     json_decref(doc);
@@ -74,12 +74,12 @@ void sb_rp_render_peaks(sb_rp_ctx *ctx, const sb_rp_pair *pv, int np)
     (void)pv;
     (void)np;
     sb_rp_out *o = ctx->o;
-    sb_db *db = ctx->db;
+    const sb_rp_model *m = ctx->m;
     const sb_pt *b = newest_peak(ctx->bs), *c = newest_peak(ctx->cs);
     sb_rp_para(o,
                "Measured by sprbench peak (all cores, and _1t on one core); a peak is the"
                " rate of one timed run of a register-only loop, so it has no spread.");
-    json_t *sk[2] = {peak_skipped(o, db, b), peak_skipped(o, db, c)};
+    json_t *sk[2] = {peak_skipped(o, m, b), peak_skipped(o, m, c)};
     char **names = NULL;
     int n = 0;
     const sb_pt *sides[2] = {b, c};

@@ -4,7 +4,7 @@
  * core. */
 #ifndef SB_REPORT_PEAKS_H
 #define SB_REPORT_PEAKS_H
-#include "sb_report_int.h"
+#include "sb_report_model.h"
 
 void sb_rp_render_peaks(sb_rp_ctx *ctx, const sb_rp_pair *pv, int np);
 

@@ -11,7 +11,7 @@
 /* a point of the scaling model: it ran nothing */
 int sb_rp_is_model_point(const sb_pt *p) { return p->status && !strcmp(p->status, "projected"); }
 
-int sb_rp_ok(const sb_pt *p) { return p && !strcmp(p->status, "ok"); }
+int sb_rp_ok(const sb_pt *p) { return p && p->status && !strcmp(p->status, "ok"); }
 
 /* A point's kind, by what its workload's row (resolved once, when the
  * point was loaded: p->wl) declares, never by its name: GEMM shapes, a
@@ -46,13 +46,10 @@ int sb_rp_any_point(const sb_pt *p)
     return 1;
 }
 
-/* The headline's: a point that ran ok (its status set), an ok single-process
- * GEMM point with a rate and a dtype. */
-int sb_rp_is_ok(const sb_pt *p) { return p->status && !strcmp(p->status, "ok"); }
-
+/* The headline's: an ok single-process GEMM point with a rate and a dtype. */
 int sb_rp_gemm_ok(const sb_pt *p)
 {
-    return sb_rp_is_gemm(p) && sb_rp_is_ok(p) && sb_rp_gemm_rate(p) && p->dtype &&
+    return sb_rp_is_gemm(p) && sb_rp_ok(p) && sb_rp_gemm_rate(p) && p->dtype &&
         p->ppn * p->nodes <= 1;
 }
 
@@ -79,18 +76,10 @@ int sb_rp_spread_of(const sb_pt *p, const sb_metric_val *m, double *lo, double *
 {
     *lo = *hi = m->value;
     if (p->nsamples < 2 || !sb_metric_per_sample(m->name)) return 0;
-    double med = sb_median(p->samples, p->nsamples);
-    double p10 = sb_quantile(p->samples, p->nsamples, 0.1);
-    double p90 = sb_quantile(p->samples, p->nsamples, 0.9);
-    if (!(med > 0 && p10 > 0)) return 0;
-    if (sb_metric_lower(m->name, m->unit)) {
-        *lo = m->value * p10 / med;
-        *hi = m->value * p90 / med;
-    } else {
-        *lo = m->value * med / p90;
-        *hi = m->value * med / p10;
-    }
-    return 1;
+    int lower = sb_metric_lower(m->name, m->unit);
+    if (sb_metric_band(m->value, p->samples, p->nsamples, lower, lo, hi) == 1) return 1;
+    *lo = *hi = m->value; /* no median, or a p10 sample of 0: no band */
+    return 0;
 }
 
 /* the GEMM rate the headline's tables show: GFLOP/s, else GOP/s */

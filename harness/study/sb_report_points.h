@@ -21,6 +21,7 @@ int sb_rp_is_model_point(const sb_pt *p);
 int sb_rp_is_gemm(const sb_pt *p);
 int sb_rp_is_train(const sb_pt *p);
 int sb_rp_is_infer(const sb_pt *p);
+/* a point that ran ok (NULL, or no status: not) */
 int sb_rp_ok(const sb_pt *p);
 int sb_rp_is_gemm1(const sb_pt *p);
 int sb_rp_is_train1(const sb_pt *p);
@@ -38,9 +39,8 @@ const sb_metric_val *sb_rp_rate_metric(const sb_pt *p);
  * for it, else lo = hi = value (the direction: sb_metric_lower_is_better). */
 int sb_rp_spread_of(const sb_pt *p, const sb_metric_val *m, double *lo, double *hi);
 
-/* The headline's: a point that ran ok; an ok single-process GEMM point with
- * a rate (sb_rp_gemm_rate) and a dtype. */
-int sb_rp_is_ok(const sb_pt *p);
+/* The headline's: an ok single-process GEMM point with a rate
+ * (sb_rp_gemm_rate) and a dtype. */
 int sb_rp_gemm_ok(const sb_pt *p);
 /* GFLOP/s, else GOP/s: the GEMM rate of the headline's tables. */
 const sb_metric_val *sb_rp_gemm_rate(const sb_pt *p);

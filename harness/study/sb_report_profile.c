@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_metric.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 
@@ -20,10 +21,10 @@ static const sb_pt *profiled(const sb_ptset *s, const char *workload, const char
     const sb_pt *best = NULL;
     for (int i = 0; i < s->n; i++) {
         const sb_pt *p = &s->p[i];
-        if (strcmp(p->workload, workload) || !sb_rp_is_ok(p) || !has_profile(p)) continue;
+        if (strcmp(p->workload, workload) || !sb_rp_ok(p) || !has_profile(p)) continue;
         const sb_metric_val *t = sb_pt_metric(p, timer),
                             *bt = best ? sb_pt_metric(best, timer) : NULL;
-        if (!best || (t && bt && t->value < bt->value)) best = p;
+        if (!best || (t && bt && sb_metric_better_of(t->value, bt->value, 1))) best = p;
     }
     return best;
 }

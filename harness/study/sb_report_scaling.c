@@ -82,7 +82,7 @@ static void speedup_cells(const sb_metric_val *m, int ranks, const sb_pt *base, 
     if (!m || !m0 || !(m0->value > 0) || !(m->value > 0)) return;
     int r0 = base->ppn * base->nodes;
     /* in the metric's direction: base / value where lower is better */
-    double speed = sb_metric_lower(m->name, m->unit) ? m0->value / m->value : m->value / m0->value;
+    double speed = sb_metric_speedup(m->value, m0->value, sb_metric_lower(m->name, m->unit));
     snprintf(sp, spcap, "%.2f", speed);
     snprintf(ef, efcap, "%.0f%%", 100 * speed / ((double)ranks / r0));
 }

@@ -5,7 +5,7 @@
  * P2, ...) the tables above numbered. */
 #ifndef SB_REPORT_SCALING_H
 #define SB_REPORT_SCALING_H
-#include "sb_report_int.h"
+#include "sb_report_model.h"
 
 void sb_rp_render_scaling(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n);
 void sb_rp_render_projected(sb_rp_ctx *ctx, const sb_rp_pair *pv, int np);

@@ -19,12 +19,12 @@ int64_t *sb_rp_sweeps_of(const sb_ptset *set, int *n)
 
 /* "sweep 5 default-gemm (sprbench 520ea93, started T" of one sweep, into
  * buf. */
-static int sweep_words(sb_rp_out *o, sb_db *db, int64_t id, char *buf, size_t cap)
+static int sweep_words(sb_rp_out *o, const sb_rp_model *m, int64_t id, char *buf, size_t cap)
 {
     sb_sweep_header h;
     int found = 0;
     sb_err e = {0};
-    int rc = id ? sb_db_sweep_header(db, id, &h, &found, &e) : 0;
+    int rc = id ? sb_rp_sweep_header(m, id, &h, &found, &e) : 0;
     if (rc && o) sb_rp_read_failed(o, rc, &e);
     const char *lb = found && h.label ? h.label : "",
                *tv = found && h.tool_version && *h.tool_version ? h.tool_version : "?",
@@ -36,7 +36,7 @@ static int sweep_words(sb_rp_out *o, sb_db *db, int64_t id, char *buf, size_t ca
     return w;
 }
 
-void sb_rp_sweeps_used(sb_rp_out *o, sb_db *db, const int64_t *all, int nall,
+void sb_rp_sweeps_used(sb_rp_out *o, const sb_rp_model *m, const int64_t *all, int nall,
                        const sb_ptset *kept, char *buf, size_t cap)
 {
     buf[0] = '\0';
@@ -45,7 +45,7 @@ void sb_rp_sweeps_used(sb_rp_out *o, sb_db *db, const int64_t *all, int nall,
         int n = 0;
         for (int j = 0; j < kept->n; j++) n += kept->p[j].sweep_id == all[i];
         char sw[400];
-        sweep_words(o, db, all[i], sw, sizeof sw);
+        sweep_words(o, m, all[i], sw, sizeof sw);
         int w = n ? snprintf(buf + l, cap - l, "%s%s, %d point(s))", l ? ", " : "", sw, n)
                   : snprintf(buf + l, cap - l,
                              "%s%s, none used: a later sweep ran each of its configurations)",
@@ -55,7 +55,7 @@ void sb_rp_sweeps_used(sb_rp_out *o, sb_db *db, const int64_t *all, int nall,
     }
 }
 
-void sb_rp_sweep_choice(sb_db *db, const sb_ptset *set, int (*want)(const sb_pt *),
+void sb_rp_sweep_choice(const sb_rp_model *m, const sb_ptset *set, int (*want)(const sb_pt *),
                         const char *side, const char *what, char *buf, size_t cap)
 {
     buf[0] = '\0';
@@ -75,7 +75,7 @@ void sb_rp_sweep_choice(sb_db *db, const sb_ptset *set, int (*want)(const sb_pt 
                                 npts > 1 ? "are" : "is");
     for (int k = 0; k < nids && l < cap; k++) {
         char sw[400];
-        sweep_words(NULL, db, ids[k], sw, sizeof sw);
+        sweep_words(NULL, m, ids[k], sw, sizeof sw);
         l += (size_t)snprintf(buf + l, cap - l, "%s%s)", k ? " and " : "", sw);
     }
     if (l < cap)
@@ -91,17 +91,17 @@ static int any_pt(const sb_pt *p)
     return 1;
 }
 
-void sb_rp_headline_sweeps(sb_db *db, const sb_pt *b, const sb_pt *c, char *buf, size_t cap)
+void sb_rp_headline_sweeps(const sb_rp_model *m, const sb_pt *b, const sb_pt *c, char *buf,
+                           size_t cap)
 {
     char bn[800] = "", cn[800] = "", what[100];
     if (b) {
         snprintf(what, sizeof what, "%.64s point", b->kernel);
-        sb_rp_sweep_choice(db, &(sb_ptset){(sb_pt *)b, 1}, any_pt, "baseline", what, bn, sizeof bn);
+        sb_rp_sweep_choice(m, &(sb_ptset){(sb_pt *)b, 1}, any_pt, "baseline", what, bn, sizeof bn);
     }
     if (c) {
         snprintf(what, sizeof what, "%.64s point", c->kernel);
-        sb_rp_sweep_choice(db, &(sb_ptset){(sb_pt *)c, 1}, any_pt, "candidate", what, cn,
-                           sizeof cn);
+        sb_rp_sweep_choice(m, &(sb_ptset){(sb_pt *)c, 1}, any_pt, "candidate", what, cn, sizeof cn);
     }
     /* "The baseline's point is from ..." as a sentence of its own */
     if (bn[0]) bn[0] = 'T';

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_metric.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 
@@ -21,7 +22,8 @@ void sb_rp_render_train(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
             const sb_metric_val *m = sb_rp_ok(sides[s]) ? sb_pt_metric(sides[s], "epoch_seconds")
                                                         : NULL;
             if (m && m->value > 0 &&
-                (!best[s] || m->value < sb_pt_metric(best[s], "epoch_seconds")->value))
+                (!best[s] ||
+                 sb_metric_better_of(m->value, sb_pt_metric(best[s], "epoch_seconds")->value, 1)))
                 best[s] = sides[s];
         }
     }
@@ -88,8 +90,8 @@ void sb_rp_render_train(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
             /* two runs of one kernel and threads that differ only in batch
              * (or seq) must be told apart: the chart names what varies */
             char l[320], batch[16] = "", seq[16] = "";
-            sb_db_shape_value(any->shape, "batch", batch, sizeof batch);
-            sb_db_shape_value(any->shape, "seq", seq, sizeof seq);
+            sb_rp_shape_value(any->shape, "batch", batch, sizeof batch);
+            sb_rp_shape_value(any->shape, "seq", seq, sizeof seq);
             snprintf(l, sizeof l, "%.120s%s%.15s%s%.15s t%d", any->kernel, batch[0] ? " b" : "",
                      batch, seq[0] ? " s" : "", seq, any->threads);
             sb_rp_bars_add(&br, l, b, tb, c, tc);

@@ -3,7 +3,7 @@
  * tokens/s ratio with the gate's word; a throughput chart. */
 #ifndef SB_REPORT_TRAIN_H
 #define SB_REPORT_TRAIN_H
-#include "sb_report_int.h"
+#include "sb_report_model.h"
 
 void sb_rp_render_train(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_metric.h"
 #include "sb_query.h"
 #include "sb_report_points.h"
 #include "sb_report_words.h"
@@ -13,13 +14,13 @@
 
 /* The tool version a sweep ran ("" when unknown): the headline names a
  * difference of versions between the runs it compares. */
-void sb_rp_sweep_version(sb_db *db, int64_t sweep_id, char *buf, size_t cap)
+void sb_rp_sweep_version(const sb_rp_model *m, int64_t sweep_id, char *buf, size_t cap)
 {
     sb_sweep_header h;
     int found = 0;
     sb_err e = {0};
     buf[0] = '\0';
-    if (sweep_id && !sb_db_sweep_header(db, sweep_id, &h, &found, &e) && found) {
+    if (sweep_id && !sb_rp_sweep_header(m, sweep_id, &h, &found, &e) && found) {
         snprintf(buf, cap, "%s", h.tool_version ? h.tool_version : "");
         sb_sweep_header_free(&h);
     }
@@ -39,7 +40,7 @@ void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
     t->padding = -1;
     json_t *doc = NULL;
     sb_err e = {0};
-    if (!sb_db_point_result(in->db, p->id, &doc, &e) && doc) {
+    if (!sb_rp_result(in->m, p->id, &doc, &e) && doc) {
         json_t *c = json_object_get(doc, "config");
         const char *d = json_string_value(json_object_get(c, "data"));
         snprintf(t->data, sizeof t->data, "%s", d ? d : "");
@@ -57,7 +58,7 @@ void sb_rp_trun_load(const sb_headline_in *in, const sb_pt *p, sb_rp_trun *t)
             t->padding = 100 * json_number_value(json_object_get(c, "padding_share"));
     }
     json_decref(doc);
-    sb_rp_sweep_version(in->db, p->sweep_id, t->version, sizeof t->version);
+    sb_rp_sweep_version(in->m, p->sweep_id, t->version, sizeof t->version);
     /* the first step pays for warming up: the trainer's own epoch figure
      * leaves it out, and so does this */
     int skip = p->nsamples >= 3 ? 1 : 0;
@@ -106,7 +107,7 @@ void sb_rp_tside_load(const sb_headline_in *in, const sb_ptset *set, sb_rp_tside
             s->tested++;
             s->noisy += sb_samples_bimodal(p->samples, p->nsamples, NULL, NULL);
         }
-        if (!sb_rp_is_train(p) || !sb_rp_is_ok(p)) continue;
+        if (!sb_rp_is_train(p) || !sb_rp_ok(p)) continue;
         sb_rp_trun *t = &s->r[s->n];
         sb_rp_trun_load(in, p, t);
         if (!(t->epoch > 0)) {
@@ -125,7 +126,8 @@ void sb_rp_tside_load(const sb_headline_in *in, const sb_ptset *set, sb_rp_tside
                 if (k < SB_RP_NPREC && strcmp(t->p->dtype ? t->p->dtype : "", sb_rp_prec[k]))
                     continue;
                 if (pass && s->best[k] >= 0 && s->r[s->best[k]].projected_squad) continue;
-                if (s->best[k] < 0 || t->epoch < s->r[s->best[k]].epoch) s->best[k] = i;
+                if (s->best[k] < 0 || sb_metric_better_of(t->epoch, s->r[s->best[k]].epoch, 1))
+                    s->best[k] = i;
             }
         }
 }

@@ -7,7 +7,7 @@
 #ifndef SB_REPORT_TRUN_H
 #define SB_REPORT_TRUN_H
 #include <stddef.h>
-#include "sb_report_headline.h"
+#include "sb_report_model.h"
 
 /* scripts/run-sweep's training defaults (SB_TRAIN_BATCH, SB_TRAIN_STEPS):
  * the shipped records' batch, and steps enough for an interval (the first
@@ -69,6 +69,6 @@ void sb_rp_train_hint(const sb_rp_trun *t, char *buf, size_t cap);
 void sb_rp_run_cell(const sb_rp_trun *t, char *buf, size_t cap);
 
 /* The tool version sweep_id ran (git describe), "" when unknown. */
-void sb_rp_sweep_version(sb_db *db, int64_t sweep_id, char *buf, size_t cap);
+void sb_rp_sweep_version(const sb_rp_model *m, int64_t sweep_id, char *buf, size_t cap);
 
 #endif

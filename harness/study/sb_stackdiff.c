@@ -21,17 +21,6 @@ __attribute__((format(printf, 3, 4))) static void addf(char *buf, size_t cap, co
     va_end(ap);
 }
 
-json_t *sb_stack_of_point(sb_db *db, int64_t point_id)
-{
-    json_t *doc = NULL;
-    sb_err e = {0};
-    if (sb_db_point_result(db, point_id, &doc, &e) || !doc) return NULL;
-    json_t *s = json_object_get(doc, "stack");
-    s = json_is_object(s) ? json_incref(s) : NULL;
-    json_decref(doc);
-    return s;
-}
-
 int sb_stackside_load(sb_db *db, const sb_ptset *set, sb_stackside *s, sb_err *e)
 {
     memset(s, 0, sizeof *s);
@@ -177,15 +166,18 @@ int sb_stack_diff_words(const json_t *b, const json_t *c, int relevant, char *bu
     return n;
 }
 
-int sb_stack_diff_points(sb_db *db, const sb_pt *b, const sb_pt *c, char *buf, size_t cap)
+/* a result's recorded stack, NULL when it has none */
+static const json_t *stack_of_doc(const json_t *doc)
+{
+    const json_t *s = json_object_get(doc, "stack");
+    return json_is_object(s) ? s : NULL;
+}
+
+int sb_stack_diff_docs(const json_t *docb, const json_t *docc, const sb_pt *b, const sb_pt *c,
+                       char *buf, size_t cap)
 {
     buf[0] = '\0';
-    json_t *sb = sb_stack_of_point(db, b->id), *sc = sb_stack_of_point(db, c->id);
-    int n = sb_stack_diff_words(sb, sc,
-                                sb_stack_relevant(b->kernel, c->kernel, b->ppn * b->nodes,
-                                                  c->ppn * c->nodes),
-                                buf, cap);
-    json_decref(sb);
-    json_decref(sc);
-    return n;
+    return sb_stack_diff_words(
+        stack_of_doc(docb), stack_of_doc(docc),
+        sb_stack_relevant(b->kernel, c->kernel, b->ppn * b->nodes, c->ppn * c->nodes), buf, cap);
 }

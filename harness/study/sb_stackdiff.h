@@ -32,8 +32,6 @@ void sb_stackside_cell(const sb_stackside *s, const char *key, char *buf, size_t
  * it: "not readable" on either side is unknown, not a difference). */
 int sb_stackside_differs(const sb_stackside *b, const sb_stackside *c, const char *key);
 
-/* A point's recorded stack (a new reference), NULL when its result has none. */
-json_t *sb_stack_of_point(sb_db *db, int64_t point_id);
 /* Which fields can change the figures of two points (SB_STACK_* bits): the
  * machine's always, the compiler's for the project's own kernels, a
  * vendor's for its kernels, MPI's where either ran more than one rank. */
@@ -43,7 +41,9 @@ int sb_stack_relevant(const char *kernel_b, const char *kernel_c, int ranks_b, i
  * and THP always vs madvise"), into buf; the number of fields named. A
  * field either side did not record is not named: nothing is guessed. */
 int sb_stack_diff_words(const json_t *b, const json_t *c, int relevant, char *buf, size_t cap);
-/* The same for two points of the store (0 when either recorded no stack). */
-int sb_stack_diff_points(sb_db *db, const sb_pt *b, const sb_pt *c, char *buf, size_t cap);
+/* The same for two points, given their result documents (0 when either
+ * recorded no stack, or has no document). */
+int sb_stack_diff_docs(const json_t *docb, const json_t *docc, const sb_pt *b, const sb_pt *c,
+                       char *buf, size_t cap);
 
 #endif
