@@ -22,6 +22,7 @@
 #include "sb_export.h"
 #include "sb_proc.h"
 #include "sb_text.h"
+#include "sb_workload.h"
 #include "testutil.h"
 
 static char g_dir[256];
@@ -339,6 +340,14 @@ static void test_store_rules(void)
                        .command = "x"};
     CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "shape") != NULL);
+    /* an unknown workload: the message names every row of the table (it
+     * once listed five by hand and missed the newer ones) */
+    d.workload = "nosuch";
+    CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_EUSAGE);
+    for (int w = 0; w < sb_workload_count(); w++)
+        CHECK(strstr(e.msg, sb_workload_at(w)->name) != NULL);
+    CHECK(strstr(e.msg, "workload: 'nosuch' is not one of ") != NULL);
+    d.workload = "gemm";
     d.shape = "64x64x64:NN";
     d.command = "sprbench \xff gemm"; /* machine text: repaired, the point stored */
     CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_OK);

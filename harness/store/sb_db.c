@@ -1214,9 +1214,12 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
 {
     int rc;
     char q[256];
-    if (!sb_db_workload_known(p->workload))
-        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not gemm, train, infer, peak or allreduce",
-                       sb_text_cell(q, sizeof q, p->workload ? p->workload : "", 32, 0));
+    if (!sb_db_workload_known(p->workload)) {
+        char known[256];
+        sb_db_workload_names(known, sizeof known);
+        return sb_errf(e, SB_EUSAGE, "workload: '%s' is not one of %s",
+                       sb_text_cell(q, sizeof q, p->workload ? p->workload : "", 32, 0), known);
+    }
     if ((p->kernel && (rc = sb_text_check(p->kernel, SB_DB_MAX_NAME, "kernel", e))) ||
         (p->config && (rc = sb_text_check(p->config, SB_DB_MAX_TEXT, "config", e))))
         return rc;
