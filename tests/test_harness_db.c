@@ -20,6 +20,7 @@
 #include "sb_db.h"
 #include "sb_db_internal.h"
 #include "sb_export.h"
+#include "sb_holder.h"
 #include "sb_proc.h"
 #include "sb_text.h"
 #include "sb_workload.h"
@@ -697,6 +698,14 @@ static void test_readonly(void)
 
 /* ---- the claim on a sweep ---- */
 
+/* This process as a sweep's holder, described anew (after a fork too). */
+static const sb_db_holder *me(void)
+{
+    static sb_db_holder h;
+    sb_holder_self(&h);
+    return &h;
+}
+
 /* A child that waits, named name (NULL: as we are), in process group
  * group (0: one of its own), once it is both. */
 static pid_t in_group(const char *name, pid_t group)
@@ -723,7 +732,7 @@ static pid_t in_group(const char *name, pid_t group)
 static void test_claim_runs(sb_db *db, int64_t sid)
 {
     sb_err e = {0};
-    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, 0, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, me(), 0, &e), SB_OK);
     pid_t dead = fork();
     if (dead == 0) _exit(0);
     waitpid(dead, NULL, 0);
@@ -743,15 +752,15 @@ static void test_claim_runs(sb_db *db, int64_t sid)
     char want[128];
     snprintf(want, sizeof want, "processes of its runs still live on this host (process group %ld",
              (long)member);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_EUSAGE);
     CHECKF(strstr(e.msg, want) && strstr(e.msg, "resume once"), "claim: %s", e.msg);
     char was[256];
-    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, was, sizeof was, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, me(), was, sizeof was, &e), SB_EUSAGE);
     CHECKF(strstr(e.msg, want) && strstr(e.msg, "unlock once"), "unlock: %s", e.msg);
     /* a group id of an earlier boot names nothing of ours */
     CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET holder_start = 'another-boot:1'", NULL,
                        NULL, NULL) == SQLITE_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group IS NULL"), 1);
     /* the last of them ends: taken over */
     snprintf(sql, sizeof sql,
@@ -760,7 +769,7 @@ static void test_claim_runs(sb_db *db, int64_t sid)
     CHECK(sqlite3_exec(sb_db_handle(db), sql, NULL, NULL, NULL) == SQLITE_OK);
     kill(member, SIGKILL);
     waitpid(member, NULL, 0);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     kill(stranger, SIGKILL);
     waitpid(stranger, NULL, 0);
     /* a guard that ends while the claim waits (as one does within its grace
@@ -776,15 +785,52 @@ static void test_claim_runs(sb_db *db, int64_t sid)
         kill(late, SIGKILL);
         _exit(0);
     }
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     waitpid(killer, NULL, 0);
     waitpid(late, NULL, 0);
     /* recorded with our claim, dropped with it */
-    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, 4242, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, me(), 4242, &e), SB_OK);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group = 4242"), 1);
-    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group IS NULL"), 1);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
+}
+
+/* The store keeps a holder's token as given and asks the caller's holder
+ * whether a stored one lives: a token of any form, judged by the callbacks
+ * alone (no /proc read in the store). */
+static int fake_alive(long pid, const char *token) { return pid == 4242 && !strcmp(token, "opaque:x"); }
+static int fake_runs(long group, const char *token) { return group == 77 && !strcmp(token, "opaque:x"); }
+static int none_alive(long pid, const char *token) { return (void)pid, (void)token, 0; }
+static int none_runs(long group, const char *token) { return (void)group, (void)token, 0; }
+
+static void test_claim_opaque(sb_db *db, int64_t sid)
+{
+    sb_err e = {0};
+    sb_db_holder other = *me();
+    other.pid = 4242;
+    snprintf(other.token, sizeof other.token, "opaque:x");
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &other, &e), SB_OK);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_pid = 4242"
+                           " AND holder_start = 'opaque:x'"), 1);
+    sb_db_holder judge = *me();
+    judge.alive = fake_alive;
+    judge.runs_alive = fake_runs;
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &judge, &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, "already being run by process 4242 on this host"), "claim: %s", e.msg);
+    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, &judge, NULL, 0, &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, "which is alive: stop it (kill -TERM 4242)"), "unlock: %s", e.msg);
+    /* gone, but its run group lives (the callback says so) */
+    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, &other, 77, &e), SB_OK);
+    judge.alive = none_alive;
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &judge, &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, "process group 77, being stopped"), "claim: %s", e.msg);
+    /* all gone: taken over */
+    judge.runs_alive = none_runs;
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &judge, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &judge, &e), SB_OK);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_pid IS NULL"), 1);
 }
 
 static void test_claim(void)
@@ -796,10 +842,10 @@ static void test_claim(void)
     CHECK(sb_db_open(path, &db, &e) == SB_OK);
     int64_t sid = 0;
     CHECK(sb_db_sweep_create(db, "claimed", "gemm", "p", 0, &sid, &e) == SB_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, 99, &e), SB_EUSAGE);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK); /* already ours */
-    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, 99, me(), &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK); /* already ours */
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK);
     /* a live process holds it: refused, naming it */
     int go[2];
     CHECK(pipe(go) == 0);
@@ -807,7 +853,7 @@ static void test_claim(void)
     if (child == 0) {
         sb_db *c;
         sb_err ce = {0};
-        char ok = sb_db_open(path, &c, &ce) == SB_OK && sb_db_sweep_claim(c, sid, &ce) == SB_OK;
+        char ok = sb_db_open(path, &c, &ce) == SB_OK && sb_db_sweep_claim(c, sid, me(), &ce) == SB_OK;
         sb_db_close(c);
         if (write(go[1], &ok, 1) != 1) _exit(1);
         pause();
@@ -815,34 +861,35 @@ static void test_claim(void)
     }
     char ok = 0;
     CHECK(read(go[0], &ok, 1) == 1 && ok);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_EUSAGE);
     char want[64];
     snprintf(want, sizeof want, "already being run by process %ld", (long)child);
     CHECKF(strstr(e.msg, want) != NULL, "claim message: %s", e.msg);
     /* it dies: its claim is stale and taken over */
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     /* a pid alive but another process (reused): the start time tells */
     CHECK(sqlite3_exec(sb_db_handle(db),
                        "UPDATE sweep SET holder_pid = 1,"
                        " holder_start = 'another-boot:1'",
                        NULL, NULL, NULL) == SQLITE_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     /* another host: cannot be checked from here; unlock releases it */
     CHECK(sqlite3_exec(sb_db_handle(db),
                        "UPDATE sweep SET holder_pid = 4242,"
                        " holder_host = 'elsewhere', holder_since = '2026-01-01T00:00:00Z'",
                        NULL, NULL, NULL) == SQLITE_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "process 4242 on host elsewhere") && strstr(e.msg, "db unlock"));
-    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK); /* not ours: left alone */
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK); /* not ours: left alone */
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_EUSAGE);
     char was[256];
-    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, was, sizeof was, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, me(), was, sizeof was, &e), SB_OK);
     CHECK(strstr(was, "process 4242 on host elsewhere") != NULL);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     test_claim_runs(db, sid);
+    test_claim_opaque(db, sid);
     sb_db_close(db);
 }
 

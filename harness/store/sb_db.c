@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "sb_peak.h"
-#include "sb_proc.h"
 #include "sb_stats.h"
 #include "sb_text.h"
 #include "sb_workload.h"
@@ -905,86 +903,21 @@ int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e)
 
 /* ---- who is running a sweep ---- */
 
-/* The first line of a small /proc file; "" when it cannot be read. */
-static void read_line(const char *path, char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return;
-    ssize_t n = read(fd, buf, cap - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* "BOOT_ID:START_TICKS" of a process: a pid names the same process only
- * while both stay the same. "" when /proc does not say. */
-static void process_token(long pid, char *buf, size_t cap)
-{
-    char path[64], stat[1024], boot[64];
-    buf[0] = '\0';
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    read_line(path, stat, sizeof stat);
-    read_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
-    /* the command name may hold blanks and ')': fields count from the last ')' */
-    char *p = strrchr(stat, ')');
-    if (!p || !boot[0]) return;
-    int field = 2;
-    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " "))
-        if (++field == 22) {
-            snprintf(buf, cap, "%s:%s", boot, tok);
-            return;
-        }
-}
-
-static void host_name(char *buf, size_t cap)
-{
-    char h[256] = "";
-    if (gethostname(h, sizeof h - 1) != 0) h[0] = '\0';
-    h[sizeof h - 1] = '\0';
-    char *r = sb_text_repair(h, strlen(h), 200, NULL);
-    snprintf(buf, cap, "%s", r ? r : "");
-    free(r);
-}
-
-/* Whether the holder recorded for a pid of this host still runs. */
-static int holder_alive(long pid, const char *token)
-{
-    if (pid <= 0) return 0;
-    if (kill((pid_t)pid, 0) != 0 && errno != EPERM) return 0;
-    if (!token[0]) return 1; /* recorded without /proc: the pid is all there is */
-    char now[128];
-    process_token(pid, now, sizeof now);
-    return now[0] && !strcmp(now, token);
-}
-
-/* Whether the runs of a holder of this host that is gone still have
- * processes: a guard in its run group that can run, in the boot its token
- * names (a group id of an earlier boot means nothing); a guard lives until
- * nothing of its run does. */
-static int group_alive(long group, const char *token)
-{
-    char boot[64];
-    read_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
-    size_t n = strlen(boot);
-    if (token[0] && n && (strncmp(token, boot, n) || token[n] != ':')) return 0;
-    return group > 0 && group < INT_MAX && sb_proc_group_alive((int)group, SB_PROC_GUARD_COMM);
-}
-
 /* The same for the group in column col of a row of sweep (NULL: none). */
-static int runs_alive(sqlite3_stmt *st, int col, const char *token, long *group)
+static int runs_alive(const sb_db_holder *me, sqlite3_stmt *st, int col, const char *token,
+                      long *group)
 {
     *group = 0;
     if (sqlite3_column_type(st, col) == SQLITE_NULL) return 0;
     *group = (long)sqlite3_column_int64(st, col);
-    return group_alive(*group, token);
+    return me->runs_alive(*group, token);
 }
 
 /* A guard stops what its run left within its grace (3 s) of the sweep's
  * death, and then ends: a claim or an unlock right after a kill -9 waits
  * for that (up to RUNS_WAIT_S), outside any transaction, before it judges. */
 #define RUNS_WAIT_S 5.0
-static void wait_for_runs(sb_db *db, int64_t sweep_id)
+static void wait_for_runs(sb_db *db, int64_t sweep_id, const sb_db_holder *me)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
@@ -994,31 +927,29 @@ static void wait_for_runs(sb_db *db, int64_t sweep_id)
                            -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_int64(st, 1, sweep_id);
-    char host[256], token[128] = "";
+    char token[128] = "";
     long pid = 0, group = 0;
-    host_name(host, sizeof host);
-    if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 1), host)) {
+    if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 1), me->host)) {
         pid = (long)sqlite3_column_int64(st, 0);
         snprintf(token, sizeof token, "%s", (const char *)sqlite3_column_text(st, 2));
         group = (long)sqlite3_column_int64(st, 3);
     }
     sqlite3_finalize(st);
-    if (!group || pid == (long)getpid() || holder_alive(pid, token)) return;
-    for (int i = 0; i < (int)(RUNS_WAIT_S / 0.05) && group_alive(group, token); i++) {
+    if (!group || pid == me->pid || me->alive(pid, token)) return;
+    for (int i = 0; i < (int)(RUNS_WAIT_S / 0.05) && me->runs_alive(group, token); i++) {
         struct timespec ts = {0, 50 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
 }
 
-int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
+int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, const sb_db_holder *me, sb_err *e)
 {
     int own_tx = sqlite3_get_autocommit(db->h), rc;
-    if (own_tx) wait_for_runs(db, sweep_id);
+    if (own_tx) wait_for_runs(db, sweep_id, me);
     if (own_tx && (rc = sb_db_begin(db, e))) return rc;
     sqlite3_stmt *st = NULL;
-    char host[256], token[128], since[32];
-    host_name(host, sizeof host);
-    process_token((long)getpid(), token, sizeof token);
+    const char *host = me->host, *token = me->token;
+    char since[32];
     sb_db_now_iso(since);
     if (sqlite3_prepare_v2(db->h,
                            "SELECT holder_pid, COALESCE(holder_host, ''),"
@@ -1041,7 +972,7 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
         const char *h = (const char *)sqlite3_column_text(st, 1);
         const char *tok = (const char *)sqlite3_column_text(st, 2);
         const char *when = (const char *)sqlite3_column_text(st, 3);
-        int mine = pid == (long)getpid() && !strcmp(h, host) && !strcmp(tok, token);
+        int mine = pid == me->pid && !strcmp(h, host) && !strcmp(tok, token);
         char qh[512], qw[160];
         sb_text_cell(qh, sizeof qh, h, 100, 0);
         sb_text_cell(qw, sizeof qw, when, 32, 0);
@@ -1053,7 +984,7 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
                          (long long)sweep_id, pid, qh, qw, (long long)sweep_id);
             goto out;
         }
-        if (!mine && holder_alive(pid, tok)) {
+        if (!mine && me->alive(pid, tok)) {
             rc = sb_errf(e, SB_EUSAGE,
                          "sweep %lld is already being run by process %ld on this"
                          " host (%s) since %s",
@@ -1061,7 +992,7 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
             goto out;
         }
         long group;
-        if (!mine && runs_alive(st, 4, tok, &group)) {
+        if (!mine && runs_alive(me, st, 4, tok, &group)) {
             rc = sb_errf(e, SB_EUSAGE,
                          "sweep %lld was run by process %ld, which is gone, but processes of"
                          " its runs still live on this host (process group %ld, being stopped):"
@@ -1081,7 +1012,7 @@ int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e)
         rc = sb_db_fail(e, db, "sweep claim");
         goto out;
     }
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)getpid());
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)me->pid);
     bind_text(st, 2, host);
     bind_text(st, 3, token);
     bind_text(st, 4, since);
@@ -1098,10 +1029,8 @@ out:
     return rc;
 }
 
-int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
+int sb_db_sweep_release(sb_db *db, int64_t sweep_id, const sb_db_holder *me, sb_err *e)
 {
-    char host[256];
-    host_name(host, sizeof host);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"
@@ -1110,17 +1039,16 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e)
                            -1, &st, NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "sweep release");
     sqlite3_bind_int64(st, 1, sweep_id);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)getpid());
-    bind_text(st, 3, host);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)me->pid);
+    bind_text(st, 3, me->host);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep release");
 }
 
-int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e)
+int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, const sb_db_holder *me, int group,
+                          sb_err *e)
 {
-    char host[256];
-    host_name(host, sizeof host);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h,
                            "UPDATE sweep SET holder_group = ?"
@@ -1132,17 +1060,18 @@ int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e)
     else
         sqlite3_bind_null(st, 1);
     sqlite3_bind_int64(st, 2, sweep_id);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)getpid());
-    bind_text(st, 4, host);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)me->pid);
+    bind_text(st, 4, me->host);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep run group");
 }
 
-int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e)
+int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, const sb_db_holder *me, char *was, size_t cap,
+                       sb_err *e)
 {
     if (was && cap) was[0] = '\0';
-    wait_for_runs(db, sweep_id);
+    wait_for_runs(db, sweep_id, me);
     int rc = sb_db_begin(db, e);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
@@ -1159,17 +1088,16 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
         rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", db->path, (long long)sweep_id);
         goto out;
     }
-    char qh[512], qw[160], host[256];
+    char qh[512], qw[160];
     sb_text_cell(qh, sizeof qh, (const char *)sqlite3_column_text(st, 1), 100, 0);
     sb_text_cell(qw, sizeof qw, (const char *)sqlite3_column_text(st, 2), 32, 0);
-    host_name(host, sizeof host);
     long pid = (long)sqlite3_column_int64(st, 0);
     /* a live holder of this host is a sweep that still runs (and runs its
      * worker): unlocking would let a resume measure beside it */
     int here = sqlite3_column_type(st, 0) != SQLITE_NULL &&
-        !strcmp((const char *)sqlite3_column_text(st, 1), host);
+        !strcmp((const char *)sqlite3_column_text(st, 1), me->host);
     const char *tok = (const char *)sqlite3_column_text(st, 3);
-    if (here && holder_alive(pid, tok)) {
+    if (here && me->alive(pid, tok)) {
         rc = sb_errf(e, SB_EUSAGE,
                      "sweep %lld is being run by process %ld on this host (%s) since %s, which"
                      " is alive: stop it (kill -TERM %ld) rather than unlock it",
@@ -1178,7 +1106,7 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_er
     }
     /* and its runs, which end after it when it was killed */
     long group;
-    if (here && runs_alive(st, 4, tok, &group)) {
+    if (here && runs_alive(me, st, 4, tok, &group)) {
         rc = sb_errf(e, SB_EUSAGE,
                      "sweep %lld was run by process %ld, which is gone, but processes of its"
                      " runs still live on this host (process group %ld, being stopped):"

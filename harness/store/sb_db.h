@@ -114,28 +114,44 @@ int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e);
 
 /* ---- who is running a sweep ---- */
 
-/* Claims the sweep for this process (pid, host name, boot id and process
- * start time, since when), in a transaction of its own or in the caller's.
- * A claim by a live process is SB_EUSAGE naming the holder; a claim by a
- * process of this host that is gone (dead pid, a pid reused by another
- * process, an earlier boot) is taken over; a claim from another host is
- * SB_EUSAGE too (it cannot be checked from here: `sprbench db unlock`
- * clears it), and so is a claim whose holder is gone while processes of
- * its runs still live (sb_db_sweep_set_group) after a wait of up to 5 s
- * for them (a guard's grace is 3 s). No such sweep: SB_EUSAGE. */
-int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e);
-/* Drops this process's claim (another's is left alone). */
-int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
-/* Records with this process's claim the process group its runs' guards
- * join (harness/run/sb_guard; 0: none). While a member of it can run, a
- * claim or an unlock of the sweep is refused (SB_EUSAGE) even when the
- * holder is gone: something of its runs is still being stopped. */
-int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e);
-/* Drops any claim but that of a live process of this host or of one whose
+/* Who holds a sweep, as the caller describes itself (harness/run/sb_holder
+ * describes this process): the store keeps pid, host and token, knows a
+ * claim as the caller's own by all three, and asks alive and runs_alive
+ * about a stored holder of the caller's host; it never reads the token. */
+typedef struct sb_db_holder {
+    long pid;
+    char host[256];
+    char token[128];
+    /* whether the holder stored as (pid, token) on this host still runs */
+    int (*alive)(long pid, const char *token);
+    /* whether processes of that holder's run group (the stored value) live */
+    int (*runs_alive)(long group, const char *token);
+} sb_db_holder;
+
+/* Claims the sweep for me (pid, host name and token, since when), in a
+ * transaction of its own or in the caller's. A claim by a live process is
+ * SB_EUSAGE naming the holder; a claim by a process of this host that is
+ * gone (not alive: a dead pid, a pid reused by another process, an earlier
+ * boot) is taken over; a claim from another host is SB_EUSAGE too (it
+ * cannot be checked from here: `sprbench db unlock` clears it), and so is
+ * a claim whose holder is gone while processes of its runs still live
+ * (sb_db_sweep_set_group) after a wait of up to 5 s for them (a guard's
+ * grace is 3 s). No such sweep: SB_EUSAGE. */
+int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, const sb_db_holder *me, sb_err *e);
+/* Drops me's claim (another's is left alone). */
+int sb_db_sweep_release(sb_db *db, int64_t sweep_id, const sb_db_holder *me, sb_err *e);
+/* Records with me's claim the process group its runs' guards join
+ * (harness/run/sb_guard; 0: none). While a member of it can run, a claim
+ * or an unlock of the sweep is refused (SB_EUSAGE) even when the holder is
+ * gone: something of its runs is still being stopped. */
+int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, const sb_db_holder *me, int group,
+                          sb_err *e);
+/* Drops any claim but that of a live process of me's host or of one whose
  * runs still have processes here after the claim's wait (SB_EUSAGE naming
  * it: that sweep still runs, or is still being stopped); *was (cap bytes,
  * may be NULL) describes the holder it dropped ("" when there was none). */
-int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e);
+int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, const sb_db_holder *me, char *was, size_t cap,
+                       sb_err *e);
 
 typedef struct sb_point_desc {
     int seq;                            /* order within the sweep */
