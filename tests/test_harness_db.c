@@ -893,6 +893,69 @@ static void test_claim(void)
     sb_db_close(db);
 }
 
+/* The store's one read (sb_db_rows): bound parameters, every row handed
+ * over, a row's error stops the read, a failed statement names the read. */
+typedef struct rows_seen {
+    int n, stop_at;
+    int64_t sum;
+} rows_seen;
+
+static int seen_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    rows_seen *r = ctx;
+    if (++r->n == r->stop_at) return sb_errf(e, SB_EUSAGE, "stopped at row %d", r->n);
+    r->sum += sqlite3_column_int64(st, 0);
+    return SB_OK;
+}
+
+static void test_rows(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/rows.db", g_dir);
+    sb_db *db;
+    sb_err e = {0};
+    CHECK(sb_db_open(path, &db, &e) == SB_OK);
+    CHECK(sqlite3_exec(sb_db_handle(db),
+                       "CREATE TABLE t (a INTEGER, b TEXT);"
+                       " INSERT INTO t VALUES (1, 'x'), (2, 'y'), (4, NULL), (8, 'x')",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    rows_seen r = {0};
+    sb_db_arg a[] = {SB_DB_INT(1), SB_DB_TEXT("x")};
+    CHECK_EQ_INT(sb_db_rows(db, "reading t", "SELECT a FROM t WHERE a >= ? AND b = ? ORDER BY a",
+                            a, 2, seen_row, &r, &e),
+                 SB_OK);
+    CHECK_EQ_INT(r.n, 2);
+    CHECK(r.sum == 9);
+    /* a NULL text binds SQL NULL */
+    r = (rows_seen){0};
+    sb_db_arg null_text[] = {SB_DB_TEXT(NULL)};
+    CHECK_EQ_INT(sb_db_rows(db, "reading t", "SELECT a FROM t WHERE b IS ?", null_text, 1,
+                            seen_row, &r, &e),
+                 SB_OK);
+    CHECK(r.n == 1 && r.sum == 4);
+    /* the row's error is the read's, and no row after it is read */
+    r = (rows_seen){.stop_at = 2};
+    CHECK_EQ_INT(sb_db_rows(db, "reading t", "SELECT a FROM t ORDER BY a", NULL, 0, seen_row, &r,
+                            &e),
+                 SB_EUSAGE);
+    CHECK(r.n == 2 && r.sum == 1 && strstr(e.msg, "stopped at row 2"));
+    /* a statement that fails names the read and the file */
+    CHECK_EQ_INT(sb_db_rows(db, "reading nothing", "SELECT a FROM no_such_table", NULL, 0,
+                            seen_row, &r, &e),
+                 SB_EFAIL);
+    CHECKF(strstr(e.msg, path) && strstr(e.msg, ": reading nothing: "), "rows: %s", e.msg);
+    /* a growing list: each element zeroed and counted */
+    int *v = NULL, n = 0, cap = 0;
+    for (int i = 0; i < 40; i++) {
+        int *el = sb_db_push((void **)&v, &n, &cap, sizeof *v, &e);
+        CHECK(el && *el == 0);
+        if (el) *el = i;
+    }
+    CHECK(n == 40 && cap >= 40 && v[39] == 39);
+    free(v);
+    sb_db_close(db);
+}
+
 static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
     (void)sb;
@@ -1073,6 +1136,7 @@ int main(void)
     test_point_log();
     test_readonly();
     test_claim();
+    test_rows();
     chmod(g_dir, 0700);
     if (!getenv("SB_KEEP"))
         CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);

@@ -128,6 +128,59 @@ int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **s
     return SB_OK;
 }
 
+int sb_db_rows(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+               sb_db_row_fn row, void *ctx, sb_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, what, sql, &st, e);
+    if (rc) return rc;
+    for (int i = 0; i < nargs; i++) {
+        if (!args[i].is_text)
+            sqlite3_bind_int64(st, i + 1, args[i].i);
+        else if (args[i].s)
+            sqlite3_bind_text(st, i + 1, args[i].s, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(st, i + 1);
+    }
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = row(st, ctx, e))) break;
+    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void *sb_db_push(void **v, int *n, int *cap, size_t size, sb_err *e)
+{
+    if (*n == *cap) {
+        int ncap = *cap ? 2 * *cap : 16;
+        void *nv = realloc(*v, size * (size_t)ncap);
+        if (!nv) {
+            sb_errf(e, SB_EFAIL, "out of memory");
+            return NULL;
+        }
+        *v = nv;
+        *cap = ncap;
+    }
+    char *el = (char *)*v + size * (size_t)(*n)++;
+    memset(el, 0, size);
+    return el;
+}
+
+char *sb_db_text_dup(sqlite3_stmt *st, int i, int *oom)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    char *r = strdup(s ? s : "");
+    if (!r) *oom = 1;
+    return r;
+}
+
+char *sb_db_text_dup_or_null(sqlite3_stmt *st, int i, int *oom)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return NULL;
+    return sb_db_text_dup(st, i, oom);
+}
+
 char *sb_db_column_repaired(sqlite3_stmt *st, int i)
 {
     const char *s = (const char *)sqlite3_column_text(st, i);

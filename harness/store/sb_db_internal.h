@@ -21,6 +21,33 @@ int sb_db_fail(sb_err *e, sb_db *db, const char *what);
 /* Prepares sql on db's connection; on failure *st is NULL and the error is
  * sb_db_fail's, naming `what`. */
 int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **st, sb_err *e);
+/* A parameter of a read (sb_db_rows): an integer, or a text that is NULL
+ * when s is (SQL NULL). */
+typedef struct sb_db_arg {
+    int is_text;
+    int64_t i;
+    const char *s;
+} sb_db_arg;
+#define SB_DB_INT(v) ((sb_db_arg){0, (int64_t)(v), NULL})
+#define SB_DB_TEXT(v) ((sb_db_arg){1, 0, (v)})
+/* What a read does with one row: SB_OK to go on, or an error it has set
+ * in e (the read stops there). */
+typedef int (*sb_db_row_fn)(sqlite3_stmt *st, void *ctx, sb_err *e);
+/* The store's one read: prepares sql, binds args[0..nargs) to parameters
+ * 1..nargs, hands each row to row(st, ctx, e) until the rows end or row
+ * fails, and finalizes. A failed prepare or step is sb_db_fail naming
+ * `what`; a row's error is returned as it is. */
+int sb_db_rows(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+               sb_db_row_fn row, void *ctx, sb_err *e);
+/* Room for one more element of size `size` at the end of the array *v of
+ * *n (capacity *cap, 0 at first): the new element, zeroed and counted in
+ * *n; NULL and SB_EFAIL "out of memory" in e when it cannot grow. */
+void *sb_db_push(void **v, int *n, int *cap, size_t size, sb_err *e);
+/* A text column as a new string, verbatim (NULL reads as ""); *oom is set
+ * when it cannot be copied, so that a row is checked once, not per field. */
+char *sb_db_text_dup(sqlite3_stmt *st, int i, int *oom);
+/* The same, but a NULL column stays NULL. */
+char *sb_db_text_dup_or_null(sqlite3_stmt *st, int i, int *oom);
 /* A text column as a new string (caller frees): invalid UTF-8 from an older
  * file shows as U+FFFD, the same as in an export; NULL reads as "". NULL only
  * when out of memory. */
