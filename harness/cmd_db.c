@@ -9,6 +9,7 @@
 #include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
+#include "sb_db_sweep.h"
 #include "sb_export.h"
 #include "sb_holder.h"
 #include "sb_listing.h"

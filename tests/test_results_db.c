@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sb_db.h"
+#include "sb_db_ingest.h"
+#include "sb_db_sweep.h"
 #include "sb_db_internal.h"
 #include "sb_export.h"
 #include "sb_io.h"

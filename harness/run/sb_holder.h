@@ -10,7 +10,7 @@
  */
 #ifndef SB_HOLDER_H
 #define SB_HOLDER_H
-#include "sb_db.h"
+#include "sb_db_sweep.h"
 
 /* Fills h for the calling process: its pid, this host's name (repaired,
  * 200 characters at most) and its token, "BOOT_ID:START_TICKS" ("" when

@@ -13,6 +13,9 @@
 #include <unistd.h>
 #include "sb_progress.h"
 #include "sb_db.h"
+#include "sb_db_ingest.h"
+#include "sb_db_project.h"
+#include "sb_db_sweep.h"
 #include "sb_guard.h"
 #include "sb_holder.h"
 #include "sb_io.h"

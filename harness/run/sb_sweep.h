@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "sb_err.h"
 #include "sb_db.h"
+#include "sb_db_project.h"
 #include "sb_plan.h"
 #include "sb_scaling_job.h"
 

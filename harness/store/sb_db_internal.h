@@ -1,5 +1,5 @@
-/* sb_db_internal: what the store's own modules (sb_db, sb_export, sb_ptset,
- * sb_query) share, and nothing above them may use: the SQLite connection
+/* sb_db_internal: what the store's own modules (sb_db, sb_db_sweep,
+ * sb_db_ingest, sb_db_project, sb_export, sb_ptset, sb_query) share, and nothing above them may use: the SQLite connection
  * behind an sb_db, the one way a failed SQLite call becomes an sb_err, and
  * the prepare and column helpers built on it. Tests include it to set up and
  * inspect databases with raw SQL; commands, sweeps, plots and reports never
@@ -12,8 +12,25 @@
 #include "sb_err.h"
 #include "sb_peak.h"
 
-/* The connection (owned by db: never closed by the caller). */
+/* The connection (owned by db: never closed by the caller), and the path
+ * it was opened with (for messages). */
 sqlite3 *sb_db_handle(sb_db *db);
+const char *sb_db_path(sb_db *db);
+
+/* Bind helpers: a NULL string binds NULL; text from the machine or a
+ * worker is bound repaired and cut to max_chars (sb_text; SB_EFAIL when
+ * out of memory). */
+void sb_db_bind_text(sqlite3_stmt *st, int i, const char *s);
+int sb_db_bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars);
+/* o[path1] (or o[path1][path2]) as a string (NULL when it is not one), and
+ * as an integer (true: 1; anything else: 0). */
+const char *sb_db_jstr(json_t *o, const char *path1, const char *path2);
+json_int_t sb_db_jint(json_t *o, const char *path1, const char *path2);
+/* Steps a bound statement that returns no row, then resets it and clears
+ * its bindings for the next use; a failed step is sb_db_fail naming what. */
+int sb_db_exec_bound(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what);
+/* Whether s is 1..max characters of [A-Za-z0-9_.:-]. */
+int sb_db_token(const char *s, size_t max);
 
 /* The store's one error helper: SB_EFAIL with "PATH: what: SQLite's message"
  * for a prepare, step, bind or exec that failed on db's connection. */

@@ -18,6 +18,7 @@
 #include "sb_text.h"
 #include "sb_workload.h"
 #include "sb_vendor.h"
+#include "sb_db_ingest.h"
 
 /* Plain columns travel verbatim. Each has a type and, for integers, a range,
  * for text a limit in characters (the store's, sb_db.h): anything outside is
