@@ -11,6 +11,7 @@
 #include "sb_db.h"
 #include "sb_db_sweep.h"
 #include "sb_export.h"
+#include "sb_import.h"
 #include "sb_holder.h"
 #include "sb_listing.h"
 #include "sb_ptset.h"

@@ -49,4 +49,6 @@ PY
 expect 1 "harness/study/sb_gate.c:[0-9]*: a function of 16[0-9] lines (at most 150)" "a harness function over 150 lines"
 fresh; for i in $(seq 1 820); do echo "/* filler */"; done >>"$tmp/t/harness/study/sb_gate.c"
 expect 1 "harness/study/sb_gate.c: [0-9]* lines (a study/ file has at most 800)" "a study/ file over 800 lines"
+fresh; for i in $(seq 1 1010); do echo "/* filler */"; done >>"$tmp/t/harness/store/sb_query.h"
+expect 1 "harness/store/sb_query.h: [0-9]* lines (a store/ file has at most 1000)" "a store/ file over 1,000 lines"
 [ $fails -eq 0 ]

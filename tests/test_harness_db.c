@@ -22,6 +22,7 @@
 #include "sb_db_sweep.h"
 #include "sb_db_internal.h"
 #include "sb_export.h"
+#include "sb_import.h"
 #include "sb_holder.h"
 #include "sb_proc.h"
 #include "sb_text.h"

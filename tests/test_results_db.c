@@ -11,6 +11,7 @@
 #include "sb_db_sweep.h"
 #include "sb_db_internal.h"
 #include "sb_export.h"
+#include "sb_import.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
 #include "sb_query.h"

@@ -17,7 +17,8 @@
  * the store accepts), sb_db_sweep.h (sweeps, their holder, their points),
  * sb_db_ingest.h (results, worker output, peaks), sb_db_project.h
  * (projections), sb_query.h (the reads commands, sweeps, plots and reports make),
- * sb_ptset.h (selections and point sets), sb_export.h (moving results) and
+ * sb_ptset.h (selections and point sets), sb_export.h and sb_import.h
+ * (moving results) and
  * sb_listing.h (the listings `db` shows). */
 #ifndef SB_DB_H
 #define SB_DB_H

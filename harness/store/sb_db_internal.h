@@ -1,5 +1,6 @@
 /* sb_db_internal: what the store's own modules (sb_db, sb_db_sweep,
- * sb_db_ingest, sb_db_project, sb_export, sb_ptset, sb_query) share, and nothing above them may use: the SQLite connection
+ * sb_db_ingest, sb_db_project, sb_export, sb_import, sb_import_check,
+ * sb_ptset, sb_query) share, and nothing above them may use: the SQLite connection
  * behind an sb_db, the one way a failed SQLite call becomes an sb_err, and
  * the prepare and column helpers built on it. Tests include it to set up and
  * inspect databases with raw SQL; commands, sweeps, plots and reports never
