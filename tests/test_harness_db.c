@@ -802,8 +802,14 @@ static void test_claim_runs(sb_db *db, int64_t sid)
 /* The store keeps a holder's token as given and asks the caller's holder
  * whether a stored one lives: a token of any form, judged by the callbacks
  * alone (no /proc read in the store). */
-static int fake_alive(long pid, const char *token) { return pid == 4242 && !strcmp(token, "opaque:x"); }
-static int fake_runs(long group, const char *token) { return group == 77 && !strcmp(token, "opaque:x"); }
+static int fake_alive(long pid, const char *token)
+{
+    return pid == 4242 && !strcmp(token, "opaque:x");
+}
+static int fake_runs(long group, const char *token)
+{
+    return group == 77 && !strcmp(token, "opaque:x");
+}
 static int none_alive(long pid, const char *token) { return (void)pid, (void)token, 0; }
 static int none_runs(long group, const char *token) { return (void)group, (void)token, 0; }
 
@@ -815,8 +821,10 @@ static void test_claim_opaque(sb_db *db, int64_t sid)
     snprintf(other.token, sizeof other.token, "opaque:x");
     CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK);
     CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &other, &e), SB_OK);
-    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_pid = 4242"
-                           " AND holder_start = 'opaque:x'"), 1);
+    CHECK_EQ_INT(count(db,
+                       "SELECT COUNT(*) FROM sweep WHERE holder_pid = 4242"
+                       " AND holder_start = 'opaque:x'"),
+                 1);
     sb_db_holder judge = *me();
     judge.alive = fake_alive;
     judge.runs_alive = fake_runs;
@@ -856,7 +864,8 @@ static void test_claim(void)
     if (child == 0) {
         sb_db *c;
         sb_err ce = {0};
-        char ok = sb_db_open(path, &c, &ce) == SB_OK && sb_db_sweep_claim(c, sid, me(), &ce) == SB_OK;
+        char ok = sb_db_open(path, &c, &ce) == SB_OK &&
+            sb_db_sweep_claim(c, sid, me(), &ce) == SB_OK;
         sb_db_close(c);
         if (write(go[1], &ok, 1) != 1) _exit(1);
         pause();
@@ -924,28 +933,28 @@ static void test_rows(void)
                        NULL, NULL, NULL) == SQLITE_OK);
     rows_seen r = {0};
     sb_db_arg a[] = {SB_DB_INT(1), SB_DB_TEXT("x")};
-    CHECK_EQ_INT(sb_db_rows(db, "reading t", "SELECT a FROM t WHERE a >= ? AND b = ? ORDER BY a",
-                            a, 2, seen_row, &r, &e),
+    CHECK_EQ_INT(sb_db_rows(db, "reading t", "SELECT a FROM t WHERE a >= ? AND b = ? ORDER BY a", a,
+                            2, seen_row, &r, &e),
                  SB_OK);
     CHECK_EQ_INT(r.n, 2);
     CHECK(r.sum == 9);
     /* a NULL text binds SQL NULL */
     r = (rows_seen){0};
     sb_db_arg null_text[] = {SB_DB_TEXT(NULL)};
-    CHECK_EQ_INT(sb_db_rows(db, "reading t", "SELECT a FROM t WHERE b IS ?", null_text, 1,
-                            seen_row, &r, &e),
-                 SB_OK);
+    CHECK_EQ_INT(
+        sb_db_rows(db, "reading t", "SELECT a FROM t WHERE b IS ?", null_text, 1, seen_row, &r, &e),
+        SB_OK);
     CHECK(r.n == 1 && r.sum == 4);
     /* the row's error is the read's, and no row after it is read */
     r = (rows_seen){.stop_at = 2};
-    CHECK_EQ_INT(sb_db_rows(db, "reading t", "SELECT a FROM t ORDER BY a", NULL, 0, seen_row, &r,
-                            &e),
-                 SB_EUSAGE);
+    CHECK_EQ_INT(
+        sb_db_rows(db, "reading t", "SELECT a FROM t ORDER BY a", NULL, 0, seen_row, &r, &e),
+        SB_EUSAGE);
     CHECK(r.n == 2 && r.sum == 1 && strstr(e.msg, "stopped at row 2"));
     /* a statement that fails names the read and the file */
-    CHECK_EQ_INT(sb_db_rows(db, "reading nothing", "SELECT a FROM no_such_table", NULL, 0,
-                            seen_row, &r, &e),
-                 SB_EFAIL);
+    CHECK_EQ_INT(
+        sb_db_rows(db, "reading nothing", "SELECT a FROM no_such_table", NULL, 0, seen_row, &r, &e),
+        SB_EFAIL);
     CHECKF(strstr(e.msg, path) && strstr(e.msg, ": reading nothing: "), "rows: %s", e.msg);
     /* a growing list: each element zeroed and counted */
     int *v = NULL, n = 0, cap = 0;

@@ -1503,7 +1503,8 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 done:
     if (claimed) {
         sb_err re = {0};
-        if (sb_db_sweep_release(db, sweep, this_process(), &re) && !rc) rc = sb_errf(e, re.code, "%s", re.msg);
+        if (sb_db_sweep_release(db, sweep, this_process(), &re) && !rc)
+            rc = sb_errf(e, re.code, "%s", re.msg);
     }
     json_decref(info);
     sb_db_close(db);

@@ -151,6 +151,20 @@ int sb_db_rows(sb_db *db, const char *what, const char *sql, const sb_db_arg *ar
     return rc;
 }
 
+int sb_db_int64_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    *(int64_t *)ctx = sqlite3_column_int64(st, 0);
+    return SB_OK;
+}
+
+int sb_db_double_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    *(double *)ctx = sqlite3_column_double(st, 0);
+    return SB_OK;
+}
+
 void *sb_db_push(void **v, int *n, int *cap, size_t size, sb_err *e)
 {
     if (*n == *cap) {
@@ -794,7 +808,8 @@ int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id
  * that a name set after the first sweep is recorded, as an override. */
 static int machine_rename(sb_db *db, int64_t id, json_t *info, sb_err *e)
 {
-    const char *src = sb_db_jstr(info, "cpu", "microarch_source"), *ua = sb_db_jstr(info, "cpu", "microarch");
+    const char *src = sb_db_jstr(info, "cpu", "microarch_source"),
+               *ua = sb_db_jstr(info, "cpu", "microarch");
     const char *how = sb_db_jstr(info, "cpu", "microarch_how");
     if (!src || !ua) return SB_OK; /* an older sprbench's description: nothing new */
     static const char *sql =
@@ -880,4 +895,3 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
     if (step != SQLITE_DONE) return sb_db_fail(e, db, "machine insert");
     return sb_db_machine_by_fingerprint(db, fp, id, e);
 }
-

@@ -97,7 +97,8 @@ int sb_db_check_pairing(json_t *pairing, const char *where, sb_err *e)
 {
     if (!pairing) return SB_OK;
     if (!json_is_object(pairing)) return sb_errf(e, SB_EUSAGE, "%s: not an object", where);
-    const char *mode = sb_db_jstr(pairing, "mode", NULL), *base = sb_db_jstr(pairing, "baseline", NULL),
+    const char *mode = sb_db_jstr(pairing, "mode", NULL),
+               *base = sb_db_jstr(pairing, "baseline", NULL),
                *cand = sb_db_jstr(pairing, "candidate", NULL);
     if (!mode || (strcmp(mode, "abba") && strcmp(mode, "random") && strcmp(mode, "duet")))
         return sb_errf(e, SB_EUSAGE, "%s.mode: abba, random or duet", where);
@@ -149,7 +150,8 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     sqlite3_stmt *get = NULL, *del_s = NULL, *del_m = NULL, *ins_s = NULL, *ins_m = NULL,
                  *upd = NULL, *del_pr = NULL, *ins_pr = NULL;
     json_t *pairing = json_object_get(result, "pairing");
-    if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT COALESCE(workload, '') FROM point WHERE id = ?", -1, &get,
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "SELECT COALESCE(workload, '') FROM point WHERE id = ?", -1, &get,
                            NULL)) {
         rc = sb_db_fail(e, db, "prepare ingest");
         goto out;
@@ -160,7 +162,8 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
         goto out;
     }
     snprintf(workload, sizeof workload, "%s", sqlite3_column_text(get, 0));
-    if ((rc = check_result(result, workload[0] ? workload : sb_db_jstr(result, "workload", NULL), e)))
+    if ((rc = check_result(result, workload[0] ? workload : sb_db_jstr(result, "workload", NULL),
+                           e)))
         goto out;
     json_t *binding = json_object_get(result, "binding");
     binding_s = binding ? json_dumps(binding, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
@@ -175,14 +178,16 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     }
     /* Re-ingesting a point replaces what it had, so a resumed point never
      * holds samples from two runs. */
-    if (sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM sample WHERE point_id = ?", -1, &del_s, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM metric WHERE point_id = ?", -1, &del_m, NULL) ||
+    if (sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM sample WHERE point_id = ?", -1, &del_s,
+                           NULL) ||
+        sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM metric WHERE point_id = ?", -1, &del_m,
+                           NULL) ||
         sqlite3_prepare_v2(sb_db_handle(db),
                            "INSERT INTO sample (point_id, rep, seconds, side, pair)"
                            " VALUES (?,?,?,?,?)",
                            -1, &ins_s, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM point_pairing WHERE point_id = ?", -1, &del_pr,
-                           NULL) ||
+        sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM point_pairing WHERE point_id = ?", -1,
+                           &del_pr, NULL) ||
         sqlite3_prepare_v2(sb_db_handle(db),
                            "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
                            " VALUES (?,?,?,?)",
@@ -202,7 +207,8 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     sqlite3_bind_int64(del_s, 1, point_id);
     sqlite3_bind_int64(del_m, 1, point_id);
     sqlite3_bind_int64(del_pr, 1, point_id);
-    if ((rc = sb_db_exec_bound(db, del_s, e, "ingest")) || (rc = sb_db_exec_bound(db, del_m, e, "ingest")) ||
+    if ((rc = sb_db_exec_bound(db, del_s, e, "ingest")) ||
+        (rc = sb_db_exec_bound(db, del_m, e, "ingest")) ||
         (rc = sb_db_exec_bound(db, del_pr, e, "ingest")))
         goto out;
     if ((rc = sb_db_insert_samples(db, ins_s, point_id, samples, pairing, e))) goto out;
@@ -228,7 +234,7 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
         sqlite3_bind_int(ins_m, 5, is_projected);
         if (sb_db_bind_repaired(ins_m, 4, sb_db_jstr(units, name, NULL), 64) ||
             sb_db_bind_repaired(ins_m, 6, json_is_string(src) ? json_string_value(src) : NULL,
-                          SB_DB_MAX_REASON)) {
+                                SB_DB_MAX_REASON)) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             goto out;
         }
@@ -309,35 +315,31 @@ int sb_db_point_log_set(sb_db *db, int64_t point_id, const char *out, size_t out
     return rc;
 }
 
+static int log_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    sb_point_log *log = ctx;
+    const char *o = (const char *)sqlite3_column_text(st, 0);
+    const char *r = (const char *)sqlite3_column_text(st, 2);
+    log->out = strdup(o ? o : "");
+    log->err = strdup(r ? r : "");
+    log->out_bytes = sqlite3_column_int64(st, 1);
+    log->err_bytes = sqlite3_column_int64(st, 3);
+    if (!log->out || !log->err) {
+        sb_point_log_free(log);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    return SB_OK;
+}
+
 int sb_db_point_log_get(sb_db *db, int64_t point_id, sb_point_log *log, int *found, sb_err *e)
 {
     memset(log, 0, sizeof *log);
-    *found = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
-                           " WHERE point_id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(e, db, "point log");
-    sqlite3_bind_int64(st, 1, point_id);
-    int step = sqlite3_step(st), rc = SB_OK;
-    if (step == SQLITE_ROW) {
-        const char *o = (const char *)sqlite3_column_text(st, 0);
-        const char *r = (const char *)sqlite3_column_text(st, 2);
-        log->out = strdup(o ? o : "");
-        log->err = strdup(r ? r : "");
-        log->out_bytes = sqlite3_column_int64(st, 1);
-        log->err_bytes = sqlite3_column_int64(st, 3);
-        if (!log->out || !log->err) {
-            sb_point_log_free(log);
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-        } else {
-            *found = 1;
-        }
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "point log");
-    }
-    sqlite3_finalize(st);
+    sb_db_arg a[] = {SB_DB_INT(point_id)};
+    int rc = sb_db_rows(db, "point log",
+                        "SELECT stdout, stdout_bytes, stderr, stderr_bytes FROM point_log"
+                        " WHERE point_id = ?",
+                        a, 1, log_row, log, e);
+    *found = !rc && log->out != NULL;
     return rc;
 }
 
@@ -356,21 +358,16 @@ double sb_db_peak_per_core(sb_db *db, int64_t machine_id, const char *path)
 double sb_db_peak_per_core_in(sb_db *db, int64_t machine_id, const char *path, int64_t sweep_id)
 {
     /* Peaks come from `sprbench peak` points: <path>_gflops_1t / <path>_gops_1t. */
-    static const char *sql =
-        "SELECT m.value FROM metric m JOIN point p ON p.id = m.point_id"
-        " LEFT JOIN sweep s ON s.id = p.sweep_id"
-        " WHERE p.workload = 'peak' AND p.status = 'ok' AND p.machine_id = ?"
-        " AND m.name IN (? || '_gflops_1t', ? || '_gops_1t')"
-        " ORDER BY p.sweep_id IS ? DESC, " SB_DB_SWEEP_TIME_DESC("s")
-        ", p.seq DESC, p.id DESC LIMIT 1";
-    sqlite3_stmt *st;
+    static const char *sql = "SELECT m.value FROM metric m JOIN point p ON p.id = m.point_id"
+                             " LEFT JOIN sweep s ON s.id = p.sweep_id"
+                             " WHERE p.workload = 'peak' AND p.status = 'ok' AND p.machine_id = ?"
+                             " AND m.name IN (? || '_gflops_1t', ? || '_gops_1t')"
+                             " ORDER BY p.sweep_id IS ? DESC, " SB_DB_SWEEP_TIME_DESC(
+                                 "s") ", p.seq DESC, p.id DESC LIMIT 1";
     double v = 0;
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) return 0;
-    sqlite3_bind_int64(st, 1, machine_id);
-    sb_db_bind_text(st, 2, path);
-    sb_db_bind_text(st, 3, path);
-    sqlite3_bind_int64(st, 4, sweep_id);
-    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
+    sb_err ignored = {0};
+    sb_db_arg a[] = {SB_DB_INT(machine_id), SB_DB_TEXT(path), SB_DB_TEXT(path),
+                     SB_DB_INT(sweep_id)};
+    sb_db_rows(db, "peak", sql, a, 4, sb_db_double_row, &v, &ignored);
     return v;
 }

@@ -57,6 +57,10 @@ typedef int (*sb_db_row_fn)(sqlite3_stmt *st, void *ctx, sb_err *e);
  * `what`; a row's error is returned as it is. */
 int sb_db_rows(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
                sb_db_row_fn row, void *ctx, sb_err *e);
+/* Rows of one column: the (last) row's integer into *(int64_t *)ctx, its
+ * number into *(double *)ctx. */
+int sb_db_int64_row(sqlite3_stmt *st, void *ctx, sb_err *e);
+int sb_db_double_row(sqlite3_stmt *st, void *ctx, sb_err *e);
 /* Room for one more element of size `size` at the end of the array *v of
  * *n (capacity *cap, 0 at first): the new element, zeroed and counted in
  * *n; NULL and SB_EFAIL "out of memory" in e when it cannot grow. */

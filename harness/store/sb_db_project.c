@@ -20,10 +20,42 @@ static double json_num_or0(json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : 0;
 }
 
+typedef struct train_list {
+    void *v;
+    int n, cap;
+} train_list;
+
+static int train_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    train_list *l = ctx;
+    sb_train_obs *o = sb_db_push(&l->v, &l->n, &l->cap, sizeof *o, e);
+    if (!o) return SB_EFAIL;
+    o->point_id = sqlite3_column_int64(st, 0);
+    snprintf(o->kernel, sizeof o->kernel, "%s", (const char *)sqlite3_column_text(st, 1));
+    snprintf(o->dtype, sizeof o->dtype, "%s", (const char *)sqlite3_column_text(st, 2));
+    snprintf(o->shape, sizeof o->shape, "%s", (const char *)sqlite3_column_text(st, 3));
+    o->threads = sqlite3_column_int(st, 4);
+    o->ppn = sqlite3_column_int(st, 5) > 0 ? sqlite3_column_int(st, 5) : 1;
+    o->nodes = sqlite3_column_int(st, 6) > 0 ? sqlite3_column_int(st, 6) : 1;
+    o->step_s = sqlite3_column_double(st, 7);
+    o->epoch_s = sqlite3_column_double(st, 8);
+    o->steps_per_epoch = (long)sqlite3_column_double(st, 9);
+    const char *doc = (const char *)sqlite3_column_text(st, 10);
+    json_t *d = doc ? json_loads(doc, 0, NULL) : NULL;
+    json_t *cfg = json_object_get(d, "config");
+    o->features = (long)json_num_or0(cfg, "features");
+    o->batch = (int)json_num_or0(cfg, "batch");
+    o->seq = (int)json_num_or0(cfg, "seq");
+    o->layers = (int)json_num_or0(cfg, "layers");
+    o->dim = (int)json_num_or0(cfg, "dim");
+    o->ffn = (int)json_num_or0(cfg, "ffn");
+    o->vocab = (int)json_num_or0(cfg, "vocab");
+    json_decref(d);
+    return SB_OK;
+}
+
 int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb_err *e)
 {
-    *v = NULL;
-    *n = 0;
     static const char *sql =
         "SELECT p.id, COALESCE(p.kernel, ''), COALESCE(p.dtype, ''), COALESCE(p.shape, ''),"
         " COALESCE(p.threads, 0), COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), ms.value,"
@@ -33,56 +65,15 @@ int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb
         " FROM point p JOIN metric ms ON ms.point_id = p.id AND ms.name = 'step_seconds'"
         " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
         " ORDER BY p.kernel, p.shape, p.ppn, p.threads, p.nodes, p.id";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(e, db, "training points");
-    sqlite3_bind_int64(st, 1, sweep_id);
     /* the workload the scaling model projects (its row's flag, as the
      * projections it stores) */
     const sb_workload *pw = sb_workload_flagged(SB_WL_PROJECT);
-    sqlite3_bind_text(st, 2, pw ? pw->name : "", -1, SQLITE_STATIC);
-    int cap = 0, rc = SB_OK, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            sb_train_obs *g = realloc(*v, sizeof *g * (size_t)cap);
-            if (!g) {
-                rc = sb_errf(e, SB_EFAIL, "out of memory");
-                break;
-            }
-            *v = g;
-        }
-        sb_train_obs *o = &(*v)[(*n)++];
-        memset(o, 0, sizeof *o);
-        o->point_id = sqlite3_column_int64(st, 0);
-        snprintf(o->kernel, sizeof o->kernel, "%s", (const char *)sqlite3_column_text(st, 1));
-        snprintf(o->dtype, sizeof o->dtype, "%s", (const char *)sqlite3_column_text(st, 2));
-        snprintf(o->shape, sizeof o->shape, "%s", (const char *)sqlite3_column_text(st, 3));
-        o->threads = sqlite3_column_int(st, 4);
-        o->ppn = sqlite3_column_int(st, 5) > 0 ? sqlite3_column_int(st, 5) : 1;
-        o->nodes = sqlite3_column_int(st, 6) > 0 ? sqlite3_column_int(st, 6) : 1;
-        o->step_s = sqlite3_column_double(st, 7);
-        o->epoch_s = sqlite3_column_double(st, 8);
-        o->steps_per_epoch = (long)sqlite3_column_double(st, 9);
-        const char *doc = (const char *)sqlite3_column_text(st, 10);
-        json_t *d = doc ? json_loads(doc, 0, NULL) : NULL;
-        json_t *cfg = json_object_get(d, "config");
-        o->features = (long)json_num_or0(cfg, "features");
-        o->batch = (int)json_num_or0(cfg, "batch");
-        o->seq = (int)json_num_or0(cfg, "seq");
-        o->layers = (int)json_num_or0(cfg, "layers");
-        o->dim = (int)json_num_or0(cfg, "dim");
-        o->ffn = (int)json_num_or0(cfg, "ffn");
-        o->vocab = (int)json_num_or0(cfg, "vocab");
-        json_decref(d);
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "training points");
-    sqlite3_finalize(st);
-    if (rc) {
-        free(*v);
-        *v = NULL;
-        *n = 0;
-    }
+    train_list l = {0};
+    sb_db_arg a[] = {SB_DB_INT(sweep_id), SB_DB_TEXT(pw ? pw->name : "")};
+    int rc = sb_db_rows(db, "training points", sql, a, 2, train_row, &l, e);
+    if (rc) free(l.v);
+    *v = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
 }
 
@@ -121,15 +112,17 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
                            " AND COALESCE(kernel, '') = ? AND COALESCE(dtype, '') = ?"
                            " AND COALESCE(shape, '') = ? AND threads = ? AND ppn = ?",
                            -1, &del, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db), "SELECT COALESCE(MAX(seq), -1) + 1 FROM point WHERE sweep_id = ?",
-                           -1, &seq_st, NULL) ||
         sqlite3_prepare_v2(sb_db_handle(db),
-                           "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
-                           " config, threads, ppn, nodes, status, reason, started, finished,"
-                           " machine_id, command)"
-                           " VALUES (?1,?2,?3,?15,?4,?5,?6,?7,?8,?9,?10, 'projected', ?11,?12,?13,?14,"
-                           " NULL)",
-                           -1, &ins_p, NULL) ||
+                           "SELECT COALESCE(MAX(seq), -1) + 1 FROM point WHERE sweep_id = ?", -1,
+                           &seq_st, NULL) ||
+        sqlite3_prepare_v2(
+            sb_db_handle(db),
+            "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
+            " config, threads, ppn, nodes, status, reason, started, finished,"
+            " machine_id, command)"
+            " VALUES (?1,?2,?3,?15,?4,?5,?6,?7,?8,?9,?10, 'projected', ?11,?12,?13,?14,"
+            " NULL)",
+            -1, &ins_p, NULL) ||
         sqlite3_prepare_v2(sb_db_handle(db),
                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
                            " VALUES (?,?,?,?, 1, ?)",
@@ -177,8 +170,9 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
         sqlite3_bind_int(ins_p, 8, pr->threads);
         sqlite3_bind_int(ins_p, 9, pr->ppn);
         sqlite3_bind_int(ins_p, 10, q->nodes);
-        if (sb_db_bind_repaired(ins_p, 11, pr->reason ? pr->reason : "projected by the scaling model",
-                          SB_DB_MAX_REASON)) {
+        if (sb_db_bind_repaired(ins_p, 11,
+                                pr->reason ? pr->reason : "projected by the scaling model",
+                                SB_DB_MAX_REASON)) {
             rc = sb_errf(e, SB_EFAIL, "out of memory");
             goto out;
         }

@@ -64,7 +64,8 @@ int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e)
         return sb_errf(e, SB_EUSAGE, "sweep status '%s' is not running, done or interrupted",
                        sb_text_cell(q, sizeof q, status ? status : "", 32, 0));
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db), "UPDATE sweep SET finished = ?, status = ? WHERE id = ?", -1, &st,
+    if (sqlite3_prepare_v2(sb_db_handle(db),
+                           "UPDATE sweep SET finished = ?, status = ? WHERE id = ?", -1, &st,
                            NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "sweep update");
     char now[32];
@@ -121,7 +122,8 @@ static void wait_for_runs(sb_db *db, int64_t sweep_id, const sb_db_holder *me)
     sqlite3_bind_int64(st, 1, sweep_id);
     char token[128] = "";
     long pid = 0, group = 0;
-    if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 1), me->host)) {
+    if (sqlite3_step(st) == SQLITE_ROW &&
+        !strcmp((const char *)sqlite3_column_text(st, 1), me->host)) {
         pid = (long)sqlite3_column_int64(st, 0);
         snprintf(token, sizeof token, "%s", (const char *)sqlite3_column_text(st, 2));
         group = (long)sqlite3_column_int64(st, 3);
@@ -238,8 +240,7 @@ int sb_db_sweep_release(sb_db *db, int64_t sweep_id, const sb_db_holder *me, sb_
     return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "sweep release");
 }
 
-int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, const sb_db_holder *me, int group,
-                          sb_err *e)
+int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, const sb_db_holder *me, int group, sb_err *e)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(sb_db_handle(db),
@@ -389,8 +390,8 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
 int sb_db_point_set_command(sb_db *db, int64_t id, const char *command, sb_err *e)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb_db_handle(db), "UPDATE point SET command = ? WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(sb_db_handle(db), "UPDATE point SET command = ? WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK)
         return sb_db_fail(e, db, "point update");
     int mem = sb_db_bind_repaired(st, 1, command, SB_DB_MAX_TEXT);
     sqlite3_bind_int64(st, 2, id);
@@ -427,15 +428,11 @@ int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char
 
 int64_t sb_db_latest_sweep(sb_db *db)
 {
-    sqlite3_stmt *st;
     int64_t id = 0;
+    sb_err ignored = {0};
     /* the newest started, not the last stored: an import adds old sweeps */
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT id FROM sweep ORDER BY " SB_DB_SWEEP_TIME_DESC("sweep")
-                           " LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    sb_db_rows(db, "latest sweep",
+               "SELECT id FROM sweep ORDER BY " SB_DB_SWEEP_TIME_DESC("sweep") " LIMIT 1", NULL, 0,
+               sb_db_int64_row, &id, &ignored);
     return id;
 }

@@ -74,9 +74,12 @@ const column sb_export_point_cols[] = {
     {"command", 'T', 0, 0, SB_DB_MAX_TEXT},
     {"binding", 'J', 0, 0, SB_DB_MAX_DOC},
 };
-const int sb_export_machine_ncols = (int)(sizeof sb_export_machine_cols / sizeof sb_export_machine_cols[0]);
-const int sb_export_sweep_ncols = (int)(sizeof sb_export_sweep_cols / sizeof sb_export_sweep_cols[0]);
-const int sb_export_point_ncols = (int)(sizeof sb_export_point_cols / sizeof sb_export_point_cols[0]);
+const int sb_export_machine_ncols = (int)(sizeof sb_export_machine_cols /
+                                          sizeof sb_export_machine_cols[0]);
+const int sb_export_sweep_ncols = (int)(sizeof sb_export_sweep_cols /
+                                        sizeof sb_export_sweep_cols[0]);
+const int sb_export_point_ncols = (int)(sizeof sb_export_point_cols /
+                                        sizeof sb_export_point_cols[0]);
 
 /* ---- export ---- */
 
@@ -169,7 +172,8 @@ static int export_machines(sb_db *db, int64_t sweep_id, json_t *machines, long *
     if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = row_object(st, sb_export_machine_cols, sb_export_machine_ncols, machines, NULL, fixed, e)))
+        if ((rc = row_object(st, sb_export_machine_cols, sb_export_machine_ncols, machines, NULL,
+                             fixed, e)))
             goto out;
     }
     if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading machines");
@@ -192,7 +196,8 @@ static int export_sweeps(sb_db *db, int64_t sweep_id, json_t *sweeps, long *fixe
     sqlite3_bind_int64(st, 1, sweep_id);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *s;
-        if ((rc = row_object(st, sb_export_sweep_cols, sb_export_sweep_ncols, sweeps, &s, fixed, e)) ||
+        if ((rc = row_object(st, sb_export_sweep_cols, sb_export_sweep_ncols, sweeps, &s, fixed,
+                             e)) ||
             (rc = put(s, "machine", column_json(st, sb_export_sweep_ncols, 'T', fixed), e)))
             goto out;
     }
@@ -367,7 +372,8 @@ static int export_point(sb_db *db, sqlite3_stmt *st, const point_reads *r, json_
         (rc = put(p, "machine", column_json(st, 2, 'T', fixed), e)))
         return rc;
     for (int i = 1; i < sb_export_point_ncols && !rc; i++)
-        rc = put(p, sb_export_point_cols[i].name, column_json(st, 3 + i, sb_export_point_cols[i].type, fixed), e);
+        rc = put(p, sb_export_point_cols[i].name,
+                 column_json(st, 3 + i, sb_export_point_cols[i].type, fixed), e);
     if (rc) return rc;
     json_t *samples = json_array(), *metrics = json_array();
     json_object_set_new(p, "samples", samples);

@@ -149,7 +149,8 @@ static int writer_prepare(writer *w, sb_err *e)
     if ((rc = update_machine_sql(sql, sizeof sql)) ||
         (rc = sb_db_prepare(db, "prepare", sql, &w->upd_m, e)))
         return rc ? rc : sb_errf(e, SB_EFAIL, "machine update: statement too long");
-    insert_sql(sql, sizeof sql, "sweep", sb_export_sweep_cols, sb_export_sweep_ncols, ", machine_id", 1);
+    insert_sql(sql, sizeof sql, "sweep", sb_export_sweep_cols, sb_export_sweep_ncols,
+               ", machine_id", 1);
     if ((rc = sb_db_prepare(db, "prepare", sql, &w->ins_s, e))) return rc;
     insert_sql(sql, sizeof sql, "point", sb_export_point_cols, sb_export_point_ncols,
                ", sweep_id, machine_id", 2);

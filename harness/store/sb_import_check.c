@@ -192,8 +192,8 @@ static int validate_machines(json_t *machines, const char *name, sb_err *e)
     {
         snprintf(where, sizeof where, "machines[%zu]", i);
         if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
-        if ((rc = check_known_keys(o, sb_export_machine_cols, sb_export_machine_ncols, NULL, name, where,
-                                   e)) ||
+        if ((rc = check_known_keys(o, sb_export_machine_cols, sb_export_machine_ncols, NULL, name,
+                                   where, e)) ||
             (rc = check_cols(o, sb_export_machine_cols, sb_export_machine_ncols, name, where, e)))
             return rc;
         const char *fp = sb_import_str_or_null(o, "fingerprint");
@@ -231,8 +231,8 @@ static int validate_sweeps(json_t *sweeps, json_t *machines, const char *name, s
     {
         snprintf(where, sizeof where, "sweeps[%zu]", i);
         if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
-        if ((rc = check_known_keys(o, sb_export_sweep_cols, sb_export_sweep_ncols, sweep_extra, name, where,
-                                   e)) ||
+        if ((rc = check_known_keys(o, sb_export_sweep_cols, sb_export_sweep_ncols, sweep_extra,
+                                   name, where, e)) ||
             (rc = check_cols(o, sb_export_sweep_cols, sb_export_sweep_ncols, name, where, e)))
             return rc;
         const char *uuid = sb_import_str_or_null(o, "uuid");
@@ -243,7 +243,8 @@ static int validate_sweeps(json_t *sweeps, json_t *machines, const char *name, s
             if (!strcmp(uuid, sb_import_str_or_null(json_array_get(sweeps, j), "uuid")))
                 return sb_errf(e, SB_EUSAGE, "%s: %s: uuid %s listed twice", name, where, uuid);
         if ((rc = check_machine_ref(o, machines, name, where, e))) return rc;
-        const char *wl = sb_import_str_or_null(o, "workload"), *ss = sb_import_str_or_null(o, "status");
+        const char *wl = sb_import_str_or_null(o, "workload"),
+                   *ss = sb_import_str_or_null(o, "status");
         char q[256], known[256];
         if (wl && !sb_db_workload_known(wl)) {
             sb_db_workload_names(known, sizeof known);
@@ -279,7 +280,7 @@ static int check_point_words(json_t *o, const char *name, const char *where, sb_
      * which every reader multiplies in an int */
     json_t *jp = json_object_get(o, "ppn"), *jn = json_object_get(o, "nodes");
     long long ranks = (json_is_integer(jp) ? json_integer_value(jp) : 1) *
-                      (json_is_integer(jn) ? json_integer_value(jn) : 1);
+        (json_is_integer(jn) ? json_integer_value(jn) : 1);
     if (ranks > SB_DB_MAX_RANKS)
         return sb_errf(e, SB_EUSAGE, "%s: %s: ppn x nodes is %lld ranks, more than %d", name, where,
                        ranks, SB_DB_MAX_RANKS);
@@ -370,8 +371,8 @@ static int validate_point(json_t *o, const char *where, json_t *sweeps, json_t *
                                               "log",   "pairing", NULL};
     int rc;
     if (!json_is_object(o)) return sb_errf(e, SB_EUSAGE, "%s: %s: not an object", name, where);
-    if ((rc = check_known_keys(o, sb_export_point_cols, sb_export_point_ncols, point_extra, name, where,
-                               e)) ||
+    if ((rc = check_known_keys(o, sb_export_point_cols, sb_export_point_ncols, point_extra, name,
+                               where, e)) ||
         (rc = check_cols(o, sb_export_point_cols, sb_export_point_ncols, name, where, e)))
         return rc;
     const char *uuid = sb_import_str_or_null(o, "uuid");

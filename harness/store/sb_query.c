@@ -29,20 +29,13 @@ typedef struct found_row {
     int found;
 } found_row;
 
-static int int64_row(sqlite3_stmt *st, void *ctx, sb_err *e)
-{
-    (void)e;
-    *(int64_t *)ctx = sqlite3_column_int64(st, 0);
-    return SB_OK;
-}
-
 /* A query that answers with one integer: *out (0 when it answers no row). */
 static int one_int64(sb_db *db, const char *what, const char *sql, int64_t id, int64_t *out,
                      sb_err *e)
 {
     *out = 0;
     sb_db_arg a[] = {SB_DB_INT(id)};
-    return sb_db_rows(db, what, sql, a, id ? 1 : 0, int64_row, out, e);
+    return sb_db_rows(db, what, sql, a, id ? 1 : 0, sb_db_int64_row, out, e);
 }
 
 static int oom_or_ok(int oom, sb_err *e)
@@ -98,12 +91,13 @@ static int machine_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 int sb_db_machines(sb_db *db, sb_machine_row **v, int *n, sb_err *e)
 {
     list l = {0};
-    int rc = sb_db_rows(db, "reading machines",
-                        "SELECT m.fingerprint, COALESCE(m.hostname, ''), COALESCE(m.cpu_model, ''),"
-                        " " SB_DB_MACHINE_NAME("m") ", COALESCE(m.cores, 0),"
-                        " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
-                        " FROM machine m ORDER BY m.id",
-                        NULL, 0, machine_row, &l, e);
+    int rc = sb_db_rows(
+        db, "reading machines",
+        "SELECT m.fingerprint, COALESCE(m.hostname, ''), COALESCE(m.cpu_model, ''),"
+        " " SB_DB_MACHINE_NAME("m") ", COALESCE(m.cores, 0),"
+                                    " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
+                                    " FROM machine m ORDER BY m.id",
+        NULL, 0, machine_row, &l, e);
     if (rc) sb_machine_rows_free(l.v, l.n);
     *v = rc ? NULL : l.v;
     *n = rc ? 0 : l.n;
@@ -111,9 +105,9 @@ int sb_db_machines(sb_db *db, sb_machine_row **v, int *n, sb_err *e)
 }
 
 static const char *const machine_names[] = {
-    "fingerprint", "hostname",  "cpu_model", "vendor",           "family",     "model",
-    "stepping",    "microarch", "packages",  "numa_nodes",       "cores",      "pus",
-    "l2_bytes",    "l3_bytes",  "isa",       "amx_os_permitted", "amx_reason", "kernel",
+    "fingerprint", "hostname",  "cpu_model",    "vendor",           "family",     "model",
+    "stepping",    "microarch", "packages",     "numa_nodes",       "cores",      "pus",
+    "l2_bytes",    "l3_bytes",  "isa",          "amx_os_permitted", "amx_reason", "kernel",
     "mem_bytes",   "info_json", "microarch_how"};
 
 static int machine_info_row(sqlite3_stmt *st, void *ctx, sb_err *e)
@@ -140,10 +134,11 @@ int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
     sb_db_arg a[] = {SB_DB_INT(machine_id)};
     return sb_db_rows(db, "reading a machine",
                       "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
-                      " " SB_DB_MACHINE_NAME("machine") ", packages, numa_nodes, cores, pus,"
-                      " l2_bytes, l3_bytes, isa,"
-                      " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json,"
-                      " " SB_DB_UARCH_HOW("machine") " FROM machine WHERE id = ?",
+                      " " SB_DB_MACHINE_NAME(
+                          "machine") ", packages, numa_nodes, cores, pus,"
+                                     " l2_bytes, l3_bytes, isa,"
+                                     " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json,"
+                                     " " SB_DB_UARCH_HOW("machine") " FROM machine WHERE id = ?",
                       a, NARGS(a), machine_info_row, info, e);
 }
 
@@ -203,9 +198,10 @@ int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
         " s.holder_pid, COALESCE(s.holder_host, ''),"
-        " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME("m") " END,"
-        " COALESCE(m.cpu_model, ''), COALESCE(s.tool_version, '')"
-        " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
+        " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME(
+            "m") " END,"
+                 " COALESCE(m.cpu_model, ''), COALESCE(s.tool_version, '')"
+                 " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
         NULL, 0, sweep_row, &l, e);
     if (rc) sb_sweep_rows_free(l.v, l.n);
     *v = rc ? NULL : l.v;
@@ -265,9 +261,10 @@ int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *fou
     int rc = sb_db_rows(
         db, "reading a sweep",
         "SELECT s.workload, s.label, m.id IS NOT NULL, m.hostname, m.cpu_model,"
-        " CASE WHEN m.id IS NULL THEN NULL ELSE " SB_DB_MACHINE_NAME("m") " END,"
-        " COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version, s.started FROM sweep s"
-        " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
+        " CASE WHEN m.id IS NULL THEN NULL ELSE " SB_DB_MACHINE_NAME(
+            "m") " END,"
+                 " COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version, s.started FROM sweep s"
+                 " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
         a, NARGS(a), header_row, &o, e);
     *found = o.found;
     return rc;
@@ -531,16 +528,17 @@ int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const
     list l = {.db = db};
     sb_db_arg a[] = {SB_DB_TEXT(metric), SB_DB_INT(sweep_id), SB_DB_TEXT(workload),
                      SB_DB_TEXT(shape)};
-    int rc = sb_db_rows(db, "reading a series",
-                        "SELECT p.id, p.kernel, p.threads, m.value, p.dtype,"
-                        " COALESCE(mp.unit, '') FROM point p"
-                        " JOIN metric m ON m.point_id = p.id AND m.name = ?"
-                        " AND NOT " SB_DB_IMPOSSIBLE_CLOCK("m")
-                        " LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
-                        " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
-                        " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
-                        " ORDER BY p.kernel, p.threads",
-                        a, NARGS(a), series_row, &l, e);
+    int rc = sb_db_rows(
+        db, "reading a series",
+        "SELECT p.id, p.kernel, p.threads, m.value, p.dtype,"
+        " COALESCE(mp.unit, '') FROM point p"
+        " JOIN metric m ON m.point_id = p.id AND m.name = ?"
+        " AND NOT " SB_DB_IMPOSSIBLE_CLOCK(
+            "m") " LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
+                 " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
+                 " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
+                 " ORDER BY p.kernel, p.threads",
+        a, NARGS(a), series_row, &l, e);
     if (rc) sb_series_free(l.v, l.n);
     *v = rc ? NULL : l.v;
     *n = rc ? 0 : l.n;
@@ -599,20 +597,20 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
         " FROM point p"
         " JOIN sweep s ON s.id = p.sweep_id"
         " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
-        " AND NOT " SB_DB_IMPOSSIBLE_CLOCK("m")
-        " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
-        " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
-        " AND p.nodes = ?8 AND p.status = 'ok'"
-        " AND (?9 IS NULL OR COALESCE(p.config, '') = ?9)"
-        " AND (?1 IS NULL OR m.name IS NOT NULL)"
-        " AND p.id = (SELECT MAX(q.id) FROM point q"
-        "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
-        "   AND q.workload = p.workload AND q.kernel = p.kernel"
-        "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
-        "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
-        "   AND COALESCE(q.config, '') = COALESCE(p.config, '')"
-        "   AND q.status = 'ok')"
-        " ORDER BY " SB_DB_SWEEP_TIME("s"),
+        " AND NOT " SB_DB_IMPOSSIBLE_CLOCK(
+            "m") " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
+                 " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
+                 " AND p.nodes = ?8 AND p.status = 'ok'"
+                 " AND (?9 IS NULL OR COALESCE(p.config, '') = ?9)"
+                 " AND (?1 IS NULL OR m.name IS NOT NULL)"
+                 " AND p.id = (SELECT MAX(q.id) FROM point q"
+                 "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
+                 "   AND q.workload = p.workload AND q.kernel = p.kernel"
+                 "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
+                 "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
+                 "   AND COALESCE(q.config, '') = COALESCE(p.config, '')"
+                 "   AND q.status = 'ok')"
+                 " ORDER BY " SB_DB_SWEEP_TIME("s"),
         a, NARGS(a), history_row, &l, e);
     if (rc) sb_history_free(l.v, l.n);
     *v = rc ? NULL : l.v;
