@@ -2,8 +2,9 @@
  * system calls alone (no allocation, no stdio), so that a process forked
  * from a threaded one may use it before it execs (the sweep's run guard,
  * harness/run/sb_guard): every process's state, parent and group, and
- * whether a process group still has a member that can run (the store's
- * check that nothing of a sweep's runs lives before another run of it).
+ * whether a process group still has a member that can run (the check,
+ * harness/run/sb_holder, that nothing of a sweep's runs lives before
+ * another run of it).
  *
  *   if (sb_proc_group_alive(pgid, NULL)) ... "still running";
  *   sb_proc_scan(each_child, &ctx);      // fn(info, ctx) per process
@@ -20,8 +21,8 @@ typedef struct sb_proc_info {
 } sb_proc_info;
 
 /* The command name of the sweep's run guards and of the process that holds
- * their group (harness/run/sb_guard: "sb-guard", "sb-guard-group"): the
- * store knows them by it, so that a group id reused by someone else after
+ * their group (harness/run/sb_guard: "sb-guard", "sb-guard-group"):
+ * harness/run/sb_holder knows them by it, so that a group id reused by someone else after
  * the last of them ended is not taken for them. */
 #define SB_PROC_GUARD_COMM "sb-guard"
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "sb_db.h"
 #include "sb_export.h"
+#include "sb_import.h"
 
 static sb_db *g_db;
 static int g_uses;

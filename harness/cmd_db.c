@@ -9,7 +9,10 @@
 #include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
+#include "sb_db_sweep.h"
 #include "sb_export.h"
+#include "sb_import.h"
+#include "sb_holder.h"
 #include "sb_listing.h"
 #include "sb_ptset.h"
 #include "sb_text.h"
@@ -173,7 +176,9 @@ int sb_cmd_db(int argc, char **argv)
         rc = sb_listing_log(db, args[0], stdout, &e);
     } else if (!strcmp(sub, "unlock")) {
         char was[512];
-        if (!(rc = sb_db_sweep_unlock(db, sweep_id, was, sizeof was, &e)))
+        sb_db_holder me;
+        sb_holder_self(&me);
+        if (!(rc = sb_db_sweep_unlock(db, sweep_id, &me, was, sizeof was, &e)))
             printf("sweep %lld: %s%s\n", (long long)sweep_id,
                    was[0] ? "released the claim of " : "was not claimed",
                    sb_text_cell(cell, sizeof cell, was, 300, 0));

@@ -11,6 +11,7 @@
 #include "sb_cli.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
+#include "sb_db_project.h"
 #include "sb_opts.h"
 #include "sb_result.h"
 #include "sb_scaling_job.h"

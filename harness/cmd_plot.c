@@ -10,6 +10,7 @@
 #include "sb_text.h"
 #include "sb_cmds.h"
 #include "sb_db.h"
+#include "sb_db_sweep.h"
 #include "sb_plot.h"
 #include "sb_ptset.h"
 #include "sb_query.h"

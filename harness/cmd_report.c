@@ -13,6 +13,7 @@
 #include "sb_cmds.h"
 #include "sb_text.h"
 #include "sb_export.h"
+#include "sb_import.h"
 #include "sb_ptset.h"
 #include "sb_report.h"
 

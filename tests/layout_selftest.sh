@@ -56,4 +56,6 @@ fresh; sed -i '1i #include "sb_plot_int.h"' "$tmp/t/harness/study/sb_gnuplot_tmp
 expect 1 "an include loop between [0-9]* modules: .*sb_gnuplot_tmpl sb_plot .*harness/study/sb_gnuplot_tmpl.c:1" "a loop through a module's private header"
 fresh; printf 'static int sb_layout_peek(sb_db *db) { return sb_db_now_iso(0); }\n' >>"$tmp/t/harness/study/sb_report_gemm.c"
 expect 1 "harness/study/sb_report_gemm.c:[0-9]*: the report reads the store while it draws" "a report section reading the store"
+fresh; for i in $(seq 1 1010); do echo "/* filler */"; done >>"$tmp/t/harness/store/sb_query.h"
+expect 1 "harness/store/sb_query.h: [0-9]* lines (a store/ file has at most 1000)" "a store/ file over 1,000 lines"
 [ $fails -eq 0 ]

@@ -18,10 +18,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "sb_db.h"
+#include "sb_db_ingest.h"
+#include "sb_db_sweep.h"
 #include "sb_db_internal.h"
 #include "sb_export.h"
+#include "sb_import.h"
+#include "sb_holder.h"
 #include "sb_proc.h"
 #include "sb_text.h"
+#include "sb_workload.h"
 #include "testutil.h"
 
 static char g_dir[256];
@@ -339,6 +344,14 @@ static void test_store_rules(void)
                        .command = "x"};
     CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "shape") != NULL);
+    /* an unknown workload: the message names every row of the table (it
+     * once listed five by hand and missed the newer ones) */
+    d.workload = "nosuch";
+    CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_EUSAGE);
+    for (int w = 0; w < sb_workload_count(); w++)
+        CHECK(strstr(e.msg, sb_workload_at(w)->name) != NULL);
+    CHECK(strstr(e.msg, "workload: 'nosuch' is not one of ") != NULL);
+    d.workload = "gemm";
     d.shape = "64x64x64:NN";
     d.command = "sprbench \xff gemm"; /* machine text: repaired, the point stored */
     CHECK_EQ_INT(sb_db_point_add(db, sid, &d, 0, &pid, &e), SB_OK);
@@ -688,6 +701,14 @@ static void test_readonly(void)
 
 /* ---- the claim on a sweep ---- */
 
+/* This process as a sweep's holder, described anew (after a fork too). */
+static const sb_db_holder *me(void)
+{
+    static sb_db_holder h;
+    sb_holder_self(&h);
+    return &h;
+}
+
 /* A child that waits, named name (NULL: as we are), in process group
  * group (0: one of its own), once it is both. */
 static pid_t in_group(const char *name, pid_t group)
@@ -714,7 +735,7 @@ static pid_t in_group(const char *name, pid_t group)
 static void test_claim_runs(sb_db *db, int64_t sid)
 {
     sb_err e = {0};
-    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, 0, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, me(), 0, &e), SB_OK);
     pid_t dead = fork();
     if (dead == 0) _exit(0);
     waitpid(dead, NULL, 0);
@@ -734,15 +755,15 @@ static void test_claim_runs(sb_db *db, int64_t sid)
     char want[128];
     snprintf(want, sizeof want, "processes of its runs still live on this host (process group %ld",
              (long)member);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_EUSAGE);
     CHECKF(strstr(e.msg, want) && strstr(e.msg, "resume once"), "claim: %s", e.msg);
     char was[256];
-    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, was, sizeof was, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, me(), was, sizeof was, &e), SB_EUSAGE);
     CHECKF(strstr(e.msg, want) && strstr(e.msg, "unlock once"), "unlock: %s", e.msg);
     /* a group id of an earlier boot names nothing of ours */
     CHECK(sqlite3_exec(sb_db_handle(db), "UPDATE sweep SET holder_start = 'another-boot:1'", NULL,
                        NULL, NULL) == SQLITE_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group IS NULL"), 1);
     /* the last of them ends: taken over */
     snprintf(sql, sizeof sql,
@@ -751,7 +772,7 @@ static void test_claim_runs(sb_db *db, int64_t sid)
     CHECK(sqlite3_exec(sb_db_handle(db), sql, NULL, NULL, NULL) == SQLITE_OK);
     kill(member, SIGKILL);
     waitpid(member, NULL, 0);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     kill(stranger, SIGKILL);
     waitpid(stranger, NULL, 0);
     /* a guard that ends while the claim waits (as one does within its grace
@@ -767,15 +788,60 @@ static void test_claim_runs(sb_db *db, int64_t sid)
         kill(late, SIGKILL);
         _exit(0);
     }
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     waitpid(killer, NULL, 0);
     waitpid(late, NULL, 0);
     /* recorded with our claim, dropped with it */
-    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, 4242, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, me(), 4242, &e), SB_OK);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group = 4242"), 1);
-    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_group IS NULL"), 1);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
+}
+
+/* The store keeps a holder's token as given and asks the caller's holder
+ * whether a stored one lives: a token of any form, judged by the callbacks
+ * alone (no /proc read in the store). */
+static int fake_alive(long pid, const char *token)
+{
+    return pid == 4242 && !strcmp(token, "opaque:x");
+}
+static int fake_runs(long group, const char *token)
+{
+    return group == 77 && !strcmp(token, "opaque:x");
+}
+static int none_alive(long pid, const char *token) { return (void)pid, (void)token, 0; }
+static int none_runs(long group, const char *token) { return (void)group, (void)token, 0; }
+
+static void test_claim_opaque(sb_db *db, int64_t sid)
+{
+    sb_err e = {0};
+    sb_db_holder other = *me();
+    other.pid = 4242;
+    snprintf(other.token, sizeof other.token, "opaque:x");
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &other, &e), SB_OK);
+    CHECK_EQ_INT(count(db,
+                       "SELECT COUNT(*) FROM sweep WHERE holder_pid = 4242"
+                       " AND holder_start = 'opaque:x'"),
+                 1);
+    sb_db_holder judge = *me();
+    judge.alive = fake_alive;
+    judge.runs_alive = fake_runs;
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &judge, &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, "already being run by process 4242 on this host"), "claim: %s", e.msg);
+    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, &judge, NULL, 0, &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, "which is alive: stop it (kill -TERM 4242)"), "unlock: %s", e.msg);
+    /* gone, but its run group lives (the callback says so) */
+    CHECK_EQ_INT(sb_db_sweep_set_group(db, sid, &other, 77, &e), SB_OK);
+    judge.alive = none_alive;
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &judge, &e), SB_EUSAGE);
+    CHECKF(strstr(e.msg, "process group 77, being stopped"), "claim: %s", e.msg);
+    /* all gone: taken over */
+    judge.runs_alive = none_runs;
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &judge, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &judge, &e), SB_OK);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM sweep WHERE holder_pid IS NULL"), 1);
 }
 
 static void test_claim(void)
@@ -787,10 +853,10 @@ static void test_claim(void)
     CHECK(sb_db_open(path, &db, &e) == SB_OK);
     int64_t sid = 0;
     CHECK(sb_db_sweep_create(db, "claimed", "gemm", "p", 0, &sid, &e) == SB_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, 99, &e), SB_EUSAGE);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK); /* already ours */
-    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, 99, me(), &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK); /* already ours */
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK);
     /* a live process holds it: refused, naming it */
     int go[2];
     CHECK(pipe(go) == 0);
@@ -798,7 +864,8 @@ static void test_claim(void)
     if (child == 0) {
         sb_db *c;
         sb_err ce = {0};
-        char ok = sb_db_open(path, &c, &ce) == SB_OK && sb_db_sweep_claim(c, sid, &ce) == SB_OK;
+        char ok = sb_db_open(path, &c, &ce) == SB_OK &&
+            sb_db_sweep_claim(c, sid, me(), &ce) == SB_OK;
         sb_db_close(c);
         if (write(go[1], &ok, 1) != 1) _exit(1);
         pause();
@@ -806,34 +873,98 @@ static void test_claim(void)
     }
     char ok = 0;
     CHECK(read(go[0], &ok, 1) == 1 && ok);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_EUSAGE);
     char want[64];
     snprintf(want, sizeof want, "already being run by process %ld", (long)child);
     CHECKF(strstr(e.msg, want) != NULL, "claim message: %s", e.msg);
     /* it dies: its claim is stale and taken over */
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     /* a pid alive but another process (reused): the start time tells */
     CHECK(sqlite3_exec(sb_db_handle(db),
                        "UPDATE sweep SET holder_pid = 1,"
                        " holder_start = 'another-boot:1'",
                        NULL, NULL, NULL) == SQLITE_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     /* another host: cannot be checked from here; unlock releases it */
     CHECK(sqlite3_exec(sb_db_handle(db),
                        "UPDATE sweep SET holder_pid = 4242,"
                        " holder_host = 'elsewhere', holder_since = '2026-01-01T00:00:00Z'",
                        NULL, NULL, NULL) == SQLITE_OK);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_EUSAGE);
     CHECK(strstr(e.msg, "process 4242 on host elsewhere") && strstr(e.msg, "db unlock"));
-    CHECK_EQ_INT(sb_db_sweep_release(db, sid, &e), SB_OK); /* not ours: left alone */
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_EUSAGE);
+    CHECK_EQ_INT(sb_db_sweep_release(db, sid, me(), &e), SB_OK); /* not ours: left alone */
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_EUSAGE);
     char was[256];
-    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, was, sizeof was, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_unlock(db, sid, me(), was, sizeof was, &e), SB_OK);
     CHECK(strstr(was, "process 4242 on host elsewhere") != NULL);
-    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, &e), SB_OK);
+    CHECK_EQ_INT(sb_db_sweep_claim(db, sid, me(), &e), SB_OK);
     test_claim_runs(db, sid);
+    test_claim_opaque(db, sid);
+    sb_db_close(db);
+}
+
+/* The store's one read (sb_db_rows): bound parameters, every row handed
+ * over, a row's error stops the read, a failed statement names the read. */
+typedef struct rows_seen {
+    int n, stop_at;
+    int64_t sum;
+} rows_seen;
+
+static int seen_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    rows_seen *r = ctx;
+    if (++r->n == r->stop_at) return sb_errf(e, SB_EUSAGE, "stopped at row %d", r->n);
+    r->sum += sqlite3_column_int64(st, 0);
+    return SB_OK;
+}
+
+static void test_rows(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/rows.db", g_dir);
+    sb_db *db;
+    sb_err e = {0};
+    CHECK(sb_db_open(path, &db, &e) == SB_OK);
+    CHECK(sqlite3_exec(sb_db_handle(db),
+                       "CREATE TABLE t (a INTEGER, b TEXT);"
+                       " INSERT INTO t VALUES (1, 'x'), (2, 'y'), (4, NULL), (8, 'x')",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    rows_seen r = {0};
+    sb_db_arg a[] = {SB_DB_INT(1), SB_DB_TEXT("x")};
+    CHECK_EQ_INT(sb_db_rows(db, "reading t", "SELECT a FROM t WHERE a >= ? AND b = ? ORDER BY a", a,
+                            2, seen_row, &r, &e),
+                 SB_OK);
+    CHECK_EQ_INT(r.n, 2);
+    CHECK(r.sum == 9);
+    /* a NULL text binds SQL NULL */
+    r = (rows_seen){0};
+    sb_db_arg null_text[] = {SB_DB_TEXT(NULL)};
+    CHECK_EQ_INT(
+        sb_db_rows(db, "reading t", "SELECT a FROM t WHERE b IS ?", null_text, 1, seen_row, &r, &e),
+        SB_OK);
+    CHECK(r.n == 1 && r.sum == 4);
+    /* the row's error is the read's, and no row after it is read */
+    r = (rows_seen){.stop_at = 2};
+    CHECK_EQ_INT(
+        sb_db_rows(db, "reading t", "SELECT a FROM t ORDER BY a", NULL, 0, seen_row, &r, &e),
+        SB_EUSAGE);
+    CHECK(r.n == 2 && r.sum == 1 && strstr(e.msg, "stopped at row 2"));
+    /* a statement that fails names the read and the file */
+    CHECK_EQ_INT(
+        sb_db_rows(db, "reading nothing", "SELECT a FROM no_such_table", NULL, 0, seen_row, &r, &e),
+        SB_EFAIL);
+    CHECKF(strstr(e.msg, path) && strstr(e.msg, ": reading nothing: "), "rows: %s", e.msg);
+    /* a growing list: each element zeroed and counted */
+    int *v = NULL, n = 0, cap = 0;
+    for (int i = 0; i < 40; i++) {
+        int *el = sb_db_push((void **)&v, &n, &cap, sizeof *v, &e);
+        CHECK(el && *el == 0);
+        if (el) *el = i;
+    }
+    CHECK(n == 40 && cap >= 40 && v[39] == 39);
+    free(v);
     sb_db_close(db);
 }
 
@@ -1017,6 +1148,7 @@ int main(void)
     test_point_log();
     test_readonly();
     test_claim();
+    test_rows();
     chmod(g_dir, 0700);
     if (!getenv("SB_KEEP"))
         CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);

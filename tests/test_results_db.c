@@ -7,8 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sb_db.h"
+#include "sb_db_ingest.h"
+#include "sb_db_sweep.h"
 #include "sb_db_internal.h"
 #include "sb_export.h"
+#include "sb_import.h"
 #include "sb_io.h"
 #include "sb_ptset.h"
 #include "sb_query.h"

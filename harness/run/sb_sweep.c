@@ -9,7 +9,12 @@
 #include <unistd.h>
 #include "sb_progress.h"
 #include "sb_db.h"
+#include "sb_db_ingest.h"
+#include "sb_db_project.h"
+#include "sb_db_sweep.h"
 #include "sb_guard.h"
+#include "sb_holder.h"
+#include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_launch.h"
 #include "sb_pair_point.h"
@@ -25,6 +30,14 @@
 
 /* The sweep's own temporary directory (mkdtemp, 0700) and what points left
  * in it (a --hostfile or Slurm point's hosts.N, result files). */
+/* This process as a sweep's holder (sb_holder), described at each call. */
+static const sb_db_holder *this_process(void)
+{
+    static sb_db_holder me;
+    sb_holder_self(&me);
+    return &me;
+}
+
 static void remove_tmpdir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -274,7 +287,7 @@ static int resume_sweep(const sb_sweep_opts *o, sb_db *db, int64_t sweep, sb_pla
     if ((rc = sb_slurm_plan_preflight(*p, e))) return rc;
     /* one run of a sweep at a time: a second resume is refused here,
      * naming the holder, before it runs anything */
-    if ((rc = sb_db_sweep_claim(db, sweep, e))) return rc;
+    if ((rc = sb_db_sweep_claim(db, sweep, this_process(), e))) return rc;
     *claimed = 1;
     return SB_OK;
 }
@@ -335,7 +348,7 @@ static int create_sweep(const sb_sweep_opts *o, sb_db *db, const sb_plan *p, int
                             sweep, e);
     free(plan_text);
     if (rc || (rc = add_plan_points(db, *sweep, p, machine, o->no_peak, e)) ||
-        (rc = sb_db_sweep_claim(db, *sweep, e))) {
+        (rc = sb_db_sweep_claim(db, *sweep, this_process(), e))) {
         sb_db_rollback(db);
         *sweep = 0;
         return rc;
@@ -382,7 +395,7 @@ static int run_points(const sb_sweep_opts *o, sb_db *db, int64_t sweep, const sb
     /* every run's guard joins one process group, recorded with the claim:
      * a resume or an unlock waits for what a killed sweep's runs left */
     int group = sb_guard_group_open();
-    if (group && (rc = sb_db_sweep_set_group(db, sweep, group, e))) {
+    if (group && (rc = sb_db_sweep_set_group(db, sweep, this_process(), group, e))) {
         sb_guard_group_close();
         free(rows);
         remove_tmpdir(dir);
@@ -505,7 +518,8 @@ int sb_sweep_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
 done:
     if (claimed) {
         sb_err re = {0};
-        if (sb_db_sweep_release(db, sweep, &re) && !rc) rc = sb_errf(e, re.code, "%s", re.msg);
+        if (sb_db_sweep_release(db, sweep, this_process(), &re) && !rc)
+            rc = sb_errf(e, re.code, "%s", re.msg);
     }
     json_decref(info);
     sb_db_close(db);

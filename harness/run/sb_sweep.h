@@ -18,6 +18,7 @@
 #include "sb_err.h"
 #include "sb_db.h"
 #include "sb_pair_run.h" /* sb_pair_opts */
+#include "sb_db_project.h"
 #include "sb_plan.h"
 
 

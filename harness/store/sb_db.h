@@ -13,9 +13,12 @@
  *
  * The store is sealed: the SQLite connection stays inside harness/store/
  * (sb_db_internal.h), and code above it reads and writes through named
- * operations: this header (schema, writes, what the store accepts),
- * sb_query.h (the reads commands, sweeps, plots and reports make),
- * sb_ptset.h (selections and point sets), sb_export.h (moving results) and
+ * operations: this header (opening, schema, transactions, machines, what
+ * the store accepts), sb_db_sweep.h (sweeps, their holder, their points),
+ * sb_db_ingest.h (results, worker output, peaks), sb_db_project.h
+ * (projections), sb_query.h (the reads commands, sweeps, plots and reports make),
+ * sb_ptset.h (selections and point sets), sb_export.h and sb_import.h
+ * (moving results) and
  * sb_listing.h (the listings `db` shows). */
 #ifndef SB_DB_H
 #define SB_DB_H
@@ -103,159 +106,10 @@ int sb_db_shape_value(const char *shape, const char *key, char *buf, size_t cap)
  * field otherwise): callers check before they create anything. */
 int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e);
 
-/* Creates a sweep (status running). Label and plan are refused, not cut,
- * when they break the text rules (SB_EUSAGE). */
-int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const char *plan,
-                       int64_t machine_id, int64_t *id, sb_err *e);
-int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e);
-/* Marks a sweep that is resumed as running again (no finish time), in the
- * caller's transaction or one of its own. No such sweep: SB_EUSAGE. */
-int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e);
-
-/* ---- who is running a sweep ---- */
-
-/* Claims the sweep for this process (pid, host name, boot id and process
- * start time, since when), in a transaction of its own or in the caller's.
- * A claim by a live process is SB_EUSAGE naming the holder; a claim by a
- * process of this host that is gone (dead pid, a pid reused by another
- * process, an earlier boot) is taken over; a claim from another host is
- * SB_EUSAGE too (it cannot be checked from here: `sprbench db unlock`
- * clears it), and so is a claim whose holder is gone while processes of
- * its runs still live (sb_db_sweep_set_group) after a wait of up to 5 s
- * for them (a guard's grace is 3 s). No such sweep: SB_EUSAGE. */
-int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, sb_err *e);
-/* Drops this process's claim (another's is left alone). */
-int sb_db_sweep_release(sb_db *db, int64_t sweep_id, sb_err *e);
-/* Records with this process's claim the process group its runs' guards
- * join (harness/run/sb_guard; 0: none). While a member of it can run, a
- * claim or an unlock of the sweep is refused (SB_EUSAGE) even when the
- * holder is gone: something of its runs is still being stopped. */
-int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, int group, sb_err *e);
-/* Drops any claim but that of a live process of this host or of one whose
- * runs still have processes here after the claim's wait (SB_EUSAGE naming
- * it: that sweep still runs, or is still being stopped); *was (cap bytes,
- * may be NULL) describes the holder it dropped ("" when there was none). */
-int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, char *was, size_t cap, sb_err *e);
-
-typedef struct sb_point_desc {
-    int seq;                            /* order within the sweep */
-    const char *workload;               /* "gemm", "train", "infer", "peak", "allreduce" */
-    const char *kernel, *dtype, *shape; /* shape: "MxNxK[:TRANS]" or a model config key */
-    const char *config;                 /* JSON text of the workload-specific options */
-    int threads, ppn, nodes;
-    const char *command; /* exact command line that runs the point */
-} sb_point_desc;
-
-/* Adds a pending point. */
-int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t machine_id,
-                    int64_t *id, sb_err *e);
-/* Records the exact command of a point (machine text: repaired and cut). */
-int sb_db_point_set_command(sb_db *db, int64_t id, const char *command, sb_err *e);
-/* Sets a point's status (one of the known ones, else SB_EUSAGE) and reason
- * (machine text: repaired and cut to SB_DB_MAX_REASON characters). */
-int sb_db_point_set_status(sb_db *db, int64_t id, const char *status, const char *reason,
-                           sb_err *e);
-/* Stores a result document for the point in one transaction: status, reason,
- * every sample, every metric (with unit and projected flag), the binding and
- * the raw document. The point must exist. SB_EUSAGE, nothing stored, for a
- * status other than ok/skipped/failed, an ok result of a measured workload
- * (not peak) without samples, a sample or metric that is not a finite
- * number, a metric name outside [A-Za-z0-9_.:-]{1,128}, or a document over
- * SB_DB_MAX_DOC; the reason, units and sources are repaired and cut.
- * A paired point's document has "pairing" {mode (abba, random or duet),
- * baseline, candidate (the two binaries), samples, side (0 baseline, 1
- * candidate) and pair (arrays of one length)}: its samples are stored from
- * there, each with its side and pair, and "samples" (the candidate's) is
- * not stored again. */
-int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e);
-/* The rules a "pairing" object follows (NULL: none, fine); SB_EUSAGE naming
- * `where` and the element otherwise. */
-int sb_db_check_pairing(json_t *pairing, const char *where, sb_err *e);
-
-/* ---- each point's worker output ---- */
-
-typedef struct sb_point_log {
-    char *out, *err;                /* the kept tails, valid UTF-8 */
-    long long out_bytes, err_bytes; /* how much the worker wrote in all */
-} sb_point_log;
-/* Stores (replaces) the tails of a point's stdout and stderr: each is
- * repaired, and cut to its last SB_DB_LOG_BYTES bytes at a character
- * boundary; *_total is how many bytes the stream had in all. */
-int sb_db_point_log_set(sb_db *db, int64_t point_id, const char *out, size_t out_len,
-                        long long out_total, const char *err, size_t err_len, long long err_total,
-                        sb_err *e);
-/* *found = 0 when the point has no stored output. */
-int sb_db_point_log_get(sb_db *db, int64_t point_id, sb_point_log *log, int *found, sb_err *e);
-void sb_point_log_free(sb_point_log *log);
-
 /* A fresh random identifier (32 hex digits) for sweeps and points, so that
  * results moved between databases keep their identity. */
 void sb_db_uuid(char out[33]);
 /* UTC time as ISO 8601 ("2026-11-29T17:00:00Z"). */
 void sb_db_now_iso(char out[32]);
-
-/* Latest per-core peak (GFLOP/s or GOP/s) measured on this machine (of the
- * sweep started last) for an
- * instruction path ("f32", "bf16", "int8", "amx_bf16", "amx_int8"); 0 when none. */
-double sb_db_peak_per_core(sb_db *db, int64_t machine_id, const char *path);
-/* The same, the peak of sweep_id first when it measured one (an imported
- * point is measured against its own sweep's peak, whatever else the
- * database holds), else the newest by sweep start time (SB_DB_SWEEP_TIME). */
-double sb_db_peak_per_core_in(sb_db *db, int64_t machine_id, const char *path, int64_t sweep_id);
-
-/* The id of the newest sweep, or 0 when there is none. */
-int64_t sb_db_latest_sweep(sb_db *db);
-
-/* ---- projections (the scaling model's figures, stored beside measured ones) ---- */
-
-/* A measured training point of a sweep (status ok, with a step_seconds
- * metric), with what its result document says about the work. */
-typedef struct sb_train_obs {
-    int64_t point_id;
-    char kernel[64], dtype[16], shape[128];
-    int threads, ppn, nodes;
-    double step_s;               /* metric step_seconds (median) */
-    double epoch_s;              /* metric epoch_seconds (0 when absent) */
-    long steps_per_epoch;        /* metric steps_per_epoch (0 when absent) */
-    long features;               /* config.features (0 when absent) */
-    int batch, seq;              /* config.batch, config.seq (0 when absent) */
-    int layers, dim, ffn, vocab; /* config: the model's shape (0 when absent) */
-} sb_train_obs;
-
-/* Every ok `train` point of the sweep that has a step_seconds metric, ordered
- * by kernel, shape, ppn, threads, nodes. *v malloc'd (NULL when none). */
-int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb_err *e);
-
-typedef struct sb_projection_point {
-    int nodes;
-    double epoch_s; /* with overlap: the series' headline */
-    double epoch_no_overlap_s;
-    double speedup;           /* against the projection's own 1-node point */
-    double efficiency;        /* speedup / nodes */
-    double comm_s, exposed_s; /* all-reduce per step, and the part not hidden */
-} sb_projection_point;
-
-typedef struct sb_projection {
-    int64_t sweep_id; /* where the points go; 0: a new sweep (new_sweep_label) */
-    const char *new_sweep_label;
-    int64_t machine_id; /* 0: none */
-    const char *kernel, *dtype, *shape;
-    int threads, ppn;
-    const char *reason; /* short: what the points were computed from */
-    const char *config; /* JSON text of the model's inputs */
-    const char *source; /* metric.source: the model's inputs in words */
-    const sb_projection_point *pts;
-    int n;
-} sb_projection;
-
-/* Stores a projection in one transaction: one point per node count, workload
- * `train`, status 'projected' (nothing was run), its metrics epoch_seconds,
- * epoch_seconds_no_overlap, speedup, efficiency, comm_seconds_per_step and
- * exposed_seconds_per_step all with projected = 1 and `source`. Projected
- * points of the same series (kernel, dtype, shape, threads, ppn) already in
- * the sweep are replaced, so deriving a projection again never duplicates it.
- * With sweep_id 0 a sweep (workload train, status done) is created in the
- * same transaction; *sweep_out receives the sweep's id (may be NULL). */
-int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out, sb_err *e);
 
 #endif

@@ -1,5 +1,6 @@
-/* sb_db_internal: what the store's own modules (sb_db, sb_export, sb_ptset,
- * sb_query) share, and nothing above them may use: the SQLite connection
+/* sb_db_internal: what the store's own modules (sb_db, sb_db_sweep,
+ * sb_db_ingest, sb_db_project, sb_export, sb_import, sb_import_check,
+ * sb_ptset, sb_query) share, and nothing above them may use: the SQLite connection
  * behind an sb_db, the one way a failed SQLite call becomes an sb_err, and
  * the prepare and column helpers built on it. Tests include it to set up and
  * inspect databases with raw SQL; commands, sweeps, plots and reports never
@@ -12,8 +13,25 @@
 #include "sb_err.h"
 #include "sb_peak.h"
 
-/* The connection (owned by db: never closed by the caller). */
+/* The connection (owned by db: never closed by the caller), and the path
+ * it was opened with (for messages). */
 sqlite3 *sb_db_handle(sb_db *db);
+const char *sb_db_path(sb_db *db);
+
+/* Bind helpers: a NULL string binds NULL; text from the machine or a
+ * worker is bound repaired and cut to max_chars (sb_text; SB_EFAIL when
+ * out of memory). */
+void sb_db_bind_text(sqlite3_stmt *st, int i, const char *s);
+int sb_db_bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars);
+/* o[path1] (or o[path1][path2]) as a string (NULL when it is not one), and
+ * as an integer (true: 1; anything else: 0). */
+const char *sb_db_jstr(json_t *o, const char *path1, const char *path2);
+json_int_t sb_db_jint(json_t *o, const char *path1, const char *path2);
+/* Steps a bound statement that returns no row, then resets it and clears
+ * its bindings for the next use; a failed step is sb_db_fail naming what. */
+int sb_db_exec_bound(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what);
+/* Whether s is 1..max characters of [A-Za-z0-9_.:-]. */
+int sb_db_token(const char *s, size_t max);
 
 /* The store's one error helper: SB_EFAIL with "PATH: what: SQLite's message"
  * for a prepare, step, bind or exec that failed on db's connection. */
@@ -21,6 +39,37 @@ int sb_db_fail(sb_err *e, sb_db *db, const char *what);
 /* Prepares sql on db's connection; on failure *st is NULL and the error is
  * sb_db_fail's, naming `what`. */
 int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **st, sb_err *e);
+/* A parameter of a read (sb_db_rows): an integer, or a text that is NULL
+ * when s is (SQL NULL). */
+typedef struct sb_db_arg {
+    int is_text;
+    int64_t i;
+    const char *s;
+} sb_db_arg;
+#define SB_DB_INT(v) ((sb_db_arg){0, (int64_t)(v), NULL})
+#define SB_DB_TEXT(v) ((sb_db_arg){1, 0, (v)})
+/* What a read does with one row: SB_OK to go on, or an error it has set
+ * in e (the read stops there). */
+typedef int (*sb_db_row_fn)(sqlite3_stmt *st, void *ctx, sb_err *e);
+/* The store's one read: prepares sql, binds args[0..nargs) to parameters
+ * 1..nargs, hands each row to row(st, ctx, e) until the rows end or row
+ * fails, and finalizes. A failed prepare or step is sb_db_fail naming
+ * `what`; a row's error is returned as it is. */
+int sb_db_rows(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+               sb_db_row_fn row, void *ctx, sb_err *e);
+/* Rows of one column: the (last) row's integer into *(int64_t *)ctx, its
+ * number into *(double *)ctx. */
+int sb_db_int64_row(sqlite3_stmt *st, void *ctx, sb_err *e);
+int sb_db_double_row(sqlite3_stmt *st, void *ctx, sb_err *e);
+/* Room for one more element of size `size` at the end of the array *v of
+ * *n (capacity *cap, 0 at first): the new element, zeroed and counted in
+ * *n; NULL and SB_EFAIL "out of memory" in e when it cannot grow. */
+void *sb_db_push(void **v, int *n, int *cap, size_t size, sb_err *e);
+/* A text column as a new string, verbatim (NULL reads as ""); *oom is set
+ * when it cannot be copied, so that a row is checked once, not per field. */
+char *sb_db_text_dup(sqlite3_stmt *st, int i, int *oom);
+/* The same, but a NULL column stays NULL. */
+char *sb_db_text_dup_or_null(sqlite3_stmt *st, int i, int *oom);
 /* A text column as a new string (caller frees): invalid UTF-8 from an older
  * file shows as U+FFFD, the same as in an export; NULL reads as "". NULL only
  * when out of memory. */

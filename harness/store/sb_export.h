@@ -1,8 +1,9 @@
 /* sb_export: moving results between databases and reading them back.
  * Owns the export document (one JSON object: machines, sweeps, points with
- * their raw samples and metrics), its validated import (one transaction,
- * idempotent: sweeps and points keep their uuid, machines are matched by
- * fingerprint), merging databases and the flat CSV table. The point sets
+ * their raw samples and metrics) and the flat CSV table; its validated
+ * import (one transaction, idempotent: sweeps and points keep their uuid,
+ * machines are matched by fingerprint) and merging databases are
+ * sb_import's, its checks sb_import_check's. The point sets
  * and selections that `db`, `report` and `gate` read are sb_ptset's.
  *
  * Export document (format "sprbench-export", version 3; version 2 held the
@@ -37,7 +38,7 @@
 #define SB_EXPORT_FORMAT "sprbench-export"
 #define SB_EXPORT_VERSION 3
 
-/* ---- export / import / merge ---- */
+/* ---- export (import and merge: sb_import.h) ---- */
 
 /* The export document of every sweep (sweep_id 0) or of one sweep;
  * *repaired (may be NULL) counts text fields whose invalid UTF-8 went out as
@@ -47,29 +48,6 @@
 int sb_export_doc(sb_db *db, int64_t sweep_id, json_t **doc, long *repaired, sb_err *e);
 /* Writes it atomically (doubles kept exactly). */
 int sb_export_write(sb_db *db, int64_t sweep_id, const char *path, long *repaired, sb_err *e);
-
-typedef struct sb_import_stats {
-    long machines_added, sweeps_added, points_added, points_present;
-    long points_updated; /* unfinished here, finished in the document: replaced */
-    long samples_added, metrics_added;
-} sb_import_stats;
-
-/* Validates the whole document, then adds what the database lacks in one
- * transaction (nothing is written when anything is wrong). A point present
- * here but unfinished (pending, running, interrupted) is replaced by a
- * finished copy of it; any other present point is left as it is. `name` prefixes
- * messages ("FILE: points[3].samples[0]: ..."). Bad input is SB_EUSAGE. */
-int sb_import_doc(sb_db *db, json_t *doc, const char *name, sb_import_stats *st, sb_err *e);
-/* Parses text (len bytes, NUL not required) and imports it. */
-int sb_import_text(sb_db *db, const char *text, size_t len, const char *name, sb_import_stats *st,
-                   sb_err *e);
-int sb_import_file(sb_db *db, const char *path, sb_import_stats *st, sb_err *e);
-/* Reads, parses and validates an export without any database: what `db
- * import` checks of every file before it opens (or creates) --db. */
-int sb_import_check_file(const char *path, sb_err *e);
-/* Everything of the database at src_path (opened read-only: it must be a
- * sprbench database, and is never changed) into db (as export + import). */
-int sb_merge_db(sb_db *db, const char *src_path, sb_import_stats *st, sb_err *e);
 
 /* One row per point: identity, configuration, status, sample statistics
  * (n, min, p10, median, p90 in seconds) and one column per metric name. */

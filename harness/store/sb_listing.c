@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_db_ingest.h"
 #include "sb_metric.h"
 #include "sb_ptset.h"
 #include "sb_query.h"

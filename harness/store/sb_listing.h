@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include "sb_db.h"
 #include "sb_err.h"
-#include "sb_export.h"
+#include "sb_import.h"
 
 /* Schema version, row counts and the machines; path is what the database is
  * called in the first line. */

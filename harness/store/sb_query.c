@@ -9,52 +9,38 @@
 
 /* ---- helpers ---- */
 
-/* A text column as a new string, verbatim (NULL reads as ""); *oom is set
- * when it cannot be copied, so that a row is checked once, not per field. */
-static char *text_dup(sqlite3_stmt *st, int i, int *oom)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    char *r = strdup(s ? s : "");
-    if (!r) *oom = 1;
-    return r;
-}
+#define text_dup sb_db_text_dup
+#define text_dup_or_null sb_db_text_dup_or_null
+#define NARGS(a) ((int)(sizeof a / sizeof a[0]))
 
-/* The same, but a NULL column stays NULL: for fields whose absence the
- * caller words itself. */
-static char *text_dup_or_null(sqlite3_stmt *st, int i, int *oom)
-{
-    if (sqlite3_column_type(st, i) == SQLITE_NULL) return NULL;
-    return text_dup(st, i, oom);
-}
+/* A list being read (sb_db_rows' context): its elements so far, and what
+ * a row needs besides. */
+typedef struct list {
+    void *v;
+    int n, cap;
+    const void *with;
+    sqlite3_stmt *samples; /* a series': its points' samples */
+    sb_db *db;
+} list;
 
-/* Room for one more element of size `size` in *v (capacity *cap). */
-static int grow(void **v, int n, int *cap, size_t size, sb_err *e)
-{
-    if (n < *cap) return SB_OK;
-    int ncap = *cap ? 2 * *cap : 16;
-    void *nv = realloc(*v, size * (size_t)ncap);
-    if (!nv) return sb_errf(e, SB_EFAIL, "out of memory");
-    *v = nv;
-    *cap = ncap;
-    return SB_OK;
-}
+/* A row that is found once (*found), or not. */
+typedef struct found_row {
+    void *out;
+    int found;
+} found_row;
 
 /* A query that answers with one integer: *out (0 when it answers no row). */
 static int one_int64(sb_db *db, const char *what, const char *sql, int64_t id, int64_t *out,
                      sb_err *e)
 {
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, what, sql, &st, e);
-    if (rc) return rc;
-    if (id) sqlite3_bind_int64(st, 1, id);
     *out = 0;
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW)
-        *out = sqlite3_column_int64(st, 0);
-    else if (step != SQLITE_DONE)
-        rc = sb_db_fail(e, db, what);
-    sqlite3_finalize(st);
-    return rc;
+    sb_db_arg a[] = {SB_DB_INT(id)};
+    return sb_db_rows(db, what, sql, a, id ? 1 : 0, sb_db_int64_row, out, e);
+}
+
+static int oom_or_ok(int oom, sb_err *e)
+{
+    return oom ? sb_errf(e, SB_EFAIL, "out of memory") : SB_OK;
 }
 
 /* ---- the database as a whole ---- */
@@ -87,84 +73,73 @@ void sb_machine_rows_free(sb_machine_row *v, int n)
     free(v);
 }
 
+static int machine_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    list *l = ctx;
+    sb_machine_row *m = sb_db_push(&l->v, &l->n, &l->cap, sizeof *m, e);
+    if (!m) return SB_EFAIL;
+    int oom = 0;
+    m->fingerprint = text_dup(st, 0, &oom);
+    m->hostname = text_dup(st, 1, &oom);
+    m->cpu_model = text_dup(st, 2, &oom);
+    m->microarch = text_dup(st, 3, &oom);
+    m->cores = sqlite3_column_int(st, 4);
+    m->points = (long)sqlite3_column_int64(st, 5);
+    return oom_or_ok(oom, e);
+}
+
 int sb_db_machines(sb_db *db, sb_machine_row **v, int *n, sb_err *e)
 {
-    *v = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(
+    list l = {0};
+    int rc = sb_db_rows(
         db, "reading machines",
         "SELECT m.fingerprint, COALESCE(m.hostname, ''), COALESCE(m.cpu_model, ''),"
         " " SB_DB_MACHINE_NAME("m") ", COALESCE(m.cores, 0),"
-        " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
-        " FROM machine m ORDER BY m.id",
-        &st, e);
-    if (rc) return rc;
-    int cap = 0, step, oom = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
-        sb_machine_row *m = &(*v)[(*n)++];
-        m->fingerprint = text_dup(st, 0, &oom);
-        m->hostname = text_dup(st, 1, &oom);
-        m->cpu_model = text_dup(st, 2, &oom);
-        m->microarch = text_dup(st, 3, &oom);
-        m->cores = sqlite3_column_int(st, 4);
-        m->points = (long)sqlite3_column_int64(st, 5);
-        if (oom) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-            break;
-        }
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading machines");
-    sqlite3_finalize(st);
-    if (rc) {
-        sb_machine_rows_free(*v, *n);
-        *v = NULL;
-        *n = 0;
-    }
+                                    " (SELECT COUNT(*) FROM point p WHERE p.machine_id = m.id)"
+                                    " FROM machine m ORDER BY m.id",
+        NULL, 0, machine_row, &l, e);
+    if (rc) sb_machine_rows_free(l.v, l.n);
+    *v = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
+}
+
+static const char *const machine_names[] = {
+    "fingerprint", "hostname",  "cpu_model",    "vendor",           "family",     "model",
+    "stepping",    "microarch", "packages",     "numa_nodes",       "cores",      "pus",
+    "l2_bytes",    "l3_bytes",  "isa",          "amx_os_permitted", "amx_reason", "kernel",
+    "mem_bytes",   "info_json", "microarch_how"};
+
+static int machine_info_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    json_t *o = json_object();
+    for (int i = 0; o && i < (int)(sizeof machine_names / sizeof machine_names[0]); i++) {
+        int t = sqlite3_column_type(st, i);
+        /* text that is not UTF-8 (an older file, a host name) is shown
+         * repaired (U+FFFD), as the gate and the listings show it */
+        if (t == SQLITE_INTEGER)
+            json_object_set_new(o, machine_names[i], json_integer(sqlite3_column_int64(st, i)));
+        else if (t != SQLITE_NULL)
+            json_object_set_new(o, machine_names[i],
+                                sb_text_jsonn((const char *)sqlite3_column_text(st, i),
+                                              (size_t)sqlite3_column_bytes(st, i), NULL));
+    }
+    *(json_t **)ctx = o;
+    return o ? SB_OK : sb_errf(e, SB_EFAIL, "out of memory");
 }
 
 int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
 {
-    static const char *const names[] = {
-        "fingerprint", "hostname",  "cpu_model", "vendor",           "family",     "model",
-        "stepping",    "microarch", "packages",  "numa_nodes",       "cores",      "pus",
-        "l2_bytes",    "l3_bytes",  "isa",       "amx_os_permitted", "amx_reason", "kernel",
-        "mem_bytes",   "info_json", "microarch_how"};
     *info = NULL;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(
-        db, "reading a machine",
-        "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
-        " " SB_DB_MACHINE_NAME("machine") ", packages, numa_nodes, cores, pus, l2_bytes, l3_bytes,"
-        " isa,"
-        " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json,"
-        " " SB_DB_UARCH_HOW("machine") " FROM machine WHERE id = ?",
-        &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, machine_id);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        json_t *o = json_object();
-        for (int i = 0; o && i < (int)(sizeof names / sizeof names[0]); i++) {
-            int t = sqlite3_column_type(st, i);
-            /* text that is not UTF-8 (an older file, a host name) is shown
-             * repaired (U+FFFD), as the gate and the listings show it */
-            if (t == SQLITE_INTEGER)
-                json_object_set_new(o, names[i], json_integer(sqlite3_column_int64(st, i)));
-            else if (t != SQLITE_NULL)
-                json_object_set_new(o, names[i],
-                                    sb_text_jsonn((const char *)sqlite3_column_text(st, i),
-                                                  (size_t)sqlite3_column_bytes(st, i), NULL));
-        }
-        if (!o) rc = sb_errf(e, SB_EFAIL, "out of memory");
-        *info = o;
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading a machine");
-    }
-    sqlite3_finalize(st);
-    return rc;
+    sb_db_arg a[] = {SB_DB_INT(machine_id)};
+    return sb_db_rows(db, "reading a machine",
+                      "SELECT fingerprint, hostname, cpu_model, vendor, family, model, stepping,"
+                      " " SB_DB_MACHINE_NAME(
+                          "machine") ", packages, numa_nodes, cores, pus,"
+                                     " l2_bytes, l3_bytes, isa,"
+                                     " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json,"
+                                     " " SB_DB_UARCH_HOW("machine") " FROM machine WHERE id = ?",
+                      a, NARGS(a), machine_info_row, info, e);
 }
 
 /* ---- sweeps ---- */
@@ -186,12 +161,35 @@ void sb_sweep_rows_free(sb_sweep_row *v, int n)
     free(v);
 }
 
+static int sweep_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    list *l = ctx;
+    sb_sweep_row *s = sb_db_push(&l->v, &l->n, &l->cap, sizeof *s, e);
+    if (!s) return SB_EFAIL;
+    int oom = 0;
+    s->id = sqlite3_column_int64(st, 0);
+    s->uuid = text_dup(st, 1, &oom);
+    s->label = text_dup(st, 2, &oom);
+    s->workload = text_dup(st, 3, &oom);
+    s->hostname = text_dup(st, 4, &oom);
+    s->status = text_dup(st, 5, &oom);
+    s->started = text_dup(st, 6, &oom);
+    s->points = sqlite3_column_int(st, 7);
+    s->ok = sqlite3_column_int(st, 8);
+    s->skipped = sqlite3_column_int(st, 9);
+    s->held = sqlite3_column_type(st, 10) != SQLITE_NULL;
+    s->holder_pid = s->held ? (long long)sqlite3_column_int64(st, 10) : 0;
+    s->holder_host = text_dup(st, 11, &oom);
+    s->microarch = text_dup(st, 12, &oom);
+    s->cpu_model = text_dup(st, 13, &oom);
+    s->tool_version = text_dup(st, 14, &oom);
+    return oom_or_ok(oom, e);
+}
+
 int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
 {
-    *v = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(
+    list l = {0};
+    int rc = sb_db_rows(
         db, "reading sweeps",
         "SELECT s.id, s.uuid, COALESCE(s.label, ''), COALESCE(s.workload, ''),"
         " COALESCE(m.hostname, ''), COALESCE(s.status, ''),"
@@ -200,44 +198,14 @@ int sb_db_sweeps(sb_db *db, sb_sweep_row **v, int *n, sb_err *e)
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'ok'),"
         " (SELECT COUNT(*) FROM point p WHERE p.sweep_id = s.id AND p.status = 'skipped'),"
         " s.holder_pid, COALESCE(s.holder_host, ''),"
-        " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME("m") " END,"
-        " COALESCE(m.cpu_model, ''), COALESCE(s.tool_version, '')"
-        " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
-        &st, e);
-    if (rc) return rc;
-    int cap = 0, step, oom = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
-        sb_sweep_row *s = &(*v)[(*n)++];
-        memset(s, 0, sizeof *s);
-        s->id = sqlite3_column_int64(st, 0);
-        s->uuid = text_dup(st, 1, &oom);
-        s->label = text_dup(st, 2, &oom);
-        s->workload = text_dup(st, 3, &oom);
-        s->hostname = text_dup(st, 4, &oom);
-        s->status = text_dup(st, 5, &oom);
-        s->started = text_dup(st, 6, &oom);
-        s->points = sqlite3_column_int(st, 7);
-        s->ok = sqlite3_column_int(st, 8);
-        s->skipped = sqlite3_column_int(st, 9);
-        s->held = sqlite3_column_type(st, 10) != SQLITE_NULL;
-        s->holder_pid = s->held ? (long long)sqlite3_column_int64(st, 10) : 0;
-        s->holder_host = text_dup(st, 11, &oom);
-        s->microarch = text_dup(st, 12, &oom);
-        s->cpu_model = text_dup(st, 13, &oom);
-        s->tool_version = text_dup(st, 14, &oom);
-        if (oom) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-            break;
-        }
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading sweeps");
-    sqlite3_finalize(st);
-    if (rc) {
-        sb_sweep_rows_free(*v, *n);
-        *v = NULL;
-        *n = 0;
-    }
+        " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME(
+            "m") " END,"
+                 " COALESCE(m.cpu_model, ''), COALESCE(s.tool_version, '')"
+                 " FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id ORDER BY s.id",
+        NULL, 0, sweep_row, &l, e);
+    if (rc) sb_sweep_rows_free(l.v, l.n);
+    *v = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
 }
 
@@ -262,63 +230,63 @@ void sb_sweep_header_free(sb_sweep_header *h)
     memset(h, 0, sizeof *h);
 }
 
+static int header_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    found_row *o = ctx;
+    sb_sweep_header *h = o->out;
+    int oom = 0;
+    h->workload = text_dup_or_null(st, 0, &oom);
+    h->label = text_dup_or_null(st, 1, &oom);
+    h->has_machine = sqlite3_column_int(st, 2);
+    h->hostname = text_dup_or_null(st, 3, &oom);
+    h->cpu_model = text_dup_or_null(st, 4, &oom);
+    h->microarch = text_dup_or_null(st, 5, &oom);
+    h->cores = sqlite3_column_int(st, 6);
+    h->machine_id = sqlite3_column_int64(st, 7);
+    h->tool_version = text_dup_or_null(st, 8, &oom);
+    h->started = text_dup_or_null(st, 9, &oom);
+    if (oom) {
+        sb_sweep_header_free(h);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    o->found = 1;
+    return SB_OK;
+}
+
 int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *found, sb_err *e)
 {
     memset(h, 0, sizeof *h);
-    *found = 0;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(
+    found_row o = {h, 0};
+    sb_db_arg a[] = {SB_DB_INT(sweep_id)};
+    int rc = sb_db_rows(
         db, "reading a sweep",
         "SELECT s.workload, s.label, m.id IS NOT NULL, m.hostname, m.cpu_model,"
-        " CASE WHEN m.id IS NULL THEN NULL ELSE " SB_DB_MACHINE_NAME("m") " END,"
-        " COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version, s.started FROM sweep s"
-        " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
-        &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    int step = sqlite3_step(st), oom = 0;
-    if (step == SQLITE_ROW) {
-        h->workload = text_dup_or_null(st, 0, &oom);
-        h->label = text_dup_or_null(st, 1, &oom);
-        h->has_machine = sqlite3_column_int(st, 2);
-        h->hostname = text_dup_or_null(st, 3, &oom);
-        h->cpu_model = text_dup_or_null(st, 4, &oom);
-        h->microarch = text_dup_or_null(st, 5, &oom);
-        h->cores = sqlite3_column_int(st, 6);
-        h->machine_id = sqlite3_column_int64(st, 7);
-        h->tool_version = text_dup_or_null(st, 8, &oom);
-        h->started = text_dup_or_null(st, 9, &oom);
-        if (oom) {
-            sb_sweep_header_free(h);
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-        } else {
-            *found = 1;
-        }
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading a sweep");
-    }
-    sqlite3_finalize(st);
+        " CASE WHEN m.id IS NULL THEN NULL ELSE " SB_DB_MACHINE_NAME(
+            "m") " END,"
+                 " COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version, s.started FROM sweep s"
+                 " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
+        a, NARGS(a), header_row, &o, e);
+    *found = o.found;
     return rc;
+}
+
+static int plan_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    found_row *o = ctx;
+    int oom = 0;
+    o->found = 1;
+    *(char **)o->out = text_dup_or_null(st, 0, &oom);
+    return oom_or_ok(oom, e);
 }
 
 int sb_db_sweep_plan(sb_db *db, int64_t sweep_id, char **plan, int *found, sb_err *e)
 {
     *plan = NULL;
-    *found = 0;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a sweep's plan", "SELECT plan FROM sweep WHERE id = ?", &st,
-                           e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    int step = sqlite3_step(st), oom = 0;
-    if (step == SQLITE_ROW) {
-        *found = 1;
-        *plan = text_dup_or_null(st, 0, &oom);
-        if (oom) rc = sb_errf(e, SB_EFAIL, "out of memory");
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading a sweep's plan");
-    }
-    sqlite3_finalize(st);
+    found_row o = {plan, 0};
+    sb_db_arg a[] = {SB_DB_INT(sweep_id)};
+    int rc = sb_db_rows(db, "reading a sweep's plan", "SELECT plan FROM sweep WHERE id = ?", a,
+                        NARGS(a), plan_row, &o, e);
+    *found = o.found;
     return rc;
 }
 
@@ -342,43 +310,38 @@ int sb_db_sweep_paired_count(sb_db *db, int64_t sweep_id, int *n, sb_err *e)
     return rc;
 }
 
+static int todo_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    list *l = ctx;
+    sb_todo_point *r = sb_db_push(&l->v, &l->n, &l->cap, sizeof *r, e);
+    if (!r) return SB_EFAIL;
+    const char *kernel = (const char *)sqlite3_column_text(st, 2);
+    const char *shape = (const char *)sqlite3_column_text(st, 3);
+    const char *workload = (const char *)sqlite3_column_text(st, 7);
+    r->id = sqlite3_column_int64(st, 0);
+    r->seq = sqlite3_column_int(st, 1);
+    snprintf(r->kernel, sizeof r->kernel, "%s", kernel ? kernel : "");
+    snprintf(r->shape, sizeof r->shape, "%s", shape ? shape : "");
+    r->threads = sqlite3_column_int(st, 4);
+    r->ppn = sqlite3_column_int(st, 5);
+    r->nodes = sqlite3_column_int(st, 6);
+    snprintf(r->workload, sizeof r->workload, "%s", workload ? workload : "");
+    r->wl = sb_workload_find(r->workload);
+    return SB_OK;
+}
+
 int sb_db_sweep_unfinished(sb_db *db, int64_t sweep_id, sb_todo_point **v, int *n, sb_err *e)
 {
-    *v = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a sweep's points",
-                           "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point"
-                           " WHERE sweep_id = ? AND status IN ('pending','running','interrupted')"
-                           " ORDER BY seq",
-                           &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    int cap = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
-        sb_todo_point *r = &(*v)[(*n)++];
-        memset(r, 0, sizeof *r);
-        const char *kernel = (const char *)sqlite3_column_text(st, 2);
-        const char *shape = (const char *)sqlite3_column_text(st, 3);
-        const char *workload = (const char *)sqlite3_column_text(st, 7);
-        r->id = sqlite3_column_int64(st, 0);
-        r->seq = sqlite3_column_int(st, 1);
-        snprintf(r->kernel, sizeof r->kernel, "%s", kernel ? kernel : "");
-        snprintf(r->shape, sizeof r->shape, "%s", shape ? shape : "");
-        r->threads = sqlite3_column_int(st, 4);
-        r->ppn = sqlite3_column_int(st, 5);
-        r->nodes = sqlite3_column_int(st, 6);
-        snprintf(r->workload, sizeof r->workload, "%s", workload ? workload : "");
-        r->wl = sb_workload_find(r->workload);
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a sweep's points");
-    sqlite3_finalize(st);
-    if (rc) {
-        free(*v);
-        *v = NULL;
-        *n = 0;
-    }
+    list l = {0};
+    sb_db_arg a[] = {SB_DB_INT(sweep_id)};
+    int rc = sb_db_rows(db, "reading a sweep's points",
+                        "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point"
+                        " WHERE sweep_id = ? AND status IN ('pending','running','interrupted')"
+                        " ORDER BY seq",
+                        a, NARGS(a), todo_row, &l, e);
+    if (rc) free(l.v);
+    *v = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
 }
 
@@ -393,6 +356,33 @@ void sb_summary_rows_free(sb_summary_row *v, int n)
         free(v[i].dtype);
     }
     free(v);
+}
+
+static int summary_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    list *l = ctx;
+    const sb_workload *w = l->with;
+    sb_summary_row *r = sb_db_push(&l->v, &l->n, &l->cap, sizeof *r, e);
+    if (!r) return SB_EFAIL;
+    int oom = 0;
+    r->kernel = text_dup(st, 0, &oom);
+    r->shape = text_dup(st, 1, &oom);
+    r->threads = sqlite3_column_int(st, 2);
+    r->ppn = sqlite3_column_int(st, 3);
+    r->nodes = sqlite3_column_int(st, 4);
+    r->status = text_dup(st, 5, &oom);
+    r->reason = text_dup(st, 6, &oom);
+    r->has_value = sqlite3_column_type(st, 7) != SQLITE_NULL;
+    r->value = sqlite3_column_double(st, 7);
+    r->unit = text_dup(st, 8, &oom);
+    r->has_pct = sqlite3_column_type(st, 9) != SQLITE_NULL;
+    r->pct_peak = sqlite3_column_double(st, 9);
+    r->has_base = sqlite3_column_type(st, 10) != SQLITE_NULL;
+    r->base_value = sqlite3_column_double(st, 10);
+    r->base_threads = sqlite3_column_int(st, 11);
+    r->dtype = text_dup(st, 12, &oom);
+    r->lower = w && w->metric && sb_metric_lower(w->metric, w->unit);
+    return oom_or_ok(oom, e);
 }
 
 int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n, sb_err *e)
@@ -434,47 +424,13 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
     if (rc) return rc;
     const sb_workload *w = found ? sb_workload_find(hd.workload) : NULL;
     sb_sweep_header_free(&hd);
-    sqlite3_stmt *st;
-    if ((rc = sb_db_prepare(db, "sweep summary", sql, &st, e))) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    if (w && w->metric) {
-        sqlite3_bind_text(st, 2, w->metric, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, w->unit, -1, SQLITE_STATIC);
-    }
-    int cap = 0, step, oom = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
-        sb_summary_row *r = &(*v)[(*n)++];
-        memset(r, 0, sizeof *r);
-        r->kernel = text_dup(st, 0, &oom);
-        r->shape = text_dup(st, 1, &oom);
-        r->threads = sqlite3_column_int(st, 2);
-        r->ppn = sqlite3_column_int(st, 3);
-        r->nodes = sqlite3_column_int(st, 4);
-        r->status = text_dup(st, 5, &oom);
-        r->reason = text_dup(st, 6, &oom);
-        r->has_value = sqlite3_column_type(st, 7) != SQLITE_NULL;
-        r->value = sqlite3_column_double(st, 7);
-        r->unit = text_dup(st, 8, &oom);
-        r->has_pct = sqlite3_column_type(st, 9) != SQLITE_NULL;
-        r->pct_peak = sqlite3_column_double(st, 9);
-        r->has_base = sqlite3_column_type(st, 10) != SQLITE_NULL;
-        r->base_value = sqlite3_column_double(st, 10);
-        r->base_threads = sqlite3_column_int(st, 11);
-        r->dtype = text_dup(st, 12, &oom);
-        r->lower = w && w->metric && sb_metric_lower(w->metric, w->unit);
-        if (oom) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-            break;
-        }
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "sweep summary");
-    sqlite3_finalize(st);
-    if (rc) {
-        sb_summary_rows_free(*v, *n);
-        *v = NULL;
-        *n = 0;
-    }
+    list l = {.with = w};
+    sb_db_arg a[] = {SB_DB_INT(sweep_id), SB_DB_TEXT(w && w->metric ? w->metric : NULL),
+                     SB_DB_TEXT(w && w->metric ? w->unit : NULL)};
+    rc = sb_db_rows(db, "sweep summary", sql, a, NARGS(a), summary_row, &l, e);
+    if (rc) sb_summary_rows_free(l.v, l.n);
+    *v = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
 }
 
@@ -484,35 +440,28 @@ void sb_db_strings_free(char **v, int n)
     free(v);
 }
 
+static int string_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    list *l = ctx;
+    char **s = sb_db_push(&l->v, &l->n, &l->cap, sizeof *s, e);
+    if (!s) return SB_EFAIL;
+    int oom = 0;
+    *s = text_dup(st, 0, &oom);
+    return oom_or_ok(oom, e);
+}
+
 int sb_db_sweep_shapes(sb_db *db, int64_t sweep_id, const char *workload, char ***shapes, int *n,
                        sb_err *e)
 {
-    *shapes = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a sweep's shapes",
-                           "SELECT DISTINCT COALESCE(p.shape, '') FROM point p WHERE p.sweep_id = ?"
-                           " AND p.workload = ? AND p.status = 'ok' ORDER BY 1",
-                           &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    sqlite3_bind_text(st, 2, workload, -1, SQLITE_TRANSIENT);
-    int cap = 0, step, oom = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = grow((void **)shapes, *n, &cap, sizeof **shapes, e))) break;
-        (*shapes)[(*n)++] = text_dup(st, 0, &oom);
-        if (oom) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-            break;
-        }
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a sweep's shapes");
-    sqlite3_finalize(st);
-    if (rc) {
-        sb_db_strings_free(*shapes, *n);
-        *shapes = NULL;
-        *n = 0;
-    }
+    list l = {0};
+    sb_db_arg a[] = {SB_DB_INT(sweep_id), SB_DB_TEXT(workload)};
+    int rc = sb_db_rows(db, "reading a sweep's shapes",
+                        "SELECT DISTINCT COALESCE(p.shape, '') FROM point p WHERE p.sweep_id = ?"
+                        " AND p.workload = ? AND p.status = 'ok' ORDER BY 1",
+                        a, NARGS(a), string_row, &l, e);
+    if (rc) sb_db_strings_free(l.v, l.n);
+    *shapes = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
 }
 
@@ -529,86 +478,70 @@ void sb_series_free(sb_series_point *v, int n)
 }
 
 /* The raw samples of a point, in repetition order. */
-static int point_samples(sb_db *db, sqlite3_stmt *ss, sb_series_point *p, sb_err *e)
+static int sample_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 {
-    sqlite3_bind_int64(ss, 1, p->point_id);
-    int cap = 0, step, rc = SB_OK;
-    while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
-        if (p->nsamples == cap) {
-            int ncap = cap ? 2 * cap : 16;
-            double *nv = realloc(p->samples, sizeof *nv * (size_t)ncap);
-            if (!nv) {
-                rc = sb_errf(e, SB_EFAIL, "out of memory");
-                break;
-            }
-            p->samples = nv;
-            cap = ncap;
-        }
-        p->samples[p->nsamples++] = sqlite3_column_double(ss, 0);
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
-    sqlite3_reset(ss);
+    list *l = ctx;
+    double *d = sb_db_push(&l->v, &l->n, &l->cap, sizeof *d, e);
+    if (!d) return SB_EFAIL;
+    *d = sqlite3_column_double(st, 0);
+    return SB_OK;
+}
+
+static int point_samples(sb_db *db, sb_series_point *p, sb_err *e)
+{
+    list l = {0};
+    sb_db_arg a[] = {SB_DB_INT(p->point_id)};
+    int rc = sb_db_rows(db, "reading samples",
+                        "SELECT seconds FROM sample WHERE point_id = ?"
+                        " AND (side IS NULL OR side = 1) ORDER BY rep",
+                        a, NARGS(a), sample_row, &l, e);
+    p->samples = l.v; /* the caller's to free, also on an error */
+    p->nsamples = l.n;
     return rc;
+}
+
+static int series_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    list *l = ctx;
+    sb_series_point *p = sb_db_push(&l->v, &l->n, &l->cap, sizeof *p, e);
+    if (!p) return SB_EFAIL;
+    int oom = 0;
+    p->point_id = sqlite3_column_int64(st, 0);
+    p->kernel = text_dup(st, 1, &oom);
+    p->threads = sqlite3_column_int(st, 2);
+    p->value = sqlite3_column_double(st, 3);
+    p->dtype = text_dup(st, 4, &oom);
+    /* the path %peak was taken against: "% of PATH peak" (older
+     * results: "%" or none, the kernel's own path) */
+    const char *pu = (const char *)sqlite3_column_text(st, 5);
+    if (pu && !strncmp(pu, "% of ", 5)) {
+        size_t len = strcspn(pu + 5, " ");
+        snprintf(p->peak_path, sizeof p->peak_path, "%.*s", (int)len, pu + 5);
+    }
+    int rc = oom_or_ok(oom, e);
+    return rc ? rc : point_samples(l->db, p, e);
 }
 
 int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const char *shape,
                         const char *metric, sb_series_point **v, int *n, sb_err *e)
 {
-    *v = NULL;
-    *n = 0;
-    sqlite3_stmt *st = NULL, *ss = NULL;
-    int rc;
-    if ((rc = sb_db_prepare(db, "reading a series",
-                            "SELECT p.id, p.kernel, p.threads, m.value, p.dtype,"
-                            " COALESCE(mp.unit, '') FROM point p"
-                            " JOIN metric m ON m.point_id = p.id AND m.name = ?"
-                            " AND NOT " SB_DB_IMPOSSIBLE_CLOCK("m")
-                            " LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
-                            " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
-                            " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
-                            " ORDER BY p.kernel, p.threads",
-                            &st, e)) ||
-        (rc = sb_db_prepare(db, "reading samples",
-                            "SELECT seconds FROM sample WHERE point_id = ?"
-                            " AND (side IS NULL OR side = 1) ORDER BY rep",
-                            &ss, e)))
-        goto out;
-    sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, sweep_id);
-    sqlite3_bind_text(st, 3, workload, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, shape, -1, SQLITE_TRANSIENT);
-    int cap = 0, step, oom = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) goto out;
-        sb_series_point *p = &(*v)[(*n)++];
-        memset(p, 0, sizeof *p);
-        p->point_id = sqlite3_column_int64(st, 0);
-        p->kernel = text_dup(st, 1, &oom);
-        p->threads = sqlite3_column_int(st, 2);
-        p->value = sqlite3_column_double(st, 3);
-        p->dtype = text_dup(st, 4, &oom);
-        /* the path %peak was taken against: "% of PATH peak" (older
-         * results: "%" or none, the kernel's own path) */
-        const char *pu = (const char *)sqlite3_column_text(st, 5);
-        if (pu && !strncmp(pu, "% of ", 5)) {
-            size_t l = strcspn(pu + 5, " ");
-            snprintf(p->peak_path, sizeof p->peak_path, "%.*s", (int)l, pu + 5);
-        }
-        if (oom) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-            goto out;
-        }
-        if ((rc = point_samples(db, ss, p, e))) goto out;
-    }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a series");
-out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(ss);
-    if (rc) {
-        sb_series_free(*v, *n);
-        *v = NULL;
-        *n = 0;
-    }
+    list l = {.db = db};
+    sb_db_arg a[] = {SB_DB_TEXT(metric), SB_DB_INT(sweep_id), SB_DB_TEXT(workload),
+                     SB_DB_TEXT(shape)};
+    int rc = sb_db_rows(
+        db, "reading a series",
+        "SELECT p.id, p.kernel, p.threads, m.value, p.dtype,"
+        " COALESCE(mp.unit, '') FROM point p"
+        " JOIN metric m ON m.point_id = p.id AND m.name = ?"
+        " AND NOT " SB_DB_IMPOSSIBLE_CLOCK(
+            "m") " LEFT JOIN metric mp ON mp.point_id = p.id AND mp.name = 'pct_peak'"
+                 " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
+                 " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
+                 " ORDER BY p.kernel, p.threads",
+        a, NARGS(a), series_row, &l, e);
+    if (rc) sb_series_free(l.v, l.n);
+    *v = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
 }
 
@@ -625,89 +558,63 @@ void sb_history_free(sb_history_point *v, int n)
     free(v);
 }
 
+static int history_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    list *l = ctx;
+    sb_history_point *h = sb_db_push(&l->v, &l->n, &l->cap, sizeof *h, e);
+    if (!h) return SB_EFAIL;
+    int oom = 0;
+    h->sweep_id = sqlite3_column_int64(st, 0);
+    h->point_id = sqlite3_column_int64(st, 1);
+    h->tool_version = text_dup(st, 2, &oom);
+    h->started = text_dup(st, 3, &oom);
+    h->label = text_dup(st, 4, &oom);
+    h->value = sqlite3_column_double(st, 5);
+    h->config = text_dup(st, 6, &oom);
+    h->unit = text_dup(st, 7, &oom);
+    int rc = oom_or_ok(oom, e);
+    if (rc) return rc;
+    sb_series_point sp = {.point_id = h->point_id};
+    rc = point_samples(l->db, &sp, e);
+    h->samples = sp.samples; /* freed with the rest, also on an error */
+    h->nsamples = sp.nsamples;
+    return rc;
+}
+
 int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, const char *kernel,
                          const char *shape, const char *config, int threads, int ppn, int nodes,
                          const char *metric, sb_history_point **v, int *n, sb_err *e)
 {
-    *v = NULL;
-    *n = 0;
-    sqlite3_stmt *st = NULL, *ss = NULL;
-    int rc;
+    list l = {.db = db};
+    sb_db_arg a[] = {SB_DB_TEXT(metric), SB_DB_INT(machine_id), SB_DB_TEXT(workload),
+                     SB_DB_TEXT(kernel), SB_DB_TEXT(shape),     SB_DB_INT(threads),
+                     SB_DB_INT(ppn),     SB_DB_INT(nodes),      SB_DB_TEXT(config)};
     /* one point per sweep: a sweep that ran the key twice counts by its last */
-    if ((rc = sb_db_prepare(
-             db, "reading a history",
-             "SELECT s.id, p.id, COALESCE(s.tool_version, ''), COALESCE(s.started, ''),"
-             " COALESCE(s.label, ''), m.value, COALESCE(p.config, ''), COALESCE(m.unit, '')"
-             " FROM point p"
-             " JOIN sweep s ON s.id = p.sweep_id"
-             " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
-             " AND NOT " SB_DB_IMPOSSIBLE_CLOCK("m")
-             " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
-             " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
-             " AND p.nodes = ?8 AND p.status = 'ok'"
-             " AND (?9 IS NULL OR COALESCE(p.config, '') = ?9)"
-             " AND (?1 IS NULL OR m.name IS NOT NULL)"
-             " AND p.id = (SELECT MAX(q.id) FROM point q"
-             "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
-             "   AND q.workload = p.workload AND q.kernel = p.kernel"
-             "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
-             "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
-             "   AND COALESCE(q.config, '') = COALESCE(p.config, '')"
-             "   AND q.status = 'ok')"
-             " ORDER BY " SB_DB_SWEEP_TIME("s"),
-             &st, e)) ||
-        (rc = sb_db_prepare(db, "reading samples",
-                            "SELECT seconds FROM sample WHERE point_id = ?"
-                            " AND (side IS NULL OR side = 1) ORDER BY rep",
-                            &ss, e)))
-        goto out;
-    if (metric)
-        sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, 1);
-    sqlite3_bind_int64(st, 2, machine_id);
-    sqlite3_bind_text(st, 3, workload, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, kernel, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, shape, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 6, threads);
-    sqlite3_bind_int(st, 7, ppn);
-    sqlite3_bind_int(st, 8, nodes);
-    if (config)
-        sqlite3_bind_text(st, 9, config, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, 9);
-    int cap = 0, step, oom = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) goto out;
-        sb_history_point *h = &(*v)[(*n)++];
-        memset(h, 0, sizeof *h);
-        h->sweep_id = sqlite3_column_int64(st, 0);
-        h->point_id = sqlite3_column_int64(st, 1);
-        h->tool_version = text_dup(st, 2, &oom);
-        h->started = text_dup(st, 3, &oom);
-        h->label = text_dup(st, 4, &oom);
-        h->value = sqlite3_column_double(st, 5);
-        h->config = text_dup(st, 6, &oom);
-        h->unit = text_dup(st, 7, &oom);
-        if (oom) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-            goto out;
-        }
-        sb_series_point sp = {.point_id = h->point_id};
-        rc = point_samples(db, ss, &sp, e);
-        h->samples = sp.samples; /* freed with the rest, also on an error */
-        h->nsamples = sp.nsamples;
-        if (rc) goto out;
-    }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a history");
-out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(ss);
-    if (rc) {
-        sb_history_free(*v, *n);
-        *v = NULL;
-        *n = 0;
-    }
+    int rc = sb_db_rows(
+        db, "reading a history",
+        "SELECT s.id, p.id, COALESCE(s.tool_version, ''), COALESCE(s.started, ''),"
+        " COALESCE(s.label, ''), m.value, COALESCE(p.config, ''), COALESCE(m.unit, '')"
+        " FROM point p"
+        " JOIN sweep s ON s.id = p.sweep_id"
+        " LEFT JOIN metric m ON m.point_id = p.id AND m.name = ?1"
+        " AND NOT " SB_DB_IMPOSSIBLE_CLOCK(
+            "m") " WHERE p.machine_id = ?2 AND p.workload = ?3 AND p.kernel = ?4"
+                 " AND COALESCE(p.shape, '') = ?5 AND p.threads = ?6 AND p.ppn = ?7"
+                 " AND p.nodes = ?8 AND p.status = 'ok'"
+                 " AND (?9 IS NULL OR COALESCE(p.config, '') = ?9)"
+                 " AND (?1 IS NULL OR m.name IS NOT NULL)"
+                 " AND p.id = (SELECT MAX(q.id) FROM point q"
+                 "   WHERE q.sweep_id = p.sweep_id AND q.machine_id = p.machine_id"
+                 "   AND q.workload = p.workload AND q.kernel = p.kernel"
+                 "   AND COALESCE(q.shape, '') = COALESCE(p.shape, '')"
+                 "   AND q.threads = p.threads AND q.ppn = p.ppn AND q.nodes = p.nodes"
+                 "   AND COALESCE(q.config, '') = COALESCE(p.config, '')"
+                 "   AND q.status = 'ok')"
+                 " ORDER BY " SB_DB_SWEEP_TIME("s"),
+        a, NARGS(a), history_row, &l, e);
+    if (rc) sb_history_free(l.v, l.n);
+    *v = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
 }
 
@@ -720,46 +627,38 @@ void sb_epoch_series_free(sb_epoch_point *v, int n)
     free(v);
 }
 
+static int epoch_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    list *l = ctx;
+    sb_epoch_point *p = sb_db_push(&l->v, &l->n, &l->cap, sizeof *p, e);
+    if (!p) return SB_EFAIL;
+    int oom = 0;
+    p->kernel = text_dup(st, 0, &oom);
+    p->ppn = sqlite3_column_int(st, 1);
+    p->nodes = sqlite3_column_int(st, 2);
+    p->threads = sqlite3_column_int(st, 3);
+    p->epoch_s = sqlite3_column_double(st, 4);
+    p->extrapolated = sqlite3_column_int(st, 5);
+    p->model = sqlite3_column_int(st, 6);
+    p->shape = text_dup(st, 7, &oom);
+    return oom_or_ok(oom, e);
+}
+
 int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, sb_err *e)
 {
-    *v = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(
+    list l = {0};
+    sb_db_arg a[] = {SB_DB_INT(sweep_id)};
+    int rc = sb_db_rows(
         db, "reading a scaling series",
         "SELECT p.kernel, p.ppn, p.nodes, p.threads, m.value, m.projected,"
         " p.status = 'projected', COALESCE(p.shape, '')"
         " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
         " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
         " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC",
-        &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    int cap = 0, step, oom = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = grow((void **)v, *n, &cap, sizeof **v, e))) break;
-        sb_epoch_point *p = &(*v)[(*n)++];
-        memset(p, 0, sizeof *p);
-        p->kernel = text_dup(st, 0, &oom);
-        p->ppn = sqlite3_column_int(st, 1);
-        p->nodes = sqlite3_column_int(st, 2);
-        p->threads = sqlite3_column_int(st, 3);
-        p->epoch_s = sqlite3_column_double(st, 4);
-        p->extrapolated = sqlite3_column_int(st, 5);
-        p->model = sqlite3_column_int(st, 6);
-        p->shape = text_dup(st, 7, &oom);
-        if (oom) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-            break;
-        }
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading a scaling series");
-    sqlite3_finalize(st);
-    if (rc) {
-        sb_epoch_series_free(*v, *n);
-        *v = NULL;
-        *n = 0;
-    }
+        a, NARGS(a), epoch_row, &l, e);
+    if (rc) sb_epoch_series_free(l.v, l.n);
+    *v = rc ? NULL : l.v;
+    *n = rc ? 0 : l.n;
     return rc;
 }
 
@@ -774,55 +673,51 @@ void sb_point_brief_free(sb_point_brief *b)
     memset(b, 0, sizeof *b);
 }
 
+static int brief_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    found_row *o = ctx;
+    sb_point_brief *b = o->out;
+    int oom = 0;
+    b->workload = text_dup(st, 0, &oom);
+    b->kernel = text_dup(st, 1, &oom);
+    b->shape = text_dup(st, 2, &oom);
+    b->threads = sqlite3_column_int(st, 3);
+    b->status = text_dup(st, 4, &oom);
+    b->sweep_id = sqlite3_column_int64(st, 5);
+    if (oom) {
+        sb_point_brief_free(b);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
+    o->found = 1;
+    return SB_OK;
+}
+
 int sb_db_point_brief(sb_db *db, int64_t point_id, sb_point_brief *b, int *found, sb_err *e)
 {
     memset(b, 0, sizeof *b);
-    *found = 0;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(
-        db, "reading a point",
-        "SELECT COALESCE(workload, ''), COALESCE(kernel, ''), COALESCE(shape, ''),"
-        " COALESCE(threads, 0), status, COALESCE(sweep_id, 0) FROM point"
-        " WHERE id = ?",
-        &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, point_id);
-    int step = sqlite3_step(st), oom = 0;
-    if (step == SQLITE_ROW) {
-        b->workload = text_dup(st, 0, &oom);
-        b->kernel = text_dup(st, 1, &oom);
-        b->shape = text_dup(st, 2, &oom);
-        b->threads = sqlite3_column_int(st, 3);
-        b->status = text_dup(st, 4, &oom);
-        b->sweep_id = sqlite3_column_int64(st, 5);
-        if (oom) {
-            sb_point_brief_free(b);
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-        } else {
-            *found = 1;
-        }
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading a point");
-    }
-    sqlite3_finalize(st);
+    found_row o = {b, 0};
+    sb_db_arg a[] = {SB_DB_INT(point_id)};
+    int rc = sb_db_rows(db, "reading a point",
+                        "SELECT COALESCE(workload, ''), COALESCE(kernel, ''), COALESCE(shape, ''),"
+                        " COALESCE(threads, 0), status, COALESCE(sweep_id, 0) FROM point"
+                        " WHERE id = ?",
+                        a, NARGS(a), brief_row, &o, e);
+    *found = o.found;
     return rc;
+}
+
+static int result_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    const char *text = (const char *)sqlite3_column_text(st, 0);
+    if (text) *(json_t **)ctx = json_loadb(text, (size_t)sqlite3_column_bytes(st, 0), 0, NULL);
+    return SB_OK;
 }
 
 int sb_db_point_result(sb_db *db, int64_t point_id, json_t **doc, sb_err *e)
 {
     *doc = NULL;
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "reading a result", "SELECT result_json FROM point WHERE id = ?",
-                           &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, point_id);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        const char *text = (const char *)sqlite3_column_text(st, 0);
-        if (text) *doc = json_loadb(text, (size_t)sqlite3_column_bytes(st, 0), 0, NULL);
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading a result");
-    }
-    sqlite3_finalize(st);
-    return rc;
+    sb_db_arg a[] = {SB_DB_INT(point_id)};
+    return sb_db_rows(db, "reading a result", "SELECT result_json FROM point WHERE id = ?", a,
+                      NARGS(a), result_row, doc, e);
 }

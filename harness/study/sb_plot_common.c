@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "sb_db.h"
+#include "sb_db_sweep.h"
 #include "sb_gnuplot.h"
 #include "sb_io.h"
 #include "sb_kernel.h"

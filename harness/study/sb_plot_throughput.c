@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_db.h"
+#include "sb_db_ingest.h"
 #include "sb_gnuplot.h"
 #include "sb_kernel.h"
 #include "sb_metric.h"
