@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "sb_db_ingest.h"
+#include "sb_db_sweep.h"
 #include "sb_io.h"
 #include "sb_launch.h"
 #include "sb_pair_run.h"

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "sb_db_ingest.h"
+#include "sb_db_sweep.h"
 #include "sb_io.h"
 #include "sb_pair_run.h"
 #include "sb_peak_path.h"

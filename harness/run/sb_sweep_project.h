@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "sb_err.h"
 #include "sb_db.h"
+#include "sb_db_project.h"
 #include "sb_scaling_job.h"
 
 /* The scaling model's inputs from a measured 1-node training point: its
