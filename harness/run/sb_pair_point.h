@@ -1,5 +1,5 @@
 /* sb_pair_point: the paired runner. One GEMM point of a paired A/B sweep
- * (sb_sweep.h's sb_pair_opts) measured as pairs of runs of its two
+ * (sb_pair_run.h's sb_pair_opts) measured as pairs of runs of its two
  * binaries, in quads (abba, random or duet), until the pairs decide
  * (bench/sb_paired) or the pairs allowed are spent; each run launched as
  * an unpaired point's is (sb_point), its result checked against the plan
@@ -11,7 +11,7 @@
 #include "sb_err.h"
 #include "sb_point.h"
 #include "sb_query.h"
-#include "sb_sweep.h"
+#include "sb_pair_run.h" /* sb_pair_opts */
 
 /* Runs one GEMM point as pairs of the two binaries and stores it; *status
  * and a line for the progress output in summary, as sb_point_run. A
