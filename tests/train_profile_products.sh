@@ -62,9 +62,11 @@ for name in ('attn dV', 'attn dK'):
     assert r[0] == 'TN' and int(r[2]) == dh and int(r[3]) == S and 1 <= int(r[1]) <= S, (name, r)
 for name, r in rows.items():
     gf, ms, rate = float(r[5]), float(r[6]), float(r[7])
-    assert gf > 0 and ms > 0 and rate > 0, (name, r)
+    # no speed is assumed: on a loaded machine a product can take 0.5 s (0.0 GFLOP/s printed)
+    assert gf > 0 and ms >= 0 and rate >= 0, (name, r)
     # GFLOP/s a core is the FLOPs over the core-seconds (to the printed digits)
-    assert abs(gf / (ms / 1e3) - rate) <= 0.05 * rate + 0.1, (name, gf / (ms / 1e3), rate)
+    if ms > 0.01:
+        assert abs(gf / (ms / 1e3) - rate) <= 0.05 * rate + 0.1, (name, gf / (ms / 1e3), rate)
 PY"
 done
 check "at least one kernel ran" "ls '$T'/prof.* > /dev/null 2>&1"
