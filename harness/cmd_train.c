@@ -58,7 +58,9 @@ static void train_help(void)
         "  --synth-dev N     synthetic dev questions (default %d)\n"
         "  --profile         print where the time goes, per layer kind, and store it in\n"
         "                    the result (metrics prof_KIND_s, seconds per step; `sweep\n"
-        "                    --profile` passes it on; the report sets two machines' side by side)\n"
+        "                    --profile` passes it on; the report sets two machines' side by side),\n"
+        "                    then each matrix product of the step (the linears' forward, dx\n"
+        "                    and dW, attention's six) with its shape and GFLOP/s a core\n"
         "  --full-attention  attend over padding too, as PyTorch does (default: stop at\n"
         "                    each sequence's last real token, whose followers weigh\n"
         "                    exactly 0; same result, less work on padded features)\n"
@@ -147,6 +149,30 @@ static int parse_train_opts(int argc, char **argv, sb_train_opts *o, sb_err *e, 
 
 static void train_note(const char *line) { fprintf(stderr, "sprbench train: %s\n", line); }
 
+/* --profile, after the kinds: each matrix product of the step on its own
+ * line (sb_mm_prof), so that a product can be set beside `sprbench gemm` on
+ * its shape: calls, mean shape, FLOPs and core-seconds per step, GFLOP/s a
+ * core. The lines are indented four spaces, the kinds' two. */
+static void print_products(const sb_model *m, int threads)
+{
+    const sb_mm_prof *p = &m->mm;
+    double steps = m->prof_steps > 0 ? (double)m->prof_steps : 1;
+    printf("products (per step, %d threads; a linear's on all of them, attention's one head "
+           "per thread; GFLOP/s a core = FLOPs / (seconds x threads)):\n",
+           threads);
+    printf("    %-10s %-3s %-20s %7s %11s %13s %9s\n", "product", "op", "m x n x k (mean)", "calls",
+           "GFLOP/step", "core-ms/step", "GFLOP/s/c");
+    for (int i = 0; i < SB_MM_N; i++) {
+        long n = p->calls[i];
+        if (!n) continue;
+        char shape[48];
+        snprintf(shape, sizeof shape, "%.0f x %.0f x %.0f", p->m[i] / n, p->n[i] / n, p->k[i] / n);
+        printf("    %-10s %-3s %-20s %7.0f %11.4f %13.3f %13.1f\n", sb_mm_names[i], sb_mm_ops[i],
+               shape, n / steps, p->flop[i] / steps / 1e9, 1e3 * p->core_s[i] / steps,
+               p->core_s[i] > 0 ? p->flop[i] / p->core_s[i] / 1e9 : 0.0);
+    }
+}
+
 static void print_summary(const sb_train_job *j, const sb_train_opts *o)
 {
     const sb_train_result *res = &j->res;
@@ -181,6 +207,7 @@ static void print_summary(const sb_train_job *j, const sb_train_opts *o)
         if (fl[i] > 0 && m->prof[i] > 0) printf("  %8.1f GFLOP/s", fl[i] * tok / m->prof[i] / 1e9);
         printf("\n");
     }
+    print_products(m, o->threads);
 }
 
 static int default_threads(void)

@@ -619,6 +619,50 @@ int sb_gemm_desc_for_pack(const sb_gemm_desc *d, sb_gemm_desc *out, sb_err *e)
     return sb_gemm_desc_check(out, e);
 }
 
+/* Packed-B buffers of 1 MiB and more are kept when freed (at most
+ * POOL_N of them) and handed to the next pack of the same size: the trainer
+ * packs each weight just before its one call and frees it after, and a
+ * fresh buffer of that size each time would come back from the kernel page
+ * by page (thousands of page faults a step). A mutex, since inference packs
+ * from inside parallel loops. */
+#define POOL_N 4
+#define POOL_MIN ((size_t)1 << 20)
+static struct {
+    void *buf;
+    size_t bytes;
+} g_pool[POOL_N];
+static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *pool_take(size_t bytes)
+{
+    void *b = NULL;
+    if (bytes < POOL_MIN) return NULL;
+    pthread_mutex_lock(&g_pool_mu);
+    for (int i = 0; i < POOL_N && !b; i++)
+        if (g_pool[i].buf && g_pool[i].bytes == bytes) {
+            b = g_pool[i].buf;
+            g_pool[i].buf = NULL;
+        }
+    pthread_mutex_unlock(&g_pool_mu);
+    return b;
+}
+
+/* 1: kept; 0: the caller frees it (too small, or the pool is full). */
+static int pool_put(void *buf, size_t bytes)
+{
+    int kept = 0;
+    if (!buf || bytes < POOL_MIN) return 0;
+    pthread_mutex_lock(&g_pool_mu);
+    for (int i = 0; i < POOL_N && !kept; i++)
+        if (!g_pool[i].buf) {
+            g_pool[i].buf = buf;
+            g_pool[i].bytes = bytes;
+            kept = 1;
+        }
+    pthread_mutex_unlock(&g_pool_mu);
+    return kept;
+}
+
 int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc *d, const void *B,
                          sb_packed_b **out, sb_err *e)
 {
@@ -649,17 +693,33 @@ int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc 
             total += (size_t)round_up(ncur, u->nr) * round_up(kcur, u->ku) * u->b_esz;
         }
     }
-    p->buf = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
+    p->buf_bytes = (total + 4095) & ~(size_t)4095;
+    p->buf = pool_take(p->buf_bytes);
+    if (!p->buf) p->buf = aligned_alloc(4096, p->buf_bytes);
     if (!p->off || !p->buf) {
         sb_packed_b_free(p);
         return sb_errf(e, SB_EFAIL, "out of memory for packed B (%zu bytes)", total);
     }
-    for (int jc = 0, ji = 0; jc < dd.n; jc += p->nc, ji++) {
-        int ncur = dd.n - jc < p->nc ? dd.n - jc : p->nc;
-        for (int pc = 0, pi = 0; pc < dd.k; pc += p->kc, pi++) {
-            int kcur = dd.k - pc < p->kc ? dd.k - pc : p->kc;
-            u->pack_b(&dd, B, pc, kcur, round_up(kcur, u->ku), jc, ncur,
-                      (char *)p->buf + p->off[ji * p->npc + pi]);
+    /* d->threads share each block's panels (as the calls' shared B does), so
+     * a B packed just before its one call costs no more than the call's own
+     * packing; the panels are disjoint, no thread waits for another. */
+    int nt = dd.threads > 0 ? dd.threads : omp_get_max_threads();
+    if (nt > 1 && (double)dd.k * dd.n < 65536) nt = 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int tid = omp_get_thread_num(), tn = omp_get_num_threads();
+        for (int jc = 0, ji = 0; jc < dd.n; jc += p->nc, ji++) {
+            int ncur = dd.n - jc < p->nc ? dd.n - jc : p->nc;
+            int npan = (ncur + u->nr - 1) / u->nr, plo, phi;
+            thread_range(npan, tn, tid, &plo, &phi);
+            if (phi <= plo) continue;
+            int j0 = plo * u->nr, jn = (phi * u->nr < ncur ? phi * u->nr : ncur) - j0;
+            for (int pc = 0, pi = 0; pc < dd.k; pc += p->kc, pi++) {
+                int kcur = dd.k - pc < p->kc ? dd.k - pc : p->kc, kcp = round_up(kcur, u->ku);
+                u->pack_b(&dd, B, pc, kcur, kcp, jc + j0, jn,
+                          (char *)p->buf + p->off[ji * p->npc + pi] +
+                              (size_t)plo * kcp * u->nr * u->b_esz);
+            }
         }
     }
     *out = p;
@@ -683,7 +743,7 @@ void sb_packed_b_free(sb_packed_b *p)
     if (!p) return;
     if (p->ext_free) p->ext_free(p->ext);
     free(p->off);
-    free(p->buf);
+    if (!pool_put(p->buf, p->buf_bytes)) free(p->buf);
     free(p);
 }
 

@@ -4,6 +4,8 @@ sb_add_unit(test_train_layers ${CMAKE_CURRENT_SOURCE_DIR}/test_train_layers.c)
 sb_add_unit(test_train_ref ${CMAKE_CURRENT_SOURCE_DIR}/test_train_ref.c)
 sb_add_unit(test_train_model ${CMAKE_CURRENT_SOURCE_DIR}/test_train_model.c)
 sb_add_script(train_cli train_cli.sh)
+# train --profile's per-product lines (#42)
+sb_add_script(train_profile_products train_profile_products.sh)
 # scripts/bench-*-vs-pytorch and scripts/torch_stacks.py, offline
 sb_add_script(scripts_torch_cli scripts_torch_cli.sh)
 sb_add_script(train_learn train_learn.sh)

@@ -121,6 +121,42 @@ int sb_matmul(const sb_lctx *c, char ta, char tb, int m, int n, int k, float alp
     return c->kernel->gemm_f32(&d, A, B, C, e);
 }
 
+/* ---- per-product timing (train --profile) */
+const char *const sb_mm_names[SB_MM_N] = {
+    "qkv fwd",   "qkv dx",  "qkv dW",  "out fwd",  "out dx",  "out dW",
+    "lin1 fwd",  "lin1 dx", "lin1 dW", "lin2 fwd", "lin2 dx", "lin2 dW",
+    "attn QK^T", "attn PV", "attn dV", "attn dP",  "attn dQ", "attn dK",
+};
+const char *const sb_mm_ops[SB_MM_N] = {"NT", "NN", "TN", "NT", "NN", "TN", "NT", "NN", "TN",
+                                        "NT", "NN", "TN", "NT", "NN", "TN", "NT", "NN", "TN"};
+
+static inline double mm_t0(const sb_lctx *c) { return c->mm_prof ? omp_get_wtime() : 0; }
+
+/* One product's call ended: its seconds times the threads it ran on into
+ * slot (attention calls one per head from inside the heads' loop, hence
+ * the critical section). */
+static void mm_note(const sb_lctx *c, int slot, int m, int n, int k, int threads, double t0)
+{
+    sb_mm_prof *p = c->mm_prof;
+    if (!p || slot < 0 || slot >= SB_MM_N) return;
+    double dt = (omp_get_wtime() - t0) * threads;
+#pragma omp critical(sb_mm_prof)
+    {
+        p->calls[slot]++;
+        p->core_s[slot] += dt;
+        p->flop[slot] += 2.0 * m * n * k;
+        p->m[slot] += m;
+        p->n[slot] += n;
+        p->k[slot] += k;
+    }
+}
+
+/* The slot of a linear's product op (0 forward, 1 dx, 2 dW); -1: not timed. */
+static int mm_lin(const sb_lctx *c, int op)
+{
+    return c->mm_prof && c->mm_prof->linear >= 0 ? c->mm_prof->linear + op : -1;
+}
+
 /* ---- random numbers: splitmix64's finaliser over (key + index * golden). */
 static inline uint64_t mix64(uint64_t z)
 {
@@ -288,6 +324,28 @@ int sb_linear_gelu_forward(const sb_lctx *c, float *y, const float *x, float *tm
     return sb_linear_forward(c, y, tmp, W, b, N, in, out, e);
 }
 
+/* C = op(A) W-as-B through the kernel, W packed first on its own: a project
+ * kernel (k->own) packs it with all the call's threads sharing the panels
+ * (in the precision the kernel reads: bf16 for the bf16 kernels), then runs
+ * with no barrier inside the call, where its own shared packing meets one
+ * per B block. Each layout of a weight is used once a step (forward x W^T,
+ * backward dy W), so this is the one packing per step and layout. The same
+ * blocking, hence the same C bit for bit. On one thread there is no barrier
+ * to save, and the call's own packing uses each B block while it is still in
+ * cache (the whole-B pack ran 1-2 % slower there on Zen 4, bf16). */
+static int gemm_weight(const sb_lctx *c, const sb_gemm_desc *d, const float *A, const float *W,
+                       float *C, sb_err *e)
+{
+    const sb_kernel *k = c->kernel;
+    if (!k->own || !k->pack_b || !k->gemm_packed || NT(c->threads) == 1)
+        return k->gemm_f32(d, A, W, C, e);
+    sb_packed_b *pb = NULL;
+    int rc = k->pack_b(d, W, &pb, e);
+    if (!rc) rc = k->gemm_packed(d, A, pb, C, e);
+    sb_packed_b_free(pb);
+    return rc;
+}
+
 int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
                       int N, int in, int out, sb_err *e)
 {
@@ -306,7 +364,10 @@ int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W
                       .beta = 0.0f,
                       .threads = c->threads,
                       .bias = b};
-    return c->kernel->gemm_f32(&d, x, W, y, e);
+    double t0 = mm_t0(c);
+    int rc = gemm_weight(c, &d, x, W, y, e);
+    mm_note(c, mm_lin(c, 0), N, out, in, NT(c->threads), t0);
+    return rc;
 }
 
 /* p[j] += r[j], baseline, AVX2 and AVX-512 builds */
@@ -345,15 +406,30 @@ int sb_linear_backward(const sb_lctx *c, float *dx, float dx_beta, float *dW, fl
                        const float *dy, const float *x, const float *W, int N, int in, int out,
                        sb_err *e)
 {
-    int rc;
+    int rc, nt = NT(c->threads);
     /* dW[out,in] = dy^T x */
+    double t0 = mm_t0(c);
     if ((rc = sb_matmul(c, 'T', 'N', out, in, N, 1.0f, dy, out, x, in, 0.0f, dW, in, c->threads,
                         e)))
         return rc;
+    mm_note(c, mm_lin(c, 2), out, in, N, nt, t0);
     colsum(db, dy, N, out, c->threads);
-    if (dx)
-        rc = sb_matmul(c, 'N', 'N', N, in, out, 1.0f, dy, out, W, in, dx_beta, dx, in, c->threads,
-                       e);
+    if (dx) {
+        sb_gemm_desc d = {.transa = 'N',
+                          .transb = 'N',
+                          .m = N,
+                          .n = in,
+                          .k = out,
+                          .lda = out,
+                          .ldb = in,
+                          .ldc = in,
+                          .alpha = 1.0f,
+                          .beta = dx_beta,
+                          .threads = c->threads};
+        t0 = mm_t0(c);
+        rc = gemm_weight(c, &d, dy, W, dx, e);
+        mm_note(c, mm_lin(c, 1), N, in, out, nt, t0);
+    }
     return rc;
 }
 
@@ -947,7 +1023,9 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
             if (r) attn_fail(&rc, e, r, &le);
             continue;
         }
+        double t0 = mm_t0(c);
         int r = sb_matmul(c, 'N', 'T', S, n, dh, scale, q, 3 * D, k, 3 * D, 0.0f, Sc, S, 1, &le);
+        mm_note(c, SB_MM_ATT_QK, S, n, dh, 1, t0);
         if (r) {
             attn_fail(&rc, e, r, &le);
             continue;
@@ -962,7 +1040,9 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
             softmax_row(lvl, Sc + (size_t)i * S, P ? P + (size_t)i * S : NULL, keep, bias, w,
                         dscale, n);
         }
+        t0 = mm_t0(c);
         r = sb_matmul(c, 'N', 'N', S, dh, n, 1.0f, Sc, S, v, 3 * D, 0.0f, out, D, 1, &le);
+        mm_note(c, SB_MM_ATT_PV, S, dh, n, 1, t0);
         if (r) attn_fail(&rc, e, r, &le);
     }
     return rc;
@@ -1003,17 +1083,28 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
             Pused = Pd;
         }
         /* dv = Pd^T dctx; dPd = dctx v^T */
+        double t0 = mm_t0(c);
         r = sb_matmul(c, 'T', 'N', n, dh, S, 1.0f, Pused, S, dc, D, 0.0f, dv, 3 * D, 1, &le);
-        if (!r) r = sb_matmul(c, 'N', 'T', S, n, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
+        mm_note(c, SB_MM_ATT_DV, n, dh, S, 1, t0);
+        if (!r) {
+            t0 = mm_t0(c);
+            r = sb_matmul(c, 'N', 'T', S, n, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
+            mm_note(c, SB_MM_ATT_DP, S, n, dh, 1, t0);
+        }
         if (!r) {
             for (int i = 0; i < S; i++)
                 softmax_row_backward(lvl, dP + (size_t)i * S, P + (size_t)i * S,
                                      hb ? hb + (size_t)i * W : NULL, dscale, n);
             /* dq = dS k * scale; dk = dS^T q * scale */
+            t0 = mm_t0(c);
             r = sb_matmul(c, 'N', 'N', S, dh, n, scale, dP, S, k, 3 * D, 0.0f, dq, 3 * D, 1, &le);
+            mm_note(c, SB_MM_ATT_DQ, S, dh, n, 1, t0);
         }
-        if (!r)
+        if (!r) {
+            t0 = mm_t0(c);
             r = sb_matmul(c, 'T', 'N', n, dh, S, scale, dP, S, q, 3 * D, 0.0f, dk, 3 * D, 1, &le);
+            mm_note(c, SB_MM_ATT_DK, n, dh, S, 1, t0);
+        }
         if (r) attn_fail(&rc, e, r, &le);
     }
     return rc;

@@ -13,6 +13,44 @@
 #include "sb_err.h"
 #include "sb_kernel.h"
 
+/* Per-product timing (`train --profile`): every matrix product of a training
+ * step in its own slot, the linears' three (forward y = x W^T, input
+ * gradient dx = dy W, weight gradient dW = dy^T x) and attention's six. */
+enum {
+    SB_MM_QKV_FWD,
+    SB_MM_QKV_DX,
+    SB_MM_QKV_DW,
+    SB_MM_OUT_FWD,
+    SB_MM_OUT_DX,
+    SB_MM_OUT_DW,
+    SB_MM_FFN1_FWD,
+    SB_MM_FFN1_DX,
+    SB_MM_FFN1_DW,
+    SB_MM_FFN2_FWD,
+    SB_MM_FFN2_DX,
+    SB_MM_FFN2_DW,
+    SB_MM_ATT_QK,
+    SB_MM_ATT_PV,
+    SB_MM_ATT_DV,
+    SB_MM_ATT_DP,
+    SB_MM_ATT_DQ,
+    SB_MM_ATT_DK,
+    SB_MM_N
+};
+/* A linear's first slot (its forward), or SB_MM_NONE for one not counted. */
+enum { SB_MM_NONE = -1 };
+/* Each slot's name ("qkv fwd") and transposes of its GEMM ("NT"). */
+extern const char *const sb_mm_names[SB_MM_N];
+extern const char *const sb_mm_ops[SB_MM_N];
+typedef struct sb_mm_prof {
+    int linear; /* the caller sets it before each linear: its first
+                                    slot (SB_MM_QKV_FWD ..), or SB_MM_NONE */
+    long calls[SB_MM_N];
+    double core_s[SB_MM_N];                    /* seconds x the threads each call ran on */
+    double flop[SB_MM_N];                      /* 2 m n k per call */
+    double m[SB_MM_N], n[SB_MM_N], k[SB_MM_N]; /* sums over the calls (mean shape) */
+} sb_mm_prof;
+
 /* Which matrix-product engine and how many threads a layer uses. */
 typedef struct sb_lctx {
     const sb_kernel *kernel;
@@ -36,6 +74,9 @@ typedef struct sb_lctx {
     int (*attention)(void *user, const struct sb_lctx *c, float *ctx, const float *qkv,
                      const uint8_t *mask, int B, int S, int D, int H, sb_err *e);
     void *attention_user;
+    /* Training with --profile: each matrix product timed into its slot
+     * (NULL: nothing timed, the usual case). */
+    sb_mm_prof *mm_prof;
 } sb_lctx;
 
 /* The instruction set the element-wise code (GELU, LayerNorm, softmax,

@@ -458,6 +458,14 @@ static uint64_t site_qa(int L) { return 1 + 3 * (uint64_t)L; }
         }                                               \
     } while (0)
 
+/* With --profile in training, the linear about to run (its first product
+ * slot, SB_MM_NONE for the head) and where its products' times go. */
+#define MM_LINEAR(slot)                                            \
+    do {                                                           \
+        m->lc.mm_prof = m->profile && m->training ? &m->mm : NULL; \
+        m->mm.linear = (slot);                                     \
+    } while (0)
+
 static void add_inplace(float *y, const float *x, size_t n, int threads)
 {
 #pragma omp parallel for simd schedule(static) \
@@ -497,18 +505,21 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
     for (int l = 0; l < L; l++) {
         const sb_layer_w *w = &m->w.layer[l];
         sb_layer_acts *a = &m->la[l];
+        MM_LINEAR(SB_MM_QKV_FWD);
         if ((rc = sb_linear_forward(lc, a->qkv, x, w->qkv_w, w->qkv_b, N, D, 3 * D, e))) return rc;
         PROF_END(SB_PROF_QKV);
         if ((rc = sb_attention_forward(lc, a->ctx, a->probs, a->keep, a->qkv, bt->mask, B, S, D, H,
                                        p_a, sb_rng_key(drop_seed, site_attn(l)), m->s_attn, e)))
             return rc;
         PROF_END(SB_PROF_ATTN);
+        MM_LINEAR(SB_MM_OUT_FWD);
         if ((rc = sb_linear_forward(lc, a->sa_in, a->ctx, w->o_w, w->o_b, N, D, D, e))) return rc;
         add_inplace(a->sa_in, x, (size_t)N * D, T);
         PROF_END(SB_PROF_OUTLIN);
         sb_layernorm_forward(a->sa_out, a->sa_mean, a->sa_rstd, a->sa_in, w->sa_g, w->sa_b, N, D,
                              c->ln_eps, T);
         PROF_END(SB_PROF_LN);
+        MM_LINEAR(SB_MM_FFN1_FWD);
         if ((rc = sb_linear_forward(lc, a->ff_pre, a->sa_out, w->f1_w, w->f1_b, N, D, F, e)))
             return rc;
         PROF_END(SB_PROF_FFN1);
@@ -520,6 +531,7 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
         } else {
             sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
             PROF_END(SB_PROF_GELU);
+            MM_LINEAR(SB_MM_FFN2_FWD);
             if ((rc = sb_linear_forward(lc, a->out_in, m->s_ff, w->f2_w, w->f2_b, N, F, D, e)))
                 return rc;
         }
@@ -534,6 +546,7 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
         x = a->out;
     }
     sb_dropout_forward(m->qa_in, x, (size_t)N * D, p_qa, sb_rng_key(drop_seed, site_qa(L)), 0, T);
+    MM_LINEAR(SB_MM_NONE);
     if ((rc = sb_linear_forward(lc, m->logits, m->qa_in, m->w.qa_w, m->w.qa_b, N, D, 2, e)))
         return rc;
     m->loss = 0;
@@ -574,6 +587,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
     float *dA = m->s_a;
 
     PROF_BEGIN;
+    MM_LINEAR(SB_MM_NONE);
     if ((rc = sb_linear_backward(lc, dA, 0.0f, m->g.qa_w, m->g.qa_b, m->dlogits, m->qa_in,
                                  m->w.qa_w, N, D, 2, e)))
         return rc;
@@ -597,6 +611,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
         sb_gelu_forward_grad(m->s_ff, a->ff_pre, a->ff_pre, (size_t)N * F, T);
         PROF_END(SB_PROF_GELU);
         /* dx overwrites the recomputed GELU output: dW reads it first. */
+        MM_LINEAR(SB_MM_FFN2_FWD);
         if ((rc = sb_linear_backward(lc, m->s_ff, 0.0f, g->f2_w, g->f2_b, m->s_b, m->s_ff, w->f2_w,
                                      N, F, D, e)))
             return rc;
@@ -605,6 +620,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
         sb_mul_inplace(m->s_ff, a->ff_pre, (size_t)N * F, T); /* dy * gelu'(x) */
         PROF_END(SB_PROF_GELU);
         /* The residual: d(sa_out) = d(out_in) + lin1's input gradient. */
+        MM_LINEAR(SB_MM_FFN1_FWD);
         if ((rc = sb_linear_backward(lc, dA, 1.0f, g->f1_w, g->f1_b, m->s_ff, a->sa_out, w->f1_w, N,
                                      D, F, e)))
             return rc;
@@ -614,6 +630,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
                               N, D, T);
         PROF_END(SB_PROF_LN);
         grad_ready_range(m, g->sa_g, 2 * (size_t)D);
+        MM_LINEAR(SB_MM_OUT_FWD);
         if ((rc = sb_linear_backward(lc, m->s_c, 0.0f, g->o_w, g->o_b, dA, a->ctx, w->o_w, N, D, D,
                                      e)))
             return rc;
@@ -624,6 +641,7 @@ int sb_model_backward(sb_model *m, const sb_batch *bt, sb_err *e)
             return rc;
         PROF_END(SB_PROF_ATTN);
         /* The residual again: d(x) = d(sa_in) + qkv's input gradient. */
+        MM_LINEAR(SB_MM_QKV_FWD);
         if ((rc = sb_linear_backward(lc, dA, 1.0f, g->qkv_w, g->qkv_b, m->s_qkv, x, w->qkv_w, N, D,
                                      3 * D, e)))
             return rc;

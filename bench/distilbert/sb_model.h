@@ -129,6 +129,8 @@ typedef struct sb_model {
     double prof[SB_PROF_N];
     long prof_steps; /* training steps prof[] covers (the trainer
                                       leaves the first, warm-up step out) */
+    sb_mm_prof mm;   /* with profile: each matrix product's time (lc.mm_prof
+                      points here while a training step runs) */
 } sb_model;
 
 /* Allocates the flat buffers (zeroed) and the tensor table. */

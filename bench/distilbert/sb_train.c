@@ -127,6 +127,7 @@ int sb_train_run(sb_model *m, const sb_features *f, const sb_train_config *cfg,
                 /* like the median step, the profile leaves the warm-up step out */
                 if (step == 1 && res->total_steps > 1) {
                     memset(m->prof, 0, sizeof m->prof);
+                    memset(&m->mm, 0, sizeof m->mm);
                     m->prof_steps = 0;
                 } else {
                     m->prof_steps++;
