@@ -40,7 +40,7 @@ results_libs() {
 for h in $HARNESSES; do
     case $h in
     tokenizer|squad|safetensors) SRC=("${DATA_SRC[@]}"); LIBS=("${DATA_LIBS[@]}") ;;
-    import)   results_libs; SRC=("$ROOT"/harness/store/sb_export.c "$ROOT"/harness/store/sb_ptset.c "$ROOT"/harness/store/sb_db.c "$ROOT"/bench/sb_text.c); LIBS=("${RES_LIBS[@]}") ;;
+    import)   results_libs; SRC=("$ROOT"/harness/store/sb_import.c "$ROOT"/harness/store/sb_import_check.c "$ROOT"/harness/store/sb_export.c "$ROOT"/harness/store/sb_ptset.c "$ROOT"/harness/store/sb_db.c "$ROOT"/harness/store/sb_db_ingest.c "$ROOT"/harness/store/sb_db_sweep.c "$ROOT"/bench/sb_text.c "$ROOT"/bench/sb_stats.c); LIBS=("${RES_LIBS[@]}") ;;
     hostfile) results_libs; SRC=("$ROOT"/harness/run/sb_launch.c); LIBS=("${RES_LIBS[@]}") ;;
     # the plan reader checks allreduce sizes with the worker's own parser (MPI's headers)
     plan)     results_libs; SRC=("$ROOT"/harness/run/sb_plan.c -I"$ROOT"/bench/allreduce $(pkg-config --cflags ompi-c))

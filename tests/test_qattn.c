@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_kernel.h"
+#include "sb_attention.h"
 #include "sb_layers.h"
 #include "sb_qattn.h"
 #include "testutil.h"

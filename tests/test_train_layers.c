@@ -10,6 +10,7 @@
 #include <string.h>
 #include "train_testutil.h"
 #include "sb_cpu.h"
+#include "sb_attention.h"
 #include "sb_layers.h"
 
 static int g_fail;

@@ -1,4 +1,5 @@
 #include "sb_model.h"
+#include "sb_attention.h"
 #include "sb_mem.h"
 #include <ctype.h>
 #include <math.h>

@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sb_attention.h"
 #include "sb_mem.h"
 #include "sb_quant.h"
 
