@@ -8,6 +8,7 @@
 #include "sb_parse.h"
 #include "sb_plan_opts.h"
 #include "sb_quant.h"
+#include "sb_shape.h"
 
 /* ---- what each worker prints into the sweep's progress line ---- */
 
@@ -72,17 +73,14 @@ static void describe_peak(const json_t *doc, char *buf, size_t cap)
  * refuses the point for want of --m */
 static void shape_argv(const char *value, sb_wl_push push, void *ctx)
 {
-    char dims[64], buf[4][16];
-    const char *colon = strchr(value, ':');
-    int m, n, k;
+    char buf[4][16];
+    sb_shape x;
     sb_err e = {0};
-    if (!colon || (size_t)(colon - value) >= sizeof dims || strlen(colon + 1) != 2) return;
-    snprintf(dims, sizeof dims, "%.*s", (int)(colon - value), value);
-    if (sb_parse_shape(dims, 1L << 30, &m, &n, &k, &e)) return; /* the plan wrote it: never */
-    snprintf(buf[0], sizeof buf[0], "%d", m);
-    snprintf(buf[1], sizeof buf[1], "%d", n);
-    snprintf(buf[2], sizeof buf[2], "%d", k);
-    snprintf(buf[3], sizeof buf[3], "%s", colon + 1);
+    if (!strchr(value, ':') || sb_shape_parse(value, 0, &x, &e)) return; /* the plan wrote it */
+    snprintf(buf[0], sizeof buf[0], "%d", x.m);
+    snprintf(buf[1], sizeof buf[1], "%d", x.n);
+    snprintf(buf[2], sizeof buf[2], "%d", x.k);
+    snprintf(buf[3], sizeof buf[3], "%c%c", x.transa, x.transb);
     const char *flag[4] = {"--m", "--n", "--k", "--trans"};
     for (int i = 0; i < 4; i++) {
         push(ctx, flag[i]);

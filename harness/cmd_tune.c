@@ -10,13 +10,13 @@
 #include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
+#include "sb_shape.h"
 #include "sb_sysinfo.h"
 #include "sb_tune.h"
 #include "sb_tuning.h"
 
 #define MAX_KERNELS 16
 #define MAX_SHAPES 64
-#define SB_MAX_DIM 65536
 
 typedef struct {
     char ta, tb;
@@ -52,7 +52,7 @@ static void tune_help(void)
            "  --kernel K       a kernel to tune (repeatable; default: every own kernel this\n"
            "                   machine runs: %s)\n"
            "  --shapes LIST    comma-separated: 'square' (NN 1024^3 and 2048^3), 'distilbert'\n"
-           "                   (its 12 training GEMM classes), or [XY:]MxNxK[@T] (XY: NN, NT,\n"
+           "                   (its 12 training GEMM classes), or MxNxK[:XY][@T] (XY: NN, NT,\n"
            "                   TN, TT; @T: threads for that shape). Default: square,distilbert.\n"
            "                   One shape per class: a later shape of a class already listed\n"
            "                   is left out.\n"
@@ -98,22 +98,13 @@ static int parse_shapes(const char *list, tshape *s, int *n, sb_err *e)
                 if (add_shape(s, n, src[i])) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
             continue;
         }
-        tshape x = {'N', 'N', 0, 0, 0, 0};
-        char *p = it, *at = strchr(it, '@');
-        if (strlen(p) > 3 && p[2] == ':') {
-            if (!strchr("NT", p[0]) || !strchr("NT", p[1]))
-                return sb_errf(e, SB_EUSAGE, "--shapes: '%s': transposes are NN, NT, TN or TT", it);
-            x.ta = p[0];
-            x.tb = p[1];
-            p += 3;
-        }
-        if (at) {
-            long t;
-            *at = '\0';
-            if (sb_parse_long(at + 1, 1, 4096, "--shapes thread count", &t, e)) return SB_EUSAGE;
-            x.threads = (int)t;
-        }
-        if (sb_parse_shape(p, SB_MAX_DIM, &x.m, &x.n, &x.k, e)) return SB_EUSAGE;
+        /* the old spelling XY:MxNxK is still read */
+        sb_shape y;
+        sb_err pe = {0};
+        if (sb_shape_parse(it, SB_SHAPE_THREADS | SB_SHAPE_PREFIX, &y, &pe))
+            return sb_errf(e, SB_EUSAGE, "--shapes: %s", pe.msg);
+        tshape x = {y.transa ? y.transa : 'N', y.transb ? y.transb : 'N', y.m, y.n, y.k,
+                    y.threads};
         if (add_shape(s, n, x)) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
     }
     return SB_OK;
