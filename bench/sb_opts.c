@@ -22,6 +22,7 @@ static int apply(const sb_opt *row, const char *v, char *o, const sb_opt_ranges 
         break;
     case SB_OPT_DOUBLE: rc = r->to_double(row->key, v, what, (double *)(o + row->off), e); break;
     case SB_OPT_INTS: rc = r->to_ints(row->key, v, what, (sb_opt_ints *)(o + row->off), e); break;
+    case SB_OPT_CUSTOM: rc = r->to_custom(row->key, v, o, e); break;
     }
     if (row->set_off != SB_OPT_NOSET) *(int *)(o + row->set_off) = 1;
     return rc;

@@ -35,8 +35,7 @@ int sb_shape_parse(const char *s, int flags, sb_shape *out, sb_err *e)
     } else if (colon) {
         *colon = '\0';
         if (!is_trans(colon + 1))
-            return sb_errf(e, SB_EUSAGE, "'%.60s' is not a transpose (NN, NT, TN, TT)",
-                           colon + 1);
+            return sb_errf(e, SB_EUSAGE, "'%.60s' is not a transpose (NN, NT, TN, TT)", colon + 1);
         x.transa = colon[1];
         x.transb = colon[2];
     }

@@ -78,7 +78,7 @@ static void infer_help(void)
 }
 
 /* the ranges a sweep plan checks the numbers with (sb_workload) */
-static const sb_opt_ranges g_ranges = {sb_worker_opt_long, sb_worker_opt_double, NULL};
+static const sb_opt_ranges g_ranges = {sb_worker_opt_long, sb_worker_opt_double, NULL, NULL};
 #define O(f) offsetof(sb_infer_opts, f)
 static const sb_opt g_infer_opts[] = {
     {"init", SB_OPT_STR, O(init), SB_OPT_NOSET, NULL},

@@ -28,7 +28,7 @@ static int to_long(const char *key, const char *v, const char *what, long *out, 
         if (!strcmp(key, r[i].key)) return sb_parse_long(v, r[i].lo, r[i].hi, what, out, e);
     return sb_errf(e, SB_EFAIL, "%s: no range", what);
 }
-static const sb_opt_ranges g_ranges = {to_long, NULL, NULL};
+static const sb_opt_ranges g_ranges = {to_long, NULL, NULL, NULL};
 
 /* --out FILE goes through sb_out (a file whole or not at all, a device or
  * FIFO in place, every write checked); no --out, or "-", is standard output. */

@@ -92,7 +92,7 @@ static int to_double(const char *key, const char *v, const char *what, double *o
     if (!strcmp(key, "bucket-mb")) return sb_parse_double(v, 0.001, 4096, what, out, e);
     return sb_worker_opt_double(key, v, what, out, e);
 }
-static const sb_opt_ranges g_ranges = {sb_worker_opt_long, to_double, NULL};
+static const sb_opt_ranges g_ranges = {sb_worker_opt_long, to_double, NULL, NULL};
 
 #define O(f) offsetof(sb_train_opts, f)
 static const sb_opt g_train_opts[] = {

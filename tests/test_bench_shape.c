@@ -42,7 +42,7 @@ int main(void)
     bad_shape("4x4x4:NNN", 0, "is not a transpose");
     bad_shape("XX:4x4x4", all, "'XX' is not a transpose");
     bad_shape("NT:4x4x4", 0, "is not a transpose"); /* the old spelling only where asked */
-    bad_shape("4x4x4@2", 0, "shape dimension");  /* @T only where asked for */
+    bad_shape("4x4x4@2", 0, "shape dimension");     /* @T only where asked for */
     bad_shape("4x4x4@0", SB_SHAPE_THREADS, "thread count");
     bad_shape("NT:4x4x4:TN", all, "is not a transpose");
     return test_report("shape");
