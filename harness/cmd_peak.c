@@ -110,15 +110,10 @@ static const sb_opt g_peak_opts[] = {
 static int peak_parse(int argc, char **argv, sb_peak_opts *o)
 {
     sb_err e = {0};
-    int help = 0;
     memset(o, 0, sizeof *o);
     o->seconds = 0.6;
-    if (sb_opts_parse(argc, argv, g_peak_opts, o, &g_ranges, &help, &e))
-        return sb_cli_report("peak", &e);
-    if (help) {
-        peak_help();
-        return 0;
-    }
+    int rc = sb_cli_opts("peak", argc, argv, g_peak_opts, o, &g_ranges, peak_help);
+    if (rc >= 0) return rc;
     if (!o->paths_arg)
         for (int i = 0; i < SB_PEAK_NPATHS; i++) o->want[i] = 1;
     /* an output that cannot be written is found before the measuring */
