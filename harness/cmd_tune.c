@@ -1,7 +1,7 @@
 /* sprbench tune: search each own kernel's blocking on this machine and store
  * it per fingerprint, kernel and shape class (bench/tune). */
-#include <getopt.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,62 +124,49 @@ typedef struct tune_opts {
     double seconds, min_gain;
 } tune_opts;
 
+/* tune's own ranges: --threads; --seconds and --min-gain */
+static int to_long(const char *key, const char *v, const char *what, long *out, sb_err *e)
+{
+    (void)key; /* --threads, the one whole number */
+    return sb_parse_long(v, 1, 4096, what, out, e);
+}
+static int to_double(const char *key, const char *v, const char *what, double *out, sb_err *e)
+{
+    if (!strcmp(key, "seconds")) return sb_parse_double(v, 0.001, 86400, what, out, e);
+    return sb_parse_double(v, 0, 50, what, out, e); /* --min-gain */
+}
+/* --kernel, repeatable (its --help says so): each one kept */
+static int to_custom(const char *key, const char *v, void *opts, sb_err *e)
+{
+    (void)key;
+    tune_opts *o = opts;
+    if (o->nk == MAX_KERNELS) return sb_errf(e, SB_EUSAGE, "--kernel: too many");
+    o->kernels[o->nk++] = v;
+    return SB_OK;
+}
+static const sb_opt_ranges g_ranges = {to_long, to_double, NULL, to_custom};
+
+#define O(f) offsetof(tune_opts, f)
+static const sb_opt g_tune_opts[] = {
+    {"kernel", SB_OPT_EACH, O(kernels), SB_OPT_NOSET, "kernel"},
+    {"shapes", SB_OPT_STR, O(shapes), SB_OPT_NOSET, NULL},
+    {"seconds", SB_OPT_DOUBLE, O(seconds), SB_OPT_NOSET, "seconds"},
+    {"threads", SB_OPT_INT, O(threads), SB_OPT_NOSET, "threads"},
+    {"min-gain", SB_OPT_DOUBLE, O(min_gain), SB_OPT_NOSET, "min-gain"},
+    {"db", SB_OPT_STR, O(db), SB_OPT_NOSET, NULL},
+    {"tune-file", SB_OPT_STR, O(file), SB_OPT_NOSET, NULL},
+    {"verbose", SB_OPT_FLAG, O(verbose), SB_OPT_NOSET, "v"},
+    {NULL}};
+#undef O
+
 /* Parses argv into *o. -1 to go on, else the exit status (--help: 0). */
 static int tune_parse(int argc, char **argv, tune_opts *o)
 {
-    static const struct option opts[] = {{"kernel", required_argument, 0, 'K'},
-                                         {"shapes", required_argument, 0, 'S'},
-                                         {"seconds", required_argument, 0, 's'},
-                                         {"threads", required_argument, 0, 't'},
-                                         {"min-gain", required_argument, 0, 'g'},
-                                         {"db", required_argument, 0, 'd'},
-                                         {"tune-file", required_argument, 0, 'f'},
-                                         {"verbose", no_argument, 0, 'v'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    int c;
-    long v;
-    sb_err e = {0};
     memset(o, 0, sizeof *o);
     o->shapes = "square,distilbert";
     o->seconds = 120;
     o->min_gain = 2;
-    optind = 1;
-    opterr = 0;
-    static const char *const repeatable[] = {"kernel", NULL}; /* its --help says so */
-    sb_opt_seen seen = {0};
-    while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
-        if (sb_opt_once(&seen, opts, c, repeatable, &e)) return sb_cli_report("tune", &e);
-        switch (c) {
-        case 'K':
-            if (o->nk == MAX_KERNELS) return sb_cli_usage_error("tune", "--kernel: too many");
-            o->kernels[o->nk++] = optarg;
-            break;
-        case 'S': o->shapes = optarg; break;
-        case 's':
-            if (sb_parse_double(optarg, 0.001, 86400, "--seconds", &o->seconds, &e))
-                return sb_cli_report("tune", &e);
-            break;
-        case 't':
-            if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e))
-                return sb_cli_report("tune", &e);
-            o->threads = (int)v;
-            break;
-        case 'g':
-            if (sb_parse_double(optarg, 0, 50, "--min-gain", &o->min_gain, &e))
-                return sb_cli_report("tune", &e);
-            break;
-        case 'd': o->db = optarg; break;
-        case 'f': o->file = optarg; break;
-        case 'v': o->verbose = 1; break;
-        case 'h': tune_help(); return 0;
-        default:
-            return sb_cli_usage_error("tune", "unknown or incomplete option '%s' (see --help)",
-                                      argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return sb_cli_usage_error("tune", "unexpected argument '%s'", argv[optind]);
-    return -1;
+    return sb_cli_opts("tune", argc, argv, g_tune_opts, o, &g_ranges, tune_help);
 }
 
 /* Whether kernel k runs through the project's GEMM driver (has a blocking). */

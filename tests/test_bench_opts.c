@@ -1,7 +1,8 @@
 /* sb_opts: the option table a command's parsing is made of. A value the
  * caller reads itself (SB_OPT_CUSTOM, peak's --paths) is read as it comes,
  * so that it is refused before a later --help, and is given once like any
- * other option. */
+ * other option; one that may come again (SB_OPT_EACH, tune's --kernel)
+ * sees each value; a flag's one-letter key is its short form (-v). */
 #include <stddef.h>
 #include <string.h>
 #include "sb_opts.h"
@@ -9,8 +10,8 @@
 #include "testutil.h"
 
 typedef struct t_opts {
-    int n, flag, ncustom;
-    const char *names;
+    int n, flag, ncustom, verbose, neach;
+    const char *names, *each[4];
 } t_opts;
 
 static int to_long(const char *key, const char *v, const char *what, long *out, sb_err *e)
@@ -21,6 +22,11 @@ static int to_long(const char *key, const char *v, const char *what, long *out, 
 static int to_custom(const char *key, const char *v, void *opts, sb_err *e)
 {
     t_opts *o = opts;
+    if (!strcmp(key, "each")) {
+        if (o->neach == 4) return sb_errf(e, SB_EUSAGE, "--each: too many");
+        o->each[o->neach++] = v;
+        return SB_OK;
+    }
     CHECK(!strcmp(key, "names"));
     o->ncustom++;
     o->names = v;
@@ -32,6 +38,8 @@ static const sb_opt_ranges g_ranges = {to_long, NULL, NULL, to_custom};
 static const sb_opt g_rows[] = {{"n", SB_OPT_INT, O(n), SB_OPT_NOSET, "n"},
                                 {"flag", SB_OPT_FLAG, O(flag), SB_OPT_NOSET, NULL},
                                 {"names", SB_OPT_CUSTOM, O(names), SB_OPT_NOSET, "names"},
+                                {"each", SB_OPT_EACH, O(each), SB_OPT_NOSET, "each"},
+                                {"verbose", SB_OPT_FLAG, O(verbose), SB_OPT_NOSET, "v"},
                                 {NULL}};
 
 static int parse(int argc, char **argv, t_opts *o, int *help, sb_err *e)
@@ -63,5 +71,14 @@ int main(void)
     char *help_first[] = {"x", "--help", "--names", "zz", NULL};
     e = (sb_err){0};
     CHECK(parse(4, help_first, &o, &help, &e) == SB_OK && help == 1 && o.ncustom == 0);
+
+    char *each[] = {"x", "--each", "p", "-v", "--each", "q", NULL};
+    e = (sb_err){0};
+    CHECK(parse(6, each, &o, &help, &e) == SB_OK);
+    CHECK(o.neach == 2 && !strcmp(o.each[0], "p") && !strcmp(o.each[1], "q") && o.verbose == 1);
+
+    char *no_short[] = {"x", "-f", NULL}; /* --flag has no short form */
+    e = (sb_err){0};
+    CHECK(parse(2, no_short, &o, &help, &e) == SB_EUSAGE && strstr(e.msg, "'-f'"));
     return test_report("opts");
 }
