@@ -10,31 +10,12 @@
 #include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_cpu.h"
-#include "sb_shape.h"
 #include "sb_sysinfo.h"
 #include "sb_tune.h"
+#include "sb_tune_shapes.h"
 #include "sb_tuning.h"
 
 #define MAX_KERNELS 16
-#define MAX_SHAPES 64
-
-typedef struct {
-    char ta, tb;
-    int m, n, k, threads; /* threads 0: --threads */
-} tshape;
-
-/* DistilBERT's training GEMMs for 3072 tokens (8 sequences of 384; the row
- * count only has to fall in the same class as a real batch's): the linear
- * layers forward (NT), their input gradients (NN) and weight gradients (TN)
- * over hidden 768, fused QKV 2304 and FFN 3072, and the per-head attention
- * products (S 384, head 64), which run on one thread each. */
-static const tshape g_distilbert[] = {
-    {'N', 'T', 3072, 768, 768, 0}, {'N', 'T', 3072, 2304, 768, 0}, {'N', 'T', 3072, 768, 3072, 0},
-    {'N', 'N', 3072, 768, 768, 0}, {'N', 'N', 3072, 768, 3072, 0}, {'N', 'N', 3072, 3072, 768, 0},
-    {'T', 'N', 768, 768, 3072, 0}, {'T', 'N', 2304, 768, 3072, 0}, {'T', 'N', 768, 3072, 3072, 0},
-    {'N', 'T', 384, 384, 64, 1},   {'N', 'N', 384, 64, 384, 1},    {'T', 'N', 384, 64, 384, 1},
-};
-static const tshape g_square[] = {{'N', 'N', 1024, 1024, 1024, 0}, {'N', 'N', 2048, 2048, 2048, 0}};
 
 static void tune_help(void)
 {
@@ -71,43 +52,6 @@ static void tune_help(void)
            "Exit status: 0 ok, 1 a kernel failed, 2 bad input, 3 no kernel can run here.\n",
            "avx2-f32, avx2-int8, avx512-f32, avx512-bf16, vnni-int8, amx-bf16, amx-int8",
            sb_default_db());
-}
-
-static int add_shape(tshape *s, int *n, tshape x)
-{
-    if (*n >= MAX_SHAPES) return -1;
-    int cls = sb_shape_class(x.ta, x.tb, x.m, x.n, x.k);
-    for (int i = 0; i < *n; i++)
-        if (sb_shape_class(s[i].ta, s[i].tb, s[i].m, s[i].n, s[i].k) == cls) return 0;
-    s[(*n)++] = x;
-    return 0;
-}
-
-static int parse_shapes(const char *list, tshape *s, int *n, sb_err *e)
-{
-    char buf[2048];
-    if (strlen(list) >= sizeof buf) return sb_errf(e, SB_EUSAGE, "--shapes: too long");
-    snprintf(buf, sizeof buf, "%s", list);
-    if (sb_check_list(buf, "--shapes", e)) return SB_EUSAGE;
-    for (char *save = NULL, *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(it, "square") || !strcmp(it, "distilbert")) {
-            const tshape *src = it[0] == 's' ? g_square : g_distilbert;
-            size_t cnt = it[0] == 's' ? sizeof g_square / sizeof *g_square
-                                      : sizeof g_distilbert / sizeof *g_distilbert;
-            for (size_t i = 0; i < cnt; i++)
-                if (add_shape(s, n, src[i])) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
-            continue;
-        }
-        /* the old spelling XY:MxNxK is still read */
-        sb_shape y;
-        sb_err pe = {0};
-        if (sb_shape_parse(it, SB_SHAPE_THREADS | SB_SHAPE_PREFIX, &y, &pe))
-            return sb_errf(e, SB_EUSAGE, "--shapes: %s", pe.msg);
-        tshape x = {y.transa ? y.transa : 'N', y.transb ? y.transb : 'N', y.m, y.n, y.k,
-                    y.threads};
-        if (add_shape(s, n, x)) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
-    }
-    return SB_OK;
 }
 
 static void print_note(void *ctx, const char *line)
@@ -179,10 +123,10 @@ static int tunable(const sb_kernel *k)
 
 /* The checks before any work: the shapes (into sh, *ns), the kernels named,
  * no SB_GEMM_KC/MC/NC. -1 to go on, else the exit status. */
-static int tune_check(const tune_opts *o, tshape *sh, int *ns)
+static int tune_check(const tune_opts *o, sb_tune_shape *sh, int *ns)
 {
     sb_err e = {0};
-    if (parse_shapes(o->shapes, sh, ns, &e)) return sb_cli_report("tune", &e);
+    if (sb_tune_shapes_parse(o->shapes, sh, ns, &e)) return sb_cli_report("tune", &e);
     for (int i = 0; i < o->nk; i++) {
         const sb_kernel *k = sb_kernel_find(o->kernels[i]);
         if (!k)
@@ -256,7 +200,7 @@ enum { TUNED, TUNE_SKIPPED, TUNE_FAILED };
  * its entry stored. *outcome TUNED, TUNE_SKIPPED (the kernel cannot run
  * here: its line on stderr) or TUNE_FAILED; SB_OK unless the work or the
  * file failed (e says why). */
-static int tune_shape(const tune_opts *o, const char *kernel, const tshape *s, int ns,
+static int tune_shape(const tune_opts *o, const char *kernel, const sb_tune_shape *s, int ns,
                       sb_tune_table *tbl, const char *path, int *outcome, sb_err *e)
 {
     int t = s->threads ? s->threads : o->threads;
@@ -306,7 +250,7 @@ static int tune_shape(const tune_opts *o, const char *kernel, const tshape *s, i
 int sb_cmd_tune(int argc, char **argv)
 {
     tune_opts o;
-    tshape sh[MAX_SHAPES];
+    sb_tune_shape sh[SB_TUNE_MAX_SHAPES];
     int ns = 0, rc;
     sb_err e = {0};
     if ((rc = tune_parse(argc, argv, &o)) >= 0 || (rc = tune_check(&o, sh, &ns)) >= 0) return rc;
