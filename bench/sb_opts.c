@@ -22,6 +22,8 @@ static int apply(const sb_opt *row, const char *v, char *o, const sb_opt_ranges 
         break;
     case SB_OPT_DOUBLE: rc = r->to_double(row->key, v, what, (double *)(o + row->off), e); break;
     case SB_OPT_INTS: rc = r->to_ints(row->key, v, what, (sb_opt_ints *)(o + row->off), e); break;
+    case SB_OPT_CUSTOM:
+    case SB_OPT_EACH: rc = r->to_custom(row->key, v, o, e); break;
     }
     if (row->set_off != SB_OPT_NOSET) *(int *)(o + row->set_off) = 1;
     return rc;
@@ -45,26 +47,38 @@ int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_o
                   int *help, sb_err *e)
 {
     struct option lo[SB_OPTS_MAX + 2];
-    int n = 0;
-    for (; rows[n].name && n < SB_OPTS_MAX; n++)
+    const char *each[SB_OPTS_MAX + 1]; /* the options that may be given again */
+    char shorts[SB_OPTS_MAX + 2] = "h";
+    int n = 0, ne = 0, ns = 1;
+    for (; rows[n].name && n < SB_OPTS_MAX; n++) {
         lo[n] = (struct option){rows[n].name,
                                 rows[n].kind == SB_OPT_FLAG ? no_argument : required_argument, NULL,
                                 1000 + n};
+        if (rows[n].kind == SB_OPT_EACH) each[ne++] = rows[n].name;
+        if (rows[n].kind == SB_OPT_FLAG && rows[n].key && strlen(rows[n].key) == 1)
+            shorts[ns++] = rows[n].key[0];
+    }
+    each[ne] = NULL;
+    shorts[ns] = '\0';
     lo[n] = (struct option){"help", no_argument, NULL, 'h'};
     lo[n + 1] = (struct option){0, 0, 0, 0};
     int c;
     sb_opt_seen seen = {0};
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         if (c == 'h') {
             *help = 1;
             return SB_OK;
         }
+        for (int i = 0; i < n && c > 0 && c < 128; i++) /* a short flag: its row */
+            if (rows[i].kind == SB_OPT_FLAG && rows[i].key && rows[i].key[0] == c &&
+                !rows[i].key[1])
+                c = 1000 + i;
         if (c < 1000 || c >= 1000 + n)
             return sb_errf(e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)",
                            argv[optind - 1]);
-        int rc = sb_opt_once(&seen, lo, c, NULL, e);
+        int rc = sb_opt_once(&seen, lo, c, each, e);
         if (!rc) rc = apply(&rows[c - 1000], optarg, o, r, e);
         if (rc) return rc;
     }

@@ -31,6 +31,8 @@ typedef enum {
     SB_OPT_INT,    /* int, range-checked by key (as a long) */
     SB_OPT_DOUBLE, /* double, range-checked by key */
     SB_OPT_INTS,   /* sb_opt_ints: a list "1,2,4", each range-checked by key */
+    SB_OPT_CUSTOM, /* the caller's to_custom reads the value into the options, by key */
+    SB_OPT_EACH,   /* SB_OPT_CUSTOM for an option that may be given again (a list) */
 } sb_opt_kind;
 
 #define SB_OPT_INTS_MAX 64
@@ -46,7 +48,8 @@ typedef struct sb_opt {
     sb_opt_kind kind;
     size_t off;      /* offset of the field */
     size_t set_off;  /* offset of an int set to 1 when the option is given, or SB_OPT_NOSET */
-    const char *key; /* the range's key (numbers) */
+    const char *key; /* the range's key (numbers); a flag's: its one-letter short
+                        form ("v": -v), or NULL */
 } sb_opt;
 
 /* The caller's ranges: parse value for option `what` ("--batch") within
@@ -56,6 +59,9 @@ typedef struct sb_opt_ranges {
     int (*to_double)(const char *key, const char *value, const char *what, double *out, sb_err *e);
     int (*to_ints)(const char *key, const char *value, const char *what, sb_opt_ints *out,
                    sb_err *e);
+    /* SB_OPT_CUSTOM: reads value into the options struct o (a list of
+     * names, say), as the option comes */
+    int (*to_custom)(const char *key, const char *value, void *o, sb_err *e);
 } sb_opt_ranges;
 
 #define SB_OPT_SEEN_MAX 128

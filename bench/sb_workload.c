@@ -9,6 +9,7 @@
 #include "sb_parse.h"
 #include "sb_plan_opts.h"
 #include "sb_quant.h"
+#include "sb_shape.h"
 
 /* ---- what each worker prints into the sweep's progress line ---- */
 

@@ -55,7 +55,7 @@ typedef struct allreduce_opts {
     const char *sizes, *result_file;
     long iters, warmup;
 } allreduce_opts;
-static const sb_opt_ranges g_ranges = {sb_worker_opt_long, NULL, NULL};
+static const sb_opt_ranges g_ranges = {sb_worker_opt_long, NULL, NULL, NULL};
 #define O(f) offsetof(allreduce_opts, f)
 static const sb_opt g_allreduce_opts[] = {
     {"sizes", SB_OPT_STR, O(sizes), SB_OPT_NOSET, NULL},

@@ -1,6 +1,6 @@
 /* sprbench gate: PASS/WARN/FAIL of a candidate run against a baseline run
  * or against absolute references; exit 1 on any FAIL (for CI). */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,9 +118,27 @@ typedef struct gate_args {
     sb_gate_opts o;
 } gate_args;
 
-/* --tolerance: "5%" or a fraction below 1. -1 when set, else the exit status. */
-static int parse_tolerance(const char *arg, sb_gate_opts *o, sb_err *e)
+/* --tolerance ("5%" or a fraction below 1), --method, --metric (repeatable,
+ * its --help says so): read as they come */
+static int to_custom(const char *key, const char *arg, void *opts, sb_err *e)
 {
+    gate_args *a = opts;
+    if (!strcmp(key, "method")) {
+        if (!strcmp(arg, "mwu"))
+            a->o.method = SB_GATE_MWU;
+        else if (!strcmp(arg, "bootstrap"))
+            a->o.method = SB_GATE_BOOTSTRAP;
+        else
+            return sb_errf(e, SB_EUSAGE, "--method: '%s' is not mwu or bootstrap", arg);
+        return SB_OK;
+    }
+    if (!strcmp(key, "metric")) {
+        if (a->nmetrics == MAX_METRICS)
+            return sb_errf(e, SB_EUSAGE, "--metric: at most %d", MAX_METRICS);
+        if (!*arg || strlen(arg) > 63) return sb_errf(e, SB_EUSAGE, "--metric: bad name '%s'", arg);
+        a->metrics[a->nmetrics++] = arg;
+        return SB_OK;
+    }
     size_t n = strlen(arg);
     char buf[64];
     int pct = n > 0 && n < sizeof buf && arg[n - 1] == '%';
@@ -128,100 +146,53 @@ static int parse_tolerance(const char *arg, sb_gate_opts *o, sb_err *e)
     double v;
     if (sb_parse_double(buf, 0, pct ? 1000 : 0.9999, "--tolerance", &v, e)) {
         if (!pct)
-            return sb_cli_usage_error("gate",
-                                      "--tolerance: '%s' is not a percentage"
-                                      " (5%%) or a fraction below 1 (0.05)",
-                                      arg);
-        return sb_cli_report("gate", e);
+            return sb_errf(e, SB_EUSAGE,
+                           "--tolerance: '%s' is not a percentage (5%%) or a fraction below 1"
+                           " (0.05)",
+                           arg);
+        return SB_EUSAGE;
     }
-    o->tolerance = pct ? v / 100 : v;
-    return -1;
+    a->o.tolerance = pct ? v / 100 : v;
+    return SB_OK;
 }
+static int to_long(const char *key, const char *v, const char *what, long *out, sb_err *e)
+{
+    (void)key; /* --min-pairs, --min-samples */
+    return sb_parse_long(v, 2, 100000, what, out, e);
+}
+static int to_double(const char *key, const char *v, const char *what, double *out, sb_err *e)
+{
+    (void)key; /* --alpha */
+    return sb_parse_double(v, 1e-9, 0.5, what, out, e);
+}
+static const sb_opt_ranges g_ranges = {to_long, to_double, NULL, to_custom};
+
+#define O(f) offsetof(gate_args, f)
+static const sb_opt g_gate_opts[] = {
+    {"baseline", SB_OPT_STR, O(baseline), SB_OPT_NOSET, NULL},
+    {"candidate", SB_OPT_STR, O(candidate), SB_OPT_NOSET, NULL},
+    {"db", SB_OPT_STR, O(dbpath), SB_OPT_NOSET, NULL},
+    {"tolerance", SB_OPT_CUSTOM, O(o.tolerance), SB_OPT_NOSET, "tolerance"},
+    {"metric", SB_OPT_EACH, O(metrics), SB_OPT_NOSET, "metric"},
+    {"references", SB_OPT_STR, O(refs_path), SB_OPT_NOSET, NULL},
+    {"junit", SB_OPT_STR, O(junit), SB_OPT_NOSET, NULL},
+    {"alpha", SB_OPT_DOUBLE, O(o.alpha), SB_OPT_NOSET, "alpha"},
+    {"min-samples", SB_OPT_INT, O(o.min_samples), SB_OPT_NOSET, "min-samples"},
+    {"method", SB_OPT_CUSTOM, O(o.method), SB_OPT_NOSET, "method"},
+    {"pool", SB_OPT_FLAG, O(o.pool), SB_OPT_NOSET, NULL},
+    {"cross-machine", SB_OPT_FLAG, O(o.cross_machine), SB_OPT_NOSET, NULL},
+    {"json", SB_OPT_FLAG, O(as_json), SB_OPT_NOSET, NULL},
+    {"history", SB_OPT_FLAG, O(history), SB_OPT_NOSET, NULL},
+    {"paired", SB_OPT_FLAG, O(o.paired), SB_OPT_NOSET, NULL},
+    {"min-pairs", SB_OPT_INT, O(o.min_pairs), SB_OPT_NOSET, "min-pairs"},
+    {"allow-nothing-judged", SB_OPT_FLAG, O(o.allow_nothing_judged), SB_OPT_NOSET, NULL},
+    {NULL}};
+#undef O
 
 /* The options into a. -1 to go on, else the exit status (--help: 0). */
 static int parse_options(int argc, char **argv, gate_args *a)
 {
-    static const struct option opts[] = {{"baseline", required_argument, 0, 'b'},
-                                         {"candidate", required_argument, 0, 'c'},
-                                         {"db", required_argument, 0, 'd'},
-                                         {"tolerance", required_argument, 0, 't'},
-                                         {"metric", required_argument, 0, 'm'},
-                                         {"references", required_argument, 0, 'r'},
-                                         {"junit", required_argument, 0, 'j'},
-                                         {"alpha", required_argument, 0, 'a'},
-                                         {"min-samples", required_argument, 0, 'n'},
-                                         {"method", required_argument, 0, 'M'},
-                                         {"pool", no_argument, 0, 'P'},
-                                         {"cross-machine", no_argument, 0, 'X'},
-                                         {"json", no_argument, 0, 'J'},
-                                         {"history", no_argument, 0, 'H'},
-                                         {"paired", no_argument, 0, 'Q'},
-                                         {"min-pairs", required_argument, 0, 'N'},
-                                         {"allow-nothing-judged", no_argument, 0, 'A'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    sb_gate_opts *o = &a->o;
-    sb_err e = {0};
-    long lv;
-    int c, rc;
-    optind = 1;
-    opterr = 0;
-    static const char *const repeatable[] = {"metric", NULL}; /* its --help says so */
-    sb_opt_seen seen = {0};
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (sb_opt_once(&seen, opts, c, repeatable, &e)) return sb_cli_report("gate", &e);
-        switch (c) {
-        case 'b': a->baseline = optarg; break;
-        case 'c': a->candidate = optarg; break;
-        case 'd': a->dbpath = optarg; break;
-        case 'r': a->refs_path = optarg; break;
-        case 'j': a->junit = optarg; break;
-        case 'P': o->pool = 1; break;
-        case 'X': o->cross_machine = 1; break;
-        case 'J': a->as_json = 1; break;
-        case 'H': a->history = 1; break;
-        case 'Q': o->paired = 1; break;
-        case 'A': o->allow_nothing_judged = 1; break;
-        case 'N':
-            if (sb_parse_long(optarg, 2, 100000, "--min-pairs", &lv, &e))
-                return sb_cli_report("gate", &e);
-            o->min_pairs = (int)lv;
-            break;
-        case 't':
-            if ((rc = parse_tolerance(optarg, o, &e)) >= 0) return rc;
-            break;
-        case 'a':
-            if (sb_parse_double(optarg, 1e-9, 0.5, "--alpha", &o->alpha, &e))
-                return sb_cli_report("gate", &e);
-            break;
-        case 'n':
-            if (sb_parse_long(optarg, 2, 100000, "--min-samples", &lv, &e))
-                return sb_cli_report("gate", &e);
-            o->min_samples = (int)lv;
-            break;
-        case 'M':
-            if (!strcmp(optarg, "mwu"))
-                o->method = SB_GATE_MWU;
-            else if (!strcmp(optarg, "bootstrap"))
-                o->method = SB_GATE_BOOTSTRAP;
-            else
-                return sb_cli_usage_error("gate", "--method: '%s' is not mwu or bootstrap", optarg);
-            break;
-        case 'm':
-            if (a->nmetrics == MAX_METRICS)
-                return sb_cli_usage_error("gate", "--metric: at most %d", MAX_METRICS);
-            if (!*optarg || strlen(optarg) > 63)
-                return sb_cli_usage_error("gate", "--metric: bad name '%s'", optarg);
-            a->metrics[a->nmetrics++] = optarg;
-            break;
-        case 'h': gate_help(); return 0;
-        default:
-            return sb_cli_usage_error("gate", "unknown or incomplete option '%s' (see --help)",
-                                      argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return sb_cli_usage_error("gate", "unexpected argument '%s'", argv[optind]);
-    return -1;
+    return sb_cli_opts("gate", argc, argv, g_gate_opts, a, &g_ranges, gate_help);
 }
 
 /* What goes together and what is needed, and the paths, before anything is

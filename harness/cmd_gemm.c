@@ -14,11 +14,12 @@
 #include "sb_gemm_bench.h"
 #include "sb_amx_knobs.h"
 #include "sb_onednn.h"
+#include "sb_shape.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
 #include "sb_tuning.h"
 
-#define SB_MAX_DIM SB_GEMM_MAX_DIM
+#define SB_MAX_DIM SB_SHAPE_MAX_DIM
 
 static void gemm_help(void)
 {

@@ -58,13 +58,10 @@ static void infer_help(void)
            "  --no-latency     skip the batch-1 latency pass\n"
            "  --warmup N       untimed forward passes before each timed pass (default 1)\n"
            "  --out F          write the predictions (id -> answer text)\n"
-           "  --result-file F  write the result as one JSON object\n"
-           "  --no-tune        the GEMM driver's built-in blocking, not this machine's tuned\n"
-           "                   one (sprbench tune); the config records which ran\n"
-           "  --tune-file F    the tuned blocking (default: tune-<fingerprint>.json beside\n"
-           "                   the database; $SPRBENCH_TUNE_FILE;\n"
-           "                   a file named here must exist and be usable)\n"
-           "  --synth-dev N    synthetic questions without --data (default %d)\n"
+           "  --result-file F  write the result as one JSON object\n",
+           sb_kernel_names());
+    sb_cli_help_tuning(19);
+    printf("  --synth-dev N    synthetic questions without --data (default %d)\n"
            "  --profile        print where the throughput pass's time goes, per layer kind,\n"
            "                   and store it in the result (metrics prof_KIND_s, seconds per\n"
            "                   batch; the report sets two machines' side by side)\n\n"
@@ -74,11 +71,11 @@ static void infer_help(void)
            "f32_agreement_pct, f32_em, f32_f1 (--compare-f32), peak_rss_mb.\n"
            "Exit status: 0 ok, 1 failed, 2 bad usage or input (nothing written),\n"
            "3 the kernel cannot run on this machine (result file written as 'skipped').\n",
-           sb_kernel_names(), SB_INFER_SYNTH_DEV);
+           SB_INFER_SYNTH_DEV);
 }
 
 /* the ranges a sweep plan checks the numbers with (sb_workload) */
-static const sb_opt_ranges g_ranges = {sb_worker_opt_long, sb_worker_opt_double, NULL};
+static const sb_opt_ranges g_ranges = {sb_worker_opt_long, sb_worker_opt_double, NULL, NULL};
 #define O(f) offsetof(sb_infer_opts, f)
 static const sb_opt g_infer_opts[] = {
     {"init", SB_OPT_STR, O(init), SB_OPT_NOSET, NULL},
@@ -102,8 +99,7 @@ static const sb_opt g_infer_opts[] = {
     {"synth-dev", SB_OPT_LONG, O(synth_dev), SB_OPT_NOSET, "synth-dev"},
     {"seed", SB_OPT_LONG, O(seed), SB_OPT_NOSET, "seed"},
     {"profile", SB_OPT_FLAG, O(profile), SB_OPT_NOSET, NULL},
-    {"no-tune", SB_OPT_FLAG, O(no_tune), SB_OPT_NOSET, NULL},
-    {"tune-file", SB_OPT_STR, O(tune_file), SB_OPT_NOSET, NULL},
+    SB_CLI_OPTS_TUNING(sb_infer_opts),
     {NULL, 0, 0, 0, NULL}};
 #undef O
 

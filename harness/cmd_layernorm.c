@@ -37,7 +37,7 @@ typedef struct ln_opts {
     int json;
     const char *result_file;
 } ln_opts;
-static const sb_opt_ranges g_ranges = {sb_worker_opt_long, NULL, NULL};
+static const sb_opt_ranges g_ranges = {sb_worker_opt_long, NULL, NULL, NULL};
 #define O(f) offsetof(ln_opts, f)
 static const sb_opt g_ln_opts[] = {
     {"batch", SB_OPT_LONG, O(batch), SB_OPT_NOSET, "batch"},

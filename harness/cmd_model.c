@@ -100,7 +100,7 @@ static int to_ints(const char *key, const char *v, const char *what, sb_opt_ints
     return sb_parse_int_list(v, (long)g_limits[i].lo, (long)g_limits[i].hi, what, out->v,
                              SB_OPT_INTS_MAX, &out->n, e);
 }
-static const sb_opt_ranges g_ranges = {to_long, to_double, to_ints};
+static const sb_opt_ranges g_ranges = {to_long, to_double, to_ints, NULL};
 
 #define O(f) offsetof(model_opts, f)
 static const sb_opt g_model_opts[] = {

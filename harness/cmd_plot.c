@@ -1,6 +1,6 @@
 /* sprbench plot: draw a sweep's plots, or one point key's history, from the
  * database. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -14,19 +14,6 @@
 #include "sb_plot.h"
 #include "sb_ptset.h"
 #include "sb_query.h"
-
-enum {
-    OPT_TEMPLATES = 256,
-    OPT_YSCALE,
-    OPT_HISTORY,
-    OPT_KERNEL,
-    OPT_SHAPE,
-    OPT_THREADS,
-    OPT_PPN,
-    OPT_NODES,
-    OPT_METRIC,
-    OPT_WORKLOAD
-};
 
 static void plot_help(void)
 {
@@ -99,85 +86,65 @@ static int resolve_sweep(sb_plot_opts *o, const char *sweep, char *drew, size_t 
     return rc;
 }
 
+/* What the command line asked for: the plot's options and the command's. */
+typedef struct plot_cli {
+    sb_plot_opts p;
+    const char *sweep;
+    int history, key_given; /* key_given: a point key (--kernel ...) was given */
+} plot_cli;
+
+static int to_long(const char *key, const char *v, const char *what, long *out, sb_err *e)
+{
+    (void)key; /* --threads, --ppn, --nodes */
+    return sb_parse_long(v, 1, 1 << 20, what, out, e);
+}
+/* --sweep (not empty) and --y-scale, read as they come */
+static int to_custom(const char *key, const char *v, void *opts, sb_err *e)
+{
+    plot_cli *c = opts;
+    if (!strcmp(key, "sweep")) {
+        c->sweep = v;
+        return *v ? SB_OK : sb_errf(e, SB_EUSAGE, "--sweep: empty value");
+    }
+    if (!strcmp(v, "auto"))
+        c->p.yscale = SB_PLOT_Y_AUTO;
+    else if (!strcmp(v, "linear"))
+        c->p.yscale = SB_PLOT_Y_LINEAR;
+    else if (!strcmp(v, "log"))
+        c->p.yscale = SB_PLOT_Y_LOG;
+    else
+        return sb_errf(e, SB_EUSAGE, "--y-scale: auto, linear or log, not '%s'", v);
+    return SB_OK;
+}
+static const sb_opt_ranges g_ranges = {to_long, NULL, NULL, to_custom};
+
+#define O(f) offsetof(plot_cli, f)
+static const sb_opt g_plot_opts[] = {
+    {"db", SB_OPT_STR, O(p.db_path), SB_OPT_NOSET, NULL},
+    {"sweep", SB_OPT_CUSTOM, O(sweep), SB_OPT_NOSET, "sweep"},
+    {"out", SB_OPT_STR, O(p.out_dir), SB_OPT_NOSET, NULL},
+    {"templates", SB_OPT_STR, O(p.templates), SB_OPT_NOSET, NULL},
+    {"y-scale", SB_OPT_CUSTOM, O(p.yscale), SB_OPT_NOSET, "y-scale"},
+    {"history", SB_OPT_FLAG, O(history), SB_OPT_NOSET, NULL},
+    {"kernel", SB_OPT_STR, O(p.kernel), O(key_given), NULL},
+    {"shape", SB_OPT_STR, O(p.shape), O(key_given), NULL},
+    {"threads", SB_OPT_INT, O(p.threads), O(key_given), "threads"},
+    {"ppn", SB_OPT_INT, O(p.ppn), O(key_given), "ppn"},
+    {"nodes", SB_OPT_INT, O(p.nodes), O(key_given), "nodes"},
+    {"metric", SB_OPT_STR, O(p.metric), O(key_given), NULL},
+    {"workload", SB_OPT_STR, O(p.workload), O(key_given), NULL},
+    {NULL}};
+#undef O
+
 int sb_cmd_plot(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, 0, 'd'},
-                                         {"sweep", required_argument, 0, 's'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"templates", required_argument, 0, OPT_TEMPLATES},
-                                         {"y-scale", required_argument, 0, OPT_YSCALE},
-                                         {"history", no_argument, 0, OPT_HISTORY},
-                                         {"kernel", required_argument, 0, OPT_KERNEL},
-                                         {"shape", required_argument, 0, OPT_SHAPE},
-                                         {"threads", required_argument, 0, OPT_THREADS},
-                                         {"ppn", required_argument, 0, OPT_PPN},
-                                         {"nodes", required_argument, 0, OPT_NODES},
-                                         {"metric", required_argument, 0, OPT_METRIC},
-                                         {"workload", required_argument, 0, OPT_WORKLOAD},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    sb_plot_opts o = {.db_path = sb_default_db()};
+    plot_cli c = {.p = {.db_path = sb_default_db()}};
     sb_err e = {0};
-    long v;
-    const char *sweep = NULL;
-    int c, history = 0, key_given = 0;
-    optind = 1;
-    opterr = 0;
-    sb_opt_seen seen = {0};
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (sb_opt_once(&seen, opts, c, NULL, &e)) return sb_cli_report("plot", &e);
-        switch (c) {
-        case 'd': o.db_path = optarg; break;
-        case 'o': o.out_dir = optarg; break;
-        case 's':
-            if (!*optarg) return sb_cli_usage_error("plot", "--sweep: empty value");
-            sweep = optarg;
-            break;
-        case OPT_TEMPLATES: o.templates = optarg; break;
-        case OPT_YSCALE:
-            if (!strcmp(optarg, "auto"))
-                o.yscale = SB_PLOT_Y_AUTO;
-            else if (!strcmp(optarg, "linear"))
-                o.yscale = SB_PLOT_Y_LINEAR;
-            else if (!strcmp(optarg, "log"))
-                o.yscale = SB_PLOT_Y_LOG;
-            else
-                return sb_cli_usage_error("plot", "--y-scale: auto, linear or log, not '%s'",
-                                          optarg);
-            break;
-        case OPT_HISTORY: history = 1; break;
-        case OPT_KERNEL:
-            o.kernel = optarg;
-            key_given = 1;
-            break;
-        case OPT_SHAPE:
-            o.shape = optarg;
-            key_given = 1;
-            break;
-        case OPT_METRIC:
-            o.metric = optarg;
-            key_given = 1;
-            break;
-        case OPT_WORKLOAD:
-            o.workload = optarg;
-            key_given = 1;
-            break;
-        case OPT_THREADS:
-        case OPT_PPN:
-        case OPT_NODES: {
-            const char *name = c == OPT_THREADS ? "--threads" : c == OPT_PPN ? "--ppn" : "--nodes";
-            if (sb_parse_long(optarg, 1, 1 << 20, name, &v, &e)) return sb_cli_report("plot", &e);
-            *(c == OPT_THREADS ? &o.threads : c == OPT_PPN ? &o.ppn : &o.nodes) = (int)v;
-            key_given = 1;
-            break;
-        }
-        case 'h': plot_help(); return 0;
-        default:
-            return sb_cli_usage_error("plot", "unknown or incomplete option '%s' (see --help)",
-                                      argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return sb_cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
+    int code = sb_cli_opts("plot", argc, argv, g_plot_opts, &c, &g_ranges, plot_help);
+    if (code >= 0) return code;
+    sb_plot_opts o = c.p;
+    const char *sweep = c.sweep;
+    int history = c.history, key_given = c.key_given;
     if (!o.out_dir) return sb_cli_usage_error("plot", "--out DIR is required");
     if (history && (!o.kernel || !o.threads))
         return sb_cli_usage_error("plot", "--history needs --kernel K and --threads T");

@@ -28,7 +28,7 @@ static int to_long(const char *key, const char *v, const char *what, long *out, 
         if (!strcmp(key, r[i].key)) return sb_parse_long(v, r[i].lo, r[i].hi, what, out, e);
     return sb_errf(e, SB_EFAIL, "%s: no range", what);
 }
-static const sb_opt_ranges g_ranges = {to_long, NULL, NULL};
+static const sb_opt_ranges g_ranges = {to_long, NULL, NULL, NULL};
 
 /* --out FILE goes through sb_out (a file whole or not at all, a device or
  * FIFO in place, every write checked); no --out, or "-", is standard output. */
@@ -39,18 +39,6 @@ static int sink_open(sb_out *o, const char *path, sb_err *e)
         return SB_OK;
     }
     return sb_out_open(o, path, e);
-}
-
-/* Options by the table: -1 to go on, or the exit code (--help: 0). */
-static int parse_opts(const char *cmd, int argc, char **argv, const sb_opt *rows, void *o,
-                      void (*help)(void))
-{
-    sb_err e = {0};
-    int want_help = 0;
-    if (sb_opts_parse(argc, argv, rows, o, &g_ranges, &want_help, &e))
-        return sb_cli_report(cmd, &e);
-    if (want_help) help();
-    return want_help ? 0 : -1;
 }
 
 /* ------------------------------------------------------------- tokenize */
@@ -86,7 +74,7 @@ static const sb_opt g_tokenize_opts[] = {
 int sb_cmd_tokenize(int argc, char **argv)
 {
     tokenize_opts o = {0};
-    int code = parse_opts("tokenize", argc, argv, g_tokenize_opts, &o, tokenize_help);
+    int code = sb_cli_opts("tokenize", argc, argv, g_tokenize_opts, &o, &g_ranges, tokenize_help);
     if (code >= 0) return code;
     if (!o.vocab) return sb_cli_usage_error("tokenize", "--vocab FILE is required (see --help)");
     sb_err e = {0};
@@ -143,7 +131,7 @@ static const sb_opt g_features_opts[] = {
 int sb_cmd_features(int argc, char **argv)
 {
     features_opts o = {.max_seq = 384, .stride = 128};
-    int code = parse_opts("features", argc, argv, g_features_opts, &o, features_help);
+    int code = sb_cli_opts("features", argc, argv, g_features_opts, &o, &g_ranges, features_help);
     if (code >= 0) return code;
     sb_err e = {0};
     if (!o.vocab || !o.data)
@@ -215,7 +203,7 @@ static const sb_opt g_evaluate_opts[] = {
 int sb_cmd_evaluate(int argc, char **argv)
 {
     evaluate_opts o = {0};
-    int code = parse_opts("evaluate", argc, argv, g_evaluate_opts, &o, evaluate_help);
+    int code = sb_cli_opts("evaluate", argc, argv, g_evaluate_opts, &o, &g_ranges, evaluate_help);
     if (code >= 0) return code;
     if (!o.data || !o.predictions)
         return sb_cli_usage_error("evaluate",
@@ -280,7 +268,7 @@ static const sb_opt g_synth_opts[] = {{"questions", SB_OPT_LONG, O(n), SB_OPT_NO
 int sb_cmd_squad_synth(int argc, char **argv)
 {
     synth_opts o = {.n = -1, .seed = 1};
-    int code = parse_opts("squad-synth", argc, argv, g_synth_opts, &o, synth_help);
+    int code = sb_cli_opts("squad-synth", argc, argv, g_synth_opts, &o, &g_ranges, synth_help);
     if (code >= 0) return code;
     sb_err e = {0};
     if (o.n < 0 || !o.out)

@@ -38,7 +38,7 @@ typedef struct stream_opts {
     int set_mib, json;
     const char *result_file;
 } stream_opts;
-static const sb_opt_ranges g_ranges = {sb_worker_opt_long, NULL, NULL};
+static const sb_opt_ranges g_ranges = {sb_worker_opt_long, NULL, NULL, NULL};
 #define O(f) offsetof(stream_opts, f)
 static const sb_opt g_stream_opts[] = {
     {"mib", SB_OPT_LONG, O(mib), O(set_mib), "mib"},

@@ -1,5 +1,5 @@
-/* sprbench train / predict: DistilBERT SQuAD fine-tuning on the chosen kernel,
- * and predictions from a checkpoint in the official format. The work is
+/* sprbench train: DistilBERT SQuAD fine-tuning on the chosen kernel (its
+ * checkpoint's predictions: cmd_predict). The work is
  * bench/distilbert/sb_train_job's; this parses, calls and prints. */
 #include <omp.h>
 #include <stddef.h>
@@ -72,20 +72,17 @@ static void train_help(void)
         "                    only the rows of tokens some rank's batch holds; same result)\n"
         "  --bind MODE       core, socket or none: each rank its own cores (default core\n"
         "                    under mpirun; one process started alone: none unless given)\n"
-        "  --result-file F   write the result as one JSON object (sprbench sweep reads it)\n"
-        "  --no-tune         the GEMM driver's built-in blocking, not this machine's tuned\n"
-        "                    one (sprbench tune); the config records which ran\n"
-        "  --tune-file F     the tuned blocking (default: tune-<fingerprint>.json beside\n"
-        "                    the database; $SPRBENCH_TUNE_FILE;\n"
-        "                    a file named here must exist and be usable)\n\n"
+        "  --result-file F   write the result as one JSON object (sprbench sweep reads it)\n",
+        sb_kernel_names(), SB_TINY_SEQ, SB_TINY_STRIDE, SB_TINY_EPOCHS, SB_TINY_LR,
+        SB_TINY_WARMUP_PCT, SB_SYNTH_TRAIN, SB_TINY_SYNTH_TRAIN, SB_SYNTH_DEV);
+    sb_cli_help_tuning(20);
+    printf("\n"
         "Metrics: tokens_per_s, sequences_per_s, step_seconds (median of steady-state steps),\n"
         "achieved_gflops (training FLOPs per token x tokens/s; FLOPs per token =\n"
         "6 (L (4 D^2 + 2 D F) + 2 D) + 12 L S D), epoch_seconds (projected from the median\n"
         "step when the epoch was cut short), loss_first, loss_final, em, f1, peak_rss_mb.\n"
         "Exit status: 0 ok, 1 training failed (e.g. NaN loss), 2 bad usage or input,\n"
-        "3 the kernel cannot run on this machine (result file written as 'skipped').\n",
-        sb_kernel_names(), SB_TINY_SEQ, SB_TINY_STRIDE, SB_TINY_EPOCHS, SB_TINY_LR,
-        SB_TINY_WARMUP_PCT, SB_SYNTH_TRAIN, SB_TINY_SYNTH_TRAIN, SB_SYNTH_DEV);
+        "3 the kernel cannot run on this machine (result file written as 'skipped').\n");
 }
 
 /* A worker's numbers have its workload's ranges (sb_workload); --bucket-mb its own. */
@@ -94,7 +91,7 @@ static int to_double(const char *key, const char *v, const char *what, double *o
     if (!strcmp(key, "bucket-mb")) return sb_parse_double(v, 0.001, 4096, what, out, e);
     return sb_worker_opt_double(key, v, what, out, e);
 }
-static const sb_opt_ranges g_ranges = {sb_worker_opt_long, to_double, NULL};
+static const sb_opt_ranges g_ranges = {sb_worker_opt_long, to_double, NULL, NULL};
 
 #define O(f) offsetof(sb_train_opts, f)
 static const sb_opt g_train_opts[] = {
@@ -127,8 +124,7 @@ static const sb_opt g_train_opts[] = {
     {"dense-allreduce", SB_OPT_FLAG, O(dense_allreduce), SB_OPT_NOSET, NULL},
     {"bucket-mb", SB_OPT_DOUBLE, O(bucket_mb), SB_OPT_NOSET, "bucket-mb"},
     {"full-attention", SB_OPT_FLAG, O(full_attention), SB_OPT_NOSET, NULL},
-    {"no-tune", SB_OPT_FLAG, O(no_tune), SB_OPT_NOSET, NULL},
-    {"tune-file", SB_OPT_STR, O(tune_file), SB_OPT_NOSET, NULL},
+    SB_CLI_OPTS_TUNING(sb_train_opts),
     {NULL, 0, 0, 0, NULL}};
 #undef O
 
@@ -271,72 +267,4 @@ int sb_cmd_train(int argc, char **argv)
     sb_train_job_free(&j);
     sb_tuning_free(&tun);
     return code;
-}
-
-/* ---- sprbench predict */
-
-static void predict_help(void)
-{
-    printf("usage: sprbench predict --init DIR --data dev.json --out preds.json [--vocab F]\n"
-           "                        [--kernel K] [--threads T] [--batch 32] [--seq 384]\n"
-           "                        [--stride 128]\n\n"
-           "Predicts an answer for every question of a SQuAD v1.1 file with the model in DIR\n"
-           "(config.json + model.safetensors), with run_qa.py's post-processing (n-best 20,\n"
-           "max answer length 30), and writes the official predictions format (id -> text),\n"
-           "which `sprbench evaluate` scores.\n\n"
-           "  --vocab F   the checkpoint's vocab.txt (default: the built-in synthetic vocab,\n"
-           "              which fits checkpoints trained on squad-synth)\n"
-           "Exit status: 0 ok, 1 failed, 2 bad usage or input, 3 the kernel cannot run here.\n");
-}
-
-#define P(f) offsetof(sb_predict_opts, f)
-static const sb_opt g_predict_opts[] = {
-    {"init", SB_OPT_STR, P(init), SB_OPT_NOSET, NULL},
-    {"vocab", SB_OPT_STR, P(vocab), SB_OPT_NOSET, NULL},
-    {"data", SB_OPT_STR, P(data), SB_OPT_NOSET, NULL},
-    {"out", SB_OPT_STR, P(out), SB_OPT_NOSET, NULL},
-    {"kernel", SB_OPT_STR, P(kernel), SB_OPT_NOSET, NULL},
-    {"threads", SB_OPT_INT, P(threads), SB_OPT_NOSET, "threads"},
-    {"batch", SB_OPT_INT, P(batch), SB_OPT_NOSET, "batch"},
-    {"seq", SB_OPT_INT, P(seq), SB_OPT_NOSET, "seq"},
-    {"stride", SB_OPT_INT, P(stride), SB_OPT_NOSET, "stride"},
-    {NULL, 0, 0, 0, NULL}};
-#undef P
-
-int sb_cmd_predict(int argc, char **argv)
-{
-    sb_predict_opts o = {.batch = 32, .seq = 384, .stride = 128};
-    sb_err e = {0};
-    int help = 0;
-    if (sb_opts_parse(argc, argv, g_predict_opts, &o, &g_ranges, &help, &e))
-        return sb_cli_report("predict", &e);
-    if (help) {
-        predict_help();
-        return 0;
-    }
-    if (!o.init || !o.data || !o.out)
-        return sb_cli_usage_error("predict", "--init, --data and --out are required");
-    if (sb_cli_check_path("--init", o.init, &e) || sb_cli_check_path("--data", o.data, &e) ||
-        (o.vocab && sb_cli_check_path("--vocab", o.vocab, &e)) ||
-        (o.kernel && sb_cli_check_path("--kernel", o.kernel, &e)) ||
-        sb_cli_check_out_file("--out", o.out, &e))
-        return sb_cli_report("predict", &e);
-    if (o.stride >= o.seq / 2)
-        return sb_cli_usage_error("predict", "--stride %d must be below half of --seq %d", o.stride,
-                                  o.seq);
-    if (o.threads <= 0) o.threads = default_threads();
-    omp_set_num_threads(o.threads);
-    if (sb_train_pick_kernel(o.kernel, &o.k, &e)) return sb_cli_report("predict", &e);
-    sb_squad_predictions preds = {0};
-    int nf = 0;
-    double t0 = sb_now();
-    int rc = sb_predict_run(&o, &preds, &nf, &e);
-    if (!rc) rc = sb_squad_predictions_write(o.out, &preds, &e);
-    if (!rc)
-        printf("predicted %d questions (%d features) with %s in %.1f s -> %s\n", preds.n, nf,
-               o.k->name, sb_now() - t0, o.out);
-    sb_squad_predictions_free(&preds);
-    if (!rc) return 0;
-    int code = sb_cli_report("predict", &e);
-    return code == SB_EUSAGE ? SB_EUSAGE : 1;
 }

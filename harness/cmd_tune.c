@@ -1,7 +1,7 @@
 /* sprbench tune: search each own kernel's blocking on this machine and store
  * it per fingerprint, kernel and shape class (bench/tune). */
-#include <getopt.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,29 +12,10 @@
 #include "sb_cpu.h"
 #include "sb_sysinfo.h"
 #include "sb_tune.h"
+#include "sb_tune_shapes.h"
 #include "sb_tuning.h"
 
 #define MAX_KERNELS 16
-#define MAX_SHAPES 64
-#define SB_MAX_DIM 65536
-
-typedef struct {
-    char ta, tb;
-    int m, n, k, threads; /* threads 0: --threads */
-} tshape;
-
-/* DistilBERT's training GEMMs for 3072 tokens (8 sequences of 384; the row
- * count only has to fall in the same class as a real batch's): the linear
- * layers forward (NT), their input gradients (NN) and weight gradients (TN)
- * over hidden 768, fused QKV 2304 and FFN 3072, and the per-head attention
- * products (S 384, head 64), which run on one thread each. */
-static const tshape g_distilbert[] = {
-    {'N', 'T', 3072, 768, 768, 0}, {'N', 'T', 3072, 2304, 768, 0}, {'N', 'T', 3072, 768, 3072, 0},
-    {'N', 'N', 3072, 768, 768, 0}, {'N', 'N', 3072, 768, 3072, 0}, {'N', 'N', 3072, 3072, 768, 0},
-    {'T', 'N', 768, 768, 3072, 0}, {'T', 'N', 2304, 768, 3072, 0}, {'T', 'N', 768, 3072, 3072, 0},
-    {'N', 'T', 384, 384, 64, 1},   {'N', 'N', 384, 64, 384, 1},    {'T', 'N', 384, 64, 384, 1},
-};
-static const tshape g_square[] = {{'N', 'N', 1024, 1024, 1024, 0}, {'N', 'N', 2048, 2048, 2048, 0}};
 
 static void tune_help(void)
 {
@@ -52,7 +33,7 @@ static void tune_help(void)
            "  --kernel K       a kernel to tune (repeatable; default: every own kernel this\n"
            "                   machine runs: %s)\n"
            "  --shapes LIST    comma-separated: 'square' (NN 1024^3 and 2048^3), 'distilbert'\n"
-           "                   (its 12 training GEMM classes), or [XY:]MxNxK[@T] (XY: NN, NT,\n"
+           "                   (its 12 training GEMM classes), or MxNxK[:XY][@T] (XY: NN, NT,\n"
            "                   TN, TT; @T: threads for that shape). Default: square,distilbert.\n"
            "                   One shape per class: a later shape of a class already listed\n"
            "                   is left out.\n"
@@ -73,52 +54,6 @@ static void tune_help(void)
            sb_default_db());
 }
 
-static int add_shape(tshape *s, int *n, tshape x)
-{
-    if (*n >= MAX_SHAPES) return -1;
-    int cls = sb_shape_class(x.ta, x.tb, x.m, x.n, x.k);
-    for (int i = 0; i < *n; i++)
-        if (sb_shape_class(s[i].ta, s[i].tb, s[i].m, s[i].n, s[i].k) == cls) return 0;
-    s[(*n)++] = x;
-    return 0;
-}
-
-static int parse_shapes(const char *list, tshape *s, int *n, sb_err *e)
-{
-    char buf[2048];
-    if (strlen(list) >= sizeof buf) return sb_errf(e, SB_EUSAGE, "--shapes: too long");
-    snprintf(buf, sizeof buf, "%s", list);
-    if (sb_check_list(buf, "--shapes", e)) return SB_EUSAGE;
-    for (char *save = NULL, *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(it, "square") || !strcmp(it, "distilbert")) {
-            const tshape *src = it[0] == 's' ? g_square : g_distilbert;
-            size_t cnt = it[0] == 's' ? sizeof g_square / sizeof *g_square
-                                      : sizeof g_distilbert / sizeof *g_distilbert;
-            for (size_t i = 0; i < cnt; i++)
-                if (add_shape(s, n, src[i])) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
-            continue;
-        }
-        tshape x = {'N', 'N', 0, 0, 0, 0};
-        char *p = it, *at = strchr(it, '@');
-        if (strlen(p) > 3 && p[2] == ':') {
-            if (!strchr("NT", p[0]) || !strchr("NT", p[1]))
-                return sb_errf(e, SB_EUSAGE, "--shapes: '%s': transposes are NN, NT, TN or TT", it);
-            x.ta = p[0];
-            x.tb = p[1];
-            p += 3;
-        }
-        if (at) {
-            long t;
-            *at = '\0';
-            if (sb_parse_long(at + 1, 1, 4096, "--shapes thread count", &t, e)) return SB_EUSAGE;
-            x.threads = (int)t;
-        }
-        if (sb_parse_shape(p, SB_MAX_DIM, &x.m, &x.n, &x.k, e)) return SB_EUSAGE;
-        if (add_shape(s, n, x)) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
-    }
-    return SB_OK;
-}
-
 static void print_note(void *ctx, const char *line)
 {
     (void)ctx;
@@ -133,62 +68,49 @@ typedef struct tune_opts {
     double seconds, min_gain;
 } tune_opts;
 
+/* tune's own ranges: --threads; --seconds and --min-gain */
+static int to_long(const char *key, const char *v, const char *what, long *out, sb_err *e)
+{
+    (void)key; /* --threads, the one whole number */
+    return sb_parse_long(v, 1, 4096, what, out, e);
+}
+static int to_double(const char *key, const char *v, const char *what, double *out, sb_err *e)
+{
+    if (!strcmp(key, "seconds")) return sb_parse_double(v, 0.001, 86400, what, out, e);
+    return sb_parse_double(v, 0, 50, what, out, e); /* --min-gain */
+}
+/* --kernel, repeatable (its --help says so): each one kept */
+static int to_custom(const char *key, const char *v, void *opts, sb_err *e)
+{
+    (void)key;
+    tune_opts *o = opts;
+    if (o->nk == MAX_KERNELS) return sb_errf(e, SB_EUSAGE, "--kernel: too many");
+    o->kernels[o->nk++] = v;
+    return SB_OK;
+}
+static const sb_opt_ranges g_ranges = {to_long, to_double, NULL, to_custom};
+
+#define O(f) offsetof(tune_opts, f)
+static const sb_opt g_tune_opts[] = {
+    {"kernel", SB_OPT_EACH, O(kernels), SB_OPT_NOSET, "kernel"},
+    {"shapes", SB_OPT_STR, O(shapes), SB_OPT_NOSET, NULL},
+    {"seconds", SB_OPT_DOUBLE, O(seconds), SB_OPT_NOSET, "seconds"},
+    {"threads", SB_OPT_INT, O(threads), SB_OPT_NOSET, "threads"},
+    {"min-gain", SB_OPT_DOUBLE, O(min_gain), SB_OPT_NOSET, "min-gain"},
+    {"db", SB_OPT_STR, O(db), SB_OPT_NOSET, NULL},
+    {"tune-file", SB_OPT_STR, O(file), SB_OPT_NOSET, NULL},
+    {"verbose", SB_OPT_FLAG, O(verbose), SB_OPT_NOSET, "v"},
+    {NULL}};
+#undef O
+
 /* Parses argv into *o. -1 to go on, else the exit status (--help: 0). */
 static int tune_parse(int argc, char **argv, tune_opts *o)
 {
-    static const struct option opts[] = {{"kernel", required_argument, 0, 'K'},
-                                         {"shapes", required_argument, 0, 'S'},
-                                         {"seconds", required_argument, 0, 's'},
-                                         {"threads", required_argument, 0, 't'},
-                                         {"min-gain", required_argument, 0, 'g'},
-                                         {"db", required_argument, 0, 'd'},
-                                         {"tune-file", required_argument, 0, 'f'},
-                                         {"verbose", no_argument, 0, 'v'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    int c;
-    long v;
-    sb_err e = {0};
     memset(o, 0, sizeof *o);
     o->shapes = "square,distilbert";
     o->seconds = 120;
     o->min_gain = 2;
-    optind = 1;
-    opterr = 0;
-    static const char *const repeatable[] = {"kernel", NULL}; /* its --help says so */
-    sb_opt_seen seen = {0};
-    while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
-        if (sb_opt_once(&seen, opts, c, repeatable, &e)) return sb_cli_report("tune", &e);
-        switch (c) {
-        case 'K':
-            if (o->nk == MAX_KERNELS) return sb_cli_usage_error("tune", "--kernel: too many");
-            o->kernels[o->nk++] = optarg;
-            break;
-        case 'S': o->shapes = optarg; break;
-        case 's':
-            if (sb_parse_double(optarg, 0.001, 86400, "--seconds", &o->seconds, &e))
-                return sb_cli_report("tune", &e);
-            break;
-        case 't':
-            if (sb_parse_long(optarg, 1, 4096, "--threads", &v, &e))
-                return sb_cli_report("tune", &e);
-            o->threads = (int)v;
-            break;
-        case 'g':
-            if (sb_parse_double(optarg, 0, 50, "--min-gain", &o->min_gain, &e))
-                return sb_cli_report("tune", &e);
-            break;
-        case 'd': o->db = optarg; break;
-        case 'f': o->file = optarg; break;
-        case 'v': o->verbose = 1; break;
-        case 'h': tune_help(); return 0;
-        default:
-            return sb_cli_usage_error("tune", "unknown or incomplete option '%s' (see --help)",
-                                      argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return sb_cli_usage_error("tune", "unexpected argument '%s'", argv[optind]);
-    return -1;
+    return sb_cli_opts("tune", argc, argv, g_tune_opts, o, &g_ranges, tune_help);
 }
 
 /* Whether kernel k runs through the project's GEMM driver (has a blocking). */
@@ -201,10 +123,10 @@ static int tunable(const sb_kernel *k)
 
 /* The checks before any work: the shapes (into sh, *ns), the kernels named,
  * no SB_GEMM_KC/MC/NC. -1 to go on, else the exit status. */
-static int tune_check(const tune_opts *o, tshape *sh, int *ns)
+static int tune_check(const tune_opts *o, sb_tune_shape *sh, int *ns)
 {
     sb_err e = {0};
-    if (parse_shapes(o->shapes, sh, ns, &e)) return sb_cli_report("tune", &e);
+    if (sb_tune_shapes_parse(o->shapes, sh, ns, &e)) return sb_cli_report("tune", &e);
     for (int i = 0; i < o->nk; i++) {
         const sb_kernel *k = sb_kernel_find(o->kernels[i]);
         if (!k)
@@ -278,7 +200,7 @@ enum { TUNED, TUNE_SKIPPED, TUNE_FAILED };
  * its entry stored. *outcome TUNED, TUNE_SKIPPED (the kernel cannot run
  * here: its line on stderr) or TUNE_FAILED; SB_OK unless the work or the
  * file failed (e says why). */
-static int tune_shape(const tune_opts *o, const char *kernel, const tshape *s, int ns,
+static int tune_shape(const tune_opts *o, const char *kernel, const sb_tune_shape *s, int ns,
                       sb_tune_table *tbl, const char *path, int *outcome, sb_err *e)
 {
     int t = s->threads ? s->threads : o->threads;
@@ -328,7 +250,7 @@ static int tune_shape(const tune_opts *o, const char *kernel, const tshape *s, i
 int sb_cmd_tune(int argc, char **argv)
 {
     tune_opts o;
-    tshape sh[MAX_SHAPES];
+    sb_tune_shape sh[SB_TUNE_MAX_SHAPES];
     int ns = 0, rc;
     sb_err e = {0};
     if ((rc = tune_parse(argc, argv, &o)) >= 0 || (rc = tune_check(&o, sh, &ns)) >= 0) return rc;

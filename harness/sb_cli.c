@@ -54,6 +54,30 @@ int sb_cli_usage_error(const char *cmd, const char *fmt, ...)
     return SB_EUSAGE;
 }
 
+/* ---- options by the table, and the groups commands share ---- */
+
+int sb_cli_opts(const char *cmd, int argc, char **argv, const sb_opt *rows, void *o,
+                const sb_opt_ranges *r, void (*help)(void))
+{
+    sb_err e = {0};
+    int want_help = 0;
+    if (sb_opts_parse(argc, argv, rows, o, r, &want_help, &e)) return sb_cli_report(cmd, &e);
+    if (want_help) help();
+    return want_help ? 0 : -1;
+}
+
+void sb_cli_help_tuning(int col)
+{
+    int w = col - 2; /* after the two blanks of every option line */
+    printf("  %-*s%s\n", w, "--no-tune",
+           "the GEMM driver's built-in blocking, not this machine's tuned");
+    printf("  %-*s%s\n", w, "", "one (sprbench tune); the config records which ran");
+    printf("  %-*s%s\n", w, "--tune-file F",
+           "the tuned blocking (default: tune-<fingerprint>.json beside");
+    printf("  %-*s%s\n", w, "", "the database; $SPRBENCH_TUNE_FILE;");
+    printf("  %-*s%s\n", w, "", "a file named here must exist and be usable)");
+}
+
 /* ---- paths checked before the work ---- */
 
 int sb_cli_check_path(const char *opt, const char *path, sb_err *e)

@@ -7,6 +7,7 @@
 #define SB_CLI_H
 #include <stdio.h>
 #include "sb_err.h"
+#include "sb_opts.h"
 #include "sb_parse.h"
 #include "sb_progress.h"
 
@@ -41,5 +42,20 @@ int sb_cli_self_exe(char *buf, size_t cap);
 /* The directory a file will be written into, made when missing (one level;
  * "." and "/" are there): -1 when it cannot be. */
 int sb_cli_make_parent_dir(const char *path);
+
+/* A command's options by its sb_opts table (bench/sb_opts): -1 to go on,
+ * else the exit code: 0 after help() on --help, or an error's (one line). */
+int sb_cli_opts(const char *cmd, int argc, char **argv, const sb_opt *rows, void *o,
+                const sb_opt_ranges *r, void (*help)(void));
+
+/* Option groups several commands share: their rows (for an options struct
+ * T with the fields named) and their help, the text at column col. */
+/* The tuned blocking: int no_tune, const char *tune_file (train, infer). */
+#define SB_CLI_OPTS_TUNING(T)                                                     \
+    {"no-tune", SB_OPT_FLAG, offsetof(T, no_tune), SB_OPT_NOSET, NULL},            \
+    {                                                                             \
+        "tune-file", SB_OPT_STR, offsetof(T, tune_file), SB_OPT_NOSET, NULL       \
+    }
+void sb_cli_help_tuning(int col);
 
 #endif

@@ -1,5 +1,7 @@
 # The foundation: plan, database, and the CLI end to end (info, gemm, sweep, plot).
 sb_add_unit(test_harness_plan test_harness_plan.c)
+sb_add_unit(test_bench_shape test_bench_shape.c)
+sb_add_unit(test_bench_opts test_bench_opts.c)
 sb_add_unit(test_harness_db test_harness_db.c)
 # the contract every workload row keeps (a command, ranges, plans that round-trip)
 sb_add_unit(test_harness_workload test_harness_workload.c)

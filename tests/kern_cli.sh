@@ -35,6 +35,9 @@ expect_rc 2 "$SPRBENCH" peak --paths avx2_f32,fp64
 expect_one_error_line "^sprbench peak: --paths: unknown path 'fp64'"
 expect_rc 2 "$SPRBENCH" peak --paths ,
 expect_one_error_line '^sprbench peak: --paths'
+# a bad --paths is refused where it stands, before a later --help
+expect_rc 2 "$SPRBENCH" peak --paths fp64 --help
+expect_one_error_line "^sprbench peak: --paths: unknown path 'fp64'"
 
 # the result file: one JSON object, every metric either measured (with its
 # one-core figure and an effective clock or the reason for none) or skipped

@@ -36,7 +36,7 @@ expect_grep '^tuning +not tuned' "$T/out"
 
 # bad input: one line, exit 2, nothing written
 for args in "--kernel nope" "--kernel onednn-f32" "--kernel scalar-f32" "--shapes 0x4x4" \
-            "--shapes XX:4x4x4" "--shapes 4x4x4@0" "--shapes ," "--seconds abc" "--seconds 0" \
+            "--shapes XX:4x4x4" "--shapes 4x4x4:XX" "--shapes 4x4x4@0" "--shapes ," "--seconds abc" "--seconds 0" \
             "--threads 0" "--min-gain 90" "--bogus" "extra" "--tune-file="; do
   # shellcheck disable=SC2086
   expect_rc 2 "$SPRBENCH" tune $args
@@ -64,7 +64,7 @@ expect_json "$T/g0.json" 'd["config"]["tuning"].startswith("default (tune file i
 rm -f "$tf"
 
 # a tiny tune run writes the file; info says tuned
-expect_rc 0 "$SPRBENCH" tune --kernel "$K" --shapes 48x40x36,NT:20x30x40@1 --seconds 0.05 --verbose
+expect_rc 0 "$SPRBENCH" tune --kernel "$K" --shapes 48x40x36,20x30x40:NT@1 --seconds 0.05 --verbose
 expect_grep "^$K +NN +48x +40x +36 NN-ttt 2t|^$K +NN +48x +40x +36 NN-ttt [0-9]+t" "$T/out"
 expect_grep 'k x m blocks: [0-9]+ candidate' "$T/out"
 expect_grep "wrote .*tune-$fp.json" "$T/out"
@@ -76,8 +76,9 @@ expect_json "$T/i1.json" 'd["tuning"]["tuned"] is True and d["tuning"]["kernels"
 expect_rc 0 "$SPRBENCH" info
 expect_grep "^tuning +tuned \(.*tune-$fp.json\)" "$T/out"
 expect_grep "^  $K +2 shape class\(es\)" "$T/out"
-# a second run keeps the other kernels' and classes' entries
-expect_rc 0 "$SPRBENCH" tune --kernel "$K" --shapes 200x40x36 --seconds 0.05
+# a second run keeps the other kernels' and classes' entries (and reads the
+# old spelling XY:MxNxK of a shape)
+expect_rc 0 "$SPRBENCH" tune --kernel "$K" --shapes 200x40x36,NT:20x30x40@1 --seconds 0.05
 expect_json "$tf" 'sorted(e["class"] for e in d["entries"]) == ["NN-stt", "NN-ttt", "NT-ttt"]'
 
 # gemm uses the stored blocking: a hand-made entry shows exactly what it ran

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "sb_parse.h"
+#include "sb_shape.h"
 #include "sb_peak_path.h"
 #include "sb_progress.h"
 #include "sb_stats.h"
@@ -230,7 +231,7 @@ int sb_gemm_shape_parse(const char *s, sb_gemm_config *cfg, sb_err *e)
     if (strlen(s) >= sizeof buf)
         return sb_errf(e, SB_EUSAGE, "--shape: '%.60s...' is not MxNxK[:TT][+prepack]", s);
     snprintf(buf, sizeof buf, "%s", s);
-    char *plus = strchr(buf, '+'), *colon = strchr(buf, ':');
+    char *plus = strchr(buf, '+');
     int prepack = 0;
     if (plus) {
         if (strcmp(plus, "+prepack"))
@@ -238,24 +239,18 @@ int sb_gemm_shape_parse(const char *s, sb_gemm_config *cfg, sb_err *e)
         *plus = '\0';
         prepack = 1;
     }
-    char ta = 'N', tb = 'N';
-    if (colon) {
-        *colon = '\0';
-        const char *tr = colon + 1;
-        if (strlen(tr) != 2 || !strchr("NT", tr[0]) || !strchr("NT", tr[1]))
-            return sb_errf(e, SB_EUSAGE, "--shape: '%s' is not a transpose (NN, NT, TN, TT)", tr);
-        ta = tr[0];
-        tb = tr[1];
-    }
-    int m, n, k;
+    sb_shape x;
     sb_err pe = {0};
-    if (sb_parse_shape(buf, SB_GEMM_MAX_DIM, &m, &n, &k, &pe))
-        return sb_errf(e, SB_EUSAGE, "--%s", pe.msg); /* "--shape: ..." */
-    cfg->m = m;
-    cfg->n = n;
-    cfg->k = k;
-    cfg->transa = ta;
-    cfg->transb = tb;
+    if (sb_shape_parse(buf, 0, &x, &pe)) {
+        if (!strncmp(pe.msg, "shape", 5))
+            return sb_errf(e, SB_EUSAGE, "--%s", pe.msg); /* "--shape: ..." */
+        return sb_errf(e, SB_EUSAGE, "--shape: %s", pe.msg);
+    }
+    cfg->m = x.m;
+    cfg->n = x.n;
+    cfg->k = x.k;
+    cfg->transa = x.transa ? x.transa : 'N';
+    cfg->transb = x.transb ? x.transb : 'N';
     if (prepack) cfg->prepack = 1;
     return SB_OK;
 }

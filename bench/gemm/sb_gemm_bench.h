@@ -43,8 +43,6 @@ typedef struct sb_gemm_result {
     char blocking[160]; /* own kernels: the blocking the driver ran (sb_blocking_format) */
 } sb_gemm_result;
 
-/* The largest m, n or k a GEMM point takes. */
-#define SB_GEMM_MAX_DIM 65536
 /* A point's shape as one word, "MxNxK", "MxNxK:TT" or either with
  * "+prepack" (the sweep's shape strings): sets m, n, k, transa/transb (NN
  * when not given) and prepack (when given) of cfg. SB_EUSAGE saying why. */

@@ -7,13 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sb_parse.h"
+#include "sb_shape.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_db.h"
 #include "sb_text.h"
 #include "sb_workload.h"
 
-#define MAX_DIM 65536
 
 /* A worker's options and their ranges are its workload's row (bench/
  * sb_workload): anything else is refused, so that a plan can never smuggle
@@ -165,22 +165,14 @@ static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *
         sb_plan_shape s = {0, 0, 0, 0, 0}; /* transpose 0: the plan's `trans` */
         /* MxNxK or MxNxK:TRANS */
         char *colon = strchr(t, ':');
-        if (colon) {
-            *colon = '\0';
-            const char *tr = colon + 1;
-            if (strlen(tr) != 2 || !strchr("NT", tr[0]) || !strchr("NT", tr[1])) {
-                rc = sb_errf(e, SB_EUSAGE, "%s: '%.60s' is not a transpose (NN, NT, TN, TT)", where,
-                             tr);
-                break;
-            }
-            s.transa = tr[0];
-            s.transb = tr[1];
-        }
+        sb_shape x;
         sb_err pe = {0};
-        if (sb_parse_shape(t, MAX_DIM, &s.m, &s.n, &s.k, &pe)) {
+        if (sb_shape_parse(t, 0, &x, &pe)) {
             rc = sb_errf(e, SB_EUSAGE, "%s: %s", where, pe.msg);
             break;
         }
+        s = (sb_plan_shape){x.m, x.n, x.k, x.transa, x.transb};
+        if (colon) *colon = '\0'; /* the dimensions, for the message below */
         if (p->nshapes == SB_PLAN_MAX) {
             rc = sb_errf(e, SB_EUSAGE, "%s: too many shapes", where);
             break;

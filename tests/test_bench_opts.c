@@ -1,0 +1,84 @@
+/* sb_opts: the option table a command's parsing is made of. A value the
+ * caller reads itself (SB_OPT_CUSTOM, peak's --paths) is read as it comes,
+ * so that it is refused before a later --help, and is given once like any
+ * other option; one that may come again (SB_OPT_EACH, tune's --kernel)
+ * sees each value; a flag's one-letter key is its short form (-v). */
+#include <stddef.h>
+#include <string.h>
+#include "sb_opts.h"
+#include "sb_parse.h"
+#include "testutil.h"
+
+typedef struct t_opts {
+    int n, flag, ncustom, verbose, neach;
+    const char *names, *each[4];
+} t_opts;
+
+static int to_long(const char *key, const char *v, const char *what, long *out, sb_err *e)
+{
+    (void)key;
+    return sb_parse_long(v, 1, 9, what, out, e);
+}
+static int to_custom(const char *key, const char *v, void *opts, sb_err *e)
+{
+    t_opts *o = opts;
+    if (!strcmp(key, "each")) {
+        if (o->neach == 4) return sb_errf(e, SB_EUSAGE, "--each: too many");
+        o->each[o->neach++] = v;
+        return SB_OK;
+    }
+    CHECK(!strcmp(key, "names"));
+    o->ncustom++;
+    o->names = v;
+    if (strcmp(v, "a") && strcmp(v, "b")) return sb_errf(e, SB_EUSAGE, "--names: unknown '%s'", v);
+    return SB_OK;
+}
+static const sb_opt_ranges g_ranges = {to_long, NULL, NULL, to_custom};
+#define O(f) offsetof(t_opts, f)
+static const sb_opt g_rows[] = {{"n", SB_OPT_INT, O(n), SB_OPT_NOSET, "n"},
+                                {"flag", SB_OPT_FLAG, O(flag), SB_OPT_NOSET, NULL},
+                                {"names", SB_OPT_CUSTOM, O(names), SB_OPT_NOSET, "names"},
+                                {"each", SB_OPT_EACH, O(each), SB_OPT_NOSET, "each"},
+                                {"verbose", SB_OPT_FLAG, O(verbose), SB_OPT_NOSET, "v"},
+                                {NULL}};
+
+static int parse(int argc, char **argv, t_opts *o, int *help, sb_err *e)
+{
+    memset(o, 0, sizeof *o);
+    *help = 0;
+    return sb_opts_parse(argc, argv, g_rows, o, &g_ranges, help, e);
+}
+
+int main(void)
+{
+    t_opts o;
+    int help;
+    sb_err e = {0};
+    char *ok[] = {"x", "--n", "3", "--names", "b", "--flag", NULL};
+    CHECK(parse(6, ok, &o, &help, &e) == SB_OK);
+    CHECK(o.n == 3 && o.flag == 1 && o.ncustom == 1 && !strcmp(o.names, "b") && !help);
+
+    char *bad_then_help[] = {"x", "--names", "zz", "--help", NULL};
+    e = (sb_err){0};
+    CHECK(parse(4, bad_then_help, &o, &help, &e) == SB_EUSAGE);
+    CHECK(!help && strstr(e.msg, "--names: unknown 'zz'"));
+
+    char *twice[] = {"x", "--names", "a", "--names", "b", NULL};
+    e = (sb_err){0};
+    CHECK(parse(5, twice, &o, &help, &e) == SB_EUSAGE);
+    CHECK(strstr(e.msg, "--names given twice") && o.ncustom == 1);
+
+    char *help_first[] = {"x", "--help", "--names", "zz", NULL};
+    e = (sb_err){0};
+    CHECK(parse(4, help_first, &o, &help, &e) == SB_OK && help == 1 && o.ncustom == 0);
+
+    char *each[] = {"x", "--each", "p", "-v", "--each", "q", NULL};
+    e = (sb_err){0};
+    CHECK(parse(6, each, &o, &help, &e) == SB_OK);
+    CHECK(o.neach == 2 && !strcmp(o.each[0], "p") && !strcmp(o.each[1], "q") && o.verbose == 1);
+
+    char *no_short[] = {"x", "-f", NULL}; /* --flag has no short form */
+    e = (sb_err){0};
+    CHECK(parse(2, no_short, &o, &help, &e) == SB_EUSAGE && strstr(e.msg, "'-f'"));
+    return test_report("opts");
+}
