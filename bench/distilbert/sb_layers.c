@@ -294,15 +294,12 @@ int sb_linear_gelu_forward(const sb_lctx *c, float *y, const float *x, float *tm
  * with no barrier inside the call, where its own shared packing meets one
  * per B block. Each layout of a weight is used once a step (forward x W^T,
  * backward dy W), so this is the one packing per step and layout. The same
- * blocking, hence the same C bit for bit. On one thread there is no barrier
- * to save, and the call's own packing uses each B block while it is still in
- * cache (the whole-B pack ran 1-2 % slower there on Zen 4, bf16). */
+ * blocking, hence the same C bit for bit. */
 static int gemm_weight(const sb_lctx *c, const sb_gemm_desc *d, const float *A, const float *W,
                        float *C, sb_err *e)
 {
     const sb_kernel *k = c->kernel;
-    if (!k->own || !k->pack_b || !k->gemm_packed || NT(c->threads) == 1)
-        return k->gemm_f32(d, A, W, C, e);
+    if (!k->own || !k->pack_b || !k->gemm_packed) return k->gemm_f32(d, A, W, C, e);
     sb_packed_b *pb = NULL;
     int rc = k->pack_b(d, W, &pb, e);
     if (!rc) rc = k->gemm_packed(d, A, pb, C, e);
