@@ -619,50 +619,6 @@ int sb_gemm_desc_for_pack(const sb_gemm_desc *d, sb_gemm_desc *out, sb_err *e)
     return sb_gemm_desc_check(out, e);
 }
 
-/* Packed-B buffers of 1 MiB and more are kept when freed (at most
- * POOL_N of them) and handed to the next pack of the same size: the trainer
- * packs each weight just before its one call and frees it after, and a
- * fresh buffer of that size each time would come back from the kernel page
- * by page (thousands of page faults a step). A mutex, since inference packs
- * from inside parallel loops. */
-#define POOL_N 4
-#define POOL_MIN ((size_t)1 << 20)
-static struct {
-    void *buf;
-    size_t bytes;
-} g_pool[POOL_N];
-static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static void *pool_take(size_t bytes)
-{
-    void *b = NULL;
-    if (bytes < POOL_MIN) return NULL;
-    pthread_mutex_lock(&g_pool_mu);
-    for (int i = 0; i < POOL_N && !b; i++)
-        if (g_pool[i].buf && g_pool[i].bytes == bytes) {
-            b = g_pool[i].buf;
-            g_pool[i].buf = NULL;
-        }
-    pthread_mutex_unlock(&g_pool_mu);
-    return b;
-}
-
-/* 1: kept; 0: the caller frees it (too small, or the pool is full). */
-static int pool_put(void *buf, size_t bytes)
-{
-    int kept = 0;
-    if (!buf || bytes < POOL_MIN) return 0;
-    pthread_mutex_lock(&g_pool_mu);
-    for (int i = 0; i < POOL_N && !kept; i++)
-        if (!g_pool[i].buf) {
-            g_pool[i].buf = buf;
-            g_pool[i].bytes = bytes;
-            kept = 1;
-        }
-    pthread_mutex_unlock(&g_pool_mu);
-    return kept;
-}
-
 int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc *d, const void *B,
                          sb_packed_b **out, sb_err *e)
 {
@@ -693,9 +649,7 @@ int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc 
             total += (size_t)round_up(ncur, u->nr) * round_up(kcur, u->ku) * u->b_esz;
         }
     }
-    p->buf_bytes = (total + 4095) & ~(size_t)4095;
-    p->buf = pool_take(p->buf_bytes);
-    if (!p->buf) p->buf = aligned_alloc(4096, p->buf_bytes);
+    p->buf = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
     if (!p->off || !p->buf) {
         sb_packed_b_free(p);
         return sb_errf(e, SB_EFAIL, "out of memory for packed B (%zu bytes)", total);
@@ -743,7 +697,7 @@ void sb_packed_b_free(sb_packed_b *p)
     if (!p) return;
     if (p->ext_free) p->ext_free(p->ext);
     free(p->off);
-    if (!pool_put(p->buf, p->buf_bytes)) free(p->buf);
+    free(p->buf);
     free(p);
 }
 

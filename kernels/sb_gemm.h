@@ -107,8 +107,7 @@ struct sb_packed_b {
     int kc, nc, njc, npc; /* blocking fixed at pack time */
     size_t *off;          /* byte offset of block (jc, pc) at [jc * npc + pc] */
     void *buf;
-    size_t buf_bytes; /* buf's size when it may go back to the pool (sb_gemm.c) */
-    void *ext;        /* owner's own data (oneDNN), freed by ext_free */
+    void *ext; /* owner's own data (oneDNN), freed by ext_free */
     void (*ext_free)(void *ext);
 };
 
