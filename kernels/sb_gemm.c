@@ -654,26 +654,12 @@ int sb_gemm_pack_b_whole(const sb_ukr *u, const void *owner, const sb_gemm_desc 
         sb_packed_b_free(p);
         return sb_errf(e, SB_EFAIL, "out of memory for packed B (%zu bytes)", total);
     }
-    /* d->threads share each block's panels (as the calls' shared B does), so
-     * a B packed just before its one call costs no more than the call's own
-     * packing; the panels are disjoint, no thread waits for another. */
-    int nt = dd.threads > 0 ? dd.threads : omp_get_max_threads();
-    if (nt > 1 && (double)dd.k * dd.n < 65536) nt = 1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int tid = omp_get_thread_num(), tn = omp_get_num_threads();
-        for (int jc = 0, ji = 0; jc < dd.n; jc += p->nc, ji++) {
-            int ncur = dd.n - jc < p->nc ? dd.n - jc : p->nc;
-            int npan = (ncur + u->nr - 1) / u->nr, plo, phi;
-            thread_range(npan, tn, tid, &plo, &phi);
-            if (phi <= plo) continue;
-            int j0 = plo * u->nr, jn = (phi * u->nr < ncur ? phi * u->nr : ncur) - j0;
-            for (int pc = 0, pi = 0; pc < dd.k; pc += p->kc, pi++) {
-                int kcur = dd.k - pc < p->kc ? dd.k - pc : p->kc, kcp = round_up(kcur, u->ku);
-                u->pack_b(&dd, B, pc, kcur, kcp, jc + j0, jn,
-                          (char *)p->buf + p->off[ji * p->npc + pi] +
-                              (size_t)plo * kcp * u->nr * u->b_esz);
-            }
+    for (int jc = 0, ji = 0; jc < dd.n; jc += p->nc, ji++) {
+        int ncur = dd.n - jc < p->nc ? dd.n - jc : p->nc;
+        for (int pc = 0, pi = 0; pc < dd.k; pc += p->kc, pi++) {
+            int kcur = dd.k - pc < p->kc ? dd.k - pc : p->kc;
+            u->pack_b(&dd, B, pc, kcur, round_up(kcur, u->ku), jc, ncur,
+                      (char *)p->buf + p->off[ji * p->npc + pi]);
         }
     }
     *out = p;

@@ -444,59 +444,6 @@ static void test_packed_mismatch(const sb_kernel *K, const sb_kernel *other)
     sb_packed_b_free(pb);
 }
 
-/* pack_b shares the panels of each block among d->threads (#42: the
- * trainer packs a weight just before its one call): packed at 1, 2 and 3
- * threads (3: panels that do not split evenly), B spanning several nc and
- * kc blocks, and run, C is bit for bit the unpacked call's (the same
- * blocking), N and T. */
-static void test_packed_threads(const sb_kernel *K)
-{
-    char why[300];
-    if (!selected(K) || !K->own || !K->pack_b || !K->gemm_packed || !K->probe(why, sizeof why))
-        return;
-    int is8 = K->dtype == SB_DT_INT8, m = 37, n = 1500, k = 700, wrong = 0;
-    size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
-    float *Af = malloc(na * 4), *Bf = malloc(nb * 4), *C1 = malloc(nc * 4), *C2 = malloc(nc * 4);
-    uint8_t *Au = malloc(na);
-    int8_t *Bs = malloc(nb);
-    for (size_t x = 0; x < na; x++) {
-        Af[x] = (float)rnd_in(-3, 3) * 0.25f;
-        Au[x] = (uint8_t)rnd_in(0, 255);
-    }
-    for (size_t x = 0; x < nb; x++) {
-        Bf[x] = (float)rnd_in(-3, 3) * 0.5f;
-        Bs[x] = (int8_t)rnd_in(-128, 127);
-    }
-    /* a kc and an nc below k and n: several blocks in both directions */
-    sb_blocking bl = {.kc = 256, .nc = 512};
-    for (int t = 0; t < 2; t++)
-        for (int th = 1; th <= 3; th++) {
-            char tb = "NT"[t];
-            sb_gemm_desc d = {'N', tb,   m, n,    k,    k,   tb == 'N' ? n : k,
-                              n,   1.0f, 0, th, NULL, NULL, &bl};
-            sb_packed_b *pb = NULL;
-            sb_err e = {0};
-            int rc = is8 ? K->gemm_u8s8(&d, Au, Bs, (int32_t *)C1, &e)
-                         : K->gemm_f32(&d, Af, Bf, C1, &e);
-            if (!rc) rc = K->pack_b(&d, is8 ? (const void *)Bs : (const void *)Bf, &pb, &e);
-            if (!rc) rc = K->gemm_packed(&d, is8 ? (const void *)Au : (const void *)Af, pb, C2, &e);
-            sb_packed_b_free(pb);
-            CHECKF(rc == SB_OK, "%s packed at %d threads, trans %c: %s", K->name, th, tb, e.msg);
-            if (!rc && memcmp(C1, C2, nc * 4)) {
-                wrong++;
-                CHECKF(0, "%s packed at %d threads, trans %c: C differs from the unpacked call",
-                       K->name, th, tb);
-            }
-        }
-    printf("  %-20s packed B at 1-3 threads: %d of 6 differ\n", K->name, wrong);
-    free(Af);
-    free(Bf);
-    free(C1);
-    free(C2);
-    free(Au);
-    free(Bs);
-}
-
 /* Sets var to "1" for the duration of a check and puts back what was there
  * (a ctest run may itself hold the variable). */
 static char g_saved[64];
@@ -654,7 +601,6 @@ static void test_bad_input(void)
 static void run_all(int heavy)
 {
     for (int i = 0; i < sb_kernel_count(); i++) test_kernel(sb_kernel_at(i), heavy);
-    for (int i = 0; i < sb_kernel_count(); i++) test_packed_threads(sb_kernel_at(i));
     test_kernel(&sb_kernel_avx2_int8_vnni_model, heavy);
     g_a7 = 1; /* avx2-int8 on 7-bit activations (inference's --quant row7) */
     test_kernel(&sb_kernel_avx2_int8_u7, heavy);

@@ -288,25 +288,6 @@ int sb_linear_gelu_forward(const sb_lctx *c, float *y, const float *x, float *tm
     return sb_linear_forward(c, y, tmp, W, b, N, in, out, e);
 }
 
-/* C = op(A) W-as-B through the kernel, W packed first on its own: a project
- * kernel (k->own) packs it with all the call's threads sharing the panels
- * (in the precision the kernel reads: bf16 for the bf16 kernels), then runs
- * with no barrier inside the call, where its own shared packing meets one
- * per B block. Each layout of a weight is used once a step (forward x W^T,
- * backward dy W), so this is the one packing per step and layout. The same
- * blocking, hence the same C bit for bit. */
-static int gemm_weight(const sb_lctx *c, const sb_gemm_desc *d, const float *A, const float *W,
-                       float *C, sb_err *e)
-{
-    const sb_kernel *k = c->kernel;
-    if (!k->own || !k->pack_b || !k->gemm_packed) return k->gemm_f32(d, A, W, C, e);
-    sb_packed_b *pb = NULL;
-    int rc = k->pack_b(d, W, &pb, e);
-    if (!rc) rc = k->gemm_packed(d, A, pb, C, e);
-    sb_packed_b_free(pb);
-    return rc;
-}
-
 int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
                       int N, int in, int out, sb_err *e)
 {
@@ -326,7 +307,7 @@ int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W
                       .threads = c->threads,
                       .bias = b};
     double t0 = sb_layers_mm_t0(c);
-    int rc = gemm_weight(c, &d, x, W, y, e);
+    int rc = c->kernel->gemm_f32(&d, x, W, y, e);
     sb_layers_mm_note(c, mm_lin(c, 0), N, out, in, NT(c->threads), t0);
     return rc;
 }
@@ -376,19 +357,9 @@ int sb_linear_backward(const sb_lctx *c, float *dx, float dx_beta, float *dW, fl
     sb_layers_mm_note(c, mm_lin(c, 2), out, in, N, nt, t0);
     colsum(db, dy, N, out, c->threads);
     if (dx) {
-        sb_gemm_desc d = {.transa = 'N',
-                          .transb = 'N',
-                          .m = N,
-                          .n = in,
-                          .k = out,
-                          .lda = out,
-                          .ldb = in,
-                          .ldc = in,
-                          .alpha = 1.0f,
-                          .beta = dx_beta,
-                          .threads = c->threads};
         t0 = sb_layers_mm_t0(c);
-        rc = gemm_weight(c, &d, dy, W, dx, e);
+        rc = sb_matmul(c, 'N', 'N', N, in, out, 1.0f, dy, out, W, in, dx_beta, dx, in, c->threads,
+                       e);
         sb_layers_mm_note(c, mm_lin(c, 1), N, in, out, nt, t0);
     }
     return rc;
