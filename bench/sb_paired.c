@@ -73,8 +73,9 @@ double sb_wilcoxon_p_greater(const double *d, int n)
             return tail / ldexp(1.0, m);
         }
     }
-    double mean = m * (m + 1) / 4.0;
-    double var = m * (m + 1) * (2.0 * m + 1) / 24.0 - ties / 48.0;
+    double md = m; /* m (m + 1) overflows an int from m = 46341 pairs */
+    double mean = md * (md + 1) / 4.0;
+    double var = md * (md + 1) * (2.0 * md + 1) / 24.0 - ties / 48.0;
     if (var <= 0) return w2 / 2.0 > mean ? 0.0 : 1.0;
     double z = (w2 / 2.0 - mean - 0.5) / sqrt(var);
     return 0.5 * erfc(z / sqrt(2.0));
