@@ -222,12 +222,7 @@ int sb_hostfile_min_slots(const sb_hostfile *hf, int n)
 
 /* ---------------- argv building ---------------- */
 
-typedef struct {
-    char **v;
-    int n, cap, oom;
-} argv_builder;
-
-static void push(argv_builder *b, const char *s)
+void sb_argv_push(sb_argv_builder *b, const char *s)
 {
     if (b->oom) return;
     if (b->n + 2 > b->cap) {
@@ -248,15 +243,14 @@ static void push(argv_builder *b, const char *s)
     b->v[++b->n] = NULL;
 }
 
-static void pushf(argv_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pushf(argv_builder *b, const char *fmt, ...)
+void sb_argv_pushf(sb_argv_builder *b, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    push(b, buf);
+    sb_argv_push(b, buf);
 }
 
 void sb_argv_free(char **argv)
@@ -286,39 +280,39 @@ int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***out, sb_err *e)
     int oversub = s->oversubscribe || cores_short || slots_short || local_short;
     int as_root = s->as_root < 0 ? geteuid() == 0 : s->as_root;
 
-    argv_builder b = {0};
-    push(&b, s->mpirun ? s->mpirun : "mpirun");
-    if (as_root) push(&b, "--allow-run-as-root");
+    sb_argv_builder b = {0};
+    sb_argv_push(&b, s->mpirun ? s->mpirun : "mpirun");
+    if (as_root) sb_argv_push(&b, "--allow-run-as-root");
     if (s->hostfile) {
-        push(&b, "--hostfile");
-        push(&b, s->hostfile);
+        sb_argv_push(&b, "--hostfile");
+        sb_argv_push(&b, s->hostfile);
     }
-    push(&b, "-np");
-    pushf(&b, "%d", s->ppn * s->nodes);
-    push(&b, "--map-by");
+    sb_argv_push(&b, "-np");
+    sb_argv_pushf(&b, "%d", s->ppn * s->nodes);
+    sb_argv_push(&b, "--map-by");
     if (!strcmp(bind, "core") && !cores_short) {
         /* PE=T reserves T cores per rank and binds the rank to them. */
-        pushf(&b, "ppr:%d:node:PE=%d", s->ppn, s->threads);
-        push(&b, "--bind-to");
-        push(&b, "core");
+        sb_argv_pushf(&b, "ppr:%d:node:PE=%d", s->ppn, s->threads);
+        sb_argv_push(&b, "--bind-to");
+        sb_argv_push(&b, "core");
     } else {
         /* Oversubscribed cores cannot be reserved: mpirun would refuse PE=. */
-        pushf(&b, "ppr:%d:node", s->ppn);
-        push(&b, "--bind-to");
-        push(&b, cores_short ? "none" : bind);
+        sb_argv_pushf(&b, "ppr:%d:node", s->ppn);
+        sb_argv_push(&b, "--bind-to");
+        sb_argv_push(&b, cores_short ? "none" : bind);
     }
-    if (oversub) push(&b, "--oversubscribe");
-    push(&b, "-x");
-    pushf(&b, "OMP_NUM_THREADS=%d", s->threads);
+    if (oversub) sb_argv_push(&b, "--oversubscribe");
+    sb_argv_push(&b, "-x");
+    sb_argv_pushf(&b, "OMP_NUM_THREADS=%d", s->threads);
     if (as_root) {
-        push(&b, "-x");
-        push(&b, "OMPI_ALLOW_RUN_AS_ROOT=1");
-        push(&b, "-x");
-        push(&b, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+        sb_argv_push(&b, "-x");
+        sb_argv_push(&b, "OMPI_ALLOW_RUN_AS_ROOT=1");
+        sb_argv_push(&b, "-x");
+        sb_argv_push(&b, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
     }
     for (const char *const *p = s->env; p && *p; p++) {
-        push(&b, "-x");
-        push(&b, *p);
+        sb_argv_push(&b, "-x");
+        sb_argv_push(&b, *p);
     }
     /* mpirun gives ranks on its own host its whole environment and remote
      * ranks only what -x names: without this a rank on another node would run
@@ -333,16 +327,16 @@ int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***out, sb_err *e)
         for (const char *const *q = s->env; q && *q && !given; q++)
             given = !strncmp(*q, name, n) && ((*q)[n] == '=' || !(*q)[n]);
         if (given) continue;
-        push(&b, "-x");
-        push(&b, name);
+        sb_argv_push(&b, "-x");
+        sb_argv_push(&b, name);
     }
     if (s->rsh_agent) {
-        push(&b, "--mca");
-        push(&b, "plm_rsh_agent");
-        push(&b, s->rsh_agent);
+        sb_argv_push(&b, "--mca");
+        sb_argv_push(&b, "plm_rsh_agent");
+        sb_argv_push(&b, s->rsh_agent);
     }
-    for (const char *const *p = s->extra; p && *p; p++) push(&b, *p);
-    for (const char *const *p = s->worker; *p; p++) push(&b, *p);
+    for (const char *const *p = s->extra; p && *p; p++) sb_argv_push(&b, *p);
+    for (const char *const *p = s->worker; *p; p++) sb_argv_push(&b, *p);
     if (b.oom) {
         sb_argv_free(b.v);
         return sb_errf(e, SB_EFAIL, "out of memory");
@@ -353,7 +347,7 @@ int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***out, sb_err *e)
 
 int sb_launch_split_args(const char *s, char ***tokens, int *count, sb_err *e)
 {
-    argv_builder b = {0};
+    sb_argv_builder b = {0};
     size_t n = strlen(s);
     char *cur = malloc(n + 1);
     if (!cur) return sb_errf(e, SB_EFAIL, "out of memory");
@@ -387,7 +381,7 @@ int sb_launch_split_args(const char *s, char ***tokens, int *count, sb_err *e)
             }
         }
         cur[k] = 0;
-        push(&b, cur);
+        sb_argv_push(&b, cur);
     }
     free(cur);
     if (!b.v && !b.oom && !(b.v = calloc(1, sizeof *b.v))) b.oom = 1;

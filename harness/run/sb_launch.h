@@ -91,6 +91,15 @@ typedef struct sb_launch_spec {
  * SB_EUSAGE for a bad spec. Free with sb_argv_free. */
 int sb_launch_mpirun_argv(const sb_launch_spec *s, char ***argv, sb_err *e);
 void sb_argv_free(char **argv);
+/* A growing NULL-terminated argv of malloc'd strings: push what is built,
+ * then take v (freed with sb_argv_free). oom: a push ran out of memory (and
+ * later pushes do nothing); check it before using v. */
+typedef struct sb_argv_builder {
+    char **v;
+    int n, cap, oom;
+} sb_argv_builder;
+void sb_argv_push(sb_argv_builder *b, const char *s);
+void sb_argv_pushf(sb_argv_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Splits a --mpirun-args string into tokens, honouring '...' and "..." and
  * backslash escapes (no expansion of any kind); unbalanced quotes -> SB_EUSAGE.
  * *tokens is NULL-terminated; free with sb_argv_free. */

@@ -1,7 +1,6 @@
 #include "sb_point.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,33 +16,6 @@
 #include "sb_text.h"
 #include "sb_worker_log.h"
 #include "sb_workload.h"
-
-/* A growable NULL-terminated argv of malloc'd strings (freed by sb_argv_free). */
-typedef struct {
-    char **v;
-    int n, cap;
-} argvec;
-
-static void av_push(argvec *a, const char *s)
-{
-    if (a->n + 2 > a->cap) {
-        a->cap = a->cap ? a->cap * 2 : 32;
-        a->v = realloc(a->v, sizeof *a->v * (size_t)a->cap);
-    }
-    a->v[a->n++] = strdup(s);
-    a->v[a->n] = NULL;
-}
-
-static void av_pushf(argvec *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void av_pushf(argvec *a, const char *fmt, ...)
-{
-    char buf[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    av_push(a, buf);
-}
 
 /* The path of sb_point_kernel_peak. */
 static const char *kernel_path(sb_db *db, int64_t machine, const sb_kernel *k)
@@ -135,7 +107,7 @@ void sb_point_axis(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t 
         sb_plan_point_axis(pt, buf, cap);
 }
 
-static void av_push_cb(void *ctx, const char *arg) { av_push(ctx, arg); }
+static void av_push_cb(void *ctx, const char *arg) { sb_argv_push(ctx, arg); }
 
 static int truthy(const char *v) { return !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"); }
 
@@ -144,30 +116,30 @@ static int truthy(const char *v) { return !strcmp(v, "1") || !strcmp(v, "yes") |
  * it (--shape, --batch), the plan's GEMM-only timing values (the
  * plan refuses them for other rows), the workload's options, --threads. */
 static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *axis,
-                        const char *self, const char *result, double peak, argvec *a)
+                        const char *self, const char *result, double peak, sb_argv_builder *a)
 {
     const sb_workload *w = p->wl;
     unsigned flags = w ? w->flags : 0;
-    av_push(a, self);
-    av_push(a, w ? w->name : "");
+    sb_argv_push(a, self);
+    sb_argv_push(a, w ? w->name : "");
     if (flags & SB_WL_KERNEL) {
-        av_push(a, "--kernel");
-        av_push(a, pt->kernel);
+        sb_argv_push(a, "--kernel");
+        sb_argv_push(a, pt->kernel);
     }
     if (axis && axis[0] && w && w->axis_argv) w->axis_argv(axis, av_push_cb, a);
     if (p->reps) {
-        av_push(a, "--reps");
-        av_pushf(a, "%d", p->reps);
+        sb_argv_push(a, "--reps");
+        sb_argv_pushf(a, "%d", p->reps);
     }
     if (p->min_seconds > 0) {
-        av_push(a, "--min-seconds");
-        av_pushf(a, "%g", p->min_seconds);
+        sb_argv_push(a, "--min-seconds");
+        sb_argv_pushf(a, "%g", p->min_seconds);
     }
     if (peak > 0) {
-        av_push(a, "--peak-gflops");
-        av_pushf(a, "%.3f", peak);
+        sb_argv_push(a, "--peak-gflops");
+        sb_argv_pushf(a, "%.3f", peak);
     }
-    if (p->prepack) av_push(a, "--prepack");
+    if (p->prepack) sb_argv_push(a, "--prepack");
     const sb_kernel *k = sb_kernel_find(pt->kernel);
     for (int i = 0; i < p->nopts; i++) {
         if (w && w->int8_extra && !strcmp(p->opt_keys[i], w->int8_extra) &&
@@ -176,11 +148,11 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *a
         /* flags without a value in the worker's CLI: there when on */
         const sb_wopt *o = sb_wopt_find(p->opt_keys[i]);
         if (o && o->kind == SB_WOPT_BOOL) {
-            if (truthy(p->opt_values[i])) av_pushf(a, "--%s", p->opt_keys[i]);
+            if (truthy(p->opt_values[i])) sb_argv_pushf(a, "--%s", p->opt_keys[i]);
             continue;
         }
-        av_pushf(a, "--%s", p->opt_keys[i]);
-        av_push(a, p->opt_values[i]);
+        sb_argv_pushf(a, "--%s", p->opt_keys[i]);
+        sb_argv_push(a, p->opt_values[i]);
     }
     /* latency is measured at batch 1 whatever the point's batch: once per
      * kernel x threads, on the smallest batch's point */
@@ -189,22 +161,26 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *a
         for (int i = 1; i < p->nbatches; i++)
             if (p->batches[i] < minb) minb = p->batches[i];
         for (int i = 0; i < a->n; i++) have |= !strcmp(a->v[i], "--no-latency");
-        if (pt->batch != minb && !have) av_push(a, "--no-latency");
+        if (pt->batch != minb && !have) sb_argv_push(a, "--no-latency");
     }
     if (flags & (SB_WL_THREADS | SB_WL_PROBE)) { /* the peak runs at the point's threads */
-        av_push(a, "--threads");
-        av_pushf(a, "%d", pt->threads);
+        sb_argv_push(a, "--threads");
+        sb_argv_pushf(a, "%d", pt->threads);
     }
-    av_push(a, "--result-file");
-    av_push(a, result);
+    sb_argv_push(a, "--result-file");
+    sb_argv_push(a, result);
 }
 
 int sb_point_argv(const sb_plan *p, const sb_plan_point *pt, const char *axis, const char *bin,
                   const char *result, double peak, const char *tmpdir, int seq, char ***out,
                   sb_err *e)
 {
-    argvec w = {0};
+    sb_argv_builder w = {0};
     worker_argv(p, pt, axis, bin, result, peak, &w);
+    if (w.oom) {
+        sb_argv_free(w.v);
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    }
     int ranks = pt->ppn * pt->nodes;
     /* under Slurm every point runs on the allocation's nodes, one rank too */
     int slurm = sb_slurm_plan_uses(p);
@@ -234,14 +210,18 @@ int sb_point_argv(const sb_plan *p, const sb_plan_point *pt, const char *axis, c
         /* said in the command, so that its repro line launches through Slurm
          * too; --leave-session-attached keeps the stderr of mpirun's srun,
          * where Slurm says why it ended a step (mpirun drops it otherwise) */
-        argvec x = {0};
-        av_push(&x, "--mca");
-        av_push(&x, "plm");
-        av_push(&x, "slurm");
-        av_push(&x, "--leave-session-attached");
-        for (int i = 0; i < nextra; i++) av_push(&x, extra[i]);
+        sb_argv_builder x = {0};
+        sb_argv_push(&x, "--mca");
+        sb_argv_push(&x, "plm");
+        sb_argv_push(&x, "slurm");
+        sb_argv_push(&x, "--leave-session-attached");
+        for (int i = 0; i < nextra; i++) sb_argv_push(&x, extra[i]);
         sb_argv_free(extra);
         extra = x.v;
+        if (x.oom) {
+            rc = sb_errf(e, SB_EFAIL, "out of memory");
+            goto out;
+        }
     }
     const sb_sysinfo *si = sb_sysinfo_cached();
     s.nodes = pt->nodes;
