@@ -46,6 +46,12 @@ int sb_opt_once(sb_opt_seen *s, const struct option *opts, int c, const char *co
 int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_opt_ranges *r,
                   int *help, sb_err *e)
 {
+    return sb_opts_parse_more(argc, argv, rows, o, r, NULL, help, e);
+}
+
+int sb_opts_parse_more(int argc, char **argv, const sb_opt *rows, void *o, const sb_opt_ranges *r,
+                       const sb_opts_more *more, int *help, sb_err *e)
+{
     struct option lo[SB_OPTS_MAX + 2];
     const char *each[SB_OPTS_MAX + 1]; /* the options that may be given again */
     char shorts[SB_OPTS_MAX + 2] = "h";
@@ -75,12 +81,18 @@ int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_o
             if (rows[i].kind == SB_OPT_FLAG && rows[i].key && rows[i].key[0] == c &&
                 !rows[i].key[1])
                 c = 1000 + i;
+        if ((c < 1000 || c >= 1000 + n) && more && more->unknown)
+            return sb_errf(e, SB_EUSAGE, "%s", more->unknown);
         if (c < 1000 || c >= 1000 + n)
             return sb_errf(e, SB_EUSAGE, "unknown or incomplete option '%s' (see --help)",
                            argv[optind - 1]);
         int rc = sb_opt_once(&seen, lo, c, each, e);
         if (!rc) rc = apply(&rows[c - 1000], optarg, o, r, e);
         if (rc) return rc;
+    }
+    if (more && more->operands) {
+        *more->operands = optind;
+        return SB_OK;
     }
     if (optind < argc) return sb_errf(e, SB_EUSAGE, "unexpected argument '%s'", argv[optind]);
     return SB_OK;

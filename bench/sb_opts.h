@@ -82,4 +82,20 @@ int sb_opt_once(sb_opt_seen *s, const struct option *opts, int c, const char *co
 int sb_opts_parse(int argc, char **argv, const sb_opt *rows, void *o, const sb_opt_ranges *r,
                   int *help, sb_err *e);
 
+/* What a command may ask of the parse beyond the table:
+ *  - unknown: the message for an unknown or incomplete option, when the
+ *    command has always worded it so (NULL: "unknown or incomplete option
+ *    'ARG' (see --help)");
+ *  - operands: arguments that are not options are the command's (db's
+ *    files): *operands is the index of the first, which getopt_long has
+ *    moved behind the options (NULL: each is "unexpected argument"). */
+typedef struct sb_opts_more {
+    const char *unknown;
+    int *operands;
+} sb_opts_more;
+
+/* sb_opts_parse with more (NULL: as sb_opts_parse). */
+int sb_opts_parse_more(int argc, char **argv, const sb_opt *rows, void *o, const sb_opt_ranges *r,
+                       const sb_opts_more *more, int *help, sb_err *e);
+
 #endif

@@ -59,9 +59,17 @@ int sb_cli_usage_error(const char *cmd, const char *fmt, ...)
 int sb_cli_opts(const char *cmd, int argc, char **argv, const sb_opt *rows, void *o,
                 const sb_opt_ranges *r, void (*help)(void))
 {
+    return sb_cli_opts_more(cmd, argc, argv, rows, o, r, NULL, help);
+}
+
+int sb_cli_opts_more(const char *cmd, int argc, char **argv, const sb_opt *rows, void *o,
+                     const sb_opt_ranges *r, const sb_opts_more *more, void (*help)(void))
+{
+    static const sb_opt_ranges none; /* a table of strings and flags reads no number */
     sb_err e = {0};
     int want_help = 0;
-    if (sb_opts_parse(argc, argv, rows, o, r, &want_help, &e)) return sb_cli_report(cmd, &e);
+    if (sb_opts_parse_more(argc, argv, rows, o, r ? r : &none, more, &want_help, &e))
+        return sb_cli_report(cmd, &e);
     if (want_help) help();
     return want_help ? 0 : -1;
 }

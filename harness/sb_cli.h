@@ -58,4 +58,9 @@ int sb_cli_opts(const char *cmd, int argc, char **argv, const sb_opt *rows, void
     }
 void sb_cli_help_tuning(int col);
 
+/* sb_cli_opts with what sb_opts_more adds (an unknown option's words, the
+ * operands); r may be NULL for a table of strings and flags. */
+int sb_cli_opts_more(const char *cmd, int argc, char **argv, const sb_opt *rows, void *o,
+                     const sb_opt_ranges *r, const sb_opts_more *more, void (*help)(void));
+
 #endif

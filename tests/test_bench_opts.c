@@ -80,5 +80,26 @@ int main(void)
     char *no_short[] = {"x", "-f", NULL}; /* --flag has no short form */
     e = (sb_err){0};
     CHECK(parse(2, no_short, &o, &help, &e) == SB_EUSAGE && strstr(e.msg, "'-f'"));
+
+    /* sb_opts_parse_more: a command's own words for an unknown option, and
+     * operands (db's files) after the options, wherever they were given */
+    const sb_opts_more said = {.unknown = "unknown option (see --help)"};
+    char *unknown[] = {"x", "--bogus", NULL};
+    e = (sb_err){0};
+    memset(&o, 0, sizeof o);
+    CHECK(sb_opts_parse_more(2, unknown, g_rows, &o, &g_ranges, &said, &help, &e) == SB_EUSAGE);
+    CHECK(!strcmp(e.msg, "unknown option (see --help)"));
+    char *stray[] = {"x", "--n", "2", "file", NULL};
+    e = (sb_err){0};
+    CHECK(sb_opts_parse_more(4, stray, g_rows, &o, &g_ranges, &said, &help, &e) == SB_EUSAGE);
+    CHECK(strstr(e.msg, "unexpected argument 'file'"));
+    int first = 0;
+    const sb_opts_more files = {.operands = &first};
+    char *operands[] = {"x", "a.json", "--n", "2", "b.json", "--flag", NULL};
+    e = (sb_err){0};
+    memset(&o, 0, sizeof o);
+    CHECK(sb_opts_parse_more(6, operands, g_rows, &o, &g_ranges, &files, &help, &e) == SB_OK);
+    CHECK(o.n == 2 && o.flag == 1 && first == 4);
+    CHECK(!strcmp(operands[first], "a.json") && !strcmp(operands[first + 1], "b.json"));
     return test_report("opts");
 }
