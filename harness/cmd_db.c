@@ -1,7 +1,7 @@
 /* sprbench db: inspect a results database, export it (JSON or CSV), import
  * exports and merge databases, show a point's worker output, release a
  * sweep's claim. The commands that only read open the database read-only. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,15 +64,24 @@ static void db_help(void)
            sb_default_db());
 }
 
+/* The options every subcommand is parsed with (what goes with which is
+ * checked after). */
+typedef struct db_opts {
+    const char *path, *sweep, *out;
+    int csv, json;
+} db_opts;
+
+#define O(f) offsetof(db_opts, f)
+static const sb_opt g_db_opts[] = {{"db", SB_OPT_STR, O(path), SB_OPT_NOSET, NULL},
+                                   {"sweep", SB_OPT_STR, O(sweep), SB_OPT_NOSET, NULL},
+                                   {"out", SB_OPT_STR, O(out), SB_OPT_NOSET, NULL},
+                                   {"csv", SB_OPT_FLAG, O(csv), SB_OPT_NOSET, NULL},
+                                   {"json", SB_OPT_FLAG, O(json), SB_OPT_NOSET, NULL},
+                                   {NULL}};
+#undef O
+
 int sb_cmd_db(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, 0, 'd'},
-                                         {"sweep", required_argument, 0, 's'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"csv", no_argument, 0, 'c'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         db_help();
         return 0;
@@ -87,30 +96,18 @@ int sb_cmd_db(int argc, char **argv)
     int known = 0;
     for (int i = 0; subs[i] && !known; i++) known = !strcmp(sub, subs[i]);
     if (!known) return sb_cli_usage_error("db", "unknown subcommand '%s' (see --help)", sub);
-    const char *path = sb_default_db(), *sweep = NULL, *out = NULL;
-    int csv = 0, json = 0, c;
-    optind = 1;
-    opterr = 0;
+    /* the subcommand's own argv: its options, and the files or the point */
     argc--;
     argv++;
-    sb_opt_seen seen = {0};
-    sb_err oe0 = {0};
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (sb_opt_once(&seen, opts, c, NULL, &oe0)) return sb_cli_report("db", &oe0);
-        switch (c) {
-        case 'd': path = optarg; break;
-        case 's': sweep = optarg; break;
-        case 'o': out = optarg; break;
-        case 'c': csv = 1; break;
-        case 'j': json = 1; break;
-        case 'h': db_help(); return 0;
-        default:
-            return sb_cli_usage_error("db", "unknown or incomplete option '%s' (see --help)",
-                                      argv[optind - 1]);
-        }
-    }
-    int nargs = argc - optind;
-    char **args = argv + optind;
+    db_opts o = {.path = sb_default_db()};
+    int first_arg = 1;
+    const sb_opts_more more = {.operands = &first_arg};
+    int rc = sb_cli_opts_more("db", argc, argv, g_db_opts, &o, NULL, &more, db_help);
+    if (rc >= 0) return rc;
+    const char *path = o.path, *sweep = o.sweep, *out = o.out;
+    int csv = o.csv, json = o.json;
+    int nargs = argc - first_arg;
+    char **args = argv + first_arg;
     int wants_files = !strcmp(sub, "import") || !strcmp(sub, "merge");
     int is_log = !strcmp(sub, "log");
     if (wants_files && nargs == 0)
@@ -139,7 +136,6 @@ int sb_cmd_db(int argc, char **argv)
     sb_err e = {0};
     sb_db *db = NULL;
     char cell[1024]; /* a name or a claim on one line (sb_text_cell) */
-    int rc;
     if (wants_files) {
         /* every input is checked before --db is opened: a missing or bad
          * file must not leave an empty database behind */

@@ -1,5 +1,4 @@
 /* sprbench info: what this machine is and what it can run. */
-#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -123,44 +122,45 @@ static void print_tuning(json_t *o)
     }
 }
 
+static void info_help(void)
+{
+    printf("usage: sprbench info [--json]\n\n"
+           "Describes this machine: CPU vendor, model, family/model/stepping and\n"
+           "microarchitecture (from the model number where the features agree, else\n"
+           "inferred from the features and caches, and said so; SB_CPU_UARCH=NAME\n"
+           "sets it, recorded as set by SB_CPU_UARCH); ISA flags from CPUID; whether\n"
+           "the OS grants AMX (XCR0, CPUID 0x1D, arch_prctl); hwloc topology and\n"
+           "caches; memory; the kernels\n"
+           "this machine can run; the machine fingerprint results are keyed by; and\n"
+           "whether this machine has been tuned (sprbench tune): which kernels, how\n"
+           "many shape classes, when.\n"
+           "  --json         one JSON object instead of text\n"
+           "  --tune-file F  the tune file to look at (default: tune-<fingerprint>.json\n"
+           "                 beside the database; $SPRBENCH_TUNE_FILE; a file named\n"
+           "                 here must exist and be usable)\n");
+}
+
+typedef struct info_opts {
+    int json;
+    const char *tune_file;
+} info_opts;
+
+#define O(f) offsetof(info_opts, f)
+static const sb_opt g_info_opts[] = {
+    {"json", SB_OPT_FLAG, O(json), SB_OPT_NOSET, "j"},
+    {"tune-file", SB_OPT_STR, O(tune_file), SB_OPT_NOSET, NULL},
+    {NULL}};
+#undef O
+
 int sb_cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'},
-                                         {"tune-file", required_argument, 0, 'f'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    int json = 0, c;
-    const char *tune_file = NULL;
-    optind = 1;
-    opterr = 0;
-    sb_opt_seen seen = {0};
-    sb_err oe = {0};
-    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-        if (sb_opt_once(&seen, opts, c, NULL, &oe)) return sb_cli_report("info", &oe);
-        if (c == 'j')
-            json = 1;
-        else if (c == 'f')
-            tune_file = optarg;
-        else if (c == 'h') {
-            printf("usage: sprbench info [--json]\n\n"
-                   "Describes this machine: CPU vendor, model, family/model/stepping and\n"
-                   "microarchitecture (from the model number where the features agree, else\n"
-                   "inferred from the features and caches, and said so; SB_CPU_UARCH=NAME\n"
-                   "sets it, recorded as set by SB_CPU_UARCH); ISA flags from CPUID; whether\n"
-                   "the OS grants AMX (XCR0, CPUID 0x1D, arch_prctl); hwloc topology and\n"
-                   "caches; memory; the kernels\n"
-                   "this machine can run; the machine fingerprint results are keyed by; and\n"
-                   "whether this machine has been tuned (sprbench tune): which kernels, how\n"
-                   "many shape classes, when.\n"
-                   "  --json         one JSON object instead of text\n"
-                   "  --tune-file F  the tune file to look at (default: tune-<fingerprint>.json\n"
-                   "                 beside the database; $SPRBENCH_TUNE_FILE; a file named\n"
-                   "                 here must exist and be usable)\n");
-            return 0;
-        } else
-            return sb_cli_usage_error("info", "unknown option (see --help)");
-    }
-    if (optind < argc) return sb_cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+    info_opts o = {0};
+    /* info has always said it so */
+    static const sb_opts_more more = {.unknown = "unknown option (see --help)"};
+    int rc = sb_cli_opts_more("info", argc, argv, g_info_opts, &o, NULL, &more, info_help);
+    if (rc >= 0) return rc;
+    int json = o.json;
+    const char *tune_file = o.tune_file;
     sb_sysinfo si;
     sb_err e = {0};
     if (sb_sysinfo_get(&si, &e)) return sb_cli_report("info", &e);

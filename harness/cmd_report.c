@@ -1,7 +1,7 @@
 /* sprbench report: Markdown + self-contained HTML comparison of two
  * machines or sweeps. */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,55 +153,50 @@ static int resolve_sides(sb_db *db, const char *baseline, const char *candidate,
     return rc;
 }
 
+/* What the command line asks for. */
+typedef struct report_args {
+    const char *baseline, *candidate, *dbs[MAX_DBS], *sweeps[2];
+    int ndbs, no_plots;
+    sb_report_opts ro;
+} report_args;
+
+/* --db, repeatable (its --help says so): each one kept */
+static int to_custom(const char *key, const char *v, void *opts, sb_err *e)
+{
+    (void)key; /* --db, the one list */
+    report_args *a = opts;
+    if (a->ndbs == MAX_DBS) return sb_errf(e, SB_EUSAGE, "--db: at most %d", MAX_DBS);
+    a->dbs[a->ndbs++] = v;
+    return SB_OK;
+}
+static const sb_opt_ranges g_ranges = {NULL, NULL, NULL, to_custom};
+
+#define O(f) offsetof(report_args, f)
+static const sb_opt g_report_opts[] = {
+    {"baseline", SB_OPT_STR, O(baseline), SB_OPT_NOSET, NULL},
+    {"candidate", SB_OPT_STR, O(candidate), SB_OPT_NOSET, NULL},
+    {"db", SB_OPT_EACH, O(dbs), SB_OPT_NOSET, "db"},
+    {"out", SB_OPT_STR, O(ro.out_dir), SB_OPT_NOSET, NULL},
+    {"title", SB_OPT_STR, O(ro.title), SB_OPT_NOSET, NULL},
+    {"no-plots", SB_OPT_FLAG, O(no_plots), SB_OPT_NOSET, NULL},
+    {"templates", SB_OPT_STR, O(ro.templates), SB_OPT_NOSET, NULL},
+    {"gate", SB_OPT_FLAG, O(ro.gate), SB_OPT_NOSET, NULL},
+    {"baseline-sweeps", SB_OPT_STR, O(sweeps[0]), SB_OPT_NOSET, NULL},
+    {"candidate-sweeps", SB_OPT_STR, O(sweeps[1]), SB_OPT_NOSET, NULL},
+    {"only-changed", SB_OPT_FLAG, O(ro.only_changed), SB_OPT_NOSET, NULL},
+    {NULL}};
+#undef O
+
 int sb_cmd_report(int argc, char **argv)
 {
-    static const struct option opts[] = {{"baseline", required_argument, 0, 'b'},
-                                         {"candidate", required_argument, 0, 'c'},
-                                         {"db", required_argument, 0, 'd'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"title", required_argument, 0, 't'},
-                                         {"no-plots", no_argument, 0, 'n'},
-                                         {"templates", required_argument, 0, 'T'},
-                                         {"gate", no_argument, 0, 'g'},
-                                         {"baseline-sweeps", required_argument, 0, 'B'},
-                                         {"candidate-sweeps", required_argument, 0, 'C'},
-                                         {"only-changed", no_argument, 0, 'O'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *baseline = NULL, *candidate = NULL, *dbs[MAX_DBS], *sweeps[2] = {NULL, NULL};
-    int ndbs = 0;
-    sb_report_opts ro = {.plots = 1, .tool_version = sb_version()};
-    int c;
-    optind = 1;
-    opterr = 0;
-    static const char *const repeatable[] = {"db", NULL}; /* its --help says so */
-    sb_opt_seen seen = {0};
-    sb_err oe = {0};
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (sb_opt_once(&seen, opts, c, repeatable, &oe)) return sb_cli_report("report", &oe);
-        switch (c) {
-        case 'b': baseline = optarg; break;
-        case 'c': candidate = optarg; break;
-        case 'd':
-            if (ndbs == MAX_DBS) return sb_cli_usage_error("report", "--db: at most %d", MAX_DBS);
-            dbs[ndbs++] = optarg;
-            break;
-        case 'o': ro.out_dir = optarg; break;
-        case 't': ro.title = optarg; break;
-        case 'n': ro.plots = 0; break;
-        case 'T': ro.templates = optarg; break;
-        case 'g': ro.gate = 1; break;
-        case 'B': sweeps[0] = optarg; break;
-        case 'C': sweeps[1] = optarg; break;
-        case 'O': ro.only_changed = 1; break;
-        case 'h': report_help(); return 0;
-        default:
-            return sb_cli_usage_error("report", "unknown or incomplete option '%s' (see --help)",
-                                      argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return sb_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+    report_args a = {.ro = {.tool_version = sb_version()}};
+    int rc = sb_cli_opts("report", argc, argv, g_report_opts, &a, &g_ranges, report_help);
+    if (rc >= 0) return rc;
+    const char *baseline = a.baseline, *candidate = a.candidate, **dbs = a.dbs;
+    const char *const *sweeps = a.sweeps;
+    int ndbs = a.ndbs;
+    sb_report_opts ro = a.ro;
+    ro.plots = !a.no_plots;
     if (!baseline || !candidate)
         return sb_cli_usage_error("report", "--baseline and --candidate are required (see --help)");
     if (!ro.out_dir) return sb_cli_usage_error("report", "--out DIR is required");
@@ -226,7 +221,6 @@ int sb_cmd_report(int argc, char **argv)
             return sb_cli_usage_error("report", "%s: no such database", dbs[i]);
     }
     sb_db *db = NULL;
-    int rc;
     /* Several databases are merged into a temporary one, in a directory of
      * its own (mkdtemp: created exclusively, mode 0700) under $TMPDIR: SQLite
      * puts its -wal and -shm files beside the database, and no one else can
