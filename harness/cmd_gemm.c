@@ -1,6 +1,5 @@
 /* sprbench gemm: check one kernel on one shape against the reference, then time it. */
-#include <ctype.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <signal.h>
 #include <unistd.h>
 #include <omp.h>
@@ -12,6 +11,7 @@
 #include "sb_opts.h"
 #include "sb_cmds.h"
 #include "sb_gemm_bench.h"
+#include "sb_gemm_doc.h"
 #include "sb_amx_knobs.h"
 #include "sb_onednn.h"
 #include "sb_shape.h"
@@ -41,12 +41,10 @@ static void gemm_help(void)
            "  --prepack           pack B (the weights) once, time only the calls that reuse it\n"
            "  --blocking B        own kernels: run this blocking (as a result's config records\n"
            "                      it: kc=..,mc=..,nc=..,order=jr-ir|ir-jr,pf=..,split=auto|rows|\n"
-           "                      cols; 0 = built-in) instead of the tuned one\n"
-           "  --no-tune           the built-in blocking, not this machine's tuned one\n"
-           "  --tune-file F       the tuned blocking (default: tune-<fingerprint>.json beside\n"
-           "                      the database, see sprbench tune; $SPRBENCH_TUNE_FILE;\n"
-           "                      a file named here must exist and be usable)\n"
-           "  --result-file F     write the result as one JSON object\n"
+           "                      cols; 0 = built-in) instead of the tuned one\n",
+           sb_kernel_names(), SB_MAX_DIM);
+    sb_cli_help_tuning(22);
+    printf("  --result-file F     write the result as one JSON object\n"
            "  --json              print the result JSON instead of the human line\n\n"
            "amx-bf16 / amx-int8 read their loop nest from the environment (recorded in the\n"
            "result's config): SB_AMX_RESIDENT=a|b, the operand whose panel stays in L1\n"
@@ -56,8 +54,7 @@ static void gemm_help(void)
            "it came from (\"tuning\"); SB_GEMM_KC/MC/NC override every blocking.\n"
            "A kernel this machine cannot run: one line with the reason on stderr, the result\n"
            "file (if asked for) written with status 'skipped', exit 3.\n"
-           "Exit status: 0 ok, 1 wrong result or kernel failure, 2 bad input, 3 skipped.\n",
-           sb_kernel_names(), SB_MAX_DIM);
+           "Exit status: 0 ok, 1 wrong result or kernel failure, 2 bad input, 3 skipped.\n");
 }
 
 /* Test hook for the sweep's robustness tests: SPRBENCH_TEST_FAULT=crash:M,
@@ -84,107 +81,64 @@ typedef struct gemm_args {
     sb_blocking blk;
 } gemm_args;
 
-static int parse_dim(const char *what, int *out, sb_err *e)
+/* gemm's own ranges, by the row's key */
+static int to_long(const char *key, const char *v, const char *what, long *out, sb_err *e)
 {
-    long v;
-    int rc = sb_parse_long(optarg, 1, SB_MAX_DIM, what, &v, e);
-    if (!rc) *out = (int)v;
-    return rc;
+    long hi = !strcmp(key, "dim") ? SB_MAX_DIM : !strcmp(key, "threads") ? 4096 : 100000;
+    return sb_parse_long(v, 1, hi, what, out, e);
 }
+static int to_double(const char *key, const char *v, const char *what, double *out, sb_err *e)
+{
+    if (!strcmp(key, "min-seconds")) return sb_parse_double(v, 0.001, 3600, what, out, e);
+    return sb_parse_double(v, 0, 1e7, what, out, e); /* --peak-gflops */
+}
+/* --shape, --trans and --blocking: read as they come */
+static int to_custom(const char *key, const char *v, void *opts, sb_err *e)
+{
+    gemm_args *g = opts;
+    if (!strcmp(key, "shape")) return sb_gemm_shape_parse(v, &g->cfg, e);
+    if (!strcmp(key, "blocking")) return sb_blocking_parse(v, &g->blk, e);
+    if (strlen(v) != 2 || !strchr("NT", v[0]) || !strchr("NT", v[1])) /* --trans */
+        return sb_errf(e, SB_EUSAGE, "--trans: '%s' is not NN, NT, TN or TT", v);
+    g->cfg.transa = v[0];
+    g->cfg.transb = v[1];
+    return SB_OK;
+}
+static const sb_opt_ranges g_ranges = {to_long, to_double, NULL, to_custom};
 
-/* One option into g; SB_OK, or the exit code's error on e (a usage error
- * says so on e's message: SB_EUSAGE). */
-static int gemm_opt(int c, gemm_args *g, sb_err *e)
-{
-    sb_gemm_config *cfg = &g->cfg;
-    long v;
-    double dv;
-    int rc = SB_OK;
-    switch (c) {
-    case 'K': cfg->kernel = optarg; break;
-    case 'm': g->dims = 1, rc = parse_dim("--m", &cfg->m, e); break;
-    case 'n': g->dims = 1, rc = parse_dim("--n", &cfg->n, e); break;
-    case 'k': g->dims = 1, rc = parse_dim("--k", &cfg->k, e); break;
-    case 'S': g->shape = 1, rc = sb_gemm_shape_parse(optarg, cfg, e); break;
-    case 't':
-        if (!(rc = sb_parse_long(optarg, 1, 4096, "--threads", &v, e))) cfg->threads = (int)v;
-        break;
-    case 'r':
-        if (!(rc = sb_parse_long(optarg, 1, 100000, "--reps", &v, e))) cfg->reps = (int)v;
-        break;
-    case 's':
-        if (!(rc = sb_parse_double(optarg, 0.001, 3600, "--min-seconds", &dv, e)))
-            cfg->min_seconds = dv;
-        break;
-    case 'p':
-        if (!(rc = sb_parse_double(optarg, 0, 1e7, "--peak-gflops", &dv, e))) cfg->peak_gflops = dv;
-        break;
-    case 'I': cfg->onednn_isa = optarg; break;
-    case 'P': cfg->prepack = 1; break;
-    case 'T':
-        g->dims = 1;
-        if (strlen(optarg) != 2 || !strchr("NT", optarg[0]) || !strchr("NT", optarg[1]))
-            return sb_errf(e, SB_EUSAGE, "--trans: '%s' is not NN, NT, TN or TT", optarg);
-        cfg->transa = optarg[0];
-        cfg->transb = optarg[1];
-        break;
-    case 'o': g->result_file = optarg; break;
-    case 'j': g->json = 1; break;
-    case 'B':
-        if (!(rc = sb_blocking_parse(optarg, &g->blk, e))) g->have_blk = 1;
-        break;
-    case 'N': g->no_tune = 1; break;
-    case 'F':
-        if (!(rc = sb_cli_check_path("--tune-file", optarg, e))) g->tune_file = optarg;
-        break;
-    default: return sb_errf(e, SB_EUSAGE, "unknown option (see --help)"); /* getopt's table */
-    }
-    return rc;
-}
+#define O(f) offsetof(gemm_args, f)
+static const sb_opt g_gemm_opts[] = {
+    {"kernel", SB_OPT_STR, O(cfg.kernel), SB_OPT_NOSET, NULL},
+    {"m", SB_OPT_INT, O(cfg.m), O(dims), "dim"},
+    {"n", SB_OPT_INT, O(cfg.n), O(dims), "dim"},
+    {"k", SB_OPT_INT, O(cfg.k), O(dims), "dim"},
+    {"trans", SB_OPT_CUSTOM, O(cfg.transa), O(dims), "trans"},
+    {"shape", SB_OPT_CUSTOM, O(cfg), O(shape), "shape"},
+    {"threads", SB_OPT_INT, O(cfg.threads), SB_OPT_NOSET, "threads"},
+    {"reps", SB_OPT_INT, O(cfg.reps), SB_OPT_NOSET, "reps"},
+    {"min-seconds", SB_OPT_DOUBLE, O(cfg.min_seconds), SB_OPT_NOSET, "min-seconds"},
+    {"peak-gflops", SB_OPT_DOUBLE, O(cfg.peak_gflops), SB_OPT_NOSET, "peak-gflops"},
+    {"onednn-isa", SB_OPT_STR, O(cfg.onednn_isa), SB_OPT_NOSET, NULL},
+    {"prepack", SB_OPT_FLAG, O(cfg.prepack), SB_OPT_NOSET, NULL},
+    {"result-file", SB_OPT_STR, O(result_file), SB_OPT_NOSET, NULL},
+    {"json", SB_OPT_FLAG, O(json), SB_OPT_NOSET, NULL},
+    {"blocking", SB_OPT_CUSTOM, O(blk), O(have_blk), "blocking"},
+    SB_CLI_OPTS_TUNING(gemm_args),
+    {NULL}};
+#undef O
 
 /* Parses the command line into g. -1: go on; else the command's exit code
  * (--help: 0; a usage error reported). */
 static int gemm_parse(int argc, char **argv, gemm_args *g)
 {
-    static const struct option opts[] = {{"kernel", required_argument, 0, 'K'},
-                                         {"m", required_argument, 0, 'm'},
-                                         {"n", required_argument, 0, 'n'},
-                                         {"k", required_argument, 0, 'k'},
-                                         {"trans", required_argument, 0, 'T'},
-                                         {"shape", required_argument, 0, 'S'},
-                                         {"threads", required_argument, 0, 't'},
-                                         {"reps", required_argument, 0, 'r'},
-                                         {"min-seconds", required_argument, 0, 's'},
-                                         {"peak-gflops", required_argument, 0, 'p'},
-                                         {"onednn-isa", required_argument, 0, 'I'},
-                                         {"prepack", no_argument, 0, 'P'},
-                                         {"result-file", required_argument, 0, 'o'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"blocking", required_argument, 0, 'B'},
-                                         {"no-tune", no_argument, 0, 'N'},
-                                         {"tune-file", required_argument, 0, 'F'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     memset(g, 0, sizeof *g);
     g->cfg = (sb_gemm_config){.transa = 'N', .transb = 'N', .min_seconds = 1.0};
     sb_err e = {0};
-    int c;
-    optind = 1;
-    opterr = 0;
-    sb_opt_seen seen = {0};
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (sb_opt_once(&seen, opts, c, NULL, &e)) return sb_cli_report("gemm", &e);
-        if (c == 'h') {
-            gemm_help();
-            return 0;
-        }
-        if (c == '?' || c == ':')
-            return sb_cli_usage_error("gemm", "unknown or incomplete option '%s' (see --help)",
-                                      argv[optind - 1]);
-        if (gemm_opt(c, g, &e)) return sb_cli_report("gemm", &e);
-    }
+    int rc = sb_cli_opts("gemm", argc, argv, g_gemm_opts, g, &g_ranges, gemm_help);
+    if (rc >= 0) return rc;
+    if (g->tune_file && sb_cli_check_path("--tune-file", g->tune_file, &e))
+        return sb_cli_report("gemm", &e);
     sb_gemm_config *cfg = &g->cfg;
-    if (optind < argc) return sb_cli_usage_error("gemm", "unexpected argument '%s'", argv[optind]);
     if (!cfg->kernel)
         return sb_cli_usage_error("gemm", "--kernel is required (one of: %s)", sb_kernel_names());
     if (g->shape && g->dims)
@@ -226,48 +180,6 @@ static int gemm_tuning(gemm_args *g, sb_tuning *tun, sb_err *e)
     }
     cfg->tuning = tun->tuning;
     return SB_OK;
-}
-
-/* The result document, sealed with the command that repeats the run
- * exactly (the blocking as it ran) and what this run set itself. */
-static json_t *gemm_document(const sb_gemm_config *cfg, sb_gemm_result *res, const sb_sysinfo *si)
-{
-    char reps[16], m[16], n[16], k[16], t[16], trans[3] = {cfg->transa, cfg->transb, 0};
-    snprintf(reps, sizeof reps, "%d",
-             res->nsamples > 0 ? res->nsamples : (cfg->reps > 0 ? cfg->reps : 5));
-    snprintf(m, sizeof m, "%d", cfg->m);
-    snprintf(n, sizeof n, "%d", cfg->n);
-    snprintf(k, sizeof k, "%d", cfg->k);
-    snprintf(t, sizeof t, "%d", cfg->threads);
-    char *rv[24] = {"gemm",    "--kernel", (char *)cfg->kernel, "--m", m,        "--n", n, "--k", k,
-                    "--trans", trans,      "--threads",         t,     "--reps", reps};
-    int rn = 15;
-    if (cfg->onednn_isa) {
-        rv[rn++] = "--onednn-isa";
-        rv[rn++] = (char *)cfg->onednn_isa;
-    }
-    if (cfg->prepack) rv[rn++] = "--prepack";
-    /* the blocking as it ran: the sealed command repeats it exactly */
-    if (res->blocking[0]) {
-        rv[rn++] = "--blocking";
-        rv[rn++] = res->blocking;
-    }
-    rv[rn] = NULL;
-    json_t *doc = sb_gemm_result_json(cfg, res);
-    /* what this run put in force itself: the thread count it set, and the
-     * oneDNN cap --onednn-isa applied (over the variable's own value) */
-    char omp[32], isa[96];
-    snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", cfg->threads);
-    const char *set[3] = {omp, NULL, NULL};
-    if (cfg->onednn_isa) {
-        int w = snprintf(isa, sizeof isa, "ONEDNN_MAX_CPU_ISA=");
-        for (const char *ch = cfg->onednn_isa; *ch && w < (int)sizeof isa - 1; ch++)
-            isa[w++] = (char)toupper((unsigned char)*ch);
-        isa[w] = '\0';
-        set[1] = isa;
-    }
-    sb_result_seal(doc, rn, rv, set, si ? si->fingerprint : NULL);
-    return doc;
 }
 
 /* The human line (or the document with --json). */
@@ -312,7 +224,7 @@ int sb_cmd_gemm(int argc, char **argv)
         sb_tuning_free(&tun);
         return sb_cli_report("gemm", &e);
     }
-    json_t *doc = gemm_document(cfg, &res, si);
+    json_t *doc = sb_gemm_doc(cfg, &res, si ? si->fingerprint : NULL);
     rc = 0;
     if (g.result_file && sb_result_write(g.result_file, doc, &e)) rc = sb_cli_report("gemm", &e);
     if (!rc && !strcmp(res.status, "skipped")) {
