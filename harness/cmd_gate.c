@@ -7,15 +7,9 @@
 #include "sb_cli.h"
 #include "sb_opts.h"
 #include "sb_cmds.h"
-#include "sb_gate.h"
-#include "sb_gate_out.h"
-#include "sb_gate_side.h"
-#include "sb_io.h"
+#include "sb_gate_run.h"
 
-#define MAX_METRICS 16
-/* A reference is one line of ~100 bytes per configuration: 16 MiB holds over
- * 150,000 of them, far past any study, and bounds a wrong path's cost. */
-#define REFERENCES_MAX (16 * SB_MIB)
+#define MAX_METRICS SB_GATE_JOB_METRICS
 
 static void gate_help(void)
 {
@@ -110,13 +104,8 @@ static void gate_help(void)
            sb_default_db());
 }
 
-/* What the command line asks for. */
-typedef struct gate_args {
-    const char *baseline, *candidate, *dbpath, *refs_path, *junit;
-    const char *metrics[MAX_METRICS + 1];
-    int nmetrics, as_json, history;
-    sb_gate_opts o;
-} gate_args;
+/* What the command line asks for: study/sb_gate_run's job. */
+typedef sb_gate_job gate_args;
 
 /* --tolerance ("5%" or a fraction below 1), --method, --metric (repeatable,
  * its --help says so): read as they come */
@@ -231,97 +220,25 @@ static int check_args(gate_args *a)
     return -1;
 }
 
-/* The references file into *refs. -1 when read (or not asked for), else the
- * exit status. */
-static int read_references(const char *refs_path, sb_reference **refs, int *nrefs)
-{
-    sb_err e = {0};
-    char *text;
-    size_t len;
-    if (!refs_path) return -1;
-    if (sb_read_text_max(refs_path, REFERENCES_MAX, "references file", &text, &len, &e))
-        return sb_cli_report("gate", &e);
-    int rc = sb_gate_parse_references(text, refs_path, refs, nrefs, &e);
-    free(text);
-    if (rc) return sb_cli_report("gate", &e);
-    return -1;
-}
-
-/* Gates what a names and writes the verdicts: 0 no FAIL, 1 a FAIL, 2 bad
- * input or an output that could not be written. */
-static int gate_run(const gate_args *a, const sb_reference *refs, int nrefs)
-{
-    const sb_gate_opts *o = &a->o;
-    const char *baseline = a->baseline, *candidate = a->candidate, *dbpath = a->dbpath;
-    sb_err e = {0};
-    int rc;
-    sb_db *shared = NULL;
-    sb_gate_side base = {0}, cand = {0};
-    sb_gate_result res = {0};
-    if ((baseline && (rc = sb_gate_side_load(baseline, dbpath, &shared, &base, &e))) ||
-        (rc = sb_gate_side_load(candidate, dbpath, &shared, &cand, &e)) ||
-        (rc = sb_gate_sides_check(baseline ? &base : NULL, &cand, o, &e)))
-        goto out;
-    if (a->nmetrics &&
-        (rc = sb_gate_check_metrics(a->metrics, baseline ? &base.set : NULL, &cand.set, &e)))
-        goto out;
-    rc = o->paired ? sb_gate_paired(&cand.set, o, &res, &e)
-        : refs     ? sb_gate_references(refs, nrefs, &cand.set, o, &res, &e)
-                   : sb_gate_compare(&base.set, &cand.set, o, &res, &e);
-    if (rc) goto out;
-    /* no row PASSed or FAILed: a gate that judged nothing fails (a
-     * renamed kernel, WARNs alone), unless --allow-nothing-judged */
-    sb_gate_judged(&res, o);
-    /* NULL: gated against base; paired: nothing else to compare environments with */
-    const char *against = refs ? a->refs_path : o->paired ? "the pairs" : NULL;
-    /* what a database stored is shown, never obeyed, on every output below */
-    sb_gate_result_inert(&res, baseline ? &base : NULL, &cand);
-    if (a->as_json) {
-        if ((rc = sb_gate_write_json(&res, &base, &cand, against, o, stdout, &e))) goto out_write;
-    } else {
-        sb_gate_write_text(&res, &base, &cand, against, o, stdout);
-        if (a->history && res.count[SB_FAIL] &&
-            (rc = sb_gate_write_history(&res, &base, &cand, o, candidate, dbpath, shared, stdout,
-                                        &e)))
-            goto out;
-    }
-    /* an output that could not be written is not a FAIL of the candidate
-     * (exit 1 would say it regressed) but a verdict CI never got: exit 2 */
-    if (fflush(stdout) || ferror(stdout)) {
-        rc = sb_errf(&e, SB_EUSAGE, "cannot write the verdict to stdout");
-        goto out;
-    }
-    if (a->junit && (rc = sb_gate_junit(&res, a->junit, &e))) goto out_write;
-    /* in GitHub Actions: annotations (on stderr, which the runner reads as
-     * well, so that --json stays one document) and the step summary */
-    const char *gha = getenv("GITHUB_ACTIONS");
-    if (gha && !strcmp(gha, "true") &&
-        (rc = sb_gate_github(&res, stderr, getenv("GITHUB_STEP_SUMMARY"), &e)))
-        goto out_write;
-    rc = sb_gate_overall(&res) == SB_FAIL ? SB_EFAIL : SB_OK;
-    sb_err_clear(&e);
-    goto out;
-out_write:
-    e.code = rc = SB_EUSAGE;
-out:
-    sb_gate_result_free(&res);
-    sb_gate_side_free(&base);
-    sb_gate_side_free(&cand);
-    sb_db_close(shared);
-    if (rc && e.msg[0]) return sb_cli_report("gate", &e);
-    return rc;
-}
-
 int sb_cmd_gate(int argc, char **argv)
 {
-    gate_args a = {.dbpath = sb_default_db(), .o = SB_GATE_OPTS_INIT};
+    gate_args a = {.dbpath = sb_default_db(), .o = SB_GATE_OPTS_INIT, .out = stdout};
     int rc = parse_options(argc, argv, &a);
     if (rc < 0) rc = check_args(&a);
     if (rc >= 0) return rc;
+    /* in GitHub Actions: annotations on stderr (which the runner reads as
+     * well, so that --json stays one document) and the step summary */
+    const char *gha = getenv("GITHUB_ACTIONS");
+    if (gha && !strcmp(gha, "true")) {
+        a.annotations = stderr;
+        a.step_summary = getenv("GITHUB_STEP_SUMMARY");
+    }
+    sb_err e = {0};
     sb_reference *refs = NULL;
     int nrefs = 0;
-    if ((rc = read_references(a.refs_path, &refs, &nrefs)) >= 0) return rc;
-    rc = gate_run(&a, refs, nrefs);
+    rc = a.refs_path ? sb_gate_read_references(a.refs_path, &refs, &nrefs, &e) : SB_OK;
+    if (!rc) rc = sb_gate_run(&a, refs, nrefs, &e);
     free(refs);
+    if (rc && e.msg[0]) return sb_cli_report("gate", &e);
     return rc;
 }
