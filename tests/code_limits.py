@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The size limits of docs/ARCHITECTURE.md, checked on the sources:
 no function under harness/ over 150 lines, no file under harness/study/
-over 800 lines, no file under kernels/, bench/ or harness/ over 1,000. A function is counted from the first line of its signature
+over 800 lines, no command file (harness/cmd_*.c) over 300, no file under
+kernels/, bench/ or harness/ over 1,000. A function is counted from the first line of its signature
 to its closing brace, with comments, strings and character literals
 blanked first, so a brace inside them is not counted.
 
@@ -9,7 +10,7 @@ blanked first, so a brace inside them is not counted.
 """
 import os, re, sys
 
-FN_LIMIT, STUDY_FILE_LIMIT, FILE_LIMIT = 150, 800, 1000
+FN_LIMIT, STUDY_FILE_LIMIT, CMD_FILE_LIMIT, FILE_LIMIT = 150, 800, 300, 1000
 
 
 def blank(src):
@@ -83,9 +84,17 @@ def main():
                 if n > STUDY_FILE_LIMIT:
                     print(f'limits: {p}: {n} lines (a study/ file has at most {STUDY_FILE_LIMIT})', file=sys.stderr)
                     bad = 1
+            # a command parses its options on the table and runs the work
+            # below it: what grows past this is work that belongs a floor down
+            if d == 'harness' and f.startswith('cmd_'):
+                n = sum(1 for _ in open(p, encoding='utf-8', errors='replace'))
+                if n > CMD_FILE_LIMIT:
+                    print(f'limits: {p}: {n} lines (a command file harness/cmd_*.c has at most '
+                          f'{CMD_FILE_LIMIT})', file=sys.stderr)
+                    bad = 1
     if not bad:
         print(f'limits: ok (harness/ functions <= {FN_LIMIT} lines, study/ files <= {STUDY_FILE_LIMIT},'
-              f' kernels/, bench/ and harness/ files <= {FILE_LIMIT})')
+              f' cmd_*.c files <= {CMD_FILE_LIMIT}, kernels/, bench/ and harness/ files <= {FILE_LIMIT})')
     return bad
 
 

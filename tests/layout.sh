@@ -61,13 +61,20 @@ while IFS= read -r hit; do bad "$hit: kernels/ includes a library it must not"; 
   <(grep -rlE '#include <(mpi|sqlite3|hwloc|jansson)\.h>' kernels)
 
 # The size limits: no function under harness/ over 150 lines, no file under
-# harness/study/ over 800, none under harness/store/ over 1,000
-# (tests/code_limits.py counts them).
+# harness/study/ over 800, no harness/cmd_*.c over 300, none under kernels/,
+# bench/ or harness/ over 1,000 (tests/code_limits.py counts them).
 if [ -f tests/code_limits.py ]; then
   python3 tests/code_limits.py . >/dev/null 2>"${TMPDIR:-/tmp}/limits.$$" || {
     while IFS= read -r l; do bad "${l#limits: }"; done <"${TMPDIR:-/tmp}/limits.$$"; }
   rm -f "${TMPDIR:-/tmp}/limits.$$"
 fi
+
+# A command's options are rows of its table (harness/sb_cli.h sb_cli_opts
+# over bench/sb_opts.h), never a getopt loop of its own: one place says how
+# an option is parsed, given twice, or unknown.
+while IFS= read -r hit; do
+  bad "${hit%%:*}:$(cut -d: -f2 <<<"$hit"): getopt_long in a command (its options go on the table: sb_cli_opts)"
+done < <(grep -nE '\bgetopt_long[[:space:]]*\(' harness/cmd_*.c)
 
 # The report is computed, then drawn: its sections read the model its load
 # step filled (study/sb_report_model.c), never the store.
@@ -85,6 +92,6 @@ if [ -f tests/include_loops.py ]; then
 fi
 
 if [ $fail -eq 0 ]; then
-  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800, kernels/, bench/ and harness/ files <= 1000; no include loop between modules; the report's sections read its model)"
+  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800, cmd_*.c files <= 300 and on the option table, kernels/, bench/ and harness/ files <= 1000; no include loop between modules; the report's sections read its model)"
 fi
 exit $fail

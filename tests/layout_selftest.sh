@@ -62,4 +62,8 @@ fresh; for i in $(seq 1 1010); do echo "/* filler */"; done >>"$tmp/t/bench/dist
 expect 1 "bench/distilbert/sb_layers.c: [0-9]* lines (a file under kernels/, bench/ or harness/ has at most 1000)" "a bench/ file over 1,000 lines"
 fresh; for i in $(seq 1 1010); do echo "/* filler */"; done >>"$tmp/t/kernels/sb_gemm.c"
 expect 1 "kernels/sb_gemm.c: [0-9]* lines (a file under kernels/, bench/ or harness/ has at most 1000)" "a kernels/ file over 1,000 lines"
+fresh; for i in $(seq 1 310); do echo "/* filler */"; done >>"$tmp/t/harness/cmd_info.c"
+expect 1 "harness/cmd_info.c: [0-9]* lines (a command file harness/cmd_\*.c has at most 300)" "a command file over 300 lines"
+fresh; printf 'static int sb_layout_opts(int c, char **v) { return getopt_long(c, v, "h", NULL, NULL); }\n' >>"$tmp/t/harness/cmd_db.c"
+expect 1 "harness/cmd_db.c:[0-9]*: getopt_long in a command" "a command parsing with getopt_long itself"
 [ $fails -eq 0 ]
