@@ -26,26 +26,26 @@ static void fail(const char *fmt, ...)
     st.has_err = 1;
 }
 
-const char *sb_amxm_error(void) { return st.has_err ? st.err : NULL; }
-void sb_amxm_clear_error(void)
+const char *sb_amx_model_error(void) { return st.has_err ? st.err : NULL; }
+void sb_amx_model_clear_error(void)
 {
     st.has_err = 0;
     st.err[0] = '\0';
 }
 
-void sb_amxm_tilerelease(void)
+void sb_amx_model_tilerelease(void)
 {
     st.configured = 0;
     memset(&st.cfg, 0, sizeof st.cfg);
     memset(st.t, 0, sizeof st.t);
 }
 
-void sb_amxm_ldtilecfg(const void *mem)
+void sb_amx_model_ldtilecfg(const void *mem)
 {
     sb_amx_tilecfg c;
     memcpy(&c, mem, sizeof c);
     if (c.palette == 0) {
-        sb_amxm_tilerelease();
+        sb_amx_model_tilerelease();
         return;
     }
     if (c.palette != 1) {
@@ -81,7 +81,7 @@ void sb_amxm_ldtilecfg(const void *mem)
     memset(st.t, 0, sizeof st.t);
 }
 
-void sb_amxm_sttilecfg(void *mem)
+void sb_amx_model_sttilecfg(void *mem)
 {
     if (st.configured)
         memcpy(mem, &st.cfg, sizeof st.cfg);
@@ -106,7 +106,7 @@ static int tile_ok(const char *op, int t)
     return 1;
 }
 
-void sb_amxm_tileloadd(int t, const void *base, long stride)
+void sb_amx_model_tileloadd(int t, const void *base, long stride)
 {
     if (!tile_ok("tileloadd", t)) return;
     int rows = st.cfg.rows[t], cb = st.cfg.colsb[t];
@@ -114,14 +114,14 @@ void sb_amxm_tileloadd(int t, const void *base, long stride)
     for (int r = 0; r < rows; r++) memcpy(st.t[t][r], (const char *)base + r * stride, cb);
 }
 
-void sb_amxm_tilestored(int t, void *base, long stride)
+void sb_amx_model_tilestored(int t, void *base, long stride)
 {
     if (!tile_ok("tilestored", t)) return;
     int rows = st.cfg.rows[t], cb = st.cfg.colsb[t];
     for (int r = 0; r < rows; r++) memcpy((char *)base + r * stride, st.t[t][r], cb);
 }
 
-void sb_amxm_tilezero(int t)
+void sb_amx_model_tilezero(int t)
 {
     if (!tile_ok("tilezero", t)) return;
     memset(st.t[t], 0, sizeof st.t[t]);
@@ -170,7 +170,7 @@ static float bf16_daz(const uint8_t *p)
 
 static float ftz(float f) { return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f; }
 
-void sb_amxm_tdpbf16ps(int d, int a, int b)
+void sb_amx_model_tdpbf16ps(int d, int a, int b)
 {
     if (!dp_ok("tdpbf16ps", d, a, b)) return;
     int M = st.cfg.rows[d], N = st.cfg.colsb[d] / 4, K = st.cfg.colsb[a] / 4;
@@ -207,12 +207,12 @@ static void dp_int8(int d, int a, int b, int a_unsigned)
         }
 }
 
-void sb_amxm_tdpbssd(int d, int a, int b)
+void sb_amx_model_tdpbssd(int d, int a, int b)
 {
     if (dp_ok("tdpbssd", d, a, b)) dp_int8(d, a, b, 0);
 }
 
-void sb_amxm_tdpbusd(int d, int a, int b)
+void sb_amx_model_tdpbusd(int d, int a, int b)
 {
     if (dp_ok("tdpbusd", d, a, b)) dp_int8(d, a, b, 1);
 }

@@ -16,18 +16,18 @@
 #include <stdint.h>
 #include "sb_amx_cfg.h"
 
-void sb_amxm_ldtilecfg(const void *cfg);
-void sb_amxm_sttilecfg(void *cfg);
-void sb_amxm_tilerelease(void);
-void sb_amxm_tileloadd(int t, const void *base, long stride);
-void sb_amxm_tilestored(int t, void *base, long stride);
-void sb_amxm_tilezero(int t);
-void sb_amxm_tdpbf16ps(int dst, int a, int b);
-void sb_amxm_tdpbssd(int dst, int a, int b);
-void sb_amxm_tdpbusd(int dst, int a, int b);
+void sb_amx_model_ldtilecfg(const void *cfg);
+void sb_amx_model_sttilecfg(void *cfg);
+void sb_amx_model_tilerelease(void);
+void sb_amx_model_tileloadd(int t, const void *base, long stride);
+void sb_amx_model_tilestored(int t, void *base, long stride);
+void sb_amx_model_tilezero(int t);
+void sb_amx_model_tdpbf16ps(int dst, int a, int b);
+void sb_amx_model_tdpbssd(int dst, int a, int b);
+void sb_amx_model_tdpbusd(int dst, int a, int b);
 
 /* The first error since the last clear (this thread), or NULL. */
-const char *sb_amxm_error(void);
-void sb_amxm_clear_error(void);
+const char *sb_amx_model_error(void);
+void sb_amx_model_clear_error(void);
 
 #endif

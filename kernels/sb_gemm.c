@@ -162,7 +162,9 @@ int sb_shape_class_parse(const char *s)
 }
 
 /* Grown as entries come (a tune file may hold every kernel's every class);
- * set before any GEMM runs, so the move of a realloc never meets a reader. */
+ * set before any GEMM runs, so the move of a realloc never meets a reader.
+ * Kept sorted by (class, kernel name): a GEMM call finds its entry by a
+ * binary search, not a walk over every kernel's every class. */
 typedef struct {
     char kernel[32];
     int cls;
@@ -171,17 +173,40 @@ typedef struct {
 static blk_entry *g_blk;
 static int g_nblk, g_capblk;
 
+static int blk_cmp(int cls, const char *kernel, const blk_entry *x)
+{
+    if (cls != x->cls) return cls < x->cls ? -1 : 1;
+    return strcmp(kernel, x->kernel);
+}
+
+/* The index of (cls, kernel) when *found, else where it would go. */
+static int blk_find(const char *kernel, int cls, int *found)
+{
+    int lo = 0, hi = g_nblk;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2, c = blk_cmp(cls, kernel, &g_blk[mid]);
+        if (c == 0) {
+            *found = 1;
+            return mid;
+        }
+        if (c < 0) hi = mid;
+        else lo = mid + 1;
+    }
+    *found = 0;
+    return lo;
+}
+
 int sb_blocking_set(const char *kernel, int cls, const sb_blocking *b, sb_err *e)
 {
     if (!kernel || strlen(kernel) >= sizeof g_blk[0].kernel)
         return sb_errf(e, SB_EUSAGE, "blocking table: bad kernel name");
     if (cls < 0 || cls >= SB_SHAPE_CLASSES)
         return sb_errf(e, SB_EUSAGE, "blocking table: bad shape class %d", cls);
-    for (int i = 0; i < g_nblk; i++)
-        if (g_blk[i].cls == cls && !strcmp(g_blk[i].kernel, kernel)) {
-            g_blk[i].b = *b;
-            return SB_OK;
-        }
+    int found, at = blk_find(kernel, cls, &found);
+    if (found) {
+        g_blk[at].b = *b;
+        return SB_OK;
+    }
     if (g_nblk == g_capblk) {
         int cap = g_capblk ? 2 * g_capblk : 64;
         blk_entry *t = realloc(g_blk, (size_t)cap * sizeof *t);
@@ -189,7 +214,8 @@ int sb_blocking_set(const char *kernel, int cls, const sb_blocking *b, sb_err *e
         g_blk = t;
         g_capblk = cap;
     }
-    blk_entry *x = &g_blk[g_nblk];
+    memmove(&g_blk[at + 1], &g_blk[at], (size_t)(g_nblk - at) * sizeof *g_blk);
+    blk_entry *x = &g_blk[at];
     snprintf(x->kernel, sizeof x->kernel, "%s", kernel);
     x->cls = cls;
     x->b = *b;
@@ -201,9 +227,8 @@ void sb_blocking_clear(void) { g_nblk = 0; }
 
 const sb_blocking *sb_blocking_get(const char *kernel, int cls)
 {
-    for (int i = 0; i < g_nblk; i++)
-        if (g_blk[i].cls == cls && !strcmp(g_blk[i].kernel, kernel)) return &g_blk[i].b;
-    return NULL;
+    int found, at = blk_find(kernel, cls, &found);
+    return found ? &g_blk[at].b : NULL;
 }
 
 static const char *const g_order_names[] = {"jr-ir", "ir-jr"};
@@ -216,10 +241,6 @@ int sb_blocking_format(const sb_blocking *b, char *buf, size_t len)
                      g_order_names[order], b->pf, g_split_names[split]);
     if (b->variant && w >= 0 && (size_t)w < len)
         w += snprintf(buf + w, len - w, ",variant=%d", b->variant);
-    if (b->amx_resident && w >= 0 && (size_t)w < len)
-        w += snprintf(buf + w, len - w, ",amx_resident=%d", b->amx_resident);
-    if (b->amx_tiles && w >= 0 && (size_t)w < len)
-        w += snprintf(buf + w, len - w, ",amx_tiles=%d", b->amx_tiles);
     return w;
 }
 
@@ -230,8 +251,7 @@ static int name_index(const char *v, size_t vl, const char *const *names, int n)
     return -1;
 }
 
-static const char *const g_blk_keys[] = {"kc",    "mc",      "nc",           "order",    "pf",
-                                         "split", "variant", "amx_resident", "amx_tiles"};
+static const char *const g_blk_keys[] = {"kc", "mc", "nc", "order", "pf", "split", "variant"};
 
 int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
 {
@@ -254,7 +274,7 @@ int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
         size_t kl = (size_t)(eq - p), vl = len - kl - 1;
         const char *v = eq + 1;
         int *slot = NULL, lo = 0, hi = 0;
-        int key = name_index(p, kl, g_blk_keys, 9);
+        int key = name_index(p, kl, g_blk_keys, 7);
         if (key >= 0 && seen & 1u << key)
             return sb_errf(e, SB_EUSAGE, "blocking '%.80s': %.*s given twice", s, (int)kl, p);
         if (key >= 0) seen |= 1u << key;
@@ -272,12 +292,10 @@ int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
             else if (kl == 2 && !strncmp(p, "nc", 2)) slot = &r.nc, hi = 1 << 16;
             else if (kl == 2 && !strncmp(p, "pf", 2)) slot = &r.pf, hi = 1024;
             else if (kl == 7 && !strncmp(p, "variant", 7)) slot = &r.variant, hi = 15;
-            else if (kl == 12 && !strncmp(p, "amx_resident", 12)) slot = &r.amx_resident, hi = 2;
-            else if (kl == 9 && !strncmp(p, "amx_tiles", 9)) slot = &r.amx_tiles, hi = 15;
             else
                 return sb_errf(e, SB_EUSAGE,
                                "blocking '%.80s': unknown field '%.*s' (kc, mc, nc, order, pf, "
-                               "split, variant, amx_resident, amx_tiles)",
+                               "split, variant)",
                                s, (int)kl, p);
             long x = 0;
             size_t i = 0;

@@ -49,9 +49,6 @@ typedef struct sb_dequant {
  *   split       how threads share the work: SB_SPLIT_AUTO (the driver's
  *               rule), SB_SPLIT_ROWS, SB_SPLIT_COLS
  *   variant     the micro-kernel variant; every kernel has one today (0)
- *   amx_resident, amx_tiles  reserved for the AMX kernels (which operand stays
- *               in L1, the tile arrangement); 0 = their defaults, not read by
- *               the driver
  * Every choice gives the same C bit for bit as long as kc is unchanged (the
  * k blocks fix the order of additions), and within rounding otherwise. */
 typedef struct sb_blocking {
@@ -60,7 +57,6 @@ typedef struct sb_blocking {
     int pf;
     int split;
     int variant;
-    int amx_resident, amx_tiles;
 } sb_blocking;
 enum { SB_ORDER_JR_IR = 0, SB_ORDER_IR_JR = 1 };
 enum { SB_SPLIT_AUTO = 0, SB_SPLIT_ROWS = 1, SB_SPLIT_COLS = 2 };

@@ -13,7 +13,7 @@
 extern const sb_ukr sb_ukr_avx512_f32[2], sb_ukr_avx512_bf16[2], sb_ukr_avx512_bf16_in[2],
     sb_ukr_vnni_int8[2];
 /* AMX (gemm_amx.c) and the same tiling on the functional tile model
- * (gemm_amxmodel.c), one for both op(A): built once from sb_amx_tiles.inc. */
+ * (gemm_amx_model.c), one for both op(A): built once from sb_amx_tiles.inc. */
 extern const sb_ukr sb_ukr_amx_bf16, sb_ukr_amx_bf16_in, sb_ukr_amx_int8;
 extern const sb_ukr sb_ukr_amxm_bf16, sb_ukr_amxm_bf16_in, sb_ukr_amxm_int8;
 

@@ -17,7 +17,7 @@
 #   sb_peak_amx.c.o  the peak loops: ldtilecfg before their first tile
 #                  instruction, tilerelease at the end (tiles_end, static,
 #                  called only from them after their ldtilecfg).
-#   gemm_amxmodel.c.o  no tile instruction at all (the model's calls), the
+#   gemm_amx_model.c.o  no tile instruction at all (the model's calls), the
 #                  same AVX-512 epilogue.
 #   sb_pack_avx512.c.o  the A packer's zmm transpose (vshufi32x4).
 # A bad object assembled here (a tile load in a function that loads no
@@ -110,7 +110,7 @@ expect_has() { # expect_has WHAT OBJ FUNC_RE MNEMONIC_RE [OPERAND_RE]
 
 amx=$(obj gemm_amx.c.o) || { fail "gemm_amx.c.o not among the arguments"; amx=; }
 peak=$(obj sb_peak_amx.c.o) || { fail "sb_peak_amx.c.o not among the arguments"; peak=; }
-model=$(obj gemm_amxmodel.c.o) || { fail "gemm_amxmodel.c.o not among the arguments"; model=; }
+model=$(obj gemm_amx_model.c.o) || { fail "gemm_amx_model.c.o not among the arguments"; model=; }
 pack=$(obj sb_pack_avx512.c.o) || { fail "sb_pack_avx512.c.o not among the arguments"; pack=; }
 
 if [ -n "$amx" ]; then
@@ -154,7 +154,7 @@ fi
 if [ -n "$model" ]; then
   table "$model" >"$T/model"
   n=$(awk -F'\t' -v tre="$TILE_RE|^(ldtilecfg|tilerelease|sttilecfg)$" '$3 ~ tre' "$T/model" | wc -l)
-  if [ "$n" -eq 0 ]; then ok; else fail "gemm_amxmodel.c.o holds $n real tile instructions"; fi
+  if [ "$n" -eq 0 ]; then ok; else fail "gemm_amx_model.c.o holds $n real tile instructions"; fi
   expect_has "the model build's masked zmm epilogue (bf16)" "$model" '^amxm_bf16_' '^vmovups$' 'zmm[0-9]+,.*\{%k[1-7]\}$'
   expect_has "the model build's masked zmm epilogue (int8)" "$model" '^amxm_int8_' '^vmovdqu32$' 'zmm[0-9]+,.*\{%k[1-7]\}$'
 fi

@@ -3,13 +3,13 @@
 # peak probes, and the CLI (`sprbench peak`, kernel skip paths through
 # `sprbench gemm`).
 sb_add_unit(test_kern_gemm ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_gemm.c)
-sb_add_unit(test_kern_amxmodel ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxmodel.c)
+sb_add_unit(test_kern_amx_model ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amx_model.c)
 sb_add_unit(test_kern_pack ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_pack.c)
 # GELU against double-precision libm, every path, with the error bound sb_gelu.h states
 sb_add_unit(test_kern_gelu ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_gelu.c)
 # the AMX loop-nest knobs read from the environment
-add_test(NAME test_kern_amxmodel_knobs_env COMMAND test_kern_amxmodel)
-set_tests_properties(test_kern_amxmodel_knobs_env PROPERTIES ENVIRONMENT
+add_test(NAME test_kern_amx_model_knobs_env COMMAND test_kern_amx_model)
+set_tests_properties(test_kern_amx_model_knobs_env PROPERTIES ENVIRONMENT
   "SB_AMX_RESIDENT=a;SB_AMX_PREFETCH=7")
 sb_add_unit(test_kern_amxcfg ${CMAKE_CURRENT_SOURCE_DIR}/test_kern_amxcfg.c)
 # the real AMX build's objects read with objdump: the tile configuration is

@@ -10,21 +10,21 @@
 
 static int model_check(sb_err *e)
 {
-    const char *m = sb_amxm_error();
+    const char *m = sb_amx_model_error();
     if (!m) return SB_OK;
     int rc = sb_errf(e, SB_EFAIL, "AMX tile model: %s", m);
-    sb_amxm_clear_error();
+    sb_amx_model_clear_error();
     return rc;
 }
 
-#define TCFG(p) sb_amxm_ldtilecfg(p)
-#define TRELEASE() sb_amxm_tilerelease()
-#define TLOAD(t, p, s) sb_amxm_tileloadd(t, p, s)
-#define TSTORE(t, p, s) sb_amxm_tilestored(t, p, s)
-#define TZERO(t) sb_amxm_tilezero(t)
+#define TCFG(p) sb_amx_model_ldtilecfg(p)
+#define TRELEASE() sb_amx_model_tilerelease()
+#define TLOAD(t, p, s) sb_amx_model_tileloadd(t, p, s)
+#define TSTORE(t, p, s) sb_amx_model_tilestored(t, p, s)
+#define TZERO(t) sb_amx_model_tilezero(t)
 #define AMX_TILE_CHECK(e) model_check(e)
-#define TDP_BF16(c, a, b) sb_amxm_tdpbf16ps(c, a, b)
-#define TDP_INT8(c, a, b) sb_amxm_tdpbusd(c, a, b)
+#define TDP_BF16(c, a, b) sb_amx_model_tdpbf16ps(c, a, b)
+#define TDP_INT8(c, a, b) sb_amx_model_tdpbusd(c, a, b)
 #define AMX_SYM(x) amxm_##x
 #define AMX_UKR_VAR(x) sb_ukr_amxm_##x
 #define AMX_UKR_SUFFIX " (tile model)"
