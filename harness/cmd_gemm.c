@@ -17,7 +17,7 @@
 #include "sb_shape.h"
 #include "sb_sysinfo.h"
 #include "sb_text.h"
-#include "sb_tuning.h"
+#include "sb_tune_use.h"
 
 #define SB_MAX_DIM SB_SHAPE_MAX_DIM
 
@@ -161,7 +161,7 @@ static int gemm_parse(int argc, char **argv, gemm_args *g)
 
 /* The blocking the run uses: --blocking's, else this machine's tuned one
  * for the kernel and the shape's class (or the built-in one, saying why). */
-static int gemm_tuning(gemm_args *g, sb_tuning *tun, sb_err *e)
+static int gemm_tuning(gemm_args *g, sb_tune_use *tun, sb_err *e)
 {
     sb_gemm_config *cfg = &g->cfg;
     if (g->have_blk) {
@@ -169,7 +169,7 @@ static int gemm_tuning(gemm_args *g, sb_tuning *tun, sb_err *e)
         snprintf(tun->tuning, sizeof tun->tuning, "explicit (--blocking)");
         cfg->blocking = &g->blk;
     } else {
-        if (sb_tuning_load("gemm", g->tune_file, g->no_tune, tun, e)) return SB_EUSAGE;
+        if (sb_tune_use_load("gemm", g->tune_file, g->no_tune, tun, e)) return SB_EUSAGE;
         int cls = sb_shape_class(cfg->transa, cfg->transb, cfg->m, cfg->n, cfg->k);
         if (tun->tuned && !sb_tune_find(&tun->table, cfg->kernel, cls)) {
             char cn[16];
@@ -213,7 +213,7 @@ int sb_cmd_gemm(int argc, char **argv)
     sb_gemm_config *cfg = &g.cfg;
     sb_err e = {0};
     test_fault(cfg->m);
-    sb_tuning tun;
+    sb_tune_use tun;
     if (gemm_tuning(&g, &tun, &e)) return sb_cli_report("gemm", &e);
     const sb_sysinfo *si = sb_sysinfo_cached();
     if (cfg->threads <= 0) cfg->threads = si && si->cores > 0 ? si->cores : 1;
@@ -221,7 +221,7 @@ int sb_cmd_gemm(int argc, char **argv)
 
     sb_gemm_result res;
     if (sb_gemm_bench_run(cfg, &res, &e)) {
-        sb_tuning_free(&tun);
+        sb_tune_use_free(&tun);
         return sb_cli_report("gemm", &e);
     }
     json_t *doc = sb_gemm_doc(cfg, &res, si ? si->fingerprint : NULL);
@@ -237,6 +237,6 @@ int sb_cmd_gemm(int argc, char **argv)
     }
     json_decref(doc);
     sb_gemm_result_free(&res);
-    sb_tuning_free(&tun);
+    sb_tune_use_free(&tun);
     return rc;
 }

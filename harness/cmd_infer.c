@@ -12,7 +12,7 @@
 #include "sb_workload.h"
 #include "sb_result.h"
 #include "sb_sysinfo.h"
-#include "sb_tuning.h"
+#include "sb_tune_use.h"
 
 static void infer_help(void)
 {
@@ -192,8 +192,8 @@ int sb_cmd_infer(int argc, char **argv)
     omp_set_num_threads((int)o.threads);
 
     /* this machine's tuned blocking, before any GEMM runs */
-    sb_tuning tun;
-    if (sb_tuning_load("infer", o.tune_file, o.no_tune, &tun, &e))
+    sb_tune_use tun;
+    if (sb_tune_use_load("infer", o.tune_file, o.no_tune, &tun, &e))
         return sb_cli_report("infer", &e);
     o.tuning = tun.tuning;
     o.tune = tun.tuned ? &tun.table : NULL;
@@ -220,6 +220,6 @@ int sb_cmd_infer(int argc, char **argv)
         print_summary(&j, &o);
     }
     sb_infer_job_free(&j);
-    sb_tuning_free(&tun);
+    sb_tune_use_free(&tun);
     return code;
 }

@@ -10,7 +10,7 @@
 #include "sb_sysinfo.h"
 #include "sb_stack.h"
 #include "sb_text.h"
-#include "sb_tuning.h"
+#include "sb_tune_use.h"
 #include "sb_vendor.h"
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }
@@ -50,7 +50,7 @@ static json_t *tuning_json(const char *given, const char *fp)
     char path[1024];
     sb_err e = {0};
     json_t *o = json_object();
-    if (sb_tuning_path(given, path, sizeof path, &e)) {
+    if (sb_tune_use_path(given, path, sizeof path, &e)) {
         json_object_set_new(o, "tuned", json_false());
         json_object_set_new(o, "error", json_string(e.msg));
         return o;

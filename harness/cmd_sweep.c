@@ -412,7 +412,7 @@ static int sweep_plots(const sweep_args *a, int64_t sweep_id, json_t *doc, sb_er
     return SB_OK;
 }
 
-/* The points' workers use the tuned blocking beside this database (sb_tuning). */
+/* The points' workers use the tuned blocking beside this database (sb_tune_use). */
 static void sweep_tune_file(const char *db_path)
 {
     const char *tf = getenv("SPRBENCH_TUNE_FILE");

@@ -14,7 +14,7 @@
 #include "sb_result.h"
 #include "sb_squad_eval.h"
 #include "sb_sysinfo.h"
-#include "sb_tuning.h"
+#include "sb_tune_use.h"
 #include "sb_train_job.h"
 
 static void train_help(void)
@@ -236,8 +236,8 @@ int sb_cmd_train(int argc, char **argv)
     if (o.threads <= 0) o.threads = default_threads();
     omp_set_num_threads(o.threads);
     /* this machine's tuned blocking, before any GEMM runs */
-    sb_tuning tun;
-    if (sb_tuning_load("train", o.tune_file, o.no_tune, &tun, &e))
+    sb_tune_use tun;
+    if (sb_tune_use_load("train", o.tune_file, o.no_tune, &tun, &e))
         return sb_cli_report("train", &e);
     o.tuning = tun.tuning;
     o.tune = tun.tuned ? &tun.table : NULL;
@@ -265,6 +265,6 @@ int sb_cmd_train(int argc, char **argv)
         print_summary(&j, &o);
     }
     sb_train_job_free(&j);
-    sb_tuning_free(&tun);
+    sb_tune_use_free(&tun);
     return code;
 }

@@ -13,7 +13,7 @@
 #include "sb_sysinfo.h"
 #include "sb_tune.h"
 #include "sb_tune_shapes.h"
-#include "sb_tuning.h"
+#include "sb_tune_use.h"
 
 #define MAX_KERNELS 16
 
@@ -165,7 +165,7 @@ static int tune_file_path(const tune_opts *o, const sb_sysinfo *si, char *path, 
         if ((rc = sb_cli_check_path("--db", o->db, e))) return rc;
         return sb_tune_path(o->db, si->fingerprint, path, cap, e);
     }
-    return sb_tuning_path(NULL, path, cap, e);
+    return sb_tune_use_path(NULL, path, cap, e);
 }
 
 /* The tuned blocking of one kernel and shape class, into the table and the

@@ -1,4 +1,4 @@
-/* sb_tuning: how the commands find and use this machine's tuned blocking
+/* sb_tune_use: how the commands find and use this machine's tuned blocking
  * (bench/tune/sb_tune_file). The file: --tune-file when a command is given
  * one, else $SPRBENCH_TUNE_FILE when set and not empty, else
  * tune-<fingerprint>.json beside the default database (sb_default_db).
@@ -13,32 +13,32 @@
  * stops a sweep. A file named with --tune-file is what the user asked for:
  * missing or unusable, it is refused (exit 2), as `sprbench tune` refuses
  * a damaged one. */
-#ifndef SB_TUNING_H
-#define SB_TUNING_H
+#ifndef SB_TUNE_USE_H
+#define SB_TUNE_USE_H
 #include <stddef.h>
 #include "sb_err.h"
 #include "sb_tune_file.h"
 
 /* The tune file path (see above) into out. */
-int sb_tuning_path(const char *given, char *out, size_t len, sb_err *e);
+int sb_tune_use_path(const char *given, char *out, size_t len, sb_err *e);
 
-typedef struct sb_tuning {
+typedef struct sb_tune_use {
     char path[1024];
     char tuning[320]; /* "tuned", "default (--no-tune)", "default (not tuned)",
                          "default (tune file ignored: WHY)", "explicit (--blocking)" */
     int tuned;        /* the table holds this machine's entries */
     sb_tune_table table;
-} sb_tuning;
+} sb_tune_use;
 
 /* For a worker: unless no_tune, loads the tune file and puts every entry in
  * the driver's table. A bad file found by default warns on stderr as
  * "sprbench CMD: warning: ..." and leaves the built-in blocking (SB_OK); a
  * tune_file named (not NULL or empty) that is missing or bad is SB_EUSAGE
  * in *e saying why, with the built-in blocking left. */
-int sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuning *t, sb_err *e);
+int sb_tune_use_load(const char *cmd, const char *tune_file, int no_tune, sb_tune_use *t, sb_err *e);
 /* What a result's config records as "blocking" for kernel: the tuned
  * entries ("CLASS:kc=..;CLASS:..."), or "default". */
-void sb_tuning_blocking(const sb_tuning *t, const char *kernel, char *buf, size_t len);
-void sb_tuning_free(sb_tuning *t);
+void sb_tune_use_blocking(const sb_tune_use *t, const char *kernel, char *buf, size_t len);
+void sb_tune_use_free(sb_tune_use *t);
 
 #endif

@@ -1,4 +1,4 @@
-#include "sb_tuning.h"
+#include "sb_tune_use.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,7 +6,7 @@
 #include "sb_sysinfo.h"
 #include "sb_text.h"
 
-int sb_tuning_path(const char *given, char *out, size_t len, sb_err *e)
+int sb_tune_use_path(const char *given, char *out, size_t len, sb_err *e)
 {
     const char *env = getenv("SPRBENCH_TUNE_FILE");
     const char *p = given && *given ? given : env && *env ? env : NULL;
@@ -20,7 +20,7 @@ int sb_tuning_path(const char *given, char *out, size_t len, sb_err *e)
     return sb_tune_path(sb_default_db(), si->fingerprint, out, len, e);
 }
 
-int sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tuning *t, sb_err *ue)
+int sb_tune_use_load(const char *cmd, const char *tune_file, int no_tune, sb_tune_use *t, sb_err *ue)
 {
     memset(t, 0, sizeof *t);
     if (no_tune) {
@@ -30,7 +30,7 @@ int sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tunin
     sb_err e = {0};
     const sb_sysinfo *si = sb_sysinfo_cached();
     int exists = 0, named = tune_file && *tune_file;
-    int rc = sb_tuning_path(tune_file, t->path, sizeof t->path, &e);
+    int rc = sb_tune_use_path(tune_file, t->path, sizeof t->path, &e);
     if (!rc) rc = sb_tune_load(t->path, si ? si->fingerprint : NULL, &t->table, &exists, &e);
     if (!rc && exists) rc = sb_tune_apply(&t->table, NULL, &e);
     /* a file the user named and cannot have: said, not run without it */
@@ -61,10 +61,10 @@ int sb_tuning_load(const char *cmd, const char *tune_file, int no_tune, sb_tunin
     return SB_OK;
 }
 
-void sb_tuning_blocking(const sb_tuning *t, const char *kernel, char *buf, size_t len)
+void sb_tune_use_blocking(const sb_tune_use *t, const char *kernel, char *buf, size_t len)
 {
     if (t->tuned) sb_tune_describe(&t->table, kernel, buf, len);
     if (!t->tuned || !buf[0]) snprintf(buf, len, "default");
 }
 
-void sb_tuning_free(sb_tuning *t) { sb_tune_free(&t->table); }
+void sb_tune_use_free(sb_tune_use *t) { sb_tune_free(&t->table); }
