@@ -358,6 +358,15 @@ static void test_file(void)
         "{\"sprbench_tune\": 1, \"fingerprint\": \"0123456789abcdef\", \"entries\": [{\"kernel\": "
         "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"default\"}, {\"kernel\": "
         "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"kc=8\"}]}",
+        /* its shape, "XY MxNxK", read by the one grammar (bench/sb_shape) */
+        "{\"sprbench_tune\": 1, \"fingerprint\": \"0123456789abcdef\", \"entries\": [{\"kernel\": "
+        "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"default\", \"shape\": \"NN 8x8\"}]}",
+        "{\"sprbench_tune\": 1, \"fingerprint\": \"0123456789abcdef\", \"entries\": [{\"kernel\": "
+        "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"default\", \"shape\": "
+        "\"XY 8x8x8\"}]}",
+        "{\"sprbench_tune\": 1, \"fingerprint\": \"0123456789abcdef\", \"entries\": [{\"kernel\": "
+        "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"default\", \"shape\": "
+        "\"8x8x8\"}]}",
         NULL};
     for (int i = 0; bad[i]; i++) {
         write_text(path, bad[i]);
