@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "sb_parse.h"
 #include "sb_shape.h"
+#include "sb_model_dims.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_db.h"
@@ -427,12 +428,12 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     if (!p->nppn) p->ppn[p->nppn++] = 1;
     if (!p->nnodes) p->nodes[p->nnodes++] = 1;
     if (gemm && !p->nshapes) {
-        static const sb_plan_shape defaults[] = {{1024, 1024, 1024, 'N', 'N'},
-                                                 {3072, 768, 768, 'N', 'N'},
-                                                 {3072, 3072, 768, 'N', 'N'},
-                                                 {3072, 768, 3072, 'N', 'N'}};
-        for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-            p->shapes[p->nshapes++] = defaults[i];
+        /* a square, then DistilBERT's linear layers at 8 sequences of 384 */
+        sb_shape model[SB_MODEL_LINEAR_SHAPES];
+        int n = sb_model_linear_shapes(8, 384, model);
+        p->shapes[p->nshapes++] = (sb_plan_shape){1024, 1024, 1024, 'N', 'N'};
+        for (int i = 0; i < n; i++)
+            p->shapes[p->nshapes++] = (sb_plan_shape){model[i].m, model[i].n, model[i].k, 'N', 'N'};
     }
     /* what only GEMM points take, given to another workload, is refused:
      * ignored, it would run something else than the plan says */
