@@ -18,6 +18,7 @@
 #include "sb_io.h"
 #include "sb_db.h"
 #include "sb_plan.h"
+#include "sb_point.h"
 #include "sb_workload.h"
 #include "sb_text.h"
 #include "testutil.h"
@@ -949,8 +950,51 @@ static void test_workload_rows(void)
     sb_plan_free(&p);
 }
 
+/* A point's axis value is data: the key the store keeps it under, the value
+ * its worker is given and the value a resume reads back from the stored row
+ * agree, for a shape (the key itself, +prepack) and a batch (a value of the
+ * series key), with no question of which it is. */
+static void axis_round_trip(const char *plan, int i, const char *want_key, const char *want_axis)
+{
+    sb_plan p;
+    sb_err e = {0};
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, plan, "t", &e) == SB_OK && sb_plan_finish(&p, 2, &e) == SB_OK);
+    sb_plan_point pt;
+    sb_plan_point_at(&p, i, &pt);
+    char key[256], config[64], axis[256], back[sizeof key];
+    sb_point_keys(&p, &pt, key, sizeof key, config, sizeof config);
+    sb_point_axis(&p, &pt, axis, sizeof axis);
+    CHECKF(!strcmp(key, want_key), "key '%s', not '%s'", key, want_key);
+    CHECKF(!strcmp(axis, want_axis), "axis '%s', not '%s'", axis, want_axis);
+    sb_todo_point row = {.wl = p.wl, .threads = pt.threads, .ppn = 1, .nodes = 1};
+    snprintf(row.kernel, sizeof row.kernel, "%s", pt.kernel);
+    snprintf(row.shape, sizeof row.shape, "%s", key);
+    sb_plan_point rp;
+    sb_point_of_row(&row, &rp, back, sizeof back);
+    CHECKF(!strcmp(back, want_axis) && rp.axis == back && rp.threads == pt.threads,
+           "resumed axis '%s', not '%s'", back, want_axis);
+    sb_plan_free(&p);
+}
+
+static void test_axis_values(void)
+{
+    axis_round_trip("kernels = scalar-f32\nthreads = 1\nshapes = 8x9x10, 4x4x4:TT\ntrans = NT\n"
+                    "prepack = 1\n",
+                    0, "8x9x10:NT+prepack", "8x9x10:NT+prepack");
+    axis_round_trip("kernels = scalar-f32\nthreads = 1\nshapes = 8x9x10, 4x4x4:TT\n", 1,
+                    "4x4x4:TT", "4x4x4:TT");
+    axis_round_trip("workload = infer\nkernels = scalar-f32\nthreads = 1\nbatch = 16, 02\n"
+                    "model = tiny\n",
+                    1, "model=tiny batch=2", "2");
+    axis_round_trip("workload = train\nkernels = scalar-f32\nthreads = 1\nmodel = tiny\n", 0,
+                    "model=tiny", "");
+    axis_round_trip("workload = stream\nthreads = 1\nmib = 8\n", 0, "mib=8", "");
+}
+
 int main(void)
 {
+    test_axis_values();
     test_workload_rows();
     test_project_nodes();
     test_parse_and_expand();
