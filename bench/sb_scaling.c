@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_io.h"
+#include "sb_shapes.h"
 
 size_t sb_distilbert_param_count(long vocab, long dim, long layers, long ffn, long max_pos)
 {
@@ -19,7 +20,32 @@ size_t sb_distilbert_param_count(long vocab, long dim, long layers, long ffn, lo
 
 size_t sb_distilbert_grad_bytes(void)
 {
-    return sb_distilbert_param_count(30522, 768, 6, 3072, 512) * sizeof(float);
+    sb_model_config c;
+    sb_model_config_base(&c);
+    return sb_distilbert_param_count(c.vocab, c.dim, c.layers, c.ffn, c.max_pos) * sizeof(float);
+}
+
+static double last_bucket(long vocab, long dim, long max_pos)
+{
+    return ((double)(vocab + max_pos) * dim + 2.0 * dim) * 4;
+}
+
+double sb_distilbert_last_bucket_bytes(void)
+{
+    sb_model_config c;
+    sb_model_config_base(&c);
+    return last_bucket(c.vocab, c.dim, c.max_pos);
+}
+
+void sb_scaling_model_bytes(long vocab, long dim, long layers, long ffn, sb_scaling_input *in)
+{
+    sb_model_config c;
+    sb_model_config_base(&c);
+    if (vocab > 0 && dim > 0 && layers > 0 && ffn > 0)
+        c.vocab = (int)vocab, c.dim = (int)dim, c.layers = (int)layers, c.ffn = (int)ffn;
+    /* gradients are all-reduced in f32 whatever the kernel computes in */
+    in->grad_bytes = (double)sb_distilbert_param_count(c.vocab, c.dim, c.layers, c.ffn, c.max_pos) * 4;
+    in->last_bucket_bytes = last_bucket(c.vocab, c.dim, c.max_pos);
 }
 
 int sb_scaling_fit(const size_t *bytes, const double *lat_s, int n, int ranks, size_t min_bytes,

@@ -28,8 +28,12 @@
  * projections + LayerNorm + FFN dim->ffn->dim + LayerNorm), qa_outputs dim->2.
  * (30522, 768, 6, 3072, 512) -> 66,364,418. */
 size_t sb_distilbert_param_count(long vocab, long dim, long layers, long ffn, long max_pos);
-/* 66,364,418 x 4 bytes = 265,457,672 (the default configuration). */
+/* 66,364,418 x 4 bytes = 265,457,672 (the default configuration, whose
+ * sizes live in bench/distilbert/sb_shapes). */
 size_t sb_distilbert_grad_bytes(void);
+/* Its last bucket, the embeddings' gradient ((vocab + positions) x dim +
+ * LayerNorm, f32): 95,342,592 bytes. */
+double sb_distilbert_last_bucket_bytes(void);
 
 typedef struct sb_ab_fit {
     double alpha_s;         /* per-hop latency, seconds */
@@ -67,6 +71,10 @@ typedef struct sb_scaling_point {
     double speedup_overlap, speedup_no_overlap;
     double efficiency_overlap; /* speedup / nodes */
 } sb_scaling_point;
+
+/* in's grad_bytes and last_bucket_bytes for a DistilBERT of these sizes
+ * (the base model's where any is below 1; positions always the base's). */
+void sb_scaling_model_bytes(long vocab, long dim, long layers, long ffn, sb_scaling_input *in);
 
 long sb_scaling_steps(long features, int batch, int ranks);
 /* One point per entry of nodes[n]. */

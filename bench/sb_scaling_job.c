@@ -11,8 +11,7 @@ void sb_scaling_job_init(sb_scaling_job *j)
     j->in.features = 88524;
     j->in.batch = 32;
     j->in.ppn = 2;
-    j->in.grad_bytes = (double)sb_distilbert_grad_bytes();
-    j->in.last_bucket_bytes = ((30522.0 + 512.0) * 768.0 + 2 * 768.0) * 4;
+    sb_scaling_model_bytes(0, 0, 0, 0, &j->in); /* distilbert-base's */
     j->in.overlap_share = 0.67;
     j->alpha_us = 5;
     static const int nodes[] = {1, 2, 4, 8, 16, 64};

@@ -59,7 +59,7 @@ static void model_help(void)
            "                         count: an effective bandwidth with that run's overlap in\n"
            "                         it, so no overlap is applied on top unless --overlap-share\n\n"
            "Exit status: 0 ok, 1 failed, 2 bad usage or input.\n",
-           sb_distilbert_grad_bytes(), (30522.0 + 512.0) * 768.0 * 4 + 2 * 768 * 4);
+           sb_distilbert_grad_bytes(), sb_distilbert_last_bucket_bytes());
 }
 
 typedef struct model_opts {

@@ -18,6 +18,7 @@
 #include "sb_io.h"
 #include "sb_db.h"
 #include "sb_plan.h"
+#include "sb_point.h"
 #include "sb_workload.h"
 #include "sb_text.h"
 #include "testutil.h"
@@ -36,11 +37,11 @@ static void test_parse_and_expand(void)
     sb_plan_point_at(&p, 3, &pt);
     CHECK(!strcmp(pt.kernel, "scalar-f32"));
     CHECK_EQ_INT(pt.threads, 2);
-    CHECK_EQ_INT(pt.shape->m, 8);
-    CHECK(pt.shape->transb == 'T');
+    CHECK(pt.axis && !strcmp(pt.axis, "8x8x8:NT")); /* the axis value, as the store keeps it */
     sb_plan_point_at(&p, 0, &pt);
-    CHECK_EQ_INT(pt.shape->m, 64);
+    CHECK(pt.axis && !strcmp(pt.axis, "64x32x16:NN"));
     CHECK_EQ_INT(pt.threads, 1);
+    CHECK(p.naxis == 2 && !strcmp(p.axis_key, "shapes"));
     /* render -> parse gives the same plan */
     char *r = sb_plan_render(&p);
     sb_plan q;
@@ -122,7 +123,7 @@ static void test_batches_and_quant(void)
                         "threads = 1,2\nquant = tensor\nmodel = tiny\n",
                         "t", &e) == SB_OK);
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
-    CHECK_EQ_INT(p.nbatches, 2);
+    CHECK(p.naxis == 2 && !strcmp(p.axis_key, "batch"));
     CHECK_EQ_INT(sb_plan_npoints(&p), 8);
     static const struct {
         int kernel, batch, threads;
@@ -132,8 +133,9 @@ static void test_batches_and_quant(void)
         sb_plan_point pt;
         sb_plan_point_at(&p, i, &pt);
         CHECKF(!strcmp(pt.kernel, want[i].kernel ? "vnni-int8" : "scalar-f32") &&
-                   pt.batch == want[i].batch && pt.threads == want[i].threads && !pt.shape,
-               "point %d: %s batch %d threads %d", i, pt.kernel, pt.batch, pt.threads);
+                   pt.axis && atoi(pt.axis) == want[i].batch && pt.threads == want[i].threads,
+               "point %d: %s batch %s threads %d", i, pt.kernel, pt.axis ? pt.axis : "-",
+               pt.threads);
     }
     char *r = sb_plan_render(&p);
     CHECKF(strstr(r, "batch = 1,32\n") && strstr(r, "quant = tensor\n"), "rendered: %s", r);
@@ -141,7 +143,7 @@ static void test_batches_and_quant(void)
     CHECK(sb_plan_parse(&q, r, "rendered", &e) == SB_OK);
     CHECK(sb_plan_finish(&q, 2, &e) == SB_OK);
     CHECK_EQ_INT(sb_plan_npoints(&q), 8);
-    CHECK_EQ_INT(q.batches[1], 32);
+    CHECK(q.naxis == 2 && !strcmp(q.axis[1], "32"));
     free(r);
     sb_plan_free(&q);
     sb_plan_free(&p);
@@ -149,10 +151,10 @@ static void test_batches_and_quant(void)
     sb_plan_init(&p);
     CHECK(sb_plan_parse(&p, "workload = infer\nkernels = scalar-f32\n", "t", &e) == SB_OK);
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
-    CHECK(p.nbatches == 1 && p.batches[0] == 32);
+    CHECK(p.naxis == 1 && !strcmp(p.axis[0], "32"));
     sb_plan_point pt;
     sb_plan_point_at(&p, 0, &pt);
-    CHECK_EQ_INT(pt.batch, 32);
+    CHECK(pt.axis && !strcmp(pt.axis, "32"));
     sb_plan_free(&p);
     /* train takes a list too; without one its points name no batch */
     sb_plan_init(&p);
@@ -161,14 +163,14 @@ static void test_batches_and_quant(void)
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
     CHECK_EQ_INT(sb_plan_npoints(&p), 2);
     sb_plan_point_at(&p, 1, &pt);
-    CHECK_EQ_INT(pt.batch, 8);
+    CHECK(pt.axis && !strcmp(pt.axis, "8"));
     sb_plan_free(&p);
     sb_plan_init(&p);
     CHECK(sb_plan_parse(&p, "workload = train\nkernels = scalar-f32\nthreads = 1\n", "t", &e) ==
           SB_OK);
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
     sb_plan_point_at(&p, 0, &pt);
-    CHECK(p.nbatches == 0 && pt.batch == 0);
+    CHECK(p.naxis == 0 && !p.axis_key && !pt.axis);
     sb_plan_free(&p);
     /* flags say it as flags */
     sb_plan_init(&p);
@@ -202,19 +204,25 @@ static void test_defaults(void)
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
     CHECK(p.wl && !strcmp(p.wl->name, "gemm") && p.wl == sb_workload_find("gemm"));
     CHECK_EQ_INT(p.nthreads, 2);
-    CHECK_EQ_INT(p.nshapes, 4);
+    /* a square, then DistilBERT's linear layers at 8 x 384 tokens
+     * (bench/distilbert/sb_shapes), NN whatever `trans` says */
+    CHECK_EQ_INT(p.naxis, 4);
     CHECK(p.nkernels >= 1);
-    CHECK_EQ_INT(p.shapes[2].m, 3072);
-    CHECK_EQ_INT(p.shapes[2].n, 3072);
-    CHECK_EQ_INT(p.shapes[2].k, 768);
-    CHECK(p.shapes[0].transa == 'N' && p.shapes[0].transb == 'N');
+    static const char *const dflt[] = {"1024x1024x1024:NN", "3072x768x768:NN", "3072x3072x768:NN",
+                                       "3072x768x3072:NN"};
+    for (int i = 0; i < 4 && i < p.naxis; i++)
+        CHECKF(!strcmp(p.axis[i], dflt[i]), "default shape %d: %s", i, p.axis[i]);
+    sb_plan_free(&p);
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, "trans = TT\n", "t", &e) == SB_OK);
+    CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
+    CHECK(p.naxis == 4 && !strcmp(p.axis[3], "3072x768x3072:NN"));
     sb_plan_free(&p);
     /* `trans` applies to every shape without its own, wherever it stands */
     sb_plan_init(&p);
     CHECK(sb_plan_parse(&p, "trans = NT\nshapes = 4x4x4, 5x5x5:TN\n", "t", &e) == SB_OK);
     CHECK(sb_plan_finish(&p, 2, &e) == SB_OK);
-    CHECK(p.shapes[0].transa == 'N' && p.shapes[0].transb == 'T');
-    CHECK(p.shapes[1].transa == 'T' && p.shapes[1].transb == 'N');
+    CHECK(p.naxis == 2 && !strcmp(p.axis[0], "4x4x4:NT") && !strcmp(p.axis[1], "5x5x5:TN"));
     sb_plan_free(&p);
 }
 
@@ -324,7 +332,7 @@ static void test_plan_file(void)
     sb_plan_init(&p);
     CHECK_EQ_INT(sb_plan_read_file(&p, path, &e), SB_OK);
     CHECK_EQ_INT(p.nkernels, 1);
-    CHECK_EQ_INT(p.nshapes, 1);
+    CHECK(p.given_shapes && !strcmp(p.given_shapes, "8x8x8"));
     sb_plan_free(&p);
 
     /* A NUL used to end the plan silently (the default plan then ran). */
@@ -922,7 +930,8 @@ static void test_workload_rows(void)
         sb_plan_init(&p);
         CHECK_EQ_INT(sb_plan_set(&p, "workload", w->name, "t", &e), SB_OK);
         CHECK_EQ_INT(sb_plan_finish(&p, 2, &e), SB_OK);
-        CHECKF(!!p.nshapes == !!(w->flags & SB_WL_SHAPES), "%s: shapes by default", w->name);
+        CHECKF((p.axis_key && !strcmp(p.axis_key, "shapes")) == !!(w->flags & SB_WL_SHAPES),
+               "%s: shapes by default", w->name);
         CHECKF(!strcmp(p.kernels[0], "none") == !(w->flags & SB_WL_KERNEL), "%s: kernels",
                w->name);
         char *text = sb_plan_render(&p);
@@ -941,8 +950,51 @@ static void test_workload_rows(void)
     sb_plan_free(&p);
 }
 
+/* A point's axis value is data: the key the store keeps it under, the value
+ * its worker is given and the value a resume reads back from the stored row
+ * agree, for a shape (the key itself, +prepack) and a batch (a value of the
+ * series key), with no question of which it is. */
+static void axis_round_trip(const char *plan, int i, const char *want_key, const char *want_axis)
+{
+    sb_plan p;
+    sb_err e = {0};
+    sb_plan_init(&p);
+    CHECK(sb_plan_parse(&p, plan, "t", &e) == SB_OK && sb_plan_finish(&p, 2, &e) == SB_OK);
+    sb_plan_point pt;
+    sb_plan_point_at(&p, i, &pt);
+    char key[256], config[64], axis[256], back[sizeof key];
+    sb_point_keys(&p, &pt, key, sizeof key, config, sizeof config);
+    sb_point_axis(&p, &pt, axis, sizeof axis);
+    CHECKF(!strcmp(key, want_key), "key '%s', not '%s'", key, want_key);
+    CHECKF(!strcmp(axis, want_axis), "axis '%s', not '%s'", axis, want_axis);
+    sb_todo_point row = {.wl = p.wl, .threads = pt.threads, .ppn = 1, .nodes = 1};
+    snprintf(row.kernel, sizeof row.kernel, "%s", pt.kernel);
+    snprintf(row.shape, sizeof row.shape, "%s", key);
+    sb_plan_point rp;
+    sb_point_of_row(&row, &rp, back, sizeof back);
+    CHECKF(!strcmp(back, want_axis) && rp.axis == back && rp.threads == pt.threads,
+           "resumed axis '%s', not '%s'", back, want_axis);
+    sb_plan_free(&p);
+}
+
+static void test_axis_values(void)
+{
+    axis_round_trip("kernels = scalar-f32\nthreads = 1\nshapes = 8x9x10, 4x4x4:TT\ntrans = NT\n"
+                    "prepack = 1\n",
+                    0, "8x9x10:NT+prepack", "8x9x10:NT+prepack");
+    axis_round_trip("kernels = scalar-f32\nthreads = 1\nshapes = 8x9x10, 4x4x4:TT\n", 1,
+                    "4x4x4:TT", "4x4x4:TT");
+    axis_round_trip("workload = infer\nkernels = scalar-f32\nthreads = 1\nbatch = 16, 02\n"
+                    "model = tiny\n",
+                    1, "model=tiny batch=2", "2");
+    axis_round_trip("workload = train\nkernels = scalar-f32\nthreads = 1\nmodel = tiny\n", 0,
+                    "model=tiny", "");
+    axis_round_trip("workload = stream\nthreads = 1\nmib = 8\n", 0, "mib=8", "");
+}
+
 int main(void)
 {
+    test_axis_values();
     test_workload_rows();
     test_project_nodes();
     test_parse_and_expand();

@@ -11,6 +11,7 @@
 #include "sb_kernel.h"
 #include "sb_tune.h"
 #include "sb_tune_file.h"
+#include "sb_tune_shapes.h"
 #include "testutil.h"
 
 static uint32_t g_seed = 7;
@@ -374,6 +375,15 @@ static void test_file(void)
         "{\"sprbench_tune\": 1, \"fingerprint\": \"0123456789abcdef\", \"entries\": [{\"kernel\": "
         "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"default\"}, {\"kernel\": "
         "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"kc=8\"}]}",
+        /* its shape, "XY MxNxK", read by the one grammar (bench/sb_shape) */
+        "{\"sprbench_tune\": 1, \"fingerprint\": \"0123456789abcdef\", \"entries\": [{\"kernel\": "
+        "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"default\", \"shape\": \"NN 8x8\"}]}",
+        "{\"sprbench_tune\": 1, \"fingerprint\": \"0123456789abcdef\", \"entries\": [{\"kernel\": "
+        "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"default\", \"shape\": "
+        "\"XY 8x8x8\"}]}",
+        "{\"sprbench_tune\": 1, \"fingerprint\": \"0123456789abcdef\", \"entries\": [{\"kernel\": "
+        "\"avx512-f32\", \"class\": \"NN-mmm\", \"blocking\": \"default\", \"shape\": "
+        "\"8x8x8\"}]}",
         NULL};
     for (int i = 0; bad[i]; i++) {
         write_text(path, bad[i]);
@@ -433,8 +443,30 @@ static void test_tuner(void)
     }
 }
 
+/* 'distilbert' names the model's training GEMMs (bench/distilbert/sb_shapes),
+ * one of each class, in the order the tuner runs them; 'square' its own two */
+static void test_shape_sets(void)
+{
+    static const sb_tune_shape want[] = {
+        {'N', 'T', 3072, 768, 768, 0}, {'N', 'T', 3072, 2304, 768, 0}, {'N', 'T', 3072, 768, 3072, 0},
+        {'N', 'N', 3072, 768, 768, 0}, {'N', 'N', 3072, 768, 3072, 0}, {'N', 'N', 3072, 3072, 768, 0},
+        {'T', 'N', 768, 768, 3072, 0}, {'T', 'N', 2304, 768, 3072, 0}, {'T', 'N', 768, 3072, 3072, 0},
+        {'N', 'T', 384, 384, 64, 1},   {'N', 'N', 384, 64, 384, 1},    {'T', 'N', 384, 64, 384, 1},
+        {'N', 'N', 1024, 1024, 1024, 0}, {'N', 'N', 2048, 2048, 2048, 0}, {'N', 'T', 8, 9, 10, 2}};
+    sb_tune_shape got[SB_TUNE_MAX_SHAPES];
+    int n = 0;
+    sb_err e = {0};
+    CHECK_EQ_INT(sb_tune_shapes_parse("distilbert,square,8x9x10:NT@2", got, &n, &e),
+                 SB_OK);
+    CHECK_EQ_INT(n, (int)(sizeof want / sizeof want[0]));
+    for (int i = 0; i < n && i < (int)(sizeof want / sizeof want[0]); i++)
+        CHECKF(!memcmp(&got[i], &want[i], sizeof got[i]), "shape %d: %c%c %dx%dx%d @%d", i,
+               got[i].ta, got[i].tb, got[i].m, got[i].n, got[i].k, got[i].threads);
+}
+
 int main(void)
 {
+    test_shape_sets();
     test_classes();
     test_text();
     test_kernels();

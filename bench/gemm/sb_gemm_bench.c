@@ -227,21 +227,9 @@ out:
 
 int sb_gemm_shape_parse(const char *s, sb_gemm_config *cfg, sb_err *e)
 {
-    char buf[128];
-    if (strlen(s) >= sizeof buf)
-        return sb_errf(e, SB_EUSAGE, "--shape: '%.60s...' is not MxNxK[:TT][+prepack]", s);
-    snprintf(buf, sizeof buf, "%s", s);
-    char *plus = strchr(buf, '+');
-    int prepack = 0;
-    if (plus) {
-        if (strcmp(plus, "+prepack"))
-            return sb_errf(e, SB_EUSAGE, "--shape: '%s' is not MxNxK[:TT][+prepack]", s);
-        *plus = '\0';
-        prepack = 1;
-    }
     sb_shape x;
     sb_err pe = {0};
-    if (sb_shape_parse(buf, 0, &x, &pe)) {
+    if (sb_shape_parse(s, SB_SHAPE_PREPACK, &x, &pe)) {
         if (!strncmp(pe.msg, "shape", 5))
             return sb_errf(e, SB_EUSAGE, "--%s", pe.msg); /* "--shape: ..." */
         return sb_errf(e, SB_EUSAGE, "--shape: %s", pe.msg);
@@ -251,7 +239,7 @@ int sb_gemm_shape_parse(const char *s, sb_gemm_config *cfg, sb_err *e)
     cfg->k = x.k;
     cfg->transa = x.transa ? x.transa : 'N';
     cfg->transb = x.transb ? x.transb : 'N';
-    if (prepack) cfg->prepack = 1;
+    if (x.prepack) cfg->prepack = 1;
     return SB_OK;
 }
 

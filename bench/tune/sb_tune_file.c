@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_io.h"
+#include "sb_shape.h"
 
 #define TUNE_FILE_MAX (4 * SB_MIB)
 #define TUNE_SCHEMA 1
@@ -122,9 +123,17 @@ static int load_entry(json_t *o, const char *path, int i, sb_tune_entry *x, sb_e
     if (get_str(o, "blocking", blk, sizeof blk)) return bad(e, path, i, "no \"blocking\"");
     sb_err be = {0};
     if (sb_blocking_parse(blk, &x->b, &be)) return bad(e, path, i, be.msg);
-    if (!get_str(o, "shape", shape, sizeof shape) &&
-        sscanf(shape, "%c%c %dx%dx%d", &x->transa, &x->transb, &x->m, &x->n, &x->k) != 5)
-        return bad(e, path, i, "\"shape\" is not 'XY MxNxK'");
+    sb_shape y;
+    sb_err se = {0};
+    if (!get_str(o, "shape", shape, sizeof shape)) {
+        if (sb_shape_parse(shape, SB_SHAPE_FILE, &y, &se) || !y.transa)
+            return bad(e, path, i, "\"shape\" is not 'XY MxNxK'");
+        x->transa = y.transa;
+        x->transb = y.transb;
+        x->m = y.m;
+        x->n = y.n;
+        x->k = y.k;
+    }
     get_int(o, "threads", 0, 1 << 20, &x->threads);
     x->default_gflops = json_number_value(json_object_get(o, "default_gflops"));
     x->tuned_gflops = json_number_value(json_object_get(o, "tuned_gflops"));

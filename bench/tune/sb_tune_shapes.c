@@ -5,21 +5,26 @@
 #include <string.h>
 #include "sb_parse.h"
 #include "sb_shape.h"
+#include "sb_shapes.h"
 #include "sb_kernel.h"
 
-/* DistilBERT's training GEMMs for 3072 tokens (8 sequences of 384; the row
- * count only has to fall in the same class as a real batch's): the linear
- * layers forward (NT), their input gradients (NN) and weight gradients (TN)
- * over hidden 768, fused QKV 2304 and FFN 3072, and the per-head attention
- * products (S 384, head 64), which run on one thread each. */
-static const sb_tune_shape g_distilbert[] = {
-    {'N', 'T', 3072, 768, 768, 0}, {'N', 'T', 3072, 2304, 768, 0}, {'N', 'T', 3072, 768, 3072, 0},
-    {'N', 'N', 3072, 768, 768, 0}, {'N', 'N', 3072, 768, 3072, 0}, {'N', 'N', 3072, 3072, 768, 0},
-    {'T', 'N', 768, 768, 3072, 0}, {'T', 'N', 2304, 768, 3072, 0}, {'T', 'N', 768, 3072, 3072, 0},
-    {'N', 'T', 384, 384, 64, 1},   {'N', 'N', 384, 64, 384, 1},    {'T', 'N', 384, 64, 384, 1},
-};
 static const sb_tune_shape g_square[] = {{'N', 'N', 1024, 1024, 1024, 0},
                                          {'N', 'N', 2048, 2048, 2048, 0}};
+
+/* DistilBERT's training GEMMs for 3072 tokens (8 sequences of 384; the row
+ * count only has to fall in the same class as a real batch's), one of each
+ * class (bench/distilbert/sb_shapes): the per-head attention products run on
+ * one thread each. */
+static size_t distilbert_set(sb_tune_shape *out)
+{
+    sb_model_config c;
+    sb_model_config_base(&c);
+    sb_shape g[SB_STEP_GEMMS];
+    int n = sb_distilbert_step_gemms(&c, 8, 384, g);
+    for (int i = 0; i < n; i++)
+        out[i] = (sb_tune_shape){g[i].transa, g[i].transb, g[i].m, g[i].n, g[i].k, g[i].threads};
+    return (size_t)n;
+}
 
 static int add_shape(sb_tune_shape *s, int *n, sb_tune_shape x)
 {
@@ -39,9 +44,12 @@ int sb_tune_shapes_parse(const char *list, sb_tune_shape *s, int *n, sb_err *e)
     if (sb_check_list(buf, "--shapes", e)) return SB_EUSAGE;
     for (char *save = NULL, *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
         if (!strcmp(it, "square") || !strcmp(it, "distilbert")) {
-            const sb_tune_shape *src = it[0] == 's' ? g_square : g_distilbert;
-            size_t cnt = it[0] == 's' ? sizeof g_square / sizeof *g_square
-                                      : sizeof g_distilbert / sizeof *g_distilbert;
+            sb_tune_shape src[SB_STEP_GEMMS];
+            size_t cnt = sizeof g_square / sizeof *g_square;
+            if (it[0] == 's')
+                memcpy(src, g_square, sizeof g_square);
+            else
+                cnt = distilbert_set(src);
             for (size_t i = 0; i < cnt; i++)
                 if (add_shape(s, n, src[i])) return sb_errf(e, SB_EUSAGE, "--shapes: too many");
             continue;

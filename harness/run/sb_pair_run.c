@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "sb_kernel.h"
 #include "sb_parse.h"
+#include "sb_shape.h"
 #include "sb_text.h"
 
 const char *sb_pair_mode_name(sb_pair_mode m)
@@ -305,12 +306,13 @@ static int check_identity(json_t *doc, const sb_todo_point *row, const char *dty
         (dtype && same_text(doc, "dtype", dtype, why, cap)) ||
         same_int(doc, "threads", row->threads, why, cap))
         return -1;
-    int m, n, k;
-    char ta = 'N', tb = 'N';
-    if (sscanf(row->shape, "%dx%dx%d:%c%c", &m, &n, &k, &ta, &tb) >= 3) {
-        char trans[3] = {ta, tb, 0};
-        if (same_int(doc, "m", m, why, cap) || same_int(doc, "n", n, why, cap) ||
-            same_int(doc, "k", k, why, cap) || same_text(doc, "trans", trans, why, cap))
+    /* a GEMM point's stored shape (a series key is none) */
+    sb_shape x;
+    sb_err pe = {0};
+    if (!sb_shape_parse(row->shape, SB_SHAPE_PREPACK, &x, &pe)) {
+        char trans[3] = {x.transa ? x.transa : 'N', x.transb ? x.transb : 'N', 0};
+        if (same_int(doc, "m", x.m, why, cap) || same_int(doc, "n", x.n, why, cap) ||
+            same_int(doc, "k", x.k, why, cap) || same_text(doc, "trans", trans, why, cap))
             return -1;
     }
     return 0;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "sb_parse.h"
 #include "sb_shape.h"
+#include "sb_model_dims.h"
 #include "sb_io.h"
 #include "sb_kernel.h"
 #include "sb_db.h"
@@ -92,6 +93,8 @@ void sb_plan_free(sb_plan *p)
     free(p->bind);
     free(p->mpirun_args);
     free(p->launcher);
+    free(p->given_shapes);
+    free(p->given_batch);
     memset(p, 0, sizeof *p);
 }
 
@@ -144,12 +147,16 @@ static int set_kernels(sb_plan *p, const char *value, const char *where, sb_err 
     return rc;
 }
 
-static int same_shape(const sb_plan_shape *a, const sb_plan_shape *b)
+static int same_shape(const sb_shape *a, const sb_shape *b)
 {
     return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
         a->transb == b->transb;
 }
 
+static int set_str(char **dst, const char *value);
+
+/* Checks a shape list (each shape by bench/sb_shape, none twice) and keeps
+ * it as given; sb_plan_finish makes it the GEMM row's axis. */
 static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *e)
 {
     sb_err le = {0};
@@ -157,37 +164,36 @@ static int set_shapes(sb_plan *p, const char *value, const char *where, sb_err *
      * ("8x8x8" and "8X8X8" are one shape) */
     if (sb_check_list(value, "shapes", &le) && strstr(le.msg, "empty"))
         return value_error(e, where, "shapes", le.msg, "");
-    p->nshapes = 0;
+    sb_shape seen[SB_PLAN_MAX];
+    int n = 0;
     char *copy = strdup(value), *save = NULL;
     int rc = SB_OK;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         t = trim(t);
-        sb_plan_shape s = {0, 0, 0, 0, 0}; /* transpose 0: the plan's `trans` */
-        /* MxNxK or MxNxK:TRANS */
+        /* MxNxK or MxNxK:TRANS; transpose 0: the plan's `trans` */
         char *colon = strchr(t, ':');
-        sb_shape x;
+        sb_shape s;
         sb_err pe = {0};
-        if (sb_shape_parse(t, 0, &x, &pe)) {
+        if (sb_shape_parse(t, 0, &s, &pe)) {
             rc = sb_errf(e, SB_EUSAGE, "%s: %s", where, pe.msg);
             break;
         }
-        s = (sb_plan_shape){x.m, x.n, x.k, x.transa, x.transb};
         if (colon) *colon = '\0'; /* the dimensions, for the message below */
-        if (p->nshapes == SB_PLAN_MAX) {
+        if (n == SB_PLAN_MAX) {
             rc = sb_errf(e, SB_EUSAGE, "%s: too many shapes", where);
             break;
         }
-        for (int i = 0; i < p->nshapes && !rc; i++)
-            if (same_shape(&p->shapes[i], &s))
+        for (int i = 0; i < n && !rc; i++)
+            if (same_shape(&seen[i], &s))
                 rc = sb_errf(e, SB_EUSAGE, "%s%s: '%.60s%s%.4s' is listed twice", where,
                              strcmp(where, "--shapes") ? ": shapes" : "", t, s.transa ? ":" : "",
                              s.transa ? colon + 1 : "");
         if (rc) break;
-        p->shapes[p->nshapes++] = s;
+        seen[n++] = s;
     }
     free(copy);
-    if (!rc && !p->nshapes) rc = sb_errf(e, SB_EUSAGE, "%s: empty shape list", where);
-    return rc;
+    if (!rc && !n) rc = sb_errf(e, SB_EUSAGE, "%s: empty shape list", where);
+    return rc ? rc : set_str(&p->given_shapes, value);
 }
 
 static int set_str(char **dst, const char *value)
@@ -244,11 +250,11 @@ int sb_plan_set(sb_plan *p, const char *key, const char *value, const char *wher
     if (!strcmp(key, "batch")) {
         /* a list: each batch its own point; the range is the worker's */
         const sb_wopt *o = sb_wopt_find(key);
-        if (sb_parse_int_list(value, (long)o->min, (long)o->max, key, p->batches, SB_PLAN_MAX, &n,
+        int batches[SB_PLAN_MAX];
+        if (sb_parse_int_list(value, (long)o->min, (long)o->max, key, batches, SB_PLAN_MAX, &n,
                               &pe))
             return value_error(e, where, key, pe.msg, "");
-        p->nbatches = n;
-        return SB_OK;
+        return set_str(&p->given_batch, value);
     }
     if (!strcmp(key, "project-nodes")) {
         p->nproject_nodes = 0;
@@ -378,9 +384,61 @@ int sb_plan_read_file(sb_plan *p, const char *path, sb_err *e)
     return rc;
 }
 
+/* The GEMM row's axis: the given shapes, each with its transposes (the
+ * plan's `trans`, else NN, where it gave none), or the default: a square,
+ * then DistilBERT's linear layers at 8 sequences of 384. */
+static void shapes_axis(sb_plan *p)
+{
+    sb_shape v[SB_PLAN_MAX];
+    int n = 0;
+    if (!p->given_shapes) {
+        v[n++] = (sb_shape){1024, 1024, 1024, 'N', 'N', 0, 0};
+        n += sb_model_linear_shapes(8, 384, v + n);
+        for (int i = 1; i < n; i++) v[i].transa = v[i].transb = 'N';
+    } else {
+        char *copy = strdup(p->given_shapes), *save = NULL;
+        for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && n < SB_PLAN_MAX;
+             t = strtok_r(NULL, ",", &save)) {
+            sb_err pe = {0};
+            if (sb_shape_parse(trim(t), 0, &v[n], &pe)) continue; /* checked when set */
+            if (!v[n].transa) {
+                v[n].transa = p->trans[0] ? p->trans[0] : 'N';
+                v[n].transb = p->trans[0] ? p->trans[1] : 'N';
+            }
+            n++;
+        }
+        free(copy);
+    }
+    for (int i = 0; i < n; i++) sb_shape_format(&v[i], p->axis[i], sizeof p->axis[i]);
+    p->naxis = n;
+    p->axis_key = "shapes";
+}
+
+/* A batched row's axis: the given batches, or the row's default (none: no
+ * axis, the worker's own default). */
+static void batch_axis(sb_plan *p, int default_batch)
+{
+    const sb_wopt *o = sb_wopt_find("batch");
+    int v[SB_PLAN_MAX], n = 0;
+    sb_err pe = {0};
+    if (p->given_batch &&
+        sb_parse_int_list(p->given_batch, (long)o->min, (long)o->max, "batch", v, SB_PLAN_MAX, &n,
+                          &pe))
+        n = 0; /* checked when set */
+    if (!p->given_batch && default_batch > 0) v[n++] = default_batch;
+    for (int i = 0; i < n; i++) snprintf(p->axis[i], sizeof p->axis[i], "%d", v[i]);
+    p->naxis = n;
+    p->axis_key = n ? "batch" : NULL;
+}
+
+int sb_plan_axis_in_series(const sb_workload *w)
+{
+    return w && w->axis && w->series && in_list(w->series, w->axis);
+}
+
 /* The worker's own cross-checks (its row's), made here so no point fails on
- * them: the plan's options, and its batches as the largest of them (the
- * worker's default where none is given), the one a size limit meets. */
+ * them: the plan's options, and a batch axis as the largest of its values
+ * (the worker's default where none is given), the one a size limit meets. */
 static int row_check(const sb_plan *p, const sb_workload *w, sb_err *e)
 {
     if (!w->check) return SB_OK;
@@ -390,12 +448,12 @@ static int row_check(const sb_plan *p, const sb_workload *w, sb_err *e)
         keys[n] = p->opt_keys[n];
         values[n] = p->opt_values[n];
     }
-    for (int i = 0; i < p->nbatches; i++)
-        if (i == 0 || p->batches[i] > maxb) maxb = p->batches[i];
+    for (int i = 0; sb_plan_axis_in_series(w) && i < p->naxis; i++)
+        if (i == 0 || atoi(p->axis[i]) > maxb) maxb = atoi(p->axis[i]);
     char batch[16];
-    if (maxb > 0) {
+    if (maxb > 0 && w->axis) {
         snprintf(batch, sizeof batch, "%d", maxb);
-        keys[n] = "batch";
+        keys[n] = w->axis;
         values[n++] = batch;
     }
     return w->check(keys, values, n, e);
@@ -426,18 +484,10 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     }
     if (!p->nppn) p->ppn[p->nppn++] = 1;
     if (!p->nnodes) p->nodes[p->nnodes++] = 1;
-    if (gemm && !p->nshapes) {
-        static const sb_plan_shape defaults[] = {{1024, 1024, 1024, 'N', 'N'},
-                                                 {3072, 768, 768, 'N', 'N'},
-                                                 {3072, 3072, 768, 'N', 'N'},
-                                                 {3072, 768, 3072, 'N', 'N'}};
-        for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-            p->shapes[p->nshapes++] = defaults[i];
-    }
     /* what only GEMM points take, given to another workload, is refused:
      * ignored, it would run something else than the plan says */
     if (!gemm) {
-        const char *given = p->nshapes       ? "shapes"
+        const char *given = p->given_shapes  ? "shapes"
                           : p->trans[0]       ? "trans"
                           : p->reps           ? "reps"
                           : p->min_seconds > 0 ? "min-seconds"
@@ -447,21 +497,18 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
             return sb_errf(e, SB_EUSAGE, "option '%s' does not apply to workload %s (GEMM only)",
                            given, w->name);
     }
-    for (int i = 0; i < p->nshapes; i++)
-        if (!p->shapes[i].transa) {
-            p->shapes[i].transa = p->trans[0] ? p->trans[0] : 'N';
-            p->shapes[i].transb = p->trans[0] ? p->trans[1] : 'N';
-        }
-    if (!gemm) p->nshapes = 0;
+    p->naxis = 0;
+    p->axis_key = NULL;
+    if (gemm)
+        shapes_axis(p);
+    else if (w->flags & SB_WL_BATCH) /* a default batch is part of its points' names (infer) */
+        batch_axis(p, w->default_batch);
     /* "8x8x8" with trans NT and "8x8x8:NT" are one point */
-    for (int i = 0; i < p->nshapes; i++)
+    for (int i = 0; gemm && i < p->naxis; i++)
         for (int j = 0; j < i; j++)
-            if (same_shape(&p->shapes[i], &p->shapes[j]))
-                return sb_errf(e, SB_EUSAGE,
-                               "shapes: %dx%dx%d:%c%c is listed twice (once through"
-                               " trans)",
-                               p->shapes[i].m, p->shapes[i].n, p->shapes[i].k, p->shapes[i].transa,
-                               p->shapes[i].transb);
+            if (!strcmp(p->axis[i], p->axis[j]))
+                return sb_errf(e, SB_EUSAGE, "shapes: %s is listed twice (once through trans)",
+                               p->axis[i]);
     int rc = row_check(p, w, e);
     if (rc) return rc;
     for (int i = 0; i < p->nopts; i++) {
@@ -486,10 +533,8 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
                            " (e.g. vnni-int8) or leave it out",
                            w->int8_extra, p->opt_values[i]);
     }
-    if (p->nbatches && !(w->flags & SB_WL_BATCH))
+    if (p->given_batch && !(w->flags & SB_WL_BATCH))
         return sb_errf(e, SB_EUSAGE, "option 'batch' does not apply to workload %s", w->name);
-    /* a default batch is part of its points' names (infer): unsaid, the worker's default */
-    if (!p->nbatches && w->default_batch) p->batches[p->nbatches++] = w->default_batch;
     const sb_workload *projected = sb_workload_flagged(SB_WL_PROJECT);
     if ((p->nproject_nodes || p->project_off) && !(w->flags & SB_WL_PROJECT))
         return sb_errf(e, SB_EUSAGE, "project-nodes applies to workload %s, not %s",
@@ -550,35 +595,20 @@ int sb_plan_check_inputs(const sb_plan *p, sb_err *e)
 
 int sb_plan_npoints(const sb_plan *p)
 {
-    int shapes = p->nshapes ? p->nshapes : 1, batches = p->nbatches ? p->nbatches : 1;
-    return p->nkernels * shapes * batches * p->nthreads * p->nppn * p->nnodes;
+    return p->nkernels * (p->naxis ? p->naxis : 1) * p->nthreads * p->nppn * p->nnodes;
 }
 
 void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt)
 {
-    int shapes = p->nshapes ? p->nshapes : 1;
     pt->threads = p->threads[i % p->nthreads];
     i /= p->nthreads;
     pt->ppn = p->ppn[i % p->nppn];
     i /= p->nppn;
     pt->nodes = p->nodes[i % p->nnodes];
     i /= p->nnodes;
-    pt->shape = p->nshapes ? &p->shapes[i % shapes] : NULL;
-    i /= shapes;
-    pt->batch = p->nbatches ? p->batches[i % p->nbatches] : 0;
-    i /= p->nbatches ? p->nbatches : 1;
+    pt->axis = p->naxis ? p->axis[i % p->naxis] : NULL;
+    i /= p->naxis ? p->naxis : 1;
     pt->kernel = p->kernels[i];
-}
-
-void sb_plan_point_axis(const sb_plan_point *pt, char *buf, size_t cap)
-{
-    if (pt->shape)
-        snprintf(buf, cap, "%dx%dx%d:%c%c", pt->shape->m, pt->shape->n, pt->shape->k,
-                 pt->shape->transa, pt->shape->transb);
-    else if (pt->batch > 0)
-        snprintf(buf, cap, "%d", pt->batch);
-    else if (cap)
-        buf[0] = '\0';
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
@@ -623,14 +653,11 @@ char *sb_plan_render(const sb_plan *p)
             append(&b, &len, &cap, "%s%s", i ? "," : "", p->kernels[i]);
         append(&b, &len, &cap, "\n");
     }
-    if (p->nshapes) {
-        append(&b, &len, &cap, "shapes = ");
-        for (int i = 0; i < p->nshapes; i++)
-            append(&b, &len, &cap, "%s%dx%dx%d:%c%c", i ? "," : "", p->shapes[i].m, p->shapes[i].n,
-                   p->shapes[i].k, p->shapes[i].transa, p->shapes[i].transb);
+    if (p->naxis) {
+        append(&b, &len, &cap, "%s = ", p->axis_key);
+        for (int i = 0; i < p->naxis; i++) append(&b, &len, &cap, "%s%s", i ? "," : "", p->axis[i]);
         append(&b, &len, &cap, "\n");
     }
-    if (p->nbatches) append_ints(&b, &len, &cap, "batch", p->batches, p->nbatches);
     append_ints(&b, &len, &cap, "threads", p->threads, p->nthreads);
     append_ints(&b, &len, &cap, "ppn", p->ppn, p->nppn);
     append_ints(&b, &len, &cap, "nodes", p->nodes, p->nnodes);

@@ -15,10 +15,14 @@
  * seed, synth-dev, warmup, quant (row or tensor), full-attention, no-latency,
  * compare-f32; for allreduce: sizes, iters, warmup.
  *
- * `batch` is a list (train and infer): each batch is an axis of its own, a
- * point per batch, named in the point's series key ("model=tiny batch=8"),
- * so that plots, reports, gate and resume tell the batches apart. An infer
- * plan without one runs batch 32 (the worker's default, stated). */
+ * A plan's points run along its row's list axis (the row's `axis`):
+ * GEMM's `shapes`, or `batch` (train, infer, layernorm), a point per value.
+ * The plan holds the values as data, each as the text the store keeps and
+ * the worker takes ("8x9x10:NT", "8"), so that the sweep, a point's argv and
+ * a resume read them alike. A batch is named in the point's series key
+ * ("model=tiny batch=8"), so that plots, reports, gate and resume tell the
+ * batches apart; an infer plan without one runs batch 32 (the worker's
+ * default, stated). */
 #ifndef SB_PLAN_H
 #define SB_PLAN_H
 #include <stdio.h>
@@ -27,10 +31,8 @@
 
 #define SB_PLAN_MAX 64
 
-typedef struct sb_plan_shape {
-    int m, n, k;
-    char transa, transb;
-} sb_plan_shape;
+/* One axis value's text: "65536x65536x65536:NT" and a NUL fit. */
+#define SB_PLAN_AXIS_CAP 24
 
 typedef struct sb_plan {
     /* its row (bench/sb_workload), resolved once from `workload = NAME`;
@@ -40,8 +42,14 @@ typedef struct sb_plan {
     char *kernels[SB_PLAN_MAX];
     int nkernels;
     int threads[SB_PLAN_MAX], nthreads;
-    sb_plan_shape shapes[SB_PLAN_MAX];
-    int nshapes;
+    /* the row's list axis, a point per value, as the store keeps each
+     * ("8x9x10:NT", "8"); axis_key the plan key that names it ("shapes",
+     * "batch"; NULL: no axis). Filled by sb_plan_finish from the key the
+     * row takes (shapes given their transposes, or the row's default). */
+    char axis[SB_PLAN_MAX][SB_PLAN_AXIS_CAP];
+    int naxis;
+    const char *axis_key;
+    char *given_shapes, *given_batch; /* `shapes`, `batch` as set (checked) */
     int ppn[SB_PLAN_MAX], nppn;
     int nodes[SB_PLAN_MAX], nnodes;
     char trans[3];        /* for shapes without their own; "" = NN */
@@ -55,8 +63,6 @@ typedef struct sb_plan {
     /* train: node counts to project at the end (none given: 1,2,4,... up to
      * 4x the largest measured); project_off: `project-nodes = none` */
     int project_nodes[SB_PLAN_MAX], nproject_nodes, project_off;
-    /* train and infer: each batch its own point (none: the worker's default) */
-    int batches[SB_PLAN_MAX], nbatches;
     /* workload options passed through as --key value (train, infer, allreduce) */
     char *opt_keys[SB_PLAN_MAX], *opt_values[SB_PLAN_MAX];
     int nopts;
@@ -110,15 +116,18 @@ void sb_plan_workload_help(FILE *f);
 
 typedef struct sb_plan_point {
     const char *kernel;
-    const sb_plan_shape *shape; /* NULL for non-GEMM workloads */
-    int batch;                  /* train and infer: 0 when the plan names none */
+    /* its value on the row's list axis, as the plan's axis holds it
+     * ("8x9x10:NT", "8"; a stored point's as the store keeps it); NULL:
+     * the plan has none */
+    const char *axis;
     int threads, ppn, nodes;
 } sb_plan_point;
-/* The point's value on its workload's list axis (the row's `axis`):
- * "MxNxK:TT" (shape), "8" (batch); "" when it has none. */
-void sb_plan_point_axis(const sb_plan_point *pt, char *buf, size_t cap);
-/* The i-th point, in kernel-major order (kernel, batch or shape, nodes, ppn,
+/* The i-th point, in kernel-major order (kernel, axis value, nodes, ppn,
  * threads). */
 void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt);
+/* 1 when the row's axis is one of its series keys (a batch: a point's
+ * value is named inside its series key, "model=tiny batch=8"); 0 when a
+ * value is the point's key itself (GEMM's shape) or the row has no axis. */
+int sb_plan_axis_in_series(const sb_workload *w);
 
 #endif

@@ -29,15 +29,6 @@ double sb_point_kernel_peak(sb_db *db, int64_t machine, const sb_kernel *k)
     return sb_db_peak_per_core(db, machine, kernel_path(db, machine, k));
 }
 
-static void shape_key(const sb_plan *p, const sb_plan_shape *s, char *buf, size_t cap)
-{
-    if (s)
-        snprintf(buf, cap, "%dx%dx%d:%c%c%s", s->m, s->n, s->k, s->transa, s->transb,
-                 p->prepack ? "+prepack" : "");
-    else
-        buf[0] = '\0';
-}
-
 /* A training, inference or allreduce point's series key: the options that
  * change the work (its workload's series: model, the point's batch, seq /
  * sizes), so plots, reports, gate and resume group like with like. */
@@ -48,10 +39,10 @@ static void config_key(const sb_plan *p, const sb_plan_point *pt, char *buf, siz
     size_t off = 0;
     buf[0] = '\0';
     for (int k = 0; keys[k]; k++) {
-        if (!strcmp(keys[k], "batch")) {
-            if (pt->batch > 0 && off < cap)
-                off += (size_t)snprintf(buf + off, cap - off, "%sbatch=%d", off ? " " : "",
-                                        pt->batch);
+        if (w && w->axis && !strcmp(keys[k], w->axis)) { /* the point's own value: its batch */
+            if (pt->axis && pt->axis[0] && off < cap)
+                off += (size_t)snprintf(buf + off, cap - off, "%s%s=%s", off ? " " : "", keys[k],
+                                        pt->axis);
             continue;
         }
         for (int i = 0; i < p->nopts; i++)
@@ -92,8 +83,8 @@ static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, s
 void sb_point_keys(const sb_plan *p, const sb_plan_point *pt, char *shape, size_t scap,
                    char *config, size_t ccap)
 {
-    if (pt->shape)
-        shape_key(p, pt->shape, shape, scap);
+    if (pt->axis && !sb_plan_axis_in_series(p->wl))
+        sb_point_axis(p, pt, shape, scap); /* the value is the key: GEMM's shape */
     else
         config_key(p, pt, shape, scap);
     point_config(p, pt, config, ccap);
@@ -101,10 +92,10 @@ void sb_point_keys(const sb_plan *p, const sb_plan_point *pt, char *shape, size_
 
 void sb_point_axis(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap)
 {
-    if (pt->shape)
-        shape_key(p, pt->shape, buf, cap); /* the text the store keeps */
-    else
-        sb_plan_point_axis(pt, buf, cap);
+    /* prepack (GEMM's alone, the plan refuses it elsewhere) is part of the
+     * stored shape: MxNxK:XY+prepack */
+    const char *v = pt->axis ? pt->axis : "";
+    snprintf(buf, cap, "%s%s", v, v[0] && p->prepack ? "+prepack" : "");
 }
 
 static void av_push_cb(void *ctx, const char *arg) { sb_argv_push(ctx, arg); }
@@ -156,12 +147,12 @@ static void worker_argv(const sb_plan *p, const sb_plan_point *pt, const char *a
     }
     /* latency is measured at batch 1 whatever the point's batch: once per
      * kernel x threads, on the smallest batch's point */
-    if ((flags & SB_WL_LATENCY) && p->nbatches > 1) {
-        int minb = p->batches[0], have = 0;
-        for (int i = 1; i < p->nbatches; i++)
-            if (p->batches[i] < minb) minb = p->batches[i];
+    if ((flags & SB_WL_LATENCY) && p->naxis > 1) {
+        int minb = atoi(p->axis[0]), have = 0;
+        for (int i = 1; i < p->naxis; i++)
+            if (atoi(p->axis[i]) < minb) minb = atoi(p->axis[i]);
         for (int i = 0; i < a->n; i++) have |= !strcmp(a->v[i], "--no-latency");
-        if (pt->batch != minb && !have) sb_argv_push(a, "--no-latency");
+        if ((pt->axis ? atoi(pt->axis) : 0) != minb && !have) sb_argv_push(a, "--no-latency");
     }
     if (flags & (SB_WL_THREADS | SB_WL_PROBE)) { /* the peak runs at the point's threads */
         sb_argv_push(a, "--threads");
@@ -259,18 +250,19 @@ void sb_point_worker_error(const char *path, char *buf, size_t cap)
     free(data);
 }
 
-/* A stored point's shape (the row's SB_WL_SHAPES axis: its shape column,
- * passed on as it is) or its batch (a value of its series key). */
+/* A stored point's axis value: a value of its series key where the row's
+ * axis is one (its batch), else its shape column as it is stored (GEMM's,
+ * passed on as it is); none where the row has no axis. */
 void sb_point_of_row(const sb_todo_point *row, sb_plan_point *pt, char *axis, size_t cap)
 {
-    *pt = (sb_plan_point){row->kernel, NULL, 0, row->threads, row->ppn, row->nodes};
-    if (sb_wl_is(row->wl, SB_WL_SHAPES)) {
+    const sb_workload *w = row->wl;
+    *pt = (sb_plan_point){row->kernel, axis, row->threads, row->ppn, row->nodes};
+    if (cap) axis[0] = '\0';
+    if (!w || !w->axis) return;
+    if (!sb_plan_axis_in_series(w))
         snprintf(axis, cap, "%s", row->shape);
-        return;
-    }
-    char batch[16];
-    if (sb_db_shape_value(row->shape, "batch", batch, sizeof batch)) pt->batch = atoi(batch);
-    sb_plan_point_axis(pt, axis, cap);
+    else if (!sb_db_shape_value(row->shape, w->axis, axis, cap) && cap)
+        axis[0] = '\0';
 }
 
 /* The last `max` bytes of a file (what a worker wrote to a stream) and its

@@ -42,9 +42,10 @@ void sb_point_keys(const sb_plan *p, const sb_plan_point *pt, char *shape, size_
 /* The point's value on its workload's list axis, as its worker is given it:
  * the shape as the sweep stores it (sb_point_keys), or the batch. */
 void sb_point_axis(const sb_plan *p, const sb_plan_point *pt, char *buf, size_t cap);
-/* A stored point as the plan's point (kernel, batch, threads, ppn, nodes)
- * and its axis value: a GEMM row's shape column as it is stored, else the
- * batch of its series key. */
+/* A stored point as the plan's point (kernel, threads, ppn, nodes, its
+ * axis pointing at `axis`) and its axis value as its worker is given it: a
+ * GEMM row's shape column as it is stored, else the value of the row's
+ * axis in its series key (the batch); "" where there is none. */
 void sb_point_of_row(const sb_todo_point *row, sb_plan_point *pt, char *axis, size_t cap);
 
 /* The full argv of a point (malloc'd, sb_argv_free): the worker `bin` of

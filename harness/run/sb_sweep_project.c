@@ -17,12 +17,8 @@ int sb_sweep_model_input(const sb_train_obs *one, sb_scaling_input *in, sb_err *
     in->features = one->features;
     in->batch = one->batch;
     in->ppn = one->ppn > 0 ? one->ppn : 1;
-    long vocab = 30522, dim = 768, layers = 6, ffn = 3072;
-    if (one->vocab > 0 && one->dim > 0 && one->layers > 0 && one->ffn > 0)
-        vocab = one->vocab, dim = one->dim, layers = one->layers, ffn = one->ffn;
-    /* gradients are all-reduced in f32 whatever the kernel computes in */
-    in->grad_bytes = (double)sb_distilbert_param_count(vocab, dim, layers, ffn, 512) * 4;
-    in->last_bucket_bytes = ((double)(vocab + 512) * dim + 2.0 * dim) * 4;
+    /* the point's model sizes where it records them, else distilbert-base's */
+    sb_scaling_model_bytes(one->vocab, one->dim, one->layers, one->ffn, in);
     in->overlap_share = 0.67;
     return SB_OK;
 }
