@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SB_OPTS_MAX 64
-
 static int apply(const sb_opt *row, const char *v, char *o, const sb_opt_ranges *r, sb_err *e)
 {
     char what[80];
@@ -24,6 +22,7 @@ static int apply(const sb_opt *row, const char *v, char *o, const sb_opt_ranges 
     case SB_OPT_INTS: rc = r->to_ints(row->key, v, what, (sb_opt_ints *)(o + row->off), e); break;
     case SB_OPT_CUSTOM:
     case SB_OPT_EACH: rc = r->to_custom(row->key, v, o, e); break;
+    case SB_OPT_CUSTOM_FLAG: rc = r->to_custom(row->key, NULL, o, e); break;
     }
     if (row->set_off != SB_OPT_NOSET) *(int *)(o + row->set_off) = 1;
     return rc;
@@ -57,8 +56,8 @@ int sb_opts_parse_more(int argc, char **argv, const sb_opt *rows, void *o, const
     char shorts[SB_OPTS_MAX + 2] = "h";
     int n = 0, ne = 0, ns = 1;
     for (; rows[n].name && n < SB_OPTS_MAX; n++) {
-        lo[n] = (struct option){rows[n].name,
-                                rows[n].kind == SB_OPT_FLAG ? no_argument : required_argument, NULL,
+        int bare = rows[n].kind == SB_OPT_FLAG || rows[n].kind == SB_OPT_CUSTOM_FLAG;
+        lo[n] = (struct option){rows[n].name, bare ? no_argument : required_argument, NULL,
                                 1000 + n};
         if (rows[n].kind == SB_OPT_EACH) each[ne++] = rows[n].name;
         if (rows[n].kind == SB_OPT_FLAG && rows[n].key && strlen(rows[n].key) == 1)

@@ -33,6 +33,9 @@ typedef enum {
     SB_OPT_INTS,   /* sb_opt_ints: a list "1,2,4", each range-checked by key */
     SB_OPT_CUSTOM, /* the caller's to_custom reads the value into the options, by key */
     SB_OPT_EACH,   /* SB_OPT_CUSTOM for an option that may be given again (a list) */
+    /* SB_OPT_CUSTOM without an argument: to_custom gets value NULL, each
+     * time it is given (the caller says whether twice is an error) */
+    SB_OPT_CUSTOM_FLAG,
 } sb_opt_kind;
 
 #define SB_OPT_INTS_MAX 64
@@ -60,7 +63,8 @@ typedef struct sb_opt_ranges {
     int (*to_ints)(const char *key, const char *value, const char *what, sb_opt_ints *out,
                    sb_err *e);
     /* SB_OPT_CUSTOM: reads value into the options struct o (a list of
-     * names, say), as the option comes */
+     * names, say), as the option comes; getopt_long's optind is then the
+     * index of the word after the option and its value */
     int (*to_custom)(const char *key, const char *value, void *o, sb_err *e);
 } sb_opt_ranges;
 
@@ -97,5 +101,8 @@ typedef struct sb_opts_more {
 /* sb_opts_parse with more (NULL: as sb_opts_parse). */
 int sb_opts_parse_more(int argc, char **argv, const sb_opt *rows, void *o, const sb_opt_ranges *r,
                        const sb_opts_more *more, int *help, sb_err *e);
+/* The most rows a table may have (a command whose options are data, as
+ * sweep's plan keys, sizes its table by it). */
+#define SB_OPTS_MAX 128
 
 #endif

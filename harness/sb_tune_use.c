@@ -68,3 +68,13 @@ void sb_tune_use_blocking(const sb_tune_use *t, const char *kernel, char *buf, s
 }
 
 void sb_tune_use_free(sb_tune_use *t) { sb_tune_free(&t->table); }
+
+void sb_tune_use_beside(const char *db_path)
+{
+    const char *tf = getenv("SPRBENCH_TUNE_FILE");
+    const sb_sysinfo *si = sb_sysinfo_cached();
+    char path[1024];
+    sb_err e = {0};
+    if ((!tf || !*tf) && si && !sb_tune_path(db_path, si->fingerprint, path, sizeof path, &e))
+        setenv("SPRBENCH_TUNE_FILE", path, 1);
+}

@@ -41,4 +41,10 @@ int sb_tune_use_load(const char *cmd, const char *tune_file, int no_tune, sb_tun
 void sb_tune_use_blocking(const sb_tune_use *t, const char *kernel, char *buf, size_t len);
 void sb_tune_use_free(sb_tune_use *t);
 
+/* ---- a sweep's workers (sprbench sweep) ---- */
+/* Unless $SPRBENCH_TUNE_FILE names a file, sets it to this machine's tune
+ * file beside db_path, so that the workers a sweep starts use the tuned
+ * blocking beside the sweep's database, not beside the default one. */
+void sb_tune_use_beside(const char *db_path);
+
 #endif

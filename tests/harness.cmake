@@ -37,3 +37,8 @@ sb_add_script(harness_checks harness_checks.sh)
 # The layering rules of docs/ARCHITECTURE.md (who may include whom; SQL only in store/).
 sb_add_script(harness_layout layout.sh)
 sb_add_script(harness_layout_selftest layout_selftest.sh)
+
+# sweep's command line on the option table: plan keys as --key (flags too),
+# its own options, the batch script's sweep (#45)
+sb_add_unit(test_harness_sweep_cli test_harness_sweep_cli.c)
+sb_add_script(harness_sweep_cli harness_sweep_cli.sh)

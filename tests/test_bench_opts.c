@@ -2,15 +2,18 @@
  * caller reads itself (SB_OPT_CUSTOM, peak's --paths) is read as it comes,
  * so that it is refused before a later --help, and is given once like any
  * other option; one that may come again (SB_OPT_EACH, tune's --kernel)
- * sees each value; a flag's one-letter key is its short form (-v). */
+ * sees each value; a flag's one-letter key is its short form (-v). A flag
+ * the caller reads itself (SB_OPT_CUSTOM_FLAG, sweep's flag plan keys) gets
+ * value NULL each time it comes; a table may be as long as SB_OPTS_MAX. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include "sb_opts.h"
 #include "sb_parse.h"
 #include "testutil.h"
 
 typedef struct t_opts {
-    int n, flag, ncustom, verbose, neach;
+    int n, flag, ncustom, verbose, neach, ncflag;
     const char *names, *each[4];
 } t_opts;
 
@@ -22,6 +25,11 @@ static int to_long(const char *key, const char *v, const char *what, long *out, 
 static int to_custom(const char *key, const char *v, void *opts, sb_err *e)
 {
     t_opts *o = opts;
+    if (!strcmp(key, "cflag")) {
+        CHECK(v == NULL);
+        if (++o->ncflag == 3) return sb_errf(e, SB_EUSAGE, "--cflag given thrice");
+        return SB_OK;
+    }
     if (!strcmp(key, "each")) {
         if (o->neach == 4) return sb_errf(e, SB_EUSAGE, "--each: too many");
         o->each[o->neach++] = v;
@@ -40,6 +48,7 @@ static const sb_opt g_rows[] = {{"n", SB_OPT_INT, O(n), SB_OPT_NOSET, "n"},
                                 {"names", SB_OPT_CUSTOM, O(names), SB_OPT_NOSET, "names"},
                                 {"each", SB_OPT_EACH, O(each), SB_OPT_NOSET, "each"},
                                 {"verbose", SB_OPT_FLAG, O(verbose), SB_OPT_NOSET, "v"},
+                                {"cflag", SB_OPT_CUSTOM_FLAG, 0, O(flag), "cflag"},
                                 {NULL}};
 
 static int parse(int argc, char **argv, t_opts *o, int *help, sb_err *e)
@@ -101,5 +110,33 @@ int main(void)
     CHECK(sb_opts_parse_more(6, operands, g_rows, &o, &g_ranges, &files, &help, &e) == SB_OK);
     CHECK(o.n == 2 && o.flag == 1 && first == 4);
     CHECK(!strcmp(operands[first], "a.json") && !strcmp(operands[first + 1], "b.json"));
+    /* a custom flag: no value, the caller's callback each time, set_off set */
+    char *cflag[] = {"x", "--cflag", "--n", "2", "--cflag", NULL};
+    e = (sb_err){0};
+    CHECK(parse(5, cflag, &o, &help, &e) == SB_OK && o.ncflag == 2 && o.flag == 1 && o.n == 2);
+    char *cflag3[] = {"x", "--cflag", "--cflag", "--cflag", NULL};
+    e = (sb_err){0};
+    CHECK(parse(4, cflag3, &o, &help, &e) == SB_EUSAGE && strstr(e.msg, "--cflag given thrice"));
+    char *cflag_value[] = {"x", "--cflag=1", NULL};
+    e = (sb_err){0};
+    CHECK(parse(2, cflag_value, &o, &help, &e) == SB_EUSAGE &&
+          strstr(e.msg, "unknown or incomplete option '--cflag=1'") && o.ncflag == 0);
+
+    /* a long table (sweep's plan keys): its last row is still an option */
+    static char names[SB_OPTS_MAX][8];
+    sb_opt many[SB_OPTS_MAX + 1];
+    for (int i = 0; i < SB_OPTS_MAX; i++) {
+        snprintf(names[i], sizeof names[i], "o%d", i);
+        many[i] = (sb_opt){names[i], SB_OPT_FLAG, O(verbose), SB_OPT_NOSET, NULL};
+    }
+    many[SB_OPTS_MAX - 1] = (sb_opt){names[SB_OPTS_MAX - 1], SB_OPT_INT, O(n), SB_OPT_NOSET, "n"};
+    many[SB_OPTS_MAX] = (sb_opt){NULL};
+    char last[16];
+    snprintf(last, sizeof last, "--o%d", SB_OPTS_MAX - 1);
+    char *long_table[] = {"x", "--o0", last, "7", NULL};
+    memset(&o, 0, sizeof o);
+    e = (sb_err){0};
+    CHECK(sb_opts_parse(4, long_table, many, &o, &g_ranges, &help, &e) == SB_OK);
+    CHECK(o.verbose == 1 && o.n == 7);
     return test_report("opts");
 }
