@@ -16,13 +16,13 @@ static const char *const g_order[] = {"gemm",   "train",     "infer", "allreduce
 int main(void)
 {
     int i = 0, nown = 0;
-#define SB_WORKLOAD(id, own)                                                                 \
-    CHECKF(sb_workload_at(i) == &sb_wl_##id, "row %d is not sb_wl_" #id, i);                  \
+#define SB_WORKLOAD(id, own)                                                                      \
+    CHECKF(sb_workload_at(i) == &sb_wl_##id, "row %d is not sb_wl_" #id, i);                      \
     CHECKF(sb_workload_find(#id) == &sb_wl_##id, "sb_workload_find(\"" #id "\") is not its row"); \
-    CHECKF(!strcmp(sb_wl_##id.name, #id), "sb_wl_" #id " is named %s", sb_wl_##id.name);     \
-    CHECKF(!strcmp(#own, "OWN_METRICS") == (sb_wl_##id.metrics != NULL),                  \
-           "sb_wl_" #id ": " #own " in the .def, its row says otherwise");                \
-    nown += sb_wl_##id.metrics != NULL;                                                       \
+    CHECKF(!strcmp(sb_wl_##id.name, #id), "sb_wl_" #id " is named %s", sb_wl_##id.name);          \
+    CHECKF(!strcmp(#own, "OWN_METRICS") == (sb_wl_##id.metrics != NULL),                          \
+           "sb_wl_" #id ": " #own " in the .def, its row says otherwise");                        \
+    nown += sb_wl_##id.metrics != NULL;                                                           \
     i++;
 #include "sb_workloads.def"
 #undef SB_WORKLOAD

@@ -27,14 +27,14 @@ static void describe_infer(const json_t *doc, char *buf, size_t cap)
 }
 
 static const char *const g_train_opts[] = {
-    "model", "batch",        "seq",         "stride",    "max-steps",    "time-budget", "epochs",
-    "vocab", "train",        "dev",         "lr",        "seed",         "dropout",     "eval",
-    "init",  "comm-threads", "synth-train", "synth-dev", "warmup-steps", "no-overlap",  "no-tune",
-    "profile", NULL};
+    "model",        "batch",      "seq",     "stride",       "max-steps",   "time-budget",
+    "epochs",       "vocab",      "train",   "dev",          "lr",          "seed",
+    "dropout",      "eval",       "init",    "comm-threads", "synth-train", "synth-dev",
+    "warmup-steps", "no-overlap", "no-tune", "profile",      NULL};
 static const char *const g_infer_opts[] = {
-    "model", "batch",     "seq",    "stride", "requests",       "vocab",      "data",        "init",
-    "seed",  "synth-dev", "warmup", "quant",  "full-attention", "no-latency", "compare-f32",
-    "attention", "no-tune", "profile", NULL};
+    "model",       "batch",     "seq",       "stride",  "requests", "vocab",          "data",
+    "init",        "seed",      "synth-dev", "warmup",  "quant",    "full-attention", "no-latency",
+    "compare-f32", "attention", "no-tune",   "profile", NULL};
 /* A point's series key: the options that change the work, in this order. */
 static const char *const g_model_series[] = {"model", "batch", "seq", NULL};
 

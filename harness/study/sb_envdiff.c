@@ -118,8 +118,8 @@ static int cmp_cstr(const void *a, const void *b)
  * getenv("SB_...") belongs here or in its workload's row. */
 static const char *const g_sb_read[] = {
     /* a name, or a prefix ending in '_' */
-    "SB_FORCE_NO_",  "SB_GEMM_",        "SB_AMX_",      "SB_ONEDNN_LIB",
-    "SB_MKL_LIB",    "SB_VENDOR_CACHE", "SB_CPU_UARCH",
+    "SB_FORCE_NO_", "SB_GEMM_",        "SB_AMX_",      "SB_ONEDNN_LIB",
+    "SB_MKL_LIB",   "SB_VENDOR_CACHE", "SB_CPU_UARCH",
 };
 
 /* a word of a space-separated list */

@@ -51,8 +51,7 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
     c.sum = NULL;
     c.nsum = 0;
     for (size_t i = 0; !rc && i < sizeof g_figures / sizeof g_figures[0]; i++)
-        if (sb_wl_is(c.wl, g_figures[i].cap))
-            rc = g_figures[i].draw(&c, files, nfiles, &shapes, e);
+        if (sb_wl_is(c.wl, g_figures[i].cap)) rc = g_figures[i].draw(&c, files, nfiles, &shapes, e);
     if (!rc) {
         const char *ref = o->reference ? o->reference
                                        : SB_SOURCE_DIR "/results/reference/study.csv";

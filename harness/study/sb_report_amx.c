@@ -63,7 +63,6 @@ static int is_ref(const ax_set *x, const char *kernel)
     return 0;
 }
 
-
 /* 1 ran AMX, 0 did not, -1 unknown: the registry's answer (a vendor's
  * f32 never runs AMX unasked; its bf16 or int8 may) */
 static int amx_class(const sb_pt *p, const char *impl)
@@ -546,9 +545,8 @@ static void not_amx(const sb_headline_in *in, const sb_rsink *s, const ax_set *x
             if (strcmp(p->p->kernel, a->p->kernel) || !sb_rp_is_gemm(p->p)) continue;
             for (int j = 0; j < y->n; j++) {
                 const ax_pt *q = &y->a[j];
-                if (q->amx != 0 || strcmp(q->p->kernel, p->p->kernel) ||
-                    !sb_rp_is_gemm(q->p) || strcmp(q->p->shape, p->p->shape) ||
-                    q->p->threads != p->p->threads)
+                if (q->amx != 0 || strcmp(q->p->kernel, p->p->kernel) || !sb_rp_is_gemm(q->p) ||
+                    strcmp(q->p->shape, p->p->shape) || q->p->threads != p->p->threads)
                     continue;
                 double v = p->v / q->v;
                 lg += log(v);
