@@ -110,6 +110,6 @@ if [ -f tests/include_loops.py ]; then
 fi
 
 if [ $fail -eq 0 ]; then
-  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800, cmd_*.c files <= 300 and on the option table, kernels/, bench/ and harness/ files <= 1000; no include loop between modules; the report's sections read its model)"
+  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800, cmd_*.c files <= 300 and on the option table, kernels/, bench/ and harness/ files <= 1000; no include loop between modules; the report's sections read its model; no literal workload or kernel name in study/)"
 fi
 exit $fail
