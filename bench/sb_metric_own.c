@@ -1,10 +1,11 @@
 #include "sb_metric_own.h"
 #include <stddef.h>
 
-const sb_metric_info sb_metric_own_layernorm[] = {
-    {"ns_per_row", "ns/row", NULL, 1 /* lower is better */, SB_MROLE_HEADLINE, SB_MSTAR_NONE},
-    {"layernorm_gbps", "GB/s", NULL, 0, SB_MROLE_RATE, SB_MSTAR_NONE},
-    {"max_abs_error", "", NULL, 1, SB_MROLE_ERROR, SB_MSTAR_NONE},
-    {NULL, NULL, NULL, 0, SB_MROLE_INFO, SB_MSTAR_NONE}};
-
-const sb_metric_info *const sb_metric_own_lists[] = {sb_metric_own_layernorm, NULL};
+/* the lists of the OWN_METRICS rows, in the rows' order */
+#define SB_METRIC_OWN_NO_METRICS(id)
+#define SB_METRIC_OWN_OWN_METRICS(id) sb_metric_own_##id,
+#define SB_WORKLOAD(id, metrics) SB_METRIC_OWN_##metrics(id)
+const sb_metric_info *const sb_metric_own_lists[] = {
+#include "sb_workloads.def"
+    NULL};
+#undef SB_WORKLOAD

@@ -3,9 +3,14 @@
  * timeout and the worker's flags, the store which names exist, plot and
  * report its headline metric and title; none of them compares workload names.
  *
- * Adding a workload: a folder in bench/ (its measurement), a row in
- * sb_workload.c, a command file in harness/ and its line in harness/sb_cmds.def
- * (docs/ARCHITECTURE.md walks through STREAM as the example).
+ * Adding a workload: a folder in bench/ (its measurement) with its row
+ * beside it (bench/<workload>/sb_<workload>_row.c: const sb_workload
+ * sb_wl_<id>, with its describe, options, series keys, checks and, where it
+ * has any, its own metrics), the row's line in bench/sb_workloads.def, a
+ * command file in harness/ and its line in harness/sb_cmds.def
+ * (docs/ARCHITECTURE.md walks through STREAM as the example). A capability
+ * (SB_WL_*) or a field says what the row is to the sweep, the plot and the
+ * report; they never ask for its name.
  *
  * The worker options' ranges live here too: a sweep plan checks `batch = -1`
  * with the very range the worker parses --batch with, so they cannot drift. */
@@ -76,11 +81,26 @@ typedef struct sb_workload {
      * none. */
     int (*check)(const char *const *keys, const char *const *values, int n, sb_err *e);
     /* Metrics of this workload's own that bench/sb_metric.def does not
-     * hold (unit, direction, role), ended by a row with a NULL name: its
-     * list in bench/sb_metric_own, where the table's readers find them as
-     * its own rows. NULL: none. */
+     * hold (unit, direction, role), ended by a row with a NULL name:
+     * sb_metric_own_<id>, defined beside the row (OWN_METRICS in
+     * sb_workloads.def), where the table's readers find them through
+     * bench/sb_metric_own as its own rows. NULL: none. */
     const sb_metric_info *metrics;
+    /* A worker that takes --profile: the metric its profiled time is per
+     * ("step_seconds"), the report's fastest profiled point is the lowest
+     * of, and the word for that unit of work ("step"); NULL: none. */
+    const char *profile_metric;
+    const char *profile_per;
+    /* The SB_ variables its worker reads besides those every workload reads
+     * (study/sb_envdiff's table), space-separated ("SB_ATTN_ROWS"); NULL:
+     * none. */
+    const char *env;
 } sb_workload;
+
+/* The rows, sb_wl_<id>, each defined in its workload's folder. */
+#define SB_WORKLOAD(id, metrics) extern const sb_workload sb_wl_##id;
+#include "sb_workloads.def"
+#undef SB_WORKLOAD
 
 int sb_workload_count(void);
 const sb_workload *sb_workload_at(int i);
@@ -100,6 +120,13 @@ const sb_workload *sb_workload_flagged(unsigned flags);
 void sb_workload_plan_names(char *buf, size_t cap);
 /* The result's one-line description (the row's describe, or its headline). */
 void sb_workload_describe(const sb_workload *w, const json_t *doc, char *buf, size_t cap);
+
+/* What the rows' describe and axis_argv share: a result document's metric
+ * (0 when absent) and whether it has it; a batch value as the worker's
+ * flags ("8" -> --batch 8). */
+double sb_wl_doc_num(const json_t *doc, const char *metric);
+int sb_wl_doc_has(const json_t *doc, const char *metric);
+void sb_wl_batch_argv(const char *value, sb_wl_push push, void *ctx);
 
 /* A worker option a plan may carry, and how its value is checked. */
 typedef enum {

@@ -82,6 +82,24 @@ while IFS= read -r hit; do
   bad "$hit: the report reads the store while it draws (sb_db_* outside sb_report_model.c)"
 done < <(grep -nE '\bsb_db_[a-z_]+\(' harness/study/sb_report*.c | grep -v '^harness/study/sb_report_model\.c:' | cut -d: -f1,2)
 
+# No report section, figure or gate names a workload or a kernel by a
+# literal (#45): they ask a workload's row for its capabilities (SB_WL_*) and
+# fields (bench/sb_workload.h) and the kernel registry for a kernel's
+# (kernels/sb_kernel_caps.h). The names come from the tables themselves
+# (bench/sb_workloads.def, kernels/sb_kernels.def: a kernel by its family,
+# "amx-", "onednn-"); comment lines do not count.
+wl_names=$(sed -n 's/^SB_WORKLOAD(\([a-z0-9_]*\),.*/\1/p' bench/sb_workloads.def | paste -sd'|')
+kn_families=$({ sed -n 's/^SB_KERNEL_OWN([a-z0-9_]*, *"\([a-z0-9]*\)-.*/\1/p' kernels/sb_kernels.def
+  sed -n 's/^SB_KERNEL_LIB(\([a-z0-9]*\)_.*/\1/p' kernels/sb_kernels.def; } | sort -u | paste -sd'|')
+if [ -n "$wl_names" ] && [ -n "$kn_families" ]; then
+  while IFS= read -r hit; do
+    bad "$hit: names a workload or kernel by a literal (ask its row's capability or field, or the kernel registry)"
+  done < <(grep -nE "\"($wl_names)\"|\"($kn_families)-" harness/study/*.c |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*|//)' | cut -d: -f1,2)
+else
+  bad "bench/sb_workloads.def or kernels/sb_kernels.def: no workload or kernel names read"
+fi
+
 # No include loop between modules (a module: a .c and the headers of its
 # stem, a private sb_x_int.h or sb_x_internal.h counting as sb_x's), across
 # kernels/, bench/ and harness/ (tests/include_loops.py finds them).
@@ -92,6 +110,6 @@ if [ -f tests/include_loops.py ]; then
 fi
 
 if [ $fail -eq 0 ]; then
-  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800, cmd_*.c files <= 300 and on the option table, kernels/, bench/ and harness/ files <= 1000; no include loop between modules; the report's sections read its model)"
+  echo "layout: ok (${#home[@]} headers; kernels, bench, harness/run, study and store within their rules; harness/ functions <= 150 lines, study/ files <= 800, cmd_*.c files <= 300 and on the option table, kernels/, bench/ and harness/ files <= 1000; no include loop between modules; the report's sections read its model; no literal workload or kernel name in study/)"
 fi
 exit $fail

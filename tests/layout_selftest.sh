@@ -66,4 +66,9 @@ fresh; for i in $(seq 1 310); do echo "/* filler */"; done >>"$tmp/t/harness/cmd
 expect 1 "harness/cmd_info.c: [0-9]* lines (a command file harness/cmd_\*.c has at most 300)" "a command file over 300 lines"
 fresh; printf 'static int sb_layout_opts(int c, char **v) { return getopt_long(c, v, "h", NULL, NULL); }\n' >>"$tmp/t/harness/cmd_db.c"
 expect 1 "harness/cmd_db.c:[0-9]*: getopt_long in a command" "a command parsing with getopt_long itself"
+# a literal workload or kernel name in a report section, figure or gate (#45)
+fresh; printf 'static int sb_layout_is_train(const char *w) { return !strcmp(w, "train"); }\n' >>"$tmp/t/harness/study/sb_report_profile.c"
+expect 1 "harness/study/sb_report_profile.c:[0-9]*: names a workload or kernel by a literal" "a report section naming a workload"
+fresh; printf 'static int sb_layout_is_amx(const char *k) { return !strncmp(k, "amx-", 4); }\n' >>"$tmp/t/harness/study/sb_report_amx.c"
+expect 1 "harness/study/sb_report_amx.c:[0-9]*: names a workload or kernel by a literal" "a report section naming a kernel family"
 [ $fails -eq 0 ]

@@ -1,5 +1,6 @@
-/* The contract every row of bench/sb_workload.c keeps, checked over all of
- * them (a new row is checked without a line here):
+/* The contract every row of the workload table (bench/sb_workloads.def)
+ * keeps, checked over all of them (a new row is checked without a line
+ * here):
  *  - a command of its name exists: `sprbench NAME --help` exits 0 with a
  *    usage (the peak probe's and `model`, which projects the SB_WL_PROJECT
  *    row, too);

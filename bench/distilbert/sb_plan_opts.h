@@ -1,6 +1,6 @@
 /* sb_plan_opts: the DistilBERT workloads' checks of a sweep plan's options
  * taken together, made before any point runs (what `train` and `infer`
- * would refuse one by one): the rows of bench/sb_workload.c hook them
+ * would refuse one by one): their rows (sb_distilbert_rows.c) hook them
  * (sb_workload.check), so run/ calls them without naming a workload.
  * keys[i] = values[i], n of them, as the plan gives them (no dashes). */
 #ifndef SB_PLAN_OPTS_H

@@ -6,7 +6,7 @@
  * It is the worked example of a workload with a list axis (batch) and
  * metrics of its own (docs/ARCHITECTURE.md, "Adding a workload"): its
  * headline is nanoseconds a row, where lower is better, declared with its
- * other metrics beside its row (bench/sb_workload.c). */
+ * other metrics beside its row (bench/layernorm/sb_layernorm_row.c). */
 #ifndef SB_LAYERNORM_BENCH_H
 #define SB_LAYERNORM_BENCH_H
 #include <jansson.h>

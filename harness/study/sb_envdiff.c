@@ -108,21 +108,18 @@ static int cmp_cstr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The sprbench variables the binary itself reads (getenv in bench/,
- * kernels/, harness/), with the workloads that read them (NULL: every
- * workload: they steer kernels, libraries or the CPU's naming). Any other
- * SB_ variable a result recorded (SB_TRAIN_BATCH, SB_TRAIN_STEPS: what
+/* The sprbench variables the binary itself reads for every workload
+ * (getenv in kernels/, bench/, harness/: they steer kernels, libraries or
+ * the CPU's naming); those only some workloads' workers read, each row
+ * names (sb_workload.env: SB_ATTN_ROWS, DistilBERT's). Any other SB_
+ * variable a result recorded (SB_TRAIN_BATCH, SB_TRAIN_STEPS: what
  * scripts/run-sweep reads to build the command line, which the point's
- * configuration already holds) is read by no workload. A new getenv("SB_...")
- * belongs here. */
-static const struct {
-    const char *name; /* a name, or a prefix ending in '_' */
-    const char *workloads;
-} g_sb_read[] = {
-    {"SB_FORCE_NO_", NULL}, {"SB_GEMM_", NULL},       {"SB_AMX_", NULL},
-    {"SB_ONEDNN_LIB", NULL}, {"SB_MKL_LIB", NULL},    {"SB_VENDOR_CACHE", NULL},
-    {"SB_CPU_UARCH", NULL},  {"SB_ATTN_ROWS", "train infer"},
-    {"SB_TRAIN_TEST_NAN_STEP", "train"},
+ * configuration already holds) is read by no workload. A new
+ * getenv("SB_...") belongs here or in its workload's row. */
+static const char *const g_sb_read[] = {
+    /* a name, or a prefix ending in '_' */
+    "SB_FORCE_NO_", "SB_GEMM_",        "SB_AMX_",      "SB_ONEDNN_LIB",
+    "SB_MKL_LIB",   "SB_VENDOR_CACHE", "SB_CPU_UARCH",
 };
 
 /* a word of a space-separated list */
@@ -138,12 +135,12 @@ int sb_env_read_by(const char *workload, const char *name)
 {
     if (!workload || strncmp(name, "SB_", 3)) return 1; /* runtimes and libraries: all */
     for (size_t i = 0; i < sizeof g_sb_read / sizeof g_sb_read[0]; i++) {
-        const char *n = g_sb_read[i].name;
+        const char *n = g_sb_read[i];
         size_t l = strlen(n);
-        int match = n[l - 1] == '_' ? !strncmp(name, n, l) : !strcmp(name, n);
-        if (match) return !g_sb_read[i].workloads || in_list(g_sb_read[i].workloads, workload);
+        if (n[l - 1] == '_' ? !strncmp(name, n, l) : !strcmp(name, n)) return 1;
     }
-    return 0;
+    const sb_workload *w = sb_workload_find(workload);
+    return w && w->env && in_list(w->env, name);
 }
 
 int sb_env_diff(const json_t *base, const json_t *cand, char *buf, size_t cap)

@@ -16,12 +16,13 @@
 #endif
 
 /* The figures a workload draws beyond its headline metric per shape and
- * the scaling figures, looked up by its row's name (bench/sb_workload):
- * the one place the plot picks figures by a workload's name. */
+ * the scaling figures, by a capability its row (bench/sb_workload)
+ * declares: latency at batch 1 (SB_WL_LATENCY) draws inference's latency
+ * and accuracy figures. */
 static const struct {
-    const char *workload;
+    unsigned cap;
     int (*draw)(sb_plot_ctx *c, char ***files, int *nfiles, int *drawn, sb_err *e);
-} g_figures[] = {{"infer", sb_plot_infer}};
+} g_figures[] = {{SB_WL_LATENCY, sb_plot_infer}};
 
 int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
 {
@@ -50,8 +51,7 @@ int sb_plot_sweep(const sb_plot_opts *o, char ***files, int *nfiles, sb_err *e)
     c.sum = NULL;
     c.nsum = 0;
     for (size_t i = 0; !rc && i < sizeof g_figures / sizeof g_figures[0]; i++)
-        if (!strcmp(g_figures[i].workload, c.workload))
-            rc = g_figures[i].draw(&c, files, nfiles, &shapes, e);
+        if (sb_wl_is(c.wl, g_figures[i].cap)) rc = g_figures[i].draw(&c, files, nfiles, &shapes, e);
     if (!rc) {
         const char *ref = o->reference ? o->reference
                                        : SB_SOURCE_DIR "/results/reference/study.csv";

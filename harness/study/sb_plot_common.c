@@ -161,7 +161,8 @@ int sb_plot_open_sweep(const sb_plot_opts *o, sb_plot_ctx *c, sb_err *e)
         return rc;
     }
     if (found) {
-        snprintf(c->workload, sizeof c->workload, "%s", hd.workload ? hd.workload : "gemm");
+        snprintf(c->workload, sizeof c->workload, "%s",
+                 hd.workload ? hd.workload : sb_workload_default()->name);
         c->wl = sb_workload_find(c->workload);
         c->machine = hd.machine_id;
         c->cores = hd.cores;

@@ -40,7 +40,9 @@ static int machine_of(const sb_selection *sel, const sb_ptset *set)
  * another way (the newest peak of a side, every projected figure) still
  * gets its heading and its empty case from the row. */
 typedef struct sb_rp_section {
-    const char *workload; /* the workload it is the section of (NULL: of none) */
+    /* the capability (SB_WL_*) of the workload rows it is the section of (0:
+     * of none): a row that declares it is not among "Other workloads" */
+    unsigned cap;
     const char *title;
     int (*want)(const sb_pt *p);
     int models; /* the scaling model's points count too (they ran nothing) */
@@ -72,22 +74,22 @@ static int section_pairs(sb_rp_out *o, const sb_rp_section *s, const sb_ptset *b
 static int is_other1(const sb_pt *p);
 
 static const sb_rp_section g_sections[] = {
-    {.workload = "train",
+    {.cap = SB_WL_PROJECT,
      .title = "Training (DistilBERT SQuAD fine-tuning)",
      .want = sb_rp_is_train1,
      .none = "No single-process training points on either side.",
      .render = sb_rp_render_train},
-    {.workload = "infer",
+    {.cap = SB_WL_LATENCY,
      .title = "Inference (DistilBERT SQuAD question answering)",
      .want = sb_rp_is_infer1,
      .none = "No single-process inference points on either side.",
      .render = sb_rp_render_infer},
-    {.workload = "peak",
+    {.cap = SB_WL_PROBE,
      .title = "Peaks per instruction set",
      .want = sb_rp_is_peak,
      .none = "No peak measurements (sprbench peak) on either side.",
      .render = sb_rp_render_peaks},
-    {.workload = "gemm",
+    {.cap = SB_WL_SHAPES,
      .title = "GEMM throughput per kernel and shape",
      .want = sb_rp_is_gemm1,
      .none = "No single-process GEMM points on either side.",
@@ -144,10 +146,11 @@ static int keep_changed(const sb_rp_out *o, sb_rp_pair *pv, int n)
     return k;
 }
 
-static int has_section(const char *workload)
+/* a section of its own: the row declares a section's capability */
+static int has_section(const sb_workload *w)
 {
     for (size_t i = 0; i < sizeof g_sections / sizeof g_sections[0]; i++)
-        if (g_sections[i].workload && !strcmp(g_sections[i].workload, workload)) return 1;
+        if (g_sections[i].cap && sb_wl_is(w, g_sections[i].cap)) return 1;
     return 0;
 }
 
@@ -157,7 +160,7 @@ static int is_other1(const sb_pt *p)
 {
     const sb_workload *w = p->wl;
     if (!w || !w->metric || p->ppn * p->nodes != 1) return 0;
-    return !has_section(p->workload);
+    return !has_section(w);
 }
 
 /* The points the mean leaves out, named by reason: "16 point(s) skipped:

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sb_gate_stats.h"
+#include "sb_kernel_caps.h"
 #include "sb_metric.h"
 #include "sb_query.h"
 #include "sb_report_points.h"
@@ -49,7 +50,7 @@ typedef struct ax_set {
 
 static void add_ref(ax_set *x, const ax_pt *r)
 {
-    if (!r || strcmp(r->p->workload, "gemm")) return;
+    if (!r || !sb_rp_is_gemm(r->p)) return;
     for (int i = 0; i < x->nrefs; i++)
         if (!strcmp(x->refs[i], r->p->kernel)) return;
     if (x->nrefs < 8) x->refs[x->nrefs++] = r->p->kernel;
@@ -62,14 +63,11 @@ static int is_ref(const ax_set *x, const char *kernel)
     return 0;
 }
 
-
+/* 1 ran AMX, 0 did not, -1 unknown: the registry's answer (a vendor's
+ * f32 never runs AMX unasked; its bf16 or int8 may) */
 static int amx_class(const sb_pt *p, const char *impl)
 {
-    if (!strncmp(p->kernel, "amx-", 4)) return 1;
-    if (!sb_vendor_of_kernel(p->kernel)) return 0;
-    if (impl && *impl) return strstr(impl, "amx") != NULL;
-    /* a vendor's f32 never runs AMX unasked; its bf16 or int8 may */
-    return p->dtype && !strcmp(p->dtype, "f32") ? 0 : -1;
+    return sb_kernel_ran_amx(p->kernel, p->dtype, impl);
 }
 
 static void read_impl(const sb_rp_model *m, const sb_pt *p, char *buf, size_t cap)
@@ -100,7 +98,7 @@ static void ax_load(const sb_headline_in *in, const sb_ptset *set, const char *n
         int gemm = sb_rp_is_gemm1(p);
         if ((!gemm && !sb_rp_is_infer1(p)) || !sb_rp_ok(p) || !p->dtype || !p->dtype[0])
             continue;
-        const sb_metric_val *m = gemm ? sb_rp_gemm_rate(p) : sb_pt_metric(p, "sequences_per_s");
+        const sb_metric_val *m = gemm ? sb_rp_gemm_rate(p) : sb_pt_metric(p, p->wl->metric);
         if (!m || !(m->value > 0)) continue;
         ax_pt *a = &x->a[x->n++];
         a->p = p;
@@ -236,7 +234,7 @@ static void rates_table(const sb_rsink *s, ax_set *x)
             version_cell(a, f, r, c[8], 300);
             add_ref(x, f);
             add_ref(x, r);
-            if (strcmp(a->p->workload, "gemm")) continue;
+            if (!sb_rp_is_gemm(a->p)) continue;
             if (k == 0 && gf > 0) {
                 lg += log(gf);
                 x->ngemm++;
@@ -536,7 +534,7 @@ static void not_amx(const sb_headline_in *in, const sb_rsink *s, const ax_set *x
     for (int i = 0; i < x->n; i++) {
         const ax_pt *a = &x->a[i];
         /* the kernels the rows above hold AMX against */
-        if (a->amx != 0 || strcmp(a->p->workload, "gemm") || !is_ref(x, a->p->kernel)) continue;
+        if (a->amx != 0 || !sb_rp_is_gemm(a->p) || !is_ref(x, a->p->kernel)) continue;
         int first = 1;
         for (int k = 0; k < i; k++) first &= strcmp(x->a[k].p->kernel, a->p->kernel) != 0;
         if (!first) continue;
@@ -544,12 +542,11 @@ static void not_amx(const sb_headline_in *in, const sb_rsink *s, const ax_set *x
         int n = 0, up = 0, down = 0;
         for (int k = i; k < x->n; k++) {
             const ax_pt *p = &x->a[k];
-            if (strcmp(p->p->kernel, a->p->kernel) || strcmp(p->p->workload, "gemm")) continue;
+            if (strcmp(p->p->kernel, a->p->kernel) || !sb_rp_is_gemm(p->p)) continue;
             for (int j = 0; j < y->n; j++) {
                 const ax_pt *q = &y->a[j];
-                if (q->amx != 0 || strcmp(q->p->kernel, p->p->kernel) ||
-                    strcmp(q->p->workload, "gemm") || strcmp(q->p->shape, p->p->shape) ||
-                    q->p->threads != p->p->threads)
+                if (q->amx != 0 || strcmp(q->p->kernel, p->p->kernel) || !sb_rp_is_gemm(q->p) ||
+                    strcmp(q->p->shape, p->p->shape) || q->p->threads != p->p->threads)
                     continue;
                 double v = p->v / q->v;
                 lg += log(v);

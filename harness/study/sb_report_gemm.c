@@ -82,10 +82,15 @@ void sb_rp_render_gemm(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         }
     }
     sb_rp_t_emit(o, &t);
-    sb_rp_plot_pairs(o, pl, 1, "gemm", "median GFLOP/s (log scale; p10-p90 bars)",
+    /* the figures are named after the row of the section's capability */
+    char fig[2][48];
+    const char *wl = sb_workload_flagged(SB_WL_SHAPES)->name;
+    snprintf(fig[0], sizeof fig[0], "%.32s", wl);
+    snprintf(fig[1], sizeof fig[1], "%.32s-int8", wl);
+    sb_rp_plot_pairs(o, pl, 1, fig[0], "median GFLOP/s (log scale; p10-p90 bars)",
                      "GEMM throughput, f32 and bf16 kernels", br[0].labels,
                      (const double *const *)br[0].v, br[0].n, bname, cname);
-    sb_rp_plot_pairs(o, pl, 1, "gemm-int8", "median GOP/s (log scale; p10-p90 bars)",
+    sb_rp_plot_pairs(o, pl, 1, fig[1], "median GOP/s (log scale; p10-p90 bars)",
                      "GEMM throughput, int8 kernels", br[1].labels, (const double *const *)br[1].v,
                      br[1].n, bname, cname);
     sb_rp_bars_free(&br[0]);

@@ -244,10 +244,15 @@ void sb_rp_render_infer(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         }
     }
     sb_rp_t_emit(o, &t);
-    sb_rp_plot_pairs(o, pl, 0, "infer", "median sequences/s",
+    /* the figures are named after the row of the section's capability */
+    char fig[2][48];
+    const char *wl = sb_workload_flagged(SB_WL_LATENCY)->name;
+    snprintf(fig[0], sizeof fig[0], "%.32s", wl);
+    snprintf(fig[1], sizeof fig[1], "%.32s-latency", wl);
+    sb_rp_plot_pairs(o, pl, 0, fig[0], "median sequences/s",
                      "Inference throughput per kernel and configuration", thr.labels,
                      (const double *const *)thr.v, thr.n, bname, cname);
-    sb_rp_plot_pairs(o, pl, 0, "infer-latency", "ms per question at batch 1: p50, bar up to p99",
+    sb_rp_plot_pairs(o, pl, 0, fig[1], "ms per question at batch 1: p50, bar up to p99",
                      "Inference latency per kernel", lat.labels, (const double *const *)lat.v,
                      lat.n, bname, cname);
     sb_rp_bars_free(&thr);

@@ -15,13 +15,14 @@ static int has_profile(const sb_pt *p)
 }
 
 /* the profiled point of a workload a side ran fastest (the lowest step or
- * batch time) */
-static const sb_pt *profiled(const sb_ptset *s, const char *workload, const char *timer)
+ * batch time: its row's profile metric) */
+static const sb_pt *profiled(const sb_ptset *s, const sb_workload *w)
 {
+    const char *timer = w->profile_metric;
     const sb_pt *best = NULL;
     for (int i = 0; i < s->n; i++) {
         const sb_pt *p = &s->p[i];
-        if (strcmp(p->workload, workload) || !sb_rp_ok(p) || !has_profile(p)) continue;
+        if (p->wl != w || !sb_rp_ok(p) || !has_profile(p)) continue;
         const sb_metric_val *t = sb_pt_metric(p, timer),
                             *bt = best ? sb_pt_metric(best, timer) : NULL;
         if (!best || (t && bt && sb_metric_better_of(t->value, bt->value, 1))) best = p;
@@ -37,10 +38,10 @@ static double prof_sum(const sb_pt *p)
     return s;
 }
 
-static void profile_table(const sb_headline_in *in, const sb_rsink *s, const char *workload,
-                          const char *timer, const char *per)
+static void profile_table(const sb_headline_in *in, const sb_rsink *s, const sb_workload *w)
 {
-    const sb_pt *b = profiled(in->bs, workload, timer), *c = profiled(in->cs, workload, timer);
+    const char *workload = w->name, *per = w->profile_per;
+    const sb_pt *b = profiled(in->bs, w), *c = profiled(in->cs, w);
     if (!b && !c) return;
     char title[160];
     snprintf(title, sizeof title, "Where the time goes (%s --profile)", workload);
@@ -124,6 +125,8 @@ static void profile_table(const sb_headline_in *in, const sb_rsink *s, const cha
 
 void sb_report_profiles(const sb_headline_in *in, const sb_rsink *s)
 {
-    profile_table(in, s, "train", "step_seconds", "step");
-    profile_table(in, s, "infer", "batch_seconds", "batch");
+    /* each workload whose worker profiles (its row's profile metric), in
+     * the table's order */
+    for (int i = 0; i < sb_workload_count(); i++)
+        if (sb_workload_at(i)->profile_metric) profile_table(in, s, sb_workload_at(i));
 }

@@ -98,8 +98,10 @@ void sb_rp_render_train(sb_rp_ctx *ctx, const sb_rp_pair *pv, int n)
         }
     }
     sb_rp_t_emit(o, &t);
-    sb_rp_plot_pairs(o, pl, 0, "train", "median tokens/s", "Training throughput per kernel",
-                     br.labels, (const double *const *)br.v, br.n, bname, cname);
+    /* the figure is named after the row of the section's capability */
+    sb_rp_plot_pairs(o, pl, 0, sb_workload_flagged(SB_WL_PROJECT)->name, "median tokens/s",
+                     "Training throughput per kernel", br.labels, (const double *const *)br.v, br.n,
+                     bname, cname);
     sb_rp_bars_free(&br);
     (void)headline;
 }
