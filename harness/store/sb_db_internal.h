@@ -27,9 +27,6 @@ int sb_db_bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars
  * as an integer (true: 1; anything else: 0). */
 const char *sb_db_jstr(json_t *o, const char *path1, const char *path2);
 json_int_t sb_db_jint(json_t *o, const char *path1, const char *path2);
-/* Steps a bound statement that returns no row, then resets it and clears
- * its bindings for the next use; a failed step is sb_db_fail naming what. */
-int sb_db_exec_bound(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what);
 /* Whether s is 1..max characters of [A-Za-z0-9_.:-]. */
 int sb_db_token(const char *s, size_t max);
 
@@ -39,23 +36,50 @@ int sb_db_fail(sb_err *e, sb_db *db, const char *what);
 /* Prepares sql on db's connection; on failure *st is NULL and the error is
  * sb_db_fail's, naming `what`. */
 int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **st, sb_err *e);
-/* A parameter of a read (sb_db_rows): an integer, or a text that is NULL
- * when s is (SQL NULL). */
+/* A parameter of a statement (sb_db_rows and its siblings): an integer; a
+ * text (NULL binds SQL NULL); a number; text from the machine, a worker or a
+ * user, bound repaired and cut to `max` characters (sb_db_bind_repaired:
+ * the statement fails "out of memory" when it cannot be); SQL NULL; a row
+ * id, NULL when it is 0. */
+enum { SB_DB_ARG_INT, SB_DB_ARG_TEXT, SB_DB_ARG_REAL, SB_DB_ARG_REPAIRED, SB_DB_ARG_NULL };
 typedef struct sb_db_arg {
-    int is_text;
-    int64_t i;
+    int kind;
+    int64_t i; /* an integer; REPAIRED: the most characters */
+    double d;
     const char *s;
 } sb_db_arg;
-#define SB_DB_INT(v) ((sb_db_arg){0, (int64_t)(v), NULL})
-#define SB_DB_TEXT(v) ((sb_db_arg){1, 0, (v)})
-/* What a read does with one row: SB_OK to go on, or an error it has set
- * in e (the read stops there). */
+#define SB_DB_INT(v) ((sb_db_arg){SB_DB_ARG_INT, (int64_t)(v), 0, NULL})
+#define SB_DB_TEXT(v) ((sb_db_arg){SB_DB_ARG_TEXT, 0, 0, (v)})
+#define SB_DB_REAL(v) ((sb_db_arg){SB_DB_ARG_REAL, 0, (v), NULL})
+#define SB_DB_REPAIRED(v, max) ((sb_db_arg){SB_DB_ARG_REPAIRED, (int64_t)(max), 0, (v)})
+#define SB_DB_NULL ((sb_db_arg){SB_DB_ARG_NULL, 0, 0, NULL})
+#define SB_DB_ID(v) ((v) ? SB_DB_INT(v) : SB_DB_NULL)
+#define SB_DB_NARGS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* What a read does with one row: SB_OK to go on, SB_DB_STOP to end the
+ * read there without an error, or an error it has set in e (the read
+ * stops there and returns it). */
+#define SB_DB_STOP (-1)
 typedef int (*sb_db_row_fn)(sqlite3_stmt *st, void *ctx, sb_err *e);
-/* The store's one read: prepares sql, binds args[0..nargs) to parameters
- * 1..nargs, hands each row to row(st, ctx, e) until the rows end or row
- * fails, and finalizes. A failed prepare or step is sb_db_fail naming
- * `what`; a row's error is returned as it is. */
+/* The store's one statement: prepares sql, binds args[0..nargs) to
+ * parameters 1..nargs, hands each row to row(st, ctx, e) until the rows end
+ * or row stops or fails, and finalizes. row NULL: a statement whose rows,
+ * if any, are not read (an INSERT, UPDATE or DELETE). A failed prepare or
+ * step is sb_db_fail naming `what`; a row's error is returned as it is. */
 int sb_db_rows(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+               sb_db_row_fn row, void *ctx, sb_err *e);
+/* The same for a statement that returns no row (INSERT, UPDATE, DELETE). */
+int sb_db_exec(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+               sb_err *e);
+/* The same for a single-row read: only the first row is handed to row (row
+ * NULL: none is read), and *found says whether there was one. */
+int sb_db_row(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+              sb_db_row_fn row, void *ctx, int *found, sb_err *e);
+/* The same on a statement prepared once (sb_db_prepare) for many uses, as
+ * in a loop over points: binds args (none when args is NULL: the caller
+ * has bound them), steps, hands over the rows, then resets the statement
+ * and clears its bindings for the next use; it never finalizes. A failed
+ * step is sb_db_fail naming `what`. */
+int sb_db_stmt(sb_db *db, sqlite3_stmt *st, const char *what, const sb_db_arg *args, int nargs,
                sb_db_row_fn row, void *ctx, sb_err *e);
 /* Rows of one column: the (last) row's integer into *(int64_t *)ctx, its
  * number into *(double *)ctx. */
