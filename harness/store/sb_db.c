@@ -129,6 +129,36 @@ int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **s
     return SB_OK;
 }
 
+/* Text from the machine or a worker: bound repaired and cut (sb_text). */
+static int bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars)
+{
+    if (!s) return sqlite3_bind_null(st, i), SB_OK;
+    char *r = sb_text_repair(s, strlen(s), max_chars, NULL);
+    if (!r) return SB_EFAIL;
+    sqlite3_bind_text(st, i, r, -1, free);
+    return SB_OK;
+}
+
+/* A value of a record as a parameter (SB_DB_JSON). */
+static void bind_json(sqlite3_stmt *st, int i, json_t *v)
+{
+    if (json_is_object(v) || json_is_array(v)) {
+        /* a nested document (export version 3) is stored as the text it was */
+        char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        if (s)
+            sqlite3_bind_text(st, i, s, -1, free);
+        else
+            sqlite3_bind_null(st, i);
+        return;
+    }
+    if (json_is_string(v))
+        sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+    else if (json_is_integer(v))
+        sqlite3_bind_int64(st, i, json_integer_value(v));
+    else
+        sqlite3_bind_null(st, i);
+}
+
 /* Binds args[0..nargs) to parameters 1..nargs; SB_EFAIL when a repaired
  * text cannot be made (out of memory). */
 static int bind_args(sqlite3_stmt *st, const sb_db_arg *args, int nargs, sb_err *e)
@@ -139,8 +169,14 @@ static int bind_args(sqlite3_stmt *st, const sb_db_arg *args, int nargs, sb_err 
         switch (a->kind) {
         case SB_DB_ARG_INT: sqlite3_bind_int64(st, i + 1, a->i); break;
         case SB_DB_ARG_REAL: sqlite3_bind_double(st, i + 1, a->d); break;
-        case SB_DB_ARG_TEXT: sb_db_bind_text(st, i + 1, a->s); break;
-        case SB_DB_ARG_REPAIRED: mem |= sb_db_bind_repaired(st, i + 1, a->s, (size_t)a->i); break;
+        case SB_DB_ARG_TEXT:
+            if (a->s)
+                sqlite3_bind_text(st, i + 1, a->s, -1, SQLITE_TRANSIENT);
+            else
+                sqlite3_bind_null(st, i + 1);
+            break;
+        case SB_DB_ARG_REPAIRED: mem |= bind_repaired(st, i + 1, a->s, (size_t)a->i); break;
+        case SB_DB_ARG_JSON: bind_json(st, i + 1, a->j); break;
         default: sqlite3_bind_null(st, i + 1); break;
         }
     }
@@ -679,25 +715,6 @@ void sb_db_now_iso(char out[32])
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* Binds helpers: a NULL string binds NULL. */
-void sb_db_bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-    if (s)
-        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-/* Text from the machine or a worker: bound repaired and cut (sb_text). */
-int sb_db_bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars)
-{
-    if (!s) return sqlite3_bind_null(st, i), SB_OK;
-    char *r = sb_text_repair(s, strlen(s), max_chars, NULL);
-    if (!r) return SB_EFAIL;
-    sqlite3_bind_text(st, i, r, -1, free);
-    return SB_OK;
 }
 
 const char *sb_db_jstr(json_t *o, const char *path1, const char *path2)

@@ -18,11 +18,6 @@
 sqlite3 *sb_db_handle(sb_db *db);
 const char *sb_db_path(sb_db *db);
 
-/* Bind helpers: a NULL string binds NULL; text from the machine or a
- * worker is bound repaired and cut to max_chars (sb_text; SB_EFAIL when
- * out of memory). */
-void sb_db_bind_text(sqlite3_stmt *st, int i, const char *s);
-int sb_db_bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars);
 /* o[path1] (or o[path1][path2]) as a string (NULL when it is not one), and
  * as an integer (true: 1; anything else: 0). */
 const char *sb_db_jstr(json_t *o, const char *path1, const char *path2);
@@ -38,22 +33,34 @@ int sb_db_fail(sb_err *e, sb_db *db, const char *what);
 int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **st, sb_err *e);
 /* A parameter of a statement (sb_db_rows and its siblings): an integer; a
  * text (NULL binds SQL NULL); a number; text from the machine, a worker or a
- * user, bound repaired and cut to `max` characters (sb_db_bind_repaired:
- * the statement fails "out of memory" when it cannot be); SQL NULL; a row
- * id, NULL when it is 0. */
-enum { SB_DB_ARG_INT, SB_DB_ARG_TEXT, SB_DB_ARG_REAL, SB_DB_ARG_REPAIRED, SB_DB_ARG_NULL };
+ * user, bound repaired and cut to `max` characters (sb_text_repair: the
+ * statement fails "out of memory" when it cannot be); SQL NULL; a row
+ * id, NULL when it is 0; a value of a record (an import): a string or an
+ * integer as it is, an object or array as its JSON text (NULL when out of
+ * memory), anything else NULL. */
+enum {
+    SB_DB_ARG_INT,
+    SB_DB_ARG_TEXT,
+    SB_DB_ARG_REAL,
+    SB_DB_ARG_REPAIRED,
+    SB_DB_ARG_NULL,
+    SB_DB_ARG_JSON
+};
 typedef struct sb_db_arg {
     int kind;
     int64_t i; /* an integer; REPAIRED: the most characters */
     double d;
     const char *s;
+    json_t *j;
 } sb_db_arg;
-#define SB_DB_INT(v) ((sb_db_arg){SB_DB_ARG_INT, (int64_t)(v), 0, NULL})
-#define SB_DB_TEXT(v) ((sb_db_arg){SB_DB_ARG_TEXT, 0, 0, (v)})
-#define SB_DB_REAL(v) ((sb_db_arg){SB_DB_ARG_REAL, 0, (v), NULL})
-#define SB_DB_REPAIRED(v, max) ((sb_db_arg){SB_DB_ARG_REPAIRED, (int64_t)(max), 0, (v)})
-#define SB_DB_NULL ((sb_db_arg){SB_DB_ARG_NULL, 0, 0, NULL})
+#define SB_DB_INT(v) ((sb_db_arg){.kind = SB_DB_ARG_INT, .i = (int64_t)(v)})
+#define SB_DB_TEXT(v) ((sb_db_arg){.kind = SB_DB_ARG_TEXT, .s = (v)})
+#define SB_DB_REAL(v) ((sb_db_arg){.kind = SB_DB_ARG_REAL, .d = (v)})
+#define SB_DB_REPAIRED(v, max) \
+    ((sb_db_arg){.kind = SB_DB_ARG_REPAIRED, .i = (int64_t)(max), .s = (v)})
+#define SB_DB_NULL ((sb_db_arg){.kind = SB_DB_ARG_NULL})
 #define SB_DB_ID(v) ((v) ? SB_DB_INT(v) : SB_DB_NULL)
+#define SB_DB_JSON(v) ((sb_db_arg){.kind = SB_DB_ARG_JSON, .j = (v)})
 #define SB_DB_NARGS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 /* What a read does with one row: SB_OK to go on, SB_DB_STOP to end the
  * read there without an error, or an error it has set in e (the read

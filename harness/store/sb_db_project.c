@@ -118,9 +118,9 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
                             "SELECT COALESCE(MAX(seq), -1) + 1 FROM point WHERE sweep_id = ?",
                             &seq_st, e)) ||
         (rc = sb_db_prepare(db, "prepare projection",
-                            "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
-                            " config, threads, ppn, nodes, status, reason, started, finished,"
-                            " machine_id, command)"
+                            "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype,"
+                            " shape, config, threads, ppn, nodes, status, reason, started,"
+                            " finished, machine_id, command)"
                             " VALUES (?1,?2,?3,?15,?4,?5,?6,?7,?8,?9,?10, 'projected', ?11,?12,"
                             "?13,?14, NULL)",
                             &ins_p, e)) ||

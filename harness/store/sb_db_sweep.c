@@ -60,7 +60,8 @@ int sb_db_sweep_reopen(sb_db *db, int64_t id, sb_err *e)
 {
     sb_db_arg a[] = {SB_DB_INT(id)};
     int rc = sb_db_exec(db, "sweep reopen",
-                        "UPDATE sweep SET status = 'running', finished = NULL WHERE id = ?", a, 1, e);
+                        "UPDATE sweep SET status = 'running', finished = NULL WHERE id = ?", a, 1,
+                        e);
     if (!rc && sqlite3_changes(sb_db_handle(db)) == 0)
         rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", sb_db_path(db), (long long)id);
     return rc;
