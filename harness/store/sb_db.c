@@ -289,14 +289,26 @@ char *sb_db_column_repaired(sqlite3_stmt *st, int i)
     return s ? sb_text_repair(s, (size_t)sqlite3_column_bytes(st, i), 0, NULL) : strdup("");
 }
 
+/* A probe of a connection that is no sb_db yet (opening, recognising a
+ * file): the first row of sql, its first two columns as integers into *c0
+ * and *c1 (where not NULL); 1 when a row was read. SQLite's message after
+ * it, when why is not NULL, into why. */
+static int probe(sqlite3 *h, const char *sql, int *c0, int *c1, char *why, size_t cap)
+{
+    sqlite3_stmt *st = NULL;
+    int row =
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
+    if (row && c0) *c0 = sqlite3_column_int(st, 0);
+    if (row && c1) *c1 = sqlite3_column_int(st, 1);
+    if (why) snprintf(why, cap, "%s", sqlite3_errmsg(h));
+    sqlite3_finalize(st);
+    return row;
+}
+
 static int user_version(sqlite3 *h)
 {
-    sqlite3_stmt *st;
     int v = -1;
-    if (sqlite3_prepare_v2(h, "PRAGMA main.user_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
+    probe(h, "PRAGMA main.user_version", &v, NULL, NULL, 0);
     return v;
 }
 
@@ -479,24 +491,18 @@ static int recognise(const char *path, int *kind, int *version, sb_err *e)
     }
     sqlite3 *h = NULL;
     int rc = open_uri(path, wal ? "mode=ro" : "mode=ro&immutable=1", &h);
-    sqlite3_stmt *q = NULL;
     int objects = -1, tables = -1, uv = -1;
+    char msg[512];
     if (rc == SQLITE_OK) {
         uv = user_version(h);
-        if (sqlite3_prepare_v2(h,
-                               "SELECT COUNT(*), COALESCE(SUM(type = 'table' AND name IN"
-                               " ('machine', 'sweep', 'point', 'sample', 'metric')), 0)"
-                               " FROM main.sqlite_schema",
-                               -1, &q, NULL) == SQLITE_OK &&
-            sqlite3_step(q) == SQLITE_ROW) {
-            objects = sqlite3_column_int(q, 0);
-            tables = sqlite3_column_int(q, 1);
-        }
+        probe(h,
+              "SELECT COUNT(*), COALESCE(SUM(type = 'table' AND name IN"
+              " ('machine', 'sweep', 'point', 'sample', 'metric')), 0)"
+              " FROM main.sqlite_schema",
+              &objects, &tables, msg, sizeof msg);
+    } else {
+        snprintf(msg, sizeof msg, "%s", h ? sqlite3_errmsg(h) : "out of memory");
     }
-    const char *why = h ? sqlite3_errmsg(h) : "out of memory";
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", why);
-    sqlite3_finalize(q);
     sqlite3_close_v2(h);
     if (uv < 0 || objects < 0) {
         if (wal)
@@ -590,13 +596,7 @@ int sb_db_open(const char *path, sb_db **db, sb_err *e)
  * where an unreadable -shm or a locked file shows. */
 static int readable(sqlite3 *h)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM main.sqlite_schema", -1, &st, NULL) !=
-        SQLITE_OK)
-        return 0;
-    int ok = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return ok;
+    return probe(h, "SELECT COUNT(*) FROM main.sqlite_schema", NULL, NULL, NULL, 0);
 }
 
 int sb_db_open_readonly(const char *path, sb_db **out, sb_err *e)
