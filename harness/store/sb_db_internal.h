@@ -1,11 +1,12 @@
 /* sb_db_internal: what the store's own modules (sb_db, sb_db_sweep,
  * sb_db_ingest, sb_db_project, sb_export, sb_import, sb_import_check,
- * sb_ptset, sb_query) share, and nothing above them may use: the SQLite connection
- * behind an sb_db, the one way a failed SQLite call becomes an sb_err, and
- * the prepare and column helpers built on it. Tests include it to set up and
- * inspect databases with raw SQL; commands, sweeps, plots and reports never
- * do: they call the named operations of sb_db.h, sb_query.h, sb_ptset.h and
- * sb_export.h. */
+ * sb_ptset, sb_query) share, and nothing above them may use: the SQLite
+ * connection behind an sb_db, the one way a failed SQLite call becomes an
+ * sb_err, the one statement helper (sb_db_rows and its siblings: every
+ * bind, step and read of the store goes through them) and the column
+ * helpers. Tests include it to set up and inspect databases with raw SQL;
+ * commands, sweeps, plots and reports never do: they call the named
+ * operations of sb_db.h, sb_query.h, sb_ptset.h and sb_export.h. */
 #ifndef SB_DB_INTERNAL_H
 #define SB_DB_INTERNAL_H
 #include <sqlite3.h>
