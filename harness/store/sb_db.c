@@ -269,6 +269,18 @@ void *sb_db_push(void **v, int *n, int *cap, size_t size, sb_err *e)
     return el;
 }
 
+int sb_db_list_give(sb_db_list *l, int rc, void *out, int *n)
+{
+    if (rc) {
+        free(l->v);
+        l->v = NULL;
+        l->n = 0;
+    }
+    memcpy(out, &l->v, sizeof l->v);
+    *n = l->n;
+    return rc;
+}
+
 char *sb_db_text_dup(sqlite3_stmt *st, int i, int *oom)
 {
     const char *s = (const char *)sqlite3_column_text(st, i);

@@ -93,6 +93,16 @@ int sb_db_stmt(sb_db *db, sqlite3_stmt *st, const char *what, const sb_db_arg *a
  * number into *(double *)ctx. */
 int sb_db_int64_row(sqlite3_stmt *st, void *ctx, sb_err *e);
 int sb_db_double_row(sqlite3_stmt *st, void *ctx, sb_err *e);
+/* A list a read fills (a row function's context, grown by sb_db_push):
+ * its elements, their count and the capacity. */
+typedef struct sb_db_list {
+    void *v;
+    int n, cap;
+} sb_db_list;
+/* Hands the list a read returning rc has filled to the caller's array
+ * *(T **)out and count *n, or frees it (NULL, 0) when rc is an error;
+ * returns rc. */
+int sb_db_list_give(sb_db_list *l, int rc, void *out, int *n);
 /* Room for one more element of size `size` at the end of the array *v of
  * *n (capacity *cap, 0 at first): the new element, zeroed and counted in
  * *n; NULL and SB_EFAIL "out of memory" in e when it cannot grow. */

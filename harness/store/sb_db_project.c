@@ -21,14 +21,9 @@ static double json_num_or0(json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : 0;
 }
 
-typedef struct train_list {
-    void *v;
-    int n, cap;
-} train_list;
-
 static int train_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 {
-    train_list *l = ctx;
+    sb_db_list *l = ctx;
     sb_train_obs *o = sb_db_push(&l->v, &l->n, &l->cap, sizeof *o, e);
     if (!o) return SB_EFAIL;
     o->point_id = sqlite3_column_int64(st, 0);
@@ -69,13 +64,10 @@ int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb
     /* the workload the scaling model projects (its row's flag, as the
      * projections it stores) */
     const sb_workload *pw = sb_workload_flagged(SB_WL_PROJECT);
-    train_list l = {0};
+    sb_db_list l = {0};
     sb_db_arg a[] = {SB_DB_INT(sweep_id), SB_DB_TEXT(pw ? pw->name : "")};
     int rc = sb_db_rows(db, "training points", sql, a, 2, train_row, &l, e);
-    if (rc) free(l.v);
-    *v = rc ? NULL : l.v;
-    *n = rc ? 0 : l.n;
-    return rc;
+    return sb_db_list_give(&l, rc, v, n);
 }
 
 int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out, sb_err *e)

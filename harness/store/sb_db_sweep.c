@@ -127,7 +127,24 @@ typedef struct holder_judge {
     size_t cap;
 } holder_judge;
 
-/* A claim of a sweep's row (holder_pid, host, start, since, group): refused
+/* The holder of j's sweep (holder_pid, host, start, since, group) judged
+ * by row; SB_EUSAGE "no sweep" when there is no such sweep. */
+static int judge_holder(sb_db *db, const char *what, holder_judge *j, sb_db_row_fn row,
+                        sb_err *e)
+{
+    int found;
+    sb_db_arg a[] = {SB_DB_INT(j->sweep_id)};
+    int rc = sb_db_row(db, what,
+                       "SELECT holder_pid, COALESCE(holder_host, ''),"
+                       " COALESCE(holder_start, ''), COALESCE(holder_since, ''),"
+                       " holder_group FROM sweep WHERE id = ?",
+                       a, 1, row, j, &found, e);
+    if (!rc && !found)
+        rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", sb_db_path(db), (long long)j->sweep_id);
+    return rc;
+}
+
+/* A claim of a sweep's holder row (judge_holder's columns): refused
  * while another holder, or its runs, may still be running it. */
 static int claim_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 {
@@ -167,20 +184,13 @@ static int claim_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 
 int sb_db_sweep_claim(sb_db *db, int64_t sweep_id, const sb_db_holder *me, sb_err *e)
 {
-    int own_tx = sqlite3_get_autocommit(sb_db_handle(db)), rc, found;
+    int own_tx = sqlite3_get_autocommit(sb_db_handle(db)), rc;
     if (own_tx) wait_for_runs(db, sweep_id, me);
     if (own_tx && (rc = sb_db_begin(db, e))) return rc;
     char since[32];
     sb_db_now_iso(since);
     holder_judge j = {me, sweep_id, NULL, 0};
-    sb_db_arg a[] = {SB_DB_INT(sweep_id)};
-    rc = sb_db_row(db, "sweep claim",
-                   "SELECT holder_pid, COALESCE(holder_host, ''),"
-                   " COALESCE(holder_start, ''), COALESCE(holder_since, ''),"
-                   " holder_group FROM sweep WHERE id = ?",
-                   a, 1, claim_row, &j, &found, e);
-    if (!rc && !found)
-        rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", sb_db_path(db), (long long)sweep_id);
+    rc = judge_holder(db, "sweep claim", &j, claim_row, e);
     sb_db_arg u[] = {SB_DB_INT(me->pid), SB_DB_TEXT(me->host), SB_DB_TEXT(me->token),
                      SB_DB_TEXT(since), SB_DB_INT(sweep_id)};
     if (!rc)
@@ -218,7 +228,7 @@ int sb_db_sweep_set_group(sb_db *db, int64_t sweep_id, const sb_db_holder *me, i
                       a, SB_DB_NARGS(a), e);
 }
 
-/* An unlock of a sweep's row (holder_pid, host, since, start, group):
+/* An unlock of a sweep's holder row (judge_holder's columns):
  * refused while a holder of this host, or its runs, is alive. */
 static int unlock_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 {
@@ -226,13 +236,13 @@ static int unlock_row(sqlite3_stmt *st, void *ctx, sb_err *e)
     const sb_db_holder *me = j->me;
     char qh[512], qw[160];
     sb_text_cell(qh, sizeof qh, (const char *)sqlite3_column_text(st, 1), 100, 0);
-    sb_text_cell(qw, sizeof qw, (const char *)sqlite3_column_text(st, 2), 32, 0);
+    sb_text_cell(qw, sizeof qw, (const char *)sqlite3_column_text(st, 3), 32, 0);
     long pid = (long)sqlite3_column_int64(st, 0);
     /* a live holder of this host is a sweep that still runs (and runs its
      * worker): unlocking would let a resume measure beside it */
     int here = sqlite3_column_type(st, 0) != SQLITE_NULL &&
         !strcmp((const char *)sqlite3_column_text(st, 1), me->host);
-    const char *tok = (const char *)sqlite3_column_text(st, 3);
+    const char *tok = (const char *)sqlite3_column_text(st, 2);
     if (here && me->alive(pid, tok))
         return sb_errf(e, SB_EUSAGE,
                        "sweep %lld is being run by process %ld on this host (%s) since %s, which"
@@ -256,17 +266,11 @@ int sb_db_sweep_unlock(sb_db *db, int64_t sweep_id, const sb_db_holder *me, char
 {
     if (was && cap) was[0] = '\0';
     wait_for_runs(db, sweep_id, me);
-    int rc = sb_db_begin(db, e), found;
+    int rc = sb_db_begin(db, e);
     if (rc) return rc;
     holder_judge j = {me, sweep_id, was, cap};
     sb_db_arg a[] = {SB_DB_INT(sweep_id)};
-    rc = sb_db_row(db, "sweep unlock",
-                   "SELECT holder_pid, COALESCE(holder_host, ''),"
-                   " COALESCE(holder_since, ''), COALESCE(holder_start, ''),"
-                   " holder_group FROM sweep WHERE id = ?",
-                   a, 1, unlock_row, &j, &found, e);
-    if (!rc && !found)
-        rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", sb_db_path(db), (long long)sweep_id);
+    rc = judge_holder(db, "sweep unlock", &j, unlock_row, e);
     if (!rc)
         rc = sb_db_exec(db, "sweep unlock",
                         "UPDATE sweep SET holder_pid = NULL, holder_host = NULL,"

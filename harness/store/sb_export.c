@@ -270,19 +270,25 @@ static void point_reads_finalize(point_reads *r)
     sqlite3_finalize(r->paired);
 }
 
+/* Why a sample (a "paired " one) of point pid could not be exported: out
+ * of memory, or not a finite number, which a database another program
+ * wrote may hold: bad input, as an import of it would be. */
+static int sample_failed(double v, int64_t pid, const char *kind, sb_err *e)
+{
+    if (isfinite(v)) return sb_errf(e, SB_EFAIL, "out of memory");
+    return sb_errf(e, SB_EUSAGE,
+                   "point %lld: a %ssample of %g s is not a finite number of seconds: it cannot"
+                   " be exported",
+                   (long long)pid, kind, v);
+}
+
 static int sample_row(sqlite3_stmt *ss, void *ctx, sb_err *e)
 {
     export_to *to = ctx;
     double v = sqlite3_column_double(ss, 0);
     json_t *x = isfinite(v) ? json_real(v) : NULL;
     if (x && !json_array_append_new(to->arr, x)) return SB_OK;
-    /* a database another program wrote: bad input, as an import of it
-     * would be */
-    return isfinite(v) ? sb_errf(e, SB_EFAIL, "out of memory")
-                       : sb_errf(e, SB_EUSAGE,
-                                 "point %lld: a sample of %g s is not a finite number of"
-                                 " seconds: it cannot be exported",
-                                 (long long)to->pid, v);
+    return sample_failed(v, to->pid, "", e);
 }
 
 static int metric_row(sqlite3_stmt *sm, void *ctx, sb_err *e)
@@ -327,11 +333,7 @@ static int paired_row(sqlite3_stmt *spp, void *ctx, sb_err *e)
         !json_array_append_new(json_object_get(to->arr, "pair"),
                                json_integer(sqlite3_column_int64(spp, 2))))
         return SB_OK;
-    return isfinite(v) ? sb_errf(e, SB_EFAIL, "out of memory")
-                       : sb_errf(e, SB_EUSAGE,
-                                 "point %lld: a paired sample of %g s is not a finite"
-                                 " number of seconds: it cannot be exported",
-                                 (long long)to->pid, v);
+    return sample_failed(v, to->pid, "paired ", e);
 }
 
 /* A paired point: its two binaries and every sample of both, tagged. */

@@ -484,6 +484,15 @@ int sb_point_resolve(sb_db *db, const char *spec, int64_t *point_id, sb_err *e)
     return sb_errf(e, SB_EUSAGE, "no point '%.64s' in the database (see sprbench db points)", spec);
 }
 
+/* sel's label from the row sql finds for id (none: the label stays). */
+static int label_read(sb_db *db, const char *sql, int64_t id, sb_db_row_fn row, sb_selection *sel,
+                      sb_err *e)
+{
+    int found;
+    sb_db_arg a[] = {SB_DB_INT(id)};
+    return sb_db_row(db, "selection", sql, a, 1, row, sel, &found, e);
+}
+
 static int label_sweep_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 {
     (void)e;
@@ -506,15 +515,13 @@ static int label_sweep_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 /* sel's label: "sweep ID LABEL on HOST" or "HOST (FINGERPRINT)". */
 static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
 {
-    int found;
-    sb_db_arg a[] = {SB_DB_INT(sel->sweep_id)};
-    return sb_db_row(db, "selection",
-                     "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
-                     " COALESCE(m.hostname, ''),"
-                     " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME("m") " END"
-                     " FROM sweep s"
-                     " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
-                     a, 1, label_sweep_row, sel, &found, e);
+    return label_read(db,
+                      "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
+                      " COALESCE(m.hostname, ''),"
+                      " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME("m") " END"
+                      " FROM sweep s"
+                      " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
+                      sel->sweep_id, label_sweep_row, sel, e);
 }
 
 static int label_machine_row(sqlite3_stmt *st, void *ctx, sb_err *e)
@@ -533,12 +540,10 @@ static int label_machine_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 
 static int label_machine(sb_db *db, sb_selection *sel, sb_err *e)
 {
-    int found;
-    sb_db_arg a[] = {SB_DB_INT(sel->machine_id)};
-    return sb_db_row(db, "selection",
-                     "SELECT COALESCE(hostname, ''), fingerprint,"
-                     " " SB_DB_MACHINE_NAME("machine") " FROM machine WHERE id = ?",
-                     a, 1, label_machine_row, sel, &found, e);
+    return label_read(db,
+                      "SELECT COALESCE(hostname, ''), fingerprint,"
+                      " " SB_DB_MACHINE_NAME("machine") " FROM machine WHERE id = ?",
+                      sel->machine_id, label_machine_row, sel, e);
 }
 
 /* A machine as a selector can name it beyond its fingerprint. */
@@ -548,15 +553,9 @@ typedef struct mrow {
     int amx; /* 1 AMX the OS granted, 0 none, -1 not recorded */
 } mrow;
 
-/* The machines being read (machines_all). */
-typedef struct mrows {
-    void *v;
-    int n, cap;
-} mrows;
-
 static int mrow_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 {
-    mrows *l = ctx;
+    sb_db_list *l = ctx;
     mrow *m = sb_db_push(&l->v, &l->n, &l->cap, sizeof *m, e);
     if (!m) return SB_EFAIL;
     m->id = sqlite3_column_int64(st, 0);
@@ -570,16 +569,13 @@ static int mrow_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 
 static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
 {
-    mrows l = {0};
+    sb_db_list l = {0};
     int rc = sb_db_rows(db, "lookup",
                         "SELECT id, fingerprint, COALESCE(hostname, ''), COALESCE(cpu_model, ''),"
                         " " SB_DB_UARCH("machine") ", COALESCE(amx_os_permitted, -1)"
                         " FROM machine ORDER BY id",
                         NULL, 0, mrow_row, &l, e);
-    if (rc) free(l.v);
-    *v = rc ? NULL : l.v;
-    *n = rc ? 0 : l.n;
-    return rc;
+    return sb_db_list_give(&l, rc, v, n);
 }
 
 /* A microarchitecture as people write it: "zen4", "emerald-rapids",
