@@ -215,6 +215,14 @@ int sb_db_exec(sb_db *db, const char *what, const char *sql, const sb_db_arg *ar
     return sb_db_rows(db, what, sql, args, nargs, NULL, NULL, e);
 }
 
+int sb_db_insert(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+                 int64_t *id, sb_err *e)
+{
+    int rc = sb_db_exec(db, what, sql, args, nargs, e);
+    if (!rc) *id = sqlite3_last_insert_rowid(db->h);
+    return rc;
+}
+
 /* A single-row read's row function and what it stands in for. */
 typedef struct first_row {
     sb_db_row_fn row;

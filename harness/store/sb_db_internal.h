@@ -78,6 +78,9 @@ int sb_db_rows(sb_db *db, const char *what, const char *sql, const sb_db_arg *ar
 /* The same for a statement that returns no row (INSERT, UPDATE, DELETE). */
 int sb_db_exec(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
                sb_err *e);
+/* The same for an INSERT: *id is the new row's id. */
+int sb_db_insert(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+                 int64_t *id, sb_err *e);
 /* The same for a single-row read: only the first row is handed to row (row
  * NULL: none is read), and *found says whether there was one. */
 int sb_db_row(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,

@@ -34,13 +34,10 @@ int sb_db_sweep_create(sb_db *db, const char *label, const char *workload, const
     sb_db_arg a[] = {SB_DB_TEXT(uuid),  SB_DB_TEXT(label),         SB_DB_TEXT(workload),
                      SB_DB_TEXT(plan),  SB_DB_ID(machine_id),      SB_DB_TEXT(now),
                      SB_DB_REPAIRED(version, SB_DB_MAX_NAME)};
-    if ((rc = sb_db_exec(db, "sweep insert",
-                         "INSERT INTO sweep (uuid, label, workload, plan, machine_id, started,"
-                         " tool_version, status) VALUES (?,?,?,?,?,?,?, 'running')",
-                         a, SB_DB_NARGS(a), e)))
-        return rc;
-    *id = sqlite3_last_insert_rowid(sb_db_handle(db));
-    return SB_OK;
+    return sb_db_insert(db, "sweep insert",
+                        "INSERT INTO sweep (uuid, label, workload, plan, machine_id, started,"
+                        " tool_version, status) VALUES (?,?,?,?,?,?,?, 'running')",
+                        a, SB_DB_NARGS(a), id, e);
 }
 
 int sb_db_sweep_finish(sb_db *db, int64_t id, const char *status, sb_err *e)
@@ -313,14 +310,11 @@ int sb_db_point_add(sb_db *db, int64_t sweep_id, const sb_point_desc *p, int64_t
                      SB_DB_TEXT(p->shape),  SB_DB_TEXT(p->config), SB_DB_INT(p->threads),
                      SB_DB_INT(p->ppn),     SB_DB_INT(p->nodes),
                      SB_DB_REPAIRED(p->command, SB_DB_MAX_TEXT), SB_DB_ID(machine_id)};
-    if ((rc = sb_db_exec(db, "point insert",
-                         "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
-                         " config, threads, ppn, nodes, status, command, machine_id)"
-                         " VALUES (?,?,?,?,?,?,?,?,?,?,?, 'pending', ?, ?)",
-                         a, SB_DB_NARGS(a), e)))
-        return rc;
-    *id = sqlite3_last_insert_rowid(sb_db_handle(db));
-    return SB_OK;
+    return sb_db_insert(db, "point insert",
+                        "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
+                        " config, threads, ppn, nodes, status, command, machine_id)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?,?, 'pending', ?, ?)",
+                        a, SB_DB_NARGS(a), id, e);
 }
 
 int sb_db_point_set_command(sb_db *db, int64_t id, const char *command, sb_err *e)

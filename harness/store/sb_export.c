@@ -171,11 +171,18 @@ typedef struct export_to {
     json_t *p;   /* and its object */
 } export_to;
 
-/* The rows sql finds for sweep_id (parameter 1; 0: all), each handed to
- * row: a failed prepare is named "prepare", a failed read `what`. */
-static int export_rows(sb_db *db, const char *sql, const char *what, int64_t sweep_id,
+/* The rows of "HEAD cols TAIL" (each column named with prefix) for
+ * sweep_id (parameter 1; 0: all), each handed to row: a failed prepare is
+ * named "prepare", a failed read `what`. */
+static int export_rows(sb_db *db, const char *head, const char *prefix, const column *cols,
+                       int ncols, const char *tail, const char *what, int64_t sweep_id,
                        sb_db_row_fn row, export_to *to, sb_err *e)
 {
+    char sql[2048];
+    snprintf(sql, sizeof sql, "%s", head);
+    sb_export_append_cols(sql, sizeof sql, prefix, cols, ncols);
+    size_t len = strlen(sql);
+    snprintf(sql + len, sizeof sql - len, "%s", tail);
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, "prepare", sql, &st, e);
     if (rc) return rc;
@@ -195,14 +202,12 @@ static int machine_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 /* machines: those the selected sweeps or points refer to (all when whole) */
 static int export_machines(sb_db *db, int64_t sweep_id, json_t *machines, long *fixed, sb_err *e)
 {
-    char sql[2048];
     export_to to = {.arr = machines, .fixed = fixed};
-    strcpy(sql, "SELECT ");
-    sb_export_append_cols(sql, sizeof sql, "", sb_export_machine_cols, sb_export_machine_ncols);
-    strcat(sql,
-           " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
-           " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
-    return export_rows(db, sql, "reading machines", sweep_id, machine_row, &to, e);
+    return export_rows(db, "SELECT ", "", sb_export_machine_cols, sb_export_machine_ncols,
+                       " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep"
+                       " WHERE id = ?1 UNION SELECT machine_id FROM point WHERE sweep_id = ?1)"
+                       " ORDER BY id",
+                       "reading machines", sweep_id, machine_row, &to, e);
 }
 
 static int sweep_row(sqlite3_stmt *st, void *ctx, sb_err *e)
@@ -218,14 +223,11 @@ static int sweep_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 
 static int export_sweeps(sb_db *db, int64_t sweep_id, json_t *sweeps, long *fixed, sb_err *e)
 {
-    char sql[2048];
     export_to to = {.arr = sweeps, .fixed = fixed};
-    strcpy(sql, "SELECT ");
-    sb_export_append_cols(sql, sizeof sql, "s.", sb_export_sweep_cols, sb_export_sweep_ncols);
-    strcat(sql,
-           ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
-           " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
-    return export_rows(db, sql, "reading sweeps", sweep_id, sweep_row, &to, e);
+    return export_rows(db, "SELECT ", "s.", sb_export_sweep_cols, sb_export_sweep_ncols,
+                       ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
+                       " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id",
+                       "reading sweeps", sweep_id, sweep_row, &to, e);
 }
 
 /* What a point carries besides its columns, each read by point id. */
@@ -397,19 +399,18 @@ static int point_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 
 static int export_points(sb_db *db, int64_t sweep_id, json_t *points, long *fixed, sb_err *e)
 {
-    char sql[2048];
     point_reads r = {0};
     export_to to = {db, &r, points, fixed, 0, NULL};
+    int rc = point_reads_prepare(db, &r, e);
     /* LEFT JOIN: a point whose sweep is gone is named in an error, never
      * left out of the export without a word */
-    strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
-    sb_export_append_cols(sql, sizeof sql, "p.", sb_export_point_cols, sb_export_point_ncols);
-    strcat(sql,
-           " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
-           " LEFT JOIN machine m ON m.id = p.machine_id"
-           " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
-    int rc = point_reads_prepare(db, &r, e);
-    if (!rc) rc = export_rows(db, sql, "reading points", sweep_id, point_row, &to, e);
+    if (!rc)
+        rc = export_rows(db, "SELECT p.id, s.uuid, m.fingerprint, ", "p.", sb_export_point_cols,
+                         sb_export_point_ncols,
+                         " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+                         " LEFT JOIN machine m ON m.id = p.machine_id"
+                         " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id",
+                         "reading points", sweep_id, point_row, &to, e);
     point_reads_finalize(&r);
     return rc;
 }
