@@ -968,6 +968,110 @@ static void test_rows(void)
     sb_db_close(db);
 }
 
+/* The store's statement helpers: parameters of every kind bound (a row id 0
+ * as NULL, a machine's text repaired and cut, a record's value as it is or as its
+ * JSON text), a single-row read and whether it found one, a read stopped
+ * early, and a statement prepared once, reset for every use. */
+typedef struct row_text {
+    char s[64];
+    int n;
+} row_text;
+
+static int text_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    row_text *r = ctx;
+    const char *s = (const char *)sqlite3_column_text(st, 0);
+    snprintf(r->s, sizeof r->s, "%s", s ? s : "(null)");
+    return ++r->n == 2 ? SB_DB_STOP : SB_OK;
+}
+
+static void test_statements(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/statements.db", g_dir);
+    sb_db *db;
+    sb_err e = {0};
+    CHECK(sb_db_open(path, &db, &e) == SB_OK);
+    CHECK(sqlite3_exec(sb_db_handle(db), "CREATE TABLE t (k INTEGER, v)", NULL, NULL, NULL) ==
+          SQLITE_OK);
+    json_t *obj = json_pack("{s:i}", "a", 1), *str = json_string("s"), *num = json_integer(7),
+           *no = json_true();
+    sb_db_arg a[] = {SB_DB_INT(1), SB_DB_REAL(2.5), SB_DB_INT(2), SB_DB_TEXT("x"),
+                     SB_DB_INT(3), SB_DB_TEXT(NULL), SB_DB_INT(4), SB_DB_NULL,
+                     SB_DB_INT(5), SB_DB_ID(0), SB_DB_INT(6), SB_DB_ID(42),
+                     SB_DB_INT(7), SB_DB_REPAIRED("ab\xff" "cdef", 4),
+                     SB_DB_INT(8), SB_DB_JSON(obj), SB_DB_INT(9), SB_DB_JSON(str),
+                     SB_DB_INT(10), SB_DB_JSON(num), SB_DB_INT(11), SB_DB_JSON(no)};
+    CHECK_EQ_INT(sb_db_exec(db, "insert",
+                            "INSERT INTO t VALUES (?,?), (?,?), (?,?), (?,?), (?,?), (?,?), (?,?),"
+                            " (?,?), (?,?), (?,?), (?,?)",
+                            a, SB_DB_NARGS(a), &e),
+                 SB_OK);
+    json_decref(obj);
+    json_decref(str);
+    json_decref(num);
+    json_decref(no);
+    static const char *want[] = {"2.5", "x", "(null)", "(null)", "(null)", "42",
+                                 "ab\xef\xbf\xbd\xe2\x80\xa6", "{\"a\":1}", "s", "7", "(null)"};
+    for (int k = 1; k <= 11; k++) {
+        row_text r = {0};
+        int found = 0;
+        sb_db_arg q[] = {SB_DB_INT(k)};
+        CHECK_EQ_INT(sb_db_row(db, "read", "SELECT v FROM t WHERE k = ?", q, 1, text_row, &r,
+                               &found, &e),
+                     SB_OK);
+        CHECKF(found && r.n == 1 && !strcmp(r.s, want[k - 1]), "statements: row %d: '%s'", k,
+               r.s);
+    }
+    /* a single-row read finds nothing, or hands over the first row only */
+    row_text r = {0};
+    int found = 1;
+    sb_db_arg none[] = {SB_DB_INT(99)};
+    CHECK_EQ_INT(sb_db_row(db, "read", "SELECT v FROM t WHERE k = ?", none, 1, text_row, &r,
+                           &found, &e),
+                 SB_OK);
+    CHECK(!found && r.n == 0);
+    CHECK_EQ_INT(sb_db_row(db, "read", "SELECT k FROM t ORDER BY k", NULL, 0, text_row, &r, &found,
+                           &e),
+                 SB_OK);
+    CHECK(found && r.n == 1 && !strcmp(r.s, "1"));
+    /* SB_DB_STOP ends a read without an error */
+    r = (row_text){0};
+    CHECK_EQ_INT(sb_db_rows(db, "read", "SELECT k FROM t ORDER BY k", NULL, 0, text_row, &r, &e),
+                 SB_OK);
+    CHECK(r.n == 2 && !strcmp(r.s, "2"));
+    /* a statement prepared once: bound and reset for every use, its
+     * failure named; never finalized by the helper */
+    sqlite3_stmt *st;
+    CHECK_EQ_INT(sb_db_prepare(db, "prepare", "SELECT v FROM t WHERE k = ?", &st, &e), SB_OK);
+    for (int k = 2; k <= 3; k++) {
+        r = (row_text){0};
+        sb_db_arg q[] = {SB_DB_INT(k)};
+        CHECK_EQ_INT(sb_db_stmt(db, st, "reading", q, 1, text_row, &r, &e), SB_OK);
+        CHECK(r.n == 1 && !strcmp(r.s, want[k - 1]));
+    }
+    sqlite3_finalize(st);
+    CHECK_EQ_INT(sb_db_prepare(db, "prepare", "INSERT INTO t VALUES (?, ?)", &st, &e), SB_OK);
+    CHECK(sqlite3_exec(sb_db_handle(db), "CREATE UNIQUE INDEX t_k ON t(k)", NULL, NULL, NULL) ==
+          SQLITE_OK);
+    sb_db_arg dup[] = {SB_DB_INT(1), SB_DB_NULL};
+    CHECK_EQ_INT(sb_db_stmt(db, st, "row insert", dup, 2, NULL, NULL, &e), SB_EFAIL);
+    CHECKF(strstr(e.msg, path) && strstr(e.msg, ": row insert: "), "statements: %s", e.msg);
+    sb_db_arg fresh[] = {SB_DB_INT(12), SB_DB_TEXT("y")};
+    CHECK_EQ_INT(sb_db_stmt(db, st, "row insert", fresh, 2, NULL, NULL, &e), SB_OK);
+    sqlite3_finalize(st);
+    int64_t n = 0;
+    CHECK_EQ_INT(sb_db_rows(db, "count", "SELECT COUNT(*) FROM t", NULL, 0, sb_db_int64_row, &n,
+                            &e),
+                 SB_OK);
+    CHECK(n == 12);
+    /* a failed write names the statement */
+    CHECK_EQ_INT(sb_db_exec(db, "no table", "DELETE FROM no_such_table", NULL, 0, &e), SB_EFAIL);
+    CHECKF(strstr(e.msg, ": no table: "), "statements: %s", e.msg);
+    sb_db_close(db);
+}
+
 static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
     (void)sb;
@@ -1149,6 +1253,7 @@ int main(void)
     test_readonly();
     test_claim();
     test_rows();
+    test_statements();
     chmod(g_dir, 0700);
     if (!getenv("SB_KEEP"))
         CHECK(nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);

@@ -129,26 +129,121 @@ int sb_db_prepare(sb_db *db, const char *what, const char *sql, sqlite3_stmt **s
     return SB_OK;
 }
 
+/* Text from the machine or a worker: bound repaired and cut (sb_text). */
+static int bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars)
+{
+    if (!s) return sqlite3_bind_null(st, i), SB_OK;
+    char *r = sb_text_repair(s, strlen(s), max_chars, NULL);
+    if (!r) return SB_EFAIL;
+    sqlite3_bind_text(st, i, r, -1, free);
+    return SB_OK;
+}
+
+/* A value of a record as a parameter (SB_DB_JSON). */
+static void bind_json(sqlite3_stmt *st, int i, json_t *v)
+{
+    if (json_is_object(v) || json_is_array(v)) {
+        /* a nested document (export version 3) is stored as the text it was */
+        char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        if (s)
+            sqlite3_bind_text(st, i, s, -1, free);
+        else
+            sqlite3_bind_null(st, i);
+        return;
+    }
+    if (json_is_string(v))
+        sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+    else if (json_is_integer(v))
+        sqlite3_bind_int64(st, i, json_integer_value(v));
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* Binds args[0..nargs) to parameters 1..nargs; SB_EFAIL when a repaired
+ * text cannot be made (out of memory). */
+static int bind_args(sqlite3_stmt *st, const sb_db_arg *args, int nargs, sb_err *e)
+{
+    int mem = 0;
+    for (int i = 0; i < nargs; i++) {
+        const sb_db_arg *a = &args[i];
+        switch (a->kind) {
+        case SB_DB_ARG_INT: sqlite3_bind_int64(st, i + 1, a->i); break;
+        case SB_DB_ARG_REAL: sqlite3_bind_double(st, i + 1, a->d); break;
+        case SB_DB_ARG_TEXT:
+            if (a->s)
+                sqlite3_bind_text(st, i + 1, a->s, -1, SQLITE_TRANSIENT);
+            else
+                sqlite3_bind_null(st, i + 1);
+            break;
+        case SB_DB_ARG_REPAIRED: mem |= bind_repaired(st, i + 1, a->s, (size_t)a->i); break;
+        case SB_DB_ARG_JSON: bind_json(st, i + 1, a->j); break;
+        default: sqlite3_bind_null(st, i + 1); break;
+        }
+    }
+    return mem ? sb_errf(e, SB_EFAIL, "out of memory") : SB_OK;
+}
+
+int sb_db_stmt(sb_db *db, sqlite3_stmt *st, const char *what, const sb_db_arg *args, int nargs,
+               sb_db_row_fn row, void *ctx, sb_err *e)
+{
+    int rc = args ? bind_args(st, args, nargs, e) : SB_OK, step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+        if (row && (rc = row(st, ctx, e))) break;
+    if (rc == SB_DB_STOP)
+        rc = SB_OK;
+    else if (!rc && step != SQLITE_DONE)
+        rc = sb_db_fail(e, db, what);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc;
+}
+
 int sb_db_rows(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
                sb_db_row_fn row, void *ctx, sb_err *e)
 {
     sqlite3_stmt *st;
     int rc = sb_db_prepare(db, what, sql, &st, e);
     if (rc) return rc;
-    for (int i = 0; i < nargs; i++) {
-        if (!args[i].is_text)
-            sqlite3_bind_int64(st, i + 1, args[i].i);
-        else if (args[i].s)
-            sqlite3_bind_text(st, i + 1, args[i].s, -1, SQLITE_TRANSIENT);
-        else
-            sqlite3_bind_null(st, i + 1);
-    }
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        if ((rc = row(st, ctx, e))) break;
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, what);
+    rc = sb_db_stmt(db, st, what, args, nargs, row, ctx, e);
     sqlite3_finalize(st);
     return rc;
+}
+
+int sb_db_exec(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+               sb_err *e)
+{
+    return sb_db_rows(db, what, sql, args, nargs, NULL, NULL, e);
+}
+
+int sb_db_insert(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+                 int64_t *id, sb_err *e)
+{
+    int rc = sb_db_exec(db, what, sql, args, nargs, e);
+    if (!rc) *id = sqlite3_last_insert_rowid(db->h);
+    return rc;
+}
+
+/* A single-row read's row function and what it stands in for. */
+typedef struct first_row {
+    sb_db_row_fn row;
+    void *ctx;
+    int *found;
+} first_row;
+
+static int take_first(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    first_row *f = ctx;
+    *f->found = 1;
+    int rc = f->row ? f->row(st, f->ctx, e) : SB_OK;
+    return rc ? rc : SB_DB_STOP;
+}
+
+int sb_db_row(sb_db *db, const char *what, const char *sql, const sb_db_arg *args, int nargs,
+              sb_db_row_fn row, void *ctx, int *found, sb_err *e)
+{
+    first_row f = {row, ctx, found};
+    *found = 0;
+    return sb_db_rows(db, what, sql, args, nargs, take_first, &f, e);
 }
 
 int sb_db_int64_row(sqlite3_stmt *st, void *ctx, sb_err *e)
@@ -182,6 +277,18 @@ void *sb_db_push(void **v, int *n, int *cap, size_t size, sb_err *e)
     return el;
 }
 
+int sb_db_list_give(sb_db_list *l, int rc, void *out, int *n)
+{
+    if (rc) {
+        free(l->v);
+        l->v = NULL;
+        l->n = 0;
+    }
+    memcpy(out, &l->v, sizeof l->v);
+    *n = l->n;
+    return rc;
+}
+
 char *sb_db_text_dup(sqlite3_stmt *st, int i, int *oom)
 {
     const char *s = (const char *)sqlite3_column_text(st, i);
@@ -202,14 +309,26 @@ char *sb_db_column_repaired(sqlite3_stmt *st, int i)
     return s ? sb_text_repair(s, (size_t)sqlite3_column_bytes(st, i), 0, NULL) : strdup("");
 }
 
+/* A probe of a connection that is no sb_db yet (opening, recognising a
+ * file): the first row of sql, its first two columns as integers into *c0
+ * and *c1 (where not NULL); 1 when a row was read. SQLite's message after
+ * it, when why is not NULL, into why. */
+static int probe(sqlite3 *h, const char *sql, int *c0, int *c1, char *why, size_t cap)
+{
+    sqlite3_stmt *st = NULL;
+    int row =
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
+    if (row && c0) *c0 = sqlite3_column_int(st, 0);
+    if (row && c1) *c1 = sqlite3_column_int(st, 1);
+    if (why) snprintf(why, cap, "%s", sqlite3_errmsg(h));
+    sqlite3_finalize(st);
+    return row;
+}
+
 static int user_version(sqlite3 *h)
 {
-    sqlite3_stmt *st;
     int v = -1;
-    if (sqlite3_prepare_v2(h, "PRAGMA main.user_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
+    probe(h, "PRAGMA main.user_version", &v, NULL, NULL, 0);
     return v;
 }
 
@@ -392,24 +511,18 @@ static int recognise(const char *path, int *kind, int *version, sb_err *e)
     }
     sqlite3 *h = NULL;
     int rc = open_uri(path, wal ? "mode=ro" : "mode=ro&immutable=1", &h);
-    sqlite3_stmt *q = NULL;
     int objects = -1, tables = -1, uv = -1;
+    char msg[512];
     if (rc == SQLITE_OK) {
         uv = user_version(h);
-        if (sqlite3_prepare_v2(h,
-                               "SELECT COUNT(*), COALESCE(SUM(type = 'table' AND name IN"
-                               " ('machine', 'sweep', 'point', 'sample', 'metric')), 0)"
-                               " FROM main.sqlite_schema",
-                               -1, &q, NULL) == SQLITE_OK &&
-            sqlite3_step(q) == SQLITE_ROW) {
-            objects = sqlite3_column_int(q, 0);
-            tables = sqlite3_column_int(q, 1);
-        }
+        probe(h,
+              "SELECT COUNT(*), COALESCE(SUM(type = 'table' AND name IN"
+              " ('machine', 'sweep', 'point', 'sample', 'metric')), 0)"
+              " FROM main.sqlite_schema",
+              &objects, &tables, msg, sizeof msg);
+    } else {
+        snprintf(msg, sizeof msg, "%s", h ? sqlite3_errmsg(h) : "out of memory");
     }
-    const char *why = h ? sqlite3_errmsg(h) : "out of memory";
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", why);
-    sqlite3_finalize(q);
     sqlite3_close_v2(h);
     if (uv < 0 || objects < 0) {
         if (wal)
@@ -503,13 +616,7 @@ int sb_db_open(const char *path, sb_db **db, sb_err *e)
  * where an unreadable -shm or a locked file shows. */
 static int readable(sqlite3 *h)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM main.sqlite_schema", -1, &st, NULL) !=
-        SQLITE_OK)
-        return 0;
-    int ok = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return ok;
+    return probe(h, "SELECT COUNT(*) FROM main.sqlite_schema", NULL, NULL, NULL, 0);
 }
 
 int sb_db_open_readonly(const char *path, sb_db **out, sb_err *e)
@@ -630,25 +737,6 @@ void sb_db_now_iso(char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Binds helpers: a NULL string binds NULL. */
-void sb_db_bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-    if (s)
-        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-/* Text from the machine or a worker: bound repaired and cut (sb_text). */
-int sb_db_bind_repaired(sqlite3_stmt *st, int i, const char *s, size_t max_chars)
-{
-    if (!s) return sqlite3_bind_null(st, i), SB_OK;
-    char *r = sb_text_repair(s, strlen(s), max_chars, NULL);
-    if (!r) return SB_EFAIL;
-    sqlite3_bind_text(st, i, r, -1, free);
-    return SB_OK;
-}
-
 const char *sb_db_jstr(json_t *o, const char *path1, const char *path2)
 {
     json_t *v = json_object_get(o, path1);
@@ -661,14 +749,6 @@ json_int_t sb_db_jint(json_t *o, const char *path1, const char *path2)
     json_t *v = json_object_get(o, path1);
     if (path2) v = json_object_get(v, path2);
     return json_is_integer(v) ? json_integer_value(v) : (json_is_true(v) ? 1 : 0);
-}
-
-int sb_db_exec_bound(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, what);
 }
 
 /* ---- what the store accepts ---- */
@@ -792,15 +872,10 @@ int sb_db_check_sweep_text(const char *label, const char *plan, sb_err *e)
 
 int sb_db_machine_by_fingerprint(sb_db *db, const char *fingerprint, int64_t *id, sb_err *e)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, "SELECT id FROM machine WHERE fingerprint = ?", -1, &st, NULL) !=
-        SQLITE_OK)
-        return sb_db_fail(e, db, "machine lookup");
-    sb_db_bind_text(st, 1, fingerprint);
-    int rc = sqlite3_step(st);
-    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "machine lookup");
+    sb_db_arg a[] = {SB_DB_TEXT(fingerprint)};
+    *id = 0;
+    return sb_db_rows(db, "machine lookup", "SELECT id FROM machine WHERE fingerprint = ?", a, 1,
+                      sb_db_int64_row, id, e);
 }
 
 /* A known machine keeps its row as first seen, but for its name where the
@@ -819,16 +894,9 @@ static int machine_rename(sb_db *db, int64_t id, json_t *info, sb_err *e)
         " COALESCE(json_extract(info_json, '$.cpu.microarch_source'), '')))"
         " AND (COALESCE(microarch, '') <> ?2"
         " OR COALESCE(json_extract(info_json, '$.cpu.microarch_source'), '') <> ?3)";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-        return sb_db_fail(e, db, "machine rename");
-    sqlite3_bind_int64(st, 1, id);
-    int mem = sb_db_bind_repaired(st, 2, ua, 128) | sb_db_bind_repaired(st, 3, src, 32) |
-        sb_db_bind_repaired(st, 4, how ? how : "", SB_DB_MAX_REASON);
-    int step = mem ? SQLITE_NOMEM : sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
-    return step == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "machine rename");
+    sb_db_arg a[] = {SB_DB_INT(id), SB_DB_REPAIRED(ua, 128), SB_DB_REPAIRED(src, 32),
+                     SB_DB_REPAIRED(how ? how : "", SB_DB_MAX_REASON)};
+    return sb_db_exec(db, "machine rename", sql, a, SB_DB_NARGS(a), e);
 }
 
 int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
@@ -855,43 +923,37 @@ int sb_db_machine_upsert(sb_db *db, json_t *info, int64_t *id, sb_err *e)
         free(all);
         return sb_errf(e, SB_EUSAGE, "machine description is larger than the store takes");
     }
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
-        free(isa);
-        free(all);
-        return sb_db_fail(e, db, "machine insert");
-    }
     char now[32];
     sb_db_now_iso(now);
     /* what the machine says about itself is repaired, never refused: a
      * host name with odd bytes must not stop a sweep */
-    sb_db_bind_text(st, 1, fp);
-    int mem = sb_db_bind_repaired(st, 2, sb_db_jstr(info, "hostname", NULL), SB_DB_MAX_NAME) |
-        sb_db_bind_repaired(st, 3, sb_db_jstr(info, "cpu", "model"), SB_DB_MAX_NAME) |
-        sb_db_bind_repaired(st, 4, sb_db_jstr(info, "cpu", "vendor"), 64) |
-        sb_db_bind_repaired(st, 8, sb_db_jstr(info, "cpu", "microarch"), 128) |
-        sb_db_bind_repaired(st, 18, sb_db_jstr(info, "isa", "amx_reason"), SB_DB_MAX_REASON) |
-        sb_db_bind_repaired(st, 19, sb_db_jstr(info, "kernel", NULL), SB_DB_MAX_NAME);
-    sqlite3_bind_int64(st, 5, sb_db_jint(info, "cpu", "family"));
-    sqlite3_bind_int64(st, 6, sb_db_jint(info, "cpu", "model_number"));
-    sqlite3_bind_int64(st, 7, sb_db_jint(info, "cpu", "stepping"));
-    sqlite3_bind_int64(st, 9, sb_db_jint(info, "topology", "packages"));
-    sqlite3_bind_int64(st, 10, sb_db_jint(info, "topology", "numa_nodes"));
-    sqlite3_bind_int64(st, 11, sb_db_jint(info, "topology", "cores"));
-    sqlite3_bind_int64(st, 12, sb_db_jint(info, "topology", "pus"));
-    sqlite3_bind_int64(st, 13, sb_db_jint(info, "topology", "l1d_bytes"));
-    sqlite3_bind_int64(st, 14, sb_db_jint(info, "topology", "l2_bytes"));
-    sqlite3_bind_int64(st, 15, sb_db_jint(info, "topology", "l3_bytes"));
-    sb_db_bind_text(st, 16, isa);
-    sqlite3_bind_int64(st, 17, sb_db_jint(info, "isa", "amx_os_permitted"));
-    sqlite3_bind_int64(st, 20, sb_db_jint(info, "memory", "total_bytes"));
-    sb_db_bind_text(st, 21, all);
-    sb_db_bind_text(st, 22, now);
-    int step = mem ? SQLITE_NOMEM : sqlite3_step(st);
-    sqlite3_finalize(st);
+    sb_db_arg a[] = {
+        SB_DB_TEXT(fp),
+        SB_DB_REPAIRED(sb_db_jstr(info, "hostname", NULL), SB_DB_MAX_NAME),
+        SB_DB_REPAIRED(sb_db_jstr(info, "cpu", "model"), SB_DB_MAX_NAME),
+        SB_DB_REPAIRED(sb_db_jstr(info, "cpu", "vendor"), 64),
+        SB_DB_INT(sb_db_jint(info, "cpu", "family")),
+        SB_DB_INT(sb_db_jint(info, "cpu", "model_number")),
+        SB_DB_INT(sb_db_jint(info, "cpu", "stepping")),
+        SB_DB_REPAIRED(sb_db_jstr(info, "cpu", "microarch"), 128),
+        SB_DB_INT(sb_db_jint(info, "topology", "packages")),
+        SB_DB_INT(sb_db_jint(info, "topology", "numa_nodes")),
+        SB_DB_INT(sb_db_jint(info, "topology", "cores")),
+        SB_DB_INT(sb_db_jint(info, "topology", "pus")),
+        SB_DB_INT(sb_db_jint(info, "topology", "l1d_bytes")),
+        SB_DB_INT(sb_db_jint(info, "topology", "l2_bytes")),
+        SB_DB_INT(sb_db_jint(info, "topology", "l3_bytes")),
+        SB_DB_TEXT(isa),
+        SB_DB_INT(sb_db_jint(info, "isa", "amx_os_permitted")),
+        SB_DB_REPAIRED(sb_db_jstr(info, "isa", "amx_reason"), SB_DB_MAX_REASON),
+        SB_DB_REPAIRED(sb_db_jstr(info, "kernel", NULL), SB_DB_MAX_NAME),
+        SB_DB_INT(sb_db_jint(info, "memory", "total_bytes")),
+        SB_DB_TEXT(all),
+        SB_DB_TEXT(now),
+    };
+    rc = sb_db_exec(db, "machine insert", sql, a, SB_DB_NARGS(a), e);
     free(isa);
     free(all);
-    if (mem) return sb_errf(e, SB_EFAIL, "out of memory");
-    if (step != SQLITE_DONE) return sb_db_fail(e, db, "machine insert");
+    if (rc) return rc;
     return sb_db_machine_by_fingerprint(db, fp, id, e);
 }

@@ -76,18 +76,16 @@ int sb_db_insert_samples(sb_db *db, sqlite3_stmt *ins, int64_t point_id, json_t 
     json_t *from = pairing ? json_object_get(pairing, "samples") : samples;
     size_t i;
     json_t *v;
+    json_t *side = pairing ? json_object_get(pairing, "side") : NULL,
+           *pair = pairing ? json_object_get(pairing, "pair") : NULL;
     json_array_foreach(from, i, v)
     {
-        sqlite3_bind_int64(ins, 1, point_id);
-        sqlite3_bind_int(ins, 2, (int)i);
-        sqlite3_bind_double(ins, 3, json_number_value(v));
-        if (pairing) {
-            json_t *side = json_object_get(pairing, "side"),
-                   *pair = json_object_get(pairing, "pair");
-            sqlite3_bind_int64(ins, 4, json_integer_value(json_array_get(side, i)));
-            sqlite3_bind_int64(ins, 5, json_integer_value(json_array_get(pair, i)));
-        }
-        int rc = sb_db_exec_bound(db, ins, e, "sample insert");
+        sb_db_arg a[] = {SB_DB_INT(point_id), SB_DB_INT(i), SB_DB_REAL(json_number_value(v)),
+                         pairing ? SB_DB_INT(json_integer_value(json_array_get(side, i)))
+                                 : SB_DB_NULL,
+                         pairing ? SB_DB_INT(json_integer_value(json_array_get(pair, i)))
+                                 : SB_DB_NULL};
+        int rc = sb_db_stmt(db, ins, "sample insert", a, SB_DB_NARGS(a), NULL, NULL, e);
         if (rc) return rc;
     }
     return SB_OK;
@@ -138,6 +136,22 @@ int sb_db_check_pairing(json_t *pairing, const char *where, sb_err *e)
     return SB_OK;
 }
 
+/* A point's workload, as an ingest reads it: into w, cut to cap. */
+typedef struct workload_read {
+    char *w;
+    size_t cap;
+    int found;
+} workload_read;
+
+static int workload_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    workload_read *r = ctx;
+    snprintf(r->w, r->cap, "%s", sqlite3_column_text(st, 0));
+    r->found = 1;
+    return SB_OK;
+}
+
 int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
 {
     json_t *samples = json_object_get(result, "samples");
@@ -150,18 +164,15 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     sqlite3_stmt *get = NULL, *del_s = NULL, *del_m = NULL, *ins_s = NULL, *ins_m = NULL,
                  *upd = NULL, *del_pr = NULL, *ins_pr = NULL;
     json_t *pairing = json_object_get(result, "pairing");
-    if (sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT COALESCE(workload, '') FROM point WHERE id = ?", -1, &get,
-                           NULL)) {
-        rc = sb_db_fail(e, db, "prepare ingest");
+    if ((rc = sb_db_prepare(db, "prepare ingest",
+                            "SELECT COALESCE(workload, '') FROM point WHERE id = ?", &get, e)))
         goto out;
-    }
-    sqlite3_bind_int64(get, 1, point_id);
-    if (sqlite3_step(get) != SQLITE_ROW) {
+    sb_db_arg id[] = {SB_DB_INT(point_id)};
+    workload_read w = {workload, sizeof workload, 0};
+    if (sb_db_stmt(db, get, "prepare ingest", id, 1, workload_row, &w, e) || !w.found) {
         rc = sb_errf(e, SB_EFAIL, "point %lld does not exist", (long long)point_id);
         goto out;
     }
-    snprintf(workload, sizeof workload, "%s", sqlite3_column_text(get, 0));
     if ((rc = check_result(result, workload[0] ? workload : sb_db_jstr(result, "workload", NULL),
                            e)))
         goto out;
@@ -178,46 +189,41 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
     }
     /* Re-ingesting a point replaces what it had, so a resumed point never
      * holds samples from two runs. */
-    if (sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM sample WHERE point_id = ?", -1, &del_s,
-                           NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM metric WHERE point_id = ?", -1, &del_m,
-                           NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db),
-                           "INSERT INTO sample (point_id, rep, seconds, side, pair)"
-                           " VALUES (?,?,?,?,?)",
-                           -1, &ins_s, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db), "DELETE FROM point_pairing WHERE point_id = ?", -1,
-                           &del_pr, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db),
-                           "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
-                           " VALUES (?,?,?,?)",
-                           -1, &ins_pr, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db),
-                           "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                           " VALUES (?,?,?,?,?,?)",
-                           -1, &ins_m, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db),
-                           "UPDATE point SET status = ?, reason = ?, finished = ?, binding = ?,"
-                           " result_json = ?, dtype = COALESCE(NULLIF(?, ''), dtype)"
-                           " WHERE id = ?",
-                           -1, &upd, NULL)) {
-        rc = sb_db_fail(e, db, "prepare ingest");
+    if ((rc = sb_db_prepare(db, "prepare ingest", "DELETE FROM sample WHERE point_id = ?", &del_s,
+                            e)) ||
+        (rc = sb_db_prepare(db, "prepare ingest", "DELETE FROM metric WHERE point_id = ?", &del_m,
+                            e)) ||
+        (rc = sb_db_prepare(db, "prepare ingest",
+                            "INSERT INTO sample (point_id, rep, seconds, side, pair)"
+                            " VALUES (?,?,?,?,?)",
+                            &ins_s, e)) ||
+        (rc = sb_db_prepare(db, "prepare ingest", "DELETE FROM point_pairing WHERE point_id = ?",
+                            &del_pr, e)) ||
+        (rc = sb_db_prepare(db, "prepare ingest",
+                            "INSERT INTO point_pairing (point_id, mode, baseline, candidate)"
+                            " VALUES (?,?,?,?)",
+                            &ins_pr, e)) ||
+        (rc = sb_db_prepare(db, "prepare ingest",
+                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+                            " VALUES (?,?,?,?,?,?)",
+                            &ins_m, e)) ||
+        (rc = sb_db_prepare(db, "prepare ingest",
+                            "UPDATE point SET status = ?, reason = ?, finished = ?, binding = ?,"
+                            " result_json = ?, dtype = COALESCE(NULLIF(?, ''), dtype)"
+                            " WHERE id = ?",
+                            &upd, e)))
         goto out;
-    }
-    sqlite3_bind_int64(del_s, 1, point_id);
-    sqlite3_bind_int64(del_m, 1, point_id);
-    sqlite3_bind_int64(del_pr, 1, point_id);
-    if ((rc = sb_db_exec_bound(db, del_s, e, "ingest")) ||
-        (rc = sb_db_exec_bound(db, del_m, e, "ingest")) ||
-        (rc = sb_db_exec_bound(db, del_pr, e, "ingest")))
+    if ((rc = sb_db_stmt(db, del_s, "ingest", id, 1, NULL, NULL, e)) ||
+        (rc = sb_db_stmt(db, del_m, "ingest", id, 1, NULL, NULL, e)) ||
+        (rc = sb_db_stmt(db, del_pr, "ingest", id, 1, NULL, NULL, e)))
         goto out;
     if ((rc = sb_db_insert_samples(db, ins_s, point_id, samples, pairing, e))) goto out;
     if (pairing) {
-        sqlite3_bind_int64(ins_pr, 1, point_id);
-        sb_db_bind_text(ins_pr, 2, sb_db_jstr(pairing, "mode", NULL));
-        sb_db_bind_text(ins_pr, 3, sb_db_jstr(pairing, "baseline", NULL));
-        sb_db_bind_text(ins_pr, 4, sb_db_jstr(pairing, "candidate", NULL));
-        if ((rc = sb_db_exec_bound(db, ins_pr, e, "pairing insert"))) goto out;
+        sb_db_arg a[] = {SB_DB_INT(point_id), SB_DB_TEXT(sb_db_jstr(pairing, "mode", NULL)),
+                         SB_DB_TEXT(sb_db_jstr(pairing, "baseline", NULL)),
+                         SB_DB_TEXT(sb_db_jstr(pairing, "candidate", NULL))};
+        if ((rc = sb_db_stmt(db, ins_pr, "pairing insert", a, SB_DB_NARGS(a), NULL, NULL, e)))
+            goto out;
     }
     const char *name;
     json_t *v;
@@ -228,32 +234,27 @@ int sb_db_point_ingest(sb_db *db, int64_t point_id, json_t *result, sb_err *e)
         if (sb_peak_clock_impossible(name, json_number_value(v))) continue;
         json_t *src = json_object_get(projected, name);
         int is_projected = src != NULL && !json_is_false(src);
-        sqlite3_bind_int64(ins_m, 1, point_id);
-        sb_db_bind_text(ins_m, 2, name);
-        sqlite3_bind_double(ins_m, 3, json_number_value(v));
-        sqlite3_bind_int(ins_m, 5, is_projected);
-        if (sb_db_bind_repaired(ins_m, 4, sb_db_jstr(units, name, NULL), 64) ||
-            sb_db_bind_repaired(ins_m, 6, json_is_string(src) ? json_string_value(src) : NULL,
-                                SB_DB_MAX_REASON)) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
+        sb_db_arg a[] = {
+            SB_DB_INT(point_id),
+            SB_DB_TEXT(name),
+            SB_DB_REAL(json_number_value(v)),
+            SB_DB_REPAIRED(sb_db_jstr(units, name, NULL), 64),
+            SB_DB_INT(is_projected),
+            SB_DB_REPAIRED(json_is_string(src) ? json_string_value(src) : NULL, SB_DB_MAX_REASON)};
+        if ((rc = sb_db_stmt(db, ins_m, "metric insert", a, SB_DB_NARGS(a), NULL, NULL, e)))
             goto out;
-        }
-        if ((rc = sb_db_exec_bound(db, ins_m, e, "metric insert"))) goto out;
     }
     char now[32];
     sb_db_now_iso(now);
     const char *reason = sb_db_jstr(result, "reason", NULL);
-    sb_db_bind_text(upd, 1, sb_db_jstr(result, "status", NULL));
-    sb_db_bind_text(upd, 3, now);
-    sb_db_bind_text(upd, 4, binding_s);
-    sb_db_bind_text(upd, 5, doc);
-    sb_db_bind_text(upd, 6, sb_db_jstr(result, "dtype", NULL));
-    sqlite3_bind_int64(upd, 7, point_id);
-    if (sb_db_bind_repaired(upd, 2, reason ? reason : "", SB_DB_MAX_REASON)) {
-        rc = sb_errf(e, SB_EFAIL, "out of memory");
-        goto out;
-    }
-    rc = sb_db_exec_bound(db, upd, e, "point update");
+    sb_db_arg u[] = {SB_DB_TEXT(sb_db_jstr(result, "status", NULL)),
+                     SB_DB_REPAIRED(reason ? reason : "", SB_DB_MAX_REASON),
+                     SB_DB_TEXT(now),
+                     SB_DB_TEXT(binding_s),
+                     SB_DB_TEXT(doc),
+                     SB_DB_TEXT(sb_db_jstr(result, "dtype", NULL)),
+                     SB_DB_INT(point_id)};
+    rc = sb_db_stmt(db, upd, "point update", u, SB_DB_NARGS(u), NULL, NULL, e);
 out:
     free(binding_s);
     free(doc);
@@ -292,24 +293,17 @@ int sb_db_point_log_set(sb_db *db, int64_t point_id, const char *out, size_t out
                         sb_err *e)
 {
     char *o = log_text(out, out_len), *r = log_text(err, err_len);
-    sqlite3_stmt *st = NULL;
     int rc;
     if (!o || !r) {
         rc = sb_errf(e, SB_EFAIL, "out of memory");
-    } else if (sqlite3_prepare_v2(sb_db_handle(db),
-                                  "INSERT OR REPLACE INTO point_log (point_id, stdout,"
-                                  " stdout_bytes, stderr, stderr_bytes) VALUES (?,?,?,?,?)",
-                                  -1, &st, NULL) != SQLITE_OK) {
-        rc = sb_db_fail(e, db, "point log");
     } else {
-        sqlite3_bind_int64(st, 1, point_id);
-        sb_db_bind_text(st, 2, o);
-        sqlite3_bind_int64(st, 3, out_total);
-        sb_db_bind_text(st, 4, r);
-        sqlite3_bind_int64(st, 5, err_total);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "point log");
+        sb_db_arg a[] = {SB_DB_INT(point_id), SB_DB_TEXT(o), SB_DB_INT(out_total), SB_DB_TEXT(r),
+                         SB_DB_INT(err_total)};
+        rc = sb_db_exec(db, "point log",
+                        "INSERT OR REPLACE INTO point_log (point_id, stdout,"
+                        " stdout_bytes, stderr, stderr_bytes) VALUES (?,?,?,?,?)",
+                        a, SB_DB_NARGS(a), e);
     }
-    sqlite3_finalize(st);
     free(o);
     free(r);
     return rc;

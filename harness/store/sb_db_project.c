@@ -1,6 +1,7 @@
 #include "sb_db_project.h"
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +21,9 @@ static double json_num_or0(json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : 0;
 }
 
-typedef struct train_list {
-    void *v;
-    int n, cap;
-} train_list;
-
 static int train_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 {
-    train_list *l = ctx;
+    sb_db_list *l = ctx;
     sb_train_obs *o = sb_db_push(&l->v, &l->n, &l->cap, sizeof *o, e);
     if (!o) return SB_EFAIL;
     o->point_id = sqlite3_column_int64(st, 0);
@@ -68,13 +64,10 @@ int sb_db_train_points(sb_db *db, int64_t sweep_id, sb_train_obs **v, int *n, sb
     /* the workload the scaling model projects (its row's flag, as the
      * projections it stores) */
     const sb_workload *pw = sb_workload_flagged(SB_WL_PROJECT);
-    train_list l = {0};
+    sb_db_list l = {0};
     sb_db_arg a[] = {SB_DB_INT(sweep_id), SB_DB_TEXT(pw ? pw->name : "")};
     int rc = sb_db_rows(db, "training points", sql, a, 2, train_row, &l, e);
-    if (rc) free(l.v);
-    *v = rc ? NULL : l.v;
-    *n = rc ? 0 : l.n;
-    return rc;
+    return sb_db_list_give(&l, rc, v, n);
 }
 
 int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out, sb_err *e)
@@ -106,49 +99,51 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
             (rc = sb_db_sweep_finish(db, sweep, "done", e)))
             goto out;
     }
-    if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT 1 FROM sweep WHERE id = ?", -1, &chk, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db),
-                           "DELETE FROM point WHERE sweep_id = ? AND status = 'projected'"
-                           " AND COALESCE(kernel, '') = ? AND COALESCE(dtype, '') = ?"
-                           " AND COALESCE(shape, '') = ? AND threads = ? AND ppn = ?",
-                           -1, &del, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db),
-                           "SELECT COALESCE(MAX(seq), -1) + 1 FROM point WHERE sweep_id = ?", -1,
-                           &seq_st, NULL) ||
-        sqlite3_prepare_v2(
-            sb_db_handle(db),
-            "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype, shape,"
-            " config, threads, ppn, nodes, status, reason, started, finished,"
-            " machine_id, command)"
-            " VALUES (?1,?2,?3,?15,?4,?5,?6,?7,?8,?9,?10, 'projected', ?11,?12,?13,?14,"
-            " NULL)",
-            -1, &ins_p, NULL) ||
-        sqlite3_prepare_v2(sb_db_handle(db),
-                           "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                           " VALUES (?,?,?,?, 1, ?)",
-                           -1, &ins_m, NULL)) {
-        rc = sb_db_fail(e, db, "prepare projection");
+    if ((rc = sb_db_prepare(db, "prepare projection", "SELECT 1 FROM sweep WHERE id = ?", &chk,
+                            e)) ||
+        (rc = sb_db_prepare(db, "prepare projection",
+                            "DELETE FROM point WHERE sweep_id = ? AND status = 'projected'"
+                            " AND COALESCE(kernel, '') = ? AND COALESCE(dtype, '') = ?"
+                            " AND COALESCE(shape, '') = ? AND threads = ? AND ppn = ?",
+                            &del, e)) ||
+        (rc = sb_db_prepare(db, "prepare projection",
+                            "SELECT COALESCE(MAX(seq), -1) + 1 FROM point WHERE sweep_id = ?",
+                            &seq_st, e)) ||
+        (rc = sb_db_prepare(db, "prepare projection",
+                            "INSERT INTO point (uuid, sweep_id, seq, workload, kernel, dtype,"
+                            " shape, config, threads, ppn, nodes, status, reason, started,"
+                            " finished, machine_id, command)"
+                            " VALUES (?1,?2,?3,?15,?4,?5,?6,?7,?8,?9,?10, 'projected', ?11,?12,"
+                            "?13,?14, NULL)",
+                            &ins_p, e)) ||
+        (rc = sb_db_prepare(db, "prepare projection",
+                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+                            " VALUES (?,?,?,?, 1, ?)",
+                            &ins_m, e)))
         goto out;
-    }
-    sqlite3_bind_int64(chk, 1, sweep);
-    if (sqlite3_step(chk) != SQLITE_ROW) {
+    sb_db_arg id[] = {SB_DB_INT(sweep)};
+    int64_t one = 0;
+    if (sb_db_stmt(db, chk, "prepare projection", id, 1, sb_db_int64_row, &one, e) || !one) {
         rc = sb_errf(e, SB_EUSAGE, "%s: no sweep %lld", sb_db_path(db), (long long)sweep);
         goto out;
     }
     /* Points cascade their metrics (foreign keys are on). */
-    sqlite3_bind_int64(del, 1, sweep);
-    sb_db_bind_text(del, 2, pr->kernel ? pr->kernel : "");
-    sb_db_bind_text(del, 3, pr->dtype ? pr->dtype : "");
-    sb_db_bind_text(del, 4, pr->shape ? pr->shape : "");
-    sqlite3_bind_int(del, 5, pr->threads);
-    sqlite3_bind_int(del, 6, pr->ppn);
-    if ((rc = sb_db_exec_bound(db, del, e, "projection replace"))) goto out;
-    sqlite3_bind_int64(seq_st, 1, sweep);
-    if (sqlite3_step(seq_st) != SQLITE_ROW) {
+    sb_db_arg d[] = {SB_DB_INT(sweep),
+                     SB_DB_TEXT(pr->kernel ? pr->kernel : ""),
+                     SB_DB_TEXT(pr->dtype ? pr->dtype : ""),
+                     SB_DB_TEXT(pr->shape ? pr->shape : ""),
+                     SB_DB_INT(pr->threads),
+                     SB_DB_INT(pr->ppn)};
+    if ((rc = sb_db_stmt(db, del, "projection replace", d, SB_DB_NARGS(d), NULL, NULL, e)))
+        goto out;
+    int64_t next = INT64_MIN;
+    if ((rc = sb_db_stmt(db, seq_st, "projected point insert", id, 1, sb_db_int64_row, &next, e)))
+        goto out;
+    if (next == INT64_MIN) {
         rc = sb_db_fail(e, db, "projected point insert");
         goto out;
     }
-    int seq = sqlite3_column_int(seq_st, 0);
+    int seq = (int)next;
     char now[32];
     sb_db_now_iso(now);
     for (int i = 0; i < pr->n; i++) {
@@ -160,30 +155,27 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
         }
         char uuid[33];
         sb_db_uuid(uuid);
-        sb_db_bind_text(ins_p, 1, uuid);
-        sqlite3_bind_int64(ins_p, 2, sweep);
-        sqlite3_bind_int(ins_p, 3, seq + i);
-        sb_db_bind_text(ins_p, 4, pr->kernel);
-        sb_db_bind_text(ins_p, 5, pr->dtype);
-        sb_db_bind_text(ins_p, 6, pr->shape);
-        sb_db_bind_text(ins_p, 7, pr->config ? pr->config : "{}");
-        sqlite3_bind_int(ins_p, 8, pr->threads);
-        sqlite3_bind_int(ins_p, 9, pr->ppn);
-        sqlite3_bind_int(ins_p, 10, q->nodes);
-        if (sb_db_bind_repaired(ins_p, 11,
-                                pr->reason ? pr->reason : "projected by the scaling model",
-                                SB_DB_MAX_REASON)) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
+        sb_db_arg a[] = {
+            SB_DB_TEXT(uuid),
+            SB_DB_INT(sweep),
+            SB_DB_INT(seq + i),
+            SB_DB_TEXT(pr->kernel),
+            SB_DB_TEXT(pr->dtype),
+            SB_DB_TEXT(pr->shape),
+            SB_DB_TEXT(pr->config ? pr->config : "{}"),
+            SB_DB_INT(pr->threads),
+            SB_DB_INT(pr->ppn),
+            SB_DB_INT(q->nodes),
+            SB_DB_REPAIRED(pr->reason ? pr->reason : "projected by the scaling model",
+                           SB_DB_MAX_REASON),
+            SB_DB_TEXT(now),
+            SB_DB_TEXT(now),
+            SB_DB_ID(pr->machine_id),
+            SB_DB_TEXT(pwname),
+        };
+        if ((rc = sb_db_stmt(db, ins_p, "projected point insert", a, SB_DB_NARGS(a), NULL, NULL,
+                             e)))
             goto out;
-        }
-        sb_db_bind_text(ins_p, 12, now);
-        sb_db_bind_text(ins_p, 13, now);
-        sb_db_bind_text(ins_p, 15, pwname);
-        if (pr->machine_id)
-            sqlite3_bind_int64(ins_p, 14, pr->machine_id);
-        else
-            sqlite3_bind_null(ins_p, 14);
-        if ((rc = sb_db_exec_bound(db, ins_p, e, "projected point insert"))) goto out;
         int64_t pid = sqlite3_last_insert_rowid(sb_db_handle(db));
         struct {
             const char *name, *unit;
@@ -197,15 +189,11 @@ int sb_db_add_projection(sb_db *db, const sb_projection *pr, int64_t *sweep_out,
             {"exposed_seconds_per_step", "s", q->exposed_s},
         };
         for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
-            sqlite3_bind_int64(ins_m, 1, pid);
-            sb_db_bind_text(ins_m, 2, m[k].name);
-            sqlite3_bind_double(ins_m, 3, m[k].v);
-            sb_db_bind_text(ins_m, 4, m[k].unit);
-            if (sb_db_bind_repaired(ins_m, 5, pr->source, SB_DB_MAX_REASON)) {
-                rc = sb_errf(e, SB_EFAIL, "out of memory");
+            sb_db_arg b[] = {SB_DB_INT(pid), SB_DB_TEXT(m[k].name), SB_DB_REAL(m[k].v),
+                             SB_DB_TEXT(m[k].unit), SB_DB_REPAIRED(pr->source, SB_DB_MAX_REASON)};
+            if ((rc = sb_db_stmt(db, ins_m, "projected metric insert", b, SB_DB_NARGS(b), NULL,
+                                 NULL, e)))
                 goto out;
-            }
-            if ((rc = sb_db_exec_bound(db, ins_m, e, "projected metric insert"))) goto out;
         }
     }
 out:

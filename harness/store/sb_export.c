@@ -158,59 +158,82 @@ static int row_object(sqlite3_stmt *st, const column *cols, int n, json_t *arr, 
     return rc;
 }
 
+/* What an export's row functions add to: the array of the rows so far, the
+ * count of repaired texts, and for points the statements that read what a
+ * point carries besides its columns. */
+typedef struct point_reads point_reads;
+typedef struct export_to {
+    sb_db *db;
+    const point_reads *r;
+    json_t *arr;
+    long *fixed;
+    int64_t pid; /* a point's reads: the point */
+    json_t *p;   /* and its object */
+} export_to;
+
+/* The rows of "HEAD cols TAIL" (each column named with prefix) for
+ * sweep_id (parameter 1; 0: all), each handed to row: a failed prepare is
+ * named "prepare", a failed read `what`. */
+static int export_rows(sb_db *db, const char *head, const char *prefix, const column *cols,
+                       int ncols, const char *tail, const char *what, int64_t sweep_id,
+                       sb_db_row_fn row, export_to *to, sb_err *e)
+{
+    char sql[2048];
+    snprintf(sql, sizeof sql, "%s", head);
+    sb_export_append_cols(sql, sizeof sql, prefix, cols, ncols);
+    size_t len = strlen(sql);
+    snprintf(sql + len, sizeof sql - len, "%s", tail);
+    sqlite3_stmt *st;
+    int rc = sb_db_prepare(db, "prepare", sql, &st, e);
+    if (rc) return rc;
+    sb_db_arg a[] = {SB_DB_INT(sweep_id)};
+    rc = sb_db_stmt(db, st, what, a, 1, row, to, e);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int machine_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    export_to *to = ctx;
+    return row_object(st, sb_export_machine_cols, sb_export_machine_ncols, to->arr, NULL,
+                      to->fixed, e);
+}
+
 /* machines: those the selected sweeps or points refer to (all when whole) */
 static int export_machines(sb_db *db, int64_t sweep_id, json_t *machines, long *fixed, sb_err *e)
 {
-    char sql[2048];
-    sqlite3_stmt *st = NULL;
-    int rc, step;
-    strcpy(sql, "SELECT ");
-    sb_export_append_cols(sql, sizeof sql, "", sb_export_machine_cols, sb_export_machine_ncols);
-    strcat(sql,
-           " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep WHERE id = ?1"
-           " UNION SELECT machine_id FROM point WHERE sweep_id = ?1) ORDER BY id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = row_object(st, sb_export_machine_cols, sb_export_machine_ncols, machines, NULL,
-                             fixed, e)))
-            goto out;
-    }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading machines");
-out:
-    sqlite3_finalize(st);
-    return rc;
+    export_to to = {.arr = machines, .fixed = fixed};
+    return export_rows(db, "SELECT ", "", sb_export_machine_cols, sb_export_machine_ncols,
+                       " FROM machine WHERE ?1 = 0 OR id IN (SELECT machine_id FROM sweep"
+                       " WHERE id = ?1 UNION SELECT machine_id FROM point WHERE sweep_id = ?1)"
+                       " ORDER BY id",
+                       "reading machines", sweep_id, machine_row, &to, e);
+}
+
+static int sweep_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    export_to *to = ctx;
+    json_t *s;
+    int rc;
+    if ((rc = row_object(st, sb_export_sweep_cols, sb_export_sweep_ncols, to->arr, &s, to->fixed,
+                         e)))
+        return rc;
+    return put(s, "machine", column_json(st, sb_export_sweep_ncols, 'T', to->fixed), e);
 }
 
 static int export_sweeps(sb_db *db, int64_t sweep_id, json_t *sweeps, long *fixed, sb_err *e)
 {
-    char sql[2048];
-    sqlite3_stmt *st = NULL;
-    int rc, step;
-    strcpy(sql, "SELECT ");
-    sb_export_append_cols(sql, sizeof sql, "s.", sb_export_sweep_cols, sb_export_sweep_ncols);
-    strcat(sql,
-           ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
-           " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e))) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        json_t *s;
-        if ((rc = row_object(st, sb_export_sweep_cols, sb_export_sweep_ncols, sweeps, &s, fixed,
-                             e)) ||
-            (rc = put(s, "machine", column_json(st, sb_export_sweep_ncols, 'T', fixed), e)))
-            goto out;
-    }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading sweeps");
-out:
-    sqlite3_finalize(st);
-    return rc;
+    export_to to = {.arr = sweeps, .fixed = fixed};
+    return export_rows(db, "SELECT ", "s.", sb_export_sweep_cols, sb_export_sweep_ncols,
+                       ", m.fingerprint FROM sweep s LEFT JOIN machine m ON m.id = s.machine_id"
+                       " WHERE ?1 = 0 OR s.id = ?1 ORDER BY s.id",
+                       "reading sweeps", sweep_id, sweep_row, &to, e);
 }
 
 /* What a point carries besides its columns, each read by point id. */
-typedef struct point_reads {
+struct point_reads {
     sqlite3_stmt *samples, *pairing, *paired, *metrics, *log;
-} point_reads;
+};
 
 static int point_reads_prepare(sb_db *db, point_reads *r, sb_err *e)
 {
@@ -249,115 +272,98 @@ static void point_reads_finalize(point_reads *r)
     sqlite3_finalize(r->paired);
 }
 
-/* The point's samples (the plain ones, or a paired point's candidate side). */
-static int export_samples(sb_db *db, sqlite3_stmt *ss, int64_t pid, json_t *samples, sb_err *e)
+/* Why a sample (a "paired " one) of point pid could not be exported: out
+ * of memory, or not a finite number, which a database another program
+ * wrote may hold: bad input, as an import of it would be. */
+static int sample_failed(double v, int64_t pid, const char *kind, sb_err *e)
 {
-    int rc = SB_OK, step;
-    sqlite3_bind_int64(ss, 1, pid);
-    while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
-        double v = sqlite3_column_double(ss, 0);
-        json_t *x = isfinite(v) ? json_real(v) : NULL;
-        if (!x || json_array_append_new(samples, x)) {
-            /* a database another program wrote: bad input, as an import of
-             * it would be */
-            rc = isfinite(v) ? sb_errf(e, SB_EFAIL, "out of memory")
-                             : sb_errf(e, SB_EUSAGE,
-                                       "point %lld: a sample of %g s is not a finite number of"
-                                       " seconds: it cannot be exported",
-                                       (long long)pid, v);
-            break;
-        }
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
-    sqlite3_reset(ss);
-    return rc;
+    if (isfinite(v)) return sb_errf(e, SB_EFAIL, "out of memory");
+    return sb_errf(e, SB_EUSAGE,
+                   "point %lld: a %ssample of %g s is not a finite number of seconds: it cannot"
+                   " be exported",
+                   (long long)pid, kind, v);
 }
 
-static int export_metrics(sb_db *db, sqlite3_stmt *sm, int64_t pid, json_t *metrics, long *fixed,
-                          sb_err *e)
+static int sample_row(sqlite3_stmt *ss, void *ctx, sb_err *e)
 {
-    int rc = SB_OK, step = SQLITE_DONE;
-    sqlite3_bind_int64(sm, 1, pid);
-    while (!rc && (step = sqlite3_step(sm)) == SQLITE_ROW) {
-        json_t *m = json_object();
-        json_array_append_new(metrics, m);
-        if (!(rc = put(m, "name", column_json(sm, 0, 'T', fixed), e)) &&
-            !(rc = put(m, "value", json_real(sqlite3_column_double(sm, 1)), e)) &&
-            !(rc = put(m, "unit", column_json(sm, 2, 'T', fixed), e)) &&
-            !(rc = put(m, "projected", json_integer(sqlite3_column_int(sm, 3)), e)))
-            rc = put(m, "source", column_json(sm, 4, 'T', fixed), e);
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading metrics");
-    sqlite3_reset(sm);
+    export_to *to = ctx;
+    double v = sqlite3_column_double(ss, 0);
+    json_t *x = isfinite(v) ? json_real(v) : NULL;
+    if (x && !json_array_append_new(to->arr, x)) return SB_OK;
+    return sample_failed(v, to->pid, "", e);
+}
+
+static int metric_row(sqlite3_stmt *sm, void *ctx, sb_err *e)
+{
+    export_to *to = ctx;
+    json_t *m = json_object();
+    json_array_append_new(to->arr, m);
+    int rc;
+    if (!(rc = put(m, "name", column_json(sm, 0, 'T', to->fixed), e)) &&
+        !(rc = put(m, "value", json_real(sqlite3_column_double(sm, 1)), e)) &&
+        !(rc = put(m, "unit", column_json(sm, 2, 'T', to->fixed), e)) &&
+        !(rc = put(m, "projected", json_integer(sqlite3_column_int(sm, 3)), e)))
+        rc = put(m, "source", column_json(sm, 4, 'T', to->fixed), e);
     return rc;
 }
 
 /* The worker's output, when one is stored. */
-static int export_log(sb_db *db, sqlite3_stmt *sl, int64_t pid, json_t *p, long *fixed, sb_err *e)
+static int log_row(sqlite3_stmt *sl, void *ctx, sb_err *e)
 {
-    int rc = SB_OK, step;
-    sqlite3_bind_int64(sl, 1, pid);
-    if ((step = sqlite3_step(sl)) == SQLITE_ROW) {
-        json_t *lg = json_object();
-        json_object_set_new(p, "log", lg);
-        if ((rc = put(lg, "stdout", column_json(sl, 0, 'T', fixed), e)) ||
-            (rc = put(lg, "stdout_bytes", json_integer(sqlite3_column_int64(sl, 1)), e)) ||
-            (rc = put(lg, "stderr", column_json(sl, 2, 'T', fixed), e)) ||
-            (rc = put(lg, "stderr_bytes", json_integer(sqlite3_column_int64(sl, 3)), e)))
-            return rc;
-    } else if (step != SQLITE_DONE) {
-        return sb_db_fail(e, db, "reading worker output");
-    }
-    sqlite3_reset(sl);
-    return SB_OK;
+    export_to *to = ctx;
+    json_t *lg = json_object();
+    json_object_set_new(to->p, "log", lg);
+    int rc;
+    if ((rc = put(lg, "stdout", column_json(sl, 0, 'T', to->fixed), e)) ||
+        (rc = put(lg, "stdout_bytes", json_integer(sqlite3_column_int64(sl, 1)), e)) ||
+        (rc = put(lg, "stderr", column_json(sl, 2, 'T', to->fixed), e)) ||
+        (rc = put(lg, "stderr_bytes", json_integer(sqlite3_column_int64(sl, 3)), e)))
+        return rc;
+    return SB_DB_STOP;
+}
+
+/* A paired sample, with its side and pair as stored, all 64 bits (an
+ * import checks them): arr is the pairing object. */
+static int paired_row(sqlite3_stmt *spp, void *ctx, sb_err *e)
+{
+    export_to *to = ctx;
+    double v = sqlite3_column_double(spp, 0);
+    json_t *x = isfinite(v) ? json_real(v) : NULL;
+    if (x && !json_array_append_new(json_object_get(to->arr, "samples"), x) &&
+        !json_array_append_new(json_object_get(to->arr, "side"),
+                               json_integer(sqlite3_column_int64(spp, 1))) &&
+        !json_array_append_new(json_object_get(to->arr, "pair"),
+                               json_integer(sqlite3_column_int64(spp, 2))))
+        return SB_OK;
+    return sample_failed(v, to->pid, "paired ", e);
 }
 
 /* A paired point: its two binaries and every sample of both, tagged. */
-static int export_pairing(sb_db *db, const point_reads *r, int64_t pid, json_t *p, long *fixed,
-                          sb_err *e)
+static int pairing_row(sqlite3_stmt *sp, void *ctx, sb_err *e)
 {
-    sqlite3_stmt *sp = r->pairing, *spp = r->paired;
-    int rc = SB_OK, step;
-    sqlite3_bind_int64(sp, 1, pid);
-    if ((step = sqlite3_step(sp)) == SQLITE_ROW) {
-        json_t *pr = json_object(), *all = json_array(), *side = json_array(), *pair = json_array();
-        json_object_set_new(p, "pairing", pr);
-        if ((rc = put(pr, "mode", column_json(sp, 0, 'T', fixed), e)) ||
-            (rc = put(pr, "baseline", column_json(sp, 1, 'T', fixed), e)) ||
-            (rc = put(pr, "candidate", column_json(sp, 2, 'T', fixed), e)) ||
-            (rc = put(pr, "samples", all, e)) || (rc = put(pr, "side", side, e)) ||
-            (rc = put(pr, "pair", pair, e)))
-            return rc;
-        sqlite3_bind_int64(spp, 1, pid);
-        while ((step = sqlite3_step(spp)) == SQLITE_ROW) {
-            double v = sqlite3_column_double(spp, 0);
-            json_t *x = isfinite(v) ? json_real(v) : NULL;
-            /* side and pair as stored, all 64 bits: an import checks them */
-            if (!x || json_array_append_new(all, x) ||
-                json_array_append_new(side, json_integer(sqlite3_column_int64(spp, 1))) ||
-                json_array_append_new(pair, json_integer(sqlite3_column_int64(spp, 2)))) {
-                rc = isfinite(v) ? sb_errf(e, SB_EFAIL, "out of memory")
-                                 : sb_errf(e, SB_EUSAGE,
-                                           "point %lld: a paired sample of %g s is not a finite"
-                                           " number of seconds: it cannot be exported",
-                                           (long long)pid, v);
-                break;
-            }
-        }
-        if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading paired samples");
-        sqlite3_reset(spp);
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading pairing");
-    }
-    sqlite3_reset(sp);
-    return rc;
+    export_to *to = ctx;
+    json_t *pr = json_object(), *all = json_array(), *side = json_array(), *pair = json_array();
+    json_object_set_new(to->p, "pairing", pr);
+    int rc;
+    if ((rc = put(pr, "mode", column_json(sp, 0, 'T', to->fixed), e)) ||
+        (rc = put(pr, "baseline", column_json(sp, 1, 'T', to->fixed), e)) ||
+        (rc = put(pr, "candidate", column_json(sp, 2, 'T', to->fixed), e)) ||
+        (rc = put(pr, "samples", all, e)) || (rc = put(pr, "side", side, e)) ||
+        (rc = put(pr, "pair", pair, e)))
+        return rc;
+    export_to in = *to;
+    in.arr = pr;
+    sb_db_arg id[] = {SB_DB_INT(to->pid)};
+    rc = sb_db_stmt(to->db, to->r->paired, "reading paired samples", id, 1, paired_row, &in, e);
+    return rc ? rc : SB_DB_STOP;
 }
 
 /* One point row of st (id, sweep uuid, machine fingerprint, then
  * sb_export_point_cols), with its samples, metrics, log and pairing. */
-static int export_point(sb_db *db, sqlite3_stmt *st, const point_reads *r, json_t *points,
-                        long *fixed, sb_err *e)
+static int point_row(sqlite3_stmt *st, void *ctx, sb_err *e)
 {
+    const export_to *to = ctx;
+    long *fixed = to->fixed;
     int64_t pid = sqlite3_column_int64(st, 0);
     int rc;
     if (sqlite3_column_type(st, 1) == SQLITE_NULL)
@@ -366,7 +372,7 @@ static int export_point(sb_db *db, sqlite3_stmt *st, const point_reads *r, json_
                        " be exported",
                        (long long)pid);
     json_t *p = json_object();
-    json_array_append_new(points, p);
+    json_array_append_new(to->arr, p);
     if ((rc = put(p, "uuid", column_json(st, 3, 'T', fixed), e)) ||
         (rc = put(p, "sweep", column_json(st, 1, 'T', fixed), e)) ||
         (rc = put(p, "machine", column_json(st, 2, 'T', fixed), e)))
@@ -378,36 +384,33 @@ static int export_point(sb_db *db, sqlite3_stmt *st, const point_reads *r, json_
     json_t *samples = json_array(), *metrics = json_array();
     json_object_set_new(p, "samples", samples);
     json_object_set_new(p, "metrics", metrics);
-    if ((rc = export_samples(db, r->samples, pid, samples, e)) ||
-        (rc = export_metrics(db, r->metrics, pid, metrics, fixed, e)) ||
-        (rc = export_log(db, r->log, pid, p, fixed, e)) ||
-        (rc = export_pairing(db, r, pid, p, fixed, e)))
+    export_to s = {to->db, to->r, samples, fixed, pid, p}, m = s;
+    m.arr = metrics;
+    sb_db_arg id[] = {SB_DB_INT(pid)};
+    sb_db *db = to->db;
+    const point_reads *r = to->r;
+    if ((rc = sb_db_stmt(db, r->samples, "reading samples", id, 1, sample_row, &s, e)) ||
+        (rc = sb_db_stmt(db, r->metrics, "reading metrics", id, 1, metric_row, &m, e)) ||
+        (rc = sb_db_stmt(db, r->log, "reading worker output", id, 1, log_row, &s, e)) ||
+        (rc = sb_db_stmt(db, r->pairing, "reading pairing", id, 1, pairing_row, &s, e)))
         return rc;
     return SB_OK;
 }
 
 static int export_points(sb_db *db, int64_t sweep_id, json_t *points, long *fixed, sb_err *e)
 {
-    char sql[2048];
-    sqlite3_stmt *st = NULL;
     point_reads r = {0};
-    int rc, step;
+    export_to to = {db, &r, points, fixed, 0, NULL};
+    int rc = point_reads_prepare(db, &r, e);
     /* LEFT JOIN: a point whose sweep is gone is named in an error, never
      * left out of the export without a word */
-    strcpy(sql, "SELECT p.id, s.uuid, m.fingerprint, ");
-    sb_export_append_cols(sql, sizeof sql, "p.", sb_export_point_cols, sb_export_point_ncols);
-    strcat(sql,
-           " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
-           " LEFT JOIN machine m ON m.id = p.machine_id"
-           " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id");
-    if ((rc = sb_db_prepare(db, "prepare", sql, &st, e)) || (rc = point_reads_prepare(db, &r, e)))
-        goto out;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        if ((rc = export_point(db, st, &r, points, fixed, e))) goto out;
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
-out:
-    sqlite3_finalize(st);
+    if (!rc)
+        rc = export_rows(db, "SELECT p.id, s.uuid, m.fingerprint, ", "p.", sb_export_point_cols,
+                         sb_export_point_ncols,
+                         " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+                         " LEFT JOIN machine m ON m.id = p.machine_id"
+                         " WHERE ?1 = 0 OR p.sweep_id = ?1 ORDER BY p.id",
+                         "reading points", sweep_id, point_row, &to, e);
     point_reads_finalize(&r);
     return rc;
 }
@@ -520,6 +523,16 @@ static int cmp_cstr(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A point's sweep and machine as the CSV shows them: its row's four
+ * columns, repaired (NULL where out of memory, shown empty). */
+static int csv_cells_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    char **cells = ctx;
+    for (int c = 0; c < 4; c++) cells[c] = sb_db_column_repaired(st, c);
+    return SB_DB_STOP;
+}
+
 int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
 {
     sb_ptset set;
@@ -569,21 +582,16 @@ int sb_export_csv(sb_db *db, int64_t sweep_id, FILE *f, sb_err *e)
         fputc('\n', f);
         for (int i = 0; i < set.n; i++) {
             const sb_pt *p = &set.p[i];
-            sqlite3_bind_int64(st, 1, p->id);
-            int step = sqlite3_step(st), have = step == SQLITE_ROW;
-            if (!have && step != SQLITE_DONE) {
-                rc = sb_db_fail(e, db, "CSV export");
-                break;
-            }
+            char *cells[4] = {NULL, NULL, NULL, NULL};
+            sb_db_arg a[] = {SB_DB_INT(p->id)};
+            if ((rc = sb_db_stmt(db, st, "CSV export", a, 1, csv_cells_row, cells, e))) break;
             csv_text(f, p->uuid);
             for (int c = 0; c < 4; c++) {
                 fputc(',', f);
                 if (c == 2) csv_text(f, p->fingerprint), fputc(',', f);
-                char *cell = have ? sb_db_column_repaired(st, c) : NULL;
-                csv_text(f, cell ? cell : "");
-                free(cell);
+                csv_text(f, cells[c] ? cells[c] : "");
+                free(cells[c]);
             }
-            sqlite3_reset(st);
             const char *txt[] = {p->workload, p->kernel, p->dtype, p->shape};
             for (int c = 0; c < 4; c++) {
                 fputc(',', f);

@@ -25,25 +25,6 @@
 
 /* ---- import: writing ---- */
 
-static void bind_json(sqlite3_stmt *st, int i, json_t *v)
-{
-    if (json_is_object(v) || json_is_array(v)) {
-        /* a nested document (export version 3) is stored as the text it was */
-        char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-        if (s)
-            sqlite3_bind_text(st, i, s, -1, free);
-        else
-            sqlite3_bind_null(st, i);
-        return;
-    }
-    if (json_is_string(v))
-        sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
-    else if (json_is_integer(v))
-        sqlite3_bind_int64(st, i, json_integer_value(v));
-    else
-        sqlite3_bind_null(st, i);
-}
-
 /* "INSERT INTO t (a, b, ..., extra) VALUES (?, ?, ..., ?)" */
 static void insert_sql(char *sql, size_t cap, const char *table, const column *cols, int n,
                        const char *extra, int nextra)
@@ -59,22 +40,12 @@ static void insert_sql(char *sql, size_t cap, const char *table, const column *c
     strncat(sql, ")", cap - strlen(sql) - 1);
 }
 
-static int step_done(sb_db *db, sqlite3_stmt *st, sb_err *e, const char *what)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, what);
-}
-
 /* id of the row whose text column `col` equals s (0 when none) */
 static int lookup_id(sb_db *db, sqlite3_stmt *st, const char *s, int64_t *id, sb_err *e)
 {
-    sqlite3_bind_text(st, 1, s, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
-    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? SB_OK : sb_db_fail(e, db, "lookup");
+    sb_db_arg a[] = {SB_DB_TEXT(s)};
+    *id = 0;
+    return sb_db_stmt(db, st, "lookup", a, 1, sb_db_int64_row, id, e);
 }
 
 typedef struct fp_map {
@@ -194,6 +165,22 @@ static void writer_finalize(writer *w)
     free(w->smap);
 }
 
+/* The most parameters a row of the import binds: a table's columns and
+ * the ids it refers to. */
+#define MAX_ARGS 48
+
+/* Record o as a row of cols (parameters 1..n of st, by name), then the
+ * parameters in extra: "what" names the statement if it fails. */
+static int write_row(writer *w, sqlite3_stmt *st, const char *what, json_t *o, const column *cols,
+                     int n, const sb_db_arg *extra, int nextra, sb_err *e)
+{
+    sb_db_arg a[MAX_ARGS];
+    if (n + nextra > MAX_ARGS) return sb_errf(e, SB_EFAIL, "%s: too many columns", what);
+    for (int c = 0; c < n; c++) a[c] = SB_DB_JSON(json_object_get(o, cols[c].name));
+    for (int k = 0; k < nextra; k++) a[n + k] = extra[k];
+    return sb_db_stmt(w->db, st, what, a, n + nextra, NULL, NULL, e);
+}
+
 /* Each machine: the row of that fingerprint here, else a new one. */
 static int write_machines(writer *w, json_t *machines, sb_err *e)
 {
@@ -205,15 +192,12 @@ static int write_machines(writer *w, json_t *machines, sb_err *e)
         const char *fp = sb_import_str_or_null(o, "fingerprint");
         if ((rc = lookup_id(w->db, w->find_m, fp, &w->mmap[i].id, e))) return rc;
         w->mmap[i].fp = fp;
-        if (w->mmap[i].id) { /* known: described as first seen */
-            for (int c = 0; c < sb_export_machine_ncols; c++)
-                bind_json(w->upd_m, c + 1, json_object_get(o, sb_export_machine_cols[c].name));
-            if ((rc = step_done(w->db, w->upd_m, e, "machine update"))) return rc;
-            continue;
-        }
-        for (int c = 0; c < sb_export_machine_ncols; c++)
-            bind_json(w->ins_m, c + 1, json_object_get(o, sb_export_machine_cols[c].name));
-        if ((rc = step_done(w->db, w->ins_m, e, "machine insert"))) return rc;
+        int known = w->mmap[i].id != 0; /* known: described as first seen */
+        if ((rc = write_row(w, known ? w->upd_m : w->ins_m,
+                            known ? "machine update" : "machine insert", o, sb_export_machine_cols,
+                            sb_export_machine_ncols, NULL, 0, e)))
+            return rc;
+        if (known) continue;
         w->mmap[i].id = sqlite3_last_insert_rowid(sb_db_handle(w->db));
         w->st->machines_added++;
     }
@@ -232,14 +216,22 @@ static int write_sweeps(writer *w, json_t *sweeps, sb_err *e)
         if ((rc = lookup_id(w->db, w->find_s, uuid, &w->smap[i].id, e))) return rc;
         w->smap[i].fp = uuid;
         if (w->smap[i].id) continue;
-        for (int c = 0; c < sb_export_sweep_ncols; c++)
-            bind_json(w->ins_s, c + 1, json_object_get(o, sb_export_sweep_cols[c].name));
         int64_t mid = map_find(w->mmap, w->nm, sb_import_str_or_null(o, "machine"));
-        if (mid) sqlite3_bind_int64(w->ins_s, sb_export_sweep_ncols + 1, mid);
-        if ((rc = step_done(w->db, w->ins_s, e, "sweep insert"))) return rc;
+        sb_db_arg m[] = {SB_DB_ID(mid)};
+        if ((rc = write_row(w, w->ins_s, "sweep insert", o, sb_export_sweep_cols,
+                            sb_export_sweep_ncols, m, 1, e)))
+            return rc;
         w->smap[i].id = sqlite3_last_insert_rowid(sb_db_handle(w->db));
         w->st->sweeps_added++;
     }
+    return SB_OK;
+}
+
+/* Whether a point's status (column 0) is one a sweep has yet to finish. */
+static int open_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    *(int *)ctx = unfinished((const char *)sqlite3_column_text(st, 0));
     return SB_OK;
 }
 
@@ -259,19 +251,15 @@ static int point_take(writer *w, json_t *o, int *skip, sb_err *e)
     /* The same point finished since the copy here was made (a resumed
      * sweep exported again): the finished one replaces the unfinished. */
     int here_open = 0;
-    sqlite3_bind_int64(w->status_p, 1, pid);
-    int step = sqlite3_step(w->status_p);
-    if (step == SQLITE_ROW)
-        here_open = unfinished((const char *)sqlite3_column_text(w->status_p, 0));
-    sqlite3_reset(w->status_p);
-    if (step != SQLITE_ROW && step != SQLITE_DONE) return sb_db_fail(e, w->db, "point lookup");
+    sb_db_arg id[] = {SB_DB_INT(pid)};
+    if ((rc = sb_db_stmt(w->db, w->status_p, "point lookup", id, 1, open_row, &here_open, e)))
+        return rc;
     if (!here_open || unfinished(sb_import_str_or_null(o, "status"))) {
         w->st->points_present++;
         *skip = 1;
         return SB_OK;
     }
-    sqlite3_bind_int64(w->del_p, 1, pid);
-    if ((rc = step_done(w->db, w->del_p, e, "point replace"))) return rc;
+    if ((rc = sb_db_stmt(w->db, w->del_p, "point replace", id, 1, NULL, NULL, e))) return rc;
     w->st->points_updated++;
     return SB_OK;
 }
@@ -289,24 +277,27 @@ static int write_point_metrics_log(writer *w, json_t *o, int64_t pid, sb_err *e)
         if (sb_peak_clock_impossible(json_string_value(json_object_get(v, "name")),
                                      json_number_value(json_object_get(v, "value"))))
             continue;
-        sqlite3_bind_int64(w->ins_metric, 1, pid);
-        bind_json(w->ins_metric, 2, json_object_get(v, "name"));
-        sqlite3_bind_double(w->ins_metric, 3, json_number_value(json_object_get(v, "value")));
-        bind_json(w->ins_metric, 4, json_object_get(v, "unit"));
-        sqlite3_bind_int(w->ins_metric, 5,
-                         json_is_true(proj) || (json_is_integer(proj) && json_integer_value(proj)));
-        bind_json(w->ins_metric, 6, json_object_get(v, "source"));
-        if ((rc = step_done(w->db, w->ins_metric, e, "metric insert"))) return rc;
+        sb_db_arg a[] = {SB_DB_INT(pid),
+                         SB_DB_JSON(json_object_get(v, "name")),
+                         SB_DB_REAL(json_number_value(json_object_get(v, "value"))),
+                         SB_DB_JSON(json_object_get(v, "unit")),
+                         SB_DB_INT(json_is_true(proj) ||
+                                   (json_is_integer(proj) && json_integer_value(proj))),
+                         SB_DB_JSON(json_object_get(v, "source"))};
+        if ((rc = sb_db_stmt(w->db, w->ins_metric, "metric insert", a, SB_DB_NARGS(a), NULL, NULL,
+                             e)))
+            return rc;
         w->st->metrics_added++;
     }
     json_t *lg = json_object_get(o, "log");
     if (json_is_object(lg)) {
-        sqlite3_bind_int64(w->ins_log, 1, pid);
-        bind_json(w->ins_log, 2, json_object_get(lg, "stdout"));
-        bind_json(w->ins_log, 3, json_object_get(lg, "stdout_bytes"));
-        bind_json(w->ins_log, 4, json_object_get(lg, "stderr"));
-        bind_json(w->ins_log, 5, json_object_get(lg, "stderr_bytes"));
-        if ((rc = step_done(w->db, w->ins_log, e, "point log insert"))) return rc;
+        sb_db_arg a[] = {SB_DB_INT(pid), SB_DB_JSON(json_object_get(lg, "stdout")),
+                         SB_DB_JSON(json_object_get(lg, "stdout_bytes")),
+                         SB_DB_JSON(json_object_get(lg, "stderr")),
+                         SB_DB_JSON(json_object_get(lg, "stderr_bytes"))};
+        if ((rc = sb_db_stmt(w->db, w->ins_log, "point log insert", a, SB_DB_NARGS(a), NULL, NULL,
+                             e)))
+            return rc;
     }
     return SB_OK;
 }
@@ -317,13 +308,12 @@ static int write_point(writer *w, json_t *o, sb_err *e)
 {
     int skip, rc;
     if ((rc = point_take(w, o, &skip, e)) || skip) return rc;
-    for (int c = 0; c < sb_export_point_ncols; c++)
-        bind_json(w->ins_p, c + 1, json_object_get(o, sb_export_point_cols[c].name));
-    sqlite3_bind_int64(w->ins_p, sb_export_point_ncols + 1,
-                       map_find(w->smap, w->ns, sb_import_str_or_null(o, "sweep")));
     int64_t mid = map_find(w->mmap, w->nm, sb_import_str_or_null(o, "machine"));
-    if (mid) sqlite3_bind_int64(w->ins_p, sb_export_point_ncols + 2, mid);
-    if ((rc = step_done(w->db, w->ins_p, e, "point insert"))) return rc;
+    sb_db_arg ids[] = {SB_DB_INT(map_find(w->smap, w->ns, sb_import_str_or_null(o, "sweep"))),
+                       SB_DB_ID(mid)};
+    if ((rc = write_row(w, w->ins_p, "point insert", o, sb_export_point_cols,
+                        sb_export_point_ncols, ids, 2, e)))
+        return rc;
     int64_t pid = sqlite3_last_insert_rowid(sb_db_handle(w->db));
     json_t *pairing = json_object_get(o, "pairing");
     if ((rc = sb_db_insert_samples(w->db, w->ins_sample, pid, json_object_get(o, "samples"),
@@ -332,11 +322,12 @@ static int write_point(writer *w, json_t *o, sb_err *e)
     w->st->samples_added += (long)json_array_size(pairing ? json_object_get(pairing, "samples")
                                                           : json_object_get(o, "samples"));
     if (pairing) {
-        sqlite3_bind_int64(w->ins_pairing, 1, pid);
-        bind_json(w->ins_pairing, 2, json_object_get(pairing, "mode"));
-        bind_json(w->ins_pairing, 3, json_object_get(pairing, "baseline"));
-        bind_json(w->ins_pairing, 4, json_object_get(pairing, "candidate"));
-        if ((rc = step_done(w->db, w->ins_pairing, e, "pairing insert"))) return rc;
+        sb_db_arg a[] = {SB_DB_INT(pid), SB_DB_JSON(json_object_get(pairing, "mode")),
+                         SB_DB_JSON(json_object_get(pairing, "baseline")),
+                         SB_DB_JSON(json_object_get(pairing, "candidate"))};
+        if ((rc = sb_db_stmt(w->db, w->ins_pairing, "pairing insert", a, SB_DB_NARGS(a), NULL,
+                             NULL, e)))
+            return rc;
     }
     return write_point_metrics_log(w, o, pid, e);
 }
@@ -391,6 +382,48 @@ static const char *ran_path(sb_db *db, int64_t machine, const char *kernel, json
     return path;
 }
 
+/* The statements that replace a point's pct_peak (repeak_imported). */
+typedef struct repeak {
+    sb_db *db;
+    sqlite3_stmt *del, *ins;
+} repeak;
+
+/* A GEMM point an import added (id, machine, kernel, threads, result,
+ * gflops or gops, its recorded pct_peak and unit, sweep): its pct_peak
+ * against its own path's stored peak. */
+static int repeak_row(sqlite3_stmt *sel, void *ctx, sb_err *e)
+{
+    repeak *r = ctx;
+    sb_db *db = r->db;
+    int64_t pid = sqlite3_column_int64(sel, 0), mid = sqlite3_column_int64(sel, 1);
+    const char *kernel = (const char *)sqlite3_column_text(sel, 2);
+    int threads = sqlite3_column_int(sel, 3);
+    const char *rj = (const char *)sqlite3_column_text(sel, 4);
+    double gf = sqlite3_column_double(sel, 5);
+    json_t *res = rj ? json_loads(rj, 0, NULL) : NULL;
+    const char *path = kernel ? ran_path(db, mid, kernel, res) : NULL;
+    double peak = path ? sb_db_peak_per_core_in(db, mid, path, sqlite3_column_int64(sel, 8)) : 0;
+    char unit[96], src[160];
+    double pct = sb_pct_peak(gf, peak, threads, path, unit, sizeof unit);
+    snprintf(src, sizeof src, "recomputed on import against the stored %.60s peak x %d threads",
+             path ? path : "?", threads > 0 ? threads : 1);
+    json_decref(res);
+    if (!(peak > 0) || !(gf > 0)) return SB_OK;
+    int had = sqlite3_column_type(sel, 6) != SQLITE_NULL;
+    double old = sqlite3_column_double(sel, 6);
+    /* a point the record gave no share keeps none: recomputed, not invented */
+    if (!had || (fabs(old - pct) <= 1e-9 * fabs(pct) &&
+                 !strcmp((const char *)sqlite3_column_text(sel, 7), unit)))
+        return SB_OK;
+    sb_db_arg id[] = {SB_DB_INT(pid)};
+    sb_db_arg a[] = {SB_DB_INT(pid), SB_DB_REAL(pct), SB_DB_TEXT(unit), SB_DB_TEXT(src)};
+    int rc;
+    if ((rc = sb_db_stmt(db, r->del, "pct_peak", id, 1, NULL, NULL, e)) ||
+        (rc = sb_db_stmt(db, r->ins, "pct_peak", a, SB_DB_NARGS(a), NULL, NULL, e)))
+        return rc;
+    return SB_OK;
+}
+
 /* pct_peak of the GEMM points an import added, recomputed against the peak
  * stored for the path each kernel ran (an older sprbench measured against
  * another path): a figure above 100 % of its own path's peak is then a
@@ -399,74 +432,36 @@ static const char *ran_path(sb_db *db, int64_t machine, const char *kernel, json
  * touched (an export imported again is the same, bit for bit). */
 static int repeak_imported(sb_db *db, int64_t after_id, sb_err *e)
 {
-    sqlite3_stmt *sel = NULL, *del = NULL, *ins = NULL;
+    repeak r = {db, NULL, NULL};
     int rc;
-    if ((rc = sb_db_prepare(db, "pct_peak",
-                            "SELECT p.id, p.machine_id, p.kernel, p.threads, p.result_json, g.value,"
-                            " c.value, COALESCE(c.unit, ''), COALESCE(p.sweep_id, 0)"
-                            " FROM point p JOIN metric g ON g.point_id = p.id"
-                            " AND g.name IN ('gflops', 'gops')"
-                            " LEFT JOIN metric c ON c.point_id = p.id AND c.name = 'pct_peak'"
-                            " WHERE p.id > ? AND p.workload = 'gemm' AND p.status = 'ok'"
-                            " AND p.machine_id IS NOT NULL",
-                            &sel, e)) ||
-        (rc = sb_db_prepare(db, "pct_peak",
-                            "DELETE FROM metric WHERE point_id = ? AND name = 'pct_peak'", &del,
-                            e)) ||
-        (rc = sb_db_prepare(db, "pct_peak",
-                            "INSERT INTO metric (point_id, name, value, unit, projected, source)"
-                            " VALUES (?, 'pct_peak', ?, ?, 0, ?)",
-                            &ins, e)))
-        goto out;
-    sqlite3_bind_int64(sel, 1, after_id);
-    int step;
-    while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
-        int64_t pid = sqlite3_column_int64(sel, 0), mid = sqlite3_column_int64(sel, 1);
-        const char *kernel = (const char *)sqlite3_column_text(sel, 2);
-        int threads = sqlite3_column_int(sel, 3);
-        const char *rj = (const char *)sqlite3_column_text(sel, 4);
-        double gf = sqlite3_column_double(sel, 5);
-        json_t *res = rj ? json_loads(rj, 0, NULL) : NULL;
-        const char *path = kernel ? ran_path(db, mid, kernel, res) : NULL;
-        double peak =
-            path ? sb_db_peak_per_core_in(db, mid, path, sqlite3_column_int64(sel, 8)) : 0;
-        char unit[96], src[160];
-        double pct = sb_pct_peak(gf, peak, threads, path, unit, sizeof unit);
-        snprintf(src, sizeof src, "recomputed on import against the stored %.60s peak x %d threads",
-                 path ? path : "?", threads > 0 ? threads : 1);
-        json_decref(res);
-        if (!(peak > 0) || !(gf > 0)) continue;
-        int had = sqlite3_column_type(sel, 6) != SQLITE_NULL;
-        double old = sqlite3_column_double(sel, 6);
-        /* a point the record gave no share keeps none: recomputed, not invented */
-        if (!had || (fabs(old - pct) <= 1e-9 * fabs(pct) &&
-                     !strcmp((const char *)sqlite3_column_text(sel, 7), unit)))
-            continue;
-        sqlite3_bind_int64(del, 1, pid);
-        if ((rc = step_done(db, del, e, "pct_peak"))) goto out;
-        sqlite3_bind_int64(ins, 1, pid);
-        sqlite3_bind_double(ins, 2, pct);
-        sqlite3_bind_text(ins, 3, unit, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 4, src, -1, SQLITE_TRANSIENT);
-        if ((rc = step_done(db, ins, e, "pct_peak"))) goto out;
+    if (!(rc = sb_db_prepare(db, "pct_peak",
+                             "DELETE FROM metric WHERE point_id = ? AND name = 'pct_peak'", &r.del,
+                             e)) &&
+        !(rc = sb_db_prepare(db, "pct_peak",
+                             "INSERT INTO metric (point_id, name, value, unit, projected, source)"
+                             " VALUES (?, 'pct_peak', ?, ?, 0, ?)",
+                             &r.ins, e))) {
+        sb_db_arg a[] = {SB_DB_INT(after_id)};
+        rc = sb_db_rows(db, "pct_peak",
+                        "SELECT p.id, p.machine_id, p.kernel, p.threads, p.result_json, g.value,"
+                        " c.value, COALESCE(c.unit, ''), COALESCE(p.sweep_id, 0)"
+                        " FROM point p JOIN metric g ON g.point_id = p.id"
+                        " AND g.name IN ('gflops', 'gops')"
+                        " LEFT JOIN metric c ON c.point_id = p.id AND c.name = 'pct_peak'"
+                        " WHERE p.id > ? AND p.workload = 'gemm' AND p.status = 'ok'"
+                        " AND p.machine_id IS NOT NULL",
+                        a, 1, repeak_row, &r, e);
     }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "pct_peak");
-out:
-    sqlite3_finalize(sel);
-    sqlite3_finalize(del);
-    sqlite3_finalize(ins);
+    sqlite3_finalize(r.del);
+    sqlite3_finalize(r.ins);
     return rc;
 }
 
 static int64_t max_point_id(sb_db *db)
 {
-    sqlite3_stmt *st;
     int64_t id = 0;
-    if (sqlite3_prepare_v2(sb_db_handle(db), "SELECT COALESCE(MAX(id), 0) FROM point", -1, &st,
-                           NULL) != SQLITE_OK)
-        return 0;
-    if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    sb_db_rows(db, "point ids", "SELECT COALESCE(MAX(id), 0) FROM point", NULL, 0,
+               sb_db_int64_row, &id, NULL);
     return id;
 }
 

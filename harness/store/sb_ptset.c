@@ -48,211 +48,215 @@ void sb_ptset_free(sb_ptset *set)
     set->n = 0;
 }
 
+/* A point's samples being read (load_samples): the capacities so far, and
+ * the largest pair number seen. */
+typedef struct samples_read {
+    sb_pt *p;
+    int cap, pcap;
+    sqlite3_int64 max_pair;
+} samples_read;
+
+static int sample_row(sqlite3_stmt *ss, void *ctx, sb_err *e)
+{
+    samples_read *r = ctx;
+    sb_pt *p = r->p;
+    double x = sqlite3_column_double(ss, 0);
+    int paired = sqlite3_column_type(ss, 1) != SQLITE_NULL;
+    /* read as 64 bits and bounded, as an import bounds them: a database
+     * written by another program may hold any number, and a pair
+     * number is never a size */
+    sqlite3_int64 side = sqlite3_column_int64(ss, 1), pair = sqlite3_column_int64(ss, 2);
+    if (paired && (side < 0 || side > 1 || pair < 0 || pair > SB_DB_MAX_PAIR))
+        return sb_errf(e, SB_EUSAGE,
+                       "point %lld (%.8s of sweep %.8s): a sample of side %lld in pair %lld:"
+                       " a side is 0 or 1 and a pair number 0 to %d",
+                       (long long)p->id, p->uuid, p->sweep_uuid, (long long)side, (long long)pair,
+                       SB_DB_MAX_PAIR);
+    if (paired && pair > r->max_pair) r->max_pair = pair;
+    if (paired) {
+        if (p->npaired == r->pcap) {
+            r->pcap = r->pcap ? 2 * r->pcap : 16;
+            double *nv = realloc(p->paired, sizeof *nv * (size_t)r->pcap);
+            if (nv) p->paired = nv;
+            int *ns = nv ? realloc(p->side, sizeof *ns * (size_t)r->pcap) : NULL;
+            if (ns) p->side = ns;
+            int *np = ns ? realloc(p->pair, sizeof *np * (size_t)r->pcap) : NULL;
+            if (!np) return sb_errf(e, SB_EFAIL, "out of memory");
+            p->pair = np;
+        }
+        p->paired[p->npaired] = x;
+        p->side[p->npaired] = (int)side;
+        p->pair[p->npaired++] = (int)pair;
+    }
+    if (paired && side != 1) return SB_OK;
+    if (p->nsamples == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        double *ns = realloc(p->samples, sizeof *ns * (size_t)r->cap);
+        if (!ns) return sb_errf(e, SB_EFAIL, "out of memory");
+        p->samples = ns;
+    }
+    p->samples[p->nsamples++] = x;
+    return SB_OK;
+}
+
 /* The raw samples of p, in repetition order: the candidate's (or an
  * ordinary point's) in samples, and a paired point's every sample with its
  * side and pair. */
 static int load_samples(sb_db *db, sqlite3_stmt *ss, sb_pt *p, sb_err *e)
 {
-    sqlite3_bind_int64(ss, 1, p->id);
-    int cap = 0, pcap = 0, step, rc = SB_OK;
-    sqlite3_int64 max_pair = -1;
-    while ((step = sqlite3_step(ss)) == SQLITE_ROW) {
-        double x = sqlite3_column_double(ss, 0);
-        int paired = sqlite3_column_type(ss, 1) != SQLITE_NULL;
-        /* read as 64 bits and bounded, as an import bounds them: a database
-         * written by another program may hold any number, and a pair
-         * number is never a size */
-        sqlite3_int64 side = sqlite3_column_int64(ss, 1), pair = sqlite3_column_int64(ss, 2);
-        if (paired && (side < 0 || side > 1 || pair < 0 || pair > SB_DB_MAX_PAIR)) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         "point %lld (%.8s of sweep %.8s): a sample of side %lld in pair %lld:"
-                         " a side is 0 or 1 and a pair number 0 to %d",
-                         (long long)p->id, p->uuid, p->sweep_uuid, (long long)side, (long long)pair,
-                         SB_DB_MAX_PAIR);
-            break;
-        }
-        if (paired && pair > max_pair) max_pair = pair;
-        if (paired) {
-            if (p->npaired == pcap) {
-                pcap = pcap ? 2 * pcap : 16;
-                double *nv = realloc(p->paired, sizeof *nv * (size_t)pcap);
-                if (nv) p->paired = nv;
-                int *ns = nv ? realloc(p->side, sizeof *ns * (size_t)pcap) : NULL;
-                if (ns) p->side = ns;
-                int *np = ns ? realloc(p->pair, sizeof *np * (size_t)pcap) : NULL;
-                if (!np) {
-                    rc = sb_errf(e, SB_EFAIL, "out of memory");
-                    break;
-                }
-                p->pair = np;
-            }
-            p->paired[p->npaired] = x;
-            p->side[p->npaired] = (int)side;
-            p->pair[p->npaired++] = (int)pair;
-        }
-        if (paired && side != 1) continue;
-        if (p->nsamples == cap) {
-            cap = cap ? 2 * cap : 16;
-            double *ns = realloc(p->samples, sizeof *ns * (size_t)cap);
-            if (!ns) {
-                rc = sb_errf(e, SB_EFAIL, "out of memory");
-                break;
-            }
-            p->samples = ns;
-        }
-        p->samples[p->nsamples++] = x;
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading samples");
-    if (!rc && p->npaired && max_pair >= p->npaired)
+    samples_read r = {p, 0, 0, -1};
+    sb_db_arg id[] = {SB_DB_INT(p->id)};
+    int rc = sb_db_stmt(db, ss, "reading samples", id, 1, sample_row, &r, e);
+    if (!rc && p->npaired && r.max_pair >= p->npaired)
         rc = sb_errf(e, SB_EUSAGE,
                      "point %lld (%.8s of sweep %.8s): pair %lld among %d paired samples: a pair"
                      " holds a sample of each side, so its number is below their count",
-                     (long long)p->id, p->uuid, p->sweep_uuid, (long long)max_pair, p->npaired);
-    sqlite3_reset(ss);
+                     (long long)p->id, p->uuid, p->sweep_uuid, (long long)r.max_pair, p->npaired);
     return rc;
+}
+
+static int pairing_row(sqlite3_stmt *sp, void *ctx, sb_err *e)
+{
+    sb_pt *p = ctx;
+    if (!(p->pair_mode = sb_db_column_repaired(sp, 0)) ||
+        !(p->pair_baseline = sb_db_column_repaired(sp, 1)) ||
+        !(p->pair_candidate = sb_db_column_repaired(sp, 2)))
+        return sb_errf(e, SB_EFAIL, "out of memory");
+    return SB_DB_STOP;
 }
 
 /* How a paired point was paired: its mode and the two binaries. */
 static int load_pairing(sb_db *db, sqlite3_stmt *sp, sb_pt *p, sb_err *e)
 {
-    sqlite3_bind_int64(sp, 1, p->id);
-    int step = sqlite3_step(sp), rc = SB_OK;
-    if (step == SQLITE_ROW) {
-        if (!(p->pair_mode = sb_db_column_repaired(sp, 0)) ||
-            !(p->pair_baseline = sb_db_column_repaired(sp, 1)) ||
-            !(p->pair_candidate = sb_db_column_repaired(sp, 2)))
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "reading pairing");
+    sb_db_arg id[] = {SB_DB_INT(p->id)};
+    return sb_db_stmt(db, sp, "reading pairing", id, 1, pairing_row, p, e);
+}
+
+/* A point's metrics being read (load_metrics), and their capacity so far. */
+typedef struct metrics_read {
+    sb_pt *p;
+    int cap;
+} metrics_read;
+
+static int metric_row(sqlite3_stmt *sm, void *ctx, sb_err *e)
+{
+    metrics_read *r = ctx;
+    sb_pt *p = r->p;
+    /* stored by an older sprbench from a wrong per-cycle figure: not shown */
+    if (sb_peak_clock_impossible((const char *)sqlite3_column_text(sm, 0),
+                                 sqlite3_column_double(sm, 1)))
+        return SB_OK;
+    if (p->nmetrics == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 8;
+        sb_metric_val *nm = realloc(p->metrics, sizeof *nm * (size_t)r->cap);
+        if (!nm) return sb_errf(e, SB_EFAIL, "out of memory");
+        p->metrics = nm;
     }
-    sqlite3_reset(sp);
-    return rc;
+    sb_metric_val *m = &p->metrics[p->nmetrics++];
+    m->name = sb_db_column_repaired(sm, 0);
+    m->value = sqlite3_column_double(sm, 1);
+    m->unit = sb_db_column_repaired(sm, 2);
+    m->projected = sqlite3_column_int(sm, 3);
+    m->source = sb_db_column_repaired(sm, 4);
+    if (!m->name || !m->unit || !m->source) return sb_errf(e, SB_EFAIL, "out of memory");
+    return SB_OK;
 }
 
 /* The metrics of p, by name. */
 static int load_metrics(sb_db *db, sqlite3_stmt *sm, sb_pt *p, sb_err *e)
 {
-    sqlite3_bind_int64(sm, 1, p->id);
-    int cap = 0, step, rc = SB_OK;
-    while ((step = sqlite3_step(sm)) == SQLITE_ROW) {
-        /* stored by an older sprbench from a wrong per-cycle figure: not shown */
-        if (sb_peak_clock_impossible((const char *)sqlite3_column_text(sm, 0),
-                                     sqlite3_column_double(sm, 1)))
-            continue;
-        if (p->nmetrics == cap) {
-            cap = cap ? 2 * cap : 8;
-            sb_metric_val *nm = realloc(p->metrics, sizeof *nm * (size_t)cap);
-            if (!nm) {
-                rc = sb_errf(e, SB_EFAIL, "out of memory");
-                break;
-            }
-            p->metrics = nm;
-        }
-        sb_metric_val *m = &p->metrics[p->nmetrics++];
-        m->name = sb_db_column_repaired(sm, 0);
-        m->value = sqlite3_column_double(sm, 1);
-        m->unit = sb_db_column_repaired(sm, 2);
-        m->projected = sqlite3_column_int(sm, 3);
-        m->source = sb_db_column_repaired(sm, 4);
-        if (!m->name || !m->unit || !m->source) {
-            rc = sb_errf(e, SB_EFAIL, "out of memory");
-            break;
-        }
-    }
-    if (!rc && step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading metrics");
-    sqlite3_reset(sm);
-    return rc;
+    metrics_read r = {p, 0};
+    sb_db_arg id[] = {SB_DB_INT(p->id)};
+    return sb_db_stmt(db, sm, "reading metrics", id, 1, metric_row, &r, e);
+}
+
+/* A point set being read (sb_ptset_load): the set, its capacity, and the
+ * statements that read each point's samples, metrics and pairing. */
+typedef struct points_read {
+    sb_db *db;
+    sb_ptset *set;
+    int cap;
+    sqlite3_stmt *ss, *sm, *sp;
+} points_read;
+
+static int point_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    points_read *r = ctx;
+    sb_ptset *set = r->set;
+    sb_pt *p = sb_db_push((void **)&set->p, &set->n, &r->cap, sizeof *p, e);
+    if (!p) return SB_EFAIL;
+    p->id = sqlite3_column_int64(st, 0);
+    p->sweep_id = sqlite3_column_int64(st, 1);
+    p->machine_id = sqlite3_column_int64(st, 2);
+    snprintf(p->uuid, sizeof p->uuid, "%s",
+             sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+    char **text[] = {&p->fingerprint, &p->workload, &p->kernel, &p->dtype,
+                     &p->shape,       &p->config,   &p->status, &p->reason};
+    for (int i = 0; i < 8; i++)
+        if (!(*text[i] = sb_db_column_repaired(st, 4 + i)))
+            return sb_errf(e, SB_EFAIL, "out of memory");
+    p->wl = sb_workload_find(p->workload);
+    p->threads = sqlite3_column_int(st, 12);
+    /* read as 64 bits and bounded: ppn x nodes is multiplied in an int
+     * everywhere, and a database written by another program may hold
+     * any number */
+    sqlite3_int64 ppn = sqlite3_column_int64(st, 13), nodes = sqlite3_column_int64(st, 14);
+    if (ppn > SB_DB_MAX_RANKS || nodes > SB_DB_MAX_RANKS ||
+        (ppn > 0 ? ppn : 1) * (nodes > 0 ? nodes : 1) > SB_DB_MAX_RANKS)
+        return sb_errf(e, SB_EUSAGE,
+                       "point %lld: ppn %lld x nodes %lld is more than %d ranks: not a run"
+                       " sprbench can show",
+                       (long long)p->id, (long long)ppn, (long long)nodes, SB_DB_MAX_RANKS);
+    p->ppn = ppn > 0 ? (int)ppn : 1;
+    p->nodes = nodes > 0 ? (int)nodes : 1;
+    snprintf(p->sweep_uuid, sizeof p->sweep_uuid, "%s",
+             sqlite3_column_text(st, 15) ? (const char *)sqlite3_column_text(st, 15) : "");
+    snprintf(p->sweep_started, sizeof p->sweep_started, "%s",
+             (const char *)sqlite3_column_text(st, 16));
+    p->nsweeps = 1;
+    int rc;
+    if ((rc = load_samples(r->db, r->ss, p, e)) || (rc = load_metrics(r->db, r->sm, p, e)) ||
+        (p->npaired && (rc = load_pairing(r->db, r->sp, p, e))))
+        return rc;
+    return SB_OK;
 }
 
 int sb_ptset_load(sb_db *db, int64_t machine_id, int64_t sweep_id, sb_ptset *set, sb_err *e)
 {
     set->p = NULL;
     set->n = 0;
-    sqlite3_stmt *st = NULL, *ss = NULL, *sm = NULL, *sp = NULL;
-    int rc, cap = 0;
-    if ((rc = sb_db_prepare(
-             db, "reading points",
-             "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
-             " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
-             " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
-             " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), COALESCE(s.uuid, ''),"
-             " COALESCE(s.started, '')"
-             " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
-             " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
-             " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
-             " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY " SB_DB_SWEEP_TIME("s") ", p.seq, p.uuid, p.id",
-             &st, e)) ||
-        (rc = sb_db_prepare(db, "reading samples",
+    points_read r = {db, set, 0, NULL, NULL, NULL};
+    int rc;
+    if ((rc = sb_db_prepare(db, "reading samples",
                             "SELECT seconds, side, pair FROM sample WHERE point_id = ?"
                             " ORDER BY rep",
-                            &ss, e)) ||
+                            &r.ss, e)) ||
         (rc = sb_db_prepare(db, "reading pairing",
                             "SELECT mode, baseline, candidate FROM point_pairing"
                             " WHERE point_id = ?",
-                            &sp, e)) ||
+                            &r.sp, e)) ||
         (rc = sb_db_prepare(db, "reading metrics",
                             "SELECT name, value, unit, projected, source FROM metric"
                             " WHERE point_id = ? ORDER BY name",
-                            &sm, e)))
+                            &r.sm, e)))
         goto out;
-    sqlite3_bind_int64(st, 1, machine_id);
-    sqlite3_bind_int64(st, 2, sweep_id);
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (set->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            sb_pt *np = realloc(set->p, sizeof *np * (size_t)cap);
-            if (!np) {
-                rc = sb_errf(e, SB_EFAIL, "out of memory");
-                goto out;
-            }
-            set->p = np;
-        }
-        sb_pt *p = &set->p[set->n++];
-        memset(p, 0, sizeof *p);
-        p->id = sqlite3_column_int64(st, 0);
-        p->sweep_id = sqlite3_column_int64(st, 1);
-        p->machine_id = sqlite3_column_int64(st, 2);
-        snprintf(p->uuid, sizeof p->uuid, "%s",
-                 sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
-        char **text[] = {&p->fingerprint, &p->workload, &p->kernel, &p->dtype,
-                         &p->shape,       &p->config,   &p->status, &p->reason};
-        for (int i = 0; i < 8; i++)
-            if (!(*text[i] = sb_db_column_repaired(st, 4 + i))) {
-                rc = sb_errf(e, SB_EFAIL, "out of memory");
-                goto out;
-            }
-        p->wl = sb_workload_find(p->workload);
-        p->threads = sqlite3_column_int(st, 12);
-        /* read as 64 bits and bounded: ppn x nodes is multiplied in an int
-         * everywhere, and a database written by another program may hold
-         * any number */
-        sqlite3_int64 ppn = sqlite3_column_int64(st, 13), nodes = sqlite3_column_int64(st, 14);
-        if (ppn > SB_DB_MAX_RANKS || nodes > SB_DB_MAX_RANKS ||
-            (ppn > 0 ? ppn : 1) * (nodes > 0 ? nodes : 1) > SB_DB_MAX_RANKS) {
-            rc = sb_errf(e, SB_EUSAGE,
-                         "point %lld: ppn %lld x nodes %lld is more than %d ranks: not a run"
-                         " sprbench can show",
-                         (long long)p->id, (long long)ppn, (long long)nodes, SB_DB_MAX_RANKS);
-            goto out;
-        }
-        p->ppn = ppn > 0 ? (int)ppn : 1;
-        p->nodes = nodes > 0 ? (int)nodes : 1;
-        snprintf(p->sweep_uuid, sizeof p->sweep_uuid, "%s",
-                 sqlite3_column_text(st, 15) ? (const char *)sqlite3_column_text(st, 15) : "");
-        snprintf(p->sweep_started, sizeof p->sweep_started, "%s",
-                 (const char *)sqlite3_column_text(st, 16));
-        p->nsweeps = 1;
-        if ((rc = load_samples(db, ss, p, e)) || (rc = load_metrics(db, sm, p, e)) ||
-            (p->npaired && (rc = load_pairing(db, sp, p, e))))
-            goto out;
-    }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "reading points");
+    sb_db_arg a[] = {SB_DB_INT(machine_id), SB_DB_INT(sweep_id)};
+    rc = sb_db_rows(
+        db, "reading points",
+        "SELECT p.id, p.sweep_id, COALESCE(p.machine_id, s.machine_id, 0), p.uuid,"
+        " COALESCE(m.fingerprint, ''), p.workload, p.kernel, p.dtype, p.shape,"
+        " p.config, p.status, p.reason, COALESCE(p.threads, 0),"
+        " COALESCE(p.ppn, 1), COALESCE(p.nodes, 1), COALESCE(s.uuid, ''),"
+        " COALESCE(s.started, '')"
+        " FROM point p LEFT JOIN sweep s ON s.id = p.sweep_id"
+        " LEFT JOIN machine m ON m.id = COALESCE(p.machine_id, s.machine_id)"
+        " WHERE (?1 = 0 OR COALESCE(p.machine_id, s.machine_id) = ?1)"
+        " AND (?2 = 0 OR p.sweep_id = ?2) ORDER BY " SB_DB_SWEEP_TIME("s") ", p.seq, p.uuid, p.id",
+        a, 2, point_row, &r, e);
 out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(ss);
-    sqlite3_finalize(sp);
-    sqlite3_finalize(sm);
+    sqlite3_finalize(r.ss);
+    sqlite3_finalize(r.sp);
+    sqlite3_finalize(r.sm);
     if (rc) sb_ptset_free(set);
     return rc;
 }
@@ -367,26 +371,33 @@ static int all_digits(const char *s)
     return 1;
 }
 
+/* Rows of a lookup being counted (match): how many so far, the id of the
+ * last, and where counting stops (0: never). */
+typedef struct match_count {
+    int most, *count;
+    int64_t *id;
+} match_count;
+
+static int match_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    match_count *m = ctx;
+    (*m->count)++;
+    *m->id = sqlite3_column_int64(st, 0);
+    return m->most > 0 && *m->count >= m->most ? SB_DB_STOP : SB_OK;
+}
+
 /* Rows that the one-parameter query sql finds for spec (an exact value or a
  * prefix, as the query says): how many (counting stops at `most`), and the
  * id of the last. */
 static int match(sb_db *db, const char *sql, const char *spec, int most, int *count, int64_t *id,
                  sb_err *e)
 {
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "lookup", sql, &st, e);
-    if (rc) return rc;
-    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
     *count = 0;
     *id = 0;
-    int step = SQLITE_DONE;
-    while ((*count < most || most <= 0) && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        (*count)++;
-        *id = sqlite3_column_int64(st, 0);
-    }
-    if ((most <= 0 || *count < most) && step != SQLITE_DONE) rc = sb_db_fail(e, db, "lookup");
-    sqlite3_finalize(st);
-    return rc;
+    match_count m = {most, count, id};
+    sb_db_arg a[] = {SB_DB_TEXT(spec)};
+    return sb_db_rows(db, "lookup", sql, a, 1, match_row, &m, e);
 }
 
 /* A sweep by number or uuid prefix: *found 0 when neither names one. */
@@ -473,62 +484,66 @@ int sb_point_resolve(sb_db *db, const char *spec, int64_t *point_id, sb_err *e)
     return sb_errf(e, SB_EUSAGE, "no point '%.64s' in the database (see sprbench db points)", spec);
 }
 
+/* sel's label from the row sql finds for id (none: the label stays). */
+static int label_read(sb_db *db, const char *sql, int64_t id, sb_db_row_fn row, sb_selection *sel,
+                      sb_err *e)
+{
+    int found;
+    sb_db_arg a[] = {SB_DB_INT(id)};
+    return sb_db_row(db, "selection", sql, a, 1, row, sel, &found, e);
+}
+
+static int label_sweep_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    sb_selection *sel = ctx;
+    sel->machine_id = sqlite3_column_int64(st, 0);
+    const char *label = (const char *)sqlite3_column_text(st, 1);
+    const char *host = (const char *)sqlite3_column_text(st, 2);
+    const char *ua = (const char *)sqlite3_column_text(st, 3);
+    if (!label) label = "";
+    if (!host) host = "";
+    if (!ua) ua = "";
+    /* each text cut between characters */
+    snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.*s%s%.*s%s%.*s",
+             (long long)sel->sweep_id, *label ? " " : "", sb_text_prefix(label, 100), label,
+             *ua || *host ? " on " : "", sb_text_prefix(ua, 40), ua, *ua && *host ? " " : "",
+             sb_text_prefix(host, 80), host);
+    return SB_OK;
+}
+
 /* sel's label: "sweep ID LABEL on HOST" or "HOST (FINGERPRINT)". */
 static int label_sweep(sb_db *db, sb_selection *sel, sb_err *e)
 {
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "selection",
-                           "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
-                           " COALESCE(m.hostname, ''),"
-                           " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME("m") " END"
-                           " FROM sweep s"
-                           " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
-                           &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, sel->sweep_id);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        sel->machine_id = sqlite3_column_int64(st, 0);
-        const char *label = (const char *)sqlite3_column_text(st, 1);
-        const char *host = (const char *)sqlite3_column_text(st, 2);
-        const char *ua = (const char *)sqlite3_column_text(st, 3);
-        if (!label) label = "";
-        if (!host) host = "";
-        if (!ua) ua = "";
-        /* each text cut between characters */
-        snprintf(sel->label, sizeof sel->label, "sweep %lld%s%.*s%s%.*s%s%.*s",
-                 (long long)sel->sweep_id, *label ? " " : "", sb_text_prefix(label, 100), label,
-                 *ua || *host ? " on " : "", sb_text_prefix(ua, 40), ua, *ua && *host ? " " : "",
-                 sb_text_prefix(host, 80), host);
-    } else if (step != SQLITE_DONE) {
-        rc = sb_db_fail(e, db, "selection");
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return label_read(db,
+                      "SELECT COALESCE(s.machine_id, 0), COALESCE(s.label, ''),"
+                      " COALESCE(m.hostname, ''),"
+                      " CASE WHEN m.id IS NULL THEN '' ELSE " SB_DB_MACHINE_NAME("m") " END"
+                      " FROM sweep s"
+                      " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
+                      sel->sweep_id, label_sweep_row, sel, e);
+}
+
+static int label_machine_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    sb_selection *sel = ctx;
+    /* "Zen 4 vm (6299f44b6ad52317)": host names of cloud guests ("vm") tell
+     * machines apart less often than their microarchitecture */
+    const char *ua = (const char *)sqlite3_column_text(st, 2);
+    snprintf(sel->label, sizeof sel->label, "%.*s%s%.*s (%.64s)",
+             sb_text_prefix(ua ? ua : "", 60), ua ? ua : "", ua && *ua ? " " : "",
+             sb_text_prefix((const char *)sqlite3_column_text(st, 0), 100),
+             (const char *)sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+    return SB_OK;
 }
 
 static int label_machine(sb_db *db, sb_selection *sel, sb_err *e)
 {
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "selection",
-                           "SELECT COALESCE(hostname, ''), fingerprint,"
-                           " " SB_DB_MACHINE_NAME("machine") " FROM machine WHERE id = ?",
-                           &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, sel->machine_id);
-    int step = sqlite3_step(st);
-    /* "Zen 4 vm (6299f44b6ad52317)": host names of cloud guests ("vm") tell
-     * machines apart less often than their microarchitecture */
-    const char *ua = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 2) : NULL;
-    if (step == SQLITE_ROW)
-        snprintf(sel->label, sizeof sel->label, "%.*s%s%.*s (%.64s)",
-                 sb_text_prefix(ua ? ua : "", 60), ua ? ua : "", ua && *ua ? " " : "",
-                 sb_text_prefix((const char *)sqlite3_column_text(st, 0), 100),
-                 (const char *)sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
-    else if (step != SQLITE_DONE)
-        rc = sb_db_fail(e, db, "selection");
-    sqlite3_finalize(st);
-    return rc;
+    return label_read(db,
+                      "SELECT COALESCE(hostname, ''), fingerprint,"
+                      " " SB_DB_MACHINE_NAME("machine") " FROM machine WHERE id = ?",
+                      sel->machine_id, label_machine_row, sel, e);
 }
 
 /* A machine as a selector can name it beyond its fingerprint. */
@@ -538,36 +553,29 @@ typedef struct mrow {
     int amx; /* 1 AMX the OS granted, 0 none, -1 not recorded */
 } mrow;
 
+static int mrow_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    sb_db_list *l = ctx;
+    mrow *m = sb_db_push(&l->v, &l->n, &l->cap, sizeof *m, e);
+    if (!m) return SB_EFAIL;
+    m->id = sqlite3_column_int64(st, 0);
+    snprintf(m->fp, sizeof m->fp, "%s", (const char *)sqlite3_column_text(st, 1));
+    snprintf(m->host, sizeof m->host, "%s", (const char *)sqlite3_column_text(st, 2));
+    snprintf(m->cpu, sizeof m->cpu, "%s", (const char *)sqlite3_column_text(st, 3));
+    snprintf(m->ua, sizeof m->ua, "%s", (const char *)sqlite3_column_text(st, 4));
+    m->amx = sqlite3_column_int(st, 5);
+    return SB_OK;
+}
+
 static int machines_all(sb_db *db, mrow **v, int *n, sb_err *e)
 {
-    sqlite3_stmt *st;
-    *v = NULL;
-    *n = 0;
-    int rc = sb_db_prepare(db, "lookup",
-                           "SELECT id, fingerprint, COALESCE(hostname, ''), COALESCE(cpu_model, ''),"
-                           " " SB_DB_UARCH("machine") ", COALESCE(amx_os_permitted, -1)"
-                           " FROM machine ORDER BY id",
-                           &st, e);
-    if (rc) return rc;
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        mrow *nv = realloc(*v, sizeof **v * (size_t)(*n + 1));
-        if (!nv) {
-            sqlite3_finalize(st);
-            return sb_errf(e, SB_EFAIL, "out of memory");
-        }
-        *v = nv;
-        mrow *m = &nv[(*n)++];
-        m->id = sqlite3_column_int64(st, 0);
-        snprintf(m->fp, sizeof m->fp, "%s", (const char *)sqlite3_column_text(st, 1));
-        snprintf(m->host, sizeof m->host, "%s", (const char *)sqlite3_column_text(st, 2));
-        snprintf(m->cpu, sizeof m->cpu, "%s", (const char *)sqlite3_column_text(st, 3));
-        snprintf(m->ua, sizeof m->ua, "%s", (const char *)sqlite3_column_text(st, 4));
-        m->amx = sqlite3_column_int(st, 5);
-    }
-    if (step != SQLITE_DONE) rc = sb_db_fail(e, db, "lookup");
-    sqlite3_finalize(st);
-    return rc;
+    sb_db_list l = {0};
+    int rc = sb_db_rows(db, "lookup",
+                        "SELECT id, fingerprint, COALESCE(hostname, ''), COALESCE(cpu_model, ''),"
+                        " " SB_DB_UARCH("machine") ", COALESCE(amx_os_permitted, -1)"
+                        " FROM machine ORDER BY id",
+                        NULL, 0, mrow_row, &l, e);
+    return sb_db_list_give(&l, rc, v, n);
 }
 
 /* A microarchitecture as people write it: "zen4", "emerald-rapids",
@@ -785,59 +793,42 @@ static int sweep_on_side(sb_db *db, const sb_selection *sel, int64_t sweep_id, i
         *on = sweep_id == sel->sweep_id;
         return SB_OK;
     }
-    sqlite3_stmt *st;
-    int rc = sb_db_prepare(db, "pinned sweep",
-                           "SELECT 1 FROM sweep s WHERE s.id = ?1 AND (s.machine_id = ?2 OR"
-                           " EXISTS (SELECT 1 FROM point p WHERE p.sweep_id = s.id"
-                           " AND p.machine_id = ?2))",
-                           &st, e);
-    if (rc) return rc;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    sqlite3_bind_int64(st, 2, sel->machine_id);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW)
-        *on = 1;
-    else if (step != SQLITE_DONE)
-        rc = sb_db_fail(e, db, "pinned sweep");
-    sqlite3_finalize(st);
-    return rc;
+    sb_db_arg a[] = {SB_DB_INT(sweep_id), SB_DB_INT(sel->machine_id)};
+    return sb_db_row(db, "pinned sweep",
+                     "SELECT 1 FROM sweep s WHERE s.id = ?1 AND (s.machine_id = ?2 OR"
+                     " EXISTS (SELECT 1 FROM point p WHERE p.sweep_id = s.id"
+                     " AND p.machine_id = ?2))",
+                     a, 2, NULL, NULL, on, e);
 }
 
 /* A label among the side's sweeps: the newest of that label on its machine. */
 static int label_on_side(sb_db *db, const sb_selection *sel, const char *spec, int64_t *id,
                          sb_err *e)
 {
-    sqlite3_stmt *st;
+    int found;
     *id = 0;
-    int rc = sb_db_prepare(db, "pinned sweep",
-                           "SELECT id FROM sweep WHERE label = ?1 AND machine_id = ?2"
-                           " ORDER BY " SB_DB_SWEEP_TIME_DESC("sweep") " LIMIT 1",
-                           &st, e);
-    if (rc) return rc;
-    sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, sel->machine_id);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW)
-        *id = sqlite3_column_int64(st, 0);
-    else if (step != SQLITE_DONE)
-        rc = sb_db_fail(e, db, "pinned sweep");
-    sqlite3_finalize(st);
-    return rc;
+    sb_db_arg a[] = {SB_DB_TEXT(spec), SB_DB_INT(sel->machine_id)};
+    return sb_db_row(db, "pinned sweep",
+                     "SELECT id FROM sweep WHERE label = ?1 AND machine_id = ?2"
+                     " ORDER BY " SB_DB_SWEEP_TIME_DESC("sweep") " LIMIT 1",
+                     a, 2, sb_db_int64_row, id, &found, e);
+}
+
+static int short_uuid_row(sqlite3_stmt *st, void *ctx, sb_err *e)
+{
+    (void)e;
+    snprintf(ctx, 9, "%s", (const char *)sqlite3_column_text(st, 0));
+    return SB_OK;
 }
 
 /* The first 8 digits of a sweep's uuid ("" when it has none). */
 static void sweep_short_uuid(sb_db *db, int64_t id, char out[9])
 {
-    sqlite3_stmt *st;
+    int found;
     out[0] = '\0';
-    if (sb_db_prepare(db, "pinned sweep", "SELECT substr(COALESCE(uuid, ''), 1, 8) FROM sweep"
-                                          " WHERE id = ?",
-                      &st, NULL))
-        return;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        snprintf(out, 9, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    sb_db_arg a[] = {SB_DB_INT(id)};
+    sb_db_row(db, "pinned sweep", "SELECT substr(COALESCE(uuid, ''), 1, 8) FROM sweep WHERE id = ?",
+              a, 1, short_uuid_row, out, &found, NULL);
 }
 
 int sb_select_pin_sweeps(sb_db *db, sb_selection *sel, const char *list, const char *what,
@@ -898,11 +889,10 @@ static int sort_pinned(sb_db *db, int64_t *ids, int n, sb_err *e)
     if (rc) return rc;
     for (int i = 1; i < n; i++) /* insertion sort: a few sweeps */
         for (int j = i; j > 0; j--) {
-            sqlite3_bind_int64(st, 1, ids[j - 1]);
-            sqlite3_bind_int64(st, 2, ids[j]);
-            int later = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-            sqlite3_reset(st);
-            if (!later) break;
+            int64_t later = 0;
+            sb_db_arg a[] = {SB_DB_INT(ids[j - 1]), SB_DB_INT(ids[j])};
+            sb_db_stmt(db, st, "pinned sweeps", a, 2, sb_db_int64_row, &later, NULL);
+            if (later <= 0) break;
             int64_t t = ids[j];
             ids[j] = ids[j - 1];
             ids[j - 1] = t;

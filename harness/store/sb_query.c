@@ -11,7 +11,6 @@
 
 #define text_dup sb_db_text_dup
 #define text_dup_or_null sb_db_text_dup_or_null
-#define NARGS(a) ((int)(sizeof a / sizeof a[0]))
 
 /* A list being read (sb_db_rows' context): its elements so far, and what
  * a row needs besides. */
@@ -139,7 +138,7 @@ int sb_db_machine_info(sb_db *db, int64_t machine_id, json_t **info, sb_err *e)
                                      " l2_bytes, l3_bytes, isa,"
                                      " amx_os_permitted, amx_reason, kernel, mem_bytes, info_json,"
                                      " " SB_DB_UARCH_HOW("machine") " FROM machine WHERE id = ?",
-                      a, NARGS(a), machine_info_row, info, e);
+                      a, SB_DB_NARGS(a), machine_info_row, info, e);
 }
 
 /* ---- sweeps ---- */
@@ -265,7 +264,7 @@ int sb_db_sweep_header(sb_db *db, int64_t sweep_id, sb_sweep_header *h, int *fou
             "m") " END,"
                  " COALESCE(m.cores, 0), COALESCE(m.id, 0), s.tool_version, s.started FROM sweep s"
                  " LEFT JOIN machine m ON m.id = s.machine_id WHERE s.id = ?",
-        a, NARGS(a), header_row, &o, e);
+        a, SB_DB_NARGS(a), header_row, &o, e);
     *found = o.found;
     return rc;
 }
@@ -285,7 +284,7 @@ int sb_db_sweep_plan(sb_db *db, int64_t sweep_id, char **plan, int *found, sb_er
     found_row o = {plan, 0};
     sb_db_arg a[] = {SB_DB_INT(sweep_id)};
     int rc = sb_db_rows(db, "reading a sweep's plan", "SELECT plan FROM sweep WHERE id = ?", a,
-                        NARGS(a), plan_row, &o, e);
+                        SB_DB_NARGS(a), plan_row, &o, e);
     *found = o.found;
     return rc;
 }
@@ -338,7 +337,7 @@ int sb_db_sweep_unfinished(sb_db *db, int64_t sweep_id, sb_todo_point **v, int *
                         "SELECT id, seq, kernel, shape, threads, ppn, nodes, workload FROM point"
                         " WHERE sweep_id = ? AND status IN ('pending','running','interrupted')"
                         " ORDER BY seq",
-                        a, NARGS(a), todo_row, &l, e);
+                        a, SB_DB_NARGS(a), todo_row, &l, e);
     if (rc) free(l.v);
     *v = rc ? NULL : l.v;
     *n = rc ? 0 : l.n;
@@ -427,7 +426,7 @@ int sb_db_sweep_summary(sb_db *db, int64_t sweep_id, sb_summary_row **v, int *n,
     list l = {.with = w};
     sb_db_arg a[] = {SB_DB_INT(sweep_id), SB_DB_TEXT(w && w->metric ? w->metric : NULL),
                      SB_DB_TEXT(w && w->metric ? w->unit : NULL)};
-    rc = sb_db_rows(db, "sweep summary", sql, a, NARGS(a), summary_row, &l, e);
+    rc = sb_db_rows(db, "sweep summary", sql, a, SB_DB_NARGS(a), summary_row, &l, e);
     if (rc) sb_summary_rows_free(l.v, l.n);
     *v = rc ? NULL : l.v;
     *n = rc ? 0 : l.n;
@@ -458,7 +457,7 @@ int sb_db_sweep_shapes(sb_db *db, int64_t sweep_id, const char *workload, char *
     int rc = sb_db_rows(db, "reading a sweep's shapes",
                         "SELECT DISTINCT COALESCE(p.shape, '') FROM point p WHERE p.sweep_id = ?"
                         " AND p.workload = ? AND p.status = 'ok' ORDER BY 1",
-                        a, NARGS(a), string_row, &l, e);
+                        a, SB_DB_NARGS(a), string_row, &l, e);
     if (rc) sb_db_strings_free(l.v, l.n);
     *shapes = rc ? NULL : l.v;
     *n = rc ? 0 : l.n;
@@ -494,7 +493,7 @@ static int point_samples(sb_db *db, sb_series_point *p, sb_err *e)
     int rc = sb_db_rows(db, "reading samples",
                         "SELECT seconds FROM sample WHERE point_id = ?"
                         " AND (side IS NULL OR side = 1) ORDER BY rep",
-                        a, NARGS(a), sample_row, &l, e);
+                        a, SB_DB_NARGS(a), sample_row, &l, e);
     p->samples = l.v; /* the caller's to free, also on an error */
     p->nsamples = l.n;
     return rc;
@@ -538,7 +537,7 @@ int sb_db_metric_series(sb_db *db, int64_t sweep_id, const char *workload, const
                  " WHERE p.sweep_id = ? AND p.workload = ? AND p.status = 'ok'"
                  " AND COALESCE(p.shape, '') = ? AND p.ppn = 1 AND p.nodes = 1"
                  " ORDER BY p.kernel, p.threads",
-        a, NARGS(a), series_row, &l, e);
+        a, SB_DB_NARGS(a), series_row, &l, e);
     if (rc) sb_series_free(l.v, l.n);
     *v = rc ? NULL : l.v;
     *n = rc ? 0 : l.n;
@@ -611,7 +610,7 @@ int sb_db_metric_history(sb_db *db, int64_t machine_id, const char *workload, co
                  "   AND COALESCE(q.config, '') = COALESCE(p.config, '')"
                  "   AND q.status = 'ok')"
                  " ORDER BY " SB_DB_SWEEP_TIME("s"),
-        a, NARGS(a), history_row, &l, e);
+        a, SB_DB_NARGS(a), history_row, &l, e);
     if (rc) sb_history_free(l.v, l.n);
     *v = rc ? NULL : l.v;
     *n = rc ? 0 : l.n;
@@ -655,7 +654,7 @@ int sb_db_epoch_series(sb_db *db, int64_t sweep_id, sb_epoch_point **v, int *n, 
         " FROM point p JOIN metric m ON m.point_id = p.id AND m.name = 'epoch_seconds'"
         " WHERE p.sweep_id = ? AND p.status IN ('ok', 'projected')"
         " ORDER BY p.kernel, p.ppn, p.status = 'projected', p.nodes, p.threads DESC",
-        a, NARGS(a), epoch_row, &l, e);
+        a, SB_DB_NARGS(a), epoch_row, &l, e);
     if (rc) sb_epoch_series_free(l.v, l.n);
     *v = rc ? NULL : l.v;
     *n = rc ? 0 : l.n;
@@ -701,7 +700,7 @@ int sb_db_point_brief(sb_db *db, int64_t point_id, sb_point_brief *b, int *found
                         "SELECT COALESCE(workload, ''), COALESCE(kernel, ''), COALESCE(shape, ''),"
                         " COALESCE(threads, 0), status, COALESCE(sweep_id, 0) FROM point"
                         " WHERE id = ?",
-                        a, NARGS(a), brief_row, &o, e);
+                        a, SB_DB_NARGS(a), brief_row, &o, e);
     *found = o.found;
     return rc;
 }
@@ -719,5 +718,5 @@ int sb_db_point_result(sb_db *db, int64_t point_id, json_t **doc, sb_err *e)
     *doc = NULL;
     sb_db_arg a[] = {SB_DB_INT(point_id)};
     return sb_db_rows(db, "reading a result", "SELECT result_json FROM point WHERE id = ?", a,
-                      NARGS(a), result_row, doc, e);
+                      SB_DB_NARGS(a), result_row, doc, e);
 }
