@@ -660,69 +660,6 @@ static void test_level_vs_scalar(int lvl)
     free(b);
 }
 
-/* Training attention in query-row blocks (the forward's scores, softmax and
- * product with v, the backward's dP, softmax backward and dq, with k and v
- * packed once a head) against one block of all S rows: the same probs, keep
- * bits, ctx and dqkv bit for bit, on every kernel the trainer offers here
- * (f32 and bf16 packs), with and without dropout; S = 37 in blocks of 12
- * (12, 12, 12 and 1), padding in batch 1. (#42) */
-static void test_attention_blocks(void)
-{
-    static const char *const names[] = {"avx512-f32", "avx512-bf16", "avx2-f32", "scalar-f32"};
-    sb_lctx saved = g_lc;
-    for (size_t ki = 0; ki < sizeof names / sizeof *names; ki++) {
-        const sb_kernel *kern = sb_kernel_find(names[ki]);
-        char why[256];
-        if (!kern || !kern->probe(why, sizeof why)) continue;
-        g_lc.kernel = kern;
-        for (int withdrop = 0; withdrop < 2; withdrop++) {
-            int B = 2, S = 37, Dm = 32, H = 2, Nt = B * S;
-            float p = withdrop ? 0.25f : 0.0f;
-            uint8_t mask[74];
-            for (int i = 0; i < Nt; i++) mask[i] = !(i >= S + 30 || i == S + 3);
-            size_t np = (size_t)B * H * S * S, nb = sb_attention_bits_words(B, H, S);
-            float *qkv = malloc(4 * (size_t)Nt * 3 * Dm), *r = malloc(4 * (size_t)Nt * Dm);
-            float *scratch = malloc(4 * 64 * 2 * (size_t)S * S), *probs[2], *ctx[2], *dqkv[2];
-            uint32_t *bits[2];
-            fill(qkv, (size_t)Nt * 3 * Dm, 31, 1.5f);
-            fill(r, (size_t)Nt * Dm, 32, 1);
-            sb_err e;
-            for (int k = 0; k < 2; k++) {
-                probs[k] = calloc(np, 4);
-                ctx[k] = malloc(4 * (size_t)Nt * Dm);
-                dqkv[k] = malloc(4 * (size_t)Nt * 3 * Dm);
-                bits[k] = calloc(nb, 4);
-                sb_attention_set_block_rows(k ? 12 : S);
-                if (sb_attention_forward(&g_lc, ctx[k], probs[k], bits[k], qkv, mask, B, S, Dm, H,
-                                         p, 99, scratch, &e) ||
-                    sb_attention_backward(&g_lc, dqkv[k], r, qkv, probs[k], bits[k], mask, B, S,
-                                          Dm, H, p, scratch, &e)) {
-                    printf("attention in blocks (%s): %s FAIL\n", kern->name, e.msg);
-                    g_fail = 1;
-                    break;
-                }
-            }
-            sb_attention_set_block_rows(0);
-            int same = !memcmp(probs[0], probs[1], 4 * np) && !memcmp(bits[0], bits[1], 4 * nb) &&
-                !memcmp(ctx[0], ctx[1], 4 * (size_t)Nt * Dm) &&
-                !memcmp(dqkv[0], dqkv[1], 4 * (size_t)Nt * 3 * Dm);
-            printf("attention in blocks of 12 vs one block (%s%s): %s\n", kern->name,
-                   withdrop ? ", dropout" : "", same ? "identical" : "differ FAIL");
-            if (!same) g_fail = 1;
-            for (int k = 0; k < 2; k++) {
-                free(probs[k]);
-                free(ctx[k]);
-                free(dqkv[k]);
-                free(bits[k]);
-            }
-            free(qkv);
-            free(r);
-            free(scratch);
-        }
-    }
-    g_lc = saved;
-}
-
 int main(void)
 {
     g_lc.kernel = pick_f32_kernel();
@@ -750,7 +687,6 @@ int main(void)
     sb_layers_set_level(SB_LAYERS_AUTO);
     test_embedding();
     test_qa_loss();
-    test_attention_blocks();
     printf(g_fail ? "FAILED\n" : "all layer gradient checks passed\n");
     return g_fail;
 }

@@ -301,77 +301,6 @@ done:
     return rc;
 }
 
-/* Seconds since t0 when profiling (t0 != 0), else 0. */
-static double since(const sb_lctx *c, double t0) { return c->mm_prof ? omp_get_wtime() - t0 : 0; }
-
-/* k^T (NT, k = dh) and v (NN, k = n) of one head packed once for all its
- * query blocks by a project kernel (k->own: its pack_b is a plain copy, in
- * the precision it reads: bf16 kernels round here, as their calls would);
- * *pk and *pv stay NULL for other kernels, which then run the plain call. */
-static int pack_kv(const sb_kernel *k, const sb_gemm_desc *dk, const float *kk,
-                   const sb_gemm_desc *dv, const float *v, sb_packed_b **pk, sb_packed_b **pv,
-                   sb_err *e)
-{
-    *pk = *pv = NULL;
-    if (!k->own || !k->pack_b || !k->gemm_packed) return SB_OK;
-    int rc = k->pack_b(dk, kk, pk, e);
-    if (!rc) rc = k->pack_b(dv, v, pv, e);
-    return rc;
-}
-
-/* One head in training, query rows in blocks (sb_attention_block_rows): for
- * each block S_blk = scale q_blk k^T over the n keys, the softmax (P written
- * for backward, the dropout's keep bits drawn and applied) while the block's
- * scores are in L2, and out_blk = S_blk v, with k^T and v packed once for
- * the head. Each output row is its own dot products in the same order as in
- * one S x n call (k blocks do not depend on m), so the result is the same
- * bit for bit as the unblocked head. Sc: rows x S floats. */
-static int attn_train_head(const sb_lctx *c, int lvl, float *out, int D, const float *q, int S,
-                           int n, int dh, float scale, float *Sc, const float *keep,
-                           const float *bias, float *P, uint32_t *hbits, uint32_t thr,
-                           uint64_t key, uint64_t first, float dscale, sb_err *e)
-{
-    const sb_kernel *k = c->kernel;
-    const float *kk = q + D, *v = q + 2 * D;
-    int rb = sb_attention_block_rows(S, n), W = (S + 31) / 32, rc;
-    sb_gemm_desc dq = {.transa = 'N', .transb = 'T', .m = rb, .n = n, .k = dh, .lda = 3 * D,
-                       .ldb = 3 * D, .ldc = S, .alpha = scale, .beta = 0, .threads = 1};
-    sb_gemm_desc dv = {.transa = 'N', .transb = 'N', .m = rb, .n = dh, .k = n, .lda = S,
-                       .ldb = 3 * D, .ldc = D, .alpha = 1, .beta = 0, .threads = 1};
-    sb_packed_b *pk, *pv;
-    double t0 = sb_layers_mm_t0(c), tqk = 0, tpv = 0;
-    rc = pack_kv(k, &dq, kk, &dv, v, &pk, &pv, e);
-    tqk += since(c, t0); /* both packs: the products' own work before */
-    for (int i0 = 0; i0 < S && !rc; i0 += rb) {
-        int m = S - i0 < rb ? S - i0 : rb;
-        dq.m = dv.m = m;
-        const float *qi = q + (size_t)i0 * 3 * D;
-        t0 = sb_layers_mm_t0(c);
-        rc = pk ? k->gemm_packed(&dq, qi, pk, Sc, e) : k->gemm_f32(&dq, qi, kk, Sc, e);
-        tqk += since(c, t0);
-        if (rc) break;
-        for (int i = 0; i < m; i++) {
-            int row = i0 + i;
-            uint32_t *w = NULL;
-            if (hbits) {
-                w = hbits + (size_t)row * W;
-                sb_layers_keep_bits(lvl, w, (size_t)n, thr, key, first + (uint64_t)row * S);
-            }
-            softmax_row(lvl, Sc + (size_t)i * S, P ? P + (size_t)row * S : NULL, keep, bias, w,
-                        dscale, n);
-        }
-        t0 = sb_layers_mm_t0(c);
-        rc = pv ? k->gemm_packed(&dv, Sc, pv, out + (size_t)i0 * D, e)
-                : k->gemm_f32(&dv, Sc, v, out + (size_t)i0 * D, e);
-        tpv += since(c, t0);
-    }
-    sb_packed_b_free(pk);
-    sb_packed_b_free(pv);
-    sb_layers_mm_add(c, SB_MM_ATT_QK, S, n, dh, tqk);
-    sb_layers_mm_add(c, SB_MM_ATT_PV, S, dh, n, tpv);
-    return rc;
-}
-
 int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *bits,
                          const float *qkv, const uint8_t *mask, int B, int S, int D, int H,
                          float p_drop, uint64_t key, float *scratch, sb_err *e)
@@ -383,14 +312,14 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
     if (c->attention && !probs && !(p_drop > 0))
         return c->attention(c->attention_user, c, ctx, qkv, mask, B, S, D, H, e);
 /* Parallel over (b, h), each GEMM single-threaded: at S x dh sizes the
-     * kernel's own threading would cost more than it gives. A block of
-     * scores goes to the thread's scratch, which stays in cache from block
-     * to block and head to head; the softmax pass writes P out for backward
-     * and leaves in the scratch what multiplies v. */
+     * kernel's own threading would cost more than it gives. The scores go to
+     * the thread's scratch, which stays in cache from head to head; the
+     * softmax pass writes P out for backward and leaves in the scratch what
+     * multiplies v. */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H, me = omp_get_thread_num();
-        const float *q = qkv + (size_t)b * S * 3 * D + h * dh; /* k at q + D, v at q + 2D */
+        const float *q = qkv + (size_t)b * S * 3 * D + h * dh, *k = q + D, *v = q + 2 * D;
         /* inference passes no probs: nothing keeps P for a backward */
         float *P = probs ? probs + (size_t)bh * S * S : NULL, *Sc = scratch + (size_t)me * S * S;
         int w_any = p_drop > 0;
@@ -413,55 +342,28 @@ int sb_attention_forward(const sb_lctx *c, float *ctx, float *probs, uint32_t *b
             if (r) attn_fail(&rc, e, r, &le);
             continue;
         }
-        int r = attn_train_head(c, lvl, out, D, q, S, n, dh, scale, Sc, keep, bias, P,
-                                p_drop > 0 ? bits + (size_t)bh * S * W : NULL, thr, key,
-                                (uint64_t)bh * S * S, dscale, &le);
+        double t0 = sb_layers_mm_t0(c);
+        int r = sb_matmul(c, 'N', 'T', S, n, dh, scale, q, 3 * D, k, 3 * D, 0.0f, Sc, S, 1, &le);
+        sb_layers_mm_note(c, SB_MM_ATT_QK, S, n, dh, 1, t0);
+        if (r) {
+            attn_fail(&rc, e, r, &le);
+            continue;
+        }
+        for (int i = 0; i < S; i++) {
+            uint32_t *w = NULL;
+            if (p_drop > 0) {
+                w = bits + ((size_t)bh * S + i) * W;
+                sb_layers_keep_bits(lvl, w, (size_t)n, thr, key, (uint64_t)bh * S * S + (uint64_t)i * S);
+            }
+            /* P kept or dropout: the row comes back normalised */
+            softmax_row(lvl, Sc + (size_t)i * S, P ? P + (size_t)i * S : NULL, keep, bias, w,
+                        dscale, n);
+        }
+        t0 = sb_layers_mm_t0(c);
+        r = sb_matmul(c, 'N', 'N', S, dh, n, 1.0f, Sc, S, v, 3 * D, 0.0f, out, D, 1, &le);
+        sb_layers_mm_note(c, SB_MM_ATT_PV, S, dh, n, 1, t0);
         if (r) attn_fail(&rc, e, r, &le);
     }
-    return rc;
-}
-
-/* The backward's row-wise part of one head, query rows in blocks as the
- * forward's: dP_blk = dctx_blk v^T, the softmax's backward over the block
- * (dP becomes dS in place), dq_blk = scale dS_blk k, with v^T and k packed
- * once for the head; each block's dS is read back from L2. dP: S x S (every
- * row of dS stays for dk). The same numbers as the unblocked calls. */
-static int attn_backward_rows(const sb_lctx *c, int lvl, float *dq, float *dP, const float *dc,
-                              int D, const float *q, int S, int n, int dh, float scale,
-                              const float *P, const uint32_t *hb, float dscale, sb_err *e)
-{
-    const sb_kernel *k = c->kernel;
-    const float *kk = q + D, *v = q + 2 * D;
-    int rb = sb_attention_block_rows(S, n), W = (S + 31) / 32, rc;
-    sb_gemm_desc dp = {.transa = 'N', .transb = 'T', .m = rb, .n = n, .k = dh, .lda = D,
-                       .ldb = 3 * D, .ldc = S, .alpha = 1, .beta = 0, .threads = 1};
-    sb_gemm_desc dd = {.transa = 'N', .transb = 'N', .m = rb, .n = dh, .k = n, .lda = S,
-                       .ldb = 3 * D, .ldc = 3 * D, .alpha = scale, .beta = 0, .threads = 1};
-    sb_packed_b *pv, *pk;
-    double t0 = sb_layers_mm_t0(c), tdp = 0, tdq = 0;
-    rc = pack_kv(k, &dp, v, &dd, kk, &pv, &pk, e);
-    tdp += since(c, t0);
-    for (int i0 = 0; i0 < S && !rc; i0 += rb) {
-        int m = S - i0 < rb ? S - i0 : rb;
-        dp.m = dd.m = m;
-        float *dPi = dP + (size_t)i0 * S;
-        t0 = sb_layers_mm_t0(c);
-        rc = pv ? k->gemm_packed(&dp, dc + (size_t)i0 * D, pv, dPi, e)
-                : k->gemm_f32(&dp, dc + (size_t)i0 * D, v, dPi, e);
-        tdp += since(c, t0);
-        if (rc) break;
-        for (int i = i0; i < i0 + m; i++)
-            softmax_row_backward(lvl, dP + (size_t)i * S, P + (size_t)i * S,
-                                 hb ? hb + (size_t)i * W : NULL, dscale, n);
-        t0 = sb_layers_mm_t0(c);
-        rc = pk ? k->gemm_packed(&dd, dPi, pk, dq + (size_t)i0 * 3 * D, e)
-                : k->gemm_f32(&dd, dPi, kk, dq + (size_t)i0 * 3 * D, e);
-        tdq += since(c, t0);
-    }
-    sb_packed_b_free(pv);
-    sb_packed_b_free(pk);
-    sb_layers_mm_add(c, SB_MM_ATT_DP, S, n, dh, tdp);
-    sb_layers_mm_add(c, SB_MM_ATT_DQ, S, dh, n, tdq);
     return rc;
 }
 
@@ -476,7 +378,7 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
         size_t rowoff = (size_t)b * S * 3 * D + h * dh;
-        const float *q = qkv + rowoff; /* k at q + D, v at q + 2D */
+        const float *q = qkv + rowoff, *k = q + D, *v = q + 2 * D;
         float *dq = dqkv + rowoff, *dk = dq + D, *dv = dq + 2 * D;
         const float *dc = dctx + (size_t)b * S * D + h * dh;
         const float *P = probs + (size_t)bh * S * S;
@@ -499,13 +401,25 @@ int sb_attention_backward(const sb_lctx *c, float *dqkv, const float *dctx, cons
                            (size_t)n, dscale);
             Pused = Pd;
         }
-        /* dv = Pd^T dctx (all S query rows) */
+        /* dv = Pd^T dctx; dPd = dctx v^T */
         double t0 = sb_layers_mm_t0(c);
         r = sb_matmul(c, 'T', 'N', n, dh, S, 1.0f, Pused, S, dc, D, 0.0f, dv, 3 * D, 1, &le);
         sb_layers_mm_note(c, SB_MM_ATT_DV, n, dh, S, 1, t0);
-        if (!r) r = attn_backward_rows(c, lvl, dq, dP, dc, D, q, S, n, dh, scale, P, hb, dscale, &le);
         if (!r) {
-            /* dk = dS^T q * scale (all S query rows) */
+            t0 = sb_layers_mm_t0(c);
+            r = sb_matmul(c, 'N', 'T', S, n, dh, 1.0f, dc, D, v, 3 * D, 0.0f, dP, S, 1, &le);
+            sb_layers_mm_note(c, SB_MM_ATT_DP, S, n, dh, 1, t0);
+        }
+        if (!r) {
+            for (int i = 0; i < S; i++)
+                softmax_row_backward(lvl, dP + (size_t)i * S, P + (size_t)i * S,
+                                     hb ? hb + (size_t)i * W : NULL, dscale, n);
+            /* dq = dS k * scale; dk = dS^T q * scale */
+            t0 = sb_layers_mm_t0(c);
+            r = sb_matmul(c, 'N', 'N', S, dh, n, scale, dP, S, k, 3 * D, 0.0f, dq, 3 * D, 1, &le);
+            sb_layers_mm_note(c, SB_MM_ATT_DQ, S, dh, n, 1, t0);
+        }
+        if (!r) {
             t0 = sb_layers_mm_t0(c);
             r = sb_matmul(c, 'T', 'N', n, dh, S, scale, dP, S, q, 3 * D, 0.0f, dk, 3 * D, 1, &le);
             sb_layers_mm_note(c, SB_MM_ATT_DK, n, dh, S, 1, t0);

@@ -101,14 +101,9 @@ double sb_layers_mm_t0(const sb_lctx *c) { return c->mm_prof ? omp_get_wtime() :
  * the critical section). */
 void sb_layers_mm_note(const sb_lctx *c, int slot, int m, int n, int k, int threads, double t0)
 {
-    if (!c->mm_prof) return;
-    sb_layers_mm_add(c, slot, m, n, k, (omp_get_wtime() - t0) * threads);
-}
-
-void sb_layers_mm_add(const sb_lctx *c, int slot, int m, int n, int k, double dt)
-{
     sb_mm_prof *p = c->mm_prof;
     if (!p || slot < 0 || slot >= SB_MM_N) return;
+    double dt = (omp_get_wtime() - t0) * threads;
 #pragma omp critical(sb_mm_prof)
     {
         p->calls[slot]++;

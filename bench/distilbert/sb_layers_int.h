@@ -54,9 +54,6 @@ double sb_layers_mm_t0(const sb_lctx *c);
 /* One product's call ended: its seconds times the threads it ran on into
  * the profile's slot (thread-safe). */
 void sb_layers_mm_note(const sb_lctx *c, int slot, int m, int n, int k, int threads, double t0);
-/* One product of m x n x k that took dt core-seconds in all (attention's
- * blocked heads: a head's query blocks add up to one call). */
-void sb_layers_mm_add(const sb_lctx *c, int slot, int m, int n, int k, double dt);
 /* Dropout's keep bits w[n/32] for elements first.. under key at threshold
  * thr (of 65536), at element-wise level lvl; and y = x * bit * scale. */
 void sb_layers_keep_bits(int lvl, uint32_t *w, size_t n, uint32_t thr, uint64_t key,
