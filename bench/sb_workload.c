@@ -188,3 +188,11 @@ int sb_worker_opt_double(const char *key, const char *value, const char *what, d
     if (!o || o->kind != SB_WOPT_DOUBLE) return sb_errf(e, SB_EFAIL, "no number option '%s'", key);
     return sb_parse_double(value, o->min, o->max, what, out, e);
 }
+
+int sb_wl_axis_in_series(const sb_workload *w)
+{
+    if (!w || !w->axis || !w->series) return 0;
+    for (int i = 0; w->series[i]; i++)
+        if (!strcmp(w->series[i], w->axis)) return 1;
+    return 0;
+}

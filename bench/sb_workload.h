@@ -118,6 +118,10 @@ const sb_workload *sb_workload_default(void);
 const sb_workload *sb_workload_flagged(unsigned flags);
 /* "gemm, train, infer, allreduce, stream": the names a plan may give. */
 void sb_workload_plan_names(char *buf, size_t cap);
+/* 1 when w's axis is one of its series keys (a batch: a point's value is
+ * named inside its series key, "model=tiny batch=8"); 0 when a value is the
+ * point's key itself (GEMM's shape), or w (or its axis) is NULL. */
+int sb_wl_axis_in_series(const sb_workload *w);
 /* The result's one-line description (the row's describe, or its headline). */
 void sb_workload_describe(const sb_workload *w, const json_t *doc, char *buf, size_t cap);
 

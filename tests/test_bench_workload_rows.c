@@ -64,5 +64,9 @@ int main(void)
     }
     CHECK(sb_wl_train.profile_metric && !strcmp(sb_wl_train.profile_metric, "step_seconds"));
     CHECK(sb_wl_infer.profile_per && !strcmp(sb_wl_infer.profile_per, "batch"));
+    /* a batch is named in the series key; a GEMM shape is the point's key */
+    CHECK(sb_wl_axis_in_series(&sb_wl_train) && sb_wl_axis_in_series(&sb_wl_infer));
+    CHECK(!sb_wl_axis_in_series(&sb_wl_gemm) && !sb_wl_axis_in_series(&sb_wl_allreduce));
+    CHECK(!sb_wl_axis_in_series(NULL));
     return test_report("workload rows from sb_workloads.def");
 }

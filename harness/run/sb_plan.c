@@ -431,11 +431,6 @@ static void batch_axis(sb_plan *p, int default_batch)
     p->axis_key = n ? "batch" : NULL;
 }
 
-int sb_plan_axis_in_series(const sb_workload *w)
-{
-    return w && w->axis && w->series && in_list(w->series, w->axis);
-}
-
 /* The worker's own cross-checks (its row's), made here so no point fails on
  * them: the plan's options, and a batch axis as the largest of its values
  * (the worker's default where none is given), the one a size limit meets. */
@@ -448,7 +443,7 @@ static int row_check(const sb_plan *p, const sb_workload *w, sb_err *e)
         keys[n] = p->opt_keys[n];
         values[n] = p->opt_values[n];
     }
-    for (int i = 0; sb_plan_axis_in_series(w) && i < p->naxis; i++)
+    for (int i = 0; sb_wl_axis_in_series(w) && i < p->naxis; i++)
         if (i == 0 || atoi(p->axis[i]) > maxb) maxb = atoi(p->axis[i]);
     char batch[16];
     if (maxb > 0 && w->axis) {

@@ -125,9 +125,5 @@ typedef struct sb_plan_point {
 /* The i-th point, in kernel-major order (kernel, axis value, nodes, ppn,
  * threads). */
 void sb_plan_point_at(const sb_plan *p, int i, sb_plan_point *pt);
-/* 1 when the row's axis is one of its series keys (a batch: a point's
- * value is named inside its series key, "model=tiny batch=8"); 0 when a
- * value is the point's key itself (GEMM's shape) or the row has no axis. */
-int sb_plan_axis_in_series(const sb_workload *w);
 
 #endif

@@ -83,7 +83,7 @@ static void point_config(const sb_plan *p, const sb_plan_point *pt, char *buf, s
 void sb_point_keys(const sb_plan *p, const sb_plan_point *pt, char *shape, size_t scap,
                    char *config, size_t ccap)
 {
-    if (pt->axis && !sb_plan_axis_in_series(p->wl))
+    if (pt->axis && !sb_wl_axis_in_series(p->wl))
         sb_point_axis(p, pt, shape, scap); /* the value is the key: GEMM's shape */
     else
         config_key(p, pt, shape, scap);
@@ -259,7 +259,7 @@ void sb_point_of_row(const sb_todo_point *row, sb_plan_point *pt, char *axis, si
     *pt = (sb_plan_point){row->kernel, axis, row->threads, row->ppn, row->nodes};
     if (cap) axis[0] = '\0';
     if (!w || !w->axis) return;
-    if (!sb_plan_axis_in_series(w))
+    if (!sb_wl_axis_in_series(w))
         snprintf(axis, cap, "%s", row->shape);
     else if (!sb_db_shape_value(row->shape, w->axis, axis, cap) && cap)
         axis[0] = '\0';

@@ -201,7 +201,7 @@ static int dry_run(const sb_sweep_opts *o, sb_sweep_outcome *out, sb_err *e)
     int n = sb_plan_npoints(p);
     fprintf(f, "# %d point(s), workload %s", n, p->wl ? p->wl->name : "");
     /* a batched plan's batches, as its points' names say them */
-    for (int i = 0; sb_plan_axis_in_series(p->wl) && i < p->naxis; i++)
+    for (int i = 0; sb_wl_axis_in_series(p->wl) && i < p->naxis; i++)
         fprintf(f, "%s%s", i ? "," : ", batch ", p->axis[i]);
     fprintf(f, "\n");
     int prc = dry_run_peak(o, f, e);

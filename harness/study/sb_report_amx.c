@@ -107,15 +107,8 @@ static void ax_load(const sb_headline_in *in, const sb_ptset *set, const char *n
         sb_rp_sweep_version(in->m, p->sweep_id, a->version, sizeof a->version);
         a->v = m->value;
         a->unit = m->unit ? m->unit : "";
-        if (p->nsamples >= 2) { /* the rate at the p90 and p10 seconds */
-            double med = sb_median(p->samples, p->nsamples),
-                   q9 = sb_quantile(p->samples, p->nsamples, 0.9),
-                   q1 = sb_quantile(p->samples, p->nsamples, 0.1);
-            a->lo = q9 > 0 ? a->v * med / q9 : a->v;
-            a->hi = q1 > 0 ? a->v * med / q1 : a->v;
-        } else {
-            a->lo = a->hi = a->v;
-        }
+        a->lo = a->hi = a->v; /* a rate: the same work over the p90 and p10 times */
+        if (p->nsamples >= 2) sb_metric_band(a->v, p->samples, p->nsamples, 0, &a->lo, &a->hi);
         x->has_amx |= a->amx == 1;
     }
     sb_rp_tside_load(in, set, &x->t);

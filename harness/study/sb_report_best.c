@@ -8,6 +8,7 @@
 #include "sb_report_points.h"
 #include "sb_report_words.h"
 #include "sb_report_trun.h"
+#include "sb_metric.h"
 #include "sb_stats.h"
 #include "sb_vendor.h"
 #include "sb_vendor_cmp.h"
@@ -64,12 +65,10 @@ static void rate_cell_named(const sb_rp_model *mo, const sb_pt *p, const char *n
     char share[128];
     peak_share(p, share, sizeof share, above);
     const sb_metric_val *m = sb_rp_gemm_rate(p);
-    if (p->nsamples >= 2) {
-        double med = sb_median(p->samples, p->nsamples),
-               lo = sb_quantile(p->samples, p->nsamples, 0.9),
-               hi = sb_quantile(p->samples, p->nsamples, 0.1);
-        snprintf(buf, cap, "%s %.4g [%.4g, %.4g] %s%s", name, m->value,
-                 lo > 0 ? m->value * med / lo : 0, hi > 0 ? m->value * med / hi : 0,
+    if (p->nsamples >= 2) { /* a rate: its band, the same work over the p90 and p10 times */
+        double lo, hi;
+        sb_metric_band(m->value, p->samples, p->nsamples, 0, &lo, &hi);
+        snprintf(buf, cap, "%s %.4g [%.4g, %.4g] %s%s", name, m->value, lo, hi,
                  m->unit ? m->unit : "", share);
     } else {
         snprintf(buf, cap, "%s %.4g %s%s", name, m->value, m->unit ? m->unit : "", share);
