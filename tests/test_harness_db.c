@@ -265,6 +265,7 @@ static void test_text(void)
                                        "64x64x64",
                                        "1024x768x3072:NT",
                                        "8x8x8:TT+prepack",
+                                       "65536x1x1:NN",
                                        "model=tiny",
                                        "model=2,64,4,256 batch=32 seq=384",
                                        "model=2, 64, 4, 256",
@@ -273,7 +274,10 @@ static void test_text(void)
     static const char *const badshapes[] = {
         "<b>64</b>x64x64", "64x64", "64x64x64:XY", "0x1x1",     "64x64x64 ",        "model=tiny\nx",
         "model=",          "=x",    "Model=x",     "model=a b", "model=a  batch=1", "64x64x64;rm",
-        "12345678901x1x1", NULL};
+        "12345678901x1x1",
+        /* bench/sb_shape's grammar and its largest dimension, in its one spelling */
+        "65537x1x1", "064x64x64", "+64x64x64", "64x64x64+prepack+prepack", "64x64x64:NT@2",
+        NULL};
     for (int i = 0; good[i]; i++) CHECKF(sb_db_shape_valid(good[i]), "shape '%s' refused", good[i]);
     for (int i = 0; badshapes[i]; i++)
         CHECKF(!sb_db_shape_valid(badshapes[i]), "shape '%s' accepted", badshapes[i]);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sb_peak.h"
+#include "sb_shape.h"
 #include "sb_stats.h"
 #include "sb_text.h"
 #include "sb_workload.h"
@@ -793,13 +794,20 @@ int sb_db_token(const char *s, size_t max)
     return 1;
 }
 
-/* 1 to 10 digits, no leading zero: a GEMM dimension. */
-static const char *dimension(const char *s)
+/* A GEMM point's shape as the sweep writes it: bench/sb_shape's stored
+ * form (its grammar and its largest dimension), in its one spelling (no
+ * leading zero or sign; ":XY" only where the text gave transposes). */
+static int gemm_shape_valid(const char *s)
 {
-    if (*s < '1' || *s > '9') return NULL;
-    int n = 0;
-    while (isdigit((unsigned char)*s) && n <= 10) s++, n++;
-    return n <= 10 ? s : NULL;
+    sb_shape sh;
+    sb_err e = {0};
+    if (sb_shape_parse(s, SB_SHAPE_PREPACK, &sh, &e)) return 0;
+    char canon[96];
+    if (sh.transa)
+        sb_shape_format(&sh, canon, sizeof canon);
+    else
+        snprintf(canon, sizeof canon, "%dx%dx%d%s", sh.m, sh.n, sh.k, sh.prepack ? "+prepack" : "");
+    return strcmp(canon, s) == 0;
 }
 
 int sb_db_shape_valid(const char *s)
@@ -807,17 +815,7 @@ int sb_db_shape_valid(const char *s)
     if (!s) return 0;
     if (!*s) return 1;
     if (strlen(s) > SB_DB_MAX_SHAPE) return 0;
-    if (isdigit((unsigned char)*s)) {
-        const char *p = dimension(s);
-        if (!p || *p++ != 'x' || !(p = dimension(p)) || *p++ != 'x' || !(p = dimension(p)))
-            return 0;
-        if (*p == ':') {
-            if ((p[1] != 'N' && p[1] != 'T') || (p[2] != 'N' && p[2] != 'T')) return 0;
-            p += 3;
-        }
-        if (!strcmp(p, "+prepack")) p += 8;
-        return *p == '\0';
-    }
+    if (isdigit((unsigned char)*s)) return gemm_shape_valid(s);
     /* key=value pairs: the options that name a training or allreduce series */
     const char *p = s;
     for (;;) {
