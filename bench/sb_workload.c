@@ -2,10 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
-#include "sb_allreduce.h"
-#include "sb_model.h"
 #include "sb_parse.h"
-#include "sb_quant.h"
 
 /* ---- the rows: each in its workload's folder, listed in sb_workloads.def ---- */
 
@@ -88,38 +85,6 @@ void sb_workload_describe(const sb_workload *w, const json_t *doc, char *buf, si
 
 /* ---- worker options and their ranges ---- */
 
-/* the values only a workload's own parser knows (bench/<workload>) */
-static int check_model_spec(const char *value, sb_err *e)
-{
-    sb_model_config mc;
-    return sb_model_config_parse(value, &mc, e);
-}
-
-static int check_quant(const char *value, sb_err *e)
-{
-    if (sb_quant_mode_parse(value, &(sb_quant_mode){0}))
-        return sb_errf(e, SB_EUSAGE, "quant '%.40s' is not row, tensor, row7 or tensor7", value);
-    return SB_OK;
-}
-
-static int check_attention(const char *value, sb_err *e)
-{
-    if (strcmp(value, "f32") && strcmp(value, "int8"))
-        return sb_errf(e, SB_EUSAGE, "attention '%.40s' is not f32 or int8", value);
-    return SB_OK;
-}
-
-static int check_sizes(const char *value, sb_err *e)
-{
-    size_t *sizes = NULL;
-    int n = 0;
-    /* the worker merges overlapping ranges itself; a size written twice is a typo */
-    int rc = sb_check_list(value, "sizes", e);
-    if (!rc) rc = sb_allreduce_parse_sizes(value, &sizes, &n, e);
-    free(sizes);
-    return rc;
-}
-
 static const sb_wopt g_wopts[] = {
     {"batch", SB_WOPT_LONG, 1, 65536, NULL},
     {"seq", SB_WOPT_LONG, 8, 65536, NULL},
@@ -141,18 +106,18 @@ static const sb_wopt g_wopts[] = {
     {"train", SB_WOPT_PATH, 0, 0, NULL},
     {"dev", SB_WOPT_PATH, 0, 0, NULL},
     {"init", SB_WOPT_PATH, 0, 0, NULL},
-    {"model", SB_WOPT_MODEL, 0, 0, check_model_spec},
+    {"model", SB_WOPT_MODEL, 0, 0, sb_wl_check_model},
     {"iters", SB_WOPT_LONG, 1, 1000000, NULL},
     {"warmup", SB_WOPT_LONG, 0, 1000000, NULL},
-    {"sizes", SB_WOPT_SIZES, 0, 0, check_sizes},
+    {"sizes", SB_WOPT_SIZES, 0, 0, sb_wl_check_sizes},
     {"requests", SB_WOPT_LONG, 1, 100000000, NULL},
     {"data", SB_WOPT_PATH, 0, 0, NULL},
     {"full-attention", SB_WOPT_BOOL, 0, 0, NULL},
     {"no-latency", SB_WOPT_BOOL, 0, 0, NULL},
     {"profile", SB_WOPT_BOOL, 0, 0, NULL},
     {"compare-f32", SB_WOPT_BOOL, 0, 0, NULL},
-    {"quant", SB_WOPT_QUANT, 0, 0, check_quant},
-    {"attention", SB_WOPT_ATTENTION, 0, 0, check_attention},
+    {"quant", SB_WOPT_QUANT, 0, 0, sb_wl_check_quant},
+    {"attention", SB_WOPT_ATTENTION, 0, 0, sb_wl_check_attention},
     {"threads", SB_WOPT_LONG, 1, 4096, NULL},
     {"mib", SB_WOPT_LONG, 1, 1 << 20, NULL},
     {"dim", SB_WOPT_LONG, 8, 65536, NULL},

@@ -152,6 +152,14 @@ typedef struct sb_wopt {
      * starting with the key where the parser's does */
     int (*check)(const char *value, sb_err *e);
 } sb_wopt;
+/* The values only a workload's own parser knows, the checks of the
+ * options' table (sb_wopt.check): defined beside the rows that take them,
+ * in their folders (bench/distilbert: model, quant, attention;
+ * bench/allreduce: sizes). */
+int sb_wl_check_model(const char *value, sb_err *e);
+int sb_wl_check_quant(const char *value, sb_err *e);
+int sb_wl_check_attention(const char *value, sb_err *e);
+int sb_wl_check_sizes(const char *value, sb_err *e);
 /* NULL when no worker takes that key. */
 const sb_wopt *sb_wopt_find(const char *key);
 /* 1 when the key is one of any workload's options. */

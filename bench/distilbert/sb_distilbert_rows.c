@@ -4,8 +4,32 @@
  * batch 1. Both take a point per batch and the plan's checks of
  * sb_plan_opts. */
 #include <stdio.h>
+#include <string.h>
+#include "sb_model.h"
 #include "sb_plan_opts.h"
+#include "sb_quant.h"
 #include "sb_workload.h"
+
+/* the option values only DistilBERT's parsers know (sb_workload.h) */
+int sb_wl_check_model(const char *value, sb_err *e)
+{
+    sb_model_config mc;
+    return sb_model_config_parse(value, &mc, e);
+}
+
+int sb_wl_check_quant(const char *value, sb_err *e)
+{
+    if (sb_quant_mode_parse(value, &(sb_quant_mode){0}))
+        return sb_errf(e, SB_EUSAGE, "quant '%.40s' is not row, tensor, row7 or tensor7", value);
+    return SB_OK;
+}
+
+int sb_wl_check_attention(const char *value, sb_err *e)
+{
+    if (strcmp(value, "f32") && strcmp(value, "int8"))
+        return sb_errf(e, SB_EUSAGE, "attention '%.40s' is not f32 or int8", value);
+    return SB_OK;
+}
 
 static void describe_train(const json_t *doc, char *buf, size_t cap)
 {
