@@ -10,6 +10,15 @@ static int apply(const sb_opt *row, const char *v, char *o, const sb_opt_ranges 
     snprintf(what, sizeof what, "--%s", row->name);
     long l = 0;
     int rc = SB_OK;
+    /* a table's number or custom row needs the caller's function for it */
+    static const sb_opt_ranges none = {0};
+    if (!r) r = &none;
+    int need = row->kind == SB_OPT_LONG || row->kind == SB_OPT_INT ? r->to_long != NULL
+               : row->kind == SB_OPT_DOUBLE                        ? r->to_double != NULL
+               : row->kind == SB_OPT_INTS                          ? r->to_ints != NULL
+               : row->kind == SB_OPT_STR || row->kind == SB_OPT_FLAG ? 1
+                                                                   : r->to_custom != NULL;
+    if (!need) return sb_errf(e, SB_EFAIL, "%s: no reader for this option (table error)", what);
     switch (row->kind) {
     case SB_OPT_STR: *(const char **)(o + row->off) = v; break;
     case SB_OPT_FLAG: *(int *)(o + row->off) = 1; break;

@@ -9,7 +9,6 @@
 #include "sb_cmds.h"
 #include "sb_gate_run.h"
 
-#define MAX_METRICS SB_GATE_JOB_METRICS
 
 static void gate_help(void)
 {
@@ -105,13 +104,12 @@ static void gate_help(void)
 }
 
 /* What the command line asks for: study/sb_gate_run's job. */
-typedef sb_gate_job gate_args;
 
 /* --tolerance ("5%" or a fraction below 1), --method, --metric (repeatable,
  * its --help says so): read as they come */
 static int to_custom(const char *key, const char *arg, void *opts, sb_err *e)
 {
-    gate_args *a = opts;
+    sb_gate_job *a = opts;
     if (!strcmp(key, "method")) {
         if (!strcmp(arg, "mwu"))
             a->o.method = SB_GATE_MWU;
@@ -122,8 +120,8 @@ static int to_custom(const char *key, const char *arg, void *opts, sb_err *e)
         return SB_OK;
     }
     if (!strcmp(key, "metric")) {
-        if (a->nmetrics == MAX_METRICS)
-            return sb_errf(e, SB_EUSAGE, "--metric: at most %d", MAX_METRICS);
+        if (a->nmetrics == SB_GATE_JOB_METRICS)
+            return sb_errf(e, SB_EUSAGE, "--metric: at most %d", SB_GATE_JOB_METRICS);
         if (!*arg || strlen(arg) > 63) return sb_errf(e, SB_EUSAGE, "--metric: bad name '%s'", arg);
         a->metrics[a->nmetrics++] = arg;
         return SB_OK;
@@ -156,7 +154,7 @@ static int to_double(const char *key, const char *v, const char *what, double *o
 }
 static const sb_opt_ranges g_ranges = {to_long, to_double, NULL, to_custom};
 
-#define O(f) offsetof(gate_args, f)
+#define O(f) offsetof(sb_gate_job, f)
 static const sb_opt g_gate_opts[] = {
     {"baseline", SB_OPT_STR, O(baseline), SB_OPT_NOSET, NULL},
     {"candidate", SB_OPT_STR, O(candidate), SB_OPT_NOSET, NULL},
@@ -179,14 +177,14 @@ static const sb_opt g_gate_opts[] = {
 #undef O
 
 /* The options into a. -1 to go on, else the exit status (--help: 0). */
-static int parse_options(int argc, char **argv, gate_args *a)
+static int parse_options(int argc, char **argv, sb_gate_job *a)
 {
     return sb_cli_opts("gate", argc, argv, g_gate_opts, a, &g_ranges, gate_help);
 }
 
 /* What goes together and what is needed, and the paths, before anything is
  * read. -1 to go on, else the exit status. */
-static int check_args(gate_args *a)
+static int check_args(sb_gate_job *a)
 {
     const sb_gate_opts *o = &a->o;
     sb_err e = {0};
@@ -222,7 +220,7 @@ static int check_args(gate_args *a)
 
 int sb_cmd_gate(int argc, char **argv)
 {
-    gate_args a = {.dbpath = sb_default_db(), .o = SB_GATE_OPTS_INIT, .out = stdout};
+    sb_gate_job a = {.dbpath = sb_default_db(), .o = SB_GATE_OPTS_INIT, .out = stdout};
     int rc = parse_options(argc, argv, &a);
     if (rc < 0) rc = check_args(&a);
     if (rc >= 0) return rc;

@@ -61,12 +61,6 @@ int sb_tune_use_load(const char *cmd, const char *tune_file, int no_tune, sb_tun
     return SB_OK;
 }
 
-void sb_tune_use_blocking(const sb_tune_use *t, const char *kernel, char *buf, size_t len)
-{
-    if (t->tuned) sb_tune_describe(&t->table, kernel, buf, len);
-    if (!t->tuned || !buf[0]) snprintf(buf, len, "default");
-}
-
 void sb_tune_use_free(sb_tune_use *t) { sb_tune_free(&t->table); }
 
 void sb_tune_use_beside(const char *db_path)

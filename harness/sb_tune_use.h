@@ -36,9 +36,6 @@ typedef struct sb_tune_use {
  * tune_file named (not NULL or empty) that is missing or bad is SB_EUSAGE
  * in *e saying why, with the built-in blocking left. */
 int sb_tune_use_load(const char *cmd, const char *tune_file, int no_tune, sb_tune_use *t, sb_err *e);
-/* What a result's config records as "blocking" for kernel: the tuned
- * entries ("CLASS:kc=..;CLASS:..."), or "default". */
-void sb_tune_use_blocking(const sb_tune_use *t, const char *kernel, char *buf, size_t len);
 void sb_tune_use_free(sb_tune_use *t);
 
 /* ---- a sweep's workers (sprbench sweep) ---- */

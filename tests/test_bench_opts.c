@@ -138,5 +138,10 @@ int main(void)
     e = (sb_err){0};
     CHECK(sb_opts_parse(4, long_table, many, &o, &g_ranges, &help, &e) == SB_OK);
     CHECK(o.verbose == 1 && o.n == 7);
+    /* a number row without the caller's reader: an error naming it, not a jump through NULL */
+    char *no_reader[] = {"x", last, "7", NULL};
+    e = (sb_err){0};
+    CHECK(sb_opts_parse(3, no_reader, many, &o, NULL, &help, &e) == SB_EFAIL);
+    CHECK(strstr(e.msg, last) != NULL);
     return test_report("opts");
 }
