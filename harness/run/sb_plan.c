@@ -494,9 +494,12 @@ int sb_plan_finish(sb_plan *p, int cores, sb_err *e)
     }
     p->naxis = 0;
     p->axis_key = NULL;
-    if (gemm)
+    if (gemm) {
         shapes_axis(p);
-    else if (w->flags & SB_WL_BATCH) /* a default batch is part of its points' names (infer) */
+        /* given shapes were checked when set: none read now is a copy that failed */
+        if (p->given_shapes && p->naxis == 0)
+            return sb_errf(e, SB_EFAIL, "shapes: out of memory");
+    } else if (w->flags & SB_WL_BATCH) /* a default batch is part of its points' names (infer) */
         batch_axis(p, w->default_batch);
     /* "8x8x8" with trans NT and "8x8x8:NT" are one point */
     for (int i = 0; gemm && i < p->naxis; i++)
