@@ -177,7 +177,7 @@ static int gemm_f32(const sb_gemm_desc *d, const float *A, const float *B, float
                d->ldb, d->beta, C, d->ldc);
     g_fn.threads_local(old);
     note_impl(SB_DT_F32, "cblas_sgemm");
-    sb_gemm_apply_epilogue(d, C);
+    sb_gemm_add_bias(d, C);
     return SB_OK;
 }
 
@@ -193,7 +193,7 @@ static int gemm_bf16_in(const sb_gemm_desc *d, const uint16_t *A, const uint16_t
                d->ldb, d->beta, C, d->ldc);
     g_fn.threads_local(old);
     note_impl(SB_DT_BF16, "cblas_gemm_bf16bf16f32");
-    sb_gemm_apply_epilogue(d, C);
+    sb_gemm_add_bias(d, C);
     return SB_OK;
 }
 
@@ -335,7 +335,7 @@ static int gemm_packed(const sb_kernel *owner, sb_dtype dt, const sb_gemm_desc *
     if (dt == SB_DT_INT8)
         sb_gemm_apply_dequant(d, C);
     else
-        sb_gemm_apply_epilogue(d, C);
+        sb_gemm_add_bias(d, C);
     return SB_OK;
 }
 

@@ -495,7 +495,7 @@ static int run_matmul(sb_dtype dt, const sb_gemm_desc *d, const void *A, const v
     DNNL_TRY(DN(dnnl_primitive_execute)(en->prim, tl_stream, nargs, args), "matmul execute");
     DNNL_TRY(DN(dnnl_stream_wait)(tl_stream), "stream wait");
     if (dt != SB_DT_INT8)
-        sb_gemm_apply_epilogue(d, C);
+        sb_gemm_add_bias(d, C);
     else
         sb_gemm_apply_dequant(d, C); /* not fused: after oneDNN's s32 C */
 out:

@@ -37,11 +37,6 @@ int sb_gemm_ref_f32(const sb_gemm_desc *d, const float *A, const float *B, float
         }
     }
     free(acc);
-    if (d->gelu_out) {
-        sb_gemm_desc g = *d;
-        g.bias = NULL; /* added above */
-        sb_gemm_apply_epilogue(&g, C);
-    }
     return SB_OK;
 }
 
@@ -79,7 +74,6 @@ static int scalar_gemm(const sb_gemm_desc *d, const float *A, const float *B, fl
     for (int i = 0; i < d->m; i++) {
         sb_gemm_desc row = *d;
         row.m = 1;
-        if (d->gelu_out) row.gelu_out = d->gelu_out + (size_t)i * d->ldc;
         const float *Ai = d->transa == 'N' ? A + (size_t)i * d->lda : A + i;
         sb_gemm_ref_f32(&row, Ai, B, C + (size_t)i * d->ldc);
     }

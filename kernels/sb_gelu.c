@@ -9,22 +9,14 @@ static int clamp_level(int level)
     return level < 0 || level > best ? best : level;
 }
 
-void sb_gelu_fwd_rows(int level, float *y, size_t ldy, const float *x, size_t ldx, size_t rows,
-                      size_t n)
-{
-    switch (clamp_level(level)) {
-    case 2: sb_gelu_fwd_avx512(y, ldy, x, ldx, rows, n); return;
-    case 1: sb_gelu_fwd_avx2(y, ldy, x, ldx, rows, n); return;
-    default:
-        for (size_t r = 0; r < rows; r++, y += ldy, x += ldx)
-            for (size_t i = 0; i < n; i++)
-                y[i] = 0.5f * x[i] * (1.0f + sb_verf(x[i] * SB_SQRT1_2F));
-    }
-}
-
 void sb_gelu_fwd(int level, float *y, const float *x, size_t n)
 {
-    sb_gelu_fwd_rows(level, y, n, x, n, 1, n);
+    switch (clamp_level(level)) {
+    case 2: sb_gelu_fwd_avx512(y, x, n); return;
+    case 1: sb_gelu_fwd_avx2(y, x, n); return;
+    default:
+        for (size_t i = 0; i < n; i++) y[i] = 0.5f * x[i] * (1.0f + sb_verf(x[i] * SB_SQRT1_2F));
+    }
 }
 
 void sb_gelu_fwd_grad(int level, float *y, float *g, const float *x, size_t n)

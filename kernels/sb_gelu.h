@@ -30,15 +30,6 @@
 
 /* y[n] = gelu(x) (y may alias x), on the calling thread */
 void sb_gelu_fwd(int level, float *y, const float *x, size_t n);
-/* The same over rows x n elements, rows ldy and ldx floats apart (a GEMM's
- * C tile): the bits of sb_gelu_fwd on each row, one call for the tile. The
- * AVX-512 path writes y with streaming stores when rows > 1 and every row is
- * whole 64-byte lines (y 64-byte aligned, ldy and n multiples of 16): a GEMM
- * epilogue's output is read only by the next layer, and cached stores there
- * evict the GEMM's own panels (measured: lin1's forward 10-20 % slower on
- * Zen 4 with them, 5-8 % with streaming). */
-void sb_gelu_fwd_rows(int level, float *y, size_t ldy, const float *x, size_t ldx, size_t rows,
-                      size_t n);
 /* dx[n] = dy * gelu'(x) (dx may alias dy or x), on the calling thread */
 void sb_gelu_bwd(int level, float *dx, const float *dy, const float *x, size_t n);
 
@@ -49,11 +40,11 @@ void sb_gelu_bwd(int level, float *dx, const float *dy, const float *x, size_t n
 void sb_gelu_fwd_grad(int level, float *y, float *g, const float *x, size_t n);
 
 /* the per-ISA bodies (reached only through the two above) */
-void sb_gelu_fwd_avx512(float *y, size_t ldy, const float *x, size_t ldx, size_t rows, size_t n);
+void sb_gelu_fwd_avx512(float *y, const float *x, size_t n);
 void sb_gelu_bwd_avx512(float *dx, const float *dy, const float *x, size_t n);
 void sb_gelu_fwd_grad_avx512(float *y, float *g, const float *x, size_t n);
 void sb_gelu_fwd_grad_avx2(float *y, float *g, const float *x, size_t n);
-void sb_gelu_fwd_avx2(float *y, size_t ldy, const float *x, size_t ldx, size_t rows, size_t n);
+void sb_gelu_fwd_avx2(float *y, const float *x, size_t n);
 void sb_gelu_bwd_avx2(float *dx, const float *dy, const float *x, size_t n);
 
 #endif

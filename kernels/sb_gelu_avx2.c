@@ -23,19 +23,17 @@ static inline __m256 grad8(__m256 v)
     return _mm256_fmadd_ps(v, pdf, cdf8(v));
 }
 
-void sb_gelu_fwd_avx2(float *y, size_t ldy, const float *x, size_t ldx, size_t rows, size_t n)
+void sb_gelu_fwd_avx2(float *y, const float *x, size_t n)
 {
-    for (size_t r = 0; r < rows; r++, y += ldy, x += ldx) {
-        size_t i = 0;
-        for (; i + 8 <= n; i += 8) {
-            __m256 v = _mm256_loadu_ps(x + i);
-            _mm256_storeu_ps(y + i, _mm256_mul_ps(v, cdf8(v)));
-        }
-        if (i < n) {
-            __m256i k = tail8(n - i);
-            __m256 v = _mm256_maskload_ps(x + i, k);
-            _mm256_maskstore_ps(y + i, k, _mm256_mul_ps(v, cdf8(v)));
-        }
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(v, cdf8(v)));
+    }
+    if (i < n) {
+        __m256i k = tail8(n - i);
+        __m256 v = _mm256_maskload_ps(x + i, k);
+        _mm256_maskstore_ps(y + i, k, _mm256_mul_ps(v, cdf8(v)));
     }
 }
 

@@ -1,6 +1,5 @@
 /* GELU 16 at a time (sb_gelu.h); reached only after the CPU was found to run
  * AVX-512 F/BW/VL/DQ. Tails go through masked loads and stores. */
-#include <stdint.h>
 #include "sb_gelu.h"
 #include "sb_vmath_avx512.h"
 
@@ -15,17 +14,13 @@ static inline __m512 cdf16(__m512 v)
                            _mm512_set1_ps(0.5f), _mm512_set1_ps(0.5f));
 }
 
-void sb_gelu_fwd_avx512(float *y, size_t ldy, const float *x, size_t ldx, size_t rows, size_t n)
+void sb_gelu_fwd_avx512(float *y, const float *x, size_t n)
 {
-    int nt = rows > 1 && !((uintptr_t)y & 63) && !(ldy & 15) && !(n & 15);
-    for (size_t r = 0; r < rows; r++, y += ldy, x += ldx)
-        for (size_t i = 0; i < n; i += 16) {
-            __mmask16 k = tailmask(n - i);
-            __m512 v = _mm512_maskz_loadu_ps(k, x + i);
-            if (nt) _mm512_stream_ps(y + i, _mm512_mul_ps(v, cdf16(v)));
-            else _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(v, cdf16(v)));
-        }
-    if (nt) _mm_sfence();
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 k = tailmask(n - i);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(v, cdf16(v)));
+    }
 }
 
 void sb_gelu_bwd_avx512(float *dx, const float *dy, const float *x, size_t n)

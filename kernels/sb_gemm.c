@@ -1,7 +1,6 @@
 #include "sb_gemm.h"
 #include "sb_cpu.h"
 #include "sb_dequant.h"
-#include "sb_gelu.h"
 #include "sb_mem.h"
 #include <omp.h>
 #include <pthread.h>
@@ -383,8 +382,8 @@ static void dequant_tile(const sb_dequant *q, void *C, int ldc, int i0, int j0, 
     g_dequant(q, C, ldc, i0, j0, mre, nre);
 }
 
-/* The driver's epilogue on one finished tile: dequantisation, then the bias,
- * then GELU into gelu_out, while the tile is still in cache. */
+/* The driver's epilogue on one finished tile: dequantisation, then the bias
+ * while the tile is still in cache. */
 static void tile_post(const sb_tile_post *p, void *cp, int i, int j, int mre, int nre)
 {
     const sb_gemm_desc *d = p->d;
@@ -396,14 +395,7 @@ static void tile_post(const sb_tile_post *p, void *cp, int i, int j, int mre, in
             for (int c = 0; c < nre; c++) crow[c] += bb[c];
         }
     }
-    if (d->gelu_out) {
-        float *g = d->gelu_out + (size_t)(p->i0 + i) * d->ldc + p->j0 + j;
-        sb_gelu_fwd_rows(d->gelu_level, g, (size_t)d->ldc, (const float *)cp, (size_t)d->ldc,
-                         (size_t)mre, (size_t)nre);
-    }
 }
-
-static int has_post(const sb_gemm_desc *d) { return d->dequant || d->bias || d->gelu_out; }
 
 typedef struct {
     const sb_ukr *u;
@@ -518,7 +510,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
                     u->block(kcp, ablk, apan, mcur, bblk + (size_t)col_plo * bpan, bpan,
                              j_hi - j_lo, (char *)x->C + ((size_t)ic * d->ldc + jc + j_lo) * csz,
                              d->ldc, d->alpha, beta,
-                             last_kc && has_post(d) ? &post : NULL);
+                             last_kc && (d->dequant || d->bias) ? &post : NULL);
                     continue;
                 }
                 int nmp = (mcur + u->mr - 1) / u->mr, njp = col_phi - col_plo;
@@ -544,7 +536,7 @@ static void run_thread(run_ctx *x, int tid, int nt)
                         }
                         char *cp = (char *)x->C + ((size_t)(ic + ir) * d->ldc + jc + jr) * csz;
                         u->kernel(kcp, ap, bp, cp, d->ldc, mre, nre, d->alpha, beta);
-                        if (last_kc && has_post(d)) {
+                        if (last_kc && (d->dequant || d->bias)) {
                             sb_tile_post post = {tile_post, d, ic, jc};
                             tile_post(&post, cp, ir, jr, mre, nre);
                         }
@@ -713,17 +705,14 @@ void sb_packed_b_free(sb_packed_b *p)
     free(p);
 }
 
-void sb_gemm_apply_epilogue(const sb_gemm_desc *d, float *C)
+void sb_gemm_add_bias(const sb_gemm_desc *d, float *C)
 {
-    if (!d->bias && !d->gelu_out) return;
+    if (!d->bias) return;
     int nt = d->threads > 0 ? d->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && (long)d->m * d->n > 65536)
     for (int i = 0; i < d->m; i++) {
         float *c = C + (size_t)i * d->ldc;
-        if (d->bias)
-            for (int j = 0; j < d->n; j++) c[j] += d->bias[j];
-        if (d->gelu_out)
-            sb_gelu_fwd(d->gelu_level, d->gelu_out + (size_t)i * d->ldc, c, (size_t)d->n);
+        for (int j = 0; j < d->n; j++) c[j] += d->bias[j];
     }
 }
 
@@ -741,7 +730,6 @@ int sb_gemm_check_int8(const sb_gemm_desc *d, sb_err *e)
     if (d->bias)
         return sb_errf(e, SB_EUSAGE,
                        "int8 GEMM takes no f32 bias (give it in the dequant epilogue)");
-    if (d->gelu_out) return sb_errf(e, SB_EUSAGE, "int8 GEMM takes no GELU output");
     if (d->dequant &&
         (d->beta != 0.0f || !d->dequant->a_scale || !d->dequant->a_zp || !d->dequant->b_scale ||
          !d->dequant->b_colsum))

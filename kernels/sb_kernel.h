@@ -74,12 +74,6 @@ typedef struct sb_gemm_desc {
     const sb_blocking *blocking; /* project kernels: this call's blocking; NULL: the one
                                  set for the kernel and shape class (sb_blocking_set),
                                  else the built-in rule. Library kernels ignore it. */
-    float *gelu_out;             /* f32 C only: gelu(C), after the bias, also written here
-                                 (same ldc; may be C itself), by the project kernels in the
-                                 tile epilogue while the tile is in cache, by the others in a
-                                 pass after; NULL: none. Int8 entries refuse it. */
-    int gelu_level;              /* sb_gelu's level for it (0 scalar, 1 AVX2, 2 AVX-512):
-                                 the same bits as sb_gelu_fwd at that level over C */
 } sb_gemm_desc;
 
 /* B packed once in a kernel's own layout, reused across calls (weights).
@@ -200,10 +194,9 @@ int sb_gemm_desc_check(const sb_gemm_desc *d, sb_err *err);
  * packing weights may leave 0 (m, lda, ldc) given values that pass the
  * check, then checked. */
 int sb_gemm_desc_for_pack(const sb_gemm_desc *d, sb_gemm_desc *out, sb_err *err);
-/* The f32 epilogue over the whole of C, for kernels that cannot fuse it:
- * C[i][j] += d->bias[j], then d->gelu_out = gelu(C); each part a no-op
- * when its field is NULL. */
-void sb_gemm_apply_epilogue(const sb_gemm_desc *d, float *C);
+/* C[i][j] += d->bias[j] over m x n (a no-op without bias): for kernels that
+ * cannot fuse it. */
+void sb_gemm_add_bias(const sb_gemm_desc *d, float *C);
 
 /* The dequantisation epilogue over the whole of C (s32 in, f32 out, in place),
  * for kernels that cannot fuse it; a no-op without d->dequant. */

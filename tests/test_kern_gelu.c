@@ -105,27 +105,6 @@ static void test_level(int lvl, const float *x, const float *ones, float *y, flo
         }
         CHECKF(ok, "level %d: length %d wrote other than its elements", lvl, n);
     }
-
-    /* a tile (sb_gelu_fwd_rows): rows ld apart, each row sb_gelu_fwd's bits,
-     * the gaps between rows untouched; 64-byte aligned whole lines (the
-     * AVX-512 path's streaming stores), then unaligned and ragged */
-    static const int shapes[][4] = {{5, 32, 48, 0}, {3, 16, 16, 0}, {4, 32, 48, 1}, {6, 21, 40, 0}};
-    for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
-        int rows = shapes[t][0], n = shapes[t][1], ld = shapes[t][2], off = shapes[t][3];
-        float *raw = aligned_alloc(64, sizeof(float) * (size_t)(rows * ld + 16));
-        float *tile = raw + off;
-        for (int j = 0; j < rows * ld; j++) tile[j] = -7.5f;
-        sb_gelu_fwd_rows(lvl, tile, (size_t)ld, x + 2000, (size_t)n + 3, (size_t)rows, (size_t)n);
-        int ok = 1;
-        for (int r = 0; r < rows; r++)
-            for (int j = 0; j < ld; j++) {
-                float want = j < n ? y[2000 + r * (n + 3) + j] : -7.5f;
-                if (tile[r * ld + j] != want) ok = 0;
-            }
-        CHECKF(ok, "level %d: rows %d x %d (ld %d, offset %d) differ from sb_gelu_fwd", lvl, rows,
-               n, ld, off);
-        free(raw);
-    }
 }
 
 int main(void)

@@ -23,7 +23,6 @@
 #include <string.h>
 #include "sb_amx_knobs.h"
 #include "sb_cpu.h"
-#include "sb_gelu.h"
 #include "sb_kernel.h"
 #include "sb_ukr_avx2.h"
 #include "sb_onednn.h"
@@ -145,7 +144,7 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
                       c->threads,
                       NULL,
                       NULL,
-                      NULL, NULL, 0};
+                      NULL};
     size_t na = (size_t)a_rows * d.lda, nb = (size_t)b_rows * d.ldb, nc = (size_t)c->m * d.ldc;
     size_t off = (size_t)c->offset;
     /* exact sizes, so a sanitizer build catches any read past a matrix */
@@ -191,15 +190,6 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
         bias = malloc(sizeof *bias * (size_t)c->n);
         for (int j = 0; j < c->n; j++) bias[j] = (float)rnd_in(-5, 5);
         d.bias = bias;
-    }
-    /* f32 C: every third case also writes gelu(C) through the epilogue, at
-     * a level this CPU runs, into a buffer whose ldc padding holds a sentinel */
-    float *G = NULL;
-    if (!is8 && g_cases % 3 == 0) {
-        G = malloc(nc * 4);
-        for (size_t x = 0; x < nc; x++) G[x] = SENTINEL_F;
-        d.gelu_out = G;
-        d.gelu_level = (int)(g_cases / 3 % (sb_cpu_vector_level() + 1));
     }
     memcpy(Rraw, C, nc * 4);
     if (is8)
@@ -253,22 +243,6 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
                     wj = j;
                 }
             }
-        if (!bad && G) {
-            /* the epilogue's GELU: sb_gelu_fwd's bits on the C the call wrote */
-            float *row = malloc(sizeof *row * (size_t)c->n);
-            for (int i = 0; i < c->m && !bad; i++) {
-                const float *ci = (const float *)C + (size_t)i * d.ldc, *gi = G + (size_t)i * d.ldc;
-                sb_gelu_fwd(d.gelu_level, row, ci, (size_t)c->n);
-                for (int j = 0; j < d.ldc && !bad; j++)
-                    if (j < c->n ? memcmp(&gi[j], &row[j], 4) != 0 : gi[j] != SENTINEL_F) {
-                        describe(K, c, j < c->n ? "GELU epilogue differs from sb_gelu_fwd"
-                                                : "GELU epilogue wrote into the ldc padding");
-                        fprintf(stderr, "    G[%d][%d] level %d\n", i, j, d.gelu_level);
-                        bad = 1;
-                    }
-            }
-            free(row);
-        }
         if (!bad && worst > (is8 ? 0.0 : TOL)) {
             describe(K, c,
                      mode == 1       ? "wrong result (bf16 in)"
@@ -289,7 +263,6 @@ static int run_case(const sb_kernel *K, const gcase *c, int mode)
     free(Ah);
     free(Bh);
     free(bias);
-    free(G);
     g_cases++;
     if (bad) g_fail_cases++;
     CHECK(!bad);
@@ -451,7 +424,7 @@ static void test_packed_mismatch(const sb_kernel *K, const sb_kernel *other)
     float Bf[8 * 8] = {0};
     int8_t Bi[8 * 8] = {0};
     const void *B = is8 ? (const void *)Bi : (const void *)Bf;
-    sb_gemm_desc d = {'N', 'N', 4, 8, 8, 8, 8, 8, 1, 0, 1, NULL, NULL, NULL, NULL, 0};
+    sb_gemm_desc d = {'N', 'N', 4, 8, 8, 8, 8, 8, 1, 0, 1, NULL, NULL, NULL};
     sb_packed_b *pb = NULL;
     sb_err e = {0};
     CHECK_EQ_INT(K->pack_b(&d, B, &pb, &e), SB_OK);
@@ -526,7 +499,7 @@ static void test_skip_paths(void)
                "%s under %s: '%s'", K->name, f[i].var, why);
         if (strncmp(K->name, "onednn", 6) != 0) {
             /* our entry points check the probe themselves */
-            sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL, NULL, 0};
+            sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL};
             float Af[4] = {1, 2, 3, 4}, Cf[4];
             uint8_t Ai[4] = {1, 2, 3, 4};
             int8_t Bi[4] = {1, 2, 3, 4};
@@ -601,7 +574,7 @@ static void test_bad_input(void)
         const sb_kernel *K = sb_kernel_at(i);
         char why[300];
         if (!K->probe(why, sizeof why)) continue;
-        sb_gemm_desc d = {'N', 'X', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL, NULL, 0};
+        sb_gemm_desc d = {'N', 'X', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL};
         float f[4] = {0};
         uint8_t a[4] = {0};
         int8_t b[4] = {0};
@@ -620,9 +593,6 @@ static void test_bad_input(void)
             CHECK_EQ_INT(K->gemm_u8s8(&d, a, b, ci, &e), SB_EUSAGE);
             d.beta = 0;
             d.bias = f; /* s32 C takes no bias */
-            CHECK_EQ_INT(K->gemm_u8s8(&d, a, b, ci, &e), SB_EUSAGE);
-            d.bias = NULL;
-            d.gelu_out = f; /* nor a GELU output */
             CHECK_EQ_INT(K->gemm_u8s8(&d, a, b, ci, &e), SB_EUSAGE);
         }
     }
@@ -651,7 +621,7 @@ static void test_reference(void)
     for (int t = 0; t < 4; t++) {
         char ta = "NNTT"[t], tb = "NTNT"[t];
         sb_gemm_desc d = {ta, tb,   2, 2,    3,   ta == 'N' ? 3 : 2, tb == 'N' ? 2 : 3, 2,
-                          2,  0.5f, 1, bias, NULL, NULL, NULL, 0};
+                          2,  0.5f, 1, bias, NULL, NULL};
         float C[4] = {1, 2, 3, 4};
         sb_err e = {0};
         CHECK_EQ_INT(sb_kernel_find("scalar-f32")
@@ -664,7 +634,7 @@ static void test_reference(void)
     }
     const uint8_t Au[4] = {255, 0, 1, 255};
     const int8_t Bs[4] = {-128, 127, 127, -128};
-    sb_gemm_desc d8 = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL, NULL, 0};
+    sb_gemm_desc d8 = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL};
     int32_t C8[4];
     sb_gemm_ref_u8s8(&d8, Au, Bs, C8);
     CHECK(C8[0] == -32640 && C8[1] == 32385 && C8[2] == -128 + 255 * 127 && C8[3] == 127 - 32640);
@@ -684,7 +654,7 @@ static void test_reference(void)
                    0};
         sb_gemm_desc d = {
             c.ta, c.tb, c.m, c.n,  c.k, c.ta == 'N' ? c.k : c.m, c.tb == 'N' ? c.n : c.k, c.n,
-            1.5f, 0.5f, 1,   NULL, NULL, NULL, NULL, 0};
+            1.5f, 0.5f, 1,   NULL, NULL, NULL};
         size_t n = 30 * 30;
         float Af[900], Bf[900], C1[900], C2[900];
         for (size_t x = 0; x < n; x++) {
@@ -764,7 +734,7 @@ int main(int argc, char **argv)
     const sb_kernel *KD = sb_kernel_find("onednn-f32");
     if (KD->probe(why, sizeof why)) {
         float a[4] = {1, 2, 3, 4}, c[4];
-        sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL, NULL, 0};
+        sb_gemm_desc d = {'N', 'N', 2, 2, 2, 2, 2, 2, 1, 0, 1, NULL, NULL, NULL};
         CHECK_EQ_INT(KD->gemm_f32(&d, a, a, c, &ie), SB_OK);
         CHECK(KD->impl && KD->impl() && KD->impl()[0]);
         const char *impl = KD->impl && KD->impl() ? KD->impl() : "";

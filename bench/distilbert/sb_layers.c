@@ -288,16 +288,12 @@ int sb_linear_gelu_forward(const sb_lctx *c, float *y, const float *x, float *tm
     return sb_linear_forward(c, y, tmp, W, b, N, in, out, e);
 }
 
-static int linear_fwd(const sb_lctx *c, float *y, float *g, const float *x, const float *W,
-                      const float *b, int N, int in, int out, sb_err *e)
+int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
+                      int N, int in, int out, sb_err *e)
 {
-    if (c->linear) {
-        int rc = c->linear(c->linear_user, y, x, W, b, N, in, out, e);
-        if (!rc && g) sb_gelu_forward(g, y, (size_t)N * out, c->threads);
-        return rc;
-    }
-    /* The bias (and GELU) ride on the GEMM: applied to each C tile as the
-     * kernel writes it, no pass over y of their own. */
+    if (c->linear) return c->linear(c->linear_user, y, x, W, b, N, in, out, e);
+    /* The bias rides on the GEMM: added to each C tile as the kernel writes
+     * it, no pass over y of its own. */
     sb_gemm_desc d = {.transa = 'N',
                       .transb = 'T',
                       .m = N,
@@ -309,25 +305,11 @@ static int linear_fwd(const sb_lctx *c, float *y, float *g, const float *x, cons
                       .alpha = 1.0f,
                       .beta = 0.0f,
                       .threads = c->threads,
-                      .bias = b,
-                      .gelu_out = g,
-                      .gelu_level = sb_layers_level()};
+                      .bias = b};
     double t0 = sb_layers_mm_t0(c);
     int rc = c->kernel->gemm_f32(&d, x, W, y, e);
     sb_layers_mm_note(c, mm_lin(c, 0), N, out, in, NT(c->threads), t0);
     return rc;
-}
-
-int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
-                      int N, int in, int out, sb_err *e)
-{
-    return linear_fwd(c, y, NULL, x, W, b, N, in, out, e);
-}
-
-int sb_linear_forward_gelu(const sb_lctx *c, float *y, float *g, const float *x, const float *W,
-                           const float *b, int N, int in, int out, sb_err *e)
-{
-    return linear_fwd(c, y, g, x, W, b, N, in, out, e);
 }
 
 /* p[j] += r[j], baseline, AVX2 and AVX-512 builds */

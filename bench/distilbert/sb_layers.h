@@ -142,11 +142,6 @@ void sb_layernorm_backward(float *dx, float *dg, float *db, const float *dy, con
 /* linear: x[N,in], W[out,in], b[out] -> y[N,out] = x W^T + b */
 int sb_linear_forward(const sb_lctx *c, float *y, const float *x, const float *W, const float *b,
                       int N, int in, int out, sb_err *e);
-/* y[N,out] = x W^T + b and g[N,out] = gelu(y), at the element-wise level:
- * GELU in the GEMM's epilogue, on each tile as the kernel writes it (the
- * bits of sb_gelu_forward over y; a c->linear layer gets a pass after) */
-int sb_linear_forward_gelu(const sb_lctx *c, float *y, float *g, const float *x, const float *W,
-                           const float *b, int N, int in, int out, sb_err *e);
 /* y[N,out] = gelu(x) W^T + b, x[N,in]; tmp[N*in] scratch (gelu(x) may be
  * left there, or not written at all: c->linear_gelu) */
 int sb_linear_gelu_forward(const sb_lctx *c, float *y, const float *x, float *tmp, const float *W,

@@ -521,22 +521,17 @@ int sb_model_forward(sb_model *m, const sb_batch *bt, int training, uint64_t dro
                              c->ln_eps, T);
         PROF_END(SB_PROF_LN);
         MM_LINEAR(SB_MM_FFN1_FWD);
+        if ((rc = sb_linear_forward(lc, a->ff_pre, a->sa_out, w->f1_w, w->f1_b, N, D, F, e)))
+            return rc;
+        PROF_END(SB_PROF_FFN1);
         if (lc->linear_gelu) {
             /* inference: GELU goes with lin2 (int8: into its quantisation) */
-            if ((rc = sb_linear_forward(lc, a->ff_pre, a->sa_out, w->f1_w, w->f1_b, N, D, F, e)))
-                return rc;
-            PROF_END(SB_PROF_FFN1);
             if ((rc = sb_linear_gelu_forward(lc, a->out_in, a->ff_pre, m->s_ff, w->f2_w, w->f2_b, N,
                                              F, D, e)))
                 return rc;
         } else {
-            /* GELU in lin1's epilogue: ff_pre kept for backward, gelu(ff_pre)
-             * into lin2's input, from each tile while it is in cache (the
-             * profile's lin1 line carries it; its gelu line is backward's) */
-            if ((rc = sb_linear_forward_gelu(lc, a->ff_pre, m->s_ff, a->sa_out, w->f1_w, w->f1_b,
-                                             N, D, F, e)))
-                return rc;
-            PROF_END(SB_PROF_FFN1);
+            sb_gelu_forward(m->s_ff, a->ff_pre, (size_t)N * F, T);
+            PROF_END(SB_PROF_GELU);
             MM_LINEAR(SB_MM_FFN2_FWD);
             if ((rc = sb_linear_forward(lc, a->out_in, m->s_ff, w->f2_w, w->f2_b, N, F, D, e)))
                 return rc;

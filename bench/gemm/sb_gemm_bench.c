@@ -94,18 +94,9 @@ int sb_gemm_bench_run(const sb_gemm_config *cfg, sb_gemm_result *res, sb_err *e)
                        sb_kernel_names());
     res->dtype = sb_dtype_name(k->dtype);
     shape_info s = shape_of(cfg);
-    sb_gemm_desc d = {.transa = cfg->transa,
-                      .transb = cfg->transb,
-                      .m = cfg->m,
-                      .n = cfg->n,
-                      .k = cfg->k,
-                      .lda = s.lda,
-                      .ldb = s.ldb,
-                      .ldc = s.ldc,
-                      .alpha = 1.0f,
-                      .beta = 0.0f,
-                      .threads = cfg->threads,
-                      .blocking = cfg->blocking};
+    sb_gemm_desc d = {cfg->transa, cfg->transb, cfg->m, cfg->n,       cfg->k, s.lda, s.ldb,
+                      s.ldc,       1.0f,        0.0f,   cfg->threads, NULL,   NULL,
+                      cfg->blocking};
     int rc = sb_gemm_desc_check(&d, e);
     if (rc) return rc;
     /* 3 matrices of this size must fit comfortably; refuse absurd requests early. */
