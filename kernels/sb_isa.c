@@ -119,14 +119,14 @@ static int probe_always(char *why, size_t n)
 }
 
 /* One public probe per path, under the path's name. */
-#define SB_ISA(id, probe, peak, metric, insn, loop, ops) \
+#define SB_ISA(id, probe, unit, peak, metric, insn, loop, ops) \
     int sb_isa_probe_##id(char *why, size_t whylen) { return probe(why, whylen); }
 #include "sb_isa.def"
 #undef SB_ISA
 
 int sb_isa_probe(const char *isa, char *why, size_t n)
 {
-#define SB_ISA(id, probe, peak, metric, insn, loop, ops) \
+#define SB_ISA(id, probe, unit, peak, metric, insn, loop, ops) \
     if (strcmp(isa, #id) == 0) return probe(why, n);
 #include "sb_isa.def"
 #undef SB_ISA

@@ -10,7 +10,7 @@
 /* int sb_isa_probe_<id>(char *why, size_t whylen), one per row: 1 when this
  * machine can run the path; else 0 with the reason in why. A kernel's probe
  * is its path's (sb_kernels.def). */
-#define SB_ISA(id, probe, peak, metric, insn, loop, ops) \
+#define SB_ISA(id, probe, unit, peak, metric, insn, loop, ops) \
     int sb_isa_probe_##id(char *why, size_t whylen);
 #include "sb_isa.def"
 #undef SB_ISA

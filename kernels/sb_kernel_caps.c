@@ -3,13 +3,16 @@
 #include "sb_kernel.h"
 #include "sb_vendor.h"
 
-/* sb_isa.def's rows whose instructions are AMX's (tdpbf16ps, tdpbusd) */
-static const char *const g_amx_paths[] = {"amx_bf16", "amx_int8"};
-
+/* sb_isa.def's TILES rows: the paths whose instructions are AMX's */
+#define SB_UNIT_TILES 1
+#define SB_UNIT_VEC 0
 int sb_isa_uses_amx(const char *isa)
 {
-    for (size_t i = 0; isa && i < sizeof g_amx_paths / sizeof g_amx_paths[0]; i++)
-        if (!strcmp(isa, g_amx_paths[i])) return 1;
+    if (!isa) return 0;
+#define SB_ISA(id, probe, unit, peak, metric, insn, loop, ops) \
+    if (SB_UNIT_##unit && !strcmp(isa, #id)) return 1;
+#include "sb_isa.def"
+#undef SB_ISA
     return 0;
 }
 

@@ -9,7 +9,7 @@
 
 /* The PEAK rows of sb_isa.def. */
 #define SB_PEAK_ROW_NOPEAK(id, metric, insn, loop, ops)
-#define SB_ISA(id, probe, peak, metric, insn, loop, ops) \
+#define SB_ISA(id, probe, unit, peak, metric, insn, loop, ops) \
     SB_PEAK_ROW_##peak(id, metric, insn, loop, ops)
 #define SB_PEAK_ROW_PEAK(id, metric, insn, loop, ops) #id,
 const char *const sb_peak_paths[SB_PEAK_NPATHS] = {

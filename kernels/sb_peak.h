@@ -13,7 +13,7 @@
 /* Paths, in report order (AVX2 first): the PEAK rows of sb_isa.def, each
  * with its index SB_PEAK_<path> (SB_PEAK_avx2_f32 = 0, ...), and the metric
  * each feeds. */
-#define SB_ISA(id, probe, peak, metric, insn, loop, ops) SB_PEAK_ENUM_##peak(id)
+#define SB_ISA(id, probe, unit, peak, metric, insn, loop, ops) SB_PEAK_ENUM_##peak(id)
 #define SB_PEAK_ENUM_PEAK(id) SB_PEAK_##id,
 #define SB_PEAK_ENUM_NOPEAK(id)
 enum {
@@ -30,7 +30,7 @@ extern const char *const sb_peak_metrics
  * with its -m flags): `iters` iterations of many independent accumulator
  * chains, returning a value that depends on every accumulator so none is
  * optimised away. Run only after the path's probe said yes. */
-#define SB_ISA(id, probe, peak, metric, insn, loop, ops) SB_PEAK_PROTO_##peak(loop)
+#define SB_ISA(id, probe, unit, peak, metric, insn, loop, ops) SB_PEAK_PROTO_##peak(loop)
 #define SB_PEAK_PROTO_PEAK(loop) double loop(long iters);
 #define SB_PEAK_PROTO_NOPEAK(loop)
 #include "sb_isa.def"
