@@ -274,7 +274,7 @@ int sb_blocking_parse(const char *s, sb_blocking *b, sb_err *e)
         size_t kl = (size_t)(eq - p), vl = len - kl - 1;
         const char *v = eq + 1;
         int *slot = NULL, lo = 0, hi = 0;
-        int key = name_index(p, kl, g_blk_keys, 7);
+        int key = name_index(p, kl, g_blk_keys, (int)(sizeof g_blk_keys / sizeof *g_blk_keys));
         if (key >= 0 && seen & 1u << key)
             return sb_errf(e, SB_EUSAGE, "blocking '%.80s': %.*s given twice", s, (int)kl, p);
         if (key >= 0) seen |= 1u << key;
